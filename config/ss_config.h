@@ -1,0 +1,86 @@
+/* ss_config.h - the scenario file (SPEC §6): INI parsed with inih, --set overrides, and
+ * the validated settings that the sweep is built from. */
+#ifndef SS_CONFIG_H
+#define SS_CONFIG_H
+
+#include "ss_status.h"
+
+#define SS_PATH_MAX 4096
+#define SS_LIST_MAX 16
+
+typedef enum {
+    SS_ALIGN_NONE = 0, /* alias "false" */
+    SS_ALIGN_MIN,
+    SS_ALIGN_AVG,    /* starts: midpoint of min and max; fetch: arithmetic mean */
+    SS_ALIGN_MEAN,   /* starts only: arithmetic mean */
+    SS_ALIGN_MEDIAN, /* fetch only */
+    SS_ALIGN_MAX     /* fetch only */
+} ss_align;
+
+typedef enum { SS_MODEL_MEASURED = 0, SS_MODEL_INDEPENDENT, SS_MODEL_PIPELINE } ss_model;
+
+/* A setting that is a number, or "auto" (the calibrated value) times a factor:
+ * "auto", "auto*2", "auto/2", "auto*0.5". */
+typedef struct {
+    int is_auto;
+    double value; /* the number, or the factor when is_auto */
+} ss_autoval;
+
+typedef struct {
+    char file[SS_PATH_MAX]; /* the scenario file as given */
+    char *text;             /* its text plus the applied overrides (owned) */
+
+    /* [trace] */
+    char trace_path[SS_PATH_MAX]; /* resolved against the file's folder */
+    int epoch_all;
+    long epoch;
+    long warmup_iterations;
+
+    /* [scenarios] */
+    int n_models;
+    ss_model models[SS_LIST_MAX];
+    int n_fetch, n_start;
+    ss_align fetch_align[SS_LIST_MAX], start_align[SS_LIST_MAX];
+    int n_workers, n_prefetch, n_fetch_scale, n_compute_scale;
+    ss_autoval workers[SS_LIST_MAX];
+    long prefetch[SS_LIST_MAX];
+    double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
+
+    /* [independent] */
+    double stall_floor, stall_sensitivity;
+
+    /* [pipeline] */
+    ss_autoval worker_gap;
+    double refill_gap, step_gap;
+
+    /* [summary] */
+    double effective_delay_threshold;
+
+    /* [output] */
+    char out_dir[SS_PATH_MAX];
+    int per_iteration;
+
+    /* [run] */
+    long slab_iterations; /* 0: derived from slab_mb */
+    double slab_mb;
+} ss_config;
+
+/* Defaults of every setting (no trace path). */
+void ss_config_defaults(ss_config *c);
+
+/* Reads and validates FILE (SS_ECONFIG/SS_EIO with "file:line: ..." messages), then
+ * applies the overrides "section.key=value" in order. Paths in the file are taken from
+ * its folder; paths in overrides from the current folder. Not collective. */
+ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets);
+
+/* Applies one "section.key=value" override. */
+ss_status ss_config_set(ss_config *c, const char *assignment);
+
+void ss_config_free(ss_config *c);
+
+const char *ss_align_name(ss_align a);
+const char *ss_model_name(ss_model m);
+/* Formats an auto value as written in a scenario file ("auto", "auto*2", "3"). */
+void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize);
+
+#endif

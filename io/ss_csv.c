@@ -1,0 +1,154 @@
+/* ss_csv.c - CSV tokenising in place. */
+#include "ss_csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Splits one record starting at *p into fields (NUL-terminated in place); advances *p to
+ * the next record. Returns the number of fields, or -1 for an unterminated quote. */
+static int split_record(char **p, char **fields, int maxf, int *nf_total)
+{
+    char *s = *p;
+    int n = 0;
+    for (;;) {
+        char *start = s, *w = s;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (*s == '\0') return -1;
+                if (*s == '"' && s[1] == '"') {
+                    *w++ = '"';
+                    s += 2;
+                } else if (*s == '"') {
+                    s++;
+                    break;
+                } else {
+                    *w++ = *s++;
+                }
+            }
+            while (*s && *s != ',' && *s != '\n' && *s != '\r') s++;
+        } else {
+            while (*s && *s != ',' && *s != '\n' && *s != '\r') s++;
+            w = s;
+        }
+        char end = *s;
+        *w = '\0';
+        if (n < maxf) fields[n] = start;
+        n++;
+        if (end == ',') {
+            s++;
+            continue;
+        }
+        if (end == '\r') {
+            s++;
+            if (*s == '\n') s++;
+        } else if (end == '\n') {
+            s++;
+        }
+        break;
+    }
+    *p = s;
+    *nf_total = n;
+    return n;
+}
+
+static int blank_line(const char *s) { return *s == '\n' || (*s == '\r' && s[1] == '\n'); }
+
+ss_status ss_csv_read(const char *path, ss_csv *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    struct stat sb;
+    if (stat(path, &sb) != 0) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return ss_fail(SS_EIO, "%s: is a folder, not a CSV file", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t size = (size_t)sb.st_size;
+    c->buf = malloc(size + 1);
+    if (!c->buf) {
+        fclose(f);
+        return ss_fail(SS_ENOMEM, "%s: out of memory", path);
+    }
+    size_t got = fread(c->buf, 1, size, f);
+    fclose(f);
+    c->buf[got] = '\0';
+    if (strlen(c->buf) != got) return ss_fail(SS_EDATA, "%s: contains a NUL byte (not a CSV text file)", path);
+    char *p = c->buf;
+    if (got >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
+    if (*p == '\0') return ss_fail(SS_EDATA, "%s: the file is empty (no header row)", path);
+
+    /* header: room for every comma of the first line */
+    int cap = 1, nf;
+    for (const char *q = p; *q && *q != '\n'; q++) cap += *q == ',';
+    c->header = malloc((size_t)cap * sizeof *c->header);
+    if (!c->header) return ss_fail(SS_ENOMEM, "%s: out of memory", path);
+    if (split_record(&p, c->header, cap, &nf) < 0) return ss_fail(SS_EDATA, "%s:1: unterminated quote", path);
+    if (nf > cap) nf = cap;
+    c->ncols = nf;
+
+    /* count lines for the row arrays */
+    long maxrows = 1;
+    for (const char *q = p; *q; q++) maxrows += *q == '\n';
+    c->cells = malloc((size_t)maxrows * (size_t)c->ncols * sizeof *c->cells);
+    c->line = malloc((size_t)maxrows * sizeof *c->line);
+    char **tmp = malloc((size_t)(c->ncols + 1) * sizeof *tmp);
+    if (!c->cells || !c->line || !tmp) {
+        free(tmp);
+        return ss_fail(SS_ENOMEM, "%s: out of memory", path);
+    }
+    long line = 1;
+    while (*p) {
+        line++;
+        if (blank_line(p)) {
+            p += *p == '\r' ? 2 : 1;
+            continue;
+        }
+        if (split_record(&p, tmp, c->ncols + 1, &nf) < 0) {
+            free(tmp);
+            return ss_fail(SS_EDATA, "%s:%ld: unterminated quote", path, line);
+        }
+        if (nf != c->ncols) {
+            free(tmp);
+            return ss_fail(SS_EDATA, "%s:%ld: row has %d fields, the header has %d", path, line, nf, c->ncols);
+        }
+        memcpy(c->cells + c->nrows * c->ncols, tmp, (size_t)c->ncols * sizeof *tmp);
+        c->line[c->nrows++] = line;
+    }
+    free(tmp);
+    if (c->nrows == 0) return ss_fail(SS_EDATA, "%s: has a header but no data rows", path);
+    return SS_OK;
+}
+
+void ss_csv_free(ss_csv *c)
+{
+    free(c->header);
+    free(c->cells);
+    free(c->line);
+    free(c->buf);
+    memset(c, 0, sizeof *c);
+}
+
+int ss_csv_col(const ss_csv *c, const char *name)
+{
+    for (int i = 0; i < c->ncols; i++)
+        if (!strcmp(c->header[i], name)) return i;
+    return -1;
+}
+
+ss_status ss_csv_number(const ss_csv *c, long row, int col, double *out)
+{
+    const char *s = ss_csv_cell(c, row, col);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end == ' ') end++;
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a finite number", c->path, c->line[row],
+                       c->header[col], s);
+    *out = v;
+    return SS_OK;
+}

@@ -1,0 +1,302 @@
+/* ss_results.c - results.h5: parallel per-iteration datasets, summary compound table. */
+#include "ss_results.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ss_atomic.h"
+#include "ss_version.h"
+
+enum { RD_ITER, RD_STALL, RD_DELAY, RD_FETCH, RD_START, RD_STALL_TIME, RD_INDEX, RD_EPOCH, RD_N };
+static const char *const rd_name[RD_N] = {"iteration_time", "stall", "delay", "fetch_diff",
+                                          "start_diff", "stall_time", "index", "epoch"};
+
+struct ss_results {
+    const ss_comm *comm;
+    hid_t file;
+    hid_t *ds; /* [nsc][RD_N] when per_iteration */
+    int nsc, gpus, per_iteration;
+    long N;
+    char path[4200], tmp[4300];
+};
+
+int ss_results_per_iteration(const ss_results *r) { return r->per_iteration; }
+
+static hid_t make_ds(hid_t grp, const char *name, hid_t type, long N, int G, int two_d)
+{
+    hsize_t dims[2] = {(hsize_t)N, (hsize_t)G};
+    hid_t sp = H5Screate_simple(two_d ? 2 : 1, dims, NULL);
+    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    return d;
+}
+
+static ss_status create_scenario_groups(ss_results *r, const ss_scenario *sc)
+{
+    hid_t top = H5Gcreate2(r->file, "scenarios", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (top < 0) return ss_fail(SS_EIO, "%s: cannot create /scenarios", r->path);
+    for (int j = 0; j < r->nsc; j++) {
+        hid_t g = H5Gcreate2(top, sc[j].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (g < 0) {
+            H5Gclose(top);
+            return ss_fail(SS_EIO, "%s: cannot create /scenarios/%s", r->path, sc[j].name);
+        }
+        hid_t *d = r->ds + (long)j * RD_N;
+        for (int k = 0; k < RD_N; k++) {
+            hid_t type = k == RD_INDEX ? H5T_STD_I64LE : k == RD_EPOCH ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+            d[k] = make_ds(g, rd_name[k], type, r->N, r->gpus, k == RD_STALL_TIME);
+        }
+        H5Gclose(g);
+        for (int k = 0; k < RD_N; k++)
+            if (d[k] < 0) {
+                H5Gclose(top);
+                return ss_fail(SS_EIO, "%s: cannot create /scenarios/%s/%s", r->path, sc[j].name, rd_name[k]);
+            }
+    }
+    H5Gclose(top);
+    return SS_OK;
+}
+
+ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *sc, int nsc,
+                          long N, int G, int per_iteration, ss_results **out)
+{
+    *out = NULL;
+    ss_results *r = calloc(1, sizeof *r);
+    if (!r) return ss_fail(SS_ENOMEM, "out of memory");
+    r->comm = c;
+    r->file = H5I_INVALID_HID;
+    r->nsc = nsc;
+    r->gpus = G;
+    r->N = N;
+    r->per_iteration = per_iteration;
+    snprintf(r->path, sizeof r->path, "%s/results.h5", dir);
+    /* one temporary name for all ranks: rank 0's process id */
+    long pid = (long)getpid();
+    if (c->mpi) MPI_Bcast(&pid, 1, MPI_LONG, 0, c->comm);
+    snprintf(r->tmp, sizeof r->tmp, "%s/.results.h5.tmp.%ld", dir, pid);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    ss_status st = SS_OK;
+    if (per_iteration) {
+        r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);
+        if (!r->ds) st = ss_fail(SS_ENOMEM, "out of memory");
+        for (long i = 0; r->ds && i < (long)nsc * RD_N; i++) r->ds[i] = H5I_INVALID_HID;
+        st = ss_comm_any_failed(c, st);
+        if (st == SS_OK) {
+            hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+            if (c->mpi && c->size > 1) H5Pset_fapl_mpio(fapl, c->comm, MPI_INFO_NULL);
+            r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+            H5Pclose(fapl);
+            if (r->file < 0) st = ss_fail(SS_EIO, "%s: cannot create results file", r->tmp);
+            else st = create_scenario_groups(r, sc);
+        }
+        st = ss_comm_any_failed(c, st);
+    }
+    if (st != SS_OK) {
+        ss_results_finish(r, st, NULL, NULL, NULL);
+        return st;
+    }
+    *out = r;
+    return SS_OK;
+}
+
+static int write_slice(hid_t d, hid_t memtype, long row0, long n, int G, int two_d, const void *buf)
+{
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)G};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t ms = H5Screate_simple(two_d ? 2 : 1, count, NULL);
+    herr_t rc = H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc < 0;
+}
+
+ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const int32_t *epoch,
+                                const int64_t *index, const double *iter_time, const double *stall,
+                                const double *delay, const double *fetch_diff,
+                                const double *start_diff, const double *stall_time)
+{
+    if (!r->per_iteration || n == 0) return SS_OK;
+    hid_t *d = r->ds + (long)j * RD_N;
+    const double *f1[5] = {iter_time, stall, delay, fetch_diff, start_diff};
+    int rc = 0;
+    for (int k = 0; k < 5; k++) rc |= write_slice(d[k], H5T_NATIVE_DOUBLE, row0, n, r->gpus, 0, f1[k]);
+    rc |= write_slice(d[RD_STALL_TIME], H5T_NATIVE_DOUBLE, row0, n, r->gpus, 1, stall_time);
+    rc |= write_slice(d[RD_INDEX], H5T_NATIVE_INT64, row0, n, r->gpus, 0, index);
+    rc |= write_slice(d[RD_EPOCH], H5T_NATIVE_INT32, row0, n, r->gpus, 0, epoch);
+    if (rc) return ss_fail(SS_EIO, "%s: cannot write per-iteration rows %ld..%ld (disk full?)", r->tmp, row0, row0 + n - 1);
+    return SS_OK;
+}
+
+/* ---- rank 0: summary table and attributes ---- */
+
+typedef struct {
+    char scenario[160];
+    char model[16], fetch_align[8], start_align[8];
+    long iterations;
+    double iter_time_mean, iter_time_std, stall_mean, stall_std, delay_mean, delay_std;
+    double effective_delay_pct, start_diff_mean, start_diff_std, fetch_diff_mean, fetch_diff_std;
+    double iter_time_change_pct;
+    int workers, prefetch;
+    double fetch_scale, compute_scale;
+    double fidelity_iter_time_err_pct, fidelity_iter_time_mape_pct;
+} summary_row;
+
+static hid_t summary_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(summary_row));
+#define STR(field)                                                          \
+    do {                                                                    \
+        hid_t s = H5Tcopy(H5T_C_S1);                                        \
+        H5Tset_size(s, sizeof(((summary_row *)0)->field));                  \
+        H5Tinsert(t, #field, HOFFSET(summary_row, field), s);               \
+        H5Tclose(s);                                                        \
+    } while (0)
+#define NUM(field, type) H5Tinsert(t, #field, HOFFSET(summary_row, field), type)
+    STR(scenario);
+    STR(model);
+    STR(fetch_align);
+    STR(start_align);
+    NUM(iterations, H5T_NATIVE_LONG);
+    NUM(iter_time_mean, H5T_NATIVE_DOUBLE);
+    NUM(iter_time_std, H5T_NATIVE_DOUBLE);
+    NUM(stall_mean, H5T_NATIVE_DOUBLE);
+    NUM(stall_std, H5T_NATIVE_DOUBLE);
+    NUM(delay_mean, H5T_NATIVE_DOUBLE);
+    NUM(delay_std, H5T_NATIVE_DOUBLE);
+    NUM(effective_delay_pct, H5T_NATIVE_DOUBLE);
+    NUM(start_diff_mean, H5T_NATIVE_DOUBLE);
+    NUM(start_diff_std, H5T_NATIVE_DOUBLE);
+    NUM(fetch_diff_mean, H5T_NATIVE_DOUBLE);
+    NUM(fetch_diff_std, H5T_NATIVE_DOUBLE);
+    NUM(iter_time_change_pct, H5T_NATIVE_DOUBLE);
+    NUM(workers, H5T_NATIVE_INT);
+    NUM(prefetch, H5T_NATIVE_INT);
+    NUM(fetch_scale, H5T_NATIVE_DOUBLE);
+    NUM(compute_scale, H5T_NATIVE_DOUBLE);
+    NUM(fidelity_iter_time_err_pct, H5T_NATIVE_DOUBLE);
+    NUM(fidelity_iter_time_mape_pct, H5T_NATIVE_DOUBLE);
+#undef STR
+#undef NUM
+    return t;
+}
+
+static void fill_row(const ss_summary *s, int j, summary_row *row)
+{
+    const ss_scenario *sc = &s->sc[j];
+    const ss_partial *p = &s->p[j];
+    memset(row, 0, sizeof *row);
+    snprintf(row->scenario, sizeof row->scenario, "%s", sc->name);
+    snprintf(row->model, sizeof row->model, "%s", ss_model_name(sc->model));
+    if (sc->model != SS_MODEL_MEASURED) {
+        snprintf(row->fetch_align, sizeof row->fetch_align, "%s", ss_align_name(sc->fetch_align));
+        snprintf(row->start_align, sizeof row->start_align, "%s", ss_align_name(sc->start_align));
+    }
+    row->iterations = (long)p->n;
+    row->iter_time_mean = p->mean[SS_M_ITER];
+    row->iter_time_std = ss_partial_std(p, SS_M_ITER);
+    row->stall_mean = p->mean[SS_M_STALL];
+    row->stall_std = ss_partial_std(p, SS_M_STALL);
+    row->delay_mean = p->mean[SS_M_DELAY];
+    row->delay_std = ss_partial_std(p, SS_M_DELAY);
+    row->effective_delay_pct = ss_summary_effective_delay_pct(s, j);
+    row->start_diff_mean = p->mean[SS_M_START];
+    row->start_diff_std = ss_partial_std(p, SS_M_START);
+    row->fetch_diff_mean = p->mean[SS_M_FETCH];
+    row->fetch_diff_std = ss_partial_std(p, SS_M_FETCH);
+    row->iter_time_change_pct = ss_summary_change_pct(s, j);
+    int pipe = sc->model == SS_MODEL_PIPELINE;
+    row->workers = pipe ? sc->pipe.workers : -1;
+    row->prefetch = pipe ? sc->pipe.prefetch : -1;
+    row->fetch_scale = pipe ? sc->fetch_scale : NAN;
+    row->compute_scale = pipe ? sc->compute_scale : NAN;
+    row->fidelity_iter_time_err_pct = ss_summary_fidelity_err_pct(s, j);
+    row->fidelity_iter_time_mape_pct = ss_summary_fidelity_mape_pct(s, j);
+}
+
+static int attr_str(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, t, &v) < 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc;
+}
+
+static int attr_num(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v, hsize_t n)
+{
+    hid_t sp = n == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, mtype, v) < 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc;
+}
+
+static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
+                               const char *trace_path)
+{
+    hid_t f = r->per_iteration ? H5Fopen(r->tmp, H5F_ACC_RDWR, H5P_DEFAULT)
+                               : H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot write results file", r->tmp);
+    summary_row *rows = calloc((size_t)s->nsc, sizeof *rows);
+    int rc = rows == NULL;
+    for (int j = 0; !rc && j < s->nsc; j++) fill_row(s, j, &rows[j]);
+    if (!rc) {
+        hid_t t = summary_type();
+        hsize_t n = (hsize_t)s->nsc;
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t d = H5Dcreate2(f, "summary", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc = d < 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
+        if (d >= 0) H5Dclose(d);
+        H5Sclose(sp);
+        H5Tclose(t);
+    }
+    free(rows);
+    rc |= attr_str(f, "stallsim_version", SS_VERSION);
+    rc |= attr_str(f, "config", config_text ? config_text : "");
+    rc |= attr_str(f, "trace", trace_path ? trace_path : "");
+    rc |= attr_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                   &s->effective_delay_threshold, 0);
+    if (s->has_calib) {
+        const ss_calib *c = &s->calib;
+        rc |= attr_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
+        rc |= attr_num(f, "calibrated_worker_gap", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &c->worker_gap, 0);
+        rc |= attr_num(f, "calibrated_workers_per_gpu", H5T_STD_I32LE, H5T_NATIVE_INT, c->workers_gpu,
+                       (hsize_t)c->gpus);
+        rc |= attr_num(f, "calibrated_worker_gap_per_gpu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c->gap_gpu,
+                       (hsize_t)c->gpus);
+    }
+    rc |= H5Fclose(f) < 0;
+    return rc ? ss_fail(SS_EIO, "%s: cannot write the summary (disk full?)", r->tmp) : SS_OK;
+}
+
+ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
+                            const char *config_text, const char *trace_path)
+{
+    ss_status st = ok;
+    if (r->ds)
+        for (long i = 0; i < (long)r->nsc * RD_N; i++)
+            if (r->ds[i] >= 0) H5Dclose(r->ds[i]);
+    if (r->file >= 0 && H5Fclose(r->file) < 0 && st == SS_OK)
+        st = ss_fail(SS_EIO, "%s: cannot close results file", r->tmp);
+    st = ss_comm_any_failed(r->comm, st);
+    if (r->comm->rank == 0) {
+        if (st == SS_OK && s) st = write_summary(r, s, config_text, trace_path);
+        if (st == SS_OK && s) st = ss_atomic_commit(r->tmp, r->path);
+        else ss_atomic_discard(r->tmp);
+    }
+    st = ss_comm_any_failed(r->comm, st);
+    free(r->ds);
+    free(r);
+    return st;
+}

@@ -1,0 +1,34 @@
+/* ss_results.h - results.h5 (SPEC §5): per-iteration series written in parallel by the
+ * ranks that computed them, then the summary table and attributes by rank 0; the file is
+ * built under a temporary name and renamed into place only when complete. */
+#ifndef SS_RESULTS_H
+#define SS_RESULTS_H
+
+#include <stdint.h>
+
+#include "ss_comm.h"
+#include "ss_scenario.h"
+#include "ss_status.h"
+#include "ss_summary.h"
+
+typedef struct ss_results ss_results;
+
+/* Collective. Creates the temporary results file in dir; with per_iteration, the groups
+ * /scenarios/<name>/ and their datasets for N rows and G GPUs. */
+ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *sc, int nsc,
+                          long N, int G, int per_iteration, ss_results **out);
+int ss_results_per_iteration(const ss_results *r);
+
+/* Independent (any rank): rows [row0, row0+n) of scenario j. */
+ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const int32_t *epoch,
+                                const int64_t *index, const double *iter_time, const double *stall,
+                                const double *delay, const double *fetch_diff,
+                                const double *start_diff, const double *stall_time);
+
+/* Collective. Closes the parallel part; on rank 0 adds /summary and the root attributes
+ * (configuration text, trace path, version, calibration) and renames the file into place
+ * when ok is SS_OK, else removes it. Frees r. */
+ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
+                            const char *config_text, const char *trace_path);
+
+#endif

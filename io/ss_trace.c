@@ -1,0 +1,514 @@
+/* ss_trace.c - reader and writer of stalltrace HDF5 files (SPEC §3). */
+#include "ss_trace.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_atomic.h"
+
+enum { DS_FETCH_START, DS_FETCH_TIME, DS_TRAIN_START, DS_ITER_TIME, DS_STALL_TIME, DS_NF64 };
+static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "train_start",
+                                                 "iteration_time", "stall_time"};
+/* durations must be >= 0; instants only finite */
+static const int ds_f64_duration[DS_NF64] = {0, 1, 0, 1, 1};
+
+struct ss_trace_file {
+    hid_t file, d_epoch, d_index, d_f64[DS_NF64];
+    long chunk_rows;
+    ss_trace_meta meta;
+    char path[4096];
+};
+
+struct ss_trace_writer {
+    hid_t file, d_epoch, d_index, d_f64[DS_NF64];
+    long rows_written;
+    ss_trace_meta meta;
+    char path[4096], tmp[4200];
+};
+
+void ss_trace_meta_init(ss_trace_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->batch_size = m->workers = m->threads = m->epochs = -1;
+}
+
+size_t ss_slab_row_bytes(int gpus)
+{
+    return sizeof(int32_t) + sizeof(int64_t) + (size_t)DS_NF64 * (size_t)gpus * sizeof(double);
+}
+
+static double **slab_f64(ss_slab *s, int i)
+{
+    double **p[DS_NF64] = {&s->fetch_start, &s->fetch_time, &s->train_start,
+                           &s->iteration_time, &s->stall_time};
+    return p[i];
+}
+
+ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus)
+{
+    memset(s, 0, sizeof *s);
+    if (cap < 1) cap = 1;
+    s->cap = cap;
+    s->gpus = gpus;
+    s->epoch = malloc((size_t)cap * sizeof *s->epoch);
+    s->index = malloc((size_t)cap * sizeof *s->index);
+    int ok = s->epoch && s->index;
+    for (int i = 0; i < DS_NF64; i++) {
+        *slab_f64(s, i) = malloc((size_t)cap * (size_t)gpus * sizeof(double));
+        ok = ok && *slab_f64(s, i);
+    }
+    if (!ok) {
+        ss_slab_free(s);
+        return ss_fail(SS_ENOMEM, "cannot allocate a slab of %ld rows x %d GPUs", cap, gpus);
+    }
+    return SS_OK;
+}
+
+void ss_slab_free(ss_slab *s)
+{
+    free(s->epoch);
+    free(s->index);
+    for (int i = 0; i < DS_NF64; i++) free(*slab_f64(s, i));
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- attribute helpers ---- */
+
+static int attr_read_string(hid_t obj, const char *name, char *out, size_t outsz)
+{
+    int rc = -1;
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t ft = H5Aget_type(a);
+    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
+        if (H5Tis_variable_str(ft) > 0) {
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(ft));
+            char *v = NULL;
+            if (H5Aread(a, mt, &v) >= 0 && v) {
+                snprintf(out, outsz, "%s", v);
+                H5free_memory(v);
+                rc = 0;
+            }
+            H5Tclose(mt);
+        } else {
+            size_t n = H5Tget_size(ft);
+            char *v = calloc(n + 1, 1);
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, n + 1);
+            H5Tset_cset(mt, H5Tget_cset(ft));
+            if (v && H5Aread(a, mt, v) >= 0) {
+                snprintf(out, outsz, "%s", v);
+                rc = 0;
+            }
+            H5Tclose(mt);
+            free(v);
+        }
+    }
+    if (ft >= 0) H5Tclose(ft);
+    H5Aclose(a);
+    return rc;
+}
+
+/* 0 ok, -1 missing, -2 wrong type */
+static int attr_read_long(hid_t obj, const char *name, long *out)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+    int rc = -2;
+    if (H5Tget_class(ft) == H5T_INTEGER && H5Sget_simple_extent_npoints(sp) == 1 &&
+        H5Aread(a, H5T_NATIVE_LONG, out) >= 0)
+        rc = 0;
+    H5Sclose(sp);
+    H5Tclose(ft);
+    H5Aclose(a);
+    return rc;
+}
+
+static int attr_write_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = (a >= 0 && H5Awrite(a, t, &value) >= 0) ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc;
+}
+
+static int attr_write_long(hid_t obj, const char *name, long value)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = (a >= 0 && H5Awrite(a, H5T_NATIVE_LONG, &value) >= 0) ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc;
+}
+
+/* ---- reader ---- */
+
+static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank, H5T_class_t cls,
+                              size_t size, hid_t *out)
+{
+    char full[128];
+    snprintf(full, sizeof full, "/timeline/%s", name);
+    if (H5Lexists(t->file, full, H5P_DEFAULT) <= 0)
+        return ss_fail(SS_EDATA, "%s: dataset %s is missing", t->path, full);
+    hid_t d = H5Dopen2(t->file, full, H5P_DEFAULT);
+    if (d < 0) return ss_fail(SS_EDATA, "%s: dataset %s cannot be opened", t->path, full);
+    *out = d;
+    hid_t sp = H5Dget_space(d), ty = H5Dget_type(d);
+    int rank = H5Sget_simple_extent_ndims(sp);
+    hsize_t dims[2] = {0, 0};
+    if (rank >= 1 && rank <= 2) H5Sget_simple_extent_dims(sp, dims, NULL);
+    H5T_class_t c = H5Tget_class(ty);
+    size_t sz = H5Tget_size(ty);
+    H5Sclose(sp);
+    H5Tclose(ty);
+    if (rank != want_rank)
+        return ss_fail(SS_EDATA, "%s: dataset %s has rank %d, expected %d", t->path, full, rank,
+                       want_rank);
+    if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && sz != size))
+        return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu",
+                       t->path, full, c == H5T_FLOAT ? "float" : c == H5T_INTEGER ? "integer" : "other",
+                       sz, cls == H5T_FLOAT ? "float" : "int", size * 8);
+    if ((long)dims[0] != t->meta.iterations)
+        return ss_fail(SS_EDATA, "%s: dataset %s has %llu rows but attribute iterations = %ld",
+                       t->path, full, (unsigned long long)dims[0], t->meta.iterations);
+    if (want_rank == 2 && (long)dims[1] != t->meta.gpus)
+        return ss_fail(SS_EDATA, "%s: dataset %s has %llu columns but attribute gpus = %d", t->path,
+                       full, (unsigned long long)dims[1], t->meta.gpus);
+    if (want_rank == 2) {
+        hid_t dcpl = H5Dget_create_plist(d);
+        hsize_t cd[2];
+        if (H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cd) == 2 &&
+            (t->chunk_rows == 0 || (long)cd[0] < t->chunk_rows))
+            t->chunk_rows = (long)cd[0];
+        H5Pclose(dcpl);
+    }
+    return SS_OK;
+}
+
+static ss_status read_meta(ss_trace_file *t)
+{
+    hid_t root = t->file;
+    ss_trace_meta *m = &t->meta;
+    char schema[64] = "";
+    long v;
+    if (attr_read_string(root, "schema", schema, sizeof schema) != 0)
+        return ss_fail(SS_EDATA, "%s: root attribute 'schema' is missing (not a stalltrace file)", t->path);
+    if (strcmp(schema, SS_TRACE_SCHEMA) != 0)
+        return ss_fail(SS_EDATA, "%s: root attribute schema = '%s', expected '%s'", t->path, schema,
+                       SS_TRACE_SCHEMA);
+    if (attr_read_long(root, "schema_version", &v) != 0)
+        return ss_fail(SS_EDATA, "%s: root attribute 'schema_version' is missing or not an integer", t->path);
+    if (v != SS_TRACE_VERSION)
+        return ss_fail(SS_EDATA, "%s: schema_version = %ld, this stallsim reads version %d", t->path, v,
+                       SS_TRACE_VERSION);
+    if (attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > 1000000)
+        return ss_fail(SS_EDATA, "%s: root attribute 'gpus' is missing or not a positive integer", t->path);
+    m->gpus = (int)v;
+    if (attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
+        return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing or negative", t->path);
+    if (m->iterations == 0) return ss_fail(SS_EDATA, "%s: the trace has zero iterations", t->path);
+    if (attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
+        return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing", t->path);
+    attr_read_string(root, "log_type", m->log_type, sizeof m->log_type);
+    attr_read_string(root, "dataset", m->dataset, sizeof m->dataset);
+    attr_read_string(root, "augmentation", m->augmentation, sizeof m->augmentation);
+    attr_read_string(root, "model", m->model, sizeof m->model);
+    attr_read_string(root, "source", m->source, sizeof m->source);
+    attr_read_long(root, "batch_size", &m->batch_size);
+    attr_read_long(root, "workers", &m->workers);
+    attr_read_long(root, "threads", &m->threads);
+    attr_read_long(root, "epochs", &m->epochs);
+    return SS_OK;
+}
+
+static ss_status open_datasets(ss_trace_file *t)
+{
+    if (H5Lexists(t->file, "/timeline", H5P_DEFAULT) <= 0)
+        return ss_fail(SS_EDATA, "%s: group /timeline is missing", t->path);
+    ss_status st = open_checked(t, "epoch", 1, H5T_INTEGER, 4, &t->d_epoch);
+    if (st == SS_OK) st = open_checked(t, "index", 1, H5T_INTEGER, 8, &t->d_index);
+    for (int i = 0; st == SS_OK && i < DS_NF64; i++)
+        st = open_checked(t, ds_f64_name[i], 2, H5T_FLOAT, 8, &t->d_f64[i]);
+    if (t->chunk_rows <= 0) t->chunk_rows = t->meta.iterations;
+    return st;
+}
+
+ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
+{
+    *out = NULL;
+    ss_trace_file *t = calloc(1, sizeof *t);
+    if (!t) return ss_fail(SS_ENOMEM, "out of memory opening %s", path);
+    t->file = t->d_epoch = t->d_index = H5I_INVALID_HID;
+    for (int i = 0; i < DS_NF64; i++) t->d_f64[i] = H5I_INVALID_HID;
+    snprintf(t->path, sizeof t->path, "%s", path);
+    ss_trace_meta_init(&t->meta);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    ss_status st = SS_OK;
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, "no such file or not readable");
+    } else {
+        fclose(probe);
+        if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
+    }
+    /* every rank reaches the collective open, or none does */
+    if (c->mpi && c->size > 1 && st == SS_OK) st = ss_comm_any_failed(c, st);
+    else if (c->mpi && c->size > 1) ss_comm_any_failed(c, st);
+    if (st != SS_OK) {
+        free(t);
+        return st;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (c->mpi && c->size > 1) H5Pset_fapl_mpio(fapl, c->comm, MPI_INFO_NULL);
+    t->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (t->file < 0) st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
+    if (st == SS_OK) st = read_meta(t);
+    if (st == SS_OK) st = open_datasets(t);
+    if (st != SS_OK) {
+        ss_trace_close(t);
+        return st;
+    }
+    *out = t;
+    return SS_OK;
+}
+
+const ss_trace_meta *ss_trace_meta_of(const ss_trace_file *t) { return &t->meta; }
+const char *ss_trace_path(const ss_trace_file *t) { return t->path; }
+long ss_trace_chunk_rows(const ss_trace_file *t) { return t->chunk_rows; }
+
+static ss_status read_rows(ss_trace_file *t, hid_t d, const char *name, hid_t memtype, long row0,
+                           long n, int cols, void *buf)
+{
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
+    herr_t rc = H5Dread(d, memtype, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (rc < 0)
+        return ss_fail(SS_EIO, "%s: dataset /timeline/%s: cannot read rows %ld..%ld (damaged file?)",
+                       t->path, name, row0, row0 + n - 1);
+    return SS_OK;
+}
+
+static ss_status check_rows(ss_trace_file *t, ss_slab *s)
+{
+    const long G = s->gpus;
+    for (int i = 0; i < DS_NF64; i++) {
+        const double *v = *slab_f64(s, i);
+        for (long k = 0; k < s->n * G; k++) {
+            if (isfinite(v[k]) && (!ds_f64_duration[i] || v[k] >= 0.0)) continue;
+            return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)",
+                           t->path, ds_f64_name[i], s->row0 + k / G, k % G, v[k],
+                           isfinite(v[k]) ? "a negative duration" : "not a finite number");
+        }
+    }
+    for (long k = 1; k < s->n; k++) {
+        if (s->epoch[k] > s->epoch[k - 1] ||
+            (s->epoch[k] == s->epoch[k - 1] && s->index[k] > s->index[k - 1]))
+            continue;
+        return ss_fail(SS_EDATA,
+                       "%s: /timeline rows %ld and %ld are not sorted by (epoch, index): (%d, %lld) then (%d, %lld)",
+                       t->path, s->row0 + k - 1, s->row0 + k, (int)s->epoch[k - 1],
+                       (long long)s->index[k - 1], (int)s->epoch[k], (long long)s->index[k]);
+    }
+    return SS_OK;
+}
+
+ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s)
+{
+    if (row0 < 0 || n < 0 || row0 + n > t->meta.iterations || n > s->cap || s->gpus != t->meta.gpus)
+        return ss_fail(SS_EINTERNAL, "%s: bad slab request rows %ld+%ld", t->path, row0, n);
+    s->row0 = row0;
+    s->n = n;
+    if (n == 0) return SS_OK;
+    ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, s->epoch);
+    if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, s->index);
+    for (int i = 0; st == SS_OK && i < DS_NF64; i++)
+        st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus,
+                       *slab_f64(s, i));
+    if (st == SS_OK) st = check_rows(t, s);
+    return st;
+}
+
+void ss_trace_close(ss_trace_file *t)
+{
+    if (!t) return;
+    if (t->d_epoch >= 0) H5Dclose(t->d_epoch);
+    if (t->d_index >= 0) H5Dclose(t->d_index);
+    for (int i = 0; i < DS_NF64; i++)
+        if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
+    if (t->file >= 0) H5Fclose(t->file);
+    free(t);
+}
+
+/* ---- writer ---- */
+
+long ss_trace_default_chunk_rows(int gpus, long iterations)
+{
+    long rows = (1L << 17) / (gpus > 0 ? gpus : 1); /* 128 Ki doubles = 1 MiB */
+    if (rows < 1) rows = 1;
+    if (iterations > 0 && rows > iterations) rows = iterations;
+    return rows;
+}
+
+static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n, int g,
+                       long chunk, const char *units)
+{
+    hsize_t dims[2] = {(hsize_t)n, (hsize_t)g}, cdims[2] = {(hsize_t)chunk, (hsize_t)g};
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, rank, cdims);
+    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    if (d >= 0 && attr_write_string(d, "units", units) != 0) {
+        H5Dclose(d);
+        return H5I_INVALID_HID;
+    }
+    return d;
+}
+
+static int write_meta(hid_t f, const ss_trace_meta *m)
+{
+    int rc = attr_write_string(f, "schema", SS_TRACE_SCHEMA);
+    rc |= attr_write_long(f, "schema_version", SS_TRACE_VERSION);
+    rc |= attr_write_long(f, "gpus", m->gpus);
+    rc |= attr_write_long(f, "iterations", m->iterations);
+    rc |= attr_write_string(f, "time_origin", m->time_origin);
+    const char *sn[] = {"log_type", "dataset", "augmentation", "model", "source"};
+    const char *sv[] = {m->log_type, m->dataset, m->augmentation, m->model, m->source};
+    for (int i = 0; i < 5; i++)
+        if (sv[i][0]) rc |= attr_write_string(f, sn[i], sv[i]);
+    const char *ln[] = {"batch_size", "workers", "threads", "epochs"};
+    const long lv[] = {m->batch_size, m->workers, m->threads, m->epochs};
+    for (int i = 0; i < 4; i++)
+        if (lv[i] >= 0) rc |= attr_write_long(f, ln[i], lv[i]);
+    return rc;
+}
+
+ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_writer **out)
+{
+    *out = NULL;
+    if (m->gpus < 1 || m->iterations < 1)
+        return ss_fail(SS_EDATA, "%s: a trace needs at least one GPU and one iteration", path);
+    ss_trace_writer *w = calloc(1, sizeof *w);
+    if (!w) return ss_fail(SS_ENOMEM, "out of memory creating %s", path);
+    w->meta = *m;
+    snprintf(w->path, sizeof w->path, "%s", path);
+    ss_status st = ss_atomic_tmpname(path, w->tmp, sizeof w->tmp);
+    if (st != SS_OK) {
+        free(w);
+        return st;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    w->d_epoch = w->d_index = H5I_INVALID_HID;
+    for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
+    if (w->file < 0) {
+        st = ss_fail(SS_EIO, "%s: cannot create file (is the folder writable?)", path);
+        free(w);
+        return st;
+    }
+    long chunk = ss_trace_default_chunk_rows(m->gpus, m->iterations);
+    hid_t g = H5Gcreate2(w->file, "timeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int ok = g >= 0 && write_meta(w->file, m) == 0;
+    if (ok) {
+        w->d_epoch = create_ds(g, "epoch", H5T_STD_I32LE, 1, m->iterations, 0, chunk, "1");
+        w->d_index = create_ds(g, "index", H5T_STD_I64LE, 1, m->iterations, 0, chunk, "1");
+        ok = w->d_epoch >= 0 && w->d_index >= 0;
+        for (int i = 0; ok && i < DS_NF64; i++) {
+            w->d_f64[i] = create_ds(g, ds_f64_name[i], H5T_IEEE_F64LE, 2, m->iterations, m->gpus,
+                                    chunk, "s");
+            ok = w->d_f64[i] >= 0;
+        }
+    }
+    if (g >= 0) H5Gclose(g);
+    if (!ok) {
+        ss_trace_abort(w);
+        return ss_fail(SS_EIO, "%s: cannot create the timeline datasets", path);
+    }
+    *out = w;
+    return SS_OK;
+}
+
+static int write_rows(hid_t d, hid_t memtype, long row0, long n, int cols, const void *buf)
+{
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
+    herr_t rc = H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc < 0 ? -1 : 0;
+}
+
+ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s)
+{
+    if (s->n == 0) return SS_OK;
+    if (w->rows_written + s->n > w->meta.iterations || s->gpus != w->meta.gpus)
+        return ss_fail(SS_EINTERNAL, "%s: more rows appended than declared", w->path);
+    long r0 = w->rows_written;
+    int rc = write_rows(w->d_epoch, H5T_NATIVE_INT32, r0, s->n, 0, s->epoch);
+    rc |= write_rows(w->d_index, H5T_NATIVE_INT64, r0, s->n, 0, s->index);
+    const double *src[DS_NF64] = {s->fetch_start, s->fetch_time, s->train_start,
+                                  s->iteration_time, s->stall_time};
+    for (int i = 0; i < DS_NF64; i++)
+        rc |= write_rows(w->d_f64[i], H5T_NATIVE_DOUBLE, r0, s->n, s->gpus, src[i]);
+    if (rc) return ss_fail(SS_EIO, "%s: cannot write rows %ld..%ld (disk full?)", w->path, r0, r0 + s->n - 1);
+    w->rows_written += s->n;
+    return SS_OK;
+}
+
+static int writer_close(ss_trace_writer *w)
+{
+    int rc = 0;
+    if (w->d_epoch >= 0) rc |= H5Dclose(w->d_epoch) < 0;
+    if (w->d_index >= 0) rc |= H5Dclose(w->d_index) < 0;
+    for (int i = 0; i < DS_NF64; i++)
+        if (w->d_f64[i] >= 0) rc |= H5Dclose(w->d_f64[i]) < 0;
+    if (w->file >= 0) rc |= H5Fclose(w->file) < 0;
+    w->file = w->d_epoch = w->d_index = H5I_INVALID_HID;
+    for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
+    return rc;
+}
+
+ss_status ss_trace_finish(ss_trace_writer *w)
+{
+    ss_status st = SS_OK;
+    if (w->rows_written != w->meta.iterations)
+        st = ss_fail(SS_EINTERNAL, "%s: %ld rows written of %ld declared", w->path, w->rows_written,
+                     w->meta.iterations);
+    if (writer_close(w) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
+    if (st == SS_OK) st = ss_atomic_commit(w->tmp, w->path);
+    else ss_atomic_discard(w->tmp);
+    free(w);
+    return st;
+}
+
+void ss_trace_abort(ss_trace_writer *w)
+{
+    if (!w) return;
+    writer_close(w);
+    ss_atomic_discard(w->tmp);
+    free(w);
+}

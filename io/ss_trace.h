@@ -1,0 +1,67 @@
+/* ss_trace.h - the stalltrace HDF5 schema (SPEC §3): metadata, slabs of rows, and the
+ * reader and writer. Readers validate the schema and every value they hand out. */
+#ifndef SS_TRACE_H
+#define SS_TRACE_H
+
+#include <stdint.h>
+
+#include "ss_comm.h"
+#include "ss_status.h"
+
+#define SS_TRACE_SCHEMA "stalltrace"
+#define SS_TRACE_VERSION 1
+
+/* Root attributes. Optional strings are "" and optional ints -1 when unknown. */
+typedef struct {
+    int gpus;
+    long iterations;
+    char time_origin[40]; /* ISO 8601 with microseconds */
+    char log_type[64], dataset[64], augmentation[64], model[64];
+    char source[512];
+    long batch_size, workers, threads, epochs;
+} ss_trace_meta;
+
+void ss_trace_meta_init(ss_trace_meta *m);
+
+/* Rows [row0, row0 + n) of the timeline, row-major [n][gpus] for the per-GPU series. */
+typedef struct {
+    long row0, n, cap;
+    int gpus;
+    int32_t *epoch;
+    int64_t *index;
+    double *fetch_start, *fetch_time, *train_start, *iteration_time, *stall_time;
+} ss_slab;
+
+ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus);
+void ss_slab_free(ss_slab *s);
+/* Bytes that one row of a slab takes. */
+size_t ss_slab_row_bytes(int gpus);
+
+typedef struct ss_trace_file ss_trace_file;
+
+/* Opens and validates a trace (schema, version, shapes, types, attributes). Collective
+ * over c when c->mpi (the file is then opened through MPI-IO); otherwise local. */
+ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out);
+const ss_trace_meta *ss_trace_meta_of(const ss_trace_file *t);
+const char *ss_trace_path(const ss_trace_file *t);
+/* Rows per HDF5 chunk of the timeline datasets. */
+long ss_trace_chunk_rows(const ss_trace_file *t);
+/* Reads rows [row0, row0+n) into s (s->cap >= n) and checks them: finite values,
+ * non-negative durations, rows sorted by (epoch, index). Independent (not collective). */
+ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s);
+/* Collective when the trace was opened collectively. */
+void ss_trace_close(ss_trace_file *t);
+
+typedef struct ss_trace_writer ss_trace_writer;
+
+/* Creates PATH's temporary sibling; rows are appended in order; ss_trace_finish renames
+ * it into place, ss_trace_abort removes it. m->gpus and m->iterations fix the shape. */
+ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_writer **out);
+ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s);
+ss_status ss_trace_finish(ss_trace_writer *w);
+void ss_trace_abort(ss_trace_writer *w);
+
+/* Rows per chunk the writer uses for G GPUs and N rows (about 1 MiB per chunk). */
+long ss_trace_default_chunk_rows(int gpus, long iterations);
+
+#endif

@@ -1,0 +1,80 @@
+/* ss_calibrate.c - W and worker_gap from medians of start-to-earlier-done gaps. */
+#include "ss_calibrate.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Median of fetch_start[k][g] - done[k-w][g] over rows k of the slab with k-w in the same
+ * epoch; returns 0 when there is no such pair. */
+static int median_gap(const ss_slab *s, int g, int w, double *buf, double *out)
+{
+    const int G = s->gpus;
+    size_t n = 0;
+    for (long k = w; k < s->n; k++) {
+        if (s->epoch[k] != s->epoch[k - w]) continue;
+        long j = k - w;
+        buf[n++] = s->fetch_start[k * G + g] - (s->fetch_start[j * G + g] + s->fetch_time[j * G + g]);
+    }
+    if (n == 0) return 0;
+    gsl_sort(buf, 1, n);
+    *out = gsl_stats_median_from_sorted_data(buf, 1, n);
+    return 1;
+}
+
+ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_calib *c)
+{
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    memset(c, 0, sizeof *c);
+    long rows = m->iterations < max_rows ? m->iterations : max_rows;
+    long fit = (long)(mem_bytes / ss_slab_row_bytes(m->gpus));
+    if (rows > fit) rows = fit > 2 ? fit : 2;
+    if (rows > m->iterations) rows = m->iterations;
+    c->gpus = m->gpus;
+    c->rows_used = rows;
+    c->workers_gpu = calloc((size_t)m->gpus, sizeof *c->workers_gpu);
+    c->gap_gpu = calloc((size_t)m->gpus, sizeof *c->gap_gpu);
+    double *buf = malloc((size_t)rows * sizeof *buf);
+    double *gaps = malloc((size_t)m->gpus * sizeof *gaps);
+    ss_slab s;
+    ss_status st = ss_slab_alloc(&s, rows, m->gpus);
+    if (st == SS_OK && (!c->workers_gpu || !c->gap_gpu || !buf || !gaps))
+        st = ss_fail(SS_ENOMEM, "out of memory for calibration");
+    if (st == SS_OK) st = ss_trace_read(t, 0, rows, &s);
+    c->agree = 1;
+    for (int g = 0; st == SS_OK && g < m->gpus; g++) {
+        int W = SS_CALIB_MAX_WORKERS;
+        double gap = 0.0, v;
+        for (int w = 1; w <= SS_CALIB_MAX_WORKERS && w < rows; w++) {
+            if (!median_gap(&s, g, w, buf, &v)) break;
+            if (v >= 0.0) {
+                W = w;
+                gap = v;
+                break;
+            }
+        }
+        c->workers_gpu[g] = W;
+        c->gap_gpu[g] = gap;
+        gaps[g] = gap;
+        if (W > c->workers) c->workers = W;
+        if (g > 0 && W != c->workers_gpu[0]) c->agree = 0;
+    }
+    if (st == SS_OK) {
+        gsl_sort(gaps, 1, (size_t)m->gpus);
+        c->worker_gap = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)m->gpus);
+    }
+    ss_slab_free(&s);
+    free(buf);
+    free(gaps);
+    if (st != SS_OK) ss_calib_free(c);
+    return st;
+}
+
+void ss_calib_free(ss_calib *c)
+{
+    free(c->workers_gpu);
+    free(c->gap_gpu);
+    c->workers_gpu = NULL;
+    c->gap_gpu = NULL;
+}

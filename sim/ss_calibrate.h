@@ -1,0 +1,26 @@
+/* ss_calibrate.h - reads the loader's real worker count and inter-batch gap per GPU off a
+ * measured timeline (SPEC §8 calibration). */
+#ifndef SS_CALIBRATE_H
+#define SS_CALIBRATE_H
+
+#include "ss_status.h"
+#include "ss_trace.h"
+
+#define SS_CALIB_MAX_WORKERS 64
+
+typedef struct {
+    int gpus;
+    int *workers_gpu;   /* [gpus] smallest w with median(fetch_start[k] - done[k-w]) >= 0 */
+    double *gap_gpu;    /* [gpus] that median (not below 0) */
+    int workers;        /* the largest over GPUs */
+    double worker_gap;  /* the median of the per-GPU gaps */
+    int agree;          /* 1 when every GPU gave the same W */
+    long rows_used;
+} ss_calib;
+
+/* Calibrates on the first rows of the trace (at most max_rows, bounded further so that
+ * the read stays under mem_bytes). Local (not collective): every rank gets the same. */
+ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_calib *out);
+void ss_calib_free(ss_calib *c);
+
+#endif

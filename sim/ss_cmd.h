@@ -1,0 +1,16 @@
+/* ss_cmd.h - the subcommands of the stallsim command line (SPEC §7, §9). Each returns a
+ * process exit status and prints its own errors. */
+#ifndef SS_CMD_H
+#define SS_CMD_H
+
+#include "ss_comm.h"
+
+int ss_cmd_run(const ss_comm *c, int argc, char **argv);
+int ss_cmd_info(const ss_comm *c, int argc, char **argv);
+int ss_cmd_import(const ss_comm *c, int argc, char **argv);
+int ss_cmd_gen(const ss_comm *c, int argc, char **argv);
+
+/* Prints "stallsim: <msg>" for st (rank 0 of a size-1 view) and returns the exit code. */
+int ss_cmd_fail(ss_status st);
+
+#endif

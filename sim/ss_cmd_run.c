@@ -1,0 +1,163 @@
+/* ss_cmd_run.c - `stallsim run`: config -> trace -> calibration -> sweep -> gather ->
+ * summary.csv, results.h5 and the table. Collective over the job. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_atomic.h"
+#include "ss_calibrate.h"
+#include "ss_cmd.h"
+#include "ss_config.h"
+#include "ss_report.h"
+#include "ss_results.h"
+#include "ss_scenario.h"
+#include "ss_sweep.h"
+#include "ss_trace.h"
+
+static const char run_usage[] =
+    "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json]\n"
+    "\n"
+    "Replays the trace named in CONFIG.ini under every scenario of its sweep and writes\n"
+    "DIR/summary.csv and DIR/results.h5 (DIR: [output] dir, or --out). Prints the summary\n"
+    "table (or, with --json, the summary as JSON) on standard output.\n"
+    "\n"
+    "  --set S.K=V   override key K of section S (repeatable), e.g.\n"
+    "                --set scenarios.fetch_align=min,avg --set trace.epoch=1\n"
+    "  --out DIR     write results to DIR (relative to the current folder)\n"
+    "  --json        print the summary as JSON instead of the table\n"
+    "  --quiet       print nothing on success\n"
+    "\n"
+    "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
+
+typedef struct {
+    const char *config;
+    char **sets;
+    int nsets;
+    const char *out;
+    int json, quiet, help;
+} run_args;
+
+static ss_status parse_args(int argc, char **argv, run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    if (!a->sets) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
+        else if (!strcmp(s, "--json")) a->json = 1;
+        else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
+        else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
+            if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
+            if (!strcmp(s, "--set")) a->sets[a->nsets++] = argv[++i];
+            else a->out = argv[++i];
+        } else if (!strncmp(s, "--set=", 6)) a->sets[a->nsets++] = (char *)s + 6;
+        else if (!strncmp(s, "--out=", 6)) a->out = s + 6;
+        else if (s[0] == '-' && s[1]) return ss_fail(SS_EUSAGE, "run: unknown option '%s' (see stallsim run --help)", s);
+        else if (!a->config) a->config = s;
+        else return ss_fail(SS_EUSAGE, "run: unexpected argument '%s' (one CONFIG.ini)", s);
+    }
+    if (!a->help && !a->config) return ss_fail(SS_EUSAGE, "run: missing CONFIG.ini (see stallsim run --help)");
+    return SS_OK;
+}
+
+static void print_calibration(const ss_calib *cal, FILE *out)
+{
+    fprintf(out, "calibration: %d workers per GPU, worker gap %.4f s (from %ld iterations)\n", cal->workers,
+            cal->worker_gap, cal->rows_used);
+    if (!cal->agree) {
+        fprintf(out, "calibration: GPUs differ:");
+        for (int g = 0; g < cal->gpus; g++) fprintf(out, " gpu%d W=%d gap=%.4f", g, cal->workers_gpu[g], cal->gap_gpu[g]);
+        fputc('\n', out);
+        ss_warn("GPUs calibrate to different worker counts; the largest, %d, is used", cal->workers);
+    }
+}
+
+static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace)
+{
+    if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    if (cfg->epoch_all)
+        return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
+                       trace, cfg->warmup_iterations);
+    return ss_fail(SS_EDATA, "%s: no iteration of epoch %ld has index >= warmup_iterations = %ld: nothing to summarise",
+                   trace, cfg->epoch, cfg->warmup_iterations);
+}
+
+int ss_cmd_run(const ss_comm *c, int argc, char **argv)
+{
+    run_args a;
+    ss_config cfg;
+    ss_config_defaults(&cfg);
+    ss_trace_file *t = NULL;
+    ss_scenario *sc = NULL;
+    int nsc = 0;
+    ss_summary sum;
+    memset(&sum, 0, sizeof sum);
+    ss_calib cal;
+    memset(&cal, 0, sizeof cal);
+    int have_cal = 0;
+    ss_results *res = NULL;
+
+    ss_status st = parse_args(argc, argv, &a);
+    if (st == SS_OK && a.help) {
+        if (c->rank == 0) fputs(run_usage, stdout);
+        free(a.sets);
+        return 0;
+    }
+    if (st == SS_OK) st = ss_config_load(&cfg, a.config, a.nsets, a.sets);
+    if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
+    else if (st == SS_OK && cfg.out_dir[0] != '/') {
+        /* [output] dir is taken from the scenario file's folder */
+        char resolved[2 * SS_PATH_MAX];
+        const char *slash = strrchr(a.config, '/');
+        if (slash) {
+            snprintf(resolved, sizeof resolved, "%.*s/%s", (int)(slash - a.config), a.config, cfg.out_dir);
+            if (strlen(resolved) >= sizeof cfg.out_dir) st = ss_fail(SS_ECONFIG, "%s: [output] dir is too long", a.config);
+            else memcpy(cfg.out_dir, resolved, strlen(resolved) + 1);
+        }
+    }
+    if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
+    /* the output folder is checked before any work starts */
+    if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK) st = ss_trace_open(cfg.trace_path, c, &t);
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
+        st = ss_calibrate(t, 100000, (size_t)(cfg.slab_mb * 1048576.0), &cal);
+        have_cal = st == SS_OK;
+        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
+    }
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK) {
+        ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
+        const ss_trace_meta *m = ss_trace_meta_of(t);
+        st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
+    }
+    if (st == SS_OK) st = ss_sweep_run(c, &cfg, t, sc, nsc, res, !a.quiet, &sum);
+    if (st == SS_OK && c->rank == 0) {
+        st = check_selection(&sum, &cfg, cfg.trace_path);
+        if (have_cal) {
+            sum.calib = cal;
+            sum.has_calib = 1;
+            have_cal = 0;
+        }
+    }
+    st = ss_comm_any_failed(c, st);
+    if (res) st = ss_results_finish(res, st, c->rank == 0 ? &sum : NULL, cfg.text, cfg.trace_path);
+    if (st == SS_OK && c->rank == 0) {
+        st = ss_report_write_csv(&sum, cfg.out_dir);
+        if (st == SS_OK && a.json) ss_report_print_json(&sum, stdout);
+        else if (st == SS_OK && !a.quiet) {
+            ss_report_print_table(&sum, stdout);
+            printf("wrote %s/summary.csv and %s/results.h5\n", cfg.out_dir, cfg.out_dir);
+        }
+    }
+    if (t) ss_trace_close(t);
+    st = ss_comm_agree(c, st);
+    if (have_cal) ss_calib_free(&cal);
+    ss_summary_free(&sum);
+    free(sc);
+    free(a.sets);
+    ss_config_free(&cfg);
+    return ss_exit_code(st);
+}

@@ -1,0 +1,276 @@
+/* ss_cmd_tools.c - `stallsim info`, `stallsim import` and `stallsim gen`: single-process
+ * commands (under mpirun only rank 0 works, the others wait). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_calibrate.h"
+#include "ss_cmd.h"
+#include "ss_dsa_import.h"
+#include "ss_gen.h"
+#include "ss_trace.h"
+
+/* Runs fn on rank 0 only and shares its exit status with every rank. */
+static int on_rank0(const ss_comm *c, int (*fn)(int, char **), int argc, char **argv)
+{
+    int rc = c->rank == 0 ? fn(argc, argv) : 0;
+    if (c->mpi) MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm);
+    return rc;
+}
+
+static int has_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+/* ---- info ---- */
+
+static const char info_usage[] =
+    "usage: stallsim info TRACE.h5\n"
+    "\n"
+    "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata, the mean\n"
+    "measured iteration time and stall per GPU, and the loader calibration (workers per GPU\n"
+    "and gap between batches, SPEC §8).\n";
+
+typedef struct {
+    double *it_sum, *st_sum;
+    double t_min, t_max;
+    long nepochs;
+    int32_t last_epoch;
+    char epochs[256];
+} info_acc;
+
+static ss_status info_scan(ss_trace_file *t, info_acc *a)
+{
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    const int G = m->gpus;
+    long slab_rows = (long)((32L << 20) / ss_slab_row_bytes(G));
+    if (slab_rows < 1) slab_rows = 1;
+    if (slab_rows > m->iterations) slab_rows = m->iterations;
+    ss_slab s;
+    ss_status st = ss_slab_alloc(&s, slab_rows, G);
+    a->t_min = INFINITY;
+    a->t_max = -INFINITY;
+    for (long r0 = 0; st == SS_OK && r0 < m->iterations; r0 += slab_rows) {
+        long n = m->iterations - r0 < slab_rows ? m->iterations - r0 : slab_rows;
+        st = ss_trace_read(t, r0, n, &s);
+        for (long i = 0; st == SS_OK && i < n; i++) {
+            if (r0 + i == 0 || s.epoch[i] != a->last_epoch) {
+                size_t len = strlen(a->epochs);
+                if (a->nepochs < 12) snprintf(a->epochs + len, sizeof a->epochs - len, "%s%d", a->nepochs ? ", " : "", s.epoch[i]);
+                else if (a->nepochs == 12) snprintf(a->epochs + len, sizeof a->epochs - len, ", ...");
+                a->nepochs++;
+                a->last_epoch = s.epoch[i];
+            }
+            for (int g = 0; g < G; g++) {
+                long x = i * G + g;
+                a->it_sum[g] += s.iteration_time[x];
+                a->st_sum[g] += s.stall_time[x];
+                double lo = s.fetch_start[x] < s.train_start[x] ? s.fetch_start[x] : s.train_start[x];
+                double hi = s.train_start[x] + s.iteration_time[x];
+                if (lo < a->t_min) a->t_min = lo;
+                if (hi > a->t_max) a->t_max = hi;
+            }
+        }
+    }
+    ss_slab_free(&s);
+    return st;
+}
+
+static void print_meta(const char *path, const ss_trace_meta *m, const info_acc *a)
+{
+    printf("trace:        %s\n", path);
+    printf("gpus:         %d\n", m->gpus);
+    printf("iterations:   %ld rows\n", m->iterations);
+    printf("epochs:       %ld (%s)\n", a->nepochs, a->epochs);
+    printf("time origin:  %s\n", m->time_origin);
+    printf("time span:    %.6f s .. %.6f s (%.3f s)\n", a->t_min, a->t_max, a->t_max - a->t_min);
+    const char *sn[] = {"log_type", "dataset", "augmentation", "model", "source"};
+    const char *sv[] = {m->log_type, m->dataset, m->augmentation, m->model, m->source};
+    for (int i = 0; i < 5; i++)
+        if (sv[i][0]) printf("%-13s %s\n", sn[i], sv[i]);
+    const char *ln[] = {"batch_size", "workers", "threads", "epochs (name)"};
+    const long lv[] = {m->batch_size, m->workers, m->threads, m->epochs};
+    for (int i = 0; i < 4; i++)
+        if (lv[i] >= 0) printf("%-13s %ld%s\n", ln[i], lv[i], i == 1 ? " (as logged: total over GPUs)" : "");
+}
+
+static int info_main(int argc, char **argv)
+{
+    if (has_help(argc, argv)) {
+        fputs(info_usage, stdout);
+        return 0;
+    }
+    if (argc != 2) {
+        fputs(info_usage, stderr);
+        return 2;
+    }
+    ss_comm self;
+    ss_comm_self(&self);
+    ss_trace_file *t = NULL;
+    ss_status st = ss_trace_open(argv[1], &self, &t);
+    if (st != SS_OK) return ss_cmd_fail(st);
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    info_acc a;
+    memset(&a, 0, sizeof a);
+    a.it_sum = calloc((size_t)m->gpus, sizeof(double));
+    a.st_sum = calloc((size_t)m->gpus, sizeof(double));
+    if (!a.it_sum || !a.st_sum) st = ss_fail(SS_ENOMEM, "out of memory");
+    if (st == SS_OK) st = info_scan(t, &a);
+    ss_calib cal;
+    if (st == SS_OK) st = ss_calibrate(t, 100000, 64u << 20, &cal);
+    if (st == SS_OK) {
+        print_meta(argv[1], m, &a);
+        printf("calibration:  %d workers per GPU, worker gap %.4f s (from the first %ld rows)\n", cal.workers,
+               cal.worker_gap, cal.rows_used);
+        printf("\n%5s %18s %18s %10s %12s\n", "gpu", "mean iter (s)", "mean stall (s)", "workers", "gap (s)");
+        for (int g = 0; g < m->gpus; g++)
+            printf("%5d %18.6f %18.6f %10d %12.4f\n", g, a.it_sum[g] / m->iterations, a.st_sum[g] / m->iterations,
+                   cal.workers_gpu[g], cal.gap_gpu[g]);
+        ss_calib_free(&cal);
+    }
+    free(a.it_sum);
+    free(a.st_sum);
+    ss_trace_close(t);
+    return st == SS_OK ? 0 : ss_cmd_fail(st);
+}
+
+int ss_cmd_info(const ss_comm *c, int argc, char **argv) { return on_rank0(c, info_main, argc, argv); }
+
+/* ---- import ---- */
+
+static const char import_usage[] =
+    "usage: stallsim import dsanalyzer PREFIX -o TRACE.h5\n"
+    "\n"
+    "Reads the DS-Analyzer parsed CSV trio PREFIX.csv, PREFIX_simp_fetchdifftime.csv and\n"
+    "PREFIX_simp_fetchstartdifftime.csv and writes them as one stalltrace HDF5 file.\n";
+
+static int import_main(int argc, char **argv)
+{
+    if (has_help(argc, argv)) {
+        fputs(import_usage, stdout);
+        return 0;
+    }
+    const char *fmt = NULL, *prefix = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stallsim: import: -o needs a file name\n");
+                return 2;
+            }
+            out = argv[++i];
+        } else if (!fmt) fmt = argv[i];
+        else if (!prefix) prefix = argv[i];
+        else {
+            fprintf(stderr, "stallsim: import: unexpected argument '%s'\n%s", argv[i], import_usage);
+            return 2;
+        }
+    }
+    if (!fmt || !prefix || !out) {
+        fputs(import_usage, stderr);
+        return 2;
+    }
+    if (strcmp(fmt, "dsanalyzer") != 0) {
+        fprintf(stderr, "stallsim: import: unknown format '%s' (known: dsanalyzer)\n", fmt);
+        return 2;
+    }
+    long rows;
+    int gpus;
+    ss_status st = ss_dsa_import(prefix, out, &rows, &gpus);
+    if (st != SS_OK) return ss_cmd_fail(st);
+    printf("wrote %s: %d GPUs, %ld iterations\n", out, gpus, rows);
+    return 0;
+}
+
+int ss_cmd_import(const ss_comm *c, int argc, char **argv) { return on_rank0(c, import_main, argc, argv); }
+
+/* ---- gen ---- */
+
+static const char gen_usage[] =
+    "usage: stallsim gen -o TRACE.h5 [options]\n"
+    "\n"
+    "Draws fetch and compute times (GSL) and runs the pipeline model forward to write a\n"
+    "self-consistent trace. The same seed gives the same data.\n"
+    "\n"
+    "  --gpus G              GPUs (4)\n"
+    "  --iterations N        iterations per epoch (500)\n"
+    "  --epochs E            epochs (1)\n"
+    "  --workers W           loader workers per GPU (4)\n"
+    "  --prefetch P          prefetch factor per worker (2)\n"
+    "  --fetch-mean S        mean fetch time of a batch, seconds (1.0; lognormal)\n"
+    "  --fetch-cv X          coefficient of variation of the fetch time (0.2)\n"
+    "  --compute-mean S      mean compute time of a step, seconds (0.3)\n"
+    "  --compute-cv X        coefficient of variation of the compute time (0.05)\n"
+    "  --straggler-prob p    chance that a fetch is a straggler (0)\n"
+    "  --straggler-scale S   a straggler fetch takes S times longer (3)\n"
+    "  --worker-gap S        a worker's pause between two batches, seconds (0)\n"
+    "  --refill-gap S        delay of handing a freed prefetch slot its batch, seconds (0)\n"
+    "  --seed n              random seed (1)\n";
+
+typedef struct {
+    const char *name;
+    char kind; /* i int, l long, d double, u unsigned long */
+    void *field;
+} gen_opt;
+
+static int gen_main(int argc, char **argv)
+{
+    if (has_help(argc, argv)) {
+        fputs(gen_usage, stdout);
+        return 0;
+    }
+    ss_gen_params p;
+    ss_gen_defaults(&p);
+    const char *out = NULL;
+    gen_opt opts[] = {{"--gpus", 'i', &p.gpus}, {"--iterations", 'l', &p.iterations}, {"--epochs", 'i', &p.epochs},
+                      {"--workers", 'i', &p.workers}, {"--prefetch", 'i', &p.prefetch},
+                      {"--fetch-mean", 'd', &p.fetch_mean}, {"--fetch-cv", 'd', &p.fetch_cv},
+                      {"--compute-mean", 'd', &p.compute_mean}, {"--compute-cv", 'd', &p.compute_cv},
+                      {"--straggler-prob", 'd', &p.straggler_prob}, {"--straggler-scale", 'd', &p.straggler_scale},
+                      {"--worker-gap", 'd', &p.worker_gap}, {"--refill-gap", 'd', &p.refill_gap},
+                      {"--seed", 'u', &p.seed}, {"--chunk-rows", 'l', &p.chunk_rows}};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            if (i + 1 >= argc) break;
+            out = argv[++i];
+            continue;
+        }
+        gen_opt *o = NULL;
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+            if (!strcmp(argv[i], opts[k].name)) o = &opts[k];
+        if (!o) {
+            fprintf(stderr, "stallsim: gen: unknown option '%s' (see stallsim gen --help)\n", argv[i]);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "stallsim: gen: %s needs a value\n", argv[i]);
+            return 2;
+        }
+        const char *v = argv[++i];
+        char *end;
+        double d = strtod(v, &end);
+        if (end == v || *end || !isfinite(d) || (o->kind != 'd' && (d != floor(d) || d < 0 || d > 9e15))) {
+            fprintf(stderr, "stallsim: gen: %s '%s' is not a valid %s\n", o->name, v,
+                    o->kind == 'd' ? "number" : "whole number");
+            return 2;
+        }
+        if (o->kind == 'i') *(int *)o->field = d > 2e9 ? -1 : (int)d;
+        else if (o->kind == 'l') *(long *)o->field = (long)d;
+        else if (o->kind == 'u') *(unsigned long *)o->field = (unsigned long)d;
+        else *(double *)o->field = d;
+    }
+    if (!out) {
+        fprintf(stderr, "stallsim: gen: -o TRACE.h5 is required\n%s", gen_usage);
+        return 2;
+    }
+    ss_status st = ss_gen_write(&p, out, 1);
+    if (st != SS_OK) return ss_cmd_fail(st);
+    printf("wrote %s: %d GPUs, %ld iterations x %d epochs, %d workers, prefetch %d, seed %lu\n", out, p.gpus,
+           p.iterations, p.epochs, p.workers, p.prefetch, p.seed);
+    return 0;
+}
+
+int ss_cmd_gen(const ss_comm *c, int argc, char **argv) { return on_rank0(c, gen_main, argc, argv); }

@@ -1,0 +1,139 @@
+/* ss_comm.c - MPI start-up only under a launcher, status agreement, gathers. */
+#include "ss_comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ss_comm_launched(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
+                                 "PMIX_RANK", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE"};
+    const char *force = getenv("STALLSIM_MPI");
+    if (force && force[0]) return strcmp(force, "0") != 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return 1;
+    return 0;
+}
+
+void ss_comm_self(ss_comm *c)
+{
+    c->comm = MPI_COMM_NULL;
+    c->rank = 0;
+    c->size = 1;
+    c->mpi = 0;
+}
+
+ss_status ss_comm_init(ss_comm *c, int *argc, char ***argv)
+{
+    ss_comm_self(c);
+    if (!ss_comm_launched()) return SS_OK;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) return ss_fail(SS_EMPI, "MPI_Init failed");
+    c->comm = MPI_COMM_WORLD;
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c->comm, &c->rank);
+    MPI_Comm_size(c->comm, &c->size);
+    c->mpi = 1;
+    return SS_OK;
+}
+
+ss_status ss_comm_agree(const ss_comm *c, ss_status local)
+{
+    /* the reporter is the lowest rank that failed with a message of its own (a rank that
+     * only learnt of another's failure records none), else the lowest failing rank */
+    int has_msg = local != SS_OK && ss_errmsg()[0];
+    int in[3] = {(int)local, has_msg ? c->rank : c->size, local != SS_OK ? c->rank : c->size};
+    int out[3] = {in[0], in[1], in[2]};
+    if (c->mpi) {
+        MPI_Allreduce(&in[0], &out[0], 1, MPI_INT, MPI_MAX, c->comm);
+        MPI_Allreduce(&in[1], &out[1], 2, MPI_INT, MPI_MIN, c->comm);
+    }
+    int worst = out[0], reporter = out[1] < c->size ? out[1] : out[2];
+    if (worst != SS_OK && reporter == c->rank) {
+        const char *m = ss_errmsg();
+        fprintf(stderr, "stallsim: %s\n", m[0] ? m : ss_strerror(local));
+        fflush(stderr);
+    }
+    return (ss_status)worst;
+}
+
+ss_status ss_comm_any_failed(const ss_comm *c, ss_status local)
+{
+    int v = (int)local, out = v;
+    if (c->mpi) MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, c->comm);
+    return (ss_status)out;
+}
+
+ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n)
+{
+    if (!c->mpi || n == 0) return SS_OK;
+    if (MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
+        return ss_fail(SS_EMPI, "MPI_Allreduce of counts failed");
+    return SS_OK;
+}
+
+ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, int nbytes, void **all,
+                               int **counts, int **displs)
+{
+    *all = NULL;
+    *counts = *displs = NULL;
+    int *cnt = NULL, *dsp = NULL;
+    char *out = NULL;
+    if (c->rank == 0) {
+        cnt = calloc((size_t)c->size, sizeof *cnt);
+        dsp = calloc((size_t)c->size, sizeof *dsp);
+    }
+    int ok = c->rank != 0 || (cnt && dsp);
+    if (!c->mpi) {
+        if (!ok) goto nomem;
+        cnt[0] = nbytes;
+        dsp[0] = 0;
+        out = malloc(nbytes ? (size_t)nbytes : 1);
+        if (!out) goto nomem;
+        memcpy(out, buf, (size_t)nbytes);
+        *all = out;
+        *counts = cnt;
+        *displs = dsp;
+        return SS_OK;
+    }
+    /* the count gather happens on every rank even after a local allocation failure, so
+     * that no rank is left waiting; rank 0 then reports */
+    if (MPI_Gather(&nbytes, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm) != MPI_SUCCESS)
+        return ss_fail(SS_EMPI, "MPI_Gather of result sizes failed");
+    long total = 0;
+    if (c->rank == 0 && ok) {
+        for (int r = 0; r < c->size; r++) {
+            dsp[r] = (int)total;
+            total += cnt[r];
+        }
+        out = malloc(total ? (size_t)total : 1);
+        ok = out != NULL;
+    }
+    if (MPI_Gatherv(buf, nbytes, MPI_BYTE, out, cnt, dsp, MPI_BYTE, 0, c->comm) != MPI_SUCCESS) {
+        free(out);
+        free(cnt);
+        free(dsp);
+        return ss_fail(SS_EMPI, "MPI_Gatherv of results failed");
+    }
+    if (!ok) goto nomem;
+    *all = out;
+    *counts = cnt;
+    *displs = dsp;
+    return SS_OK;
+nomem:
+    free(out);
+    free(cnt);
+    free(dsp);
+    return ss_fail(SS_ENOMEM, "out of memory gathering results on rank 0");
+}
+
+void ss_comm_barrier(const ss_comm *c)
+{
+    if (c->mpi) MPI_Barrier(c->comm);
+}
+
+void ss_comm_finalize(ss_comm *c)
+{
+    if (c->mpi) MPI_Finalize();
+    c->mpi = 0;
+}

@@ -1,0 +1,176 @@
+/* ss_gen.c - the synthetic trace generator. */
+#include "ss_gen.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ss_model_pipeline.h"
+#include "ss_trace.h"
+
+void ss_gen_defaults(ss_gen_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->gpus = 4;
+    p->iterations = 500;
+    p->epochs = 1;
+    p->workers = 4;
+    p->prefetch = 2;
+    p->fetch_mean = 1.0;
+    p->fetch_cv = 0.2;
+    p->compute_mean = 0.3;
+    p->compute_cv = 0.05;
+    p->straggler_prob = 0.0;
+    p->straggler_scale = 3.0;
+    p->seed = 1;
+}
+
+ss_status ss_gen_check(const ss_gen_params *p)
+{
+    if (p->gpus < 1 || p->gpus > 1000000) return ss_fail(SS_EUSAGE, "gen: --gpus must be from 1 to 1000000");
+    if (p->iterations < 1) return ss_fail(SS_EUSAGE, "gen: --iterations must be at least 1");
+    if (p->epochs < 1 || p->epochs > 100000) return ss_fail(SS_EUSAGE, "gen: --epochs must be from 1 to 100000");
+    if (p->workers < 1 || p->workers > 4096) return ss_fail(SS_EUSAGE, "gen: --workers must be from 1 to 4096");
+    if (p->prefetch < 1 || p->prefetch > 1024) return ss_fail(SS_EUSAGE, "gen: --prefetch must be from 1 to 1024");
+    if (!(p->fetch_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-mean must be positive");
+    if (!(p->fetch_cv >= 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-cv must not be negative");
+    if (!(p->compute_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --compute-mean must be positive");
+    if (!(p->compute_cv >= 0)) return ss_fail(SS_EUSAGE, "gen: --compute-cv must not be negative");
+    if (!(p->straggler_prob >= 0 && p->straggler_prob <= 1))
+        return ss_fail(SS_EUSAGE, "gen: --straggler-prob must be from 0 to 1");
+    if (!(p->straggler_scale > 0)) return ss_fail(SS_EUSAGE, "gen: --straggler-scale must be positive");
+    if (!(p->worker_gap >= 0) || !(p->refill_gap >= 0))
+        return ss_fail(SS_EUSAGE, "gen: --worker-gap and --refill-gap must not be negative");
+    return SS_OK;
+}
+
+typedef struct {
+    const ss_gen_params *p;
+    gsl_rng *rng;
+    double mu, sigma;   /* lognormal parameters of the fetch time */
+    ssp_state ps;
+    double *f, *fs, *start, *stall;
+} generator;
+
+/* One row: draws, runs the recurrence one batch forward, fills row i of the slab. */
+static void gen_row(generator *gn, ss_slab *s, long i, int epoch, long k, double t0)
+{
+    const ss_gen_params *p = gn->p;
+    const int G = p->gpus;
+    for (int g = 0; g < G; g++) {
+        double f = gsl_ran_lognormal(gn->rng, gn->mu, gn->sigma);
+        if (p->straggler_prob > 0 && gsl_rng_uniform(gn->rng) < p->straggler_prob) f *= p->straggler_scale;
+        gn->f[g] = f;
+        gn->fs[g] = t0 + 0.01 * gsl_rng_uniform(gn->rng); /* used for the first W batches */
+    }
+    double c = p->compute_mean * (1.0 + gsl_ran_gaussian(gn->rng, p->compute_cv));
+    if (c < 0.1 * p->compute_mean) c = 0.1 * p->compute_mean;
+    ss_step out;
+    double tp;
+    double T = ssp_advance(&gn->ps, gn->f, c, gn->fs, gn->start, gn->stall, &tp, &out);
+    s->epoch[i] = epoch;
+    s->index[i] = k;
+    for (int g = 0; g < G; g++) {
+        long x = i * G + g;
+        s->fetch_start[x] = gn->start[g];
+        s->fetch_time[x] = gn->f[g];
+        s->stall_time[x] = gn->stall[g];
+        s->train_start[x] = tp + gn->stall[g];
+        s->iteration_time[x] = T - tp;
+    }
+}
+
+static ss_status gen_init(generator *gn, const ss_gen_params *p)
+{
+    memset(gn, 0, sizeof *gn);
+    gn->p = p;
+    gn->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!gn->rng) return ss_fail(SS_ENOMEM, "out of memory");
+    gsl_rng_set(gn->rng, p->seed);
+    gn->sigma = sqrt(log(1.0 + p->fetch_cv * p->fetch_cv));
+    gn->mu = log(p->fetch_mean) - 0.5 * gn->sigma * gn->sigma;
+    ssp_params pp = {.workers = p->workers, .prefetch = p->prefetch, .worker_gap = p->worker_gap,
+                     .refill_gap = p->refill_gap, .step_gap = 0.0, .fetch_scale = 1.0, .compute_scale = 1.0,
+                     .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE};
+    ss_status st = ssp_init(&gn->ps, &pp, p->gpus);
+    if (st != SS_OK) return st;
+    size_t G = (size_t)p->gpus;
+    gn->f = malloc(G * sizeof(double));
+    gn->fs = malloc(G * sizeof(double));
+    gn->start = malloc(G * sizeof(double));
+    gn->stall = malloc(G * sizeof(double));
+    if (!gn->f || !gn->fs || !gn->start || !gn->stall) return ss_fail(SS_ENOMEM, "out of memory");
+    return SS_OK;
+}
+
+static void gen_free(generator *gn)
+{
+    if (gn->rng) gsl_rng_free(gn->rng);
+    ssp_free(&gn->ps);
+    free(gn->f);
+    free(gn->fs);
+    free(gn->start);
+    free(gn->stall);
+}
+
+static void fill_meta(const ss_gen_params *p, ss_trace_meta *m)
+{
+    ss_trace_meta_init(m);
+    m->gpus = p->gpus;
+    m->iterations = p->iterations * p->epochs;
+    snprintf(m->time_origin, sizeof m->time_origin, "2000-01-01T00:00:00.000000");
+    snprintf(m->log_type, sizeof m->log_type, "synthetic");
+    m->workers = (long)p->workers * p->gpus; /* logged as the total over GPUs, like DS-Analyzer */
+    m->epochs = p->epochs;
+    snprintf(m->source, sizeof m->source,
+             "stallsim gen --gpus %d --iterations %ld --epochs %d --workers %d --prefetch %d --fetch-mean %.17g "
+             "--fetch-cv %.17g --compute-mean %.17g --compute-cv %.17g --straggler-prob %.17g --straggler-scale %.17g "
+             "--worker-gap %.17g --refill-gap %.17g --seed %lu",
+             p->gpus, p->iterations, p->epochs, p->workers, p->prefetch, p->fetch_mean, p->fetch_cv, p->compute_mean,
+             p->compute_cv, p->straggler_prob, p->straggler_scale, p->worker_gap, p->refill_gap, p->seed);
+}
+
+ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)
+{
+    ss_status st = ss_gen_check(p);
+    if (st != SS_OK) return st;
+    ss_trace_meta m;
+    fill_meta(p, &m);
+    long chunk = p->chunk_rows > 0 ? p->chunk_rows : (long)((64L << 20) / ss_slab_row_bytes(p->gpus));
+    if (chunk < 1) chunk = 1;
+    if (chunk > m.iterations) chunk = m.iterations;
+    generator gn;
+    ss_slab s;
+    memset(&s, 0, sizeof s);
+    ss_trace_writer *w = NULL;
+    st = gen_init(&gn, p);
+    if (st == SS_OK) st = ss_slab_alloc(&s, chunk, p->gpus);
+    if (st == SS_OK) st = ss_trace_create(path, &m, &w);
+    int show = progress && isatty(STDERR_FILENO);
+    double t0 = 0.0, t_end = 0.0;
+    long done = 0;
+    for (int e = 0; st == SS_OK && e < p->epochs; e++) {
+        ssp_epoch_start(&gn.ps);
+        t0 = e == 0 ? 0.0 : t_end + 1.0; /* a second between epochs */
+        for (long k = 0; st == SS_OK && k < p->iterations; k++) {
+            gen_row(&gn, &s, s.n, e + 1, k, t0);
+            t_end = s.train_start[s.n * p->gpus] - s.stall_time[s.n * p->gpus] + s.iteration_time[s.n * p->gpus];
+            if (++s.n == chunk || (e == p->epochs - 1 && k == p->iterations - 1)) {
+                st = ss_trace_append(w, &s);
+                done += s.n;
+                s.n = 0;
+                if (show) fprintf(stderr, "\rstallsim gen: %ld/%ld rows", done, m.iterations);
+            }
+        }
+    }
+    if (show) fputc('\n', stderr);
+    if (st == SS_OK) st = ss_trace_finish(w);
+    else ss_trace_abort(w);
+    ss_slab_free(&s);
+    gen_free(&gn);
+    return st;
+}

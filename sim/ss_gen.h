@@ -1,0 +1,26 @@
+/* ss_gen.h - synthetic traces (SPEC §9): fetch and compute times drawn with GSL, the
+ * pipeline recurrence (SPEC §8) run forward, written chunk by chunk. */
+#ifndef SS_GEN_H
+#define SS_GEN_H
+
+#include "ss_status.h"
+
+typedef struct {
+    int gpus;
+    long iterations; /* per epoch */
+    int epochs;
+    int workers, prefetch;
+    double fetch_mean, fetch_cv, compute_mean, compute_cv;
+    double straggler_prob, straggler_scale;
+    double worker_gap, refill_gap;
+    unsigned long seed;
+    long chunk_rows; /* rows generated and written at a time (0: default) */
+} ss_gen_params;
+
+void ss_gen_defaults(ss_gen_params *p);
+/* Validates p; SS_EUSAGE naming the option that is out of range. */
+ss_status ss_gen_check(const ss_gen_params *p);
+/* Writes the trace to path (whole or not at all); progress on stderr when a terminal. */
+ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress);
+
+#endif

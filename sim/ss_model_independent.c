@@ -1,0 +1,62 @@
+/* ss_model_independent.c - the independent replay kernel (SPEC §4 steps 1-6). */
+#include "ss_model_independent.h"
+
+#include <string.h>
+
+/* The new stall of one GPU (SPEC §4 step 4), branch-free so that the loop vectorises. */
+static inline double new_stall(double done, double done_sim, double st, double floor_, double sens)
+{
+    double gap = done - done_sim; /* > 0: the replayed batch is ready gap earlier */
+    double e = st - gap;
+    double earlier = e < 0.0 ? floor_ : e;
+    double later = st > sens ? e : st;
+    return gap > 0.0 ? earlier : (gap < 0.0 ? later : st);
+}
+
+/* The four loop shapes: start and fetch each either per-GPU (measured) or one value. */
+static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, int start_each,
+                                                               int fetch_each, double s1, double f1,
+                                                               const ssi_params *p, double *out)
+{
+    const int G = r->gpus;
+    const double *fs = r->fetch_start, *ft = r->fetch_time, *st = r->stall_time, *done = r->done;
+    const double fl = p->stall_floor, sens = p->stall_sensitivity;
+    for (int g = 0; g < G; g++) {
+        double s = start_each ? fs[g] : s1;
+        double f = fetch_each ? ft[g] : f1;
+        out[g] = new_stall(done[g], s + f, st[g], fl, sens);
+    }
+}
+
+void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p,
+                    double *stall_out, ss_step *out)
+{
+    const int G = r->gpus;
+    double smin, smax;
+    int arg;
+    out->start_diff = sa == SS_ALIGN_NONE ? r->start_max - r->start_min : 0.0;
+    out->fetch_diff = fa == SS_ALIGN_NONE ? r->fetch_max - r->fetch_min : 0.0;
+    if (fa == SS_ALIGN_NONE && sa == SS_ALIGN_NONE) {
+        /* the measured run itself, as the notebook takes it (no arithmetic round trip) */
+        memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
+        ss_step_spread(stall_out, G, &smax, &smin, &arg);
+        out->iter_time = r->iter_max;
+        out->stall = smax;
+        out->delay = smax - smin;
+        out->straggler = arg;
+        return;
+    }
+    double s1 = sa == SS_ALIGN_NONE ? 0.0 : sa == SS_ALIGN_MIN ? r->start_min
+              : sa == SS_ALIGN_AVG ? r->start_max - (r->start_max - r->start_min) / 2
+                                   : r->start_mean;
+    double f1 = ss_row_fetch_aligned(r, fa);
+    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out);
+    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out);
+    else replay_loop(r, 0, 0, s1, f1, p, stall_out);
+    ss_step_spread(stall_out, G, &smax, &smin, &arg);
+    /* iteration time = max new stall + max over g of (iteration_time[g] - max measured stall) */
+    out->iter_time = smax + (r->iter_max - r->stall_max);
+    out->stall = smax;
+    out->delay = smax - smin;
+    out->straggler = arg;
+}

@@ -1,0 +1,20 @@
+/* ss_model_independent.h - the reference notebook's "no dependency" replay (SPEC §4):
+ * every iteration replayed on its own under a fetch and a start alignment. */
+#ifndef SS_MODEL_INDEPENDENT_H
+#define SS_MODEL_INDEPENDENT_H
+
+#include "ss_config.h"
+#include "ss_row.h"
+#include "ss_step.h"
+
+typedef struct {
+    double stall_floor;       /* stall given to a batch that became ready in time */
+    double stall_sensitivity; /* stall above which a later batch adds to the stall */
+} ssi_params;
+
+/* Replays one prepared row. stall_out[gpus] receives the per-GPU stalls (required: it is
+ * the working buffer). With both aligns none the measured row is given back exactly. */
+void ssi_replay_row(const ss_row *row, ss_align fetch_align, ss_align start_align,
+                    const ssi_params *p, double *stall_out, ss_step *out);
+
+#endif

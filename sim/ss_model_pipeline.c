@@ -1,0 +1,123 @@
+/* ss_model_pipeline.c - the pipeline recurrence of SPEC §8. */
+#include "ss_model_pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
+{
+    memset(s, 0, sizeof *s);
+    if (p->workers < 1 || p->prefetch < 1)
+        return ss_fail(SS_EINTERNAL, "pipeline model needs workers >= 1 and prefetch >= 1");
+    s->p = *p;
+    s->gpus = gpus;
+    s->ring = (long)p->workers * p->prefetch;
+    s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
+    s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
+    s->r = malloc((size_t)gpus * sizeof *s->r);
+    s->f = malloc((size_t)gpus * sizeof *s->f);
+    if (!s->done || !s->T || !s->r || !s->f) {
+        ssp_free(s);
+        return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d workers x %d prefetch x %d GPUs)",
+                       p->workers, p->prefetch, gpus);
+    }
+    ssp_epoch_start(s);
+    return SS_OK;
+}
+
+void ssp_free(ssp_state *s)
+{
+    free(s->done);
+    free(s->T);
+    free(s->r);
+    free(s->f);
+    memset(s, 0, sizeof *s);
+}
+
+void ssp_epoch_start(ssp_state *s) { s->k = 0; }
+
+static inline double *done_row(ssp_state *s, long j) { return s->done + (j % s->ring) * s->gpus; }
+static inline double *T_at(ssp_state *s, long j) { return &s->T[(j + 1) % (s->ring + 1)]; }
+
+double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
+                   double *stall, double *t_prev, ss_step *out)
+{
+    const int G = s->gpus, W = s->p.workers;
+    const long k = s->k, WP = s->ring;
+    double *r = s->r;
+
+    /* when is a worker free for batch k */
+    if (k < W) {
+        memcpy(r, fs, (size_t)G * sizeof *r);
+    } else {
+        const double *prev = done_row(s, k - W);
+        for (int g = 0; g < G; g++) r[g] = prev[g] + s->p.worker_gap;
+    }
+    if (s->p.start_align != SS_ALIGN_NONE) {
+        double v = ss_align_start_of(r, G, s->p.start_align);
+        for (int g = 0; g < G; g++) r[g] = v;
+    }
+    /* the prefetch window: batch k is handed out when training takes batch k - W*P */
+    if (k >= WP) {
+        const double *old = done_row(s, k - WP);
+        double t_old = *T_at(s, k - WP - 1);
+        for (int g = 0; g < G; g++) {
+            double h = (t_old > old[g] ? t_old : old[g]) + s->p.refill_gap;
+            r[g] = r[g] > h ? r[g] : h;
+        }
+    }
+    /* r now holds start[k]; done[k] overwrites the slot of batch k - W*P, read above */
+    double *done = done_row(s, k);
+    double dmax = r[0] + f[0];
+    for (int g = 0; g < G; g++) {
+        done[g] = r[g] + f[g];
+        dmax = done[g] > dmax ? done[g] : dmax;
+    }
+    if (k == 0) {
+        double t0 = r[0];
+        for (int g = 1; g < G; g++) t0 = r[g] < t0 ? r[g] : t0;
+        *T_at(s, -1) = t0;
+    }
+    double tp = *T_at(s, k - 1);
+    double T = (tp > dmax ? tp : dmax) + s->p.step_gap + c;
+    for (int g = 0; g < G; g++) {
+        double w = done[g] - tp;
+        stall[g] = w > 0.0 ? w : 0.0;
+    }
+    if (start) memcpy(start, r, (size_t)G * sizeof *start);
+    *T_at(s, k) = T;
+    double smax, smin;
+    int arg;
+    ss_step_spread(stall, G, &smax, &smin, &arg);
+    out->iter_time = T - tp;
+    out->stall = smax;
+    out->delay = smax - smin;
+    out->straggler = arg;
+    double rmin = r[0], rmax = r[0], fmin = f[0], fmax = f[0];
+    for (int g = 1; g < G; g++) {
+        rmin = r[g] < rmin ? r[g] : rmin;
+        rmax = r[g] > rmax ? r[g] : rmax;
+        fmin = f[g] < fmin ? f[g] : fmin;
+        fmax = f[g] > fmax ? f[g] : fmax;
+    }
+    out->start_diff = rmax - rmin;
+    out->fetch_diff = fmax - fmin;
+    *t_prev = tp;
+    s->k = k + 1;
+    return T;
+}
+
+void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out)
+{
+    const int G = s->gpus;
+    double *f = s->f;
+    if (s->p.fetch_align == SS_ALIGN_NONE) {
+        for (int g = 0; g < G; g++) f[g] = s->p.fetch_scale * row->fetch_time[g];
+    } else {
+        double v = s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
+        for (int g = 0; g < G; g++) f[g] = v;
+    }
+    double c = s->p.compute_scale * (row->iter_max - row->stall_max);
+    double tp;
+    ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
+}

@@ -1,0 +1,64 @@
+/* ss_summary.c - figures derived from the merged partials. */
+#include "ss_summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void ss_summary_free(ss_summary *s)
+{
+    free(s->p);
+    free(s->straggler);
+    if (s->has_calib) ss_calib_free(&s->calib);
+    s->p = NULL;
+    s->straggler = NULL;
+    s->has_calib = 0;
+}
+
+int ss_summary_measured(const ss_summary *s)
+{
+    (void)s;
+    return 0;
+}
+
+double ss_summary_change_pct(const ss_summary *s, int j)
+{
+    const ss_partial *m = &s->p[ss_summary_measured(s)];
+    if (j == ss_summary_measured(s) || m->n == 0 || s->p[j].n == 0) return NAN;
+    return 100.0 * (s->p[j].mean[SS_M_ITER] / m->mean[SS_M_ITER] - 1.0);
+}
+
+double ss_summary_fidelity_err_pct(const ss_summary *s, int j)
+{
+    if (s->sc[j].model != SS_MODEL_PIPELINE || !s->sc[j].baseline) return NAN;
+    return ss_summary_change_pct(s, j);
+}
+
+double ss_summary_fidelity_mape_pct(const ss_summary *s, int j)
+{
+    if (s->sc[j].model != SS_MODEL_PIPELINE || !s->sc[j].baseline || s->p[j].n == 0) return NAN;
+    return s->p[j].mean[SS_M_APE];
+}
+
+double ss_summary_effective_delay_pct(const ss_summary *s, int j)
+{
+    return s->p[j].n > 0 ? s->p[j].eff / s->p[j].n * 100.0 : NAN;
+}
+
+double ss_summary_straggler_share(const ss_summary *s, int j, int g)
+{
+    return s->p[j].n > 0 ? (double)s->straggler[(long)j * s->gpus + g] / s->p[j].n : NAN;
+}
+
+int ss_summary_slowest_gpu(const ss_summary *s, int j)
+{
+    int best = -1;
+    long most = 0;
+    for (int g = 0; g < s->gpus; g++) {
+        long v = s->straggler[(long)j * s->gpus + g];
+        if (v > most) {
+            most = v;
+            best = g;
+        }
+    }
+    return best;
+}

@@ -1,0 +1,34 @@
+/* ss_summary.h - the merged outcome of a sweep on rank 0: one partial per scenario, the
+ * straggler counts, the calibration; and the figures derived from them (SPEC §5, §8). */
+#ifndef SS_SUMMARY_H
+#define SS_SUMMARY_H
+
+#include "ss_calibrate.h"
+#include "ss_scenario.h"
+#include "ss_stats.h"
+
+typedef struct {
+    int nsc, gpus;
+    const ss_scenario *sc;
+    ss_partial *p;      /* [nsc] */
+    long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
+    int has_calib;
+    ss_calib calib;
+    double effective_delay_threshold;
+} ss_summary;
+
+void ss_summary_free(ss_summary *s);
+/* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
+double ss_summary_change_pct(const ss_summary *s, int j);
+/* Fidelity of a pipeline baseline row against the measured run (NaN elsewhere). */
+double ss_summary_fidelity_err_pct(const ss_summary *s, int j);
+double ss_summary_fidelity_mape_pct(const ss_summary *s, int j);
+double ss_summary_effective_delay_pct(const ss_summary *s, int j);
+/* Share (0..1) of summarised iterations in which GPU g alone had the largest stall. */
+double ss_summary_straggler_share(const ss_summary *s, int j, int g);
+/* The GPU with the largest straggler share of row j, or -1 when no GPU ever stood out. */
+int ss_summary_slowest_gpu(const ss_summary *s, int j);
+/* Index of the measured row (always 0). */
+int ss_summary_measured(const ss_summary *s);
+
+#endif

@@ -1,0 +1,339 @@
+/* ss_sweep.c - work decomposition, slab streaming, block partials, gather and merge. */
+#include "ss_sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ss_model_independent.h"
+#include "ss_model_pipeline.h"
+
+enum { PI_ITER, PI_STALL, PI_DELAY, PI_FETCH, PI_START, PI_N };
+
+/* One scenario as this rank replays it. */
+typedef struct {
+    int j;
+    int pipe;
+    ssp_state ps;
+    double *series[SS_NMETRICS]; /* summarised values of the current block */
+    long nser;
+    double *pi[PI_N];            /* per-iteration series of the current slab */
+    double *pi_stall;            /* [slab][gpus] */
+} lane;
+
+/* One block partial of one scenario, as it travels to rank 0. */
+typedef struct {
+    double j, block;
+    ss_partial p;
+} record;
+
+typedef struct {
+    record *v;
+    long n, cap;
+} record_list;
+
+static ss_status records_push(record_list *l, int j, long b, const ss_partial *p)
+{
+    if (l->n == l->cap) {
+        long cap = l->cap ? 2 * l->cap : 64;
+        record *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) return ss_fail(SS_ENOMEM, "out of memory for block results");
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n].j = j;
+    l->v[l->n].block = (double)b;
+    l->v[l->n].p = *p;
+    l->n++;
+    return SS_OK;
+}
+
+long ss_sweep_slab_rows(const ss_config *c, int gpus)
+{
+    if (c->slab_iterations > 0) return c->slab_iterations;
+    long rows = (long)(c->slab_mb * 1048576.0 / (double)ss_slab_row_bytes(gpus));
+    return rows < 1 ? 1 : rows;
+}
+
+static void lane_free(lane *l)
+{
+    if (l->pipe) ssp_free(&l->ps);
+    for (int m = 0; m < SS_NMETRICS; m++) free(l->series[m]);
+    for (int m = 0; m < PI_N; m++) free(l->pi[m]);
+    free(l->pi_stall);
+}
+
+static ss_status lane_init(lane *l, const ss_scenario *sc, int j, int gpus, long slab, int per_iter)
+{
+    memset(l, 0, sizeof *l);
+    l->j = j;
+    l->pipe = sc[j].model == SS_MODEL_PIPELINE;
+    ss_status st = l->pipe ? ssp_init(&l->ps, &sc[j].pipe, gpus) : SS_OK;
+    if (st != SS_OK) return st;
+    int ok = 1;
+    for (int m = 0; m < SS_NMETRICS; m++) ok &= (l->series[m] = malloc(SS_BLOCK_ROWS * sizeof(double))) != NULL;
+    if (per_iter) {
+        for (int m = 0; m < PI_N; m++) ok &= (l->pi[m] = malloc((size_t)slab * sizeof(double))) != NULL;
+        ok &= (l->pi_stall = malloc((size_t)slab * (size_t)gpus * sizeof(double))) != NULL;
+    }
+    if (!ok) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", sc[j].name);
+    return SS_OK;
+}
+
+typedef struct {
+    const ss_comm *comm;
+    const ss_config *cfg;
+    ss_trace_file *t;
+    const ss_scenario *sc;
+    int nsc, gpus;
+    long N, nblocks, slab;
+    ss_results *res;
+    int per_iter, want_median;
+    lane *lanes;      /* one per scenario index (allocated only where used) */
+    char *used;       /* [nsc] */
+    int *ind, nind;   /* measured + independent scenario indices */
+    int *pipe, npipe; /* this rank's pipeline scenario indices */
+    long long ulo, uhi; /* this rank's (block, independent scenario) units */
+    long *straggler;  /* [nsc * gpus] */
+    record_list recs;
+    ss_slab slab_buf;
+    double *done, *scratch;
+} sweep;
+
+static int summarised(const sweep *w, int32_t epoch, int64_t index)
+{
+    return (w->cfg->epoch_all || epoch == w->cfg->epoch) && index >= w->cfg->warmup_iterations;
+}
+
+/* Replays one row for one lane and records its outcome. */
+static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ)
+{
+    const ss_scenario *s = &w->sc[l->j];
+    const int G = w->gpus;
+    double stall_local[1];
+    double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G;
+    (void)stall_local;
+    ss_step out;
+    if (l->pipe) {
+        ssp_replay_row(&l->ps, row, stall, &out);
+    } else {
+        ssi_params p = {w->cfg->stall_floor, w->cfg->stall_sensitivity};
+        ssi_replay_row(row, s->fetch_align, s->start_align, &p, stall, &out);
+    }
+    if (l->pi[0]) {
+        l->pi[PI_ITER][i] = out.iter_time;
+        l->pi[PI_STALL][i] = out.stall;
+        l->pi[PI_DELAY][i] = out.delay;
+        l->pi[PI_FETCH][i] = out.fetch_diff;
+        l->pi[PI_START][i] = out.start_diff;
+    }
+    if (!summ) return;
+    long n = l->nser++;
+    double meas = row->iter_max;
+    l->series[SS_M_ITER][n] = out.iter_time;
+    l->series[SS_M_STALL][n] = out.stall;
+    l->series[SS_M_DELAY][n] = out.delay;
+    l->series[SS_M_START][n] = out.start_diff;
+    l->series[SS_M_FETCH][n] = out.fetch_diff;
+    l->series[SS_M_APE][n] = meas > 0 ? 100.0 * fabs(out.iter_time - meas) / meas : 0.0;
+    if (out.straggler >= 0) w->straggler[(long)l->j * G + out.straggler]++;
+}
+
+static ss_status setup(sweep *w)
+{
+    const ss_comm *c = w->comm;
+    w->lanes = calloc((size_t)w->nsc, sizeof *w->lanes);
+    w->used = calloc((size_t)w->nsc, 1);
+    w->ind = calloc((size_t)w->nsc, sizeof *w->ind);
+    w->pipe = calloc((size_t)w->nsc, sizeof *w->pipe);
+    w->straggler = calloc((size_t)w->nsc * (size_t)w->gpus, sizeof *w->straggler);
+    w->done = malloc((size_t)w->gpus * sizeof *w->done);
+    w->scratch = malloc(2 * (size_t)w->gpus * sizeof *w->scratch);
+    if (!w->lanes || !w->used || !w->ind || !w->pipe || !w->straggler || !w->done || !w->scratch)
+        return ss_fail(SS_ENOMEM, "out of memory setting up the sweep");
+    int npos = 0;
+    for (int j = 0; j < w->nsc; j++) {
+        if (w->sc[j].model != SS_MODEL_PIPELINE) w->ind[w->nind++] = j;
+        else if (npos++ % c->size == c->rank) w->pipe[w->npipe++] = j;
+    }
+    long long U = (long long)w->nblocks * w->nind;
+    w->ulo = U * c->rank / c->size;
+    w->uhi = U * (c->rank + 1) / c->size;
+    for (long long u = w->ulo; u < w->uhi && u < w->ulo + w->nind; u++) w->used[w->ind[u % w->nind]] = 1;
+    for (int p = 0; p < w->npipe; p++) w->used[w->pipe[p]] = 1;
+    int any = 0;
+    for (int j = 0; j < w->nsc; j++) {
+        if (!w->used[j]) continue;
+        ss_status st = lane_init(&w->lanes[j], w->sc, j, w->gpus, w->slab, w->per_iter);
+        if (st != SS_OK) return st;
+        any = 1;
+    }
+    return any ? ss_slab_alloc(&w->slab_buf, w->slab, w->gpus) : SS_OK;
+}
+
+static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
+{
+    const ss_slab *s = &w->slab_buf;
+    long off = row0 - s->row0;
+    return ss_results_write_rows(w->res, l->j, row0, n, s->epoch + off, s->index + off,
+                                 l->pi[PI_ITER], l->pi[PI_STALL], l->pi[PI_DELAY], l->pi[PI_FETCH],
+                                 l->pi[PI_START], l->pi_stall);
+}
+
+/* Replays rows [r0, r1) of block b for the active lanes. */
+static ss_status run_block(sweep *w, long b, lane **active, int nactive, int with_pipe,
+                           int32_t *prev_epoch, int *have_prev)
+{
+    const int G = w->gpus;
+    long r0 = b * SS_BLOCK_ROWS, r1 = r0 + SS_BLOCK_ROWS < w->N ? r0 + SS_BLOCK_ROWS : w->N;
+    for (int a = 0; a < nactive; a++) active[a]->nser = 0;
+    for (long s0 = r0; s0 < r1; s0 += w->slab) {
+        long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
+        ss_status st = ss_trace_read(w->t, s0, n, &w->slab_buf);
+        if (st != SS_OK) return st;
+        const ss_slab *s = &w->slab_buf;
+        for (long i = 0; i < n; i++) {
+            ss_row row = {.gpus = G,
+                          .fetch_start = s->fetch_start + i * G,
+                          .fetch_time = s->fetch_time + i * G,
+                          .iteration_time = s->iteration_time + i * G,
+                          .stall_time = s->stall_time + i * G,
+                          .done = w->done};
+            ss_row_prepare(&row, w->want_median, w->scratch);
+            if (with_pipe && (!*have_prev || s->epoch[i] != *prev_epoch))
+                for (int a = 0; a < nactive; a++)
+                    if (active[a]->pipe) ssp_epoch_start(&active[a]->ps);
+            *prev_epoch = s->epoch[i];
+            *have_prev = 1;
+            int summ = summarised(w, s->epoch[i], s->index[i]);
+            for (int a = 0; a < nactive; a++) lane_row(w, active[a], &row, i, summ);
+        }
+        for (int a = 0; w->per_iter && a < nactive; a++)
+            if ((st = write_slab_rows(w, active[a], s0, n)) != SS_OK) return st;
+    }
+    for (int a = 0; a < nactive; a++) {
+        ss_partial p;
+        ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
+        ss_status st = records_push(&w->recs, active[a]->j, b, &p);
+        if (st != SS_OK) return st;
+    }
+    return SS_OK;
+}
+
+static void progress_line(const sweep *w, long b, int enabled)
+{
+    if (!enabled) return;
+    fprintf(stderr, "\rstallsim: block %ld/%ld on rank 0 (%.0f%%)", b + 1, w->nblocks,
+            100.0 * (double)(b + 1) / (double)w->nblocks);
+    if (b + 1 == w->nblocks) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static ss_status replay_local(sweep *w, int progress)
+{
+    lane **active = malloc((size_t)w->nsc * sizeof *active);
+    if (!active) return ss_fail(SS_ENOMEM, "out of memory");
+    int32_t prev_epoch = 0;
+    int have_prev = 0;
+    ss_status st = SS_OK;
+    int show = progress && w->comm->rank == 0 && isatty(STDERR_FILENO) && w->nblocks > 1;
+    for (long b = 0; st == SS_OK && b < w->nblocks; b++) {
+        int nactive = 0;
+        long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
+        if (u0 < w->ulo) u0 = w->ulo;
+        if (u1 > w->uhi) u1 = w->uhi;
+        for (long long u = u0; u < u1; u++) active[nactive++] = &w->lanes[w->ind[u % w->nind]];
+        for (int p = 0; p < w->npipe; p++) active[nactive++] = &w->lanes[w->pipe[p]];
+        if (nactive > 0) st = run_block(w, b, active, nactive, w->npipe > 0, &prev_epoch, &have_prev);
+        progress_line(w, b, show);
+    }
+    free(active);
+    return st;
+}
+
+/* Rank 0: places every block partial and merges them per scenario in block order. */
+static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summary *out)
+{
+    ss_partial *grid = calloc((size_t)w->nsc * (size_t)w->nblocks, sizeof *grid);
+    out->p = calloc((size_t)w->nsc, sizeof *out->p);
+    if (!grid || !out->p) {
+        free(grid);
+        return ss_fail(SS_ENOMEM, "out of memory merging results");
+    }
+    for (long i = 0; i < nrec; i++) {
+        long j = (long)all[i].j, b = (long)all[i].block;
+        grid[j * w->nblocks + b] = all[i].p;
+    }
+    for (int j = 0; j < w->nsc; j++) {
+        ss_partial_zero(&out->p[j]);
+        for (long b = 0; b < w->nblocks; b++) ss_partial_merge(&out->p[j], &grid[(long)j * w->nblocks + b]);
+    }
+    free(grid);
+    return SS_OK;
+}
+
+static ss_status gather(sweep *w, ss_summary *out)
+{
+    void *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    long nbytes = w->recs.n * (long)sizeof(record);
+    if (nbytes > 0x7fffffffL) return ss_fail(SS_EINTERNAL, "too many block results on one rank");
+    ss_status st = ss_comm_gather_bytes(w->comm, w->recs.v, (int)nbytes, &all, &counts, &displs);
+    if (st == SS_OK) st = ss_comm_sum_long(w->comm, w->straggler, w->nsc * w->gpus);
+    if (st == SS_OK && w->comm->rank == 0) {
+        long total = 0;
+        for (int r = 0; r < w->comm->size; r++) total += counts[r];
+        st = merge_records(w, all, total / (long)sizeof(record), out);
+        if (st == SS_OK) {
+            out->straggler = w->straggler;
+            w->straggler = NULL;
+        }
+    }
+    free(all);
+    free(counts);
+    free(displs);
+    return st;
+}
+
+static void sweep_free(sweep *w)
+{
+    for (int j = 0; w->lanes && j < w->nsc; j++)
+        if (w->used[j]) lane_free(&w->lanes[j]);
+    free(w->lanes);
+    free(w->used);
+    free(w->ind);
+    free(w->pipe);
+    free(w->straggler);
+    free(w->recs.v);
+    free(w->done);
+    free(w->scratch);
+    ss_slab_free(&w->slab_buf);
+}
+
+ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
+                       const ss_scenario *sc, int nsc, ss_results *res, int progress,
+                       ss_summary *out)
+{
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    sweep w = {.comm = comm, .cfg = cfg, .t = t, .sc = sc, .nsc = nsc, .gpus = m->gpus,
+               .N = m->iterations, .res = res};
+    memset(out, 0, sizeof *out);
+    out->nsc = nsc;
+    out->gpus = m->gpus;
+    out->sc = sc;
+    out->effective_delay_threshold = cfg->effective_delay_threshold;
+    w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
+    w.slab = ss_sweep_slab_rows(cfg, m->gpus);
+    if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
+    w.per_iter = res && ss_results_per_iteration(res);
+    w.want_median = ss_scenarios_want_median(sc, nsc);
+    ss_status st = setup(&w);
+    if (st == SS_OK) st = replay_local(&w, progress);
+    st = ss_comm_any_failed(comm, st);
+    if (st == SS_OK) st = gather(&w, out);
+    st = ss_comm_any_failed(comm, st);
+    sweep_free(&w);
+    return st;
+}

@@ -1,0 +1,62 @@
+/* stallsim_main.c - the stallsim command: dispatch to run, info, import, gen. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ss_cmd.h"
+#include "ss_version.h"
+
+static const char usage[] =
+    "usage: stallsim COMMAND [ARGS]\n"
+    "\n"
+    "Replays a measured multi-GPU data-loading timeline under what-if scenarios.\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json]\n"
+    "                          run the sweep of a scenario file (also under mpirun -np N)\n"
+    "  import dsanalyzer PREFIX -o TRACE.h5\n"
+    "                          convert a DS-Analyzer parsed CSV trio into a stalltrace file\n"
+    "  info TRACE.h5           describe a trace: GPUs, iterations, epochs, means, calibration\n"
+    "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
+    "  --help, --version       this text, the version\n"
+    "\n"
+    "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
+    "2 usage or configuration error, 1 any other failure.\n";
+
+int ss_cmd_fail(ss_status st)
+{
+    const char *m = ss_errmsg();
+    fprintf(stderr, "stallsim: %s\n", m[0] ? m : ss_strerror(st));
+    return ss_exit_code(st);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("stallsim %s\n", SS_VERSION);
+        return 0;
+    }
+    int (*fn)(const ss_comm *, int, char **) = NULL;
+    if (!strcmp(cmd, "run")) fn = ss_cmd_run;
+    else if (!strcmp(cmd, "info")) fn = ss_cmd_info;
+    else if (!strcmp(cmd, "import")) fn = ss_cmd_import;
+    else if (!strcmp(cmd, "gen")) fn = ss_cmd_gen;
+    if (!fn) {
+        fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
+        return 2;
+    }
+    ss_comm c;
+    ss_status st = ss_comm_init(&c, &argc, &argv);
+    if (st != SS_OK) return ss_cmd_fail(st);
+    int rc = fn(&c, argc - 1, argv + 1);
+    ss_comm_finalize(&c);
+    return rc;
+}
