@@ -419,6 +419,10 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
         if (!p.msg[0]) snprintf(p.msg, sizeof p.msg, "not a 'key = value' line or [section] header");
         return ss_fail(SS_ECONFIG, "%s:%d: %s", file, line, p.msg);
     }
+    /* the default output folder, like a configured one, is taken from the file's folder */
+    int known, out_key = find_key("output", "dir", &known);
+    if (!p.seen[out_key] && apply_value(&p, &keys[out_key], "results"))
+        return ss_fail(SS_ECONFIG, "%s: output folder path too long", file);
     for (int i = 0; i < n_sets; i++)
         if ((st = ss_config_set(c, sets[i])) != SS_OK) return st;
     if (!c->trace_path[0])

@@ -106,16 +106,6 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     if (st == SS_OK) st = ss_config_load(&cfg, a.config, a.nsets, a.sets);
     if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
-    else if (st == SS_OK && cfg.out_dir[0] != '/') {
-        /* [output] dir is taken from the scenario file's folder */
-        char resolved[2 * SS_PATH_MAX];
-        const char *slash = strrchr(a.config, '/');
-        if (slash) {
-            snprintf(resolved, sizeof resolved, "%.*s/%s", (int)(slash - a.config), a.config, cfg.out_dir);
-            if (strlen(resolved) >= sizeof cfg.out_dir) st = ss_fail(SS_ECONFIG, "%s: [output] dir is too long", a.config);
-            else memcpy(cfg.out_dir, resolved, strlen(resolved) + 1);
-        }
-    }
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
     /* the output folder is checked before any work starts */
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
