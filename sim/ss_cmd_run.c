@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
@@ -26,6 +28,7 @@ static const char run_usage[] =
     "  --out DIR     write results to DIR (relative to the current folder)\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --quiet       print nothing on success\n"
+    "  --timing      print per-rank time, throughput and peak memory on stderr\n"
     "\n"
     "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
 
@@ -34,7 +37,7 @@ typedef struct {
     char **sets;
     int nsets;
     const char *out;
-    int json, quiet, help;
+    int json, quiet, help, timing;
 } run_args;
 
 static ss_status parse_args(int argc, char **argv, run_args *a)
@@ -46,6 +49,7 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
         const char *s = argv[i];
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
+        else if (!strcmp(s, "--timing")) a->timing = 1;
         else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
         else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
             if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
@@ -83,8 +87,44 @@ static ss_status check_selection(const ss_summary *s, const ss_config *cfg, cons
                    trace, cfg->epoch, cfg->warmup_iterations);
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Collective: rank 0 prints every rank's sweep figures and its peak resident memory. */
+static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wall)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mine[5] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
+                      (double)ru.ru_maxrss / 1024.0};
+    void *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    if (ss_comm_gather_bytes(c, mine, (int)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
+        const double *v = all;
+        double evals = 0;
+        for (int r = 0; r < c->size; r++, v += 5) {
+            fprintf(stderr, "timing: rank %d: read %.3f s (%.0f rows), replay %.3f s, %.4g GPU-iteration-scenario "
+                            "evaluations = %.4g per second of replay, peak RSS %.1f MB\n",
+                    r, v[0], v[3], v[1], v[2], v[1] > 0 ? v[2] / v[1] : 0.0, v[4]);
+            evals += v[2];
+        }
+        fprintf(stderr, "timing: %d rank(s), wall %.3f s, %.4g evaluations, %.4g per second per rank overall\n",
+                c->size, wall, evals, evals / wall / c->size);
+    }
+    free(all);
+    free(counts);
+    free(displs);
+}
+
 int ss_cmd_run(const ss_comm *c, int argc, char **argv)
 {
+    double t_start = wall_now();
+    ss_sweep_timing timing;
+    memset(&timing, 0, sizeof timing);
     run_args a;
     ss_config cfg;
     ss_config_defaults(&cfg);
@@ -123,7 +163,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         const ss_trace_meta *m = ss_trace_meta_of(t);
         st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
     }
-    if (st == SS_OK) st = ss_sweep_run(c, &cfg, t, sc, nsc, res, !a.quiet, &sum);
+    if (st == SS_OK) st = ss_sweep_run(c, &cfg, t, sc, nsc, res, !a.quiet, &sum, &timing);
     if (st == SS_OK && c->rank == 0) {
         st = check_selection(&sum, &cfg, cfg.trace_path);
         if (have_cal) {
@@ -144,6 +184,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     if (t) ss_trace_close(t);
     st = ss_comm_agree(c, st);
+    if (st == SS_OK && a.timing) report_timing(c, &timing, wall_now() - t_start);
     if (have_cal) ss_calib_free(&cal);
     ss_summary_free(&sum);
     free(sc);

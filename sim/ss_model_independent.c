@@ -1,6 +1,7 @@
 /* ss_model_independent.c - the independent replay kernel (SPEC §4 steps 1-6). */
 #include "ss_model_independent.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The new stall of one GPU (SPEC §4 step 4), branch-free so that the loop vectorises. */
@@ -13,19 +14,31 @@ static inline double new_stall(double done, double done_sim, double st, double f
     return gap > 0.0 ? earlier : (gap < 0.0 ? later : st);
 }
 
-/* The four loop shapes: start and fetch each either per-GPU (measured) or one value. */
+/* The loop shapes: start and fetch each either per-GPU (measured) or one value. Returns
+ * the largest and smallest new stall (max and min are exact in any order, so the
+ * reductions may be vectorised). */
 static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, int start_each,
                                                                int fetch_each, double s1, double f1,
-                                                               const ssi_params *p, double *out)
+                                                               const ssi_params *p, double *out,
+                                                               double *max_out, double *min_out)
 {
     const int G = r->gpus;
-    const double *fs = r->fetch_start, *ft = r->fetch_time, *st = r->stall_time, *done = r->done;
+    const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
+    const double *restrict st = r->stall_time, *restrict done = r->done;
+    double *restrict o = out;
     const double fl = p->stall_floor, sens = p->stall_sensitivity;
+    double mx = -INFINITY, mn = INFINITY;
+#pragma omp simd reduction(max : mx) reduction(min : mn)
     for (int g = 0; g < G; g++) {
         double s = start_each ? fs[g] : s1;
         double f = fetch_each ? ft[g] : f1;
-        out[g] = new_stall(done[g], s + f, st[g], fl, sens);
+        double v = new_stall(done[g], s + f, st[g], fl, sens);
+        o[g] = v;
+        mx = v > mx ? v : mx;
+        mn = v < mn ? v : mn;
     }
+    *max_out = mx;
+    *min_out = mn;
 }
 
 void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p,
@@ -50,10 +63,10 @@ void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params 
               : sa == SS_ALIGN_AVG ? r->start_max - (r->start_max - r->start_min) / 2
                                    : r->start_mean;
     double f1 = ss_row_fetch_aligned(r, fa);
-    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out);
-    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out);
-    else replay_loop(r, 0, 0, s1, f1, p, stall_out);
-    ss_step_spread(stall_out, G, &smax, &smin, &arg);
+    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin);
+    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin);
+    else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin);
+    arg = ss_step_unique_argmax(stall_out, G, smax);
     /* iteration time = max new stall + max over g of (iteration_time[g] - max measured stall) */
     out->iter_time = smax + (r->iter_max - r->stall_max);
     out->stall = smax;

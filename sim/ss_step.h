@@ -10,4 +10,7 @@ typedef struct {
 /* max, min and the unique argmax (-1 when the maximum is shared) of v[0..n-1] */
 void ss_step_spread(const double *v, int n, double *max, double *min, int *argmax);
 
+/* The index of the only element equal to max, or -1 when several are (0 when n == 1). */
+int ss_step_unique_argmax(const double *v, int n, double max);
+
 #endif

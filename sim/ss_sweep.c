@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ss_model_independent.h"
@@ -100,7 +101,15 @@ typedef struct {
     record_list recs;
     ss_slab slab_buf;
     double *done, *scratch;
+    ss_sweep_timing timing;
 } sweep;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int summarised(const sweep *w, int32_t epoch, int64_t index)
 {
@@ -191,7 +200,12 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     for (int a = 0; a < nactive; a++) active[a]->nser = 0;
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
+        double t0 = now();
         ss_status st = ss_trace_read(w->t, s0, n, &w->slab_buf);
+        double t1 = now();
+        w->timing.read_seconds += t1 - t0;
+        w->timing.rows_read += (double)n;
+        w->timing.evaluations += (double)n * G * nactive;
         if (st != SS_OK) return st;
         const ss_slab *s = &w->slab_buf;
         for (long i = 0; i < n; i++) {
@@ -210,15 +224,18 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             int summ = summarised(w, s->epoch[i], s->index[i]);
             for (int a = 0; a < nactive; a++) lane_row(w, active[a], &row, i, summ);
         }
+        w->timing.replay_seconds += now() - t1;
         for (int a = 0; w->per_iter && a < nactive; a++)
             if ((st = write_slab_rows(w, active[a], s0, n)) != SS_OK) return st;
     }
+    double t2 = now();
     for (int a = 0; a < nactive; a++) {
         ss_partial p;
         ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
         ss_status st = records_push(&w->recs, active[a]->j, b, &p);
         if (st != SS_OK) return st;
     }
+    w->timing.replay_seconds += now() - t2;
     return SS_OK;
 }
 
@@ -314,7 +331,7 @@ static void sweep_free(sweep *w)
 
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
                        const ss_scenario *sc, int nsc, ss_results *res, int progress,
-                       ss_summary *out)
+                       ss_summary *out, ss_sweep_timing *timing)
 {
     const ss_trace_meta *m = ss_trace_meta_of(t);
     sweep w = {.comm = comm, .cfg = cfg, .t = t, .sc = sc, .nsc = nsc, .gpus = m->gpus,
@@ -334,6 +351,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = gather(&w, out);
     st = ss_comm_any_failed(comm, st);
+    if (timing) *timing = w.timing;
     sweep_free(&w);
     return st;
 }

@@ -15,15 +15,23 @@
  * order, so results do not depend on how the work or the reads are cut. */
 #define SS_BLOCK_ROWS 2048L
 
+/* What one rank spent and did in a sweep (for --timing and the benchmark). */
+typedef struct {
+    double read_seconds;   /* reading and checking slabs */
+    double replay_seconds; /* replay kernels and block statistics */
+    double evaluations;    /* GPU-iteration-scenario evaluations */
+    double rows_read;
+} ss_sweep_timing;
+
 /* Rows per slab read for the configuration and GPU count. */
 long ss_sweep_slab_rows(const ss_config *c, int gpus);
 
 /* Collective. Replays every scenario over the trace. On rank 0, *out receives the merged
  * summary (other ranks get an empty one). res (may be NULL) receives the per-iteration
  * series. progress: print a progress line on rank 0. Returns the status agreed by all
- * ranks (without printing it). */
+ * ranks (without printing it). timing (may be NULL) receives this rank's figures. */
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
                        const ss_scenario *sc, int nsc, ss_results *res, int progress,
-                       ss_summary *out);
+                       ss_summary *out, ss_sweep_timing *timing);
 
 #endif
