@@ -6,20 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Median of fetch_start[k][g] - done[k-w][g] over rows k of the slab with k-w in the same
+/* Median of start[k] - done[k-w] of one GPU's columns over rows k with k-w in the same
  * epoch; returns 0 when there is no such pair. */
-static int median_gap(const ss_slab *s, int g, int w, double *buf, double *out)
+static int median_gap(const ss_slab *s, const double *start, const double *done, int w, double *buf,
+                      double *out)
 {
-    const int G = s->gpus;
     size_t n = 0;
-    for (long k = w; k < s->n; k++) {
-        if (s->epoch[k] != s->epoch[k - w]) continue;
-        long j = k - w;
-        buf[n++] = s->fetch_start[k * G + g] - (s->fetch_start[j * G + g] + s->fetch_time[j * G + g]);
-    }
+    for (long k = w; k < s->n; k++)
+        if (s->epoch[k] == s->epoch[k - w]) buf[n++] = start[k] - done[k - w];
     if (n == 0) return 0;
-    gsl_sort(buf, 1, n);
-    *out = gsl_stats_median_from_sorted_data(buf, 1, n);
+    *out = gsl_stats_median(buf, 1, n); /* selection, O(n); reorders buf */
     return 1;
 }
 
@@ -36,18 +32,24 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_cal
     c->workers_gpu = calloc((size_t)m->gpus, sizeof *c->workers_gpu);
     c->gap_gpu = calloc((size_t)m->gpus, sizeof *c->gap_gpu);
     double *buf = malloc((size_t)rows * sizeof *buf);
+    double *col_start = malloc((size_t)rows * sizeof *col_start);
+    double *col_done = malloc((size_t)rows * sizeof *col_done);
     double *gaps = malloc((size_t)m->gpus * sizeof *gaps);
     ss_slab s;
     ss_status st = ss_slab_alloc(&s, rows, m->gpus);
-    if (st == SS_OK && (!c->workers_gpu || !c->gap_gpu || !buf || !gaps))
+    if (st == SS_OK && (!c->workers_gpu || !c->gap_gpu || !buf || !gaps || !col_start || !col_done))
         st = ss_fail(SS_ENOMEM, "out of memory for calibration");
     if (st == SS_OK) st = ss_trace_read(t, 0, rows, &s);
     c->agree = 1;
     for (int g = 0; st == SS_OK && g < m->gpus; g++) {
         int W = SS_CALIB_MAX_WORKERS;
         double gap = 0.0, v;
+        for (long k = 0; k < rows; k++) {
+            col_start[k] = s.fetch_start[k * m->gpus + g];
+            col_done[k] = col_start[k] + s.fetch_time[k * m->gpus + g];
+        }
         for (int w = 1; w <= SS_CALIB_MAX_WORKERS && w < rows; w++) {
-            if (!median_gap(&s, g, w, buf, &v)) break;
+            if (!median_gap(&s, col_start, col_done, w, buf, &v)) break;
             if (v >= 0.0) {
                 W = w;
                 gap = v;
@@ -65,6 +67,8 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_cal
         c->worker_gap = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)m->gpus);
     }
     ss_slab_free(&s);
+    free(col_start);
+    free(col_done);
     free(buf);
     free(gaps);
     if (st != SS_OK) ss_calib_free(c);

@@ -7,6 +7,8 @@
 #include "ss_trace.h"
 
 #define SS_CALIB_MAX_WORKERS 64
+/* Rows that calibration looks at by default (the first ones of the trace). */
+#define SS_CALIB_ROWS 20000L
 
 typedef struct {
     int gpus;

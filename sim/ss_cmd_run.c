@@ -153,7 +153,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK) st = ss_trace_open(cfg.trace_path, c, &t);
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
-        st = ss_calibrate(t, 100000, (size_t)(cfg.slab_mb * 1048576.0), &cal);
+        st = ss_calibrate(t, SS_CALIB_ROWS, (size_t)(cfg.slab_mb * 1048576.0), &cal);
         have_cal = st == SS_OK;
         if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
     }
