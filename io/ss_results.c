@@ -263,6 +263,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     }
     free(rows);
     rc |= attr_str(f, "stallsim_version", SS_VERSION);
+    rc |= attr_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
     rc |= attr_str(f, "config", config_text ? config_text : "");
     rc |= attr_str(f, "trace", trace_path ? trace_path : "");
     rc |= attr_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
@@ -299,4 +300,56 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
     free(r->ds);
     free(r);
     return st;
+}
+
+ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *n, int *gpus)
+{
+    *rows = NULL;
+    *n = 0;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) return ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
+    ss_status st = SS_OK;
+    if (H5Lexists(f, "summary", H5P_DEFAULT) <= 0 || H5Aexists(f, "gpus") <= 0) {
+        H5Fclose(f);
+        return ss_fail(SS_EDATA, "%s: not a stallsim results file (no /summary table or gpus attribute)", path);
+    }
+    hid_t a = H5Aopen(f, "gpus", H5P_DEFAULT);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, gpus) < 0) st = ss_fail(SS_EDATA, "%s: unreadable gpus attribute", path);
+    if (a >= 0) H5Aclose(a);
+    hid_t d = H5Dopen2(f, "summary", H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hssize_t count = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (st == SS_OK && count <= 0) st = ss_fail(SS_EDATA, "%s: /summary is empty or unreadable", path);
+    if (st == SS_OK) {
+        hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ss_results_row));
+        hid_t s1 = H5Tcopy(H5T_C_S1), s2 = H5Tcopy(H5T_C_S1);
+        H5Tset_size(s1, sizeof(((ss_results_row *)0)->scenario));
+        H5Tset_size(s2, sizeof(((ss_results_row *)0)->model));
+        H5Tinsert(t, "scenario", HOFFSET(ss_results_row, scenario), s1);
+        H5Tinsert(t, "model", HOFFSET(ss_results_row, model), s2);
+        H5Tinsert(t, "iterations", HOFFSET(ss_results_row, iterations), H5T_NATIVE_LONG);
+        H5Tinsert(t, "iter_time_mean", HOFFSET(ss_results_row, iter_time_mean), H5T_NATIVE_DOUBLE);
+        H5Tinsert(t, "stall_mean", HOFFSET(ss_results_row, stall_mean), H5T_NATIVE_DOUBLE);
+        H5Tinsert(t, "delay_mean", HOFFSET(ss_results_row, delay_mean), H5T_NATIVE_DOUBLE);
+        H5Tinsert(t, "effective_delay_pct", HOFFSET(ss_results_row, effective_delay_pct), H5T_NATIVE_DOUBLE);
+        *rows = calloc((size_t)count, sizeof **rows);
+        if (!*rows) st = ss_fail(SS_ENOMEM, "out of memory");
+        else if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
+            st = ss_fail(SS_EDATA, "%s: /summary lacks the expected columns", path);
+        H5Tclose(s1);
+        H5Tclose(s2);
+        H5Tclose(t);
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    if (st != SS_OK) {
+        free(*rows);
+        *rows = NULL;
+        return st;
+    }
+    *n = (int)count;
+    return SS_OK;
 }

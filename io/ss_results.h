@@ -31,4 +31,16 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
 ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
                             const char *config_text, const char *trace_path);
 
+/* One row of a results.h5 /summary table, as `stallsim compare` reads it back. */
+typedef struct {
+    char scenario[160];
+    char model[16];
+    long iterations;
+    double iter_time_mean, stall_mean, delay_mean, effective_delay_pct;
+} ss_results_row;
+
+/* Reads path's /summary and its gpus attribute (rows: malloc'd, caller frees). SS_EDATA
+ * naming the file when it is not a stallsim results file. Local. */
+ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *n, int *gpus);
+
 #endif

@@ -248,6 +248,17 @@ static ss_status open_datasets(ss_trace_file *t)
     return st;
 }
 
+int ss_trace_is_trace(const char *path)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return 0;
+    int yes = H5Aexists(f, "schema") > 0;
+    H5Fclose(f);
+    return yes;
+}
+
 ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 {
     *out = NULL;

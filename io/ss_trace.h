@@ -39,6 +39,9 @@ size_t ss_slab_row_bytes(int gpus);
 
 typedef struct ss_trace_file ss_trace_file;
 
+/* 1 when path is an HDF5 file with a root 'schema' attribute (a trace, valid or not). */
+int ss_trace_is_trace(const char *path);
+
 /* Opens and validates a trace (schema, version, shapes, types, attributes). Collective
  * over c when c->mpi (the file is then opened through MPI-IO); otherwise local. */
 ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out);

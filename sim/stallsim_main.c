@@ -17,6 +17,8 @@ static const char usage[] =
     "                          convert a DS-Analyzer parsed CSV trio into a stalltrace file\n"
     "  info TRACE.h5           describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
+    "  compare A B [...] [--csv FILE]\n"
+    "                          measured traces and sweep results side by side, with differences\n"
     "  --help, --version       this text, the version\n"
     "\n"
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "info")) fn = ss_cmd_info;
     else if (!strcmp(cmd, "import")) fn = ss_cmd_import;
     else if (!strcmp(cmd, "gen")) fn = ss_cmd_gen;
+    else if (!strcmp(cmd, "compare")) fn = ss_cmd_compare;
     if (!fn) {
         fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
         return 2;

@@ -1,0 +1,249 @@
+/* ss_cmd_compare.c - `stallsim compare`: measured traces and sweep results side by side,
+ * with differences against the first row (SPEC §5 figures). Runs on rank 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ss_atomic.h"
+#include "ss_cmd.h"
+#include "ss_config.h"
+#include "ss_results.h"
+#include "ss_scenario.h"
+#include "ss_sweep.h"
+#include "ss_trace.h"
+
+static const char compare_usage[] =
+    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E]\n"
+    "\n"
+    "Puts measured runs and predictions side by side. Each argument is a results folder\n"
+    "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
+    "summarised with --warmup, --threshold and --epoch). Every row is compared with the\n"
+    "first row of the first argument: differences in mean iteration time, stall, delay\n"
+    "(absolute and %) and in effective-delay %.\n"
+    "\n"
+    "  --csv FILE     also write the table as CSV\n"
+    "  --warmup N     warmup_iterations for traces (11)\n"
+    "  --threshold S  effective_delay_threshold for traces, seconds (0.030)\n"
+    "  --epoch E      summarise only epoch E of traces (all)\n"
+    "\n"
+    "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
+    "and the trace measured after it; the last rows then show the prediction error.\n";
+
+typedef struct {
+    char source[256];
+    ss_results_row r;
+} cmp_row;
+
+typedef struct {
+    cmp_row *v;
+    int n, cap;
+    int gpus; /* of the first input */
+} cmp_table;
+
+static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        cmp_row *v = realloc(t->v, (size_t)cap * sizeof *v);
+        if (!v) return ss_fail(SS_ENOMEM, "out of memory");
+        t->v = v;
+        t->cap = cap;
+    }
+    snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
+    t->v[t->n++].r = *r;
+    return SS_OK;
+}
+
+/* The measured run of a trace, summarised as `run` would. */
+static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus)
+{
+    ss_comm self;
+    ss_comm_self(&self);
+    ss_config cfg = *opts;
+    cfg.text = NULL;
+    cfg.n_models = 0; /* the measured row only */
+    ss_scenario *sc = NULL;
+    int nsc = 0;
+    ss_trace_file *t = NULL;
+    ss_summary sum;
+    memset(&sum, 0, sizeof sum);
+    ss_status st = ss_scenarios_build(&cfg, &sc, &nsc);
+    if (st == SS_OK) st = ss_trace_open(path, &self, &t);
+    if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
+    if (st == SS_OK && sum.p[0].n == 0)
+        st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,
+                     cfg.epoch_all ? "" : " in the selected epoch");
+    if (st == SS_OK) {
+        memset(row, 0, sizeof *row);
+        snprintf(row->scenario, sizeof row->scenario, "measured");
+        snprintf(row->model, sizeof row->model, "measured");
+        row->iterations = (long)sum.p[0].n;
+        row->iter_time_mean = sum.p[0].mean[SS_M_ITER];
+        row->stall_mean = sum.p[0].mean[SS_M_STALL];
+        row->delay_mean = sum.p[0].mean[SS_M_DELAY];
+        row->effective_delay_pct = ss_summary_effective_delay_pct(&sum, 0);
+        *gpus = sum.gpus;
+    }
+    if (t) ss_trace_close(t);
+    ss_summary_free(&sum);
+    free(sc);
+    return st;
+}
+
+static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
+{
+    char path[4200];
+    struct stat sb;
+    if (stat(arg, &sb) != 0) return ss_fail(SS_EIO, "%s: no such file or folder", arg);
+    if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", arg);
+    else snprintf(path, sizeof path, "%s", arg);
+    if (S_ISDIR(sb.st_mode) && stat(path, &sb) != 0)
+        return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
+    int gpus = 0;
+    ss_status st;
+    if (ss_trace_is_trace(path)) {
+        ss_results_row row;
+        if ((st = summarise_trace(path, opts, &row, &gpus)) != SS_OK) return st;
+        if ((st = push(t, arg, &row)) != SS_OK) return st;
+    } else {
+        ss_results_row *rows;
+        int n;
+        if ((st = ss_results_read_summary(path, &rows, &n, &gpus)) != SS_OK) return st;
+        for (int i = 0; st == SS_OK && i < n; i++) st = push(t, arg, &rows[i]);
+        free(rows);
+        if (st != SS_OK) return st;
+    }
+    if (t->gpus == 0) t->gpus = gpus;
+    else if (gpus != t->gpus)
+        return ss_fail(SS_EDATA, "%s has %d GPUs but %s has %d: the runs are not comparable", arg, gpus,
+                       t->v[0].source, t->gpus);
+    return SS_OK;
+}
+
+static double pct(double v, double ref) { return ref != 0 ? 100.0 * (v / ref - 1.0) : NAN; }
+
+static void print_table(const cmp_table *t, FILE *out)
+{
+    const ss_results_row *b = &t->v[0].r;
+    fprintf(out, "%-24s %-36s %10s %9s %8s %10s %9s %8s %10s %9s %8s %8s %8s\n", "source", "scenario", "iter (s)",
+            "diff", "diff%", "stall (s)", "diff", "diff%", "delay (s)", "diff", "diff%", "effdly%", "diff");
+    for (int i = 0; i < t->n; i++) {
+        const ss_results_row *r = &t->v[i].r;
+        const char *src = strrchr(t->v[i].source, '/');
+        src = src && src[1] ? src + 1 : t->v[i].source;
+        fprintf(out, "%-24.24s %-36.36s %10.4f %+9.4f %+8.2f %10.4f %+9.4f %+8.2f %10.4f %+9.4f %+8.2f %8.2f %+8.2f\n",
+                src, r->scenario, r->iter_time_mean, r->iter_time_mean - b->iter_time_mean,
+                pct(r->iter_time_mean, b->iter_time_mean), r->stall_mean, r->stall_mean - b->stall_mean,
+                pct(r->stall_mean, b->stall_mean), r->delay_mean, r->delay_mean - b->delay_mean,
+                pct(r->delay_mean, b->delay_mean), r->effective_delay_pct,
+                r->effective_delay_pct - b->effective_delay_pct);
+    }
+    fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->scenario);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    fputc(',', f);
+    if (!isnan(v)) fprintf(f, "%.17g", v);
+}
+
+static ss_status write_csv(const cmp_table *t, const char *path)
+{
+    char tmp[4300];
+    ss_status st = ss_atomic_tmpname(path, tmp, sizeof tmp);
+    if (st != SS_OK) return st;
+    FILE *f = fopen(tmp, "w");
+    if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
+    fputs("source,scenario,model,iterations,iter_time_mean,iter_time_diff,iter_time_diff_pct,stall_mean,stall_diff,"
+          "stall_diff_pct,delay_mean,delay_diff,delay_diff_pct,effective_delay_pct,effective_delay_pct_diff\n", f);
+    const ss_results_row *b = &t->v[0].r;
+    for (int i = 0; i < t->n; i++) {
+        const ss_results_row *r = &t->v[i].r;
+        fprintf(f, "%s,%s,%s,%ld", t->v[i].source, r->scenario, r->model, r->iterations);
+        const double v[3] = {r->iter_time_mean, r->stall_mean, r->delay_mean};
+        const double ref[3] = {b->iter_time_mean, b->stall_mean, b->delay_mean};
+        for (int k = 0; k < 3; k++) {
+            csv_num(f, v[k]);
+            csv_num(f, v[k] - ref[k]);
+            csv_num(f, pct(v[k], ref[k]));
+        }
+        csv_num(f, r->effective_delay_pct);
+        csv_num(f, r->effective_delay_pct - b->effective_delay_pct);
+        fputc('\n', f);
+    }
+    int bad = ferror(f) | (fclose(f) != 0);
+    if (bad) {
+        ss_atomic_discard(tmp);
+        return ss_fail(SS_EIO, "%s: write failed", path);
+    }
+    return ss_atomic_commit(tmp, path);
+}
+
+static int compare_main(int argc, char **argv)
+{
+    ss_config opts;
+    ss_config_defaults(&opts);
+    const char *csv = NULL;
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int ninputs = 0;
+    if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(compare_usage, stdout);
+            free(inputs);
+            return 0;
+        }
+        if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
+            char set[128];
+            if (i + 1 >= argc) {
+                free(inputs);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: %s needs a value", a));
+            }
+            const char *v = argv[++i];
+            ss_status st = SS_OK;
+            if (!strcmp(a, "--csv")) csv = v;
+            else {
+                snprintf(set, sizeof set, "%s=%s",
+                         !strcmp(a, "--warmup") ? "trace.warmup_iterations"
+                         : !strcmp(a, "--epoch") ? "trace.epoch" : "summary.effective_delay_threshold", v);
+                st = ss_config_set(&opts, set);
+            }
+            if (st != SS_OK) {
+                free(inputs);
+                ss_config_free(&opts);
+                return ss_cmd_fail(SS_EUSAGE);
+            }
+        } else if (a[0] == '-' && a[1]) {
+            free(inputs);
+            return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: unknown option '%s' (see stallsim compare --help)", a));
+        } else {
+            inputs[ninputs++] = argv[i];
+        }
+    }
+    if (ninputs < 1) {
+        free(inputs);
+        fputs(compare_usage, stderr);
+        return 2;
+    }
+    cmp_table t = {0};
+    ss_status st = SS_OK;
+    for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
+    if (st == SS_OK) {
+        print_table(&t, stdout);
+        if (csv) st = write_csv(&t, csv);
+    }
+    free(t.v);
+    free(inputs);
+    ss_config_free(&opts);
+    return st == SS_OK ? 0 : ss_cmd_fail(st);
+}
+
+int ss_cmd_compare(const ss_comm *c, int argc, char **argv)
+{
+    int rc = c->rank == 0 ? compare_main(argc, argv) : 0;
+    if (c->mpi) MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm);
+    return rc;
+}
