@@ -169,21 +169,24 @@ typedef struct {
     char msg[512];
 } parse_ctx;
 
-/* Splits a comma list into items; calls fn on each; counts them into *n (max SS_LIST_MAX). */
+/* Splits a comma list into items (an empty item is an error, wherever it stands); calls
+ * fn on each; counts them into *n (at most SS_LIST_MAX). */
 static const char *parse_list(char *v, int *n, const char *(*fn)(const char *, void *, int), void *arr)
 {
     int count = 0;
-    char *save = NULL;
     if (!trim(v)[0]) return "is an empty list";
-    for (char *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok = v;;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
         char *item = trim(tok);
         if (!item[0]) return "has an empty item";
         if (count == SS_LIST_MAX) return "has more than 16 items";
         const char *e = fn(item, arr, count);
         if (e) return e;
         count++;
+        if (!comma) break;
+        tok = comma + 1;
     }
-    if (count == 0) return "is an empty list";
     *n = count;
     return NULL;
 }
@@ -346,6 +349,42 @@ static ss_status read_text(const char *file, char **out)
     return SS_OK;
 }
 
+static int section_known(const char *name, size_t len)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strlen(keys[i].section) == len && !strncmp(keys[i].section, name, len)) return 1;
+    return 0;
+}
+
+/* inih only reports key lines; a [section] header naming no known section is caught here,
+ * with or without keys under it. */
+static ss_status check_sections(const char *file, const char *text)
+{
+    long line = 1;
+    for (const char *s = text; *s; line++) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        const char *p = s;
+        if (line == 1 && len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
+        while (p < s + len && isspace((unsigned char)*p)) p++;
+        if (p < s + len && *p == '[') {
+            const char *close = memchr(p, ']', (size_t)(s + len - p));
+            if (close) {
+                const char *a = p + 1, *b = close;
+                while (a < b && isspace((unsigned char)*a)) a++;
+                while (b > a && isspace((unsigned char)b[-1])) b--;
+                if (!section_known(a, (size_t)(b - a)))
+                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: trace, scenarios, independent, "
+                                               "pipeline, summary, output, run)",
+                                   file, line, (int)(b - a), a);
+            }
+        }
+        if (!e) break;
+        s = e + 1;
+    }
+    return SS_OK;
+}
+
 /* inih truncates lines beyond its buffer; reject them instead of misreading. */
 static ss_status check_line_lengths(const char *file, const char *text)
 {
@@ -409,6 +448,7 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
     snprintf(c->file, sizeof c->file, "%s", file);
     ss_status st = read_text(file, &c->text);
     if (st == SS_OK) st = check_line_lengths(file, c->text);
+    if (st == SS_OK) st = check_sections(file, c->text);
     if (st != SS_OK) return st;
     char dir[SS_PATH_MAX];
     dirname_of(file, dir);

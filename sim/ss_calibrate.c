@@ -1,7 +1,6 @@
 /* ss_calibrate.c - W and worker_gap from medians of start-to-earlier-done gaps. */
 #include "ss_calibrate.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,14 @@ static int median_gap(const ss_slab *s, const double *start, const double *done,
     if (n == 0) return 0;
     *out = gsl_stats_median(buf, 1, n); /* selection, O(n); reorders buf */
     return 1;
+}
+
+static void gpu_columns(const ss_slab *s, int g, double *start, double *done)
+{
+    for (long k = 0; k < s->n; k++) {
+        start[k] = s->fetch_start[k * s->gpus + g];
+        done[k] = start[k] + s->fetch_time[k * s->gpus + g];
+    }
 }
 
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_calib *c)
@@ -41,13 +48,11 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_cal
         st = ss_fail(SS_ENOMEM, "out of memory for calibration");
     if (st == SS_OK) st = ss_trace_read(t, 0, rows, &s);
     c->agree = 1;
+    /* per GPU: the smallest w whose median gap is >= 0 (SPEC §8) */
     for (int g = 0; st == SS_OK && g < m->gpus; g++) {
         int W = SS_CALIB_MAX_WORKERS;
         double gap = 0.0, v;
-        for (long k = 0; k < rows; k++) {
-            col_start[k] = s.fetch_start[k * m->gpus + g];
-            col_done[k] = col_start[k] + s.fetch_time[k * m->gpus + g];
-        }
+        gpu_columns(&s, g, col_start, col_done);
         for (int w = 1; w <= SS_CALIB_MAX_WORKERS && w < rows; w++) {
             if (!median_gap(&s, col_start, col_done, w, buf, &v)) break;
             if (v >= 0.0) {
@@ -58,14 +63,20 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_cal
         }
         c->workers_gpu[g] = W;
         c->gap_gpu[g] = gap;
-        gaps[g] = gap;
         if (W > c->workers) c->workers = W;
         if (g > 0 && W != c->workers_gpu[0]) c->agree = 0;
     }
-    if (st == SS_OK) {
-        gsl_sort(gaps, 1, (size_t)m->gpus);
-        c->worker_gap = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)m->gpus);
+    /* the run's gap: each GPU's median gap at the W the run uses, then the median over
+     * GPUs (a GPU whose batches bunch may read a smaller w, with a gap that belongs to it) */
+    for (int g = 0; st == SS_OK && g < m->gpus; g++) {
+        double v = c->gap_gpu[g];
+        if (c->workers_gpu[g] != c->workers) {
+            gpu_columns(&s, g, col_start, col_done);
+            if (!median_gap(&s, col_start, col_done, c->workers, buf, &v)) v = c->gap_gpu[g];
+        }
+        gaps[g] = v > 0.0 ? v : 0.0;
     }
+    if (st == SS_OK) c->worker_gap = gsl_stats_median(gaps, 1, (size_t)m->gpus);
     ss_slab_free(&s);
     free(col_start);
     free(col_done);

@@ -15,7 +15,7 @@ typedef struct {
     int *workers_gpu;   /* [gpus] smallest w with median(fetch_start[k] - done[k-w]) >= 0 */
     double *gap_gpu;    /* [gpus] that median (not below 0) */
     int workers;        /* the largest over GPUs */
-    double worker_gap;  /* the median of the per-GPU gaps */
+    double worker_gap;  /* median over GPUs of each GPU's median gap at w = workers */
     int agree;          /* 1 when every GPU gave the same W */
     long rows_used;
 } ss_calib;

@@ -52,7 +52,7 @@ ini_case() { # name status needles body
   [ -e "$work/out-$1/summary.csv" ] && fail "$1: summary.csv written despite the error" || ok
 }
 ini_case unknown_key 2 "unknown_key.ini:3|'bogus'" $'[trace]\npath = good.h5\nbogus = 1'
-ini_case unknown_section 2 "unknown_section.ini:4|[nowhere]" $'[trace]\npath = good.h5\n[nowhere]\nx = 1'
+ini_case unknown_section 2 "unknown_section.ini:3|[nowhere]" $'[trace]\npath = good.h5\n[nowhere]\nx = 1'
 ini_case duplicate_key 2 "duplicate_key.ini:3|duplicate key 'path'" $'[trace]\npath = good.h5\npath = good.h5'
 ini_case empty_list 2 "empty_list.ini:4|fetch_align|empty list" $'[trace]\npath = good.h5\n[scenarios]\nfetch_align = '
 ini_case bad_align 2 "bad_align.ini:4|fastest" $'[trace]\npath = good.h5\n[scenarios]\nstart_align = none, fastest'

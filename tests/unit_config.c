@@ -1,0 +1,541 @@
+/* unit_config.c - the scenario file (SPEC §6, config/ss_config.h): defaults, lists, aliases,
+ * paths relative to the INI file's folder, --set overrides, the sweep's cartesian product and
+ * its order (sim/ss_scenario.h), and every kind of error with a "file:line" message. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ss_config.h"
+#include "ss_scenario.h"
+#include "test_util.h"
+
+/* the folder of the files that tu_write_ini writes */
+static const char *dir(void) { return tu_tmpdir(); }
+
+static ss_status load(const char *text, ss_config *c, char *path_out)
+{
+    const char *path = tu_write_ini(text);
+    if (path_out) snprintf(path_out, 512, "%s", path);
+    ss_clear();
+    return ss_config_load(c, path, 0, NULL);
+}
+
+static void load_ok(const char *text, ss_config *c)
+{
+    if (load(text, c, NULL) != SS_OK) fail_msg("load failed: %s", ss_errmsg());
+}
+
+/* Loads text expecting SS_ECONFIG with a message holding "FILE:LINE" and needle (if any). */
+static void expect_error_at(const char *text, int line, const char *needle)
+{
+    ss_config c;
+    char path[512], where[600];
+    ss_status st = load(text, &c, path);
+    const char *msg = ss_errmsg();
+    ss_config_free(&c);
+    if (st != SS_ECONFIG) fail_msg("expected SS_ECONFIG, got %d (message '%s') for:\n%s", (int)st, msg, text);
+    snprintf(where, sizeof where, "%s:%d", path, line);
+    if (!strstr(msg, where)) fail_msg("message '%s' does not name %s", msg, where);
+    if (needle && !strstr(msg, needle)) fail_msg("message '%s' does not mention '%s'", msg, needle);
+}
+
+/* ---------------------------------------------------------------- values */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("[trace]\npath = /data/t.h5\n", &c);
+    assert_string_equal(c.trace_path, "/data/t.h5");
+    assert_int_equal(c.epoch_all, 1);
+    assert_int_equal(c.warmup_iterations, 11);
+    assert_int_equal(c.n_models, 1);
+    assert_int_equal(c.models[0], SS_MODEL_INDEPENDENT);
+    assert_int_equal(c.n_fetch, 1);
+    assert_int_equal(c.fetch_align[0], SS_ALIGN_NONE);
+    assert_int_equal(c.n_start, 1);
+    assert_int_equal(c.start_align[0], SS_ALIGN_NONE);
+    assert_true(c.stall_floor == 0.000002);
+    assert_true(c.stall_sensitivity == 0.01);
+    assert_true(c.effective_delay_threshold == 0.030);
+    assert_int_equal(c.per_iteration, 0);
+    /* pipeline defaults (SPEC §8): workers auto, prefetch 2, scales 1, worker_gap auto, gaps 0 */
+    assert_int_equal(c.n_workers, 1);
+    assert_int_equal(c.workers[0].is_auto, 1);
+    assert_true(c.workers[0].value == 1.0);
+    assert_int_equal(c.n_prefetch, 1);
+    assert_int_equal(c.prefetch[0], 2);
+    assert_int_equal(c.n_fetch_scale, 1);
+    assert_true(c.fetch_scale[0] == 1.0);
+    assert_int_equal(c.n_compute_scale, 1);
+    assert_true(c.compute_scale[0] == 1.0);
+    assert_int_equal(c.worker_gap.is_auto, 1);
+    assert_true(c.refill_gap == 0.0 && c.step_gap == 0.0);
+    ss_config_free(&c);
+}
+
+/* SPEC §6 shows `dir = results ; relative to this file's folder` in a file that spells out the
+ * defaults: without a dir key the output folder is <INI folder>/results, as if written. */
+static void test_default_out_dir_relative_to_file(void **state)
+{
+    (void)state;
+    ss_config c, d;
+    char want[600];
+    snprintf(want, sizeof want, "%s/results", dir());
+    load_ok("[trace]\npath = t.h5\n[output]\ndir = results\n", &d);
+    assert_string_equal(d.out_dir, want);
+    load_ok("[trace]\npath = t.h5\n", &c);
+    assert_string_equal(c.out_dir, d.out_dir);
+    ss_config_free(&c);
+    ss_config_free(&d);
+}
+
+static void test_relative_paths(void **state)
+{
+    (void)state;
+    ss_config c;
+    char want[600];
+    load_ok("[trace]\npath = sub/t.h5   ; a comment\n[output]\ndir = out\n", &c);
+    snprintf(want, sizeof want, "%s/sub/t.h5", dir());
+    assert_string_equal(c.trace_path, want);
+    snprintf(want, sizeof want, "%s/out", dir());
+    assert_string_equal(c.out_dir, want);
+    ss_config_free(&c);
+    /* absolute paths stay */
+    load_ok("[trace]\npath = /abs/t.h5\n[output]\ndir = /abs/out\n", &c);
+    assert_string_equal(c.trace_path, "/abs/t.h5");
+    assert_string_equal(c.out_dir, "/abs/out");
+    ss_config_free(&c);
+}
+
+static void test_lists_and_values(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("; a scenario file\n"
+            "[trace]\n"
+            "path = /t.h5\n"
+            "epoch = 3\n"
+            "warmup_iterations = 0\n"
+            "[scenarios]\n"
+            "model = independent, pipeline\n"
+            "fetch_align = false, min,avg ,median,max\n"
+            "start_align = none, false, min, avg, mean\n"
+            "workers = auto, 2, auto*2, auto/2\n"
+            "prefetch = 1, 4\n"
+            "fetch_scale = 1, 0.5\n"
+            "compute_scale = 0.25\n"
+            "[independent]\n"
+            "stall_floor = 0.5\n"
+            "stall_sensitivity = 0.25\n"
+            "[pipeline]\n"
+            "worker_gap = 0.125\n"
+            "refill_gap = 0.0625\n"
+            "step_gap = 0.03125\n"
+            "[summary]\n"
+            "effective_delay_threshold = 0.2\n"
+            "[output]\n"
+            "per_iteration = true\n",
+            &c);
+    assert_int_equal(c.epoch_all, 0);
+    assert_int_equal(c.epoch, 3);
+    assert_int_equal(c.warmup_iterations, 0);
+    assert_int_equal(c.n_models, 2);
+    assert_int_equal(c.models[0], SS_MODEL_INDEPENDENT);
+    assert_int_equal(c.models[1], SS_MODEL_PIPELINE);
+    assert_int_equal(c.n_fetch, 5);
+    const ss_align fa[] = {SS_ALIGN_NONE, SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEDIAN, SS_ALIGN_MAX};
+    for (int i = 0; i < 5; i++) assert_int_equal(c.fetch_align[i], fa[i]);
+    assert_int_equal(c.n_start, 5);
+    const ss_align sa[] = {SS_ALIGN_NONE, SS_ALIGN_NONE, SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEAN};
+    for (int i = 0; i < 5; i++) assert_int_equal(c.start_align[i], sa[i]);
+    assert_int_equal(c.n_workers, 4);
+    assert_true(c.workers[0].is_auto && c.workers[0].value == 1.0);
+    assert_true(!c.workers[1].is_auto && c.workers[1].value == 2.0);
+    assert_true(c.workers[2].is_auto && c.workers[2].value == 2.0);
+    assert_true(c.workers[3].is_auto && c.workers[3].value == 0.5);
+    assert_int_equal(c.n_prefetch, 2);
+    assert_int_equal(c.prefetch[0], 1);
+    assert_int_equal(c.prefetch[1], 4);
+    assert_int_equal(c.n_fetch_scale, 2);
+    assert_true(c.fetch_scale[0] == 1.0 && c.fetch_scale[1] == 0.5);
+    assert_int_equal(c.n_compute_scale, 1);
+    assert_true(c.compute_scale[0] == 0.25);
+    assert_true(c.stall_floor == 0.5);
+    assert_true(c.stall_sensitivity == 0.25);
+    assert_true(!c.worker_gap.is_auto && c.worker_gap.value == 0.125);
+    assert_true(c.refill_gap == 0.0625);
+    assert_true(c.step_gap == 0.03125);
+    assert_true(c.effective_delay_threshold == 0.2);
+    assert_int_equal(c.per_iteration, 1);
+    ss_config_free(&c);
+
+    load_ok("[trace]\npath = /t.h5\nepoch = all\n[output]\nper_iteration = false\n", &c);
+    assert_int_equal(c.epoch_all, 1);
+    assert_int_equal(c.per_iteration, 0);
+    ss_config_free(&c);
+}
+
+/* ---------------------------------------------------------------- the sweep */
+
+/* 2 models; workers 2 values, prefetch 2, fetch_scale 2, compute_scale 2, fetch_align 2,
+ * start_align 2: 1 (measured) + 2 x 2 (independent: the aligns only) + 2^6 (pipeline) = 69,
+ * in order: measured; independent (fetch outer, start inner); pipeline with workers, prefetch,
+ * fetch_scale, compute_scale, fetch_align, start_align nested outer to inner. */
+static void test_cartesian_product(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("[trace]\npath = /t.h5\n"
+            "[scenarios]\n"
+            "model = independent, pipeline\n"
+            "workers = auto, 2\n"
+            "prefetch = 2, 4\n"
+            "fetch_scale = 1, 0.5\n"
+            "compute_scale = 1, 0.25\n"
+            "fetch_align = none, min\n"
+            "start_align = none, avg\n",
+            &c);
+    ss_scenario *sc;
+    int n;
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 69);
+    assert_int_equal(sc[0].model, SS_MODEL_MEASURED);
+    assert_string_equal(sc[0].name, "measured");
+    const ss_align fa[] = {SS_ALIGN_NONE, SS_ALIGN_MIN}, sa[] = {SS_ALIGN_NONE, SS_ALIGN_AVG};
+    const char *ind_names[] = {"independent_fetch-none_start-none", "independent_fetch-none_start-avg",
+                               "independent_fetch-min_start-none", "independent_fetch-min_start-avg"};
+    for (int i = 0; i < 4; i++) {
+        const ss_scenario *s = &sc[1 + i];
+        assert_int_equal(s->model, SS_MODEL_INDEPENDENT);
+        assert_int_equal(s->fetch_align, fa[i / 2]);
+        assert_int_equal(s->start_align, sa[i % 2]);
+        assert_string_equal(s->name, ind_names[i]);
+        assert_int_equal(s->baseline, i == 0);
+    }
+    const double fsc[] = {1, 0.5}, csc[] = {1, 0.25};
+    const long pf[] = {2, 4};
+    int k = 5;
+    for (int w = 0; w < 2; w++)
+        for (int p = 0; p < 2; p++)
+            for (int f = 0; f < 2; f++)
+                for (int cs = 0; cs < 2; cs++)
+                    for (int a = 0; a < 2; a++)
+                        for (int b = 0; b < 2; b++, k++) {
+                            const ss_scenario *s = &sc[k];
+                            assert_int_equal(s->model, SS_MODEL_PIPELINE);
+                            assert_int_equal(s->workers.is_auto, w == 0);
+                            assert_true(s->workers.value == (w == 0 ? 1.0 : 2.0));
+                            assert_int_equal(s->prefetch, pf[p]);
+                            assert_true(s->fetch_scale == fsc[f]);
+                            assert_true(s->compute_scale == csc[cs]);
+                            assert_int_equal(s->fetch_align, fa[a]);
+                            assert_int_equal(s->start_align, sa[b]);
+                            if (w == 1 || f == 1 || cs == 1 || a == 1 || b == 1) assert_int_equal(s->baseline, 0);
+                            if (w == 0 && p == 0 && f == 0 && cs == 0 && a == 0 && b == 0)
+                                assert_int_equal(s->baseline, 1);
+                        }
+    assert_int_equal(k, 69);
+    /* names are unique */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (!strcmp(sc[i].name, sc[j].name)) fail_msg("scenarios %d and %d share the name %s", i, j, sc[i].name);
+    free(sc);
+    ss_config_free(&c);
+
+    /* models in the order listed; defaults give 1 + 1 + 1 */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline, independent\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(sc[0].model, SS_MODEL_MEASURED);
+    assert_int_equal(sc[1].model, SS_MODEL_PIPELINE);
+    assert_int_equal(sc[2].model, SS_MODEL_INDEPENDENT);
+    free(sc);
+    ss_config_free(&c);
+
+    /* the notebook's 3 x 3 sweep: 10 rows */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = none, avg, min\nstart_align = none, avg, min\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 10);
+    assert_string_equal(sc[1].name, "independent_fetch-none_start-none");
+    assert_string_equal(sc[2].name, "independent_fetch-none_start-avg");
+    assert_string_equal(sc[4].name, "independent_fetch-avg_start-none");
+    assert_string_equal(sc[9].name, "independent_fetch-min_start-min");
+    free(sc);
+    ss_config_free(&c);
+}
+
+/* `false` and `none` are the same scenario: listing both is a repeated scenario. */
+static void test_false_none_repeated(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = none, false\n", &c);
+    ss_scenario *sc = NULL;
+    int n;
+    ss_clear();
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), c.file));
+    ss_config_free(&c);
+}
+
+/* ---------------------------------------------------------------- --set */
+
+static void test_set_overrides(void **state)
+{
+    (void)state;
+    ss_config c;
+    const char *path = tu_write_ini("[trace]\npath = /t.h5\nwarmup_iterations = 5\n[scenarios]\nfetch_align = avg\n");
+    char *sets[] = {"scenarios.fetch_align=min,avg", "trace.warmup_iterations=0", "trace.path=rel/t.h5",
+                    "independent.stall_floor = 0.25", "scenarios.start_align=false,mean"};
+    ss_clear();
+    if (ss_config_load(&c, path, 5, sets) != SS_OK) fail_msg("load failed: %s", ss_errmsg());
+    assert_int_equal(c.n_fetch, 2);
+    assert_int_equal(c.fetch_align[0], SS_ALIGN_MIN);
+    assert_int_equal(c.fetch_align[1], SS_ALIGN_AVG);
+    assert_int_equal(c.warmup_iterations, 0);
+    assert_string_equal(c.trace_path, "rel/t.h5"); /* overrides: from the current folder */
+    assert_true(c.stall_floor == 0.25);
+    assert_int_equal(c.n_start, 2);
+    assert_int_equal(c.start_align[0], SS_ALIGN_NONE);
+    assert_int_equal(c.start_align[1], SS_ALIGN_MEAN);
+    assert_non_null(strstr(c.text, "scenarios.fetch_align=min,avg")); /* recorded with the text */
+
+    /* ss_config_set on its own; the same key twice is fine for overrides */
+    assert_int_equal(ss_config_set(&c, "summary.effective_delay_threshold=0.5"), SS_OK);
+    assert_int_equal(ss_config_set(&c, "summary.effective_delay_threshold=0.125"), SS_OK);
+    assert_true(c.effective_delay_threshold == 0.125);
+    assert_int_equal(ss_config_set(&c, "output.per_iteration=yes"), SS_OK);
+    assert_int_equal(c.per_iteration, 1);
+
+    /* bad overrides */
+    const char *bad[] = {"scenarios.fetch_align=fastest", "nosuch.key=1", "trace.nokey=1", "trace.path",
+                         "noequals", "independent.stall_floor=-1", "scenarios.fetch_align="};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ss_clear();
+        ss_status st = ss_config_set(&c, bad[i]);
+        if (st != SS_ECONFIG) fail_msg("--set %s: expected SS_ECONFIG, got %d", bad[i], (int)st);
+        if (!strstr(ss_errmsg(), bad[i])) fail_msg("--set %s: message '%s' does not name it", bad[i], ss_errmsg());
+    }
+    ss_config_free(&c);
+
+    /* a bad override given to ss_config_load fails the load */
+    char *badset[] = {"scenarios.start_align=median"};
+    ss_clear();
+    assert_int_equal(ss_config_load(&c, path, 1, badset), SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), "scenarios.start_align=median"));
+    ss_config_free(&c);
+}
+
+/* ---------------------------------------------------------------- errors with file:line */
+
+static void test_err_unknown_key(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\nbogus = 1\n", 3, "bogus");
+    expect_error_at("[scenarios]\nfetch_aling = min\n[trace]\npath = /t.h5\n", 2, "fetch_aling");
+}
+
+static void test_err_unknown_section(void **state)
+{
+    (void)state;
+    /* the section header (line 3) or its first key (line 4) */
+    ss_config c;
+    char path[512], at3[600], at4[600];
+    ss_status st = load("[trace]\npath = /t.h5\n[bogus]\nx = 1\n", &c, path);
+    ss_config_free(&c);
+    assert_int_equal(st, SS_ECONFIG);
+    snprintf(at3, sizeof at3, "%s:3", path);
+    snprintf(at4, sizeof at4, "%s:4", path);
+    if (!strstr(ss_errmsg(), at3) && !strstr(ss_errmsg(), at4)) fail_msg("message '%s' names no line", ss_errmsg());
+    assert_non_null(strstr(ss_errmsg(), "bogus"));
+}
+
+/* An unknown section is an error even when it holds no key (SPEC §6). */
+static void test_err_unknown_empty_section(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[bogus]\n", 3, "bogus");
+}
+
+static void test_err_duplicate_key(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /a.h5\nwarmup_iterations = 1\nwarmup_iterations = 2\n", 4, "warmup_iterations");
+    /* also when the section is opened twice */
+    expect_error_at("[trace]\npath = /a.h5\n[scenarios]\nfetch_align = min\n[trace]\npath = /b.h5\n", 6, "path");
+}
+
+static void test_err_empty_list(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align =\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nstart_align = ,\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = none, , min\n", 4, NULL);
+}
+
+/* "none,,min" has an empty item just like "none, , min". */
+static void test_err_empty_item_no_spaces(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = none,,min\n", 4, NULL);
+}
+
+static void test_err_unknown_align(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = none, fastest\n", 4, "fastest");
+    /* median and max are fetch-only, mean is start-only */
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nstart_align = median\n", 4, "median");
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nstart_align = max\n", 4, "max");
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = mean\n", 4, "mean");
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nmodel = dependency\n", 4, "dependency");
+}
+
+static void test_err_malformed_number(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[summary]\neffective_delay_threshold = 0.03x\n", 4, "0.03x");
+    expect_error_at("[trace]\npath = /t.h5\n[independent]\nstall_floor = nan\n", 4, "nan");
+    expect_error_at("[trace]\npath = /t.h5\n[independent]\nstall_sensitivity = inf\n", 4, "inf");
+    expect_error_at("[trace]\npath = /t.h5\nwarmup_iterations = 1.5\n", 3, "1.5");
+    expect_error_at("[trace]\npath = /t.h5\nepoch = first\n", 3, "first");
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nprefetch = 2, x\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[output]\nper_iteration = maybe\n", 4, "maybe");
+}
+
+static void test_err_negative(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[independent]\nstall_sensitivity = -0.01\n", 4, "-0.01");
+    expect_error_at("[trace]\npath = /t.h5\n[independent]\nstall_floor = -0.5\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\nwarmup_iterations = -1\n", 3, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[summary]\neffective_delay_threshold = -0.03\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_scale = 1, -0.5\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nprefetch = -2\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nworkers = -3\n", 4, NULL);
+    expect_error_at("[trace]\npath = /t.h5\n[pipeline]\nrefill_gap = -1\n", 4, NULL);
+}
+
+/* Lines up to 197 characters are read; a longer one is an error at its line. */
+static void test_err_long_line(void **state)
+{
+    (void)state;
+    char text[1024], line[256];
+    ss_config c;
+    /* "path = /" is 8 characters, then 189 'a' -> 197 */
+    memset(line, 0, sizeof line);
+    memcpy(line, "path = /", 8);
+    memset(line + 8, 'a', 189);
+    assert_int_equal((int)strlen(line), 197);
+    snprintf(text, sizeof text, "; ok\n[trace]\n%s\n", line);
+    load_ok(text, &c);
+    assert_int_equal((int)strlen(c.trace_path), 190);
+    ss_config_free(&c);
+
+    line[197] = 'a'; /* 198 */
+    snprintf(text, sizeof text, "; too long\n[trace]\n%s\n", line);
+    expect_error_at(text, 3, NULL);
+
+    /* a long comment line counts too */
+    memset(line, 0, sizeof line);
+    line[0] = ';';
+    memset(line + 1, 'c', 220);
+    snprintf(text, sizeof text, "[trace]\npath = /t.h5\n%s\n", line);
+    expect_error_at(text, 3, NULL);
+}
+
+static void test_err_not_a_pair(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\njunk\n", 3, NULL);
+    expect_error_at("path = /t.h5\n[trace]\n", 1, NULL); /* outside any section */
+    expect_error_at("[trace\npath = /t.h5\n", 1, NULL);
+}
+
+static void test_err_missing_file(void **state)
+{
+    (void)state;
+    ss_config c;
+    char path[600];
+    snprintf(path, sizeof path, "%s/no-such-file.ini", dir());
+    ss_clear();
+    assert_int_equal(ss_config_load(&c, path, 0, NULL), SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), path));
+    ss_config_free(&c);
+}
+
+static void test_err_folder(void **state)
+{
+    (void)state;
+    ss_config c;
+    ss_clear();
+    assert_int_equal(ss_config_load(&c, dir(), 0, NULL), SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), dir()));
+    ss_config_free(&c);
+}
+
+/* No [trace] path: an error naming the file. */
+static void test_err_missing_trace_path(void **state)
+{
+    (void)state;
+    ss_config c;
+    char path[512];
+    ss_status st = load("[scenarios]\nfetch_align = min\n", &c, path);
+    assert_int_equal(st, SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), path));
+    ss_config_free(&c);
+}
+
+/* The first recorded message wins: a second failure does not replace it until ss_clear. */
+static void test_first_message_wins(void **state)
+{
+    (void)state;
+    ss_config c;
+    char p1[512], p2[512];
+    assert_int_equal(load("[trace]\npath = /t.h5\nbogus1 = 1\n", &c, p1), SS_ECONFIG);
+    ss_config_free(&c);
+    const char *path2 = tu_write_ini("[trace]\npath = /t.h5\nbogus2 = 1\n");
+    snprintf(p2, sizeof p2, "%s", path2);
+    assert_int_equal(ss_config_load(&c, p2, 0, NULL), SS_ECONFIG); /* no ss_clear */
+    ss_config_free(&c);
+    assert_non_null(strstr(ss_errmsg(), "bogus1"));
+    assert_null(strstr(ss_errmsg(), "bogus2"));
+    ss_clear();
+    assert_string_equal(ss_errmsg(), "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_default_out_dir_relative_to_file),
+        cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_lists_and_values),
+        cmocka_unit_test(test_cartesian_product),
+        cmocka_unit_test(test_false_none_repeated),
+        cmocka_unit_test(test_set_overrides),
+        cmocka_unit_test(test_err_unknown_key),
+        cmocka_unit_test(test_err_unknown_section),
+        cmocka_unit_test(test_err_unknown_empty_section),
+        cmocka_unit_test(test_err_duplicate_key),
+        cmocka_unit_test(test_err_empty_list),
+        cmocka_unit_test(test_err_empty_item_no_spaces),
+        cmocka_unit_test(test_err_unknown_align),
+        cmocka_unit_test(test_err_malformed_number),
+        cmocka_unit_test(test_err_negative),
+        cmocka_unit_test(test_err_long_line),
+        cmocka_unit_test(test_err_not_a_pair),
+        cmocka_unit_test(test_err_missing_file),
+        cmocka_unit_test(test_err_folder),
+        cmocka_unit_test(test_err_missing_trace_path),
+        cmocka_unit_test(test_first_message_wins),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,537 @@
+/* unit_pipeline.c - the pipeline recurrence of SPEC §8 on small hand-worked cases (2 GPUs, 2 workers, prefetch 1 or 2, 8 iterations): worker pool, prefetch window, start/fetch alignment, scales and the three gaps, plus a cross-check against a plain transcription of SPEC §8. */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ss_model_pipeline.h"
+#include "ss_row.h"
+
+#define EPS 1e-12
+#define NK 8
+
+/* Common inputs of the 2-GPU cases (row-major [k][g]).
+ *   k :  f[k][0]  f[k][1]  c[k]   fs[k] (used for k < W only)
+ *   0 :  1        2        0.5    0    0.5
+ *   1 :  1        1        0.5    0.2  0
+ *   2 :  3        1        0.5
+ *   3 :  1        1        0.5
+ *   4 :  1        1        0.5
+ *   5 :  2        1        0.5
+ *   6 :  1        1        0.5
+ *   7 :  1        1        0.5                                              */
+static const double F[NK * 2] = {1, 2, 1, 1, 3, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1};
+static const double C[NK] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+static const double FS[NK * 2] = {0, 0.5, 0.2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+typedef struct {
+    double start[NK * 2], stall[NK * 2], T[NK];
+} expect2;
+
+static ssp_params params(int W, int P)
+{
+    ssp_params p = {.workers = W, .prefetch = P, .worker_gap = 0, .refill_gap = 0, .step_gap = 0,
+                    .fetch_scale = 1, .compute_scale = 1, .fetch_align = SS_ALIGN_NONE,
+                    .start_align = SS_ALIGN_NONE};
+    return p;
+}
+
+static void near(double got, double want, const char *what, long k, int g)
+{
+    if (fabs(got - want) > EPS) fail_msg("%s k=%ld g=%d: got %.15g, expected %.15g", what, k, g, got, want);
+}
+
+/* Runs the 8 common rows with p through ssp_advance and compares with e. T[-1] is taken
+ * from e (t_prev of row 0). Also checks the step results derived from them. */
+static void check_run(const ssp_params *p, const expect2 *e, double t_minus1)
+{
+    ssp_state s;
+    assert_int_equal(ssp_init(&s, p, 2), SS_OK);
+    for (int pass = 0; pass < 2; pass++) { /* the second pass checks that an epoch restarts cleanly */
+        ssp_epoch_start(&s);
+        double tprev_want = t_minus1;
+        for (long k = 0; k < NK; k++) {
+            double start[2], stall[2], tp;
+            ss_step out;
+            double T = ssp_advance(&s, F + 2 * k, C[k], FS + 2 * k, start, stall, &tp, &out);
+            for (int g = 0; g < 2; g++) {
+                near(start[g], e->start[2 * k + g], "start", k, g);
+                near(stall[g], e->stall[2 * k + g], "stall", k, g);
+            }
+            near(tp, tprev_want, "T[k-1]", k, -1);
+            near(T, e->T[k], "T", k, -1);
+            near(out.iter_time, e->T[k] - tprev_want, "iteration time", k, -1);
+            double smax = fmax(e->stall[2 * k], e->stall[2 * k + 1]);
+            double smin = fmin(e->stall[2 * k], e->stall[2 * k + 1]);
+            near(out.stall, smax, "step stall", k, -1);
+            near(out.delay, smax - smin, "delay", k, -1);
+            near(out.start_diff, fabs(e->start[2 * k] - e->start[2 * k + 1]), "start_diff", k, -1);
+            near(out.fetch_diff, fabs(F[2 * k] - F[2 * k + 1]), "fetch_diff", k, -1);
+            tprev_want = e->T[k];
+        }
+    }
+    ssp_free(&s);
+}
+
+/* W = 2, P = 1 (window W*P = 2), no gaps, no alignment. T[-1] = min start[0] = 0.
+ * k=0: start = fs = [0, .5]; done [1, 2.5]; T0 = max(0, 2.5) + .5 = 3; stall [1, 2.5]
+ * k=1: start = fs = [.2, 0]; done [1.2, 1]; T1 = max(3, 1.2) + .5 = 3.5; stall [0, 0]
+ * k=2: r = done0 = [1, 2.5]; h = max(T[-1]=0, done0) = [1, 2.5]; start [1, 2.5];
+ *      done [4, 3.5]; T2 = max(3.5, 4) + .5 = 4.5; stall [.5, 0]
+ * k=3: r = done1 = [1.2, 1]; h = max(T0=3, done1) = [3, 3]; start [3, 3]; done [4, 4];
+ *      T3 = max(4.5, 4) + .5 = 5; stall [0, 0]
+ * k=4: r = done2 = [4, 3.5]; h = max(T1=3.5, done2) = [4, 3.5]; start [4, 3.5];
+ *      done [5, 4.5]; T4 = max(5, 5) + .5 = 5.5; stall [0, 0]
+ * k=5: r = done3 = [4, 4]; h = max(T2=4.5, 4) = 4.5; start [4.5, 4.5]; done [6.5, 5.5];
+ *      T5 = max(5.5, 6.5) + .5 = 7; stall [1, 0]
+ * k=6: r = done4 = [5, 4.5]; h = max(T3=5, done4) = [5, 5]; start [5, 5]; done [6, 6];
+ *      T6 = max(7, 6) + .5 = 7.5; stall [0, 0]
+ * k=7: r = done5 = [6.5, 5.5]; h = max(T4=5.5, done5) = [6.5, 5.5]; start [6.5, 5.5];
+ *      done [7.5, 6.5]; T7 = max(7.5, 7.5) + .5 = 8; stall [0, 0] */
+static void test_window_w2_p1(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    expect2 e = {.start = {0, .5, .2, 0, 1, 2.5, 3, 3, 4, 3.5, 4.5, 4.5, 5, 5, 6.5, 5.5},
+                 .stall = {1, 2.5, 0, 0, .5, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+                 .T = {3, 3.5, 4.5, 5, 5.5, 7, 7.5, 8}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 2 (window 4): the worker pool alone for k < 4, then both.
+ * k=0,1 as in the P=1 case: done0 [1, 2.5], T0 = 3; done1 [1.2, 1], T1 = 3.5
+ * k=2: start = r = done0 = [1, 2.5]; done [4, 3.5]; T2 = 4.5; stall [.5, 0]
+ * k=3: start = r = done1 = [1.2, 1]; done [2.2, 2]; T3 = max(4.5, 2.2) + .5 = 5; stall 0
+ * k=4: r = done2 = [4, 3.5]; h = max(T[-1]=0, done0=[1, 2.5]) = [1, 2.5];
+ *      start [4, 3.5] (worker pool binds); done [5, 4.5]; T4 = max(5, 5) + .5 = 5.5
+ * k=5: r = done3 = [2.2, 2]; h = max(T0=3, done1) = [3, 3]; start [3, 3] (window binds);
+ *      done [5, 4]; T5 = max(5.5, 5) + .5 = 6; stall 0
+ * k=6: r = done4 = [5, 4.5]; h = max(T1=3.5, done2=[4, 3.5]) = [4, 3.5]; start [5, 4.5];
+ *      done [6, 5.5]; T6 = max(6, 6) + .5 = 6.5; stall 0
+ * k=7: r = done5 = [5, 4]; h = max(T2=4.5, done3=[2.2, 2]) = 4.5; start [5, 4.5];
+ *      done [6, 5.5]; T7 = max(6.5, 6) + .5 = 7; stall 0 */
+static void test_worker_pool_w2_p2(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 2);
+    expect2 e = {.start = {0, .5, .2, 0, 1, 2.5, 1.2, 1, 4, 3.5, 3, 3, 5, 4.5, 5, 4.5},
+                 .stall = {1, 2.5, 0, 0, .5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                 .T = {3, 3.5, 4.5, 5, 5.5, 6, 6.5, 7}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 1, worker_gap = .25: r[k] = done[k-2] + .25.
+ * k=0,1 unchanged: done0 [1, 2.5], T0 = 3; done1 [1.2, 1], T1 = 3.5
+ * k=2: r = [1.25, 2.75]; h = [1, 2.5]; start [1.25, 2.75]; done [4.25, 3.75];
+ *      T2 = 4.25 + .5 = 4.75; stall [.75, .25]
+ * k=3: r = [1.45, 1.25]; h = max(T0=3, ..) = [3, 3]; start [3, 3]; done [4, 4];
+ *      T3 = max(4.75, 4) + .5 = 5.25; stall 0
+ * k=4: r = done2 + .25 = [4.5, 4]; h = max(T1=3.5, [4.25, 3.75]) = [4.25, 3.75];
+ *      start [4.5, 4]; done [5.5, 5]; T4 = max(5.25, 5.5) + .5 = 6; stall [.25, 0]
+ * k=5: r = done3 + .25 = [4.25, 4.25]; h = max(T2=4.75, 4) = 4.75; start [4.75, 4.75];
+ *      done [6.75, 5.75]; T5 = 6.75 + .5 = 7.25; stall [.75, 0]
+ * k=6: r = done4 + .25 = [5.75, 5.25]; h = max(T3=5.25, [5.5, 5]) = [5.5, 5.25];
+ *      start [5.75, 5.25]; done [6.75, 6.25]; T6 = max(7.25, 6.75) + .5 = 7.75; stall 0
+ * k=7: r = done5 + .25 = [7, 6]; h = max(T4=6, [6.75, 5.75]) = [6.75, 6]; start [7, 6];
+ *      done [8, 7]; T7 = max(7.75, 8) + .5 = 8.5; stall [.25, 0] */
+static void test_worker_gap(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.worker_gap = 0.25;
+    expect2 e = {.start = {0, .5, .2, 0, 1.25, 2.75, 3, 3, 4.5, 4, 4.75, 4.75, 5.75, 5.25, 7, 6},
+                 .stall = {1, 2.5, 0, 0, .75, .25, 0, 0, .25, 0, .75, 0, 0, 0, .25, 0},
+                 .T = {3, 3.5, 4.75, 5.25, 6, 7.25, 7.75, 8.5}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 1, refill_gap = .25: h[k] = max(T[k-3], done[k-2]) + .25.
+ * k=0,1 unchanged: done0 [1, 2.5], T0 = 3; done1 [1.2, 1], T1 = 3.5
+ * k=2: r = [1, 2.5]; h = [1.25, 2.75]; start [1.25, 2.75]; done [4.25, 3.75]; T2 = 4.75;
+ *      stall [.75, .25]
+ * k=3: r = [1.2, 1]; h = 3 + .25 = 3.25; start [3.25, 3.25]; done [4.25, 4.25];
+ *      T3 = max(4.75, 4.25) + .5 = 5.25; stall 0
+ * k=4: r = [4.25, 3.75]; h = max(3.5, done2) + .25 = [4.5, 4]; start [4.5, 4];
+ *      done [5.5, 5]; T4 = 6; stall [.25, 0]
+ * k=5: r = [4.25, 4.25]; h = max(T2=4.75, 4.25) + .25 = 5; start [5, 5]; done [7, 6];
+ *      T5 = 7.5; stall [1, 0]
+ * k=6: r = [5.5, 5]; h = max(T3=5.25, [5.5, 5]) + .25 = [5.75, 5.5]; start [5.75, 5.5];
+ *      done [6.75, 6.5]; T6 = max(7.5, 6.75) + .5 = 8; stall 0
+ * k=7: r = [7, 6]; h = max(T4=6, [7, 6]) + .25 = [7.25, 6.25]; start [7.25, 6.25];
+ *      done [8.25, 7.25]; T7 = 8.75; stall [.25, 0] */
+static void test_refill_gap(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.refill_gap = 0.25;
+    expect2 e = {.start = {0, .5, .2, 0, 1.25, 2.75, 3.25, 3.25, 4.5, 4, 5, 5, 5.75, 5.5, 7.25, 6.25},
+                 .stall = {1, 2.5, 0, 0, .75, .25, 0, 0, .25, 0, 1, 0, 0, 0, .25, 0},
+                 .T = {3, 3.5, 4.75, 5.25, 6, 7.5, 8, 8.75}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 1, step_gap = .25: T[k] = max(T[k-1], max done[k]) + .25 + c[k].
+ * k=0: start [0, .5]; done [1, 2.5]; T0 = 2.5 + .75 = 3.25; stall [1, 2.5]
+ * k=1: start [.2, 0]; done [1.2, 1]; T1 = 3.25 + .75 = 4; stall 0
+ * k=2: r = h = [1, 2.5]; start [1, 2.5]; done [4, 3.5]; T2 = max(4, 4) + .75 = 4.75;
+ *      stall [0, 0]
+ * k=3: r = [1.2, 1]; h = T0 = 3.25; start [3.25, 3.25]; done [4.25, 4.25]; T3 = 5.5
+ * k=4: r = done2 = [4, 3.5]; h = max(T1=4, done2) = [4, 4]; start [4, 4]; done [5, 5];
+ *      T4 = max(5.5, 5) + .75 = 6.25; stall 0
+ * k=5: r = [4.25, 4.25]; h = T2 = 4.75; start [4.75, 4.75]; done [6.75, 5.75];
+ *      T5 = 6.75 + .75 = 7.5; stall [.5, 0]
+ * k=6: r = done4 = [5, 5]; h = T3 = 5.5; start [5.5, 5.5]; done [6.5, 6.5]; T6 = 8.25
+ * k=7: r = done5 = [6.75, 5.75]; h = max(T4=6.25, done5) = [6.75, 6.25];
+ *      start [6.75, 6.25]; done [7.75, 7.25]; T7 = 8.25 + .75 = 9; stall 0 */
+static void test_step_gap(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.step_gap = 0.25;
+    expect2 e = {.start = {0, .5, .2, 0, 1, 2.5, 3.25, 3.25, 4, 4, 4.75, 4.75, 5.5, 5.5, 6.75, 6.25},
+                 .stall = {1, 2.5, 0, 0, 0, 0, 0, 0, 0, 0, .5, 0, 0, 0, 0, 0},
+                 .T = {3.25, 4, 4.75, 5.5, 6.25, 7.5, 8.25, 9}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 1, start_align = min: r[k][.] := min of the row, before the window.
+ * k=0: r = [0, .5] -> 0; start [0, 0]; done [1, 2]; T[-1] = 0; T0 = 2.5; stall [1, 2]
+ * k=1: r = [.2, 0] -> 0; start [0, 0]; done [1, 1]; T1 = 3; stall 0
+ * k=2: r = done0 = [1, 2] -> 1; h = max(0, done0) = [1, 2]; start [1, 2]; done [4, 3];
+ *      T2 = 4.5; stall [1, 0]
+ * k=3: r = [1, 1] -> 1; h = T0 = 2.5; start [2.5, 2.5]; done [3.5, 3.5]; T3 = 5; stall 0
+ * k=4: r = done2 = [4, 3] -> 3; h = max(T1=3, done2) = [4, 3]; start [4, 3]; done [5, 4];
+ *      T4 = max(5, 5) + .5 = 5.5; stall 0
+ * k=5: r = 3.5; h = max(T2=4.5, 3.5) = 4.5; start [4.5, 4.5]; done [6.5, 5.5]; T5 = 7;
+ *      stall [1, 0]
+ * k=6: r = done4 = [5, 4] -> 4; h = max(T3=5, ..) = [5, 5]; start [5, 5]; done [6, 6];
+ *      T6 = 7.5; stall 0
+ * k=7: r = done5 = [6.5, 5.5] -> 5.5; h = max(T4=5.5, done5) = [6.5, 5.5];
+ *      start [6.5, 5.5]; done [7.5, 6.5]; T7 = 8; stall 0 */
+static void test_start_align_min(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.start_align = SS_ALIGN_MIN;
+    expect2 e = {.start = {0, 0, 0, 0, 1, 2, 2.5, 2.5, 4, 3, 4.5, 4.5, 5, 5, 6.5, 5.5},
+                 .stall = {1, 2, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+                 .T = {2.5, 3, 4.5, 5, 5.5, 7, 7.5, 8}};
+    check_run(&p, &e, 0);
+}
+
+/* W = 2, P = 1, start_align = avg (midpoint; with 2 GPUs the same as mean).
+ * k=0: r = [0, .5] -> .25; start [.25, .25]; done [1.25, 2.25]; T[-1] = .25;
+ *      T0 = 2.25 + .5 = 2.75; stall [1, 2]
+ * k=1: r = [.2, 0] -> .1; start [.1, .1]; done [1.1, 1.1]; T1 = 3.25; stall 0
+ * k=2: r = done0 -> 1.75; h = max(.25, done0) = [1.25, 2.25]; start [1.75, 2.25];
+ *      done [4.75, 3.25]; T2 = 5.25; stall [1.5, 0]
+ * k=3: r = 1.1; h = T0 = 2.75; start [2.75, 2.75]; done [3.75, 3.75]; T3 = 5.75; stall 0
+ * k=4: r = done2 = [4.75, 3.25] -> 4; h = max(T1=3.25, done2) = [4.75, 3.25];
+ *      start [4.75, 4]; done [5.75, 5]; T4 = 6.25; stall 0
+ * k=5: r = 3.75; h = T2 = 5.25; start [5.25, 5.25]; done [7.25, 6.25]; T5 = 7.75;
+ *      stall [1, 0]
+ * k=6: r = done4 = [5.75, 5] -> 5.375; h = max(T3=5.75, done4) = 5.75; start [5.75, 5.75];
+ *      done [6.75, 6.75]; T6 = 8.25; stall 0
+ * k=7: r = done5 = [7.25, 6.25] -> 6.75; h = max(T4=6.25, done5) = [7.25, 6.25];
+ *      start [7.25, 6.75]; done [8.25, 7.75]; T7 = 8.75; stall 0 */
+static void test_start_align_avg_mean_2gpu(void **state)
+{
+    (void)state;
+    expect2 e = {.start = {.25, .25, .1, .1, 1.75, 2.25, 2.75, 2.75, 4.75, 4, 5.25, 5.25, 5.75, 5.75, 7.25, 6.75},
+                 .stall = {1, 2, 0, 0, 1.5, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+                 .T = {2.75, 3.25, 5.25, 5.75, 6.25, 7.75, 8.25, 8.75}};
+    ssp_params p = params(2, 1);
+    p.start_align = SS_ALIGN_AVG;
+    check_run(&p, &e, .25);
+    p.start_align = SS_ALIGN_MEAN;
+    check_run(&p, &e, .25);
+}
+
+/* 3 GPUs, W = 2, P = 1, where avg (midpoint) and mean differ.
+ * fs0 = [0, .1, .8]: min 0, avg .4, mean .3; f0 = [1, 1.2, 2.1]; c = .5
+ * fs1 = [.3, 0, 0]: min 0, avg .15, mean .1; f1 = [1, 1, 1]
+ * k=2: r = done0 = x + [1, 1.2, 2.1] with x the row-0 start: min x+1, avg x+1.55,
+ *      mean x+1.4333..; h = max(T[-1]=x, done0) = done0; start = max(r, h).
+ *   min : x=0   start0 [0,0,0]       start1 [0,0,0]          start2 [1, 1.2, 2.1]
+ *   avg : x=.4  start0 [.4,.4,.4]    start1 [.15,.15,.15]    start2 [1.95, 1.95, 2.5]
+ *   mean: x=.3  start0 [.3,.3,.3]    start1 [.1,.1,.1]       start2 [1.7333.., 1.7333.., 2.4]
+ * T[-1] = x; T0 = x + 2.1 + .5; stall0 = [1, 1.2, 2.1]. */
+static void test_start_align_3gpu(void **state)
+{
+    (void)state;
+    const double f[9] = {1, 1.2, 2.1, 1, 1, 1, 1, 1, 1};
+    const double fs[9] = {0, .1, .8, .3, 0, 0, 0, 0, 0};
+    const ss_align al[3] = {SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEAN};
+    const double x[3] = {0, .4, .3}, x1[3] = {0, .15, .1};
+    const double s2[3][3] = {{1, 1.2, 2.1}, {1.95, 1.95, 2.5}, {.3 + 1.4 + 1.0 / 30, .3 + 1.4 + 1.0 / 30, 2.4}};
+    for (int a = 0; a < 3; a++) {
+        ssp_params p = params(2, 1);
+        p.start_align = al[a];
+        ssp_state s;
+        assert_int_equal(ssp_init(&s, &p, 3), SS_OK);
+        double start[3], stall[3], tp;
+        ss_step out;
+        double T = ssp_advance(&s, f, .5, fs, start, stall, &tp, &out);
+        near(tp, x[a], "T[-1]", 0, -1);
+        near(T, x[a] + 2.6, "T0", 0, -1);
+        for (int g = 0; g < 3; g++) {
+            near(start[g], x[a], "start0", 0, g);
+            near(stall[g], f[g], "stall0", 0, g);
+        }
+        ssp_advance(&s, f + 3, .5, fs + 3, start, stall, &tp, &out);
+        for (int g = 0; g < 3; g++) near(start[g], x1[a], "start1", 1, g);
+        ssp_advance(&s, f + 6, .5, fs + 6, start, stall, &tp, &out);
+        for (int g = 0; g < 3; g++) near(start[g], s2[a][g], "start2", 2, g);
+        ssp_free(&s);
+    }
+}
+
+/* ssp_replay_row: fetch_align, fetch_scale and compute_scale applied to measured rows.
+ * Every row: iteration_time [1, 1], stall_time [.5, .25], so c = 1 - .5 = .5 (x compute_scale);
+ * fetch_start [0, 0] (used for k < 2); fetch_time:
+ *   k: 0 [1,3]  1 [2,2]  2 [1,3]  3 [2,4]  4 [1,1]  5 [3,1]   (W = 2, P = 1) */
+#define NR 6
+static const double RF[NR * 2] = {1, 3, 2, 2, 1, 3, 2, 4, 1, 1, 3, 1};
+
+typedef struct {
+    double T[NR], stall[NR * 2], f[NR * 2];
+} expect_r;
+
+static void check_replay(const ssp_params *p, const expect_r *e)
+{
+    const double fs[2] = {0, 0}, it[2] = {1, 1}, st[2] = {.5, .25};
+    ssp_state s;
+    assert_int_equal(ssp_init(&s, p, 2), SS_OK);
+    double tprev = 0; /* every start of row 0 is 0 */
+    for (long k = 0; k < NR; k++) {
+        double done[2], stall[2];
+        ss_row row = {.gpus = 2, .fetch_start = fs, .fetch_time = RF + 2 * k, .iteration_time = it,
+                      .stall_time = st, .done = done};
+        ss_row_prepare(&row, 0, NULL);
+        ss_step out;
+        ssp_replay_row(&s, &row, stall, &out);
+        for (int g = 0; g < 2; g++) near(stall[g], e->stall[2 * k + g], "stall", k, g);
+        near(out.iter_time, e->T[k] - tprev, "iteration time", k, -1);
+        near(out.stall, fmax(e->stall[2 * k], e->stall[2 * k + 1]), "step stall", k, -1);
+        near(out.delay, fabs(e->stall[2 * k] - e->stall[2 * k + 1]), "delay", k, -1);
+        near(out.fetch_diff, fabs(e->f[2 * k] - e->f[2 * k + 1]), "fetch_diff", k, -1);
+        tprev = e->T[k];
+    }
+    ssp_free(&s);
+}
+
+/* fetch_scale .5: f = [.5,1.5] [1,1] [.5,1.5] [1,2] [.5,.5] [1.5,.5]; c = .5
+ * k=0: start [0,0]; done [.5, 1.5]; T0 = 2; stall [.5, 1.5]
+ * k=1: start [0,0]; done [1, 1]; T1 = 2.5; stall 0
+ * k=2: r = h = done0; start [.5, 1.5]; done [1, 3]; T2 = 3.5; stall [0, .5]
+ * k=3: r = [1, 1]; h = T0 = 2; start [2, 2]; done [3, 4]; T3 = 4.5; stall [0, .5]
+ * k=4: r = done2 = [1, 3]; h = max(T1=2.5, done2) = [2.5, 3]; done [3, 3.5]; T4 = 5; stall 0
+ * k=5: r = done3 = [3, 4]; h = max(T2=3.5, done3) = [3.5, 4]; done [5, 4.5]; T5 = 5.5;
+ *      stall 0 (5 - T4 = 0) */
+static void test_fetch_scale(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.fetch_scale = 0.5;
+    expect_r e = {.T = {2, 2.5, 3.5, 4.5, 5, 5.5},
+                  .stall = {.5, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, 0, 0},
+                  .f = {.5, 1.5, 1, 1, .5, 1.5, 1, 2, .5, .5, 1.5, .5}};
+    check_replay(&p, &e);
+}
+
+/* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
+ * k=0: done 3; T0 = 3.25; stall [3, 3]
+ * k=1: done 2; T1 = 3.5; stall 0
+ * k=2: r = h = 3; done 6; T2 = 6.25; stall [2.5, 2.5]
+ * k=3: r = 2; h = T0 = 3.25; done 7.25; T3 = 7.5; stall [1, 1]
+ * k=4: r = done2 = 6; h = max(T1=3.5, 6) = 6; done 7; T4 = 7.75; stall 0
+ * k=5: r = done3 = 7.25; h = max(T2=6.25, 7.25); done 10.25; T5 = 10.5; stall [2.5, 2.5] */
+static void test_fetch_align_max_compute_scale(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.fetch_align = SS_ALIGN_MAX;
+    p.compute_scale = 0.5;
+    expect_r e = {.T = {3.25, 3.5, 6.25, 7.5, 7.75, 10.5},
+                  .stall = {3, 3, 0, 0, 2.5, 2.5, 1, 1, 0, 0, 2.5, 2.5},
+                  .f = {3, 3, 2, 2, 3, 3, 4, 4, 1, 1, 3, 3}};
+    check_replay(&p, &e);
+}
+
+/* fetch_align avg (arithmetic mean): f = 2, 2, 2, 3, 1, 2; c = .5
+ * k=0: done 2; T0 = 2.5; stall [2, 2]
+ * k=1: done 2; T1 = 3; stall 0
+ * k=2: r = h = 2; done 4; T2 = 4.5; stall [1, 1]
+ * k=3: r = 2; h = T0 = 2.5; done 5.5; T3 = 6; stall [1, 1]
+ * k=4: r = done2 = 4; h = max(T1=3, 4) = 4; done 5; T4 = 6.5; stall 0
+ * k=5: r = done3 = 5.5; h = max(T2=4.5, 5.5); done 7.5; T5 = 8; stall [1, 1] */
+static void test_fetch_align_avg(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.fetch_align = SS_ALIGN_AVG;
+    expect_r e = {.T = {2.5, 3, 4.5, 6, 6.5, 8},
+                  .stall = {2, 2, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1},
+                  .f = {2, 2, 2, 2, 2, 2, 3, 3, 1, 1, 2, 2}};
+    check_replay(&p, &e);
+}
+
+/* fetch_align min, compute_scale 2 (c = 1): f = 1, 2, 1, 2, 1, 1
+ * k=0: done 1; T0 = 2; stall [1, 1]
+ * k=1: done 2; T1 = max(2, 2) + 1 = 3; stall 0
+ * k=2: r = h = 1; done 2; T2 = 4; stall 0
+ * k=3: r = done1 = 2; h = max(T0=2, 2) = 2; done 4; T3 = 5; stall 0 (4 - T2 = 0)
+ * k=4: r = done2 = 2; h = max(T1=3, 2) = 3; done 4; T4 = 6; stall 0
+ * k=5: r = done3 = 4; h = max(T2=4, 4) = 4; done 5; T5 = 7; stall 0 */
+static void test_fetch_align_min_compute_scale(void **state)
+{
+    (void)state;
+    ssp_params p = params(2, 1);
+    p.fetch_align = SS_ALIGN_MIN;
+    p.compute_scale = 2;
+    expect_r e = {.T = {2, 3, 4, 5, 6, 7},
+                  .stall = {1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                  .f = {1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1}};
+    check_replay(&p, &e);
+}
+
+/* A plain transcription of SPEC §8 with whole arrays (no rings), for the cross-check. */
+static void spec_replay(const ssp_params *p, int G, long N, const double *f, const double *c, const double *fs,
+                        double *start, double *done, double *T, double *stall)
+{
+    const int W = p->workers;
+    const long WP = (long)p->workers * p->prefetch;
+    double *r = malloc((size_t)G * sizeof *r);
+    double tm1 = 0;
+    for (long k = 0; k < N; k++) {
+        for (int g = 0; g < G; g++) r[g] = k < W ? fs[k * G + g] : done[(k - W) * G + g] + p->worker_gap;
+        if (p->start_align != SS_ALIGN_NONE) {
+            double mn = r[0], mx = r[0], sum = 0;
+            for (int g = 0; g < G; g++) {
+                mn = fmin(mn, r[g]);
+                mx = fmax(mx, r[g]);
+                sum += r[g];
+            }
+            double v = p->start_align == SS_ALIGN_MIN ? mn : p->start_align == SS_ALIGN_AVG ? mx - (mx - mn) / 2 : sum / G;
+            for (int g = 0; g < G; g++) r[g] = v;
+        }
+        for (int g = 0; g < G; g++) {
+            double s = r[g];
+            if (k >= WP) {
+                double told = k - WP - 1 < 0 ? tm1 : T[k - WP - 1];
+                double h = fmax(told, done[(k - WP) * G + g]) + p->refill_gap;
+                s = fmax(s, h);
+            }
+            start[k * G + g] = s;
+            done[k * G + g] = s + p->fetch_scale * f[k * G + g];
+        }
+        if (k == 0) {
+            tm1 = start[0];
+            for (int g = 1; g < G; g++) tm1 = fmin(tm1, start[g]);
+        }
+        double tp = k == 0 ? tm1 : T[k - 1], dmax = done[k * G];
+        for (int g = 0; g < G; g++) dmax = fmax(dmax, done[k * G + g]);
+        T[k] = fmax(tp, dmax) + p->step_gap + p->compute_scale * c[k];
+        for (int g = 0; g < G; g++) stall[k * G + g] = fmax(0, done[k * G + g] - tp);
+    }
+    free(r);
+}
+
+/* Random inputs, several W, P, G and settings, long enough that the rings wrap many times:
+ * ssp_advance agrees with the transcription to 1e-9. */
+static void test_against_spec_transcription(void **state)
+{
+    (void)state;
+    const long N = 200;
+    unsigned seed = 12345;
+    const int Ws[4] = {1, 2, 3, 5}, Ps[3] = {1, 2, 4}, Gs[3] = {1, 2, 5};
+    const ss_align sal[4] = {SS_ALIGN_NONE, SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEAN};
+    int variant = 0;
+    for (int wi = 0; wi < 4; wi++)
+        for (int pi = 0; pi < 3; pi++)
+            for (int gi = 0; gi < 3; gi++, variant++) {
+                const int G = Gs[gi];
+                ssp_params p = params(Ws[wi], Ps[pi]);
+                p.worker_gap = (variant % 3) * 0.05;
+                p.refill_gap = (variant % 2) * 0.03;
+                p.step_gap = (variant % 5 == 0) * 0.02;
+                p.fetch_scale = variant % 4 == 1 ? 0.5 : 1.0;
+                p.compute_scale = variant % 4 == 2 ? 2.0 : 1.0;
+                p.start_align = sal[variant % 4];
+                double *f = malloc(sizeof(double) * N * G), *fs = malloc(sizeof(double) * N * G);
+                double *c = malloc(sizeof(double) * N), *T = malloc(sizeof(double) * N);
+                double *start = malloc(sizeof(double) * N * G), *done = malloc(sizeof(double) * N * G);
+                double *stall = malloc(sizeof(double) * N * G);
+                for (long i = 0; i < N * G; i++) {
+                    f[i] = 0.2 + 2.0 * rand_r(&seed) / RAND_MAX;
+                    fs[i] = 0.05 * rand_r(&seed) / RAND_MAX;
+                }
+                for (long k = 0; k < N; k++) c[k] = 0.05 + 0.6 * rand_r(&seed) / RAND_MAX;
+                spec_replay(&p, G, N, f, c, fs, start, done, T, stall);
+                ssp_state s;
+                assert_int_equal(ssp_init(&s, &p, G), SS_OK);
+                double *fk = malloc(sizeof(double) * G), *st = malloc(sizeof(double) * G);
+                double *sl = malloc(sizeof(double) * G);
+                for (long k = 0; k < N; k++) {
+                    for (int g = 0; g < G; g++) fk[g] = p.fetch_scale * f[k * G + g];
+                    double tp;
+                    ss_step out;
+                    double Tk = ssp_advance(&s, fk, p.compute_scale * c[k], fs + k * G, st, sl, &tp, &out);
+                    if (fabs(Tk - T[k]) > 1e-9)
+                        fail_msg("W=%d P=%d G=%d k=%ld: T %.12g, spec %.12g", p.workers, p.prefetch, G, k, Tk, T[k]);
+                    for (int g = 0; g < G; g++) {
+                        if (fabs(st[g] - start[k * G + g]) > 1e-9 || fabs(sl[g] - stall[k * G + g]) > 1e-9)
+                            fail_msg("W=%d P=%d G=%d k=%ld g=%d: start %.12g stall %.12g, spec %.12g %.12g",
+                                     p.workers, p.prefetch, G, k, g, st[g], sl[g], start[k * G + g],
+                                     stall[k * G + g]);
+                    }
+                }
+                ssp_free(&s);
+                free(fk);
+                free(st);
+                free(sl);
+                free(f);
+                free(fs);
+                free(c);
+                free(T);
+                free(start);
+                free(done);
+                free(stall);
+            }
+}
+
+static void test_init_rejects(void **state)
+{
+    (void)state;
+    ssp_state s;
+    ssp_params p = params(0, 1);
+    assert_int_not_equal(ssp_init(&s, &p, 2), SS_OK);
+    p = params(2, 0);
+    assert_int_not_equal(ssp_init(&s, &p, 2), SS_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window_w2_p1),
+        cmocka_unit_test(test_worker_pool_w2_p2),
+        cmocka_unit_test(test_worker_gap),
+        cmocka_unit_test(test_refill_gap),
+        cmocka_unit_test(test_step_gap),
+        cmocka_unit_test(test_start_align_min),
+        cmocka_unit_test(test_start_align_avg_mean_2gpu),
+        cmocka_unit_test(test_start_align_3gpu),
+        cmocka_unit_test(test_fetch_scale),
+        cmocka_unit_test(test_fetch_align_max_compute_scale),
+        cmocka_unit_test(test_fetch_align_avg),
+        cmocka_unit_test(test_fetch_align_min_compute_scale),
+        cmocka_unit_test(test_against_spec_transcription),
+        cmocka_unit_test(test_init_rejects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
