@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# cli_compare.sh - `stallsim compare` and `run --json`: the FusionFlow measured trace
+# against its 9-scenario sweep gives the published numbers and their differences; a trace
+# compared with itself gives zero differences; mismatched inputs give clear errors.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+ref=$shared/reference/fusionflow-4gpu
+prefix=$ref/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0
+if [ ! -e "$prefix.csv" ]; then echo "skipped: no reference trace at $ref"; exit 77; fi
+
+"$stallsim" import dsanalyzer "$prefix" -o "$work/ff.h5" >/dev/null || fail "import"
+cat > "$work/ff.ini" <<INI
+[trace]
+path = ff.h5
+[scenarios]
+fetch_align = none, avg, min
+start_align = none, avg, min
+INI
+"$stallsim" run "$work/ff.ini" --out "$work/sweep" --quiet || fail "sweep"
+"$stallsim" compare "$work/ff.h5" "$work/sweep" --csv "$work/cmp.csv" > "$work/cmp.txt" || fail "compare"
+
+# every published mean (4 decimals) appears in the compare CSV, with its difference
+# against the measured trace; the columns are looked up by name
+$py - "$work/cmp.csv" "$ref/total_summary.csv" <<'PY' && ok || fail "compare vs published numbers"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pub = list(csv.DictReader(open(sys.argv[2])))
+assert rows[0]["source"].endswith("ff.h5") and rows[0]["scenario"] == "measured", rows[0]
+base = {k: float(rows[0][k]) for k in ("iter_time_mean", "stall_mean", "delay_mean", "effective_delay_pct")}
+name = {"False": "none", "avg": "avg", "min": "min"}
+by = {r["scenario"]: r for r in rows[1:]}
+pairs = {"iter_time_mean": "Avg iteration time (sec)", "stall_mean": "Avg training stall time (sec)",
+         "delay_mean": "Avg delay time (sec)"}
+for p in pub:
+    fa, sa = p["Align"].replace("FETCH_ALIGN_", "").split("_START_ALIGN_")
+    r = by["independent_fetch-%s_start-%s" % (name[fa], name[sa])]
+    for col, pcol in pairs.items():
+        mean = float(p[pcol].split("\u00b1")[0])
+        got = float(r[col])
+        assert abs(got - mean) <= 0.5e-4 + 1e-12, (col, got, mean)
+        diff = float(r[col.replace("_mean", "_diff")])
+        assert abs(diff - (got - base[col])) < 1e-12, (col, diff)
+        pct = float(r[col.replace("_mean", "_diff_pct")])
+        assert abs(pct - 100 * (got / base[col] - 1)) < 1e-9, (col, pct)
+    assert abs(float(r["effective_delay_pct"]) - float(p["Effective Delay time (%)"])) < 1e-9
+# the measured trace and the sweep's measured and baseline rows agree exactly
+for k in ("measured", "independent_fetch-none_start-none"):
+    for col in ("iter_time_diff", "stall_diff", "delay_diff", "effective_delay_pct_diff"):
+        assert float(by[k][col]) == 0.0, (k, col, by[k][col])
+PY
+
+# a trace compared with itself: every difference is zero
+"$stallsim" compare "$work/ff.h5" "$work/ff.h5" --csv "$work/self.csv" >/dev/null || fail "self compare"
+$py - "$work/self.csv" <<'PY' && ok || fail "self compare differences"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2
+for r in rows:
+    for k, v in r.items():
+        if k.endswith("_diff") or k.endswith("_diff_pct") or k.endswith("pct_diff"):
+            assert float(v) == 0.0, (k, v)
+PY
+grep -q "differences are against the first row" "$work/cmp.txt" && ok || fail "table footer"
+
+# --json: the same numbers as summary.csv
+"$stallsim" run "$work/ff.ini" --out "$work/sweep-json" --json > "$work/s.json" || fail "run --json"
+$py - "$work/s.json" "$work/sweep/summary.csv" <<'PY' && ok || fail "--json differs from summary.csv"
+import csv, json, sys
+doc = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert doc["gpus"] == 4 and len(doc["scenarios"]) == len(rows) == 10
+for j, r in zip(doc["scenarios"], rows):
+    assert j["scenario"] == r["scenario"]
+    for k in ("iter_time_mean", "stall_std", "delay_mean", "effective_delay_pct"):
+        assert float(r[k]) == j[k], (k, r[k], j[k])
+PY
+
+# h5dump reads what stallsim writes
+if command -v h5dump >/dev/null; then
+  h5dump -H "$work/ff.h5" > /dev/null && ok || fail "h5dump cannot read a trace"
+  h5dump -d /summary "$work/sweep/results.h5" > /dev/null && ok || fail "h5dump cannot read results.h5"
+fi
+
+# errors: different GPU counts, a missing folder, a folder without results, bad options
+"$stallsim" gen -o "$work/g2.h5" --gpus 2 --iterations 40 --seed 1 >/dev/null
+"$stallsim" compare "$work/ff.h5" "$work/g2.h5" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "has 2 GPUs but" "$work/err" && ok || fail "GPU mismatch: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" "$work/nothere" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "nothere: no such file or folder" "$work/err" && ok || fail "missing folder: rc=$rc"
+mkdir -p "$work/empty"
+"$stallsim" compare "$work/empty" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "empty: folder holds no results.h5" "$work/err" && ok || fail "empty folder: rc=$rc"
+"$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "warmup_iterations" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "no iteration to summarise" "$work/err" && ok || fail "empty selection: rc=$rc"
+finish
