@@ -1,9 +1,42 @@
 #!/usr/bin/env bash
 # test.sh - sets stallsim up (packages, build with warnings as errors) and runs the whole
-# test suite under ctest.
+# test suite under ctest; then the same suite built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-asan/), and short runs under valgrind's memcheck.
+# usage: scripts/test.sh [--quick]   (--quick: the plain suite only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
 "$here/scripts/setup.sh" -DSTALLSIM_WERROR=ON
 . "$here/scripts/env.sh"
-cd "$here/build"
-ctest --output-on-failure -j2 "$@"
+
+echo "== test suite"
+(cd "$here/build" && ctest --output-on-failure -j2)
+[ $quick -eq 1 ] && exit 0
+
+echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S "$here" -B "$here/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON \
+  -DSTALLSIM_SANITIZE=ON -DSTALLSIM_WERROR=ON >/dev/null
+cmake --build "$here/build-asan" -j"$(nproc)" >/dev/null
+(cd "$here/build-asan" && ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2)
+
+echo "== valgrind memcheck on short runs"
+command -v valgrind >/dev/null || {
+  [ "$(id -u)" -eq 0 ] && s="" || s=sudo
+  DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq valgrind >/dev/null
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+vg=(valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+stallsim=$here/build/stallsim
+"${vg[@]}" "$stallsim" gen -o "$tmp/t.h5" --gpus 3 --iterations 300 --epochs 2 --seed 9 >/dev/null
+"${vg[@]}" "$stallsim" run "$here/config/examples/whatif-workers.ini" --set trace.path="$tmp/t.h5" \
+  --set scenarios.model=independent,pipeline --set output.per_iteration=true --out "$tmp/r" --quiet
+"${vg[@]}" "$stallsim" info "$tmp/t.h5" >/dev/null
+"${vg[@]}" "$stallsim" compare "$tmp/t.h5" "$tmp/r" >/dev/null
+set +e
+"${vg[@]}" "$stallsim" run "$here/config/examples/demo.ini" --set trace.path="$tmp/missing.h5" 2>/dev/null
+rc=$?
+set -e
+[ $rc -eq 1 ] || { echo "valgrind: a failing run ended with status $rc (memcheck errors give 3)"; exit 1; }
+echo "valgrind: 5 runs, no memcheck errors"

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""plot_results.py - PNG figures from a stallsim results folder.
+
+Usage: plot_results.py RESULTS_DIR [--scenario NAME] [--out DIR] [--gpus-max N]
+
+Reads RESULTS_DIR/results.h5 (written by `stallsim run`) and writes, by default into
+RESULTS_DIR/plots/:
+  summary.png   mean iteration time per scenario, split into stall and compute, with
+                the standard deviation of the iteration time as error bars;
+  timeline.png  per-iteration stall and delay of the measured run and one scenario
+                (--scenario, default: the fastest scenario other than measured);
+  heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers.
+timeline.png and heatmap.png need the per-iteration series, written only when the run
+had `per_iteration = true` in [output]; without them only summary.png is written.
+Exit status: 0 on success, 1 when the folder holds no readable results, 2 on bad usage.
+Needs numpy, h5py and matplotlib (Debian: python3-h5py python3-matplotlib).
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+except ImportError as e:
+    sys.exit(f"plot_results.py: error: {e} (install python3-h5py and python3-matplotlib)")
+
+DPI = 120
+C_STALL, C_COMPUTE, C_MEASURED = "#d62728", "#1f77b4", "#555555"
+MAX_COLUMNS = 800  # heat map columns before iterations are binned
+
+
+def die(msg):
+    print(f"plot_results.py: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def text(v):
+    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+
+
+def load(folder):
+    """The summary table, the GPU count and the per-iteration groups (name -> dict)."""
+    path = os.path.join(folder, "results.h5")
+    if not os.path.isdir(folder):
+        die(f"{folder}: no such folder")
+    if not os.path.isfile(path):
+        die(f"{folder}: no results.h5 in this folder (write one with `stallsim run CONFIG --out {folder}`)")
+    try:
+        with h5py.File(path, "r") as f:
+            if "summary" not in f or not isinstance(f["summary"], h5py.Dataset):
+                die(f"{folder}: results.h5 has no /summary dataset (not a stallsim results file)")
+            summary = f["summary"][()]
+            gpus = int(f.attrs.get("gpus", 0))
+            series = {}
+            if isinstance(f.get("scenarios"), h5py.Group):
+                for name, g in f["scenarios"].items():
+                    if isinstance(g, h5py.Group) and "stall" in g:
+                        series[name] = {k: g[k][()] for k in g if isinstance(g[k], h5py.Dataset)}
+    except OSError as e:
+        die(f"{folder}: results.h5 is not a readable stallsim results file ({e})")
+    needed = {"scenario", "iter_time_mean", "iter_time_std", "stall_mean"}
+    if summary.dtype.names is None or not needed <= set(summary.dtype.names) or len(summary) == 0:
+        die(f"{folder}: /summary in results.h5 is empty or lacks the stallsim fields")
+    return summary, gpus, series
+
+
+def save(fig, out, name, written):
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    written.append(path)
+
+
+def plot_summary(summary, names, gpus, out, written):
+    n = len(summary)
+    mean = summary["iter_time_mean"].astype(float)
+    std = np.nan_to_num(summary["iter_time_std"].astype(float))
+    stall = np.clip(np.nan_to_num(summary["stall_mean"].astype(float)), 0, None)
+    compute = np.clip(mean - stall, 0, None)
+    y = np.arange(n)
+    fig, ax = plt.subplots(figsize=(11, max(4.5, 0.42 * n + 1.8)))
+    measured = np.array([i == 0 for i in range(n)])
+    ax.barh(y, stall, color=C_STALL, edgecolor="black", linewidth=0.5)
+    ax.barh(y, compute, left=stall, color=C_COMPUTE, edgecolor="black", linewidth=0.5)
+    # the measured row: hatched, heavier outline, shaded band behind it
+    ax.barh(y[measured], mean[measured], fill=False, hatch="//", edgecolor=C_MEASURED, linewidth=1.6)
+    ax.axhspan(-0.5, 0.5, color="#eeeeee", zorder=0)
+    ax.axvline(mean[0], color=C_MEASURED, linestyle="--", linewidth=1, zorder=1)
+    lo = np.minimum(std, mean)  # no error bar below zero
+    ax.errorbar(mean, y, xerr=[lo, std], fmt="none", ecolor="black", capsize=3, linewidth=1)
+    xmax = float(np.nanmax(mean + std)) if n else 1.0
+    for i in range(n):
+        label = f"{mean[i]:.3f} s"
+        if i > 0 and mean[0] > 0:
+            label += f" ({100 * (mean[i] - mean[0]) / mean[0]:+.1f}%)"
+        ax.text(mean[i] + std[i] + 0.01 * xmax, i, label, va="center", fontsize=8)
+    ax.set_xlim(0, xmax * 1.22)
+    ax.set_yticks(y)
+    ax.set_yticklabels([("measured (trace)" if i == 0 else names[i]) for i in range(n)], fontsize=9)
+    ax.get_yticklabels()[0].set_fontweight("bold")
+    ax.invert_yaxis()
+    ax.set_xlabel("mean iteration time (s)")
+    ax.set_ylabel("scenario")
+    ax.set_title(f"Mean iteration time per scenario: stall vs compute ({gpus} GPUs)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(handles=[Patch(color=C_STALL, label="stall (s)"),
+                       Patch(color=C_COMPUTE, label="compute = iteration - stall (s)"),
+                       Patch(fill=False, hatch="//", edgecolor=C_MEASURED, label="measured run"),
+                       plt.Line2D([], [], color="black", marker="|", linestyle="none",
+                                  markersize=10, label="± std of iteration time")],
+              loc="upper center", bbox_to_anchor=(0.5, -0.09 * 9 / max(n, 9) - 0.06), ncol=4,
+              fontsize=9, frameon=False)
+    save(fig, out, "summary.png", written)
+
+
+def smooth(x, w):
+    if len(x) < 3 * w or w < 2:
+        return None
+    return np.convolve(x, np.ones(w) / w, mode="same")
+
+
+def plot_timeline(series, chosen, out, written):
+    runs = [("measured", series["measured"], C_MEASURED, "-")]
+    if chosen:  # dashed, so that it stays visible where it equals the measured run
+        runs.append((chosen, series[chosen], C_COMPUTE, "--"))
+    fig, axes = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
+    n = max(len(r[1]["stall"]) for r in runs)
+    w = max(5, n // 50)
+    for ax, key, what in ((axes[0], "stall", "stall"), (axes[1], "delay", "delay")):
+        for name, s, colour, style in runs:
+            v = np.asarray(s.get(key, np.zeros(0)), dtype=float)
+            x = np.arange(len(v))
+            ax.plot(x, v, color=colour, linewidth=0.6, alpha=0.45)
+            m = smooth(v, w)
+            if m is not None:
+                ax.plot(x, m, color=colour, linewidth=2, linestyle=style,
+                        label=f"{name}: {w}-iteration moving mean (all rows: {v.mean():.4f} s)")
+            else:
+                ax.plot([], [], color=colour, label=f"{name} (all rows: {v.mean():.4f} s)")
+        ax.set_ylabel(f"{what} (s)")
+        ax.set_title(f"per-iteration {what} (thin: each iteration; thick: moving mean)", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+        ax.set_ylim(bottom=0)
+    axes[1].set_xlabel("iteration (row of the per-iteration series; warm-up rows included)")
+    fig.suptitle("Stall and delay per iteration: measured" + (f" vs {chosen}" if chosen else ""))
+    fig.tight_layout()
+    save(fig, out, "timeline.png", written)
+
+
+def plot_heatmap(measured, gpus_max, out, written):
+    st = np.asarray(measured["stall_time"], dtype=float)
+    if st.ndim != 2 or st.size == 0:
+        return False
+    n, g = st.shape
+    gpu_ids = np.arange(g)
+    if g > gpus_max:  # keep the GPUs that stall most, in GPU order
+        gpu_ids = np.sort(np.argsort(-st.mean(axis=0), kind="stable")[:gpus_max])
+        st = st[:, gpu_ids]
+    k = int(np.ceil(n / MAX_COLUMNS))
+    if k > 1:  # bin k iterations per column, keeping each bin's largest stall
+        pad = (-n) % k
+        st = np.pad(st, ((0, pad), (0, 0)), constant_values=np.nan)
+        st = np.nanmax(st.reshape(-1, k, st.shape[1]), axis=1)
+    pos = st[st > 0]  # mostly zeros: scale on the stalls themselves, sqrt to show small ones
+    vmax = float(np.percentile(pos, 99)) if pos.size else 1.0
+    norm = matplotlib.colors.PowerNorm(0.5, vmin=0, vmax=vmax)
+    fig = plt.figure(figsize=(13, max(4.5, min(12, 0.25 * len(gpu_ids) + 2.5))))
+    gs = fig.add_gridspec(1, 4, width_ratios=[34, 0.8, 4.5, 7], wspace=0.05)  # gs[2]: gap
+    ax, cax = fig.add_subplot(gs[0]), fig.add_subplot(gs[1])
+    axm = fig.add_subplot(gs[3], sharey=ax)
+    im = ax.imshow(st.T, aspect="auto", interpolation="nearest", cmap="magma", norm=norm,
+                   extent=(0, n, len(gpu_ids) - 0.5, -0.5))
+    step = max(1, len(gpu_ids) // 16)
+    ticks = np.arange(0, len(gpu_ids), step)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([str(gpu_ids[t]) for t in ticks])
+    ax.set_xlabel("iteration (row)" + (f", {k} iterations per column (max)" if k > 1 else ""))
+    ax.set_ylabel("GPU")
+    shown = f"{len(gpu_ids)} of {g} GPUs (most stalled)" if len(gpu_ids) < g else f"{g} GPUs"
+    ax.set_title(f"Measured run: per-GPU stall ({shown}); bright = straggler wait", fontsize=10)
+    cb = fig.colorbar(im, cax=cax, extend="max" if vmax < np.nanmax(st) else "neither")
+    cb.set_label("stall (s)" + (f"; colours capped at {vmax:.2f} s" if vmax < np.nanmax(st) else ""))
+    mean = np.asarray(measured["stall_time"], dtype=float)[:, gpu_ids].mean(axis=0)
+    axm.barh(np.arange(len(gpu_ids)), mean, color=C_STALL)
+    axm.set_xlabel("mean stall (s)")
+    axm.tick_params(axis="y", labelleft=False)
+    axm.set_title("mean per GPU", fontsize=10)
+    axm.grid(axis="x", alpha=0.3)
+    save(fig, out, "heatmap.png", written)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description="PNG figures from a stallsim results folder.")
+    ap.add_argument("results_dir", metavar="RESULTS_DIR", help="folder holding results.h5")
+    ap.add_argument("--scenario", metavar="NAME",
+                    help="scenario for timeline.png (default: the fastest other than measured)")
+    ap.add_argument("--out", metavar="DIR", help="output folder (default: RESULTS_DIR/plots)")
+    ap.add_argument("--gpus-max", metavar="N", type=int, default=64,
+                    help="at most N GPUs in heatmap.png (default 64)")
+    a = ap.parse_args()
+    if a.gpus_max < 1:
+        ap.error("--gpus-max must be at least 1")
+    summary, gpus, series = load(a.results_dir)
+    names = [text(v) for v in summary["scenario"]]
+    if a.scenario is not None and a.scenario not in names[1:]:
+        die(f"no scenario {a.scenario!r} in {a.results_dir}; have: {', '.join(names[1:]) or 'none'}")
+    out = a.out or os.path.join(a.results_dir, "plots")
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        die(f"cannot create {out}: {e}")
+    written = []
+    plot_summary(summary, names, gpus, out, written)
+    if "measured" in series:
+        chosen = a.scenario
+        if chosen is None and len(names) > 1:
+            chosen = names[1 + int(np.nanargmin(summary["iter_time_mean"][1:]))]
+        if chosen is not None and chosen not in series:
+            print(f"note: no per-iteration series for {chosen}; timeline shows the measured run only")
+            chosen = None
+        plot_timeline(series, chosen, out, written)
+        if not plot_heatmap(series["measured"], a.gpus_max, out, written):
+            print("note: no per-GPU stall_time in the measured series; heatmap.png not written")
+    else:
+        print(f"note: {a.results_dir} has no per-iteration data; only summary.png was written. "
+              "Rerun with per_iteration = true in [output] (or --set output.per_iteration=true) "
+              "for timeline.png and heatmap.png.")
+    for p in written:
+        print(f"wrote {p}")
+
+
+if __name__ == "__main__":
+    main()
