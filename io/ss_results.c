@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ss_atomic.h"
+#include "ss_h5util.h"
 #include "ss_version.h"
 
 enum { RD_ITER, RD_STALL, RD_DELAY, RD_FETCH, RD_START, RD_STALL_TIME, RD_INDEX, RD_EPOCH, RD_N };
@@ -103,18 +104,6 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     return SS_OK;
 }
 
-static int write_slice(hid_t d, hid_t memtype, long row0, long n, int G, int two_d, const void *buf)
-{
-    hid_t fs = H5Dget_space(d);
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)G};
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(two_d ? 2 : 1, count, NULL);
-    herr_t rc = H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    return rc < 0;
-}
-
 ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const int32_t *epoch,
                                 const int64_t *index, const double *iter_time, const double *stall,
                                 const double *delay, const double *fetch_diff,
@@ -124,10 +113,10 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
     hid_t *d = r->ds + (long)j * RD_N;
     const double *f1[5] = {iter_time, stall, delay, fetch_diff, start_diff};
     int rc = 0;
-    for (int k = 0; k < 5; k++) rc |= write_slice(d[k], H5T_NATIVE_DOUBLE, row0, n, r->gpus, 0, f1[k]);
-    rc |= write_slice(d[RD_STALL_TIME], H5T_NATIVE_DOUBLE, row0, n, r->gpus, 1, stall_time);
-    rc |= write_slice(d[RD_INDEX], H5T_NATIVE_INT64, row0, n, r->gpus, 0, index);
-    rc |= write_slice(d[RD_EPOCH], H5T_NATIVE_INT32, row0, n, r->gpus, 0, epoch);
+    for (int k = 0; k < 5; k++) rc |= ss_h5_rows(d[k], H5T_NATIVE_DOUBLE, row0, n, 0, (void *)f1[k], 1);
+    rc |= ss_h5_rows(d[RD_STALL_TIME], H5T_NATIVE_DOUBLE, row0, n, r->gpus, (void *)stall_time, 1);
+    rc |= ss_h5_rows(d[RD_INDEX], H5T_NATIVE_INT64, row0, n, 0, (void *)index, 1);
+    rc |= ss_h5_rows(d[RD_EPOCH], H5T_NATIVE_INT32, row0, n, 0, (void *)epoch, 1);
     if (rc) return ss_fail(SS_EIO, "%s: cannot write per-iteration rows %ld..%ld (disk full?)", r->tmp, row0, row0 + n - 1);
     return SS_OK;
 }
@@ -218,30 +207,6 @@ static void fill_row(const ss_summary *s, int j, summary_row *row)
     row->fidelity_iter_time_mape_pct = ss_summary_fidelity_mape_pct(s, j);
 }
 
-static int attr_str(hid_t obj, const char *name, const char *v)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a < 0 || H5Awrite(a, t, &v) < 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
-    return rc;
-}
-
-static int attr_num(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v, hsize_t n)
-{
-    hid_t sp = n == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-    hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a < 0 || H5Awrite(a, mtype, v) < 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return rc;
-}
-
 static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
                                const char *trace_path)
 {
@@ -262,19 +227,19 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
         H5Tclose(t);
     }
     free(rows);
-    rc |= attr_str(f, "stallsim_version", SS_VERSION);
-    rc |= attr_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
-    rc |= attr_str(f, "config", config_text ? config_text : "");
-    rc |= attr_str(f, "trace", trace_path ? trace_path : "");
-    rc |= attr_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+    rc |= ss_h5_attr_write_string(f, "stallsim_version", SS_VERSION);
+    rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
+    rc |= ss_h5_attr_write_string(f, "config", config_text ? config_text : "");
+    rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
+    rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
     if (s->has_calib) {
         const ss_calib *c = &s->calib;
-        rc |= attr_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
-        rc |= attr_num(f, "calibrated_worker_gap", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &c->worker_gap, 0);
-        rc |= attr_num(f, "calibrated_workers_per_gpu", H5T_STD_I32LE, H5T_NATIVE_INT, c->workers_gpu,
+        rc |= ss_h5_attr_write_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
+        rc |= ss_h5_attr_write_num(f, "calibrated_worker_gap", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &c->worker_gap, 0);
+        rc |= ss_h5_attr_write_num(f, "calibrated_workers_per_gpu", H5T_STD_I32LE, H5T_NATIVE_INT, c->workers_gpu,
                        (hsize_t)c->gpus);
-        rc |= attr_num(f, "calibrated_worker_gap_per_gpu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c->gap_gpu,
+        rc |= ss_h5_attr_write_num(f, "calibrated_worker_gap_per_gpu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c->gap_gpu,
                        (hsize_t)c->gpus);
     }
     rc |= H5Fclose(f) < 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ss_atomic.h"
+#include "ss_h5util.h"
 
 enum { DS_FETCH_START, DS_FETCH_TIME, DS_TRAIN_START, DS_ITER_TIME, DS_STALL_TIME, DS_NF64 };
 static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "train_start",
@@ -75,87 +76,6 @@ void ss_slab_free(ss_slab *s)
     memset(s, 0, sizeof *s);
 }
 
-/* ---- attribute helpers ---- */
-
-static int attr_read_string(hid_t obj, const char *name, char *out, size_t outsz)
-{
-    int rc = -1;
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t ft = H5Aget_type(a);
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
-        if (H5Tis_variable_str(ft) > 0) {
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, H5T_VARIABLE);
-            H5Tset_cset(mt, H5Tget_cset(ft));
-            char *v = NULL;
-            if (H5Aread(a, mt, &v) >= 0 && v) {
-                snprintf(out, outsz, "%s", v);
-                H5free_memory(v);
-                rc = 0;
-            }
-            H5Tclose(mt);
-        } else {
-            size_t n = H5Tget_size(ft);
-            char *v = calloc(n + 1, 1);
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, n + 1);
-            H5Tset_cset(mt, H5Tget_cset(ft));
-            if (v && H5Aread(a, mt, v) >= 0) {
-                snprintf(out, outsz, "%s", v);
-                rc = 0;
-            }
-            H5Tclose(mt);
-            free(v);
-        }
-    }
-    if (ft >= 0) H5Tclose(ft);
-    H5Aclose(a);
-    return rc;
-}
-
-/* 0 ok, -1 missing, -2 wrong type */
-static int attr_read_long(hid_t obj, const char *name, long *out)
-{
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
-    int rc = -2;
-    if (H5Tget_class(ft) == H5T_INTEGER && H5Sget_simple_extent_npoints(sp) == 1 &&
-        H5Aread(a, H5T_NATIVE_LONG, out) >= 0)
-        rc = 0;
-    H5Sclose(sp);
-    H5Tclose(ft);
-    H5Aclose(a);
-    return rc;
-}
-
-static int attr_write_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = (a >= 0 && H5Awrite(a, t, &value) >= 0) ? 0 : -1;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
-    return rc;
-}
-
-static int attr_write_long(hid_t obj, const char *name, long value)
-{
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = (a >= 0 && H5Awrite(a, H5T_NATIVE_LONG, &value) >= 0) ? 0 : -1;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return rc;
-}
-
 /* ---- reader ---- */
 
 static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank, H5T_class_t cls,
@@ -206,33 +126,33 @@ static ss_status read_meta(ss_trace_file *t)
     ss_trace_meta *m = &t->meta;
     char schema[64] = "";
     long v;
-    if (attr_read_string(root, "schema", schema, sizeof schema) != 0)
+    if (ss_h5_attr_read_string(root, "schema", schema, sizeof schema) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'schema' is missing (not a stalltrace file)", t->path);
     if (strcmp(schema, SS_TRACE_SCHEMA) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute schema = '%s', expected '%s'", t->path, schema,
                        SS_TRACE_SCHEMA);
-    if (attr_read_long(root, "schema_version", &v) != 0)
+    if (ss_h5_attr_read_long(root, "schema_version", &v) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'schema_version' is missing or not an integer", t->path);
     if (v != SS_TRACE_VERSION)
         return ss_fail(SS_EDATA, "%s: schema_version = %ld, this stallsim reads version %d", t->path, v,
                        SS_TRACE_VERSION);
-    if (attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > 1000000)
+    if (ss_h5_attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > 1000000)
         return ss_fail(SS_EDATA, "%s: root attribute 'gpus' is missing or not a positive integer", t->path);
     m->gpus = (int)v;
-    if (attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
+    if (ss_h5_attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing or negative", t->path);
     if (m->iterations == 0) return ss_fail(SS_EDATA, "%s: the trace has zero iterations", t->path);
-    if (attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
+    if (ss_h5_attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing", t->path);
-    attr_read_string(root, "log_type", m->log_type, sizeof m->log_type);
-    attr_read_string(root, "dataset", m->dataset, sizeof m->dataset);
-    attr_read_string(root, "augmentation", m->augmentation, sizeof m->augmentation);
-    attr_read_string(root, "model", m->model, sizeof m->model);
-    attr_read_string(root, "source", m->source, sizeof m->source);
-    attr_read_long(root, "batch_size", &m->batch_size);
-    attr_read_long(root, "workers", &m->workers);
-    attr_read_long(root, "threads", &m->threads);
-    attr_read_long(root, "epochs", &m->epochs);
+    ss_h5_attr_read_string(root, "log_type", m->log_type, sizeof m->log_type);
+    ss_h5_attr_read_string(root, "dataset", m->dataset, sizeof m->dataset);
+    ss_h5_attr_read_string(root, "augmentation", m->augmentation, sizeof m->augmentation);
+    ss_h5_attr_read_string(root, "model", m->model, sizeof m->model);
+    ss_h5_attr_read_string(root, "source", m->source, sizeof m->source);
+    ss_h5_attr_read_long(root, "batch_size", &m->batch_size);
+    ss_h5_attr_read_long(root, "workers", &m->workers);
+    ss_h5_attr_read_long(root, "threads", &m->threads);
+    ss_h5_attr_read_long(root, "epochs", &m->epochs);
     return SS_OK;
 }
 
@@ -307,14 +227,7 @@ long ss_trace_chunk_rows(const ss_trace_file *t) { return t->chunk_rows; }
 static ss_status read_rows(ss_trace_file *t, hid_t d, const char *name, hid_t memtype, long row0,
                            long n, int cols, void *buf)
 {
-    hid_t fs = H5Dget_space(d);
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
-    herr_t rc = H5Dread(d, memtype, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    if (rc < 0)
+    if (ss_h5_rows(d, memtype, row0, n, cols, buf, 0) != 0)
         return ss_fail(SS_EIO, "%s: dataset /timeline/%s: cannot read rows %ld..%ld (damaged file?)",
                        t->path, name, row0, row0 + n - 1);
     return SS_OK;
@@ -391,7 +304,7 @@ static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n
     hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(sp);
-    if (d >= 0 && attr_write_string(d, "units", units) != 0) {
+    if (d >= 0 && ss_h5_attr_write_string(d, "units", units) != 0) {
         H5Dclose(d);
         return H5I_INVALID_HID;
     }
@@ -400,19 +313,20 @@ static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n
 
 static int write_meta(hid_t f, const ss_trace_meta *m)
 {
-    int rc = attr_write_string(f, "schema", SS_TRACE_SCHEMA);
-    rc |= attr_write_long(f, "schema_version", SS_TRACE_VERSION);
-    rc |= attr_write_long(f, "gpus", m->gpus);
-    rc |= attr_write_long(f, "iterations", m->iterations);
-    rc |= attr_write_string(f, "time_origin", m->time_origin);
+    int rc = ss_h5_attr_write_string(f, "schema", SS_TRACE_SCHEMA);
+    long version = SS_TRACE_VERSION, gpus = m->gpus;
+    rc |= ss_h5_attr_write_num(f, "schema_version", H5T_STD_I64LE, H5T_NATIVE_LONG, &version, 0);
+    rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I64LE, H5T_NATIVE_LONG, &gpus, 0);
+    rc |= ss_h5_attr_write_num(f, "iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &m->iterations, 0);
+    rc |= ss_h5_attr_write_string(f, "time_origin", m->time_origin);
     const char *sn[] = {"log_type", "dataset", "augmentation", "model", "source"};
     const char *sv[] = {m->log_type, m->dataset, m->augmentation, m->model, m->source};
     for (int i = 0; i < 5; i++)
-        if (sv[i][0]) rc |= attr_write_string(f, sn[i], sv[i]);
+        if (sv[i][0]) rc |= ss_h5_attr_write_string(f, sn[i], sv[i]);
     const char *ln[] = {"batch_size", "workers", "threads", "epochs"};
     const long lv[] = {m->batch_size, m->workers, m->threads, m->epochs};
     for (int i = 0; i < 4; i++)
-        if (lv[i] >= 0) rc |= attr_write_long(f, ln[i], lv[i]);
+        if (lv[i] >= 0) rc |= ss_h5_attr_write_num(f, ln[i], H5T_STD_I64LE, H5T_NATIVE_LONG, &lv[i], 0);
     return rc;
 }
 
@@ -461,30 +375,16 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     return SS_OK;
 }
 
-static int write_rows(hid_t d, hid_t memtype, long row0, long n, int cols, const void *buf)
-{
-    hid_t fs = H5Dget_space(d);
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
-    herr_t rc = H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    return rc < 0 ? -1 : 0;
-}
-
 ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s)
 {
     if (s->n == 0) return SS_OK;
     if (w->rows_written + s->n > w->meta.iterations || s->gpus != w->meta.gpus)
         return ss_fail(SS_EINTERNAL, "%s: more rows appended than declared", w->path);
     long r0 = w->rows_written;
-    int rc = write_rows(w->d_epoch, H5T_NATIVE_INT32, r0, s->n, 0, s->epoch);
-    rc |= write_rows(w->d_index, H5T_NATIVE_INT64, r0, s->n, 0, s->index);
-    const double *src[DS_NF64] = {s->fetch_start, s->fetch_time, s->train_start,
-                                  s->iteration_time, s->stall_time};
-    for (int i = 0; i < DS_NF64; i++)
-        rc |= write_rows(w->d_f64[i], H5T_NATIVE_DOUBLE, r0, s->n, s->gpus, src[i]);
+    int rc = ss_h5_rows(w->d_epoch, H5T_NATIVE_INT32, r0, s->n, 0, s->epoch, 1);
+    rc |= ss_h5_rows(w->d_index, H5T_NATIVE_INT64, r0, s->n, 0, s->index, 1);
+    double *src[DS_NF64] = {s->fetch_start, s->fetch_time, s->train_start, s->iteration_time, s->stall_time};
+    for (int i = 0; i < DS_NF64; i++) rc |= ss_h5_rows(w->d_f64[i], H5T_NATIVE_DOUBLE, r0, s->n, s->gpus, src[i], 1);
     if (rc) return ss_fail(SS_EIO, "%s: cannot write rows %ld..%ld (disk full?)", w->path, r0, r0 + s->n - 1);
     w->rows_written += s->n;
     return SS_OK;

@@ -1,0 +1,22 @@
+/* ss_h5util.h - small HDF5 helpers shared by the trace and results files: string and
+ * numeric attributes, and row ranges of [N] or [N][cols] datasets. Internal to io/. */
+#ifndef SS_H5UTIL_H
+#define SS_H5UTIL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+
+/* Scalar UTF-8 variable-length string attribute. 0 on success. */
+int ss_h5_attr_write_string(hid_t obj, const char *name, const char *value);
+/* Numeric attribute: scalar when n == 0, else a 1-D array of n values. 0 on success. */
+int ss_h5_attr_write_num(hid_t obj, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n);
+/* Reads a string attribute (variable or fixed length, any character set) into out.
+ * 0 on success, -1 when missing or not a string. */
+int ss_h5_attr_read_string(hid_t obj, const char *name, char *out, size_t outsz);
+/* Reads an integer scalar attribute. 0 ok, -1 missing, -2 not one integer. */
+int ss_h5_attr_read_long(hid_t obj, const char *name, long *out);
+/* Reads (write = 0) or writes rows [row0, row0+n) of a dataset of rank 1 (cols == 0) or
+ * rank 2 ([N][cols]). 0 on success. Independent I/O. */
+int ss_h5_rows(hid_t d, hid_t mem_type, long row0, long n, int cols, void *buf, int write);
+
+#endif
