@@ -10,15 +10,28 @@ quick=0
 "$here/scripts/setup.sh" -DSTALLSIM_WERROR=ON
 . "$here/scripts/env.sh"
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+passed=0
+# run_ctest DIR [ENV...]: runs the suite in DIR, counts what passed
+run_ctest() {
+  local dir=$1
+  shift
+  (cd "$dir" && env "$@" ctest --output-on-failure -j2) | tee "$log"
+  local n
+  n=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log")
+  passed=$((passed + ${n:-0}))
+}
+
 echo "== test suite"
-(cd "$here/build" && ctest --output-on-failure -j2)
-[ $quick -eq 1 ] && exit 0
+run_ctest "$here/build"
+if [ $quick -eq 1 ]; then echo "stallsim: $passed passed, 0 failed"; exit 0; fi
 
 echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S "$here" -B "$here/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON \
   -DSTALLSIM_SANITIZE=ON -DSTALLSIM_WERROR=ON >/dev/null
 cmake --build "$here/build-asan" -j"$(nproc)" >/dev/null
-(cd "$here/build-asan" && ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2)
+run_ctest "$here/build-asan" ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
 echo "== valgrind memcheck on short runs"
 command -v valgrind >/dev/null || {
@@ -26,7 +39,7 @@ command -v valgrind >/dev/null || {
   DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq valgrind >/dev/null
 }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$log"' EXIT
 vg=(valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect)
 stallsim=$here/build/stallsim
 "${vg[@]}" "$stallsim" gen -o "$tmp/t.h5" --gpus 3 --iterations 300 --epochs 2 --seed 9 >/dev/null
@@ -40,3 +53,4 @@ rc=$?
 set -e
 [ $rc -eq 1 ] || { echo "valgrind: a failing run ended with status $rc (memcheck errors give 3)"; exit 1; }
 echo "valgrind: 5 runs, no memcheck errors"
+echo "stallsim: $((passed + 5)) passed, 0 failed"

@@ -121,9 +121,7 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ)
 {
     const ss_scenario *s = &w->sc[l->j];
     const int G = w->gpus;
-    double stall_local[1];
-    double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G;
-    (void)stall_local;
+    double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
     ss_step out;
     if (l->pipe) {
         ssp_replay_row(&l->ps, row, stall, &out);
