@@ -233,10 +233,11 @@ static ss_status read_rows(ss_trace_file *t, hid_t d, const char *name, hid_t me
     return SS_OK;
 }
 
-static ss_status check_rows(ss_trace_file *t, ss_slab *s)
+static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
 {
     const long G = s->gpus;
     for (int i = 0; i < DS_NF64; i++) {
+        if (skip_train_start && i == DS_TRAIN_START) continue;
         const double *v = *slab_f64(s, i);
         for (long k = 0; k < s->n * G; k++) {
             if (isfinite(v[k]) && (!ds_f64_duration[i] || v[k] >= 0.0)) continue;
@@ -257,7 +258,7 @@ static ss_status check_rows(ss_trace_file *t, ss_slab *s)
     return SS_OK;
 }
 
-ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s)
+static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int skip_train_start)
 {
     if (row0 < 0 || n < 0 || row0 + n > t->meta.iterations || n > s->cap || s->gpus != t->meta.gpus)
         return ss_fail(SS_EINTERNAL, "%s: bad slab request rows %ld+%ld", t->path, row0, n);
@@ -267,10 +268,18 @@ ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s)
     ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, s->epoch);
     if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, s->index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++)
-        st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus,
-                       *slab_f64(s, i));
-    if (st == SS_OK) st = check_rows(t, s);
+        if (!(skip_train_start && i == DS_TRAIN_START))
+            st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus,
+                           *slab_f64(s, i));
+    if (st == SS_OK) st = check_rows(t, s, skip_train_start);
     return st;
+}
+
+ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s) { return read_slab(t, row0, n, s, 0); }
+
+ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s)
+{
+    return read_slab(t, row0, n, s, 1);
 }
 
 void ss_trace_close(ss_trace_file *t)

@@ -46,7 +46,7 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_cal
     ss_status st = ss_slab_alloc(&s, rows, m->gpus);
     if (st == SS_OK && (!c->workers_gpu || !c->gap_gpu || !buf || !gaps || !col_start || !col_done))
         st = ss_fail(SS_ENOMEM, "out of memory for calibration");
-    if (st == SS_OK) st = ss_trace_read(t, 0, rows, &s);
+    if (st == SS_OK) st = ss_trace_read_replay(t, 0, rows, &s);
     c->agree = 1;
     /* per GPU: the smallest w whose median gap is >= 0 (SPEC §8) */
     for (int g = 0; st == SS_OK && g < m->gpus; g++) {

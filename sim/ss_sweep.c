@@ -199,7 +199,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
         double t0 = now();
-        ss_status st = ss_trace_read(w->t, s0, n, &w->slab_buf);
+        ss_status st = ss_trace_read_replay(w->t, s0, n, &w->slab_buf);
         double t1 = now();
         w->timing.read_seconds += t1 - t0;
         w->timing.rows_read += (double)n;
