@@ -56,7 +56,7 @@ static int split_record(char **p, char **fields, int maxf, int *nf_total)
     return n;
 }
 
-static int blank_line(const char *s) { return *s == '\n' || (*s == '\r' && s[1] == '\n'); }
+static int blank_line(const char *s) { return *s == '\n' || *s == '\r'; }
 
 ss_status ss_csv_read(const char *path, ss_csv *c)
 {
@@ -91,8 +91,9 @@ ss_status ss_csv_read(const char *path, ss_csv *c)
     c->ncols = nf;
 
     /* count lines for the row arrays */
+    /* records end at LF, CRLF or a lone CR, as split_record reads them */
     long maxrows = 1;
-    for (const char *q = p; *q; q++) maxrows += *q == '\n';
+    for (const char *q = p; *q; q++) maxrows += *q == '\n' || (*q == '\r' && q[1] != '\n');
     c->cells = malloc((size_t)maxrows * (size_t)c->ncols * sizeof *c->cells);
     c->line = malloc((size_t)maxrows * sizeof *c->line);
     char **tmp = malloc((size_t)(c->ncols + 1) * sizeof *tmp);
@@ -104,7 +105,7 @@ ss_status ss_csv_read(const char *path, ss_csv *c)
     while (*p) {
         line++;
         if (blank_line(p)) {
-            p += *p == '\r' ? 2 : 1;
+            p += (*p == '\r' && p[1] == '\n') ? 2 : 1;
             continue;
         }
         if (split_record(&p, tmp, c->ncols + 1, &nf) < 0) {

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ss_atomic.h"
 
 /* Full precision (%.17g); empty for values that do not apply (NaN). */
 static void put_num(FILE *f, double v)
@@ -53,14 +52,10 @@ static void csv_row(FILE *f, const ss_summary *s, int j)
     fputc('\n', f);
 }
 
-ss_status ss_report_write_csv(const ss_summary *s, const char *dir)
+ss_status ss_report_write_csv(const ss_summary *s, const char *path)
 {
-    char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    ss_status st = ss_atomic_tmpname(path, tmp, sizeof tmp);
-    if (st != SS_OK) return st;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return ss_fail(SS_EIO, "%s: cannot write", tmp);
+    FILE *f = fopen(path, "w");
+    if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
     fputs("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,"
           "stall_mean,stall_std,delay_mean,delay_std,effective_delay_pct,start_diff_mean,"
           "start_diff_std,fetch_diff_mean,fetch_diff_std,iter_time_change_pct,workers,prefetch,"
@@ -70,11 +65,8 @@ ss_status ss_report_write_csv(const ss_summary *s, const char *dir)
     for (int j = 0; j < s->nsc; j++) csv_row(f, s, j);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (bad) {
-        ss_atomic_discard(tmp);
-        return ss_fail(SS_EIO, "%s: write failed (disk full?)", path);
-    }
-    return ss_atomic_commit(tmp, path);
+    if (bad) return ss_fail(SS_EIO, "%s: write failed (disk full?)", path);
+    return SS_OK;
 }
 
 static void pm(char *buf, size_t n, const ss_partial *p, int m)

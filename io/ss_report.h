@@ -8,8 +8,9 @@
 #include "ss_status.h"
 #include "ss_summary.h"
 
-/* Writes <dir>/summary.csv atomically (temporary name, then rename). */
-ss_status ss_report_write_csv(const ss_summary *s, const char *dir);
+/* Writes the summary table as CSV to path (callers write to a temporary name and rename
+ * it into place together with results.h5; see ss_results_finish). */
+ss_status ss_report_write_csv(const ss_summary *s, const char *path);
 /* The table for people: mean±std to 4 decimals, the baseline marked, fidelity and
  * slowest-loader notes under it. */
 void ss_report_print_table(const ss_summary *s, FILE *out);

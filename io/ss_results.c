@@ -97,7 +97,7 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
         st = ss_comm_any_failed(c, st);
     }
     if (st != SS_OK) {
-        ss_results_finish(r, st, NULL, NULL, NULL);
+        ss_results_finish(r, st, NULL, NULL, NULL, NULL, NULL);
         return st;
     }
     *out = r;
@@ -246,8 +246,8 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     return rc ? ss_fail(SS_EIO, "%s: cannot write the summary (disk full?)", r->tmp) : SS_OK;
 }
 
-ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
-                            const char *config_text, const char *trace_path)
+ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, const char *config_text,
+                            const char *trace_path, const char *companion_tmp, const char *companion_path)
 {
     ss_status st = ok;
     if (r->ds)
@@ -260,6 +260,8 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
         if (st == SS_OK && s) st = write_summary(r, s, config_text, trace_path);
         if (st == SS_OK && s) st = ss_atomic_commit(r->tmp, r->path);
         else ss_atomic_discard(r->tmp);
+        if (companion_tmp && st == SS_OK && s) st = ss_atomic_commit(companion_tmp, companion_path);
+        else if (companion_tmp) ss_atomic_discard(companion_tmp);
     }
     st = ss_comm_any_failed(r->comm, st);
     free(r->ds);

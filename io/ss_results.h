@@ -26,10 +26,12 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
                                 const double *start_diff, const double *stall_time);
 
 /* Collective. Closes the parallel part; on rank 0 adds /summary and the root attributes
- * (configuration text, trace path, version, calibration) and renames the file into place
- * when ok is SS_OK, else removes it. Frees r. */
-ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s,
-                            const char *config_text, const char *trace_path);
+ * (configuration text, trace path, version, calibration). When every step so far (ok)
+ * and this one succeeded, renames results.h5 into place and then the companion file
+ * companion_tmp onto companion_path (rank 0, may be NULL: summary.csv written under a
+ * temporary name), so that both appear together; otherwise removes both. Frees r. */
+ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, const char *config_text,
+                            const char *trace_path, const char *companion_tmp, const char *companion_path);
 
 /* One row of a results.h5 /summary table, as `stallsim compare` reads it back. */
 typedef struct {

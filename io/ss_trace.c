@@ -233,6 +233,16 @@ static ss_status read_rows(ss_trace_file *t, hid_t d, const char *name, hid_t me
     return SS_OK;
 }
 
+/* The rows must be sorted by (epoch, index): k against k-1 within the slab, and the
+ * first row against the row before the slab (prev_epoch/prev_index, when row0 > 0). */
+static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0, int32_t e1, int64_t i1)
+{
+    if (e1 > e0 || (e1 == e0 && i1 > i0)) return SS_OK;
+    return ss_fail(SS_EDATA,
+                   "%s: /timeline rows %ld and %ld are not sorted by (epoch, index): (%d, %lld) then (%d, %lld)",
+                   t->path, row - 1, row, (int)e0, (long long)i0, (int)e1, (long long)i1);
+}
+
 static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
 {
     const long G = s->gpus;
@@ -247,13 +257,16 @@ static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
         }
     }
     for (long k = 1; k < s->n; k++) {
-        if (s->epoch[k] > s->epoch[k - 1] ||
-            (s->epoch[k] == s->epoch[k - 1] && s->index[k] > s->index[k - 1]))
-            continue;
-        return ss_fail(SS_EDATA,
-                       "%s: /timeline rows %ld and %ld are not sorted by (epoch, index): (%d, %lld) then (%d, %lld)",
-                       t->path, s->row0 + k - 1, s->row0 + k, (int)s->epoch[k - 1],
-                       (long long)s->index[k - 1], (int)s->epoch[k], (long long)s->index[k]);
+        ss_status st = check_order(t, s->row0 + k, s->epoch[k - 1], s->index[k - 1], s->epoch[k], s->index[k]);
+        if (st != SS_OK) return st;
+    }
+    if (s->row0 > 0 && s->n > 0) {
+        int32_t e;
+        int64_t i;
+        ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, s->row0 - 1, 1, 0, &e);
+        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, s->row0 - 1, 1, 0, &i);
+        if (st == SS_OK) st = check_order(t, s->row0, e, i, s->epoch[0], s->index[0]);
+        return st;
     }
     return SS_OK;
 }
@@ -280,6 +293,38 @@ ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s) { retur
 ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s)
 {
     return read_slab(t, row0, n, s, 1);
+}
+
+static ss_status read_block(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, double *buf)
+{
+    hid_t d = t->d_f64[ds];
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[2] = {(hsize_t)row0, (hsize_t)g0}, count[2] = {(hsize_t)n, (hsize_t)ng};
+    herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t ms = H5Screate_simple(2, count, NULL);
+    if (rc >= 0) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (rc < 0)
+        return ss_fail(SS_EIO, "%s: dataset /timeline/%s: cannot read rows %ld..%ld (damaged file?)", t->path,
+                       ds_f64_name[ds], row0, row0 + n - 1);
+    for (long x = 0; x < n * ng; x++)
+        if (!isfinite(buf[x]) || (ds_f64_duration[ds] && buf[x] < 0))
+            return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
+                           ds_f64_name[ds], row0 + x / ng, g0 + x % ng, buf[x],
+                           isfinite(buf[x]) ? "a negative duration" : "not a finite number");
+    return SS_OK;
+}
+
+ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
+                                      double *fetch_time, int32_t *epoch)
+{
+    if (row0 < 0 || n < 1 || row0 + n > t->meta.iterations || g0 < 0 || ng < 1 || g0 + ng > t->meta.gpus)
+        return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
+    ss_status st = read_block(t, DS_FETCH_START, row0, n, g0, ng, fetch_start);
+    if (st == SS_OK) st = read_block(t, DS_FETCH_TIME, row0, n, g0, ng, fetch_time);
+    if (st == SS_OK && epoch) st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, epoch);
+    return st;
 }
 
 void ss_trace_close(ss_trace_file *t)

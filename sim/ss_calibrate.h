@@ -20,9 +20,10 @@ typedef struct {
     long rows_used;
 } ss_calib;
 
-/* Calibrates on the first rows of the trace (at most max_rows, bounded further so that
- * the read stays under mem_bytes). Local (not collective): every rank gets the same. */
-ss_status ss_calibrate(ss_trace_file *t, long max_rows, size_t mem_bytes, ss_calib *out);
+/* Calibrates on the first max_rows rows of the trace (SS_CALIB_ROWS by default), reading
+ * fetch columns for batches of GPUs in bounded memory (about 32 MB), so the result does
+ * not depend on slab settings. Local (not collective): every rank gets the same. */
+ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *out);
 void ss_calib_free(ss_calib *c);
 
 #endif

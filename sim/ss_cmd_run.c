@@ -153,7 +153,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK) st = ss_trace_open(cfg.trace_path, c, &t);
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
-        st = ss_calibrate(t, SS_CALIB_ROWS, (size_t)(cfg.slab_mb * 1048576.0), &cal);
+        st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
         if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
     }
@@ -172,12 +172,19 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             have_cal = 0;
         }
     }
+    /* summary.csv under a temporary name first; it is renamed into place with results.h5 */
+    char csv_path[SS_PATH_MAX + 16], csv_tmp[SS_PATH_MAX + 64];
+    csv_tmp[0] = '\0';
+    snprintf(csv_path, sizeof csv_path, "%s/summary.csv", cfg.out_dir);
+    if (st == SS_OK && c->rank == 0) st = ss_atomic_tmpname(csv_path, csv_tmp, sizeof csv_tmp);
+    if (st == SS_OK && c->rank == 0) st = ss_report_write_csv(&sum, csv_tmp);
     st = ss_comm_any_failed(c, st);
-    if (res) st = ss_results_finish(res, st, c->rank == 0 ? &sum : NULL, cfg.text, cfg.trace_path);
+    if (res) st = ss_results_finish(res, st, c->rank == 0 ? &sum : NULL, cfg.text, cfg.trace_path,
+                                    csv_tmp[0] ? csv_tmp : NULL, csv_path);
+    else if (csv_tmp[0]) ss_atomic_discard(csv_tmp);
     if (st == SS_OK && c->rank == 0) {
-        st = ss_report_write_csv(&sum, cfg.out_dir);
-        if (st == SS_OK && a.json) ss_report_print_json(&sum, stdout);
-        else if (st == SS_OK && !a.quiet) {
+        if (a.json) ss_report_print_json(&sum, stdout);
+        else if (!a.quiet) {
             ss_report_print_table(&sum, stdout);
             printf("wrote %s/summary.csv and %s/results.h5\n", cfg.out_dir, cfg.out_dir);
         }

@@ -121,7 +121,7 @@ static int info_main(int argc, char **argv)
     if (!a.it_sum || !a.st_sum) st = ss_fail(SS_ENOMEM, "out of memory");
     if (st == SS_OK) st = info_scan(t, &a);
     ss_calib cal;
-    if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, 64u << 20, &cal);
+    if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
         print_meta(argv[1], m, &a);
         printf("calibration:  %d workers per GPU, worker gap %.4f s (from the first %ld rows)\n", cal.workers,

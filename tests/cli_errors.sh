@@ -151,15 +151,22 @@ expect 2 "usage" "$stallsim" import dsanalyzer "$P"
 
 # CRLF and a byte order mark import to the very same data as plain LF files
 make_trio
-"$stallsim" import dsanalyzer "$P" -o "$work/lf.h5" >/dev/null || fail "clean import"
+"$stallsim" import dsanalyzer "$P" -o "$work/lf.h5" >/dev/null 2> "$work/warn" || fail "clean import"
+# a fetch finishing after its step started is suspicious, not an error: a warning
+grep -q "warning: .*fetch finished after the training step started" "$work/warn" && ok ||
+  fail "no warning for late fetches: $(cat "$work/warn")"
 sed -i 's/$/\r/' "$P.csv" "$F" "$S"
 "$stallsim" import dsanalyzer "$P" -o "$work/crlf.h5" >/dev/null && ok || fail "CRLF import: $(cat "$work/stderr")"
+make_trio
+for f in "$P.csv" "$F" "$S"; do tr '\n' '\r' < "$f" > "$f.cr" && mv "$f.cr" "$f"; done
+"$stallsim" import dsanalyzer "$P" -o "$work/cr.h5" >/dev/null && ok || fail "CR-only import: $(cat "$work/stderr")"
 make_trio
 printf '\xef\xbb\xbf' | cat - "$F" > "$F.bom" && mv "$F.bom" "$F"
 "$stallsim" import dsanalyzer "$P" -o "$work/bom.h5" >/dev/null && ok || fail "BOM import"
 if command -v h5diff >/dev/null; then
   h5diff -q "$work/lf.h5" "$work/crlf.h5" /timeline /timeline && ok || fail "CRLF import differs"
   h5diff -q "$work/lf.h5" "$work/bom.h5" /timeline /timeline && ok || fail "BOM import differs"
+  h5diff -q "$work/lf.h5" "$work/cr.h5" /timeline /timeline && ok || fail "CR-only import differs"
 fi
 # the trace attributes come from the file name
 "$stallsim" info "$work/lf.h5" > "$work/info.txt" || fail "info"
@@ -198,6 +205,11 @@ PY
   h5case nan_duration 1 "/timeline/fetch_time: row 20, GPU 1|not a finite number" "d = f['timeline/fetch_time']; d[20, 1] = np.nan"
   h5case negative_duration 1 "/timeline/stall_time: row 30, GPU 0|negative" "d = f['timeline/stall_time']; d[30, 0] = -0.5"
   h5case unsorted 1 "not sorted by (epoch, index)" "d = f['timeline/index']; d[10] = 3"
+  # the same, where row 10 opens a slab: the order is checked across slab boundaries
+  for slab in 1 10; do
+    expect 1 "rows 9 and 10 are not sorted" "$stallsim" run "$work/h5-unsorted.ini" --set run.slab_iterations=$slab \
+      --out "$work/out-unsorted-$slab"
+  done
 
   # an error that only one rank meets ends the whole job, promptly, with one message
   if command -v mpirun >/dev/null; then

@@ -57,6 +57,9 @@ for slab in 3 100000; do
     fail "pipeline slab $slab"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-s$slab/summary.csv" "pipeline slab=$slab"
 done
+# the calibration does not depend on the slab memory either
+"$stallsim" run "$work/pipe.ini" --set run.slab_mb=0.05 --out "$work/pipe-mb" --quiet || fail "pipeline slab_mb"
+same_file "$work/pipe-plain/summary.csv" "$work/pipe-mb/summary.csv" "pipeline slab_mb=0.05"
 if command -v h5diff >/dev/null; then
   if h5diff -q "$work/pipe-plain/results.h5" "$work/pipe-3/results.h5" /scenarios /scenarios; then ok
   else fail "per-iteration series differ between 1 and 3 ranks"; fi

@@ -90,7 +90,7 @@ ss_status tu_run_sweep(const char *ini_text, ss_summary *out, ss_scenario **sc, 
     if (st == SS_OK) st = ss_scenarios_build(&cfg, sc, nsc);
     if (st == SS_OK) st = ss_trace_open(cfg.trace_path, &c, &t);
     if (st == SS_OK && ss_scenarios_need_calibration(*sc, *nsc, &cfg)) {
-        st = ss_calibrate(t, 100000, 64u << 20, &cal);
+        st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
     }
     if (st == SS_OK) {

@@ -25,7 +25,7 @@ static ss_status calibrate_file(const char *path, ss_calib *cal)
     ss_trace_file *t;
     ss_status st = ss_trace_open(path, &c, &t);
     if (st != SS_OK) return st;
-    st = ss_calibrate(t, 100000, 64u << 20, cal);
+    st = ss_calibrate(t, SS_CALIB_ROWS, cal);
     ss_trace_close(t);
     return st;
 }
