@@ -259,7 +259,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         *(double *)field = d;
         return NULL;
     case K_POS_NUMBER:
-        if (parse_number(v, &d) || !(d > 0)) return "must be a positive number";
+        if (parse_number(v, &d) || !(d > 0) || d > 65536) return "must be a positive number up to 65536";
         *(double *)field = d;
         return NULL;
     case K_GAP_AUTO: return parse_autoval(v, 0, field);

@@ -186,6 +186,25 @@ static ss_status nonneg(const ss_csv *c, long row, int col, double v)
     return SS_OK;
 }
 
+/* Every step-log row must belong to an epoch of the fetch files (the rows of those epochs
+ * were already matched GPU by GPU). */
+static ss_status check_all_steps_used(const loader *L, long N)
+{
+    for (long r = 0; r < L->step.nrows; r++) {
+        const keyed *k = &L->stepk[r];
+        long lo = 0, hi = N;
+        while (lo < hi) {
+            long mid = (lo + hi) / 2;
+            if (L->fk[mid].epoch < k->epoch) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == N || L->fk[lo].epoch != k->epoch)
+            return ss_fail(SS_EDATA, "%s:%ld: step row of epoch %ld, which %s does not list", L->step.path,
+                           L->step.line[k->row], k->epoch, L->fetch.path);
+    }
+    return SS_OK;
+}
+
 /* Fills the slab rows: epoch, index, fetch times, and for every GPU its step rows paired
  * by position with the iterations of the epoch. Timestamps go to start_ns/train_ns. */
 static ss_status fill_rows(loader *L, int G, long N, ss_slab *s, const int *stepcols)
@@ -225,7 +244,7 @@ static ss_status fill_rows(loader *L, int G, long N, ss_slab *s, const int *step
         }
         i0 = i1;
     }
-    return SS_OK;
+    return check_all_steps_used(L, N);
 }
 
 /* time 0 = the earliest timestamp, floored to the whole second */

@@ -66,8 +66,17 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
                           long N, int G, int per_iteration, ss_results **out)
 {
     *out = NULL;
+    /* one temporary name for all ranks: rank 0's process id (broadcast before anything
+     * can fail, so that every rank reaches the same collectives) */
+    long pid = (long)getpid();
+    if (c->mpi) MPI_Bcast(&pid, 1, MPI_LONG, 0, c->comm);
     ss_results *r = calloc(1, sizeof *r);
-    if (!r) return ss_fail(SS_ENOMEM, "out of memory");
+    ss_status st = r ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    st = ss_comm_any_failed(c, st);
+    if (st != SS_OK) {
+        free(r);
+        return st;
+    }
     r->comm = c;
     r->file = H5I_INVALID_HID;
     r->nsc = nsc;
@@ -75,12 +84,8 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     r->N = N;
     r->per_iteration = per_iteration;
     snprintf(r->path, sizeof r->path, "%s/results.h5", dir);
-    /* one temporary name for all ranks: rank 0's process id */
-    long pid = (long)getpid();
-    if (c->mpi) MPI_Bcast(&pid, 1, MPI_LONG, 0, c->comm);
     snprintf(r->tmp, sizeof r->tmp, "%s/.results.h5.tmp.%ld", dir, pid);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    ss_status st = SS_OK;
     if (per_iteration) {
         r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);
         if (!r->ds) st = ss_fail(SS_ENOMEM, "out of memory");

@@ -1,6 +1,7 @@
 /* ss_trace.c - reader and writer of stalltrace HDF5 files (SPEC §3). */
 #include "ss_trace.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -183,7 +184,11 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 {
     *out = NULL;
     ss_trace_file *t = calloc(1, sizeof *t);
-    if (!t) return ss_fail(SS_ENOMEM, "out of memory opening %s", path);
+    if (!t) {
+        ss_status st = ss_fail(SS_ENOMEM, "out of memory opening %s", path);
+        if (c->mpi && c->size > 1) ss_comm_any_failed(c, st); /* the others wait there */
+        return st;
+    }
     t->file = t->d_epoch = t->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) t->d_f64[i] = H5I_INVALID_HID;
     snprintf(t->path, sizeof t->path, "%s", path);
@@ -193,7 +198,7 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     ss_status st = SS_OK;
     FILE *probe = fopen(path, "rb");
     if (!probe) {
-        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, "no such file or not readable");
+        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
     } else {
         fclose(probe);
         if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);

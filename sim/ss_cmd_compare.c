@@ -149,6 +149,21 @@ static void csv_num(FILE *f, double v)
     if (!isnan(v)) fprintf(f, "%.17g", v);
 }
 
+/* A CSV field, quoted when it holds a comma, a quote or a line end. */
+static void csv_text(FILE *f, const char *v)
+{
+    if (!strpbrk(v, ",\"\r\n")) {
+        fputs(v, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *v; v++) {
+        if (*v == '"') fputc('"', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
+}
+
 static ss_status write_csv(const cmp_table *t, const char *path)
 {
     char tmp[4300];
@@ -161,7 +176,8 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     const ss_results_row *b = &t->v[0].r;
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
-        fprintf(f, "%s,%s,%s,%ld", t->v[i].source, r->scenario, r->model, r->iterations);
+        csv_text(f, t->v[i].source);
+        fprintf(f, ",%s,%s,%ld", r->scenario, r->model, r->iterations);
         const double v[3] = {r->iter_time_mean, r->stall_mean, r->delay_mean};
         const double ref[3] = {b->iter_time_mean, b->stall_mean, b->delay_mean};
         for (int k = 0; k < 3; k++) {
@@ -212,9 +228,14 @@ static int compare_main(int argc, char **argv)
                 st = ss_config_set(&opts, set);
             }
             if (st != SS_OK) {
+                /* say it with the option the user typed, not the key behind it */
+                char why[512];
+                const char *m = strstr(ss_errmsg(), "' ");
+                snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
+                ss_clear();
                 free(inputs);
                 ss_config_free(&opts);
-                return ss_cmd_fail(SS_EUSAGE);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: %s '%s' %s", a, v, why));
             }
         } else if (a[0] == '-' && a[1]) {
             free(inputs);

@@ -103,7 +103,7 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
                       (double)ru.ru_maxrss / 1024.0};
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
-    if (ss_comm_gather_bytes(c, mine, (int)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
+    if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
         const double *v = all;
         double evals = 0;
         for (int r = 0; r < c->size; r++, v += 5) {
@@ -145,12 +145,16 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         return 0;
     }
     if (st == SS_OK) st = ss_config_load(&cfg, a.config, a.nsets, a.sets);
-    if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
+    if (st == SS_OK && a.out && strlen(a.out) >= sizeof cfg.out_dir) st = ss_fail(SS_EUSAGE, "--out: folder name too long");
+    else if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
     /* the output folder is checked before any work starts */
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
     st = ss_comm_any_failed(c, st);
-    if (st == SS_OK) st = ss_trace_open(cfg.trace_path, c, &t);
+    if (st == SS_OK) {
+        st = ss_trace_open(cfg.trace_path, c, &t);
+        if (st != SS_OK) ss_errprefix("%s: [trace] path", a.config);
+    }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
         st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
@@ -159,7 +163,9 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
-        ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
+        st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
+    }
+    if (st == SS_OK) {
         const ss_trace_meta *m = ss_trace_meta_of(t);
         st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
     }

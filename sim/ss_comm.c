@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 int ss_comm_launched(void)
@@ -72,59 +73,53 @@ ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n)
     return SS_OK;
 }
 
-ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, int nbytes, void **all,
-                               int **counts, int **displs)
+ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, void **all, int **counts,
+                               int **displs)
 {
     *all = NULL;
     *counts = *displs = NULL;
     int *cnt = NULL, *dsp = NULL;
     char *out = NULL;
-    if (c->rank == 0) {
+    ss_status st = SS_OK;
+    if (nbytes > INT_MAX) st = ss_fail(SS_EINTERNAL, "rank %d holds %ld bytes of results, more than one gather carries", c->rank, nbytes);
+    if (st == SS_OK && c->rank == 0) {
         cnt = calloc((size_t)c->size, sizeof *cnt);
         dsp = calloc((size_t)c->size, sizeof *dsp);
+        if (!cnt || !dsp) st = ss_fail(SS_ENOMEM, "out of memory gathering results on rank 0");
     }
-    int ok = c->rank != 0 || (cnt && dsp);
-    if (!c->mpi) {
-        if (!ok) goto nomem;
-        cnt[0] = nbytes;
-        dsp[0] = 0;
-        out = malloc(nbytes ? (size_t)nbytes : 1);
-        if (!out) goto nomem;
-        memcpy(out, buf, (size_t)nbytes);
-        *all = out;
-        *counts = cnt;
-        *displs = dsp;
-        return SS_OK;
-    }
-    /* the count gather happens on every rank even after a local allocation failure, so
-     * that no rank is left waiting; rank 0 then reports */
-    if (MPI_Gather(&nbytes, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm) != MPI_SUCCESS)
-        return ss_fail(SS_EMPI, "MPI_Gather of result sizes failed");
-    long total = 0;
-    if (c->rank == 0 && ok) {
+    /* every step is agreed on before the next collective, so no rank is left waiting */
+    st = ss_comm_any_failed(c, st);
+    int n = (int)nbytes;
+    if (st == SS_OK && !c->mpi) cnt[0] = n;
+    else if (st == SS_OK && MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm) != MPI_SUCCESS)
+        st = ss_fail(SS_EMPI, "MPI_Gather of result sizes failed");
+    if (st == SS_OK && c->rank == 0) {
+        long total = 0;
         for (int r = 0; r < c->size; r++) {
             dsp[r] = (int)total;
             total += cnt[r];
+            if (total > INT_MAX) {
+                st = ss_fail(SS_EINTERNAL, "%ld bytes of results on rank 0, more than one gather carries", total);
+                break;
+            }
         }
-        out = malloc(total ? (size_t)total : 1);
-        ok = out != NULL;
+        if (st == SS_OK && !(out = malloc(total ? (size_t)total : 1)))
+            st = ss_fail(SS_ENOMEM, "out of memory gathering %ld bytes of results on rank 0", total);
     }
-    if (MPI_Gatherv(buf, nbytes, MPI_BYTE, out, cnt, dsp, MPI_BYTE, 0, c->comm) != MPI_SUCCESS) {
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && !c->mpi) memcpy(out, buf, (size_t)n);
+    else if (st == SS_OK && MPI_Gatherv(buf, n, MPI_BYTE, out, cnt, dsp, MPI_BYTE, 0, c->comm) != MPI_SUCCESS)
+        st = ss_fail(SS_EMPI, "MPI_Gatherv of results failed");
+    if (st != SS_OK) {
         free(out);
         free(cnt);
         free(dsp);
-        return ss_fail(SS_EMPI, "MPI_Gatherv of results failed");
+        return st;
     }
-    if (!ok) goto nomem;
     *all = out;
     *counts = cnt;
     *displs = dsp;
     return SS_OK;
-nomem:
-    free(out);
-    free(cnt);
-    free(dsp);
-    return ss_fail(SS_ENOMEM, "out of memory gathering results on rank 0");
 }
 
 void ss_comm_barrier(const ss_comm *c)

@@ -41,9 +41,10 @@ ss_status ss_comm_any_failed(const ss_comm *c, ss_status local);
 ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n);
 
 /* Collective. Gathers variable-length byte buffers to rank 0. On rank 0 *all receives
- * a malloc'd buffer (caller frees) and counts/displs[size] the layout. */
-ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, int nbytes, void **all,
-                               int **counts, int **displs);
+ * a malloc'd buffer (caller frees) and counts/displs[size] the layout. Returns the status
+ * agreed by all ranks (too large a total, allocation failure on rank 0). */
+ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, void **all, int **counts,
+                               int **displs);
 
 /* Collective barrier (no-op without MPI). */
 void ss_comm_barrier(const ss_comm *c);

@@ -83,7 +83,7 @@ int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config 
     return 0;
 }
 
-void ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal)
+ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal)
 {
     for (int i = 0; i < n; i++) {
         ss_scenario *s = &sc[i];
@@ -91,6 +91,12 @@ void ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_c
         ssp_params *p = &s->pipe;
         double w = s->workers.is_auto ? floor((cal ? cal->workers : 1) * s->workers.value + 0.5)
                                       : s->workers.value;
+        if (w > SS_MAX_WORKERS) {
+            char spec[48];
+            ss_autoval_format(&s->workers, spec, sizeof spec);
+            return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: %d); at most %d",
+                           c->file, spec, w, cal ? cal->workers : 0, SS_MAX_WORKERS);
+        }
         p->workers = w < 1 ? 1 : (int)w;
         p->prefetch = (int)s->prefetch;
         p->worker_gap = c->worker_gap.is_auto ? (cal ? cal->worker_gap : 0.0) * c->worker_gap.value
@@ -102,6 +108,7 @@ void ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_c
         p->fetch_align = s->fetch_align;
         p->start_align = s->start_align;
     }
+    return SS_OK;
 }
 
 int ss_scenarios_want_median(const ss_scenario *sc, int n)

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static char ss_msg[2048];
 static int ss_msg_set;
@@ -32,6 +33,23 @@ ss_status ss_fail(ss_status st, const char *fmt, ...)
         ss_msg_set = 1;
     }
     return st;
+}
+
+void ss_errprefix(const char *fmt, ...)
+{
+    if (!ss_msg_set) return;
+    char prefix[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    size_t pl = strlen(prefix), ml = strlen(ss_msg);
+    if (pl + 2 + ml + 1 > sizeof ss_msg) ml = sizeof ss_msg - pl - 3; /* pl < 1024 < sizeof ss_msg */
+    memmove(ss_msg + pl + 2, ss_msg, ml);
+    memcpy(ss_msg, prefix, pl);
+    ss_msg[pl] = ':';
+    ss_msg[pl + 1] = ' ';
+    ss_msg[pl + 2 + ml] = '\0';
 }
 
 const char *ss_errmsg(void) { return ss_msg_set ? ss_msg : ""; }

@@ -23,6 +23,10 @@ const char *ss_strerror(ss_status st);
 ss_status ss_fail(ss_status st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Puts "<context>: " in front of the recorded message, if there is one (for callers that
+ * know where a failing value came from, e.g. the scenario file that named a trace). */
+void ss_errprefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The recorded message ("" when none). */
 const char *ss_errmsg(void);
 

@@ -293,9 +293,7 @@ static ss_status gather(sweep *w, ss_summary *out)
 {
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
-    long nbytes = w->recs.n * (long)sizeof(record);
-    if (nbytes > 0x7fffffffL) return ss_fail(SS_EINTERNAL, "too many block results on one rank");
-    ss_status st = ss_comm_gather_bytes(w->comm, w->recs.v, (int)nbytes, &all, &counts, &displs);
+    ss_status st = ss_comm_gather_bytes(w->comm, w->recs.v, w->recs.n * (long)sizeof(record), &all, &counts, &displs);
     if (st == SS_OK) st = ss_comm_sum_long(w->comm, w->straggler, w->nsc * w->gpus);
     if (st == SS_OK && w->comm->rank == 0) {
         long total = 0;

@@ -91,7 +91,7 @@ mkdir -p "$work/empty"
 "$stallsim" compare "$work/empty" 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "empty: folder holds no results.h5" "$work/err" && ok || fail "empty folder: rc=$rc"
 "$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "warmup_iterations" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
+[ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "no iteration to summarise" "$work/err" && ok || fail "empty selection: rc=$rc"
 finish

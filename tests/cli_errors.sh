@@ -66,7 +66,7 @@ ini_case no_equals 2 "no_equals.ini:2" $'[trace]\nthis line has no equals sign'
 long=$(printf 'x%.0s' $(seq 1 300))
 ini_case long_line 2 "long_line.ini:2|limit" "[trace]
 path = $long"
-ini_case trace_missing 1 "nonexistent.h5" $'[trace]\npath = nonexistent.h5'
+ini_case trace_missing 1 "trace_missing.ini: [trace] path|nonexistent.h5|No such file" $'[trace]\npath = nonexistent.h5'
 mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5" $'[trace]\npath = afolder.h5'
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
@@ -144,6 +144,7 @@ imp_case bad_date 1 "$S:2|not a timestamp" "sed -i '2s/2021-09-01 19:48:54.00000
 imp_case duplicate_index 1 "$F:4|duplicate (Epoch 1, Index number 1)" "sed -i '4s/^2,1,2,/2,1,1,/' '$F'"
 imp_case unpaired_start 1 "do not list the same iterations" "sed -i '4d' '$S'"
 imp_case step_rows_short 1 "$P.csv|3 iterations" "sed -i '4d' '$P.csv'"
+imp_case extra_epoch 1 "$P.csv:8|epoch 2" "echo '6,2,0,0,2021-09-01 19:48:59.0,1.0,0.1' >> '$P.csv'"
 imp_case duplicate_step 1 "duplicate Step" "sed -i '3s/^1,1,1,0,/1,1,0,0,/' '$P.csv'"
 imp_case unquoted 1 "unterminated quote" "sed -i '3s/1.125/\"1.125/' '$F'"
 expect 2 "unknown format" "$stallsim" import nvprof "$P" -o "$work/x.h5"

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ss_calib cal = {.gpus = 1, .workers_gpu = wg, .gap_gpu = gg, .workers = 3,
                             .worker_gap = 0.01, .agree = 1, .rows_used = 100};
             int need = ss_scenarios_need_calibration(sc, n, &c);
-            ss_scenarios_resolve(sc, n, &c, need ? &cal : NULL);
+            ss_clear();
+            (void)ss_scenarios_resolve(sc, n, &c, need ? &cal : NULL);
             (void)ss_scenarios_want_median(sc, n);
             char buf[64];
             ss_autoval_format(&c.worker_gap, buf, sizeof buf);
