@@ -51,10 +51,13 @@ static ss_status records_push(record_list *l, int j, long b, const ss_partial *p
     return SS_OK;
 }
 
-long ss_sweep_slab_rows(const ss_config *c, int gpus)
+long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc)
 {
     if (c->slab_iterations > 0) return c->slab_iterations;
-    long rows = (long)(c->slab_mb * 1048576.0 / (double)ss_slab_row_bytes(gpus));
+    /* a row of the trace, and with per-iteration output a row of series per scenario */
+    double row = (double)ss_slab_row_bytes(gpus);
+    if (c->per_iteration) row += (double)nsc * (gpus + 5) * sizeof(double);
+    long rows = (long)(c->slab_mb * 1048576.0 / row);
     return rows < 1 ? 1 : rows;
 }
 
@@ -338,7 +341,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
-    w.slab = ss_sweep_slab_rows(cfg, m->gpus);
+    w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
     w.per_iter = res && ss_results_per_iteration(res);
     w.want_median = ss_scenarios_want_median(sc, nsc);

@@ -23,8 +23,9 @@ typedef struct {
     double rows_read;
 } ss_sweep_timing;
 
-/* Rows per slab read for the configuration and GPU count. */
-long ss_sweep_slab_rows(const ss_config *c, int gpus);
+/* Rows per slab read for the configuration, GPU count and number of scenarios: the
+ * slab, and the per-iteration buffers when asked for, fit in [run] slab_mb. */
+long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc);
 
 /* Collective. Replays every scenario over the trace. On rank 0, *out receives the merged
  * summary (other ranks get an empty one). res (may be NULL) receives the per-iteration
