@@ -1,6 +1,7 @@
 /* ss_dsa_import.c - the DS-Analyzer importer: read, validate and pair the CSV trio. */
 #include "ss_dsa_import.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +36,10 @@ static ss_status cell_long(const ss_csv *c, long row, int col, long *out)
     double v;
     ss_status st = ss_csv_number(c, row, col, &v);
     if (st != SS_OK) return st;
-    if (v != (double)(long)v)
-        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a whole number", c->path, c->line[row],
-                       c->header[col], ss_csv_cell(c, row, col));
+    /* epochs, indices, steps and GPU numbers: whole numbers that fit an int32 */
+    if (!(fabs(v) <= 2147483647.0) || v != floor(v))
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a whole number from -2^31 to 2^31-1", c->path,
+                       c->line[row], c->header[col], ss_csv_cell(c, row, col));
     *out = (long)v;
     return SS_OK;
 }
@@ -173,7 +175,7 @@ static long step_range(const loader *L, long epoch, int gpu, long *count)
 static ss_status parse_time(const ss_csv *c, long row, int col, int64_t *ns)
 {
     if (ss_time_parse(ss_csv_cell(c, row, col), ns) != 0)
-        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2021-09-01 19:48:46.728082",
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2021-09-01 19:48:46.728082 (years 1678 to 2261)",
                        c->path, c->line[row], c->header[col], ss_csv_cell(c, row, col));
     return SS_OK;
 }
@@ -256,9 +258,10 @@ static void set_times(loader *L, long NG, ss_slab *s, ss_trace_meta *m)
         if (L->train_ns[i] < lo) lo = L->train_ns[i];
     }
     int64_t origin = lo - ((lo % 1000000000LL) + 1000000000LL) % 1000000000LL;
+    /* origin is not after any timestamp: the unsigned differences are exact */
     for (long i = 0; i < NG; i++) {
-        s->fetch_start[i] = (double)(L->start_ns[i] - origin) * 1e-9;
-        s->train_start[i] = (double)(L->train_ns[i] - origin) * 1e-9;
+        s->fetch_start[i] = (double)((uint64_t)L->start_ns[i] - (uint64_t)origin) * 1e-9;
+        s->train_start[i] = (double)((uint64_t)L->train_ns[i] - (uint64_t)origin) * 1e-9;
     }
     ss_time_format_iso(origin, m->time_origin, sizeof m->time_origin);
 }

@@ -66,8 +66,10 @@ int ss_time_parse(const char *s, int64_t *ns)
     }
     while (*p == ' ') p++;
     if (*p) return -1;
-    int64_t secs = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + se;
-    *ns = secs * 1000000000LL + frac;
+    int64_t secs = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + se, v;
+    /* nanoseconds since 1970 fit int64 for the years 1678 to 2261 */
+    if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) || __builtin_add_overflow(v, frac, &v)) return -1;
+    *ns = v;
     return 0;
 }
 

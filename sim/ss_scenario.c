@@ -6,6 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The shortest text that reads back as v, so that different values get different names. */
+static void fmt_num(double v, char *buf, size_t n)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 static void name_scenario(ss_scenario *s)
 {
     if (s->model == SS_MODEL_MEASURED) {
@@ -14,16 +23,50 @@ static void name_scenario(ss_scenario *s)
         snprintf(s->name, sizeof s->name, "independent_fetch-%s_start-%s", ss_align_name(s->fetch_align),
                  ss_align_name(s->start_align));
     } else {
-        char w[48];
+        char w[48], fs[32], cs[32];
         ss_autoval_format(&s->workers, w, sizeof w);
-        snprintf(s->name, sizeof s->name, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%g_cs%g",
-                 ss_align_name(s->fetch_align), ss_align_name(s->start_align), w, s->prefetch,
-                 s->fetch_scale, s->compute_scale);
+        fmt_num(s->fetch_scale, fs, sizeof fs);
+        fmt_num(s->compute_scale, cs, sizeof cs);
+        snprintf(s->name, sizeof s->name, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s",
+                 ss_align_name(s->fetch_align), ss_align_name(s->start_align), w, s->prefetch, fs, cs);
     }
+}
+
+/* A value listed twice in one [scenarios] list would make the same scenario twice. */
+static ss_status check_repeats(const ss_config *c)
+{
+    struct {
+        const char *key;
+        int n;
+        const void *v;
+        size_t size;
+    } lists[] = {
+        {"model", c->n_models, c->models, sizeof c->models[0]},
+        {"fetch_align", c->n_fetch, c->fetch_align, sizeof c->fetch_align[0]},
+        {"start_align", c->n_start, c->start_align, sizeof c->start_align[0]},
+        {"workers", c->n_workers, c->workers, sizeof c->workers[0]}, /* compared field by field */
+        {"prefetch", c->n_prefetch, c->prefetch, sizeof c->prefetch[0]},
+        {"fetch_scale", c->n_fetch_scale, c->fetch_scale, sizeof c->fetch_scale[0]},
+        {"compute_scale", c->n_compute_scale, c->compute_scale, sizeof c->compute_scale[0]},
+    };
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (int i = 0; i < lists[l].n; i++)
+            for (int j = i + 1; j < lists[l].n; j++)
+                if (lists[l].v == c->workers ? (c->workers[i].is_auto == c->workers[j].is_auto &&
+                                                c->workers[i].value == c->workers[j].value)
+                                             : !memcmp((const char *)lists[l].v + i * lists[l].size,
+                                                       (const char *)lists[l].v + j * lists[l].size, lists[l].size))
+                    return ss_fail(SS_ECONFIG, "%s: scenarios.%s lists the same value twice (items %d and %d)", c->file,
+                                   lists[l].key, i + 1, j + 1);
+    return SS_OK;
 }
 
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 {
+    *out = NULL;
+    *n = 0;
+    ss_status st = check_repeats(c);
+    if (st != SS_OK) return st;
     long total = 1;
     for (int m = 0; m < c->n_models; m++) {
         long per = (long)c->n_fetch * c->n_start;
@@ -31,6 +74,9 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
             per *= (long)c->n_workers * c->n_prefetch * c->n_fetch_scale * c->n_compute_scale;
         total += per;
     }
+    if (total > SS_MAX_SCENARIOS)
+        return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)", c->file,
+                       total, SS_MAX_SCENARIOS);
     ss_scenario *sc = calloc((size_t)total, sizeof *sc);
     if (!sc) return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
     int k = 0;
@@ -61,16 +107,6 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
                                 name_scenario(s);
                             }
     }
-    /* duplicate names would be the same scenario twice */
-    for (int i = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++)
-            if (!strcmp(sc[i].name, sc[j].name)) {
-                char dup[160];
-                snprintf(dup, sizeof dup, "%s", sc[i].name);
-                free(sc);
-                return ss_fail(SS_ECONFIG, "%s: the sweep lists scenario %s twice (a repeated value in [scenarios])",
-                               c->file, dup);
-            }
     *out = sc;
     *n = k;
     return SS_OK;

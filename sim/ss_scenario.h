@@ -18,11 +18,15 @@ typedef struct {
     ssp_params pipe;          /* pipeline: resolved by ss_scenarios_resolve */
 } ss_scenario;
 
-/* Builds the sweep from the configuration (malloc'd array, caller frees). */
+/* Builds the sweep from the configuration (malloc'd array, caller frees). SS_ECONFIG when
+ * a list repeats a value or the sweep exceeds SS_MAX_SCENARIOS. */
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n);
 
 /* 1 when a pipeline scenario needs the calibration (a setting is auto). */
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
+
+/* The most scenarios one sweep may have. */
+#define SS_MAX_SCENARIOS 100000
 
 /* The most loader workers per GPU a scenario may ask for. */
 #define SS_MAX_WORKERS 4096

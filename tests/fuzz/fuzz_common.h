@@ -4,6 +4,8 @@
 #define FUZZ_COMMON_H
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +14,46 @@
 
 static char fuzz_dir[512];
 
-static inline void fuzz_dir_clean(void)
+static inline void fuzz_rm_dir(const char *dir)
 {
-    if (!fuzz_dir[0]) return;
-    DIR *d = opendir(fuzz_dir);
+    DIR *d = opendir(dir);
     if (d) {
         struct dirent *e;
         char p[1024];
         while ((e = readdir(d)) != NULL) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            snprintf(p, sizeof p, "%s/%s", fuzz_dir, e->d_name);
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
             unlink(p);
         }
         closedir(d);
     }
-    rmdir(fuzz_dir);
+    rmdir(dir);
+}
+
+static inline void fuzz_dir_clean(void)
+{
+    if (!fuzz_dir[0]) return;
+    fuzz_rm_dir(fuzz_dir);
     fuzz_dir[0] = '\0';
+}
+
+/* A process that crashed (the findings, -minimize_crash) leaves its folder behind: the
+ * folders stallsim-fuzz-<pid>-* of processes that no longer exist are removed. */
+static inline void fuzz_dir_sweep(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d) return;
+    struct dirent *e;
+    char p[1024];
+    while ((e = readdir(d)) != NULL) {
+        long pid;
+        char tail[16];
+        if (sscanf(e->d_name, "stallsim-fuzz-%ld-%15s", &pid, tail) != 2 || strlen(tail) != 6) continue;
+        if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        snprintf(p, sizeof p, "%s/%s", base, e->d_name);
+        fuzz_rm_dir(p);
+    }
+    closedir(d);
 }
 
 /* The process's own temporary folder, made on first use. */
@@ -36,6 +62,7 @@ static inline const char *fuzz_tmpdir(void)
     if (fuzz_dir[0]) return fuzz_dir;
     const char *base = getenv("TMPDIR");
     if (!base || !base[0]) base = "/tmp";
+    fuzz_dir_sweep(base);
     snprintf(fuzz_dir, sizeof fuzz_dir, "%s/stallsim-fuzz-%ld-XXXXXX", base, (long)getpid());
     if (!mkdtemp(fuzz_dir)) {
         perror("mkdtemp");
