@@ -71,6 +71,17 @@ mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5" $'[trace]\npath = afolder.h5'
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
 expect 2 "is a folder" "$stallsim" run "$work"
+# an unreadable file: root reads everything, so run as nobody where setpriv allows it
+chmod 755 "$work"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+  setpriv --reuid=nobody --regid=nogroup --clear-groups "$stallsim" --version >/dev/null 2>&1; then
+  printf '[trace]\npath = good.h5\n' > "$work/secret.ini"
+  chmod 000 "$work/secret.ini"
+  expect 2 "secret.ini|Permission denied" setpriv --reuid=nobody --regid=nogroup --clear-groups "$stallsim" run "$work/secret.ini"
+  cp "$work/good.h5" "$work/secret.h5"
+  chmod 000 "$work/secret.h5"
+  expect 1 "secret.h5|Permission denied" setpriv --reuid=nobody --regid=nogroup --clear-groups "$stallsim" info "$work/secret.h5"
+fi
 good_ini ok.ini
 expect 2 "--set|nosuch" "$stallsim" run "$work/ok.ini" --set trace.nosuch=1
 expect 2 "--set|SECTION.KEY=VALUE" "$stallsim" run "$work/ok.ini" --set nodot
