@@ -14,31 +14,60 @@ static inline double new_stall(double done, double done_sim, double st, double f
     return gap > 0.0 ? earlier : (gap < 0.0 ? later : st);
 }
 
+/* The loop runs over chunks of GPUs and keeps each chunk's largest stall, so that the
+ * GPU that alone had the largest stall is found by looking into one chunk only. */
+#define CHUNKS_MAX 1024
+
+static inline int chunk_size(int G) { return G <= 64 * CHUNKS_MAX ? 64 : (G + CHUNKS_MAX - 1) / CHUNKS_MAX; }
+
 /* The loop shapes: start and fetch each either per-GPU (measured) or one value. Returns
  * the largest and smallest new stall (max and min are exact in any order, so the
- * reductions may be vectorised). */
+ * reductions may be vectorised) and the largest of each chunk. */
 static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, int start_each,
                                                                int fetch_each, double s1, double f1,
                                                                const ssi_params *p, double *out,
-                                                               double *max_out, double *min_out)
+                                                               double *max_out, double *min_out,
+                                                               double *chunk_max)
 {
-    const int G = r->gpus;
+    const int G = r->gpus, C = chunk_size(G);
     const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
     const double *restrict st = r->stall_time, *restrict done = r->done;
     double *restrict o = out;
     const double fl = p->stall_floor, sens = p->stall_sensitivity;
     double mx = -INFINITY, mn = INFINITY;
-#pragma omp simd reduction(max : mx) reduction(min : mn)
-    for (int g = 0; g < G; g++) {
-        double s = start_each ? fs[g] : s1;
-        double f = fetch_each ? ft[g] : f1;
-        double v = new_stall(done[g], s + f, st[g], fl, sens);
-        o[g] = v;
-        mx = v > mx ? v : mx;
-        mn = v < mn ? v : mn;
+    for (int c0 = 0, c = 0; c0 < G; c0 += C, c++) {
+        const int c1 = c0 + C < G ? c0 + C : G;
+        double cmx = -INFINITY, cmn = INFINITY;
+#pragma omp simd reduction(max : cmx) reduction(min : cmn)
+        for (int g = c0; g < c1; g++) {
+            double s = start_each ? fs[g] : s1;
+            double f = fetch_each ? ft[g] : f1;
+            double v = new_stall(done[g], s + f, st[g], fl, sens);
+            o[g] = v;
+            cmx = v > cmx ? v : cmx;
+            cmn = v < cmn ? v : cmn;
+        }
+        chunk_max[c] = cmx;
+        mx = cmx > mx ? cmx : mx;
+        mn = cmn < mn ? cmn : mn;
     }
     *max_out = mx;
     *min_out = mn;
+}
+
+/* The only GPU whose stall equals mx, or -1 when several do. */
+static int unique_argmax(const double *v, int G, double mx, const double *chunk_max)
+{
+    const int C = chunk_size(G), nch = (G + C - 1) / C;
+    int found = -1;
+    for (int c = 0; c < nch; c++) {
+        if (chunk_max[c] != mx) continue;
+        if (found >= 0) return -1;
+        found = c;
+    }
+    int c0 = found * C, n = c0 + C < G ? C : G - c0;
+    int g = ss_step_unique_argmax(v + c0, n, mx);
+    return g < 0 ? -1 : c0 + g;
 }
 
 void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p,
@@ -63,10 +92,11 @@ void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params 
               : sa == SS_ALIGN_AVG ? r->start_max - (r->start_max - r->start_min) / 2
                                    : r->start_mean;
     double f1 = ss_row_fetch_aligned(r, fa);
-    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin);
-    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin);
-    else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin);
-    arg = ss_step_unique_argmax(stall_out, G, smax);
+    double chunk_max[CHUNKS_MAX];
+    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    arg = G == 1 ? 0 : unique_argmax(stall_out, G, smax, chunk_max);
     /* iteration time = max new stall + max over g of (iteration_time[g] - max measured stall) */
     out->iter_time = smax + (r->iter_max - r->stall_max);
     out->stall = smax;
