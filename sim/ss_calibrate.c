@@ -68,7 +68,13 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
     const ss_trace_meta *m = ss_trace_meta_of(t);
     memset(c, 0, sizeof *c);
     calib_io io = {.t = t};
-    io.rows = m->iterations < max_rows ? m->iterations : max_rows;
+    /* at most max_rows rows, fewer on wide traces so that one batch holds every GPU (a
+     * column batch still reads whole chunks, which span all GPUs), but never below
+     * SS_CALIB_MIN_ROWS */
+    long fit = CALIB_BATCH_BYTES / (2 * (long)sizeof(double) * m->gpus);
+    io.rows = max_rows < fit ? max_rows : fit;
+    if (io.rows < SS_CALIB_MIN_ROWS) io.rows = max_rows < SS_CALIB_MIN_ROWS ? max_rows : SS_CALIB_MIN_ROWS;
+    if (io.rows > m->iterations) io.rows = m->iterations;
     long per_gpu = io.rows * 2 * (long)sizeof(double);
     io.batch = (int)(CALIB_BATCH_BYTES / per_gpu < m->gpus ? CALIB_BATCH_BYTES / per_gpu : m->gpus);
     if (io.batch < 1) io.batch = 1;

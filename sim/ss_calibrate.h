@@ -7,8 +7,10 @@
 #include "ss_trace.h"
 
 #define SS_CALIB_MAX_WORKERS 64
-/* Rows that calibration looks at by default (the first ones of the trace). */
+/* Rows that calibration looks at by default (the first ones of the trace): up to
+ * SS_CALIB_ROWS, as many as fit 32 MB of fetch columns, at least SS_CALIB_MIN_ROWS. */
 #define SS_CALIB_ROWS 20000L
+#define SS_CALIB_MIN_ROWS 1000L
 
 typedef struct {
     int gpus;
@@ -20,9 +22,10 @@ typedef struct {
     long rows_used;
 } ss_calib;
 
-/* Calibrates on the first max_rows rows of the trace (SS_CALIB_ROWS by default), reading
- * fetch columns for batches of GPUs in bounded memory (about 32 MB), so the result does
- * not depend on slab settings. Local (not collective): every rank gets the same. */
+/* Calibrates on the first rows of the trace (at most max_rows; see SS_CALIB_ROWS),
+ * reading fetch columns for batches of GPUs in bounded memory (about 32 MB); the rows
+ * depend on the GPU count only, not on slab settings. Local (not collective): every rank
+ * gets the same. */
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *out);
 void ss_calib_free(ss_calib *c);
 
