@@ -21,21 +21,17 @@ static void csv_row(FILE *f, const ss_summary *s, int j)
     int pipe = sc->model == SS_MODEL_PIPELINE, meas = sc->model == SS_MODEL_MEASURED;
     fprintf(f, "%s,%s,%s,%s,%ld", sc->name, ss_model_name(sc->model), meas ? "" : ss_align_name(sc->fetch_align),
             meas ? "" : ss_align_name(sc->start_align), (long)p->n);
-    const int order[5] = {SS_M_ITER, SS_M_STALL, SS_M_DELAY, -1, -1};
-    for (int k = 0; k < 3; k++) {
+    /* the SPEC §5 column order: three mean/std pairs, effective delay, two more pairs */
+    const int order[6] = {SS_M_ITER, SS_M_STALL, SS_M_DELAY, -1, SS_M_START, SS_M_FETCH};
+    for (int k = 0; k < 6; k++) {
         fputc(',', f);
+        if (order[k] < 0) {
+            put_num(f, ss_summary_effective_delay_pct(s, j));
+            continue;
+        }
         put_num(f, p->n > 0 ? p->mean[order[k]] : NAN);
         fputc(',', f);
         put_num(f, ss_partial_std(p, order[k]));
-    }
-    fputc(',', f);
-    put_num(f, ss_summary_effective_delay_pct(s, j));
-    const int tail[2] = {SS_M_START, SS_M_FETCH};
-    for (int k = 0; k < 2; k++) {
-        fputc(',', f);
-        put_num(f, p->n > 0 ? p->mean[tail[k]] : NAN);
-        fputc(',', f);
-        put_num(f, ss_partial_std(p, tail[k]));
     }
     fputc(',', f);
     put_num(f, ss_summary_change_pct(s, j));
