@@ -17,7 +17,7 @@
 #include "ss_trace.h"
 
 static const char run_usage[] =
-    "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json]\n"
+    "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
     "\n"
     "Replays the trace named in CONFIG.ini under every scenario of its sweep and writes\n"
     "DIR/summary.csv and DIR/results.h5 (DIR: [output] dir, or --out). Prints the summary\n"

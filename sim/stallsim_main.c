@@ -11,7 +11,7 @@ static const char usage[] =
     "Replays a measured multi-GPU data-loading timeline under what-if scenarios.\n"
     "\n"
     "commands:\n"
-    "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json]\n"
+    "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
     "                          run the sweep of a scenario file (also under mpirun -np N)\n"
     "  import dsanalyzer PREFIX -o TRACE.h5\n"
     "                          convert a DS-Analyzer parsed CSV trio into a stalltrace file\n"
