@@ -6,9 +6,14 @@
 py=/usr/bin/python3
 ref=$shared/reference/fusionflow-4gpu
 prefix=$ref/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0
-if [ ! -e "$prefix.csv" ]; then echo "skipped: no reference trace at $ref"; exit 77; fi
-
-"$stallsim" import dsanalyzer "$prefix" -o "$work/ff.h5" >/dev/null || fail "import"
+have_ref=1
+if [ -e "$prefix.csv" ]; then
+  "$stallsim" import dsanalyzer "$prefix" -o "$work/ff.h5" >/dev/null || fail "import"
+else
+  echo "note: no reference trace at $ref: published-number checks skipped, the rest runs on a generated trace"
+  have_ref=0
+  "$stallsim" gen -o "$work/ff.h5" --gpus 4 --iterations 300 --seed 8 >/dev/null || fail "gen"
+fi
 cat > "$work/ff.ini" <<INI
 [trace]
 path = ff.h5
@@ -21,7 +26,7 @@ INI
 
 # every published mean (4 decimals) appears in the compare CSV, with its difference
 # against the measured trace; the columns are looked up by name
-$py - "$work/cmp.csv" "$ref/total_summary.csv" <<'PY' && ok || fail "compare vs published numbers"
+[ $have_ref -eq 1 ] && { $py - "$work/cmp.csv" "$ref/total_summary.csv" <<'PY' && ok || fail "compare vs published numbers"; }
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 pub = list(csv.DictReader(open(sys.argv[2])))
@@ -58,6 +63,8 @@ assert len(rows) == 2
 for r in rows:
     for k, v in r.items():
         if k.endswith("_diff") or k.endswith("_diff_pct") or k.endswith("pct_diff"):
+            if v == "" and k.endswith("_diff_pct"):
+                continue  # a percentage of a zero mean is not defined
             assert float(v) == 0.0, (k, v)
 PY
 grep -q "differences are against the first row" "$work/cmp.txt" && ok || fail "table footer"
