@@ -55,11 +55,21 @@ static const char *const model_names[] = {"measured", "independent", "pipeline"}
 const char *ss_align_name(ss_align a) { return align_names[a]; }
 const char *ss_model_name(ss_model m) { return model_names[m]; }
 
+void ss_format_number(double v, char *buf, int bufsize)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, (size_t)bufsize, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize)
 {
-    if (!v->is_auto) snprintf(buf, (size_t)bufsize, "%.17g", v->value);
+    char num[32];
+    ss_format_number(v->value, num, sizeof num);
+    if (!v->is_auto) snprintf(buf, (size_t)bufsize, "%s", num);
     else if (v->value == 1.0) snprintf(buf, (size_t)bufsize, "auto");
-    else snprintf(buf, (size_t)bufsize, "auto*%.17g", v->value);
+    else snprintf(buf, (size_t)bufsize, "auto*%s", num);
 }
 
 void ss_config_defaults(ss_config *c)

@@ -80,6 +80,9 @@ void ss_config_free(ss_config *c);
 
 const char *ss_align_name(ss_align a);
 const char *ss_model_name(ss_model m);
+/* The shortest decimal text that reads back as exactly v ("0.3", not "0.29999999999999999"). */
+void ss_format_number(double v, char *buf, int bufsize);
+
 /* Formats an auto value as written in a scenario file ("auto", "auto*2", "3"). */
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize);
 

@@ -128,12 +128,16 @@ static void fill_meta(const ss_gen_params *p, ss_trace_meta *m)
     snprintf(m->log_type, sizeof m->log_type, "synthetic");
     m->workers = (long)p->workers * p->gpus; /* logged as the total over GPUs, like DS-Analyzer */
     m->epochs = p->epochs;
+    const double v[8] = {p->fetch_mean, p->fetch_cv, p->compute_mean, p->compute_cv, p->straggler_prob,
+                         p->straggler_scale, p->worker_gap, p->refill_gap};
+    char t[8][32];
+    for (int i = 0; i < 8; i++) ss_format_number(v[i], t[i], sizeof t[i]);
     snprintf(m->source, sizeof m->source,
-             "stallsim gen --gpus %d --iterations %ld --epochs %d --workers %d --prefetch %d --fetch-mean %.17g "
-             "--fetch-cv %.17g --compute-mean %.17g --compute-cv %.17g --straggler-prob %.17g --straggler-scale %.17g "
-             "--worker-gap %.17g --refill-gap %.17g --seed %lu",
-             p->gpus, p->iterations, p->epochs, p->workers, p->prefetch, p->fetch_mean, p->fetch_cv, p->compute_mean,
-             p->compute_cv, p->straggler_prob, p->straggler_scale, p->worker_gap, p->refill_gap, p->seed);
+             "stallsim gen --gpus %d --iterations %ld --epochs %d --workers %d --prefetch %d --fetch-mean %s "
+             "--fetch-cv %s --compute-mean %s --compute-cv %s --straggler-prob %s --straggler-scale %s "
+             "--worker-gap %s --refill-gap %s --seed %lu",
+             p->gpus, p->iterations, p->epochs, p->workers, p->prefetch, t[0], t[1], t[2], t[3], t[4], t[5], t[6],
+             t[7], p->seed);
 }
 
 ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)

@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shortest text that reads back as v, so that different values get different names. */
-static void fmt_num(double v, char *buf, size_t n)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
-
 static void name_scenario(ss_scenario *s)
 {
     if (s->model == SS_MODEL_MEASURED) {
@@ -25,8 +16,8 @@ static void name_scenario(ss_scenario *s)
     } else {
         char w[48], fs[32], cs[32];
         ss_autoval_format(&s->workers, w, sizeof w);
-        fmt_num(s->fetch_scale, fs, sizeof fs);
-        fmt_num(s->compute_scale, cs, sizeof cs);
+        ss_format_number(s->fetch_scale, fs, sizeof fs);
+        ss_format_number(s->compute_scale, cs, sizeof cs);
         snprintf(s->name, sizeof s->name, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s",
                  ss_align_name(s->fetch_align), ss_align_name(s->start_align), w, s->prefetch, fs, cs);
     }
