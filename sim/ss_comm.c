@@ -14,7 +14,10 @@ int ss_comm_launched(void)
     if (force && force[0]) return strcmp(force, "0") != 0;
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i])) return 1;
-    return 0;
+    /* an srun step of several tasks: better one MPI job than many copies racing on the
+     * same output folder */
+    const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
+    return tasks && atoi(tasks) > 1;
 }
 
 void ss_comm_self(ss_comm *c)

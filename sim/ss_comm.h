@@ -17,7 +17,8 @@ typedef struct {
 } ss_comm;
 
 /* True when the environment shows an MPI launcher (Open MPI, MPICH/Hydra, PMIx, Slurm
- * PMI) or STALLSIM_MPI=1 asks for MPI. */
+ * PMI, an srun step of several tasks) or STALLSIM_MPI=1 asks for MPI (STALLSIM_MPI=0
+ * for none). */
 int ss_comm_launched(void);
 
 /* Initialises MPI when launched (collective over the job), else a size-1 comm. */
