@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# cli_outputs.sh - what users read, checked against hand-worked values on a tiny trace:
+# summary.csv (header, columns by name, settings that must reach the sweep), results.h5
+# (per-iteration series, /summary, root attributes), the stalltrace schema's units and
+# chunking, the terminal table, --help/--version, pipeline fidelity figures and step_gap,
+# and more ranks than scenarios.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+
+# The trace of tests/unit_independent.c test_sweep_summary: 2 GPUs, 3 rows (epoch 1).
+#   row 0: fetch_start 0, 0.5   fetch_time 0.5, 0.25  iteration_time 1.5, 1.25  stall 0.5, 0.25
+#   row 1: fetch_start 1, 1     fetch_time 0.25, 1    iteration_time 1, 2       stall 0.125, 1
+#   row 2: fetch_start 2, 2.25  fetch_time 0.5, 0.5   iteration_time 1, 0.75    stall 0, 0
+$py - "$work/tiny.h5" <<'PY' || fail "write tiny trace"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.attrs.update(schema="stalltrace", schema_version=1, gpus=2, iterations=3,
+                   time_origin="2000-01-01T00:00:00.000000")
+    t = f.create_group("timeline")
+    cols = dict(fetch_start=[[0, .5], [1, 1], [2, 2.25]], fetch_time=[[.5, .25], [.25, 1], [.5, .5]],
+                train_start=[[0, 0], [0, 0], [0, 0]], iteration_time=[[1.5, 1.25], [1, 2], [1, .75]],
+                stall_time=[[.5, .25], [.125, 1], [0, 0]])
+    t.create_dataset("epoch", data=np.ones(3, "i4"), chunks=(3,)).attrs["units"] = "1"
+    t.create_dataset("index", data=np.arange(3, dtype="i8"), chunks=(3,)).attrs["units"] = "1"
+    for k, v in cols.items():
+        t.create_dataset(k, data=np.array(v, "f8"), chunks=(3, 2)).attrs["units"] = "s"
+PY
+cat > "$work/tiny.ini" <<INI
+[trace]
+path = tiny.h5
+warmup_iterations = 0
+[scenarios]
+fetch_align = none, min, max
+start_align = none, min
+[output]
+per_iteration = true
+INI
+"$stallsim" run "$work/tiny.ini" --out "$work/a" > "$work/table.txt" || fail "run a: $(cat "$work/table.txt")"
+"$stallsim" run "$work/tiny.ini" --out "$work/b" --quiet --set independent.stall_floor=0.125 \
+  --set independent.stall_sensitivity=0.25 --set summary.effective_delay_threshold=0.5 || fail "run b"
+version=$("$stallsim" --version | sed 's/^stallsim //')
+
+$py - "$work" "$version" <<'PY' && ok || fail "summary.csv / results.h5 against hand-worked values"
+import csv, sys, h5py, numpy as np
+work, version = sys.argv[1], sys.argv[2]
+def close(a, b, what):
+    assert abs(a - b) <= 1e-12 * (1 + abs(b)), (what, a, b)
+header = ("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
+          "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
+          "iter_time_change_pct,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
+          "fidelity_iter_time_mape_pct,straggler_share_gpu0,straggler_share_gpu1")
+for run in "ab":
+    assert open(f"{work}/{run}/summary.csv").readline().strip() == header
+rows = {r["scenario"]: r for r in csv.DictReader(open(f"{work}/a/summary.csv"))}
+m, fmin = rows["measured"], rows["independent_fetch-min_start-none"]
+# measured: iteration 1.5, 2, 1 -> mean 1.5, std 0.5; delays 0.25, 0.875, 0 -> 2 of 3 above 0.030
+assert m["model"] == "measured" and m["fetch_align"] == "" and m["iter_time_change_pct"] == ""
+close(float(m["iter_time_mean"]), 1.5, "measured mean"); close(float(m["iter_time_std"]), 0.5, "measured std")
+close(float(m["effective_delay_pct"]), 200 / 3, "measured effective delay")
+# the lone largest stall: GPU 0 in row 0, GPU 1 in row 1, a tie in row 2
+close(float(m["straggler_share_gpu0"]), 1 / 3, "share 0"); close(float(m["straggler_share_gpu1"]), 1 / 3, "share 1")
+# fetch min: iteration 1.25, 1.25, 1 (mean 7/6), delays 0, 0.125, 0
+close(float(fmin["iter_time_mean"]), 7 / 6, "fetch-min mean")
+close(float(fmin["iter_time_change_pct"]), -200 / 9, "fetch-min change")
+close(float(fmin["effective_delay_pct"]), 100 / 3, "fetch-min effective delay")
+assert fmin["workers"] == "" and fmin["fidelity_iter_time_err_pct"] == ""
+# run b: threshold 0.5 -> measured 1 of 3 (0.875), fetch-min none
+rb = {r["scenario"]: r for r in csv.DictReader(open(f"{work}/b/summary.csv"))}
+close(float(rb["measured"]["effective_delay_pct"]), 100 / 3, "threshold 0.5, measured")
+close(float(rb["independent_fetch-min_start-none"]["effective_delay_pct"]), 0, "threshold 0.5, fetch-min")
+
+with h5py.File(f"{work}/a/results.h5") as f:
+    g = f["scenarios/independent_fetch-min_start-none"]
+    assert np.array_equal(g["iteration_time"][()], [1.25, 1.25, 1.0])
+    assert np.array_equal(g["stall"][()], [0.25, 0.25, 0.0])
+    assert np.array_equal(g["delay"][()], [0.0, 0.125, 0.0])
+    assert np.array_equal(g["stall_time"][()], [[0.25, 0.25], [0.125, 0.25], [0, 0]])
+    assert np.array_equal(g["fetch_diff"][()], [0, 0, 0]) and np.array_equal(g["start_diff"][()], [0.5, 0, 0.25])
+    assert np.array_equal(g["index"][()], [0, 1, 2]) and np.array_equal(g["epoch"][()], [1, 1, 1])
+    assert np.array_equal(f["scenarios/measured/stall"][()], [0.5, 1.0, 0.0])
+    # row 1 of fetch max: GPU 0 ready 0.75 s later and stalled 0.125 > 0.01 -> 0.875; GPU 1 unchanged 1
+    close(f["scenarios/independent_fetch-max_start-none/delay"][1], 0.125, "fetch-max delay, default sensitivity")
+    # row 0 of fetch min, start min: GPU 1 ready 0.5 s earlier than its 0.25 stall -> the floor
+    close(f["scenarios/independent_fetch-min_start-min/delay"][0], 0.25 - 0.000002, "floor 2e-6")
+    s = f["summary"][()]
+    assert [x.decode() for x in s["scenario"]] == list(rows)
+    for x in s:
+        close(x["iter_time_mean"], float(rows[x["scenario"].decode()]["iter_time_mean"]), "/summary")
+    assert f.attrs["stallsim_version"] == version and f.attrs["gpus"] == 2
+    assert f.attrs["trace"].endswith("tiny.h5")
+    assert "fetch_align = none, min, max" in f.attrs["config"]
+with h5py.File(f"{work}/b/results.h5") as f:
+    # sensitivity 0.25: GPU 0's 0.125 stall is now slack and stays 0.125 -> delay 1 - 0.125
+    close(f["scenarios/independent_fetch-max_start-none/delay"][1], 0.875, "sensitivity 0.25")
+    # floor 0.125: delay 0.25 - 0.125
+    close(f["scenarios/independent_fetch-min_start-min/delay"][0], 0.125, "floor 0.125")
+    assert "; --set independent.stall_floor=0.125" in f.attrs["config"]
+PY
+
+# the terminal table: mean±std to 4 decimals, the measured and baseline rows marked
+grep -q "^M  measured .* 1\.5000±0\.5000" "$work/table.txt" && ok || fail "table: measured row: $(cat "$work/table.txt")"
+grep -q "^\*  indep f=none s=none " "$work/table.txt" && ok || fail "table: baseline marker"
+grep -q "slowest loader (measured)" "$work/table.txt" && ok || fail "table: slowest loader line"
+
+# the pipeline on the same trace, W = 1 (calibrated: both GPUs read w = 1), P = 1, gap 0:
+#   k=0: start 0, 0.5; done 0.5, 0.75; T-1 = 0; T0 = 0.75 + c0 (1.5 - 0.5 = 1) = 1.75
+#   k=1: worker free at done0 = 0.5, 0.75; slot at max(T-1, done0); done 0.75, 1.75; T1 = 2.75
+#   k=2: worker free at 0.75, 1.75; slot at max(T0 = 1.75, done1) = 1.75; done 2.25; T2 = 3.75
+#   iteration times 1.75, 1, 1 vs measured 1.5, 2, 1: mean error 100 (1.25 / 1.5 - 1) = -50/3 %,
+#   MAPE 100 (0.25/1.5 + 1/2 + 0) / 3 = 200/9 %
+# with step_gap 0.5: T0 = 2.25, T1 = 3.75, T2 = 5.25: iterations 2.25, 1.5, 1.5 (mean 1.75),
+#   error +50/3 %, MAPE 100 (0.75/1.5 + 0.5/2 + 0.5/1) / 3 = 125/3 %
+cat > "$work/pipe.ini" <<INI
+[trace]
+path = tiny.h5
+warmup_iterations = 0
+[scenarios]
+model = pipeline
+workers = auto
+prefetch = 1
+[pipeline]
+worker_gap = 0
+INI
+"$stallsim" run "$work/pipe.ini" --out "$work/p" > "$work/ptable.txt" || fail "pipeline run"
+"$stallsim" run "$work/pipe.ini" --out "$work/q" --quiet --set pipeline.step_gap=0.5 || fail "pipeline step_gap run"
+$py - "$work" <<'PY' && ok || fail "pipeline fidelity figures against hand-worked values"
+import csv, sys
+work = sys.argv[1]
+def close(a, b, what):
+    assert abs(a - b) <= 1e-12 * (1 + abs(b)), (what, a, b)
+for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 125 / 3)):
+    rows = list(csv.DictReader(open(f"{work}/{run}/summary.csv")))
+    r = rows[1]
+    assert r["scenario"] == "pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1" and r["workers"] == "1", r
+    close(float(r["iter_time_mean"]), mean, run + " mean")
+    close(float(r["fidelity_iter_time_err_pct"]), err, run + " error")
+    close(float(r["fidelity_iter_time_mape_pct"]), mape, run + " MAPE")
+    close(float(r["iter_time_change_pct"]), err, run + " change")
+PY
+grep -q "^calibration: 1 workers per GPU" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
+grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
+  "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
+
+# the trace writer: a units attribute on every dataset, chunked along the rows
+"$stallsim" gen -o "$work/g.h5" --gpus 3 --iterations 50 --seed 2 >/dev/null || fail "gen"
+$py - "$work/g.h5" <<'PY' && ok || fail "stalltrace schema: units and chunks"
+import sys, h5py
+with h5py.File(sys.argv[1]) as f:
+    assert f.attrs["schema"] == "stalltrace" and f.attrs["schema_version"] == 1
+    for k, d in f["timeline"].items():
+        assert d.attrs["units"] in ("s", "1"), k
+        assert d.chunks is not None and d.shape[0] == 50, k
+PY
+
+# help and version
+"$stallsim" --version | grep -qE "^stallsim [0-9]+\.[0-9]+\.[0-9]+$" && ok || fail "--version"
+for c in run import info gen compare; do
+  "$stallsim" $c --help | grep -q "^usage: stallsim $c" && ok || fail "$c --help"
+done
+"$stallsim" --help | grep -q "^usage: stallsim COMMAND" && ok || fail "--help"
+
+# more ranks than scenarios: 4 ranks for the measured row and one scenario
+if command -v mpirun >/dev/null; then
+  "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
+    --set output.per_iteration=false --out "$work/one" --quiet || fail "two-row run"
+  mpirun_t 4 "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
+    --set output.per_iteration=false --out "$work/one4" --quiet || fail "np=4 run"
+  same_file "$work/one/summary.csv" "$work/one4/summary.csv" "4 ranks, 2 rows"
+  mpirun_t 3 "$stallsim" run "$work/pipe.ini" --out "$work/p3" --quiet || fail "pipeline np=3"
+  same_file "$work/p/summary.csv" "$work/p3/summary.csv" "3 ranks, one pipeline scenario"
+fi
+finish
