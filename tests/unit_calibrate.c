@@ -112,6 +112,36 @@ static void test_w6_gap(void **state)
     }
 }
 
+/* Three GPUs whose loaders pause 0.1, 0.2 and 0.9 s between batches (one worker each,
+ * fetches of 1 s starting at k (1 + gap)): each GPU reads W = 1 and its own gap, and
+ * the run's gap is their median, 0.2 s (their mean would be 0.4 s). */
+static void test_gap_is_median_over_gpus(void **state)
+{
+    (void)state;
+    enum { G = 3, N = 6 };
+    const double gap[G] = {0.1, 0.2, 0.9};
+    double fs[N * G], ft[N * G], it[N * G], st[N * G];
+    for (int k = 0; k < N; k++)
+        for (int g = 0; g < G; g++) {
+            fs[k * G + g] = k * (1.0 + gap[g]); /* start[k] - done[k-1] = gap[g] */
+            ft[k * G + g] = 1.0;
+            it[k * G + g] = 1.0;
+            st[k * G + g] = 0.0;
+        }
+    char path[512];
+    snprintf(path, sizeof path, "%s/median.h5", tu_tmpdir());
+    assert_int_equal(tu_write_trace(path, G, N, NULL, NULL, fs, ft, NULL, it, st), SS_OK);
+    ss_calib cal;
+    if (calibrate_file(path, &cal) != SS_OK) fail_msg("calibrate: %s", ss_errmsg());
+    assert_int_equal(cal.workers, 1);
+    for (int g = 0; g < G; g++) {
+        assert_int_equal(cal.workers_gpu[g], 1);
+        assert_true(fabs(cal.gap_gpu[g] - gap[g]) < 1e-12);
+    }
+    assert_true(fabs(cal.worker_gap - 0.2) < 1e-12);
+    ss_calib_free(&cal);
+}
+
 /* A single GPU, and a trace with a single worker: the rule still lands on the truth. */
 static void test_single_gpu_and_worker(void **state)
 {
@@ -185,6 +215,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers_generating_settings),
         cmocka_unit_test(test_w6_gap),
+        cmocka_unit_test(test_gap_is_median_over_gpus),
         cmocka_unit_test(test_single_gpu_and_worker),
         cmocka_unit_test(test_fusionflow),
     };
