@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh - the scale benchmark: generates a trace once (kept in bench/), then runs an
-# independent 9-scenario sweep and a pipeline sweep at 1 and 2 ranks and prints wall time,
+# independent 9-scenario sweep and a 16-scenario pipeline sweep at 1 and 2 ranks and prints wall time,
 # GPU-iteration-scenario evaluations per second per rank, peak RSS per rank and the
 # parallel efficiency from 1 to 2 ranks.
 #
@@ -46,7 +46,9 @@ path = $(basename "$trace")
 [scenarios]
 model = pipeline
 workers = auto, auto*2
+prefetch = 1, 2
 fetch_scale = 1, 0.5
+compute_scale = 1, 0.5
 INI
 mpi_opts=()
 [ -n "$hostfile" ] && mpi_opts+=(--hostfile "$hostfile")
