@@ -127,7 +127,7 @@ static ss_status pair_fetch_start(loader *L, long N)
 }
 
 /* Step-log rows sorted by (epoch, GPU, step), checked against the iterations. */
-static ss_status step_keys(loader *L, int G, long N, int *cols /* epoch, step, gpu */)
+static ss_status step_keys(loader *L, int G, int *cols /* epoch, step, gpu */)
 {
     ss_csv *c = &L->step;
     L->stepk = calloc((size_t)c->nrows, sizeof *L->stepk);
@@ -152,7 +152,6 @@ static ss_status step_keys(loader *L, int G, long N, int *cols /* epoch, step, g
             return ss_fail(SS_EDATA, "%s:%ld: duplicate Step %ld for GPU %d in epoch %ld", c->path, c->line[b->row],
                            b->key, b->gpu, b->epoch);
     }
-    (void)N;
     return SS_OK;
 }
 
@@ -338,7 +337,7 @@ ss_status ss_dsa_load(const char *prefix, ss_trace_meta *meta, ss_slab *rows)
     if (st == SS_OK) st = table_keys(&L.start, &L.sk);
     long N = L.fetch.nrows;
     if (st == SS_OK) st = pair_fetch_start(&L, N);
-    if (st == SS_OK) st = step_keys(&L, G, N, stepcols);
+    if (st == SS_OK) st = step_keys(&L, G, stepcols);
     if (st == SS_OK) {
         L.start_ns = malloc((size_t)N * (size_t)G * sizeof *L.start_ns);
         L.train_ns = malloc((size_t)N * (size_t)G * sizeof *L.train_ns);

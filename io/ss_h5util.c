@@ -79,15 +79,25 @@ int ss_h5_attr_read_long(hid_t obj, const char *name, long *out)
     return rc;
 }
 
-int ss_h5_rows(hid_t d, hid_t mem_type, long row0, long n, int cols, void *buf, int write)
+static int rows_io(hid_t d, hid_t mem_type, long row0, long n, int col0, int cols, void *buf, int write)
 {
     hid_t fs = H5Dget_space(d);
     if (fs < 0) return -1;
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
+    hsize_t start[2] = {(hsize_t)row0, (hsize_t)col0}, count[2] = {(hsize_t)n, (hsize_t)cols};
     herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
     hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
     if (rc >= 0) rc = write ? H5Dwrite(d, mem_type, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, buf);
     H5Sclose(ms);
     H5Sclose(fs);
     return rc < 0 ? -1 : 0;
+}
+
+int ss_h5_rows(hid_t d, hid_t mem_type, long row0, long n, int cols, void *buf, int write)
+{
+    return rows_io(d, mem_type, row0, n, 0, cols, buf, write);
+}
+
+int ss_h5_read_block(hid_t d, hid_t mem_type, long row0, long n, int col0, int ncols, void *buf)
+{
+    return rows_io(d, mem_type, row0, n, col0, ncols, buf, 0);
 }

@@ -248,18 +248,25 @@ static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0,
                    t->path, row - 1, row, (int)e0, (long long)i0, (int)e1, (long long)i1);
 }
 
+/* Values of dataset ds, rows from row0, GPUs [g0, g0+ng), row-major [n][ng]: finite, and
+ * not negative for durations. */
+static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, const double *v)
+{
+    for (long x = 0; x < n * ng; x++) {
+        if (isfinite(v[x]) && (!ds_f64_duration[ds] || v[x] >= 0.0)) continue;
+        return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
+                       ds_f64_name[ds], row0 + x / ng, g0 + x % ng, v[x],
+                       isfinite(v[x]) ? "a negative duration" : "not a finite number");
+    }
+    return SS_OK;
+}
+
 static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
 {
-    const long G = s->gpus;
     for (int i = 0; i < DS_NF64; i++) {
         if (skip_train_start && i == DS_TRAIN_START) continue;
-        const double *v = *slab_f64(s, i);
-        for (long k = 0; k < s->n * G; k++) {
-            if (isfinite(v[k]) && (!ds_f64_duration[i] || v[k] >= 0.0)) continue;
-            return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)",
-                           t->path, ds_f64_name[i], s->row0 + k / G, k % G, v[k],
-                           isfinite(v[k]) ? "a negative duration" : "not a finite number");
-        }
+        ss_status st = check_values(t, i, s->row0, s->n, 0, s->gpus, *slab_f64(s, i));
+        if (st != SS_OK) return st;
     }
     for (long k = 1; k < s->n; k++) {
         ss_status st = check_order(t, s->row0 + k, s->epoch[k - 1], s->index[k - 1], s->epoch[k], s->index[k]);
@@ -302,23 +309,10 @@ ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s)
 
 static ss_status read_block(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, double *buf)
 {
-    hid_t d = t->d_f64[ds];
-    hid_t fs = H5Dget_space(d);
-    hsize_t start[2] = {(hsize_t)row0, (hsize_t)g0}, count[2] = {(hsize_t)n, (hsize_t)ng};
-    herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(2, count, NULL);
-    if (rc >= 0) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    if (rc < 0)
+    if (ss_h5_read_block(t->d_f64[ds], H5T_NATIVE_DOUBLE, row0, n, g0, ng, buf) != 0)
         return ss_fail(SS_EIO, "%s: dataset /timeline/%s: cannot read rows %ld..%ld (damaged file?)", t->path,
                        ds_f64_name[ds], row0, row0 + n - 1);
-    for (long x = 0; x < n * ng; x++)
-        if (!isfinite(buf[x]) || (ds_f64_duration[ds] && buf[x] < 0))
-            return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
-                           ds_f64_name[ds], row0 + x / ng, g0 + x % ng, buf[x],
-                           isfinite(buf[x]) ? "a negative duration" : "not a finite number");
-    return SS_OK;
+    return check_values(t, ds, row0, n, g0, ng, buf);
 }
 
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,

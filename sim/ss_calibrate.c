@@ -52,7 +52,9 @@ static ss_status load_gpu(calib_io *io, int g, int *loaded_g0)
     int G = ss_trace_meta_of(io->t)->gpus;
     int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
     if (*loaded_g0 != g0) {
-        ss_status st = ss_trace_read_fetch_columns(io->t, 0, io->rows, g0, ng, io->fs, io->ft, NULL);
+        /* the first batch read also brings the rows' epochs */
+        ss_status st = ss_trace_read_fetch_columns(io->t, 0, io->rows, g0, ng, io->fs, io->ft,
+                                                   *loaded_g0 < 0 ? io->epoch : NULL);
         if (st != SS_OK) return st;
         *loaded_g0 = g0;
     }
@@ -93,7 +95,6 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->gap_gpu || !gaps || !io.epoch || !io.fs || !io.ft || !io.start || !io.done || !io.buf)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration");
-    if (st == SS_OK) st = ss_trace_read_fetch_columns(t, 0, io.rows, 0, 1, io.fs, io.ft, io.epoch);
     int loaded = -1;
     c->agree = 1;
     for (int g = 0; st == SS_OK && g < m->gpus; g++) {

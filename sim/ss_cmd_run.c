@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
@@ -87,13 +86,6 @@ static ss_status check_selection(const ss_summary *s, const ss_config *cfg, cons
                    trace, cfg->epoch, cfg->warmup_iterations);
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Collective: rank 0 prints every rank's sweep figures and its peak resident memory. */
 static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wall)
 {
@@ -122,7 +114,7 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
 
 int ss_cmd_run(const ss_comm *c, int argc, char **argv)
 {
-    double t_start = wall_now();
+    double t_start = ss_wtime();
     ss_sweep_timing timing;
     memset(&timing, 0, sizeof timing);
     run_args a;
@@ -197,7 +189,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     if (t) ss_trace_close(t);
     st = ss_comm_agree(c, st);
-    if (st == SS_OK && a.timing) report_timing(c, &timing, wall_now() - t_start);
+    if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
     ss_summary_free(&sum);
     free(sc);

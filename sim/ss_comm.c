@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 
 int ss_comm_launched(void)
 {
@@ -128,6 +129,13 @@ ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, v
 void ss_comm_barrier(const ss_comm *c)
 {
     if (c->mpi) MPI_Barrier(c->comm);
+}
+
+double ss_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void ss_comm_finalize(ss_comm *c)

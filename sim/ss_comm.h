@@ -50,6 +50,9 @@ ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, v
 /* Collective barrier (no-op without MPI). */
 void ss_comm_barrier(const ss_comm *c);
 
+/* Seconds on a monotonic clock (like MPI_Wtime, with or without MPI). */
+double ss_wtime(void);
+
 /* Ends MPI when it was started. */
 void ss_comm_finalize(ss_comm *c);
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ss_model_independent.h"
@@ -107,13 +106,6 @@ typedef struct {
     ss_sweep_timing timing;
 } sweep;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int summarised(const sweep *w, int32_t epoch, int64_t index)
 {
     return (w->cfg->epoch_all || epoch == w->cfg->epoch) && index >= w->cfg->warmup_iterations;
@@ -201,9 +193,9 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     for (int a = 0; a < nactive; a++) active[a]->nser = 0;
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
-        double t0 = now();
+        double t0 = ss_wtime();
         ss_status st = ss_trace_read_replay(w->t, s0, n, &w->slab_buf);
-        double t1 = now();
+        double t1 = ss_wtime();
         w->timing.read_seconds += t1 - t0;
         w->timing.rows_read += (double)n;
         w->timing.evaluations += (double)n * G * nactive;
@@ -225,18 +217,18 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             int summ = summarised(w, s->epoch[i], s->index[i]);
             for (int a = 0; a < nactive; a++) lane_row(w, active[a], &row, i, summ);
         }
-        w->timing.replay_seconds += now() - t1;
+        w->timing.replay_seconds += ss_wtime() - t1;
         for (int a = 0; w->per_iter && a < nactive; a++)
             if ((st = write_slab_rows(w, active[a], s0, n)) != SS_OK) return st;
     }
-    double t2 = now();
+    double t2 = ss_wtime();
     for (int a = 0; a < nactive; a++) {
         ss_partial p;
         ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
         ss_status st = records_push(&w->recs, active[a]->j, b, &p);
         if (st != SS_OK) return st;
     }
-    w->timing.replay_seconds += now() - t2;
+    w->timing.replay_seconds += ss_wtime() - t2;
     return SS_OK;
 }
 
