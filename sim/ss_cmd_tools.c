@@ -208,7 +208,8 @@ static const char gen_usage[] =
     "  --straggler-scale S   a straggler fetch takes S times longer (3)\n"
     "  --worker-gap S        a worker's pause between two batches, seconds (0)\n"
     "  --refill-gap S        delay of handing a freed prefetch slot its batch, seconds (0)\n"
-    "  --seed n              random seed (1)\n";
+    "  --seed n              random seed (1)\n"
+    "  --chunk-rows N        rows drawn and written at a time (default: 64 MB of rows)\n";
 
 typedef struct {
     const char *name;
