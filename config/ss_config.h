@@ -5,8 +5,7 @@
 
 #include "ss_status.h"
 
-#define SS_PATH_MAX 4096
-#define SS_LIST_MAX 16
+#include "ss_limits.h"
 
 typedef enum {
     SS_ALIGN_NONE = 0, /* alias "false" */

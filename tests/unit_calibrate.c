@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "ss_calibrate.h"
-#include "ss_dsa_import.h"
+#include "ss_import_dsanalyzer.h"
 #include "ss_gen.h"
 #include "test_util.h"
 

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "ss_csv.h"
-#include "ss_dsa_import.h"
+#include "ss_import_dsanalyzer.h"
 #include "ss_model_independent.h"
 #include "ss_row.h"
 #include "test_util.h"

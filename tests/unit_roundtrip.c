@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ss_dsa_import.h"
+#include "ss_import_dsanalyzer.h"
 #include "test_util.h"
 
 #define PREFIX SS_SHARED_DIR "/reference/fusionflow-4gpu/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0"

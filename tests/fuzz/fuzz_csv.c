@@ -6,7 +6,7 @@
 
 #include "fuzz_common.h"
 #include "ss_csv.h"
-#include "ss_dsa_import.h"
+#include "ss_import_dsanalyzer.h"
 #include "ss_timefmt.h"
 
 /* Input: PREFIX.csv, SEP, PREFIX_simp_fetchdifftime.csv, SEP,

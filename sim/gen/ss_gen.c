@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ss_limits.h"
 #include "ss_model_pipeline.h"
 #include "ss_trace.h"
 
@@ -31,13 +32,15 @@ void ss_gen_defaults(ss_gen_params *p)
 
 ss_status ss_gen_check(const ss_gen_params *p)
 {
-    if (p->gpus < 1 || p->gpus > 1000000) return ss_fail(SS_EUSAGE, "gen: --gpus must be from 1 to 1000000");
+    if (p->gpus < 1 || p->gpus > SS_MAX_GPUS) return ss_fail(SS_EUSAGE, "gen: --gpus must be from 1 to %d", SS_MAX_GPUS);
     if (p->iterations < 1) return ss_fail(SS_EUSAGE, "gen: --iterations must be at least 1");
     if (p->iterations > 1000000000000L / (p->epochs > 0 ? p->epochs : 1))
         return ss_fail(SS_EUSAGE, "gen: --iterations x --epochs must be at most 10^12 rows");
     if (p->epochs < 1 || p->epochs > 100000) return ss_fail(SS_EUSAGE, "gen: --epochs must be from 1 to 100000");
-    if (p->workers < 1 || p->workers > 4096) return ss_fail(SS_EUSAGE, "gen: --workers must be from 1 to 4096");
-    if (p->prefetch < 1 || p->prefetch > 1024) return ss_fail(SS_EUSAGE, "gen: --prefetch must be from 1 to 1024");
+    if (p->workers < 1 || p->workers > SS_MAX_WORKERS)
+        return ss_fail(SS_EUSAGE, "gen: --workers must be from 1 to %d", SS_MAX_WORKERS);
+    if (p->prefetch < 1 || p->prefetch > SS_MAX_PREFETCH)
+        return ss_fail(SS_EUSAGE, "gen: --prefetch must be from 1 to %d", SS_MAX_PREFETCH);
     if (!(p->fetch_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-mean must be positive");
     if (!(p->fetch_cv >= 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-cv must not be negative");
     if (!(p->compute_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --compute-mean must be positive");

@@ -92,7 +92,7 @@ typedef struct {
     const ss_scenario *sc;
     int nsc, gpus;
     long N, nblocks, slab;
-    ss_results *res;
+    const ss_series_sink *sink;
     int per_iter, want_median;
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
@@ -179,7 +179,7 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
 {
     const ss_slab *s = &w->slab_buf;
     long off = row0 - s->row0;
-    return ss_results_write_rows(w->res, l->j, row0, n, s->epoch + off, s->index + off,
+    return w->sink->write_rows(w->sink->ctx, l->j, row0, n, s->epoch + off, s->index + off,
                                  l->pi[PI_ITER], l->pi[PI_STALL], l->pi[PI_DELAY], l->pi[PI_FETCH],
                                  l->pi[PI_START], l->pi_stall);
 }
@@ -321,12 +321,12 @@ static void sweep_free(sweep *w)
 }
 
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
-                       const ss_scenario *sc, int nsc, ss_results *res, int progress,
+                       const ss_scenario *sc, int nsc, const ss_series_sink *sink, int progress,
                        ss_summary *out, ss_sweep_timing *timing)
 {
     const ss_trace_meta *m = ss_trace_meta_of(t);
     sweep w = {.comm = comm, .cfg = cfg, .t = t, .sc = sc, .nsc = nsc, .gpus = m->gpus,
-               .N = m->iterations, .res = res};
+               .N = m->iterations, .sink = sink};
     memset(out, 0, sizeof *out);
     out->nsc = nsc;
     out->gpus = m->gpus;
@@ -335,7 +335,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
-    w.per_iter = res && ss_results_per_iteration(res);
+    w.per_iter = sink != NULL;
     w.want_median = ss_scenarios_want_median(sc, nsc);
     ss_status st = setup(&w);
     if (st == SS_OK) st = replay_local(&w, progress);

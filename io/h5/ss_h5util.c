@@ -79,6 +79,22 @@ int ss_h5_attr_read_long(hid_t obj, const char *name, long *out)
     return rc;
 }
 
+int ss_h5_attr_read_ints(hid_t obj, const char *name, int *out, long n)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+    int rc = -2;
+    if (H5Tget_class(ft) == H5T_INTEGER && H5Sget_simple_extent_ndims(sp) <= 1 &&
+        H5Sget_simple_extent_npoints(sp) == n && H5Aread(a, H5T_NATIVE_INT, out) >= 0)
+        rc = 0;
+    H5Sclose(sp);
+    H5Tclose(ft);
+    H5Aclose(a);
+    return rc;
+}
+
 static int rows_io(hid_t d, hid_t mem_type, long row0, long n, int col0, int cols, void *buf, int write)
 {
     hid_t fs = H5Dget_space(d);

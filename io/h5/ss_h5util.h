@@ -18,6 +18,8 @@ int ss_h5_attr_read_long(hid_t obj, const char *name, long *out);
 /* Reads (write = 0) or writes rows [row0, row0+n) of a dataset of rank 1 (cols == 0) or
  * rank 2 ([N][cols]). 0 on success. Independent I/O. */
 int ss_h5_rows(hid_t d, hid_t mem_type, long row0, long n, int cols, void *buf, int write);
+/* Reads a 1-D integer attribute of exactly n values into out. 0 ok, -1 missing, -2 wrong shape. */
+int ss_h5_attr_read_ints(hid_t obj, const char *name, int *out, long n);
 /* Reads rows [row0, row0+n) x columns [col0, col0+ncols) of a rank-2 dataset into a
  * row-major [n][ncols] buffer. 0 on success. */
 int ss_h5_read_block(hid_t d, hid_t mem_type, long row0, long n, int col0, int ncols, void *buf);

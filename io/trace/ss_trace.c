@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ss_atomic.h"
+#include "ss_limits.h"
 #include "ss_h5util.h"
 
 enum { DS_FETCH_START, DS_FETCH_TIME, DS_TRAIN_START, DS_ITER_TIME, DS_STALL_TIME, DS_NF64 };
@@ -27,15 +28,43 @@ struct ss_trace_file {
 struct ss_trace_writer {
     hid_t file, d_epoch, d_index, d_f64[DS_NF64];
     long rows_written;
+    int streaming; /* the row count was not known at creation: datasets grow */
     ss_trace_meta meta;
     char path[4096], tmp[4200];
 };
 
+#define STR_ATTR(name, note) {#name, 1, offsetof(ss_trace_meta, name), sizeof(((ss_trace_meta *)0)->name), note}
+#define LONG_ATTR(name, note) {#name, 0, offsetof(ss_trace_meta, name), sizeof(long), note}
+static const ss_trace_attr attrs[] = {
+    STR_ATTR(log_type, ""),
+    STR_ATTR(dataset, ""),
+    STR_ATTR(augmentation, ""),
+    STR_ATTR(model, ""),
+    STR_ATTR(source, ""),
+    LONG_ATTR(batch_size, ""),
+    LONG_ATTR(workers, " (as logged: total over GPUs)"),
+    LONG_ATTR(threads, ""),
+    LONG_ATTR(epochs, ""),
+    LONG_ATTR(prefetch_factor, ""),
+    STR_ATTR(fetch_times, ""),
+};
+#undef STR_ATTR
+#undef LONG_ATTR
+
+const ss_trace_attr *ss_trace_attrs(int *n)
+{
+    *n = (int)(sizeof attrs / sizeof attrs[0]);
+    return attrs;
+}
+
 void ss_trace_meta_init(ss_trace_meta *m)
 {
     memset(m, 0, sizeof *m);
-    m->batch_size = m->workers = m->threads = m->epochs = -1;
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+        if (!attrs[i].is_string) *(long *)((char *)m + attrs[i].offset) = -1;
 }
+
+int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_times, "absent") != 0; }
 
 size_t ss_slab_row_bytes(int gpus)
 {
@@ -121,6 +150,23 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     return SS_OK;
 }
 
+/* The optional per-GPU loader_workers attribute: one integer per GPU, 0 to SS_MAX_WORKERS. */
+static ss_status read_loader_workers(ss_trace_file *t)
+{
+    ss_trace_meta *m = &t->meta;
+    if (H5Aexists(t->file, "loader_workers") <= 0) return SS_OK;
+    m->loader_workers = malloc((size_t)m->gpus * sizeof *m->loader_workers);
+    if (!m->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
+    if (ss_h5_attr_read_ints(t->file, "loader_workers", m->loader_workers, m->gpus) != 0)
+        return ss_fail(SS_EDATA, "%s: root attribute 'loader_workers' is not %d integers (one per GPU)", t->path,
+                       m->gpus);
+    for (int g = 0; g < m->gpus; g++)
+        if (m->loader_workers[g] < 0 || m->loader_workers[g] > SS_MAX_WORKERS)
+            return ss_fail(SS_EDATA, "%s: root attribute loader_workers[%d] = %d, expected 0 to %d", t->path, g,
+                           m->loader_workers[g], SS_MAX_WORKERS);
+    return SS_OK;
+}
+
 static ss_status read_meta(ss_trace_file *t)
 {
     hid_t root = t->file;
@@ -137,7 +183,7 @@ static ss_status read_meta(ss_trace_file *t)
     if (v != SS_TRACE_VERSION)
         return ss_fail(SS_EDATA, "%s: schema_version = %ld, this stallsim reads version %d", t->path, v,
                        SS_TRACE_VERSION);
-    if (ss_h5_attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > 1000000)
+    if (ss_h5_attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > SS_MAX_GPUS)
         return ss_fail(SS_EDATA, "%s: root attribute 'gpus' is missing or not a positive integer", t->path);
     m->gpus = (int)v;
     if (ss_h5_attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
@@ -145,16 +191,15 @@ static ss_status read_meta(ss_trace_file *t)
     if (m->iterations == 0) return ss_fail(SS_EDATA, "%s: the trace has zero iterations", t->path);
     if (ss_h5_attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing", t->path);
-    ss_h5_attr_read_string(root, "log_type", m->log_type, sizeof m->log_type);
-    ss_h5_attr_read_string(root, "dataset", m->dataset, sizeof m->dataset);
-    ss_h5_attr_read_string(root, "augmentation", m->augmentation, sizeof m->augmentation);
-    ss_h5_attr_read_string(root, "model", m->model, sizeof m->model);
-    ss_h5_attr_read_string(root, "source", m->source, sizeof m->source);
-    ss_h5_attr_read_long(root, "batch_size", &m->batch_size);
-    ss_h5_attr_read_long(root, "workers", &m->workers);
-    ss_h5_attr_read_long(root, "threads", &m->threads);
-    ss_h5_attr_read_long(root, "epochs", &m->epochs);
-    return SS_OK;
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        char *field = (char *)m + attrs[i].offset;
+        if (attrs[i].is_string) ss_h5_attr_read_string(root, attrs[i].name, field, attrs[i].size);
+        else ss_h5_attr_read_long(root, attrs[i].name, (long *)field);
+    }
+    if (strcmp(m->fetch_times, "") && strcmp(m->fetch_times, "measured") && strcmp(m->fetch_times, "absent"))
+        return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,
+                       m->fetch_times);
+    return read_loader_workers(t);
 }
 
 static ss_status open_datasets(ss_trace_file *t)
@@ -334,6 +379,7 @@ void ss_trace_close(ss_trace_file *t)
     for (int i = 0; i < DS_NF64; i++)
         if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
     if (t->file >= 0) H5Fclose(t->file);
+    free(t->meta.loader_workers);
     free(t);
 }
 
@@ -350,8 +396,10 @@ long ss_trace_default_chunk_rows(int gpus, long iterations)
 static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n, int g,
                        long chunk, const char *units)
 {
+    /* n == 0: a streaming writer, the rows grow as they are appended */
     hsize_t dims[2] = {(hsize_t)n, (hsize_t)g}, cdims[2] = {(hsize_t)chunk, (hsize_t)g};
-    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hsize_t maxdims[2] = {n > 0 ? (hsize_t)n : H5S_UNLIMITED, (hsize_t)g};
+    hid_t sp = H5Screate_simple(rank, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, rank, cdims);
     hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -372,25 +420,27 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
     rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I64LE, H5T_NATIVE_LONG, &gpus, 0);
     rc |= ss_h5_attr_write_num(f, "iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &m->iterations, 0);
     rc |= ss_h5_attr_write_string(f, "time_origin", m->time_origin);
-    const char *sn[] = {"log_type", "dataset", "augmentation", "model", "source"};
-    const char *sv[] = {m->log_type, m->dataset, m->augmentation, m->model, m->source};
-    for (int i = 0; i < 5; i++)
-        if (sv[i][0]) rc |= ss_h5_attr_write_string(f, sn[i], sv[i]);
-    const char *ln[] = {"batch_size", "workers", "threads", "epochs"};
-    const long lv[] = {m->batch_size, m->workers, m->threads, m->epochs};
-    for (int i = 0; i < 4; i++)
-        if (lv[i] >= 0) rc |= ss_h5_attr_write_num(f, ln[i], H5T_STD_I64LE, H5T_NATIVE_LONG, &lv[i], 0);
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        const char *field = (const char *)m + attrs[i].offset;
+        if (attrs[i].is_string && field[0]) rc |= ss_h5_attr_write_string(f, attrs[i].name, field);
+        else if (!attrs[i].is_string && *(const long *)field >= 0)
+            rc |= ss_h5_attr_write_num(f, attrs[i].name, H5T_STD_I64LE, H5T_NATIVE_LONG, field, 0);
+    }
+    if (m->loader_workers)
+        rc |= ss_h5_attr_write_num(f, "loader_workers", H5T_STD_I32LE, H5T_NATIVE_INT, m->loader_workers,
+                                   (hsize_t)m->gpus);
     return rc;
 }
 
 ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_writer **out)
 {
     *out = NULL;
-    if (m->gpus < 1 || m->iterations < 1)
-        return ss_fail(SS_EDATA, "%s: a trace needs at least one GPU and one iteration", path);
+    if (m->gpus < 1 || m->iterations < 0)
+        return ss_fail(SS_EDATA, "%s: a trace needs at least one GPU", path);
     ss_trace_writer *w = calloc(1, sizeof *w);
     if (!w) return ss_fail(SS_ENOMEM, "out of memory creating %s", path);
     w->meta = *m;
+    w->streaming = m->iterations == 0;
     snprintf(w->path, sizeof w->path, "%s", path);
     ss_status st = ss_atomic_tmpname(path, w->tmp, sizeof w->tmp);
     if (st != SS_OK) {
@@ -408,7 +458,7 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     }
     long chunk = ss_trace_default_chunk_rows(m->gpus, m->iterations);
     hid_t g = H5Gcreate2(w->file, "timeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int ok = g >= 0 && write_meta(w->file, m) == 0;
+    int ok = g >= 0;
     if (ok) {
         w->d_epoch = create_ds(g, "epoch", H5T_STD_I32LE, 1, m->iterations, 0, chunk, "1");
         w->d_index = create_ds(g, "index", H5T_STD_I64LE, 1, m->iterations, 0, chunk, "1");
@@ -431,10 +481,17 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
 ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s)
 {
     if (s->n == 0) return SS_OK;
-    if (w->rows_written + s->n > w->meta.iterations || s->gpus != w->meta.gpus)
+    if ((!w->streaming && w->rows_written + s->n > w->meta.iterations) || s->gpus != w->meta.gpus)
         return ss_fail(SS_EINTERNAL, "%s: more rows appended than declared", w->path);
     long r0 = w->rows_written;
-    int rc = ss_h5_rows(w->d_epoch, H5T_NATIVE_INT32, r0, s->n, 0, s->epoch, 1);
+    int rc = 0;
+    if (w->streaming) {
+        hsize_t d1[1] = {(hsize_t)(r0 + s->n)}, d2[2] = {(hsize_t)(r0 + s->n), (hsize_t)s->gpus};
+        rc |= H5Dset_extent(w->d_epoch, d1) < 0;
+        rc |= H5Dset_extent(w->d_index, d1) < 0;
+        for (int i = 0; i < DS_NF64; i++) rc |= H5Dset_extent(w->d_f64[i], d2) < 0;
+    }
+    rc |= ss_h5_rows(w->d_epoch, H5T_NATIVE_INT32, r0, s->n, 0, s->epoch, 1);
     rc |= ss_h5_rows(w->d_index, H5T_NATIVE_INT64, r0, s->n, 0, s->index, 1);
     double *src[DS_NF64] = {s->fetch_start, s->fetch_time, s->train_start, s->iteration_time, s->stall_time};
     for (int i = 0; i < DS_NF64; i++) rc |= ss_h5_rows(w->d_f64[i], H5T_NATIVE_DOUBLE, r0, s->n, s->gpus, src[i], 1);
@@ -456,18 +513,28 @@ static int writer_close(ss_trace_writer *w)
     return rc;
 }
 
-ss_status ss_trace_finish(ss_trace_writer *w)
+ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m)
 {
     ss_status st = SS_OK;
-    if (w->rows_written != w->meta.iterations)
+    if (!w->streaming && w->rows_written != w->meta.iterations)
         st = ss_fail(SS_EINTERNAL, "%s: %ld rows written of %ld declared", w->path, w->rows_written,
                      w->meta.iterations);
+    else if (m->gpus != w->meta.gpus)
+        st = ss_fail(SS_EINTERNAL, "%s: the GPU count changed while writing", w->path);
+    if (st == SS_OK) {
+        ss_trace_meta fin = *m;
+        fin.iterations = w->rows_written;
+        if (w->rows_written < 1) st = ss_fail(SS_EDATA, "%s: a trace needs at least one iteration", w->path);
+        else if (write_meta(w->file, &fin) != 0) st = ss_fail(SS_EIO, "%s: cannot write the attributes", w->path);
+    }
     if (writer_close(w) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
     if (st == SS_OK) st = ss_atomic_commit(w->tmp, w->path);
     else ss_atomic_discard(w->tmp);
     free(w);
     return st;
 }
+
+ss_status ss_trace_finish(ss_trace_writer *w) { return ss_trace_finish_with(w, &w->meta); }
 
 void ss_trace_abort(ss_trace_writer *w)
 {

@@ -7,7 +7,7 @@
 
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
-#include "ss_dsa_import.h"
+#include "ss_import.h"
 #include "ss_gen.h"
 #include "ss_trace.h"
 
@@ -142,44 +142,69 @@ int ss_cmd_info(const ss_comm *c, int argc, char **argv) { return on_rank0(c, in
 
 /* ---- import ---- */
 
-static const char import_usage[] =
-    "usage: stallsim import dsanalyzer PREFIX -o TRACE.h5\n"
-    "\n"
-    "Reads the DS-Analyzer parsed CSV trio PREFIX.csv, PREFIX_simp_fetchdifftime.csv and\n"
-    "PREFIX_simp_fetchstartdifftime.csv and writes them as one stalltrace HDF5 file.\n";
+static void import_usage(FILE *f)
+{
+    int n;
+    const ss_importer *const *imp = ss_importers(&n);
+    fputs("usage: stallsim import FORMAT INPUT... -o TRACE.h5\n"
+          "       stallsim import --list | FORMAT --help\n"
+          "\n"
+          "Converts a trace of another tool into one stalltrace HDF5 file (written whole or not\n"
+          "at all). Formats:\n",
+          f);
+    for (int i = 0; i < n; i++) fprintf(f, "  %-12s %s\n", imp[i]->name, imp[i]->summary);
+}
 
 static int import_main(int argc, char **argv)
 {
-    if (has_help(argc, argv)) {
-        fputs(import_usage, stdout);
+    if (argc >= 2 && !strcmp(argv[1], "--list")) {
+        int n;
+        const ss_importer *const *imp = ss_importers(&n);
+        for (int i = 0; i < n; i++) printf("%-12s %s\n", imp[i]->name, imp[i]->summary);
         return 0;
     }
-    const char *fmt = NULL, *prefix = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        import_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const ss_importer *imp = ss_importer_find(argv[1]);
+    if (!imp) {
+        int n;
+        const ss_importer *const *all = ss_importers(&n);
+        fprintf(stderr, "stallsim: import: unknown format '%s' (known:", argv[1]);
+        for (int i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? ", " : " ", all[i]->name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    if (has_help(argc, argv)) {
+        printf("usage: stallsim import %s %s -o TRACE.h5\n\n%s", imp->name, imp->usage, imp->help);
+        return 0;
+    }
+    const char *out = NULL;
+    char **rest = calloc((size_t)argc, sizeof *rest);
+    if (!rest) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
+    int nrest = 0;
+    for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc) {
+                free(rest);
                 fprintf(stderr, "stallsim: import: -o needs a file name\n");
                 return 2;
             }
             out = argv[++i];
-        } else if (!fmt) fmt = argv[i];
-        else if (!prefix) prefix = argv[i];
-        else {
-            fprintf(stderr, "stallsim: import: unexpected argument '%s'\n%s", argv[i], import_usage);
-            return 2;
+        } else {
+            rest[nrest++] = argv[i];
         }
     }
-    if (!fmt || !prefix || !out) {
-        fputs(import_usage, stderr);
-        return 2;
-    }
-    if (strcmp(fmt, "dsanalyzer") != 0) {
-        fprintf(stderr, "stallsim: import: unknown format '%s' (known: dsanalyzer)\n", fmt);
+    if (!out || nrest == 0) {
+        free(rest);
+        fprintf(stderr, "usage: stallsim import %s %s -o TRACE.h5\n", imp->name, imp->usage);
         return 2;
     }
     long rows;
     int gpus;
-    ss_status st = ss_dsa_import(prefix, out, &rows, &gpus);
+    ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus);
+    free(rest);
     if (st != SS_OK) return ss_cmd_fail(st);
     printf("wrote %s: %d GPUs, %ld iterations\n", out, gpus, rows);
     return 0;

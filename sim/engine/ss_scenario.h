@@ -25,12 +25,6 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n);
 /* 1 when a pipeline scenario needs the calibration (a setting is auto). */
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
 
-/* The most scenarios one sweep may have. */
-#define SS_MAX_SCENARIOS 100000
-
-/* The most loader workers per GPU a scenario may ask for. */
-#define SS_MAX_WORKERS 4096
-
 /* Fills every pipeline scenario's ssp_params, taking auto settings from the calibration
  * (which may be NULL when nothing is auto). workers = max(1, round(W_cal * factor));
  * SS_ECONFIG when that exceeds SS_MAX_WORKERS. */

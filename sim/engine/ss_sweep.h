@@ -6,7 +6,6 @@
 
 #include "ss_comm.h"
 #include "ss_config.h"
-#include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_summary.h"
 #include "ss_trace.h"
@@ -23,16 +22,26 @@ typedef struct {
     double rows_read;
 } ss_sweep_timing;
 
+/* Where the per-iteration series of the scenarios go (results.h5, written by io/output):
+ * rows [row0, row0+n) of scenario j; stall_time is [n][gpus]. Called on the rank that
+ * replayed them (independent I/O). */
+typedef struct {
+    void *ctx;
+    ss_status (*write_rows)(void *ctx, int j, long row0, long n, const int32_t *epoch, const int64_t *index,
+                            const double *iter_time, const double *stall, const double *delay,
+                            const double *fetch_diff, const double *start_diff, const double *stall_time);
+} ss_series_sink;
+
 /* Rows per slab read for the configuration, GPU count and number of scenarios: the
  * slab, and the per-iteration buffers when asked for, fit in [run] slab_mb. */
 long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc);
 
 /* Collective. Replays every scenario over the trace. On rank 0, *out receives the merged
- * summary (other ranks get an empty one). res (may be NULL) receives the per-iteration
+ * summary (other ranks get an empty one). sink (may be NULL) receives the per-iteration
  * series. progress: print a progress line on rank 0. Returns the status agreed by all
  * ranks (without printing it). timing (may be NULL) receives this rank's figures. */
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
-                       const ss_scenario *sc, int nsc, ss_results *res, int progress,
+                       const ss_scenario *sc, int nsc, const ss_series_sink *sink, int progress,
                        ss_summary *out, ss_sweep_timing *timing);
 
 #endif

@@ -14,14 +14,37 @@
 /* Root attributes. Optional strings are "" and optional ints -1 when unknown. */
 typedef struct {
     int gpus;
-    long iterations;
+    long iterations;      /* rows; 0 in ss_trace_create: unknown, counted while rows are appended */
     char time_origin[40]; /* ISO 8601 with microseconds */
     char log_type[64], dataset[64], augmentation[64], model[64];
     char source[512];
     long batch_size, workers, threads, epochs;
+    long prefetch_factor;  /* the loader's prefetch factor (batches per worker), -1 unknown */
+    char fetch_times[16];  /* "" or "measured": fetch columns hold measured data; "absent":
+                            * only iteration and stall times were measured (profiler traces) */
+    int *loader_workers;   /* [gpus] loader worker processes per GPU (0: synchronous loading),
+                            * NULL when unknown. Owned by whoever filled it; the reader's copy
+                            * lives as long as the trace file. */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);
+
+/* One optional root attribute of the trace: the one list that the writer, the reader and
+ * `stallsim info` go through. */
+typedef struct {
+    const char *name;   /* attribute name */
+    int is_string;      /* 1: UTF-8 string (char[] field); 0: 64-bit integer (long field, -1 unknown) */
+    size_t offset;      /* of the field in ss_trace_meta */
+    size_t size;        /* of the field (strings) */
+    const char *note;   /* printed after the value by `info` ("" none) */
+} ss_trace_attr;
+
+/* The optional root attributes (not schema, schema_version, gpus, iterations, time_origin,
+ * loader_workers), in the order `info` prints them; *n receives their count. */
+const ss_trace_attr *ss_trace_attrs(int *n);
+
+/* 1 when the trace's fetch columns hold measured fetch times (not an "absent" trace). */
+int ss_trace_meta_has_fetch(const ss_trace_meta *m);
 
 /* Rows [row0, row0 + n) of the timeline, row-major [n][gpus] for the per-GPU series. */
 typedef struct {
@@ -65,10 +88,15 @@ void ss_trace_close(ss_trace_file *t);
 typedef struct ss_trace_writer ss_trace_writer;
 
 /* Creates PATH's temporary sibling; rows are appended in order; ss_trace_finish renames
- * it into place, ss_trace_abort removes it. m->gpus and m->iterations fix the shape. */
+ * it into place, ss_trace_abort removes it. m->gpus fixes the shape; m->iterations the
+ * row count, or 0 when it is not known yet (streaming: the datasets grow with each
+ * append). The attributes are written when the file is finished (m->loader_workers must
+ * stay valid until then). */
 ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_writer **out);
 ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s);
 ss_status ss_trace_finish(ss_trace_writer *w);
+/* ss_trace_finish with the attributes of m (same gpus; iterations = the rows written). */
+ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m);
 void ss_trace_abort(ss_trace_writer *w);
 
 /* Rows per chunk the writer uses for G GPUs and N rows (about 1 MiB per chunk). */

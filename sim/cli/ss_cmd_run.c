@@ -112,6 +112,14 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
     free(displs);
 }
 
+static ss_status series_to_results(void *ctx, int j, long row0, long n, const int32_t *epoch, const int64_t *index,
+                                   const double *iter_time, const double *stall, const double *delay,
+                                   const double *fetch_diff, const double *start_diff, const double *stall_time)
+{
+    return ss_results_write_rows(ctx, j, row0, n, epoch, index, iter_time, stall, delay, fetch_diff, start_diff,
+                                 stall_time);
+}
+
 int ss_cmd_run(const ss_comm *c, int argc, char **argv)
 {
     double t_start = ss_wtime();
@@ -161,7 +169,10 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         const ss_trace_meta *m = ss_trace_meta_of(t);
         st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
     }
-    if (st == SS_OK) st = ss_sweep_run(c, &cfg, t, sc, nsc, res, !a.quiet, &sum, &timing);
+    ss_series_sink sink = {res, series_to_results};
+    if (st == SS_OK)
+        st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL, !a.quiet, &sum,
+                          &timing);
     if (st == SS_OK && c->rank == 0) {
         st = check_selection(&sum, &cfg, cfg.trace_path);
         if (have_cal) {

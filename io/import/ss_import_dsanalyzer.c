@@ -1,5 +1,5 @@
 /* ss_dsa_import.c - the DS-Analyzer importer: read, validate and pair the CSV trio. */
-#include "ss_dsa_import.h"
+#include "ss_import_dsanalyzer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ss_csv.h"
+#include "ss_import.h"
 #include "ss_timefmt.h"
 
 typedef struct {
@@ -361,19 +362,88 @@ ss_status ss_dsa_load(const char *prefix, ss_trace_meta *meta, ss_slab *rows)
     return st;
 }
 
+extern const ss_importer ss_importer_dsanalyzer;
+
 ss_status ss_dsa_import(const char *prefix, const char *out_path, long *rows_out, int *gpus_out)
 {
-    ss_trace_meta m;
-    ss_slab s;
-    ss_trace_writer *w = NULL;
-    ss_status st = ss_dsa_load(prefix, &m, &s);
-    if (st != SS_OK) return st;
-    st = ss_trace_create(out_path, &m, &w);
-    if (st == SS_OK) st = ss_trace_append(w, &s);
-    if (st == SS_OK) st = ss_trace_finish(w);
-    else if (w) ss_trace_abort(w);
-    *rows_out = m.iterations;
-    *gpus_out = m.gpus;
-    ss_slab_free(&s);
-    return st;
+    char *args[1] = {(char *)prefix};
+    return ss_import_run(&ss_importer_dsanalyzer, 1, args, out_path, rows_out, gpus_out);
 }
+
+/* ---- the importer table's entry: the whole trio is joined in memory (its rows must be
+ * paired by key across three files), then handed out in slabs ---- */
+
+typedef struct {
+    char prefix[4096];
+    char *paths[3];
+    char buf[3][4200];
+    ss_slab all;
+    long next;
+} dsa_state;
+
+static ss_status dsa_open(void **state, int argc, char **argv, ss_import_info *info)
+{
+    if (argc != 1)
+        return ss_fail(SS_EUSAGE, "import dsanalyzer: expected one PREFIX (see stallsim import dsanalyzer --help)");
+    dsa_state *d = calloc(1, sizeof *d);
+    if (!d) return ss_fail(SS_ENOMEM, "out of memory");
+    *state = d;
+    snprintf(d->prefix, sizeof d->prefix, "%s", argv[0]);
+    /* "run.csv" names the trio by its first file: the prefix is "run" */
+    size_t n = strlen(d->prefix);
+    if (n > 4 && !strcmp(d->prefix + n - 4, ".csv")) {
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s.csv", d->prefix);
+        FILE *f = fopen(probe, "rb");
+        if (f) fclose(f);
+        else d->prefix[n - 4] = '\0';
+    }
+    snprintf(d->buf[0], sizeof d->buf[0], "%s.csv", d->prefix);
+    snprintf(d->buf[1], sizeof d->buf[1], "%s_simp_fetchdifftime.csv", d->prefix);
+    snprintf(d->buf[2], sizeof d->buf[2], "%s_simp_fetchstartdifftime.csv", d->prefix);
+    for (int i = 0; i < 3; i++) d->paths[i] = d->buf[i];
+    info->inputs = d->paths;
+    info->ninputs = 3;
+    return ss_dsa_load(d->prefix, &info->meta, &d->all);
+}
+
+static ss_status dsa_next(void *state, ss_slab *s, ss_import_info *info)
+{
+    dsa_state *d = state;
+    const int G = d->all.gpus;
+    long n = d->all.n - d->next < s->cap ? d->all.n - d->next : s->cap;
+    long r = d->next;
+    memcpy(s->epoch, d->all.epoch + r, (size_t)n * sizeof *s->epoch);
+    memcpy(s->index, d->all.index + r, (size_t)n * sizeof *s->index);
+    size_t bytes = (size_t)n * (size_t)G * sizeof(double);
+    memcpy(s->fetch_start, d->all.fetch_start + r * G, bytes);
+    memcpy(s->fetch_time, d->all.fetch_time + r * G, bytes);
+    memcpy(s->train_start, d->all.train_start + r * G, bytes);
+    memcpy(s->iteration_time, d->all.iteration_time + r * G, bytes);
+    memcpy(s->stall_time, d->all.stall_time + r * G, bytes);
+    s->n = n;
+    d->next += n;
+    (void)info;
+    return SS_OK;
+}
+
+static void dsa_close(void *state)
+{
+    dsa_state *d = state;
+    if (!d) return;
+    ss_slab_free(&d->all);
+    free(d);
+}
+
+const ss_importer ss_importer_dsanalyzer = {
+    .name = "dsanalyzer",
+    .summary = "DS-Analyzer's parsed CSV trio (PREFIX.csv, PREFIX_simp_fetchdifftime.csv, ...)",
+    .usage = "PREFIX",
+    .help = "Reads the DS-Analyzer parsed CSV trio PREFIX.csv, PREFIX_simp_fetchdifftime.csv and\n"
+            "PREFIX_simp_fetchstartdifftime.csv (PREFIX.csv itself may be named instead of PREFIX)\n"
+            "and writes them as one stalltrace HDF5 file. The three tables are joined by (epoch,\n"
+            "index), so this importer holds them in memory; see the README's file formats.\n",
+    .open = dsa_open,
+    .next = dsa_next,
+    .close = dsa_close,
+};

@@ -1,0 +1,70 @@
+/* ss_import.c - the import driver: open the importer's inputs, stream its slabs into the
+ * stalltrace writer, commit the file only when every row is written. */
+#include "ss_import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ss_limits.h"
+
+long ss_import_slab_rows(int gpus)
+{
+    long rows = (long)((32L << 20) / ss_slab_row_bytes(gpus > 0 ? gpus : 1));
+    if (rows > 65536) rows = 65536;
+    return rows < 1 ? 1 : rows;
+}
+
+/* SS_EUSAGE when out_path is the same file as one of the inputs. */
+static ss_status check_not_input(const ss_import_info *info, const char *out_path)
+{
+    struct stat so;
+    if (stat(out_path, &so) != 0) return SS_OK; /* does not exist yet */
+    for (int i = 0; i < info->ninputs; i++) {
+        struct stat si;
+        if (stat(info->inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return ss_fail(SS_EUSAGE, "%s: the output is the input %s; choose another -o name", out_path,
+                           info->inputs[i]);
+    }
+    return SS_OK;
+}
+
+ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
+                        int *gpus_out)
+{
+    ss_import_info info;
+    memset(&info, 0, sizeof info);
+    ss_trace_meta_init(&info.meta);
+    void *state = NULL;
+    ss_trace_writer *w = NULL;
+    ss_slab s;
+    memset(&s, 0, sizeof s);
+    long rows = 0;
+    ss_status st = imp->open(&state, argc, argv, &info);
+    if (st == SS_OK && (info.meta.gpus < 1 || info.meta.gpus > SS_MAX_GPUS))
+        st = ss_fail(SS_EDATA, "%s import: %d GPUs found; expected 1 to %d", imp->name, info.meta.gpus, SS_MAX_GPUS);
+    if (st == SS_OK) st = check_not_input(&info, out_path);
+    if (st == SS_OK) st = ss_slab_alloc(&s, ss_import_slab_rows(info.meta.gpus), info.meta.gpus);
+    if (st == SS_OK) st = ss_trace_create(out_path, &info.meta, &w);
+    while (st == SS_OK) {
+        s.n = 0;
+        s.row0 = rows;
+        st = imp->next(state, &s, &info);
+        if (st != SS_OK || s.n == 0) break;
+        st = ss_trace_append(w, &s);
+        rows += s.n;
+    }
+    if (st == SS_OK && rows == 0) st = ss_fail(SS_EDATA, "%s import: no iterations found in the input", imp->name);
+    if (st == SS_OK) {
+        info.meta.iterations = rows;
+        st = ss_trace_finish_with(w, &info.meta);
+    } else if (w) {
+        ss_trace_abort(w);
+    }
+    if (rows_out) *rows_out = rows;
+    if (gpus_out) *gpus_out = info.meta.gpus;
+    ss_slab_free(&s);
+    if (imp->close) imp->close(state);
+    return st;
+}

@@ -1,0 +1,50 @@
+/* ss_import.h - the importer seam: every trace format stallsim reads is one ss_importer,
+ * listed once in ss_importers.c; `stallsim import FORMAT ...` finds it there and streams
+ * its rows into the stalltrace writer with bounded memory. */
+#ifndef SS_IMPORT_H
+#define SS_IMPORT_H
+
+#include "ss_status.h"
+#include "ss_trace.h"
+
+/* What an importer tells the driver when it opens its inputs. */
+typedef struct {
+    ss_trace_meta meta; /* gpus (required); iterations: the row count when known, else 0 (the
+                         * writer then counts the rows); every other attribute it knows.
+                         * The importer may still change attributes (not gpus) in next(). */
+    char **inputs;      /* the files it reads (owned by the importer's state), so that the
+                         * driver refuses an output path that is one of them */
+    int ninputs;
+} ss_import_info;
+
+typedef struct ss_importer {
+    const char *name;    /* the format's name on the command line: "dsanalyzer" */
+    const char *summary; /* one line for `stallsim import --list` */
+    const char *usage;   /* the arguments after the name, e.g. "PREFIX" or "FILE|DIR..." */
+    const char *help;    /* what it reads and which field becomes which column (several lines) */
+    /* Reads the headers of its inputs. args: everything after the format name except
+     * -o FILE (input names and the format's own options). Fills *info. SS_EUSAGE for bad
+     * arguments, SS_EDATA/SS_EIO naming the file and line (or event) otherwise. */
+    ss_status (*open)(void **state, int argc, char **argv, ss_import_info *info);
+    /* Fills up to s->cap rows of s (s->n; 0 when there are no more), in (epoch, index)
+     * order; row k's per-GPU values at [k * gpus + g]. May update info->meta. */
+    ss_status (*next)(void *state, ss_slab *s, ss_import_info *info);
+    /* Frees the state (also after a failure); state may be NULL. */
+    void (*close)(void *state);
+} ss_importer;
+
+/* The registered importers (a static table); *n receives their count. */
+const ss_importer *const *ss_importers(int *n);
+/* The importer called name, or NULL. */
+const ss_importer *ss_importer_find(const char *name);
+
+/* Runs imp over args and writes the trace to out_path, whole or not at all. Refuses an
+ * out_path that is one of the importer's inputs (same device and inode). rows_out and
+ * gpus_out (may be NULL) receive the shape written. Not collective. */
+ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
+                        int *gpus_out);
+
+/* Rows per slab the driver hands an importer for G GPUs (about 32 MB of rows). */
+long ss_import_slab_rows(int gpus);
+
+#endif

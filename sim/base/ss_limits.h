@@ -1,0 +1,23 @@
+/* ss_limits.h - the bounds that every layer checks against, in one place. */
+#ifndef SS_LIMITS_H
+#define SS_LIMITS_H
+
+/* Longest path stallsim keeps (scenario files, traces, output folders). */
+#define SS_PATH_MAX 4096
+
+/* GPUs a trace may have. */
+#define SS_MAX_GPUS 1000000
+
+/* Loader workers per GPU that a trace may record and a scenario may ask for. */
+#define SS_MAX_WORKERS 4096
+
+/* Prefetch factor (batches per worker) a scenario may ask for. */
+#define SS_MAX_PREFETCH 1024
+
+/* Scenarios one sweep may have. */
+#define SS_MAX_SCENARIOS 100000
+
+/* Items one [scenarios] list may have. */
+#define SS_LIST_MAX 16
+
+#endif
