@@ -402,7 +402,12 @@ static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n
     hid_t sp = H5Screate_simple(rank, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, rank, cdims);
-    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    /* no chunk cache: rows go to the file as they are written, so that a full disk shows
+     * in the append that hit it, not as dirty chunks that no close can ever write */
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 0, 0, 1.0);
+    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, dapl);
+    H5Pclose(dapl);
     H5Pclose(dcpl);
     H5Sclose(sp);
     if (d >= 0 && ss_h5_attr_write_string(d, "units", units) != 0) {
@@ -500,14 +505,17 @@ ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s)
     return SS_OK;
 }
 
-static int writer_close(ss_trace_writer *w)
+/* discard: the file is thrown away, so its space is released first (a full disk must
+ * not keep the close from writing the metadata) */
+static int writer_close(ss_trace_writer *w, int discard)
 {
+    if (discard && w->file >= 0) ss_h5_release(w->tmp);
     int rc = 0;
     if (w->d_epoch >= 0) rc |= H5Dclose(w->d_epoch) < 0;
     if (w->d_index >= 0) rc |= H5Dclose(w->d_index) < 0;
     for (int i = 0; i < DS_NF64; i++)
         if (w->d_f64[i] >= 0) rc |= H5Dclose(w->d_f64[i]) < 0;
-    if (w->file >= 0) rc |= H5Fclose(w->file) < 0;
+    rc |= ss_h5_close_file(w->file) != 0;
     w->file = w->d_epoch = w->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     return rc;
@@ -527,7 +535,7 @@ ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m)
         if (w->rows_written < 1) st = ss_fail(SS_EDATA, "%s: a trace needs at least one iteration", w->path);
         else if (write_meta(w->file, &fin) != 0) st = ss_fail(SS_EIO, "%s: cannot write the attributes", w->path);
     }
-    if (writer_close(w) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
+    if (writer_close(w, st != SS_OK) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
     if (st == SS_OK) st = ss_atomic_commit(w->tmp, w->path);
     else ss_atomic_discard(w->tmp);
     free(w);
@@ -539,7 +547,7 @@ ss_status ss_trace_finish(ss_trace_writer *w) { return ss_trace_finish_with(w, &
 void ss_trace_abort(ss_trace_writer *w)
 {
     if (!w) return;
-    writer_close(w);
+    writer_close(w, 1);
     ss_atomic_discard(w->tmp);
     free(w);
 }
