@@ -274,6 +274,15 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
     closedir(d);
 }
 
+void ss_atomic_sweep_stale_beside(const char *path)
+{
+    char dir[SS_PATH_MAX];
+    folder_of(path, dir, sizeof dir);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (name[0]) ss_atomic_sweep_stale(dir, &name, 1);
+}
+
 /* ---- digests, run ids, unclosable files ---- */
 
 int ss_atomic_file_digest(const char *path, char *out)

@@ -51,6 +51,8 @@ int ss_atomic_starts_with(const char *path, const char *prefix);
  * modified in the last 15 minutes may belong to a run on another machine sharing the
  * folder: it is kept, with a warning that says where it is. */
 void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames);
+/* The same for the one output file path, in its folder. */
+void ss_atomic_sweep_stale_beside(const char *path);
 
 /* FNV-1a 64-bit digest of a file's bytes as 16 hexadecimal digits (out: 17 bytes). 0 ok. */
 int ss_atomic_file_digest(const char *path, char *out);

@@ -92,6 +92,21 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     return st;
 }
 
+/* results.h5 records the digest of the summary.csv written with it: a summary.csv of
+ * another run (or edited) beside it is reported. */
+static void check_pair(const char *dir, const char *results)
+{
+    char want[17], got[17], csv[4200];
+    snprintf(csv, sizeof csv, "%s/summary.csv", dir);
+    if (ss_results_csv_digest(results, want) != 0) return; /* results of an older stallsim */
+    if (ss_atomic_file_digest(csv, got) != 0)
+        ss_warn("%s: no summary.csv beside results.h5", dir);
+    else if (strcmp(want, got) != 0)
+        ss_warn("%s: summary.csv is not the one written with results.h5 (edited, or from another run); "
+                "the table below is results.h5's",
+                dir);
+}
+
 static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
 {
     char path[4200];
@@ -101,6 +116,7 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     else snprintf(path, sizeof path, "%s", arg);
     if (S_ISDIR(sb.st_mode) && stat(path, &sb) != 0)
         return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
+    if (S_ISDIR(sb.st_mode)) check_pair(arg, path);
     int gpus = 0;
     ss_status st;
     if (ss_trace_is_trace(path)) {
@@ -162,6 +178,34 @@ static void csv_text(FILE *f, const char *v)
         fputc(*v, f);
     }
     fputc('"', f);
+}
+
+static int is_compare_csv(const char *path) { return ss_atomic_starts_with(path, "source,scenario,"); }
+
+/* The CSV may replace an earlier compare CSV only: never one of the files read (a trace,
+ * a folder's results.h5 or summary.csv), nor a file of another kind (`--csv` typed before
+ * the inputs takes the first input as its value). */
+static ss_status check_csv_output(const char *csv, char **inputs, int ninputs)
+{
+    const char **files = calloc((size_t)ninputs * 3 + 1, sizeof *files);
+    char(*names)[4200] = calloc((size_t)ninputs * 2 + 1, sizeof *names);
+    if (!files || !names) {
+        free(files);
+        free(names);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    int n = 0, m = 0;
+    for (int i = 0; i < ninputs; i++) {
+        files[n++] = inputs[i];
+        snprintf(names[m], sizeof names[m], "%s/results.h5", inputs[i]);
+        files[n++] = names[m++];
+        snprintf(names[m], sizeof names[m], "%s/summary.csv", inputs[i]);
+        files[n++] = names[m++];
+    }
+    ss_status st = ss_atomic_check_output(csv, files, n, is_compare_csv, "stallsim compare CSV");
+    free(files);
+    free(names);
+    return st;
 }
 
 static ss_status write_csv(const cmp_table *t, const char *path)
@@ -250,8 +294,9 @@ static int compare_main(int argc, char **argv)
         return 2;
     }
     cmp_table t = {0};
-    ss_status st = SS_OK;
+    ss_status st = csv ? check_csv_output(csv, inputs, ninputs) : SS_OK;
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
+    if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         print_table(&t, stdout);
         if (csv) st = write_csv(&t, csv);

@@ -86,6 +86,24 @@ static ss_status check_selection(const ss_summary *s, const ss_config *cfg, cons
                    trace, cfg->epoch, cfg->warmup_iterations);
 }
 
+static int is_summary_csv(const char *path) { return ss_atomic_starts_with(path, "scenario,"); }
+
+/* Rank 0, before any work: results.h5 and summary.csv may replace earlier results only,
+ * never an input (the scenario file, the trace) or a file of another kind; temporaries of
+ * runs that were killed are removed. */
+static ss_status check_outputs(const ss_config *cfg, const char *config_file)
+{
+    static const char *const names[] = {"results.h5", "summary.csv"};
+    ss_atomic_sweep_stale(cfg->out_dir, names, 2);
+    const char *inputs[] = {config_file, cfg->trace_path};
+    char path[SS_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/results.h5", cfg->out_dir);
+    ss_status st = ss_atomic_check_output(path, inputs, 2, ss_results_is_results, "stallsim results file (with a /summary table)");
+    snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
+    if (st == SS_OK) st = ss_atomic_check_output(path, inputs, 2, is_summary_csv, "stallsim summary.csv");
+    return st;
+}
+
 /* Collective: rank 0 prints every rank's sweep figures and its peak resident memory. */
 static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wall)
 {
@@ -150,6 +168,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
     /* the output folder is checked before any work starts */
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
+    if (st == SS_OK && c->rank == 0) st = check_outputs(&cfg, a.config);
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_trace_open(cfg.trace_path, c, &t);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_import.h"
@@ -203,6 +204,7 @@ static int import_main(int argc, char **argv)
     }
     long rows;
     int gpus;
+    ss_atomic_sweep_stale_beside(out);
     ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus);
     free(rest);
     if (st != SS_OK) return ss_cmd_fail(st);
@@ -292,7 +294,10 @@ static int gen_main(int argc, char **argv)
         fprintf(stderr, "stallsim: gen: -o TRACE.h5 is required\n%s", gen_usage);
         return 2;
     }
-    ss_status st = ss_gen_write(&p, out, 1);
+    ss_status st = ss_atomic_check_output(out, NULL, 0, ss_trace_is_trace, "stalltrace file");
+    if (st != SS_OK) return ss_cmd_fail(st);
+    ss_atomic_sweep_stale_beside(out);
+    st = ss_gen_write(&p, out, 1);
     if (st != SS_OK) return ss_cmd_fail(st);
     printf("wrote %s: %d GPUs, %ld iterations x %d epochs, %d workers, prefetch %d, seed %lu\n", out, p.gpus,
            p.iterations, p.epochs, p.workers, p.prefetch, p.seed);
