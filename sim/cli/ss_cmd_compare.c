@@ -112,11 +112,12 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     char path[4200];
     struct stat sb;
     if (stat(arg, &sb) != 0) return ss_fail(SS_EIO, "%s: no such file or folder", arg);
-    if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", arg);
+    int is_dir = S_ISDIR(sb.st_mode);
+    if (is_dir) snprintf(path, sizeof path, "%s/results.h5", arg);
     else snprintf(path, sizeof path, "%s", arg);
-    if (S_ISDIR(sb.st_mode) && stat(path, &sb) != 0)
+    if (is_dir && stat(path, &sb) != 0)
         return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
-    if (S_ISDIR(sb.st_mode)) check_pair(arg, path);
+    if (is_dir) check_pair(arg, path);
     int gpus = 0;
     ss_status st;
     if (ss_trace_is_trace(path)) {
