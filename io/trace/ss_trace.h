@@ -82,6 +82,14 @@ ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s);
  * row-major [n][ng] buffers, and the rows' epochs (may be NULL), with the same checks. */
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
                                       double *fetch_time, int32_t *epoch);
+/* Reads the epoch column: *found = 1 when epoch `want` occurs; list receives the epochs
+ * present ("1, 2", at most 12, then "..."). Independent (not collective). */
+ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize);
+/* Warns once (rank 0) about what the reads so far found odd but replayable: how many
+ * GPU-iterations had a stall longer than their iteration, and the first of them. Rows
+ * read more than once (by several ranks, or scenarios) count once. Collective when the
+ * trace was opened collectively. */
+void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
 /* Collective when the trace was opened collectively. */
 void ss_trace_close(ss_trace_file *t);
 

@@ -72,6 +72,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     ss_status st = ss_scenarios_build(&cfg, &sc, &nsc);
     if (st == SS_OK) st = ss_trace_open(path, &self, &t);
     if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
+    if (st == SS_OK) ss_trace_report_warnings(t, &self);
     if (st == SS_OK && sum.p[0].n == 0)
         st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,
                      cfg.epoch_all ? "" : " in the selected epoch");

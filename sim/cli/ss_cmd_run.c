@@ -76,9 +76,18 @@ static void print_calibration(const ss_calib *cal, FILE *out)
     }
 }
 
-static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace)
+static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    if (!cfg->epoch_all) {
+        int found = 0;
+        char list[160];
+        ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
+        if (st != SS_OK) return st;
+        if (!found)
+            return ss_fail(SS_EDATA, "%s: trace.epoch = %ld: the trace has no epoch %ld (its epochs: %s)", trace,
+                           cfg->epoch, cfg->epoch, list);
+    }
     if (cfg->epoch_all)
         return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
                        trace, cfg->warmup_iterations);
@@ -193,7 +202,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL, !a.quiet, &sum,
                           &timing);
     if (st == SS_OK && c->rank == 0) {
-        st = check_selection(&sum, &cfg, cfg.trace_path);
+        st = check_selection(&sum, &cfg, cfg.trace_path, t);
         if (have_cal) {
             sum.calib = cal;
             sum.has_calib = 1;
@@ -217,8 +226,9 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             printf("wrote %s/summary.csv and %s/results.h5\n", cfg.out_dir, cfg.out_dir);
         }
     }
-    if (t) ss_trace_close(t);
     st = ss_comm_agree(c, st);
+    if (t && st == SS_OK && !a.quiet) ss_trace_report_warnings(t, c);
+    if (t) ss_trace_close(t);
     if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
     ss_summary_free(&sum);

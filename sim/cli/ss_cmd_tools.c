@@ -121,6 +121,7 @@ static int info_main(int argc, char **argv)
     a.st_sum = calloc((size_t)m->gpus, sizeof(double));
     if (!a.it_sum || !a.st_sum) st = ss_fail(SS_ENOMEM, "out of memory");
     if (st == SS_OK) st = info_scan(t, &a);
+    if (st == SS_OK) ss_trace_report_warnings(t, &self);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
