@@ -1,6 +1,7 @@
 /* ss_config.c - INI scenario files through inih: one table of keys, typed parsers,
  * duplicate and unknown key detection with file:line messages, --set overrides. */
 #include "ss_config.h"
+#include "ss_number.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -109,7 +110,7 @@ static const char *parse_number(const char *s, double *out)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = ss_strtod_decimal(s, &end); /* no hexadecimal, inf or nan */
     if (end == s || *end != '\0' || errno == ERANGE) return "is not a number";
     if (!isfinite(v)) return "is not a finite number";
     *out = v;

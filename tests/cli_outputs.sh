@@ -138,7 +138,7 @@ for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 
     close(float(r["fidelity_iter_time_mape_pct"]), mape, run + " MAPE")
     close(float(r["iter_time_change_pct"]), err, run + " change")
 PY
-grep -q "^calibration: 1 workers per GPU" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
+grep -q "^calibration: 1 worker per GPU" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
 grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 

@@ -9,6 +9,7 @@
 
 #include "ss_atomic.h"
 #include "ss_limits.h"
+#include "ss_number.h"
 
 long ss_import_slab_rows(int gpus)
 {
@@ -38,7 +39,8 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     long rows = 0;
     ss_status st = imp->open(&state, argc, argv, &info);
     if (st == SS_OK && (info.meta.gpus < 1 || info.meta.gpus > SS_MAX_GPUS))
-        st = ss_fail(SS_EDATA, "%s import: %d GPUs found; expected 1 to %d", imp->name, info.meta.gpus, SS_MAX_GPUS);
+        st = ss_fail(SS_EDATA, "%s import: %d %s found; expected 1 to %d", imp->name, info.meta.gpus,
+                       ss_plural(info.meta.gpus, "GPU", "GPUs"), SS_MAX_GPUS);
     if (st == SS_OK) st = check_not_input(&info, out_path);
     if (st == SS_OK) st = ss_slab_alloc(&s, ss_import_slab_rows(info.meta.gpus), info.meta.gpus);
     if (st == SS_OK) st = ss_trace_create(out_path, &info.meta, &w);

@@ -9,6 +9,7 @@
 #include "ss_atomic.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_number.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_sweep.h"
@@ -135,7 +136,8 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     }
     if (t->gpus == 0) t->gpus = gpus;
     else if (gpus != t->gpus)
-        return ss_fail(SS_EDATA, "%s has %d GPUs but %s has %d: the runs are not comparable", arg, gpus,
+        return ss_fail(SS_EDATA, "%s has %d %s but %s has %d: the runs are not comparable", arg, gpus,
+                       ss_plural(gpus, "GPU", "GPUs"),
                        t->v[0].source, t->gpus);
     return SS_OK;
 }

@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_number.h"
 #include "ss_report.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
@@ -66,8 +67,9 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
 
 static void print_calibration(const ss_calib *cal, FILE *out)
 {
-    fprintf(out, "calibration: %d workers per GPU, worker gap %.4f s (from %ld iterations)\n", cal->workers,
-            cal->worker_gap, cal->rows_used);
+    fprintf(out, "calibration: %d %s per GPU, worker gap %.4f s (from %ld %s)\n", cal->workers,
+            ss_plural(cal->workers, "worker", "workers"), cal->worker_gap, cal->rows_used,
+            ss_plural(cal->rows_used, "iteration", "iterations"));
     if (!cal->agree) {
         fprintf(out, "calibration: GPUs differ:");
         for (int g = 0; g < cal->gpus; g++) fprintf(out, " gpu%d W=%d gap=%.4f", g, cal->workers_gpu[g], cal->gap_gpu[g]);

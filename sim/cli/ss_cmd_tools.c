@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_import.h"
+#include "ss_number.h"
 #include "ss_gen.h"
 #include "ss_trace.h"
 
@@ -126,8 +127,9 @@ static int info_main(int argc, char **argv)
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
         print_meta(argv[1], m, &a);
-        printf("calibration:  %d workers per GPU, worker gap %.4f s (from the first %ld rows)\n", cal.workers,
-               cal.worker_gap, cal.rows_used);
+        printf("calibration:  %d %s per GPU, worker gap %.4f s (from the first %ld %s)\n", cal.workers,
+               ss_plural(cal.workers, "worker", "workers"), cal.worker_gap, cal.rows_used,
+               ss_plural(cal.rows_used, "row", "rows"));
         printf("\n%5s %18s %18s %10s %12s\n", "gpu", "mean iter (s)", "mean stall (s)", "workers", "gap (s)");
         for (int g = 0; g < m->gpus; g++)
             printf("%5d %18.6f %18.6f %10d %12.4f\n", g, a.it_sum[g] / m->iterations, a.st_sum[g] / m->iterations,
@@ -209,7 +211,8 @@ static int import_main(int argc, char **argv)
     ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus);
     free(rest);
     if (st != SS_OK) return ss_cmd_fail(st);
-    printf("wrote %s: %d GPUs, %ld iterations\n", out, gpus, rows);
+    printf("wrote %s: %d %s, %ld %s\n", out, gpus, ss_plural(gpus, "GPU", "GPUs"), rows,
+           ss_plural(rows, "iteration", "iterations"));
     return 0;
 }
 
@@ -280,7 +283,7 @@ static int gen_main(int argc, char **argv)
         }
         const char *v = argv[++i];
         char *end;
-        double d = strtod(v, &end);
+        double d = ss_strtod_decimal(v, &end); /* no hexadecimal, inf or nan */
         if (end == v || *end || !isfinite(d) || (o->kind != 'd' && (d != floor(d) || d < 0 || d > 9e15))) {
             fprintf(stderr, "stallsim: gen: %s '%s' is not a valid %s\n", o->name, v,
                     o->kind == 'd' ? "number" : "whole number");
@@ -300,8 +303,10 @@ static int gen_main(int argc, char **argv)
     ss_atomic_sweep_stale_beside(out);
     st = ss_gen_write(&p, out, 1);
     if (st != SS_OK) return ss_cmd_fail(st);
-    printf("wrote %s: %d GPUs, %ld iterations x %d epochs, %d workers, prefetch %d, seed %lu\n", out, p.gpus,
-           p.iterations, p.epochs, p.workers, p.prefetch, p.seed);
+    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s, prefetch %d, seed %lu\n", out, p.gpus,
+           ss_plural(p.gpus, "GPU", "GPUs"), p.iterations, ss_plural(p.iterations, "iteration", "iterations"),
+           p.epochs, ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"),
+           p.prefetch, p.seed);
     return 0;
 }
 
