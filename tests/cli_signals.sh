@@ -108,19 +108,20 @@ mkdir -p "$out"
 printf '[trace]\npath = big.h5\n' > "$work/small.ini"
 "$stallsim" gen -o "$work/small.h5" --gpus 2 --iterations 40 >/dev/null
 printf '[trace]\npath = small.h5\n' > "$work/small.ini"
-for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.old.$dead" ".results.h5.tmp.$$" \
-  ".other.h5.tmp.$dead" ".results.h5.tmp.${dead}x" "results.h5.tmp.$dead"; do
+for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$$" \
+  ".other.h5.tmp.$dead" ".results.h5.tmp.${dead}x" "results.h5.tmp.$dead" ".results.h5.old.$dead"; do
   echo x > "$out/$f"
   touch -d '1 hour ago' "$out/$f"
 done
 echo x > "$out/.summary.csv.tmp.$((dead + 1))" # a dead process, but written a moment ago
 kill -0 $((dead + 1)) 2>/dev/null && rm -f "$out/.summary.csv.tmp.$((dead + 1))"
 "$stallsim" run "$work/small.ini" --out "$out" --quiet 2>"$work/stale-err" || fail "run with stale temporaries: $(cat "$work/stale-err")"
-for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.old.$dead"; do
+for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead"; do
   [ -e "$out/$f" ] && fail "stale $f not removed" || ok
   grep -qF "removed $out/$f" "$work/stale-err" && ok || fail "removal of $f not reported: $(cat "$work/stale-err")"
 done
-for f in ".results.h5.tmp.$$" ".other.h5.tmp.$dead" ".results.h5.tmp.${dead}x" "results.h5.tmp.$dead"; do
+for f in ".results.h5.tmp.$$" ".other.h5.tmp.$dead" ".results.h5.tmp.${dead}x" "results.h5.tmp.$dead" \
+  ".results.h5.old.$dead"; do
   [ -e "$out/$f" ] && ok || fail "$f removed: it is not a stale temporary of ours"
 done
 if [ -e "$out/.summary.csv.tmp.$((dead + 1))" ]; then

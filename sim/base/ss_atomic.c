@@ -231,7 +231,7 @@ int ss_atomic_starts_with(const char *path, const char *prefix)
 
 /* ---- stale temporaries ---- */
 
-/* The process id of ".<name>.tmp.<pid>" or ".<name>.old.<pid>" for one of names, else -1. */
+/* The process id of ".<name>.tmp.<pid>" for one of names, else -1. */
 static long stale_pid(const char *entry, const char *const *names, int nnames)
 {
     if (entry[0] != '.') return -1;
@@ -239,7 +239,7 @@ static long stale_pid(const char *entry, const char *const *names, int nnames)
         size_t n = strlen(names[i]);
         if (strncmp(entry + 1, names[i], n) != 0) continue;
         const char *r = entry + 1 + n;
-        if (strncmp(r, ".tmp.", 5) != 0 && strncmp(r, ".old.", 5) != 0) continue;
+        if (strncmp(r, ".tmp.", 5) != 0) continue;
         r += 5;
         if (*r < '1' || *r > '9' || strlen(r) > 9) continue;
         long pid = 0;

@@ -45,7 +45,7 @@ ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int
 /* 1 when the file at path begins with prefix (e.g. a CSV header). */
 int ss_atomic_starts_with(const char *path, const char *prefix);
 
-/* Removes the temporaries "<dir>/.<name>.tmp.<pid>" (and ".<name>.old.<pid>") of the
+/* Removes the temporaries "<dir>/.<name>.tmp.<pid>" of the
  * given output names that processes which no longer run left behind (killed with SIGKILL,
  * a crashed node). A file of a process that is not running on this machine but was
  * modified in the last 15 minutes may belong to a run on another machine sharing the

@@ -218,7 +218,10 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     ss_status st = ss_atomic_tmpname(path, tmp, sizeof tmp);
     if (st != SS_OK) return st;
     FILE *f = fopen(tmp, "w");
-    if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
+    if (!f) {
+        ss_atomic_discard(tmp);
+        return ss_fail(SS_EIO, "%s: cannot write", path);
+    }
     fputs("source,scenario,model,iterations,iter_time_mean,iter_time_diff,iter_time_diff_pct,stall_mean,stall_diff,"
           "stall_diff_pct,delay_mean,delay_diff,delay_diff_pct,effective_delay_pct,effective_delay_pct_diff\n", f);
     const ss_results_row *b = &t->v[0].r;
