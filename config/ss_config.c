@@ -49,19 +49,11 @@ static const key_def keys[] = {
 #undef F
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
-static const char *const align_names[] = {"none", "min", "avg", "mean", "median", "max"};
-static const char *const model_names[] = {"measured", "independent", "pipeline"};
+#define SS_MODEL_NAME_(id, name, ops) name,
+static const char *const model_names[] = {SS_MODEL_LIST(SS_MODEL_NAME_)};
+#undef SS_MODEL_NAME_
 
-const char *ss_align_name(ss_align a) { return align_names[a]; }
 const char *ss_model_name(ss_model m) { return model_names[m]; }
-
-void ss_format_number(double v, char *buf, int bufsize)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, (size_t)bufsize, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
 
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize)
 {
@@ -201,13 +193,21 @@ static const char *parse_list(char *v, int *n, const char *(*fn)(const char *, v
     return NULL;
 }
 
+/* Any model of the list but the measured run (row 0 of every sweep). */
 static const char *item_model(const char *s, void *arr, int i)
 {
+    static char msg[256];
     ss_model *m = arr;
-    if (!strcmp(s, "independent")) m[i] = SS_MODEL_INDEPENDENT;
-    else if (!strcmp(s, "pipeline")) m[i] = SS_MODEL_PIPELINE;
-    else return "is not a model (independent, pipeline)";
-    return NULL;
+    for (int k = 1; k < SS_NMODELS; k++)
+        if (!strcmp(s, model_names[k])) {
+            m[i] = (ss_model)k;
+            return NULL;
+        }
+    int n = snprintf(msg, sizeof msg, "is not a model (");
+    for (int k = 1; k < SS_NMODELS && n < (int)sizeof msg; k++)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", k > 1 ? ", " : "", model_names[k]);
+    if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
+    return msg;
 }
 static const char *item_fetch(const char *s, void *arr, int i) { return parse_align(s, 0, (ss_align *)arr + i); }
 static const char *item_start(const char *s, void *arr, int i) { return parse_align(s, 1, (ss_align *)arr + i); }

@@ -5,18 +5,9 @@
 
 #include "ss_status.h"
 
+#include "ss_align.h"
 #include "ss_limits.h"
-
-typedef enum {
-    SS_ALIGN_NONE = 0, /* alias "false" */
-    SS_ALIGN_MIN,
-    SS_ALIGN_AVG,    /* starts: midpoint of min and max; fetch: arithmetic mean */
-    SS_ALIGN_MEAN,   /* starts only: arithmetic mean */
-    SS_ALIGN_MEDIAN, /* fetch only */
-    SS_ALIGN_MAX     /* fetch only */
-} ss_align;
-
-typedef enum { SS_MODEL_MEASURED = 0, SS_MODEL_INDEPENDENT, SS_MODEL_PIPELINE } ss_model;
+#include "ss_model_ids.h"
 
 /* A setting that is a number, or "auto" (the calibrated value) times a factor:
  * "auto", "auto*2", "auto/2", "auto*0.5". */
@@ -77,10 +68,8 @@ ss_status ss_config_set(ss_config *c, const char *assignment);
 
 void ss_config_free(ss_config *c);
 
-const char *ss_align_name(ss_align a);
+/* The name of model m in scenario files and summaries ("independent"). */
 const char *ss_model_name(ss_model m);
-/* The shortest decimal text that reads back as exactly v ("0.3", not "0.29999999999999999"). */
-void ss_format_number(double v, char *buf, int bufsize);
 
 /* Formats an auto value as written in a scenario file ("auto", "auto*2", "3"). */
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize);

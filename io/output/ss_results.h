@@ -33,12 +33,14 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
 ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, const char *config_text,
                             const char *trace_path, const char *companion_tmp, const char *companion_path);
 
-/* One row of a results.h5 /summary table, as `stallsim compare` reads it back. */
+/* One row of a results.h5 /summary table as `stallsim compare` reads it back: the
+ * columns flagged SS_COLF_COMPARE (ss_columns.h), text columns in table order into
+ * text[] (text[0] the scenario, text[1] the model), numbers into num[column index]. */
+#define SS_RESULTS_MAX_COLUMNS 64
+#define SS_RESULTS_MAX_TEXT 4
 typedef struct {
-    char scenario[160];
-    char model[16];
-    long iterations;
-    double iter_time_mean, stall_mean, delay_mean, effective_delay_pct;
+    char text[SS_RESULTS_MAX_TEXT][160];
+    double num[SS_RESULTS_MAX_COLUMNS];
 } ss_results_row;
 
 /* Reads path's /summary and its gpus attribute (rows: malloc'd, caller frees). SS_EDATA

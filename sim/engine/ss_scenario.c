@@ -1,27 +1,9 @@
 /* ss_scenario.c - sweep expansion and naming. */
 #include "ss_scenario.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void name_scenario(ss_scenario *s)
-{
-    if (s->model == SS_MODEL_MEASURED) {
-        snprintf(s->name, sizeof s->name, "measured");
-    } else if (s->model == SS_MODEL_INDEPENDENT) {
-        snprintf(s->name, sizeof s->name, "independent_fetch-%s_start-%s", ss_align_name(s->fetch_align),
-                 ss_align_name(s->start_align));
-    } else {
-        char w[48], fs[32], cs[32];
-        ss_autoval_format(&s->workers, w, sizeof w);
-        ss_format_number(s->fetch_scale, fs, sizeof fs);
-        ss_format_number(s->compute_scale, cs, sizeof cs);
-        snprintf(s->name, sizeof s->name, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s",
-                 ss_align_name(s->fetch_align), ss_align_name(s->start_align), w, s->prefetch, fs, cs);
-    }
-}
 
 /* A value listed twice in one [scenarios] list would make the same scenario twice. */
 static ss_status check_repeats(const ss_config *c)
@@ -52,6 +34,35 @@ static ss_status check_repeats(const ss_config *c)
     return SS_OK;
 }
 
+/* The axes in the order of the sweep's nested loops, outermost first. */
+enum { AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
+static const unsigned axis_bit[AX_N] = {SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
+                                        SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
+
+/* The number of values of each axis for model ops (1 for axes it is not swept over). */
+static void axis_counts(const ss_config *c, const ss_model_ops *ops, int n[AX_N])
+{
+    const int listed[AX_N] = {c->n_workers, c->n_prefetch, c->n_fetch_scale, c->n_compute_scale, c->n_fetch,
+                              c->n_start};
+    for (int a = 0; a < AX_N; a++) n[a] = (ops->axes & axis_bit[a]) ? listed[a] : 1;
+}
+
+/* Scenario s of model m at axis positions pos[]; neutral values on the model's other axes. */
+static void make_scenario(ss_scenario *s, const ss_config *c, ss_model m, const int pos[AX_N])
+{
+    const ss_model_ops *ops = ss_model_get(m);
+    memset(s, 0, sizeof *s);
+    s->model = m;
+    s->fetch_align = (ops->axes & SS_AXIS_FETCH_ALIGN) ? c->fetch_align[pos[AX_FETCH_ALIGN]] : SS_ALIGN_NONE;
+    s->start_align = (ops->axes & SS_AXIS_START_ALIGN) ? c->start_align[pos[AX_START_ALIGN]] : SS_ALIGN_NONE;
+    s->workers = (ops->axes & SS_AXIS_WORKERS) ? c->workers[pos[AX_WORKERS]] : (ss_autoval){0, 0};
+    s->prefetch = (ops->axes & SS_AXIS_PREFETCH) ? c->prefetch[pos[AX_PREFETCH]] : 0;
+    s->fetch_scale = (ops->axes & SS_AXIS_FETCH_SCALE) ? c->fetch_scale[pos[AX_FETCH_SCALE]] : 1.0;
+    s->compute_scale = (ops->axes & SS_AXIS_COMPUTE_SCALE) ? c->compute_scale[pos[AX_COMPUTE_SCALE]] : 1.0;
+    s->baseline = ops->is_baseline(s);
+    ops->name_of(s, s->name, sizeof s->name);
+}
+
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 {
     *out = NULL;
@@ -59,10 +70,11 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
     ss_status st = check_repeats(c);
     if (st != SS_OK) return st;
     long total = 1;
+    int cnt[AX_N];
     for (int m = 0; m < c->n_models; m++) {
-        long per = (long)c->n_fetch * c->n_start;
-        if (c->models[m] == SS_MODEL_PIPELINE)
-            per *= (long)c->n_workers * c->n_prefetch * c->n_fetch_scale * c->n_compute_scale;
+        axis_counts(c, ss_model_get(c->models[m]), cnt);
+        long per = 1;
+        for (int a = 0; a < AX_N; a++) per *= cnt[a];
         total += per;
     }
     if (total > SS_MAX_SCENARIOS)
@@ -71,32 +83,17 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
     ss_scenario *sc = calloc((size_t)total, sizeof *sc);
     if (!sc) return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
     int k = 0;
-    sc[k].model = SS_MODEL_MEASURED;
-    sc[k].fetch_scale = sc[k].compute_scale = 1.0;
-    name_scenario(&sc[k++]);
+    const int zero[AX_N] = {0};
+    make_scenario(&sc[k++], c, SS_MODEL_MEASURED, zero);
     for (int m = 0; m < c->n_models; m++) {
-        int pipe = c->models[m] == SS_MODEL_PIPELINE;
-        int nw = pipe ? c->n_workers : 1, np = pipe ? c->n_prefetch : 1;
-        int nfs = pipe ? c->n_fetch_scale : 1, ncs = pipe ? c->n_compute_scale : 1;
-        for (int w = 0; w < nw; w++)
-            for (int p = 0; p < np; p++)
-                for (int fs = 0; fs < nfs; fs++)
-                    for (int cs = 0; cs < ncs; cs++)
-                        for (int fa = 0; fa < c->n_fetch; fa++)
-                            for (int sa = 0; sa < c->n_start; sa++) {
-                                ss_scenario *s = &sc[k++];
-                                s->model = c->models[m];
-                                s->fetch_align = c->fetch_align[fa];
-                                s->start_align = c->start_align[sa];
-                                s->workers = pipe ? c->workers[w] : (ss_autoval){0, 0};
-                                s->prefetch = pipe ? c->prefetch[p] : 0;
-                                s->fetch_scale = pipe ? c->fetch_scale[fs] : 1.0;
-                                s->compute_scale = pipe ? c->compute_scale[cs] : 1.0;
-                                int aligned = s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE;
-                                s->baseline = !aligned && s->fetch_scale == 1.0 && s->compute_scale == 1.0 &&
-                                              (!pipe || (s->workers.is_auto && s->workers.value == 1.0));
-                                name_scenario(s);
-                            }
+        axis_counts(c, ss_model_get(c->models[m]), cnt);
+        int pos[AX_N] = {0};
+        for (;;) { /* an odometer over the axes, the last axis turning fastest */
+            make_scenario(&sc[k++], c, c->models[m], pos);
+            int a = AX_N - 1;
+            while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
+            if (a < 0) break;
+        }
     }
     *out = sc;
     *n = k;
@@ -105,35 +102,19 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c)
 {
-    for (int i = 0; i < n; i++)
-        if (sc[i].model == SS_MODEL_PIPELINE && (sc[i].workers.is_auto || c->worker_gap.is_auto)) return 1;
+    for (int i = 0; i < n; i++) {
+        const ss_model_ops *ops = ss_model_get(sc[i].model);
+        if (ops->needs_calibration && ops->needs_calibration(&sc[i], c)) return 1;
+    }
     return 0;
 }
 
 ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal)
 {
     for (int i = 0; i < n; i++) {
-        ss_scenario *s = &sc[i];
-        if (s->model != SS_MODEL_PIPELINE) continue;
-        ssp_params *p = &s->pipe;
-        double w = s->workers.is_auto ? floor((cal ? cal->workers : 1) * s->workers.value + 0.5)
-                                      : s->workers.value;
-        if (w > SS_MAX_WORKERS) {
-            char spec[48];
-            ss_autoval_format(&s->workers, spec, sizeof spec);
-            return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: %d); at most %d",
-                           c->file, spec, w, cal ? cal->workers : 0, SS_MAX_WORKERS);
-        }
-        p->workers = w < 1 ? 1 : (int)w;
-        p->prefetch = (int)s->prefetch;
-        p->worker_gap = c->worker_gap.is_auto ? (cal ? cal->worker_gap : 0.0) * c->worker_gap.value
-                                              : c->worker_gap.value;
-        p->refill_gap = c->refill_gap;
-        p->step_gap = c->step_gap;
-        p->fetch_scale = s->fetch_scale;
-        p->compute_scale = s->compute_scale;
-        p->fetch_align = s->fetch_align;
-        p->start_align = s->start_align;
+        const ss_model_ops *ops = ss_model_get(sc[i].model);
+        ss_status st = ops->resolve ? ops->resolve(&sc[i], c, cal) : SS_OK;
+        if (st != SS_OK) return st;
     }
     return SS_OK;
 }

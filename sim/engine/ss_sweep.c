@@ -7,16 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ss_model_independent.h"
-#include "ss_model_pipeline.h"
+#include "ss_model.h"
 
 enum { PI_ITER, PI_STALL, PI_DELAY, PI_FETCH, PI_START, PI_N };
 
 /* One scenario as this rank replays it. */
 typedef struct {
     int j;
-    int pipe;
-    ssp_state ps;
+    const ss_model_ops *ops;
+    void *state;                 /* the model's */
     double *series[SS_NMETRICS]; /* summarised values of the current block */
     long nser;
     double *pi[PI_N];            /* per-iteration series of the current slab */
@@ -62,19 +61,21 @@ long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc)
 
 static void lane_free(lane *l)
 {
-    if (l->pipe) ssp_free(&l->ps);
+    if (l->ops) l->ops->free(l->state);
     for (int m = 0; m < SS_NMETRICS; m++) free(l->series[m]);
     for (int m = 0; m < PI_N; m++) free(l->pi[m]);
     free(l->pi_stall);
 }
 
-static ss_status lane_init(lane *l, const ss_scenario *sc, int j, int gpus, long slab, int per_iter)
+static ss_status lane_init(lane *l, const ss_config *cfg, const ss_scenario *sc, int j, int gpus, long slab,
+                           int per_iter)
 {
     memset(l, 0, sizeof *l);
     l->j = j;
-    l->pipe = sc[j].model == SS_MODEL_PIPELINE;
-    ss_status st = l->pipe ? ssp_init(&l->ps, &sc[j].pipe, gpus) : SS_OK;
+    const ss_model_ops *ops = ss_model_get(sc[j].model);
+    ss_status st = ops->init(&l->state, &sc[j], cfg, gpus);
     if (st != SS_OK) return st;
+    l->ops = ops;
     int ok = 1;
     for (int m = 0; m < SS_NMETRICS; m++) ok &= (l->series[m] = malloc(SS_BLOCK_ROWS * sizeof(double))) != NULL;
     if (per_iter) {
@@ -96,9 +97,9 @@ typedef struct {
     int per_iter, want_median;
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
-    int *ind, nind;   /* measured + independent scenario indices */
-    int *pipe, npipe; /* this rank's pipeline scenario indices */
-    long long ulo, uhi; /* this rank's (block, independent scenario) units */
+    int *ind, nind;   /* scenarios of stateless models (the measured run among them) */
+    int *whole, nwhole; /* this rank's scenarios of stateful models, replayed whole */
+    long long ulo, uhi; /* this rank's (block, stateless scenario) units */
     long *straggler;  /* [nsc * gpus] */
     record_list recs;
     ss_slab slab_buf;
@@ -114,16 +115,10 @@ static int summarised(const sweep *w, int32_t epoch, int64_t index)
 /* Replays one row for one lane and records its outcome. */
 static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ)
 {
-    const ss_scenario *s = &w->sc[l->j];
     const int G = w->gpus;
     double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
     ss_step out;
-    if (l->pipe) {
-        ssp_replay_row(&l->ps, row, stall, &out);
-    } else {
-        ssi_params p = {w->cfg->stall_floor, w->cfg->stall_sensitivity};
-        ssi_replay_row(row, s->fetch_align, s->start_align, &p, stall, &out);
-    }
+    l->ops->replay_row(l->state, row, stall, &out);
     if (l->pi[0]) {
         l->pi[PI_ITER][i] = out.iter_time;
         l->pi[PI_STALL][i] = out.stall;
@@ -149,26 +144,26 @@ static ss_status setup(sweep *w)
     w->lanes = calloc((size_t)w->nsc, sizeof *w->lanes);
     w->used = calloc((size_t)w->nsc, 1);
     w->ind = calloc((size_t)w->nsc, sizeof *w->ind);
-    w->pipe = calloc((size_t)w->nsc, sizeof *w->pipe);
+    w->whole = calloc((size_t)w->nsc, sizeof *w->whole);
     w->straggler = calloc((size_t)w->nsc * (size_t)w->gpus, sizeof *w->straggler);
     w->done = malloc((size_t)w->gpus * sizeof *w->done);
     w->scratch = malloc(2 * (size_t)w->gpus * sizeof *w->scratch);
-    if (!w->lanes || !w->used || !w->ind || !w->pipe || !w->straggler || !w->done || !w->scratch)
+    if (!w->lanes || !w->used || !w->ind || !w->whole || !w->straggler || !w->done || !w->scratch)
         return ss_fail(SS_ENOMEM, "out of memory setting up the sweep");
     int npos = 0;
     for (int j = 0; j < w->nsc; j++) {
-        if (w->sc[j].model != SS_MODEL_PIPELINE) w->ind[w->nind++] = j;
-        else if (npos++ % c->size == c->rank) w->pipe[w->npipe++] = j;
+        if (!ss_model_get(w->sc[j].model)->stateful) w->ind[w->nind++] = j;
+        else if (npos++ % c->size == c->rank) w->whole[w->nwhole++] = j;
     }
     long long U = (long long)w->nblocks * w->nind;
     w->ulo = U * c->rank / c->size;
     w->uhi = U * (c->rank + 1) / c->size;
     for (long long u = w->ulo; u < w->uhi && u < w->ulo + w->nind; u++) w->used[w->ind[u % w->nind]] = 1;
-    for (int p = 0; p < w->npipe; p++) w->used[w->pipe[p]] = 1;
+    for (int p = 0; p < w->nwhole; p++) w->used[w->whole[p]] = 1;
     int any = 0;
     for (int j = 0; j < w->nsc; j++) {
         if (!w->used[j]) continue;
-        ss_status st = lane_init(&w->lanes[j], w->sc, j, w->gpus, w->slab, w->per_iter);
+        ss_status st = lane_init(&w->lanes[j], w->cfg, w->sc, j, w->gpus, w->slab, w->per_iter);
         if (st != SS_OK) return st;
         any = 1;
     }
@@ -185,7 +180,7 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
 }
 
 /* Replays rows [r0, r1) of block b for the active lanes. */
-static ss_status run_block(sweep *w, long b, lane **active, int nactive, int with_pipe,
+static ss_status run_block(sweep *w, long b, lane **active, int nactive, int with_state,
                            int32_t *prev_epoch, int *have_prev)
 {
     const int G = w->gpus;
@@ -209,9 +204,10 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .stall_time = s->stall_time + i * G,
                           .done = w->done};
             ss_row_prepare(&row, w->want_median, w->scratch);
-            if (with_pipe && (!*have_prev || s->epoch[i] != *prev_epoch))
+            if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))
                 for (int a = 0; a < nactive; a++)
-                    if (active[a]->pipe) ssp_epoch_start(&active[a]->ps);
+                    if (active[a]->ops->stateful && active[a]->ops->epoch_start)
+                        active[a]->ops->epoch_start(active[a]->state);
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
             int summ = summarised(w, s->epoch[i], s->index[i]);
@@ -255,8 +251,8 @@ static ss_status replay_local(sweep *w, int progress)
         if (u0 < w->ulo) u0 = w->ulo;
         if (u1 > w->uhi) u1 = w->uhi;
         for (long long u = u0; u < u1; u++) active[nactive++] = &w->lanes[w->ind[u % w->nind]];
-        for (int p = 0; p < w->npipe; p++) active[nactive++] = &w->lanes[w->pipe[p]];
-        if (nactive > 0) st = run_block(w, b, active, nactive, w->npipe > 0, &prev_epoch, &have_prev);
+        for (int p = 0; p < w->nwhole; p++) active[nactive++] = &w->lanes[w->whole[p]];
+        if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
         progress_line(w, b, show);
     }
     free(active);
@@ -312,7 +308,7 @@ static void sweep_free(sweep *w)
     free(w->lanes);
     free(w->used);
     free(w->ind);
-    free(w->pipe);
+    free(w->whole);
     free(w->straggler);
     free(w->recs.v);
     free(w->done);

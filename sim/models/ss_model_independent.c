@@ -2,7 +2,11 @@
 #include "ss_model_independent.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ss_model.h"
 
 /* The new stall of one GPU (SPEC §4 step 4), branch-free so that the loop vectorises. */
 static inline double new_stall(double done, double done_sim, double st, double floor_, double sens)
@@ -103,3 +107,56 @@ void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params 
     out->delay = smax - smin;
     out->straggler = arg;
 }
+
+/* ---- the model table's entry ---- */
+
+typedef struct {
+    ssi_params p;
+    ss_align fetch_align, start_align;
+} ind_state;
+
+static void ind_name(const ss_scenario *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "independent_fetch-%s_start-%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align));
+}
+
+static void ind_label(const ss_scenario *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "indep f=%s s=%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align));
+}
+
+static int ind_baseline(const ss_scenario *s)
+{
+    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE;
+}
+
+static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
+{
+    (void)gpus;
+    ind_state *st = malloc(sizeof *st);
+    if (!st) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    st->p = (ssi_params){c->stall_floor, c->stall_sensitivity};
+    st->fetch_align = s->fetch_align;
+    st->start_align = s->start_align;
+    *state = st;
+    return SS_OK;
+}
+
+static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *out)
+{
+    const ind_state *st = state;
+    ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, stall, out);
+}
+
+const ss_model_ops ss_model_independent = {
+    .name = "independent",
+    .label = "indep",
+    .stateful = 0,
+    .axes = SS_AXIS_FETCH_ALIGN | SS_AXIS_START_ALIGN,
+    .name_of = ind_name,
+    .label_of = ind_label,
+    .is_baseline = ind_baseline,
+    .init = ind_init,
+    .replay_row = ind_replay,
+    .free = free,
+};

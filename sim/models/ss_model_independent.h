@@ -3,7 +3,7 @@
 #ifndef SS_MODEL_INDEPENDENT_H
 #define SS_MODEL_INDEPENDENT_H
 
-#include "ss_config.h"
+#include "ss_align.h"
 #include "ss_row.h"
 #include "ss_step.h"
 

@@ -3,7 +3,7 @@
 #ifndef SS_ROW_H
 #define SS_ROW_H
 
-#include "ss_config.h"
+#include "ss_align.h"
 
 typedef struct {
     int gpus;
