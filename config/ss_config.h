@@ -5,6 +5,8 @@
 
 #include "ss_status.h"
 
+#include <stdio.h>
+
 #include "ss_align.h"
 #include "ss_limits.h"
 #include "ss_model_ids.h"
@@ -55,8 +57,14 @@ typedef struct {
     double slab_mb;
 } ss_config;
 
-/* Defaults of every setting (no trace path). */
+/* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);
+
+/* The option table for people: "[section]" then "  key = default   help" lines. */
+void ss_config_print_keys(FILE *f);
+/* The option table's rows, for tests: count, and the section and key of row i. */
+int ss_config_key_count(void);
+void ss_config_key_name(int i, const char **section, const char **key);
 
 /* Reads and validates FILE (SS_ECONFIG/SS_EIO with "file:line: ..." messages), then
  * applies the overrides "section.key=value" in order. Paths in the file are taken from

@@ -140,7 +140,11 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
 
     ss_status st = parse_args(argc, argv, &a);
     if (st == SS_OK && a.help) {
-        if (c->rank == 0) fputs(run_usage, stdout);
+        if (c->rank == 0) {
+            fputs(run_usage, stdout);
+            fputs("\nScenario file keys (default, then what it does); lists are comma separated:\n\n", stdout);
+            ss_config_print_keys(stdout);
+        }
         free(a.sets);
         return 0;
     }
