@@ -79,7 +79,10 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
                 17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg);
     }
-    fprintf(out, "M = the measured run; * = baseline replay (nothing changed); change%% is against M.\n");
+    int any_baseline = 0;
+    for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
+    fprintf(out, "M = the measured run; %schange%% is against M.\n",
+            any_baseline ? "* = baseline replay (nothing changed); " : "");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;

@@ -20,7 +20,8 @@ typedef enum {
 /* Where a column appears beyond summary.csv and the JSON (bits of ss_column.flags). */
 enum {
     SS_COLF_H5 = 1 << 0,           /* a field of the results.h5 /summary table */
-    SS_COLF_PER_GPU = 1 << 1,      /* one value per GPU: <name>_gpu<g> in the CSV, an array in JSON */
+    SS_COLF_PER_GPU = 1 << 1,      /* one value per GPU: <name>_gpu<g> in the CSV, an array in JSON
+                                    * and in the results.h5 /summary table */
     SS_COLF_JSON_OMIT = 1 << 2,    /* left out of a JSON row where it does not apply (else null) */
     SS_COLF_COMPARE = 1 << 3,      /* read back and shown by compare, with its difference */
     SS_COLF_COMPARE_PCT = 1 << 4,  /* ... and its difference in % */

@@ -328,6 +328,8 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->gpus = m->gpus;
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
+    out->warmup_iterations = cfg->warmup_iterations;
+    out->epoch = cfg->epoch_all ? -1 : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
