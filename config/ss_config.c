@@ -14,7 +14,7 @@
 
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
-    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER
+    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -51,6 +51,9 @@ static const key_def keys[] = {
      "pipeline: factor on every fetch time (0.5: storage twice as fast)"},
     {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
      "pipeline: factor on every compute time"},
+    {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
+     "GPUs whose fetch times (and, pipeline, loader settings) become the other GPUs' median: none, "
+     "GPU numbers, or each (one scenario per GPU)"},
     {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0, "0.000002", 0, 1e18,
      "stall given to a batch that the scenario makes ready in time, seconds"},
     {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0, "0.01", 0, 1e18,
@@ -247,6 +250,16 @@ static const char *item_prefetch(const key_def *k, const char *s, void *arr, int
     ((long *)arr)[i] = v;
     return NULL;
 }
+static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
+{
+    long v;
+    int *h = arr;
+    if (!strcmp(s, "none")) h[i] = SS_HEAL_NONE;
+    else if (!strcmp(s, "each")) h[i] = SS_HEAL_EACH;
+    else if (parse_long(s, &v) || v < k->min || v > k->max) return "is not none, each or a GPU number";
+    else h[i] = (int)v;
+    return NULL;
+}
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {
     double v;
@@ -291,6 +304,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_WORKERS: return parse_list(k, v, count, item_workers, field);
     case K_PREFETCH: return parse_list(k, v, count, item_prefetch, field);
     case K_SCALES: return parse_list(k, v, count, item_scale, field);
+    case K_HEAL: return parse_list(k, v, count, item_heal, field);
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";

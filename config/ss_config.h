@@ -11,6 +11,10 @@
 #include "ss_limits.h"
 #include "ss_model_ids.h"
 
+/* Values of scenarios.heal besides GPU numbers. */
+#define SS_HEAL_NONE (-1)
+#define SS_HEAL_EACH (-2)
+
 /* A setting that is a number, or "auto" (the calibrated value) times a factor:
  * "auto", "auto*2", "auto/2", "auto*0.5". */
 typedef struct {
@@ -37,6 +41,8 @@ typedef struct {
     ss_autoval workers[SS_LIST_MAX];
     long prefetch[SS_LIST_MAX];
     double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
+    int n_heal;
+    int heal[SS_LIST_MAX]; /* GPU numbers; SS_HEAL_NONE, or SS_HEAL_EACH (one scenario per GPU) */
 
     /* [independent] */
     double stall_floor, stall_sensitivity;

@@ -160,6 +160,13 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st != SS_OK) ss_errprefix("%s: [trace] path", a.config);
     }
     st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0] != SS_HEAL_NONE)) {
+        /* heal = each and GPU numbers need the trace's GPU count */
+        free(sc);
+        sc = NULL;
+        st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
+    }
+    st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
         st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;

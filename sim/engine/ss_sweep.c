@@ -94,7 +94,7 @@ typedef struct {
     int nsc, gpus;
     long N, nblocks, slab;
     const ss_series_sink *sink;
-    int per_iter, want_median;
+    int per_iter, want_median, want_heal;
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
     int *ind, nind;   /* scenarios of stateless models (the measured run among them) */
@@ -103,7 +103,7 @@ typedef struct {
     long *straggler;  /* [nsc * gpus] */
     record_list recs;
     ss_slab slab_buf;
-    double *done, *scratch;
+    double *done, *scratch; /* scratch: [3][gpus]: median work, stalls, sorted fetch times */
     ss_sweep_timing timing;
 } sweep;
 
@@ -147,7 +147,7 @@ static ss_status setup(sweep *w)
     w->whole = calloc((size_t)w->nsc, sizeof *w->whole);
     w->straggler = calloc((size_t)w->nsc * (size_t)w->gpus, sizeof *w->straggler);
     w->done = malloc((size_t)w->gpus * sizeof *w->done);
-    w->scratch = malloc(2 * (size_t)w->gpus * sizeof *w->scratch);
+    w->scratch = malloc(3 * (size_t)w->gpus * sizeof *w->scratch);
     if (!w->lanes || !w->used || !w->ind || !w->whole || !w->straggler || !w->done || !w->scratch)
         return ss_fail(SS_ENOMEM, "out of memory setting up the sweep");
     int npos = 0;
@@ -204,6 +204,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .stall_time = s->stall_time + i * G,
                           .done = w->done};
             ss_row_prepare(&row, w->want_median, w->scratch);
+            if (w->want_heal) ss_row_prepare_heal(&row, w->scratch + 2 * (long)G);
             if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))
                 for (int a = 0; a < nactive; a++)
                     if (active[a]->ops->stateful && active[a]->ops->epoch_start)
@@ -335,6 +336,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
     w.per_iter = sink != NULL;
     w.want_median = ss_scenarios_want_median(sc, nsc);
+    w.want_heal = ss_scenarios_want_heal(sc, nsc);
     ss_status st = setup(&w);
     if (st == SS_OK) st = replay_local(&w, progress);
     st = ss_comm_any_failed(comm, st);

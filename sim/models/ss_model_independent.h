@@ -16,5 +16,10 @@ typedef struct {
  * the working buffer). With both aligns none the measured row is given back exactly. */
 void ssi_replay_row(const ss_row *row, ss_align fetch_align, ss_align start_align,
                     const ssi_params *p, double *stall_out, ss_step *out);
+/* ssi_replay_row that replays a row with both aligns none too (a healed row) instead of
+ * giving the measured row back: the replay is then the measured row except where the
+ * row's fetch times differ from the measured ones. */
+void ssi_replay_row_always(const ss_row *row, ss_align fetch_align, ss_align start_align,
+                           const ssi_params *p, double *stall_out, ss_step *out);
 
 #endif

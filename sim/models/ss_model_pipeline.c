@@ -131,24 +131,27 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
 
 static void pipe_name(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[48], fs[32], cs[32];
+    char w[48], fs[32], cs[32], heal[32] = "";
     ss_autoval_format(&s->workers, w, sizeof w);
     ss_format_number(s->fetch_scale, fs, sizeof fs);
     ss_format_number(s->compute_scale, cs, sizeof cs);
-    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, s->prefetch, fs, cs);
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, s->prefetch, fs, cs, heal);
 }
 
 static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "pipe f=%s s=%s W=%d P=%d fs=%g cs=%g", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), s->pipe.workers, s->pipe.prefetch, s->fetch_scale, s->compute_scale);
+    char heal[32] = "";
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    snprintf(buf, n, "pipe f=%s s=%s W=%d P=%d fs=%g cs=%g%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), s->pipe.workers, s->pipe.prefetch, s->fetch_scale, s->compute_scale, heal);
 }
 
 static int pipe_baseline(const ss_scenario *s)
 {
     return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->fetch_scale == 1.0 &&
-           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0;
+           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal_gpu < 0;
 }
 
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
@@ -179,13 +182,25 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     return SS_OK;
 }
 
+typedef struct {
+    ssp_state ps;
+    int heal;          /* GPU healed, or -1 */
+    double *fetch_buf; /* [gpus] the healed row's fetch times */
+} pipe_state;
+
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)c;
-    ssp_state *st = malloc(sizeof *st);
-    if (!st) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    ss_status rc = ssp_init(st, &s->pipe, gpus);
+    pipe_state *st = calloc(1, sizeof *st);
+    if (st && s->heal_gpu >= 0) st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
+    if (!st || (s->heal_gpu >= 0 && !st->fetch_buf)) {
+        free(st);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    st->heal = s->heal_gpu;
+    ss_status rc = ssp_init(&st->ps, &s->pipe, gpus);
     if (rc != SS_OK) {
+        free(st->fetch_buf);
         free(st);
         return rc;
     }
@@ -193,25 +208,34 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     return SS_OK;
 }
 
-static void pipe_epoch_start(void *state) { ssp_epoch_start(state); }
+static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)state)->ps); }
 
 static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
-    ssp_replay_row(state, row, stall, out);
+    pipe_state *st = state;
+    if (st->heal < 0) {
+        ssp_replay_row(&st->ps, row, stall, out);
+        return;
+    }
+    ss_row healed;
+    ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    ssp_replay_row(&st->ps, &healed, stall, out);
 }
 
 static void pipe_free(void *state)
 {
-    if (!state) return;
-    ssp_free(state);
-    free(state);
+    pipe_state *st = state;
+    if (!st) return;
+    ssp_free(&st->ps);
+    free(st->fetch_buf);
+    free(st);
 }
 
 const ss_model_ops ss_model_pipeline = {
     .name = "pipeline",
     .label = "pipe",
     .stateful = 1,
-    .axes = SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
+    .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
     .name_of = pipe_name,
