@@ -11,6 +11,7 @@
 #include "ss_atomic.h"
 #include "ss_columns.h"
 #include "ss_model.h"
+#include "ss_rank.h"
 #include "ss_h5util.h"
 #include "ss_version.h"
 
@@ -203,6 +204,68 @@ static void fill_row(const ss_summary *s, int j, const size_t *offsets, char *ro
     }
 }
 
+/* /ranking/top and /ranking/heal: the ranked answer (see ss_rank.h). 0 on success. */
+static int write_ranking(hid_t f, const ss_summary *s)
+{
+    const ss_ranking *r = s->rank;
+    typedef struct {
+        char scenario[160];
+        double change_pct, change_s;
+    } top_row;
+    typedef struct {
+        char model[16];
+        int gpu, ranked;
+        double gain_pct, gain_s_per_epoch;
+    } heal_row;
+    hid_t g = H5Gcreate2(f, "ranking", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int rc = 0;
+    hid_t s160 = H5Tcopy(H5T_C_S1), s16 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s160, 160);
+    H5Tset_size(s16, 16);
+    hid_t tt = H5Tcreate(H5T_COMPOUND, sizeof(top_row));
+    H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);
+    H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
+    hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof(heal_row));
+    H5Tinsert(ht, "model", HOFFSET(heal_row, model), s16);
+    H5Tinsert(ht, "gpu", HOFFSET(heal_row, gpu), H5T_NATIVE_INT);
+    H5Tinsert(ht, "gain_pct", HOFFSET(heal_row, gain_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "gain_s_per_epoch", HOFFSET(heal_row, gain_s_per_epoch), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "ranked", HOFFSET(heal_row, ranked), H5T_NATIVE_INT);
+    top_row *top = calloc((size_t)r->ntop + 1, sizeof *top);
+    heal_row *heal = calloc((size_t)r->nheal + 1, sizeof *heal);
+    rc |= !top || !heal;
+    for (int k = 0; !rc && k < r->ntop; k++) {
+        snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[r->top[k].j].name);
+        top[k].change_pct = r->top[k].change_pct;
+        top[k].change_s = r->top[k].change_s;
+    }
+    for (int k = 0; !rc && k < r->nheal; k++) {
+        snprintf(heal[k].model, sizeof heal[k].model, "%s", ss_model_name(r->heal[k].model));
+        heal[k].gpu = r->heal[k].gpu;
+        heal[k].ranked = r->heal[k].ranked;
+        heal[k].gain_pct = r->heal[k].gain_pct;
+        heal[k].gain_s_per_epoch = r->heal[k].gain_s_epoch;
+    }
+    for (int d = 0; !rc && d < 2; d++) {
+        hsize_t n = (hsize_t)(d ? r->nheal : r->ntop);
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t ds = H5Dcreate2(g, d ? "heal" : "top", d ? ht : tt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc |= ds < 0 || (n > 0 && H5Dwrite(ds, d ? ht : tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, d ? (void *)heal : (void *)top) < 0);
+        if (ds >= 0) H5Dclose(ds);
+        H5Sclose(sp);
+    }
+    free(top);
+    free(heal);
+    H5Tclose(tt);
+    H5Tclose(ht);
+    H5Tclose(s160);
+    H5Tclose(s16);
+    H5Gclose(g);
+    return rc;
+}
+
 static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
                                const char *trace_path)
 {
@@ -235,6 +298,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
                    &s->effective_delay_threshold, 0);
     rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
     rc |= ss_h5_attr_write_num(f, "epoch", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->epoch, 0);
+    if (s->rank) rc |= write_ranking(f, s);
     if (s->has_calib) {
         const ss_calib *c = &s->calib;
         rc |= ss_h5_attr_write_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);

@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_rank.h"
 #include "ss_report.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
@@ -184,8 +185,14 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK)
         st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL, !a.quiet, &sum,
                           &timing);
+    ss_ranking ranking;
+    memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
         st = check_selection(&sum, &cfg, cfg.trace_path);
+        long rows = 0, epochs = 0;
+        if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? -1 : cfg.epoch, &rows, &epochs);
+        if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
+        if (st == SS_OK) sum.rank = &ranking;
         if (have_cal) {
             sum.calib = cal;
             sum.has_calib = 1;
@@ -213,6 +220,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_agree(c, st);
     if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
+    ss_ranking_free(&ranking);
     ss_summary_free(&sum);
     free(sc);
     free(a.sets);
