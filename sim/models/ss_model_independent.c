@@ -109,6 +109,52 @@ static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *
     out->straggler = arg;
 }
 
+void ssi_replay_healed(const ss_row *r, int g, const ssi_params *p, double *stall_out, ss_step *out)
+{
+    const int G = r->gpus;
+    const double m = ss_row_median_others(r, g);
+    const double v = new_stall(r->done[g], r->fetch_start[g] + m, r->stall_time[g], p->stall_floor,
+                               p->stall_sensitivity);
+    if (stall_out) {
+        memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
+        stall_out[g] = v;
+    }
+    double smax = v, smin = v;
+    int arg = g;
+    if (G > 1) {
+        /* the other GPUs keep their measured stalls: their largest (with its count and
+         * holder) and smallest from the row's order statistics */
+        const double sg = r->stall_time[g];
+        double omax, omin = (sg != r->st_lo1 || r->st_lo1_n > 1) ? r->st_lo1 : r->st_lo2;
+        int ocount, oidx;
+        if (sg != r->st_hi1 || r->st_hi1_n > 1) {
+            omax = r->st_hi1;
+            ocount = r->st_hi1_n - (sg == r->st_hi1);
+            oidx = r->st_hi1_i[0] != g ? r->st_hi1_i[0] : r->st_hi1_i[1];
+        } else {
+            omax = r->st_hi2;
+            ocount = r->st_hi2_n;
+            oidx = r->st_hi2_i;
+        }
+        smax = v > omax ? v : omax;
+        smin = v < omin ? v : omin;
+        arg = v > omax ? g : v == omax ? -1 : ocount == 1 ? oidx : -1;
+    }
+    out->iter_time = smax + (r->iter_max - r->stall_max);
+    out->stall = smax;
+    out->delay = smax - smin;
+    out->straggler = arg;
+    out->start_diff = r->start_max - r->start_min;
+    /* the healed fetch times' spread: g's value is the others' median, inside their range */
+    double lo = r->fetch_sorted[0], hi = r->fetch_sorted[G - 1];
+    if (G > 1) {
+        const double fg = r->fetch_time[g];
+        if (fg == lo) lo = r->fetch_sorted[1] < m ? r->fetch_sorted[1] : m;
+        if (fg == hi) hi = r->fetch_sorted[G - 2] > m ? r->fetch_sorted[G - 2] : m;
+    }
+    out->fetch_diff = G > 1 ? hi - lo : 0.0;
+}
+
 void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p, double *stall_out,
                     ss_step *out)
 {
@@ -127,6 +173,7 @@ typedef struct {
     ssi_params p;
     ss_align fetch_align, start_align;
     int heal;           /* GPU healed, or -1 */
+    int need_stalls;    /* per-iteration output: the per-GPU stalls are written */
     double *fetch_buf;  /* [gpus] the healed row's fetch times */
 } ind_state;
 
@@ -163,6 +210,7 @@ static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c
     st->fetch_align = s->fetch_align;
     st->start_align = s->start_align;
     st->heal = s->heal_gpu;
+    st->need_stalls = c->per_iteration;
     *state = st;
     return SS_OK;
 }
@@ -172,6 +220,10 @@ static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *o
     const ind_state *st = state;
     if (st->heal < 0) {
         ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, stall, out);
+        return;
+    }
+    if (st->fetch_align == SS_ALIGN_NONE && st->start_align == SS_ALIGN_NONE) {
+        ssi_replay_healed(row, st->heal, &st->p, st->need_stalls ? stall : NULL, out);
         return;
     }
     ss_row healed;

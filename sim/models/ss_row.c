@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <string.h>
 
 void ss_row_prepare(ss_row *r, int want_median, double *scratch)
@@ -71,9 +72,32 @@ double ss_align_start_of(const double *v, int n, ss_align a)
 
 void ss_row_prepare_heal(ss_row *r, double *sorted)
 {
-    memcpy(sorted, r->fetch_time, (size_t)r->gpus * sizeof *sorted);
-    gsl_sort(sorted, 1, (size_t)r->gpus);
+    const int G = r->gpus;
+    memcpy(sorted, r->fetch_time, (size_t)G * sizeof *sorted);
+    gsl_sort(sorted, 1, (size_t)G);
     r->fetch_sorted = sorted;
+    const double *st = r->stall_time;
+    double hi1 = -INFINITY, hi2 = -INFINITY, lo1 = INFINITY, lo2 = INFINITY;
+    int hi1_n = 0, hi2_n = 0, lo1_n = 0, hi1_i[2] = {-1, -1}, hi2_i = -1;
+    for (int g = 0; g < G; g++) {
+        double v = st[g];
+        if (v > hi1) {
+            hi2 = hi1, hi2_n = hi1_n, hi2_i = hi1_i[0];
+            hi1 = v, hi1_n = 1, hi1_i[0] = g, hi1_i[1] = -1;
+        } else if (v == hi1) {
+            if (hi1_n++ == 1) hi1_i[1] = g;
+        } else if (v > hi2) {
+            hi2 = v, hi2_n = 1, hi2_i = g;
+        } else if (v == hi2) {
+            hi2_n++;
+        }
+        if (v < lo1) lo2 = lo1, lo1 = v, lo1_n = 1;
+        else if (v == lo1) lo1_n++;
+        else if (v < lo2) lo2 = v;
+    }
+    r->st_hi1 = hi1, r->st_hi2 = hi2, r->st_lo1 = lo1, r->st_lo2 = lo2;
+    r->st_hi1_n = hi1_n, r->st_hi2_n = hi2_n, r->st_lo1_n = lo1_n, r->st_hi2_i = hi2_i;
+    r->st_hi1_i[0] = hi1_i[0], r->st_hi1_i[1] = hi1_i[1];
 }
 
 /* The first index of value v in the ascending a[0..n-1] (v is present). */

@@ -13,6 +13,11 @@ typedef struct {
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
     double stall_max, iter_max;
     const double *fetch_sorted; /* [gpus] the fetch times ascending, when prepared for healing */
+    /* prepared for healing: the largest measured stall (value, count, first two GPUs), the
+     * next smaller value (count, first GPU), the smallest and the next larger, so that
+     * the row's spread with one GPU changed is known in O(1) */
+    double st_hi1, st_hi2, st_lo1, st_lo2;
+    int st_hi1_n, st_hi1_i[2], st_hi2_n, st_hi2_i, st_lo1_n;
 } ss_row;
 
 /* Fills done[] and the row statistics. scratch needs gpus doubles when want_median. */
