@@ -102,8 +102,8 @@ static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *
     else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
     else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
     arg = G == 1 ? 0 : unique_argmax(stall_out, G, smax, chunk_max);
-    /* iteration time = max new stall + max over g of (iteration_time[g] - max measured stall) */
-    out->iter_time = smax + (r->iter_max - r->stall_max);
+    /* iteration time = max new stall + the row's compute time (max iteration_time - max stall_time, not below 0) */
+    out->iter_time = smax + r->compute;
     out->stall = smax;
     out->delay = smax - smin;
     out->straggler = arg;
@@ -140,7 +140,7 @@ void ssi_replay_healed(const ss_row *r, int g, const ssi_params *p, double *stal
         smin = v < omin ? v : omin;
         arg = v > omax ? g : v == omax ? -1 : ocount == 1 ? oidx : -1;
     }
-    out->iter_time = smax + (r->iter_max - r->stall_max);
+    out->iter_time = smax + r->compute;
     out->stall = smax;
     out->delay = smax - smin;
     out->straggler = arg;

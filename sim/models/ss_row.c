@@ -32,6 +32,7 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch)
     r->fetch_mean = fsum / G;
     r->stall_max = stmax;
     r->iter_max = itmax;
+    r->compute = itmax - stmax > 0.0 ? itmax - stmax : 0.0;
     r->fetch_median = r->fetch_mean;
     r->fetch_sorted = NULL;
     if (want_median) {

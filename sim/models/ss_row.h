@@ -12,6 +12,8 @@ typedef struct {
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
     double stall_max, iter_max;
+    double compute; /* the step's compute time: iter_max - stall_max, not below 0 (a trace
+                     * with a stall longer than its iteration is warned about when read) */
     const double *fetch_sorted; /* [gpus] the fetch times ascending, when prepared for healing */
     /* prepared for healing: the largest measured stall (value, count, first two GPUs), the
      * next smaller value (count, first GPU), the smallest and the next larger, so that
