@@ -34,13 +34,18 @@ def new_stall(done, done_sim, st, floor, sens):
     return st
 
 
-def replay(row, fa, sa, p):
+def replay(row, fa, sa, p, heal):
     fs, ft, it, st = row
     G = len(fs)
     it_max, st_max = max(it), max(st)
+    done = [fs[g] + ft[g] for g in range(G)]
+    if heal is not None:  # MODELS-independent.md 2a: h's fetch time, not its done
+        others = [ft[g] for g in range(G) if g != heal]
+        ft = list(ft)
+        ft[heal] = median(others) if others else ft[heal]
     out = {"fetch_diff": max(ft) - min(ft) if fa == "none" else 0.0,
            "start_diff": max(fs) - min(fs) if sa == "none" else 0.0}
-    if fa == "none" and sa == "none":
+    if fa == "none" and sa == "none" and heal is None:
         new = list(st)
         out["iter_time"] = it_max
     else:
@@ -51,8 +56,8 @@ def replay(row, fa, sa, p):
         for g in range(G):
             s = fs[g] if s1 is None else s1
             f = ft[g] if f1 is None else f1
-            new.append(new_stall(fs[g] + ft[g], s + f, st[g], p["floor"], p["sensitivity"]))
-        out["iter_time"] = max(new) + (it_max - st_max)
+            new.append(new_stall(done[g], s + f, st[g], p["floor"], p["sensitivity"]))
+        out["iter_time"] = max(new) + max(0.0, it_max - st_max)
     mx = max(new)
     out["stall"] = mx
     out["delay"] = mx - min(new)
@@ -108,18 +113,22 @@ def main():
     for table_row in table:
         scn = table_row["scenario"]
         if table_row["model"] == "measured":
-            fa, sa = "none", "none"
+            fa, sa, heal = "none", "none", None
             names = ("measured", "measured", "", "")
         elif table_row["model"] == "independent":
             fa, sa = table_row["fetch_align"], table_row["start_align"]
-            names = ("independent_fetch-%s_start-%s" % (fa, sa), "independent", fa, sa)
+            heal = int(table_row["heal_gpu"]) if table_row.get("heal_gpu", "") != "" else None
+            names = ("independent_fetch-%s_start-%s%s" % (fa, sa, "" if heal is None else "_heal-%d" % heal),
+                     "independent", fa, sa)
         else:
             continue
         for col, want in zip(("scenario", "model", "fetch_align", "start_align"), names):
             if table_row[col] != want:
                 bad += 1
                 print("%s %s: %r, expected %r" % (scn, col, table_row[col], want))
-        out = [replay(r, fa, sa, p) for r in rows]
+        out = [replay(r, fa, sa, p, heal) for r in rows]
+        if "heal_gpu" in table_row:
+            check(scn, "heal_gpu", heal)
         if int(table_row["iterations"]) != n:
             bad += 1
             print("%s iterations: %s, expected %d" % (scn, table_row["iterations"], n))
@@ -144,7 +153,7 @@ def main():
     extra = set(table[0].keys()) - {"scenario", "model", "fetch_align", "start_align", "iterations",
                                     "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
-                                    "fidelity_iter_time_mape_pct"} - {
+                                    "fidelity_iter_time_mape_pct", "heal_gpu"} - {
         m + s for m in ("iter_time", "stall", "delay", "start_diff", "fetch_diff") for s in ("_mean", "_std")} - {
         "straggler_share_gpu%d" % g for g in range(G)}
     if extra:

@@ -1,8 +1,6 @@
 /* ss_h5util.c - HDF5 attribute and row-range helpers. */
 #include "ss_h5util.h"
 
-#include "ss_atomic.h"
-
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +132,5 @@ void ss_h5_release(const char *path)
 int ss_h5_close_file(hid_t f)
 {
     if (f < 0) return 0;
-    if (H5Fclose(f) >= 0) return 0;
-    ss_atomic_note_unclosable();
-    return -1;
+    return H5Fclose(f) >= 0 ? 0 : -1;
 }

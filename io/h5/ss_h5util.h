@@ -29,9 +29,9 @@ int ss_h5_read_block(hid_t d, hid_t mem_type, long row0, long n, int col0, int n
  * its metadata, because libhdf5 1.10 cannot close a file after a failed flush (the id
  * dangles and the library crashes at exit). */
 void ss_h5_release(const char *path);
-/* Closes file f. A failed close leaves libhdf5 unable to shut down cleanly, so it is
- * recorded with ss_atomic_note_unclosable() (the process then exits without running
- * libhdf5's exit handlers). Returns 0 on success, -1 on failure. */
+/* Closes file f: 0 on success, -1 on failure. A failed close leaves libhdf5 unable to
+ * shut down cleanly: the caller records it with ss_atomic_note_unclosable() (sim/base),
+ * so that the process exits without running libhdf5's exit handlers. */
 int ss_h5_close_file(hid_t f);
 
 #endif
