@@ -7,7 +7,8 @@
  * ss_import_<name>.c. A new format is that file plus one row here. */
 #define SS_IMPORTER_LIST(X) \
     X(dsanalyzer) \
-    X(dftracer)
+    X(dftracer) \
+    X(profiler)
 
 #define DECLARE(name) extern const ss_importer ss_importer_##name;
 SS_IMPORTER_LIST(DECLARE)
