@@ -8,7 +8,8 @@
 #define SS_IMPORTER_LIST(X) \
     X(dsanalyzer) \
     X(dftracer) \
-    X(profiler)
+    X(profiler) \
+    X(table)
 
 #define DECLARE(name) extern const ss_importer ss_importer_##name;
 SS_IMPORTER_LIST(DECLARE)
