@@ -134,7 +134,8 @@ static ss_status on_event(void *user, const ss_jev *e)
         return SS_OK;
     }
     if (is_loop_body(e->name)) {
-        if (k->open && e->has_ts && e->has_dur && (!e->has_step || e->step == k->cur.step) && e->ts >= k->cur.ask) {
+        /* the body that follows the open wait (DLIO gives both the same args.step) */
+        if (k->open && e->has_ts && e->has_dur && e->ts >= k->cur.ask) {
             k->cur_yield_end = e->ts + e->dur;
             k->cur_has_yield = 1;
         }
