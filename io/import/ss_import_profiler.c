@@ -152,6 +152,9 @@ static ss_status match_steps(prof_state *d, pfile *f)
         if (b->n == a->n)
             return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld appears twice (events %lld and %lld)", f->path, b->n, a->seq,
                            b->seq);
+        if (b->n == a->n + 2)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld is missing (between events %lld and %lld)", f->path, a->n + 1,
+                           a->seq, b->seq);
         if (b->n != a->n + 1)
             return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld to #%lld are missing (between events %lld and %lld)", f->path,
                            a->n + 1, b->n - 1, a->seq, b->seq);
