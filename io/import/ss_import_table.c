@@ -352,6 +352,7 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
                                sizeof info->meta.time_origin);
         else
             t->origin_s = 0;
+        if (t->origin_s == 0) snprintf(info->meta.time_origin, sizeof info->meta.time_origin, "1970-01-01T00:00:00.000000");
     }
     info->meta.gpus = t->G;
     info->meta.iterations = 0;
