@@ -5,7 +5,7 @@
 # Usage: scripts/bench_import.sh [STALLSIM] [SCALE]
 #   STALLSIM  the binary (default build/stallsim); SCALE: input size in percent
 #   (default 100: about 2 GB of DFTracer lines, 2 GB of Kineto JSON, 1 GB of CSV).
-# Environment: BENCH_DIR (default /tmp) holds the inputs and outputs while it runs; GZIP=1
+# Environment: BENCH_DIR (default /tmp) holds the inputs and outputs while it runs; BENCH_GZ=1
 # also times a gzip -1 compressed copy of the DFTracer input.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +30,7 @@ measure() { # NAME INPUT-BYTES ARGS...
 steps=$((4600 * scale / 100))
 $py "$gen" dftracer "$dir/pfw" 8 10 "$steps" 4
 measure "dftracer (8 ranks)" "$(du -cb "$dir"/pfw/*.pfw | tail -n 1 | cut -f1)" dftracer "$dir/pfw" -o "$dir/d.h5"
-if [ "${GZIP:-0}" = 1 ]; then
+if [ "${BENCH_GZ:-0}" = 1 ]; then
   mkdir -p "$dir/gz"
   for f in "$dir"/pfw/*.pfw; do gzip -1 -c "$f" > "$dir/gz/$(basename "$f").gz"; done
   measure "dftracer .pfw.gz" "$(du -cb "$dir"/pfw/*.pfw | tail -n 1 | cut -f1)" dftracer "$dir/gz" -o "$dir/dgz.h5"
