@@ -38,7 +38,7 @@ ss_status ss_gzline_open(const char *path, ss_gzline **out)
         ss_gzline_close(r);
         return st;
     }
-    gzbuffer(r->f, 1 << 18);
+    gzbuffer(r->f, 1 << 17); /* 128 KB: importers keep one reader open per rank */
     *out = r;
     return SS_OK;
 }
