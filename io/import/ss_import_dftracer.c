@@ -173,6 +173,12 @@ static ss_status on_event(void *user, const ss_jev *e)
     long long pid = e->has_pid ? e->pid : -1, tid = e->has_tid ? e->tid : -1;
     double end = e->ts + e->dur, t0 = 0, t1 = 0;
     int n = 0;
+    long w = 0;
+    if (new_epoch) {
+        for (long i = 0; i < k->nreads; i++)
+            if (k->reads[i].t0 >= e->ts) k->reads[w++] = k->reads[i];
+        k->nreads = w;
+    }
     for (long i = 0; i < k->nreads; i++) {
         const rread *x = &k->reads[i];
         if (x->pid != pid || x->tid != tid || x->t0 < e->ts || x->t1 > end) continue;
@@ -187,11 +193,10 @@ static ss_status on_event(void *user, const ss_jev *e)
         if (!n || x->t1 > t1) t1 = x->t1;
         n++;
     }
-    long w = 0;
+    w = 0;
     for (long i = 0; i < k->nreads; i++) {
         const rread *x = &k->reads[i];
-        int drop = (x->pid == pid && x->tid == tid) || (x->has_step && x->step == e->step && x->t0 <= end) ||
-                   (new_epoch && x->t0 < e->ts);
+        int drop = (x->pid == pid && x->tid == tid) || (x->has_step && x->step == e->step && x->t0 <= end);
         if (!drop) k->reads[w++] = *x;
     }
     k->nreads = w;
