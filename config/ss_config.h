@@ -5,18 +5,15 @@
 
 #include "ss_status.h"
 
+#include <stdio.h>
+
+#include "ss_align.h"
 #include "ss_limits.h"
+#include "ss_model_ids.h"
 
-typedef enum {
-    SS_ALIGN_NONE = 0, /* alias "false" */
-    SS_ALIGN_MIN,
-    SS_ALIGN_AVG,    /* starts: midpoint of min and max; fetch: arithmetic mean */
-    SS_ALIGN_MEAN,   /* starts only: arithmetic mean */
-    SS_ALIGN_MEDIAN, /* fetch only */
-    SS_ALIGN_MAX     /* fetch only */
-} ss_align;
-
-typedef enum { SS_MODEL_MEASURED = 0, SS_MODEL_INDEPENDENT, SS_MODEL_PIPELINE } ss_model;
+/* Values of scenarios.heal besides GPU numbers. */
+#define SS_HEAL_NONE (-1)
+#define SS_HEAL_EACH (-2)
 
 /* A setting that is a number, or "auto" (the calibrated value) times a factor:
  * "auto", "auto*2", "auto/2", "auto*0.5". */
@@ -44,6 +41,8 @@ typedef struct {
     ss_autoval workers[SS_LIST_MAX];
     long prefetch[SS_LIST_MAX];
     double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
+    int n_heal;
+    int heal[SS_LIST_MAX]; /* GPU numbers; SS_HEAL_NONE, or SS_HEAL_EACH (one scenario per GPU) */
 
     /* [independent] */
     double stall_floor, stall_sensitivity;
@@ -64,8 +63,14 @@ typedef struct {
     double slab_mb;
 } ss_config;
 
-/* Defaults of every setting (no trace path). */
+/* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);
+
+/* The option table for people: "[section]" then "  key = default   help" lines. */
+void ss_config_print_keys(FILE *f);
+/* The option table's rows, for tests: count, and the section and key of row i. */
+int ss_config_key_count(void);
+void ss_config_key_name(int i, const char **section, const char **key);
 
 /* Reads and validates FILE (SS_ECONFIG/SS_EIO with "file:line: ..." messages), then
  * applies the overrides "section.key=value" in order. Paths in the file are taken from
@@ -77,10 +82,8 @@ ss_status ss_config_set(ss_config *c, const char *assignment);
 
 void ss_config_free(ss_config *c);
 
-const char *ss_align_name(ss_align a);
+/* The name of model m in scenario files and summaries ("independent"). */
 const char *ss_model_name(ss_model m);
-/* The shortest decimal text that reads back as exactly v ("0.3", not "0.29999999999999999"). */
-void ss_format_number(double v, char *buf, int bufsize);
 
 /* Formats an auto value as written in a scenario file ("auto", "auto*2", "3"). */
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize);

@@ -1,64 +1,52 @@
 /* ss_report.c - summary.csv, the terminal table and JSON. */
 #include "ss_report.h"
 
+#include "ss_columns.h"
+#include "ss_model.h"
+#include "ss_rank.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
-/* Full precision (%.17g); empty for values that do not apply (NaN). */
-static void put_num(FILE *f, double v)
+/* One CSV cell of column c for row j (GPU g): full precision (%.17g), empty where the
+ * column does not apply. */
+static void csv_cell(FILE *f, const ss_column *c, const ss_summary *s, int j, int g)
 {
-    if (isnan(v)) return;
-    fprintf(f, "%.17g", v);
-}
-
-static void csv_row(FILE *f, const ss_summary *s, int j)
-{
-    const ss_scenario *sc = &s->sc[j];
-    const ss_partial *p = &s->p[j];
-    int pipe = sc->model == SS_MODEL_PIPELINE, meas = sc->model == SS_MODEL_MEASURED;
-    fprintf(f, "%s,%s,%s,%s,%ld", sc->name, ss_model_name(sc->model), meas ? "" : ss_align_name(sc->fetch_align),
-            meas ? "" : ss_align_name(sc->start_align), (long)p->n);
-    /* the SPEC §5 column order: three mean/std pairs, effective delay, two more pairs */
-    const int order[6] = {SS_M_ITER, SS_M_STALL, SS_M_DELAY, -1, SS_M_START, SS_M_FETCH};
-    for (int k = 0; k < 6; k++) {
-        fputc(',', f);
-        if (order[k] < 0) {
-            put_num(f, ss_summary_effective_delay_pct(s, j));
-            continue;
-        }
-        put_num(f, p->n > 0 ? p->mean[order[k]] : NAN);
-        fputc(',', f);
-        put_num(f, ss_partial_std(p, order[k]));
+    ss_colval v;
+    if (!ss_column_get(c, s, j, g, &v)) return;
+    switch (c->type) {
+    case SS_COL_STR: fputs(v.str, f); break;
+    case SS_COL_LONG:
+    case SS_COL_INT: fprintf(f, "%ld", v.l); break;
+    case SS_COL_F64: fprintf(f, "%.17g", v.d); break;
     }
-    fputc(',', f);
-    put_num(f, ss_summary_change_pct(s, j));
-    if (pipe) fprintf(f, ",%d,%d,%.17g,%.17g", sc->pipe.workers, sc->pipe.prefetch, sc->fetch_scale, sc->compute_scale);
-    else fputs(",,,,", f);
-    fputc(',', f);
-    put_num(f, ss_summary_fidelity_err_pct(s, j));
-    fputc(',', f);
-    put_num(f, ss_summary_fidelity_mape_pct(s, j));
-    for (int g = 0; g < s->gpus; g++) {
-        fputc(',', f);
-        put_num(f, ss_summary_straggler_share(s, j, g));
-    }
-    fputc('\n', f);
 }
 
 ss_status ss_report_write_csv(const ss_summary *s, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
-    fputs("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,"
-          "stall_mean,stall_std,delay_mean,delay_std,effective_delay_pct,start_diff_mean,"
-          "start_diff_std,fetch_diff_mean,fetch_diff_std,iter_time_change_pct,workers,prefetch,"
-          "fetch_scale,compute_scale,fidelity_iter_time_err_pct,fidelity_iter_time_mape_pct", f);
-    for (int g = 0; g < s->gpus; g++) fprintf(f, ",straggler_share_gpu%d", g);
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc; k++) {
+        if (!(cols[k].flags & SS_COLF_PER_GPU)) fprintf(f, "%s%s", k ? "," : "", cols[k].name);
+        else
+            for (int g = 0; g < s->gpus; g++) fprintf(f, ",%s_gpu%d", cols[k].name, g);
+    }
     fputc('\n', f);
-    for (int j = 0; j < s->nsc; j++) csv_row(f, s, j);
+    for (int j = 0; j < s->nsc; j++) {
+        for (int k = 0; k < nc; k++) {
+            int per_gpu = (cols[k].flags & SS_COLF_PER_GPU) != 0;
+            for (int g = 0; g < (per_gpu ? s->gpus : 1); g++) {
+                if (k) fputc(',', f);
+                csv_cell(f, &cols[k], s, j, g);
+            }
+        }
+        fputc('\n', f);
+    }
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad) return ss_fail(SS_EIO, "%s: write failed (disk full?)", path);
@@ -72,15 +60,45 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
     else snprintf(buf, n, "%.4f±%.4f", p->mean[m], ss_partial_std(p, m));
 }
 
-static void short_label(const ss_scenario *sc, char *buf, size_t n)
+/* The ranked answer for people: at most three short paragraphs. */
+static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
 {
-    if (sc->model == SS_MODEL_MEASURED) snprintf(buf, n, "measured");
-    else if (sc->model == SS_MODEL_INDEPENDENT)
-        snprintf(buf, n, "indep f=%s s=%s", ss_align_name(sc->fetch_align), ss_align_name(sc->start_align));
-    else
-        snprintf(buf, n, "pipe f=%s s=%s W=%d P=%d fs=%g cs=%g", ss_align_name(sc->fetch_align),
-                 ss_align_name(sc->start_align), sc->pipe.workers, sc->pipe.prefetch, sc->fetch_scale,
-                 sc->compute_scale);
+    if (r->ntop > 0) {
+        fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
+        for (int k = 0; k < r->ntop; k++) {
+            char lab[96];
+            const ss_scenario *sc = &s->sc[r->top[k].j];
+            ss_model_get(sc->model)->label_of(sc, lab, sizeof lab);
+            double err = r->error_pct[sc->model];
+            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; model baseline error %.2f%%)\n", k + 1, lab,
+                    r->top[k].change_pct, r->top[k].change_s, isnan(err) ? 0.0 : err);
+        }
+    } else if (s->nsc > 1) {
+        fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error\n");
+    }
+    if (r->n_within > 0)
+        fprintf(out, "  (%d scenario%s with a smaller cut than their model's baseline error not ranked)\n", r->n_within,
+                r->n_within == 1 ? "" : "s");
+    for (int i = 0; i < r->nheal;) {
+        ss_model m = r->heal[i].model;
+        int n = 0, within = 0;
+        fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %.2f%% "
+                     "not ranked):\n ",
+                ss_model_name(m), r->error_pct[m]);
+        for (; i < r->nheal && r->heal[i].model == m; i++) {
+            if (!r->heal[i].ranked) {
+                within++;
+                continue;
+            }
+            if (n < 8)
+                fprintf(out, " GPU %d %+.2f%% (saves %.4g s per epoch);", r->heal[i].gpu, -r->heal[i].gain_pct,
+                        r->heal[i].gain_s_epoch);
+            n++;
+        }
+        if (n > 8) fprintf(out, " ... %d more;", n - 8);
+        if (n == 0) fprintf(out, " none stands out;");
+        fprintf(out, " %d GPU%s within the error\n", within, within == 1 ? "" : "s");
+    }
 }
 
 void ss_report_print_table(const ss_summary *s, FILE *out)
@@ -90,7 +108,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
         char lab[96], a[40], b[40], c[40], chg[24];
-        short_label(&s->sc[j], lab, sizeof lab);
+        ss_model_get(s->sc[j].model)->label_of(&s->sc[j], lab, sizeof lab);
         pm(a, sizeof a, p, SS_M_ITER);
         pm(b, sizeof b, p, SS_M_STALL);
         pm(c, sizeof c, p, SS_M_DELAY);
@@ -103,7 +121,10 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
                 17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg);
     }
-    fprintf(out, "M = the measured run; * = baseline replay (nothing changed); change%% is against M.\n");
+    int any_baseline = 0;
+    for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
+    fprintf(out, "M = the measured run; %schange%% is against M.\n",
+            any_baseline ? "* = baseline replay (nothing changed); " : "");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
@@ -117,51 +138,68 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
             fprintf(out, "slowest loader (measured): GPU %d alone had the largest stall in %.1f%% of iterations\n", g,
                     100.0 * ss_summary_straggler_share(s, ss_summary_measured(s), g));
     }
+    if (s->rank) print_ranking(s, s->rank, out);
 }
 
-static void json_num(FILE *f, const char *key, double v, int comma)
+/* One JSON value of column c for row j (GPU g): null where it does not apply. */
+static void json_value(FILE *f, const ss_column *c, const ss_summary *s, int j, int g)
 {
-    if (isnan(v)) fprintf(f, "\"%s\": null", key);
-    else fprintf(f, "\"%s\": %.17g", key, v);
-    if (comma) fputs(", ", f);
+    ss_colval v;
+    if (!ss_column_get(c, s, j, g, &v)) fputs("null", f);
+    else if (c->type == SS_COL_STR) fprintf(f, "\"%s\"", v.str);
+    else if (c->type == SS_COL_F64) fprintf(f, "%.17g", v.d);
+    else fprintf(f, "%ld", v.l);
 }
 
 void ss_report_print_json(const ss_summary *s, FILE *f)
 {
-    fputs("{\"gpus\": ", f);
-    fprintf(f, "%d, \"scenarios\": [\n", s->gpus);
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    fprintf(f, "{\"gpus\": %d, \"scenarios\": [\n", s->gpus);
     for (int j = 0; j < s->nsc; j++) {
-        const ss_scenario *sc = &s->sc[j];
-        const ss_partial *p = &s->p[j];
-        int meas = sc->model == SS_MODEL_MEASURED;
-        fprintf(f, "  {\"scenario\": \"%s\", \"model\": \"%s\", \"fetch_align\": %s%s%s, \"start_align\": %s%s%s, "
-                   "\"iterations\": %ld, ",
-                sc->name, ss_model_name(sc->model), meas ? "" : "\"", meas ? "null" : ss_align_name(sc->fetch_align),
-                meas ? "" : "\"", meas ? "" : "\"", meas ? "null" : ss_align_name(sc->start_align), meas ? "" : "\"",
-                (long)p->n);
-        static const char *const names[5] = {"iter_time", "stall", "delay", "start_diff", "fetch_diff"};
-        static const int ms[5] = {SS_M_ITER, SS_M_STALL, SS_M_DELAY, SS_M_START, SS_M_FETCH};
-        char key[40];
-        for (int k = 0; k < 5; k++) {
-            snprintf(key, sizeof key, "%s_mean", names[k]);
-            json_num(f, key, p->n > 0 ? p->mean[ms[k]] : NAN, 1);
-            snprintf(key, sizeof key, "%s_std", names[k]);
-            json_num(f, key, ss_partial_std(p, ms[k]), 1);
+        fputs("  {", f);
+        int first = 1;
+        for (int k = 0; k < nc; k++) {
+            const ss_column *c = &cols[k];
+            ss_colval v;
+            if ((c->flags & SS_COLF_JSON_OMIT) && !ss_column_get(c, s, j, 0, &v)) continue;
+            fprintf(f, "%s\"%s\": ", first ? "" : ", ", c->name);
+            first = 0;
+            if (!(c->flags & SS_COLF_PER_GPU)) {
+                json_value(f, c, s, j, 0);
+                continue;
+            }
+            fputc('[', f);
+            for (int g = 0; g < s->gpus; g++) {
+                if (g) fputs(", ", f);
+                json_value(f, c, s, j, g);
+            }
+            fputc(']', f);
         }
-        json_num(f, "effective_delay_pct", ss_summary_effective_delay_pct(s, j), 1);
-        json_num(f, "iter_time_change_pct", ss_summary_change_pct(s, j), 1);
-        if (sc->model == SS_MODEL_PIPELINE)
-            fprintf(f, "\"workers\": %d, \"prefetch\": %d, \"fetch_scale\": %.17g, \"compute_scale\": %.17g, ",
-                    sc->pipe.workers, sc->pipe.prefetch, sc->fetch_scale, sc->compute_scale);
-        json_num(f, "fidelity_iter_time_err_pct", ss_summary_fidelity_err_pct(s, j), 1);
-        json_num(f, "fidelity_iter_time_mape_pct", ss_summary_fidelity_mape_pct(s, j), 1);
-        fputs("\"straggler_share\": [", f);
-        for (int g = 0; g < s->gpus; g++) {
-            double v = ss_summary_straggler_share(s, j, g);
-            if (isnan(v)) fprintf(f, "%snull", g ? ", " : "");
-            else fprintf(f, "%s%.17g", g ? ", " : "", v);
-        }
-        fprintf(f, "]}%s\n", j + 1 < s->nsc ? "," : "");
+        fprintf(f, "}%s\n", j + 1 < s->nsc ? "," : "");
     }
-    fputs("]}\n", f);
+    fputs("]", f);
+    const ss_ranking *r = s->rank;
+    if (r) {
+        fputs(",\n\"ranking\": {\"baseline_error_pct\": {", f);
+        int first = 1;
+        for (int m = 0; m < SS_NMODELS; m++) {
+            if (isnan(r->error_pct[m])) continue;
+            fprintf(f, "%s\"%s\": %.17g", first ? "" : ", ", ss_model_name((ss_model)m), r->error_pct[m]);
+            first = 0;
+        }
+        fputs("},\n  \"top\": [", f);
+        for (int k = 0; k < r->ntop; k++)
+            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": %.17g, \"change_s\": %.17g}", k ? ", " : "",
+                    s->sc[r->top[k].j].name, r->top[k].change_pct, r->top[k].change_s);
+        fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": %.17g,\n  \"heal\": [", r->n_within,
+                r->iterations_per_epoch);
+        for (int k = 0; k < r->nheal; k++)
+            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"gain_pct\": %.17g, \"gain_s_per_epoch\": %.17g, "
+                       "\"ranked\": %s}",
+                    k ? ",\n    " : "", ss_model_name(r->heal[k].model), r->heal[k].gpu, r->heal[k].gain_pct,
+                    r->heal[k].gain_s_epoch, r->heal[k].ranked ? "true" : "false");
+        fputs("]}", f);
+    }
+    fputs("}\n", f);
 }

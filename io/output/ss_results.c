@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "ss_atomic.h"
+#include "ss_columns.h"
+#include "ss_model.h"
+#include "ss_rank.h"
 #include "ss_h5util.h"
 #include "ss_version.h"
 
@@ -128,88 +131,139 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
 
 /* ---- rank 0: summary table and attributes ---- */
 
-typedef struct {
-    char scenario[160];
-    char model[16], fetch_align[8], start_align[8];
-    long iterations;
-    double iter_time_mean, iter_time_std, stall_mean, stall_std, delay_mean, delay_std;
-    double effective_delay_pct, start_diff_mean, start_diff_std, fetch_diff_mean, fetch_diff_std;
-    double iter_time_change_pct;
-    int workers, prefetch;
-    double fetch_scale, compute_scale;
-    double fidelity_iter_time_err_pct, fidelity_iter_time_mape_pct;
-} summary_row;
-
-static hid_t summary_type(void)
+/* The /summary compound type, generated from the column table: every SS_COLF_H5 column,
+ * laid out as a C struct of those fields would be (each field at a multiple of its
+ * alignment), so that rows can be packed into one buffer. *size receives the row size;
+ * offsets[] (indexed like the column table, may be NULL) each field's offset. */
+static hid_t summary_type(int gpus, size_t *size, size_t *offsets)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(summary_row));
-#define STR(field)                                                          \
-    do {                                                                    \
-        hid_t s = H5Tcopy(H5T_C_S1);                                        \
-        H5Tset_size(s, sizeof(((summary_row *)0)->field));                  \
-        H5Tinsert(t, #field, HOFFSET(summary_row, field), s);               \
-        H5Tclose(s);                                                        \
-    } while (0)
-#define NUM(field, type) H5Tinsert(t, #field, HOFFSET(summary_row, field), type)
-    STR(scenario);
-    STR(model);
-    STR(fetch_align);
-    STR(start_align);
-    NUM(iterations, H5T_NATIVE_LONG);
-    NUM(iter_time_mean, H5T_NATIVE_DOUBLE);
-    NUM(iter_time_std, H5T_NATIVE_DOUBLE);
-    NUM(stall_mean, H5T_NATIVE_DOUBLE);
-    NUM(stall_std, H5T_NATIVE_DOUBLE);
-    NUM(delay_mean, H5T_NATIVE_DOUBLE);
-    NUM(delay_std, H5T_NATIVE_DOUBLE);
-    NUM(effective_delay_pct, H5T_NATIVE_DOUBLE);
-    NUM(start_diff_mean, H5T_NATIVE_DOUBLE);
-    NUM(start_diff_std, H5T_NATIVE_DOUBLE);
-    NUM(fetch_diff_mean, H5T_NATIVE_DOUBLE);
-    NUM(fetch_diff_std, H5T_NATIVE_DOUBLE);
-    NUM(iter_time_change_pct, H5T_NATIVE_DOUBLE);
-    NUM(workers, H5T_NATIVE_INT);
-    NUM(prefetch, H5T_NATIVE_INT);
-    NUM(fetch_scale, H5T_NATIVE_DOUBLE);
-    NUM(compute_scale, H5T_NATIVE_DOUBLE);
-    NUM(fidelity_iter_time_err_pct, H5T_NATIVE_DOUBLE);
-    NUM(fidelity_iter_time_mape_pct, H5T_NATIVE_DOUBLE);
-#undef STR
-#undef NUM
-    return t;
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    size_t off = 0, align_max = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        hid_t t = pass ? H5Tcreate(H5T_COMPOUND, *size) : H5I_INVALID_HID;
+        off = 0;
+        for (int k = 0; k < nc; k++) {
+            const ss_column *c = &cols[k];
+            if (!(c->flags & (SS_COLF_H5 | SS_COLF_PER_GPU))) continue;
+            int per_gpu = (c->flags & SS_COLF_PER_GPU) != 0;
+            size_t sz = c->type == SS_COL_STR ? c->h5_size : c->type == SS_COL_LONG ? sizeof(long) : sizeof(double);
+            size_t al = c->type == SS_COL_STR ? 1 : sz;
+            if (per_gpu) sz *= (size_t)gpus;
+            off = (off + al - 1) / al * al;
+            if (al > align_max) align_max = al;
+            if (offsets) offsets[k] = off;
+            if (pass) {
+                if (c->type == SS_COL_STR) {
+                    hid_t st = H5Tcopy(H5T_C_S1);
+                    H5Tset_size(st, c->h5_size);
+                    H5Tinsert(t, c->name, off, st);
+                    H5Tclose(st);
+                } else if (per_gpu) {
+                    hsize_t dim = (hsize_t)gpus;
+                    hid_t at = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &dim);
+                    H5Tinsert(t, c->name, off, at);
+                    H5Tclose(at);
+                } else {
+                    /* integers that may not apply are numbers, NaN where the CSV is empty */
+                    H5Tinsert(t, c->name, off, c->type == SS_COL_LONG ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE);
+                }
+            }
+            off += sz;
+        }
+        if (pass) return t;
+        *size = (off + align_max - 1) / align_max * align_max;
+    }
+    return H5I_INVALID_HID;
 }
 
-static void fill_row(const ss_summary *s, int j, summary_row *row)
+/* Row j of the /summary table into row (laid out by offsets): where a column does not
+ * apply (an empty cell of summary.csv), "" for text and NaN for numbers; per-GPU columns
+ * are arrays of one number per GPU. */
+static void fill_row(const ss_summary *s, int j, const size_t *offsets, char *row)
 {
-    const ss_scenario *sc = &s->sc[j];
-    const ss_partial *p = &s->p[j];
-    memset(row, 0, sizeof *row);
-    snprintf(row->scenario, sizeof row->scenario, "%s", sc->name);
-    snprintf(row->model, sizeof row->model, "%s", ss_model_name(sc->model));
-    if (sc->model != SS_MODEL_MEASURED) {
-        snprintf(row->fetch_align, sizeof row->fetch_align, "%s", ss_align_name(sc->fetch_align));
-        snprintf(row->start_align, sizeof row->start_align, "%s", ss_align_name(sc->start_align));
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc; k++) {
+        const ss_column *c = &cols[k];
+        if (!(c->flags & (SS_COLF_H5 | SS_COLF_PER_GPU))) continue;
+        ss_colval v;
+        char *field = row + offsets[k];
+        if (c->flags & SS_COLF_PER_GPU) {
+            for (int g = 0; g < s->gpus; g++)
+                ((double *)field)[g] = ss_column_get(c, s, j, g, &v) ? v.d : NAN;
+            continue;
+        }
+        int has = ss_column_get(c, s, j, 0, &v);
+        switch (c->type) {
+        case SS_COL_STR: snprintf(field, c->h5_size, "%s", has ? v.str : ""); break;
+        case SS_COL_INT: *(double *)field = has ? (double)v.l : NAN; break;
+        case SS_COL_LONG: *(long *)field = has ? v.l : -1; break;
+        case SS_COL_F64: *(double *)field = has || isnan(v.d) ? v.d : NAN; break;
+        }
     }
-    row->iterations = (long)p->n;
-    row->iter_time_mean = p->mean[SS_M_ITER];
-    row->iter_time_std = ss_partial_std(p, SS_M_ITER);
-    row->stall_mean = p->mean[SS_M_STALL];
-    row->stall_std = ss_partial_std(p, SS_M_STALL);
-    row->delay_mean = p->mean[SS_M_DELAY];
-    row->delay_std = ss_partial_std(p, SS_M_DELAY);
-    row->effective_delay_pct = ss_summary_effective_delay_pct(s, j);
-    row->start_diff_mean = p->mean[SS_M_START];
-    row->start_diff_std = ss_partial_std(p, SS_M_START);
-    row->fetch_diff_mean = p->mean[SS_M_FETCH];
-    row->fetch_diff_std = ss_partial_std(p, SS_M_FETCH);
-    row->iter_time_change_pct = ss_summary_change_pct(s, j);
-    int pipe = sc->model == SS_MODEL_PIPELINE;
-    row->workers = pipe ? sc->pipe.workers : -1;
-    row->prefetch = pipe ? sc->pipe.prefetch : -1;
-    row->fetch_scale = pipe ? sc->fetch_scale : NAN;
-    row->compute_scale = pipe ? sc->compute_scale : NAN;
-    row->fidelity_iter_time_err_pct = ss_summary_fidelity_err_pct(s, j);
-    row->fidelity_iter_time_mape_pct = ss_summary_fidelity_mape_pct(s, j);
+}
+
+/* /ranking/top and /ranking/heal: the ranked answer (see ss_rank.h). 0 on success. */
+static int write_ranking(hid_t f, const ss_summary *s)
+{
+    const ss_ranking *r = s->rank;
+    typedef struct {
+        char scenario[160];
+        double change_pct, change_s;
+    } top_row;
+    typedef struct {
+        char model[16];
+        int gpu, ranked;
+        double gain_pct, gain_s_per_epoch;
+    } heal_row;
+    hid_t g = H5Gcreate2(f, "ranking", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int rc = 0;
+    hid_t s160 = H5Tcopy(H5T_C_S1), s16 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s160, 160);
+    H5Tset_size(s16, 16);
+    hid_t tt = H5Tcreate(H5T_COMPOUND, sizeof(top_row));
+    H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);
+    H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
+    hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof(heal_row));
+    H5Tinsert(ht, "model", HOFFSET(heal_row, model), s16);
+    H5Tinsert(ht, "gpu", HOFFSET(heal_row, gpu), H5T_NATIVE_INT);
+    H5Tinsert(ht, "gain_pct", HOFFSET(heal_row, gain_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "gain_s_per_epoch", HOFFSET(heal_row, gain_s_per_epoch), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "ranked", HOFFSET(heal_row, ranked), H5T_NATIVE_INT);
+    top_row *top = calloc((size_t)r->ntop + 1, sizeof *top);
+    heal_row *heal = calloc((size_t)r->nheal + 1, sizeof *heal);
+    rc |= !top || !heal;
+    for (int k = 0; !rc && k < r->ntop; k++) {
+        snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[r->top[k].j].name);
+        top[k].change_pct = r->top[k].change_pct;
+        top[k].change_s = r->top[k].change_s;
+    }
+    for (int k = 0; !rc && k < r->nheal; k++) {
+        snprintf(heal[k].model, sizeof heal[k].model, "%s", ss_model_name(r->heal[k].model));
+        heal[k].gpu = r->heal[k].gpu;
+        heal[k].ranked = r->heal[k].ranked;
+        heal[k].gain_pct = r->heal[k].gain_pct;
+        heal[k].gain_s_per_epoch = r->heal[k].gain_s_epoch;
+    }
+    for (int d = 0; !rc && d < 2; d++) {
+        hsize_t n = (hsize_t)(d ? r->nheal : r->ntop);
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t ds = H5Dcreate2(g, d ? "heal" : "top", d ? ht : tt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc |= ds < 0 || (n > 0 && H5Dwrite(ds, d ? ht : tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, d ? (void *)heal : (void *)top) < 0);
+        if (ds >= 0) H5Dclose(ds);
+        H5Sclose(sp);
+    }
+    free(top);
+    free(heal);
+    H5Tclose(tt);
+    H5Tclose(ht);
+    H5Tclose(s160);
+    H5Tclose(s16);
+    H5Gclose(g);
+    return rc;
 }
 
 static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
@@ -218,26 +272,33 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     hid_t f = r->per_iteration ? H5Fopen(r->tmp, H5F_ACC_RDWR, H5P_DEFAULT)
                                : H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot write results file", r->tmp);
-    summary_row *rows = calloc((size_t)s->nsc, sizeof *rows);
+    int nc;
+    ss_columns(&nc);
+    size_t rsize = 0, *offsets = calloc((size_t)nc, sizeof *offsets);
+    hid_t t = offsets ? summary_type(s->gpus, &rsize, offsets) : H5I_INVALID_HID;
+    char *rows = t >= 0 ? calloc((size_t)s->nsc, rsize) : NULL;
     int rc = rows == NULL;
-    for (int j = 0; !rc && j < s->nsc; j++) fill_row(s, j, &rows[j]);
+    for (int j = 0; !rc && j < s->nsc; j++) fill_row(s, j, offsets, rows + (size_t)j * rsize);
     if (!rc) {
-        hid_t t = summary_type();
         hsize_t n = (hsize_t)s->nsc;
         hid_t sp = H5Screate_simple(1, &n, NULL);
         hid_t d = H5Dcreate2(f, "summary", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         rc = d < 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
         if (d >= 0) H5Dclose(d);
         H5Sclose(sp);
-        H5Tclose(t);
     }
+    if (t >= 0) H5Tclose(t);
     free(rows);
+    free(offsets);
     rc |= ss_h5_attr_write_string(f, "stallsim_version", SS_VERSION);
     rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
     rc |= ss_h5_attr_write_string(f, "config", config_text ? config_text : "");
     rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
+    rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
+    rc |= ss_h5_attr_write_num(f, "epoch", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->epoch, 0);
+    if (s->rank) rc |= write_ranking(f, s);
     if (s->has_calib) {
         const ss_calib *c = &s->calib;
         rc |= ss_h5_attr_write_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
@@ -274,6 +335,22 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, co
     return st;
 }
 
+ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
+{
+    memset(out, 0, sizeof *out);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
+    out->known = ss_h5_attr_read_long(f, "warmup_iterations", &out->warmup_iterations) == 0 &&
+                 ss_h5_attr_read_long(f, "epoch", &out->epoch) == 0;
+    hid_t a = H5Aexists(f, "effective_delay_threshold") > 0 ? H5Aopen(f, "effective_delay_threshold", H5P_DEFAULT)
+                                                           : H5I_INVALID_HID;
+    if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;
+    if (a >= 0) H5Aclose(a);
+    H5Fclose(f);
+    return SS_OK;
+}
+
 ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *n, int *gpus)
 {
     *rows = NULL;
@@ -295,23 +372,26 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
     hssize_t count = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
     if (st == SS_OK && count <= 0) st = ss_fail(SS_EDATA, "%s: /summary is empty or unreadable", path);
     if (st == SS_OK) {
+        /* the compare columns of the table: text into text[], numbers into num[] */
+        int nc, ntext = 0;
+        const ss_column *cols = ss_columns(&nc);
         hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ss_results_row));
-        hid_t s1 = H5Tcopy(H5T_C_S1), s2 = H5Tcopy(H5T_C_S1);
-        H5Tset_size(s1, sizeof(((ss_results_row *)0)->scenario));
-        H5Tset_size(s2, sizeof(((ss_results_row *)0)->model));
-        H5Tinsert(t, "scenario", HOFFSET(ss_results_row, scenario), s1);
-        H5Tinsert(t, "model", HOFFSET(ss_results_row, model), s2);
-        H5Tinsert(t, "iterations", HOFFSET(ss_results_row, iterations), H5T_NATIVE_LONG);
-        H5Tinsert(t, "iter_time_mean", HOFFSET(ss_results_row, iter_time_mean), H5T_NATIVE_DOUBLE);
-        H5Tinsert(t, "stall_mean", HOFFSET(ss_results_row, stall_mean), H5T_NATIVE_DOUBLE);
-        H5Tinsert(t, "delay_mean", HOFFSET(ss_results_row, delay_mean), H5T_NATIVE_DOUBLE);
-        H5Tinsert(t, "effective_delay_pct", HOFFSET(ss_results_row, effective_delay_pct), H5T_NATIVE_DOUBLE);
+        for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
+            const ss_column *c = &cols[k];
+            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
+            if (c->type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT) {
+                hid_t s1 = H5Tcopy(H5T_C_S1);
+                H5Tset_size(s1, sizeof(((ss_results_row *)0)->text[0]));
+                H5Tinsert(t, c->name, HOFFSET(ss_results_row, text) + (size_t)ntext++ * sizeof(((ss_results_row *)0)->text[0]), s1);
+                H5Tclose(s1);
+            } else if (c->type != SS_COL_STR) {
+                H5Tinsert(t, c->name, HOFFSET(ss_results_row, num) + (size_t)k * sizeof(double), H5T_NATIVE_DOUBLE);
+            }
+        }
         *rows = calloc((size_t)count, sizeof **rows);
         if (!*rows) st = ss_fail(SS_ENOMEM, "out of memory");
         else if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
             st = ss_fail(SS_EDATA, "%s: /summary lacks the expected columns", path);
-        H5Tclose(s1);
-        H5Tclose(s2);
         H5Tclose(t);
     }
     if (sp >= 0) H5Sclose(sp);

@@ -33,13 +33,26 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
 ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, const char *config_text,
                             const char *trace_path, const char *companion_tmp, const char *companion_path);
 
-/* One row of a results.h5 /summary table, as `stallsim compare` reads it back. */
+/* One row of a results.h5 /summary table as `stallsim compare` reads it back: the
+ * columns flagged SS_COLF_COMPARE (ss_columns.h), text columns in table order into
+ * text[] (text[0] the scenario, text[1] the model), numbers into num[column index]. */
+#define SS_RESULTS_MAX_COLUMNS 64
+#define SS_RESULTS_MAX_TEXT 4
 typedef struct {
-    char scenario[160];
-    char model[16];
-    long iterations;
-    double iter_time_mean, stall_mean, delay_mean, effective_delay_pct;
+    char text[SS_RESULTS_MAX_TEXT][160];
+    double num[SS_RESULTS_MAX_COLUMNS];
 } ss_results_row;
+
+/* The selection a results file was summarised with (attributes of results.h5). */
+typedef struct {
+    int known;              /* 0: an older file without these attributes */
+    long warmup_iterations;
+    long epoch;             /* -1: every epoch */
+    double threshold;       /* effective_delay_threshold */
+} ss_results_settings;
+
+/* Reads the settings of results file path. Local. */
+ss_status ss_results_read_settings(const char *path, ss_results_settings *out);
 
 /* Reads path's /summary and its gpus attribute (rows: malloc'd, caller frees). SS_EDATA
  * naming the file when it is not a stallsim results file. Local. */

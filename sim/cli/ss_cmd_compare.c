@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "ss_atomic.h"
+#include "ss_columns.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
 #include "ss_results.h"
@@ -19,7 +20,8 @@ static const char compare_usage[] =
     "\n"
     "Puts measured runs and predictions side by side. Each argument is a results folder\n"
     "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
-    "summarised with --warmup, --threshold and --epoch). Every row is compared with the\n"
+    "summarised as the results folders given beside it were, or with --warmup, --threshold\n"
+    "and --epoch). Every row is compared with the\n"
     "first row of the first argument: differences in mean iteration time, stall, delay\n"
     "(absolute and %) and in effective-delay %.\n"
     "\n"
@@ -76,20 +78,76 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
         st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,
                      cfg.epoch_all ? "" : " in the selected epoch");
     if (st == SS_OK) {
+        /* the measured row as results.h5 would hold it */
         memset(row, 0, sizeof *row);
-        snprintf(row->scenario, sizeof row->scenario, "measured");
-        snprintf(row->model, sizeof row->model, "measured");
-        row->iterations = (long)sum.p[0].n;
-        row->iter_time_mean = sum.p[0].mean[SS_M_ITER];
-        row->stall_mean = sum.p[0].mean[SS_M_STALL];
-        row->delay_mean = sum.p[0].mean[SS_M_DELAY];
-        row->effective_delay_pct = ss_summary_effective_delay_pct(&sum, 0);
+        int nc, ntext = 0;
+        const ss_column *cols = ss_columns(&nc);
+        for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
+            ss_colval v;
+            if (!(cols[k].flags & SS_COLF_COMPARE)) continue;
+            int has = ss_column_get(&cols[k], &sum, 0, 0, &v);
+            if (cols[k].type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT)
+                snprintf(row->text[ntext++], sizeof row->text[0], "%s", has ? v.str : "");
+            else if (cols[k].type == SS_COL_F64) row->num[k] = has ? v.d : NAN;
+            else if (cols[k].type != SS_COL_STR) row->num[k] = has ? (double)v.l : NAN;
+        }
         *gpus = sum.gpus;
     }
     if (t) ss_trace_close(t);
     ss_summary_free(&sum);
     free(sc);
     return st;
+}
+
+/* Results inputs carry the selection they were summarised with: traces are summarised the
+ * same way unless an option says otherwise (then with a warning), and results that
+ * disagree with each other are refused. explicit[3]: --warmup, --threshold, --epoch given. */
+static ss_status align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3])
+{
+    ss_results_settings first = {0}, cur;
+    const char *first_arg = NULL;
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        struct stat sb;
+        if (stat(inputs[i], &sb) != 0) continue; /* reported by add_input */
+        if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", inputs[i]);
+        else snprintf(path, sizeof path, "%s", inputs[i]);
+        if (stat(path, &sb) != 0 || ss_trace_is_trace(path)) continue;
+        if (ss_results_read_settings(path, &cur) != SS_OK) {
+            ss_clear();
+            continue;
+        }
+        if (!cur.known) continue;
+        if (!first_arg) {
+            first = cur;
+            first_arg = inputs[i];
+        } else if (cur.warmup_iterations != first.warmup_iterations || cur.epoch != first.epoch ||
+                   cur.threshold != first.threshold) {
+            return ss_fail(SS_EDATA,
+                           "%s was summarised with warmup %ld, epoch %ld, threshold %g but %s with warmup %ld, "
+                           "epoch %ld, threshold %g: the rows are not comparable (epoch -1: all)",
+                           inputs[i], cur.warmup_iterations, cur.epoch, cur.threshold, first_arg,
+                           first.warmup_iterations, first.epoch, first.threshold);
+        }
+    }
+    if (!first_arg) return SS_OK;
+    if (!explicit_[0]) opts->warmup_iterations = first.warmup_iterations;
+    else if (opts->warmup_iterations != first.warmup_iterations)
+        ss_warn("traces are summarised with --warmup %ld, but %s used %ld", opts->warmup_iterations, first_arg,
+                first.warmup_iterations);
+    if (!explicit_[1]) opts->effective_delay_threshold = first.threshold;
+    else if (opts->effective_delay_threshold != first.threshold)
+        ss_warn("traces are summarised with --threshold %g, but %s used %g", opts->effective_delay_threshold,
+                first_arg, first.threshold);
+    long e = opts->epoch_all ? -1 : opts->epoch;
+    if (!explicit_[2]) {
+        opts->epoch_all = first.epoch < 0;
+        opts->epoch = first.epoch < 0 ? 0 : first.epoch;
+    } else if (e != first.epoch) {
+        ss_warn("traces are summarised with --epoch %ld, but %s used %s", e, first_arg,
+                first.epoch < 0 ? "every epoch" : "another epoch");
+    }
+    return SS_OK;
 }
 
 static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
@@ -124,23 +182,65 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
 
 static double pct(double v, double ref) { return ref != 0 ? 100.0 * (v / ref - 1.0) : NAN; }
 
+/* The numeric compare columns (ss_columns.h, SS_COLF_COMPARE), iterations first. */
+static int compare_columns(const ss_column **out, int *index)
+{
+    int nc, n = 0;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if ((cols[k].flags & SS_COLF_COMPARE) && cols[k].type != SS_COL_STR) {
+            out[n] = &cols[k];
+            index[n++] = k;
+        }
+    return n;
+}
+
+/* "iter_time_mean" -> "iter_time": the stem that the difference columns are named from. */
+static void stem(const char *name, char *buf, size_t n)
+{
+    size_t len = strlen(name);
+    if (len > 5 && !strcmp(name + len - 5, "_mean")) len -= 5;
+    snprintf(buf, n, "%.*s", (int)len, name);
+}
+
 static void print_table(const cmp_table *t, FILE *out)
 {
+    const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
+    int ci[SS_RESULTS_MAX_COLUMNS];
+    int ncc = compare_columns(cc, ci);
     const ss_results_row *b = &t->v[0].r;
-    fprintf(out, "%-24s %-36s %10s %9s %8s %10s %9s %8s %10s %9s %8s %8s %8s\n", "source", "scenario", "iter (s)",
-            "diff", "diff%", "stall (s)", "diff", "diff%", "delay (s)", "diff", "diff%", "effdly%", "diff");
+    char h[64];
+    fprintf(out, "%-24s %-36s", "source", "scenario");
+    for (int k = 0; k < ncc; k++) {
+        if (cc[k]->type != SS_COL_F64) {
+            fprintf(out, " %7s", "iters");
+            continue;
+        }
+        stem(cc[k]->name, h, sizeof h);
+        size_t hl = strlen(h);
+        if (!strcmp(cc[k]->unit, "s")) snprintf(h + hl, sizeof h - hl, " (s)");
+        else if (hl > 4 && !strcmp(h + hl - 4, "_pct")) snprintf(h + hl - 4, sizeof h - hl + 4, " %%");
+        fprintf(out, " %17.17s %9s", h, "diff");
+        if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(out, " %8s", "diff%");
+    }
+    fputc('\n', out);
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
         const char *src = strrchr(t->v[i].source, '/');
         src = src && src[1] ? src + 1 : t->v[i].source;
-        fprintf(out, "%-24.24s %-36.36s %10.4f %+9.4f %+8.2f %10.4f %+9.4f %+8.2f %10.4f %+9.4f %+8.2f %8.2f %+8.2f\n",
-                src, r->scenario, r->iter_time_mean, r->iter_time_mean - b->iter_time_mean,
-                pct(r->iter_time_mean, b->iter_time_mean), r->stall_mean, r->stall_mean - b->stall_mean,
-                pct(r->stall_mean, b->stall_mean), r->delay_mean, r->delay_mean - b->delay_mean,
-                pct(r->delay_mean, b->delay_mean), r->effective_delay_pct,
-                r->effective_delay_pct - b->effective_delay_pct);
+        fprintf(out, "%-24.24s %-36.36s", src, r->text[0]);
+        for (int k = 0; k < ncc; k++) {
+            double v = r->num[ci[k]], ref = b->num[ci[k]];
+            if (cc[k]->type != SS_COL_F64) {
+                fprintf(out, " %7.0f", v);
+                continue;
+            }
+            fprintf(out, " %17.4f %+9.4f", v, v - ref);
+            if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(out, " %+8.2f", pct(v, ref));
+        }
+        fputc('\n', out);
     }
-    fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->scenario);
+    fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
 }
 
 static void csv_num(FILE *f, double v)
@@ -171,22 +271,34 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     if (st != SS_OK) return st;
     FILE *f = fopen(tmp, "w");
     if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
-    fputs("source,scenario,model,iterations,iter_time_mean,iter_time_diff,iter_time_diff_pct,stall_mean,stall_diff,"
-          "stall_diff_pct,delay_mean,delay_diff,delay_diff_pct,effective_delay_pct,effective_delay_pct_diff\n", f);
+    const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
+    int ci[SS_RESULTS_MAX_COLUMNS];
+    int ncc = compare_columns(cc, ci);
+    char h[64];
+    fputs("source,scenario,model", f);
+    for (int k = 0; k < ncc; k++) {
+        fprintf(f, ",%s", cc[k]->name);
+        if (cc[k]->type != SS_COL_F64) continue;
+        stem(cc[k]->name, h, sizeof h);
+        fprintf(f, ",%s_diff", h);
+        if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(f, ",%s_diff_pct", h);
+    }
+    fputc('\n', f);
     const ss_results_row *b = &t->v[0].r;
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
         csv_text(f, t->v[i].source);
-        fprintf(f, ",%s,%s,%ld", r->scenario, r->model, r->iterations);
-        const double v[3] = {r->iter_time_mean, r->stall_mean, r->delay_mean};
-        const double ref[3] = {b->iter_time_mean, b->stall_mean, b->delay_mean};
-        for (int k = 0; k < 3; k++) {
-            csv_num(f, v[k]);
-            csv_num(f, v[k] - ref[k]);
-            csv_num(f, pct(v[k], ref[k]));
+        fprintf(f, ",%s,%s", r->text[0], r->text[1]);
+        for (int k = 0; k < ncc; k++) {
+            double v = r->num[ci[k]], ref = b->num[ci[k]];
+            if (cc[k]->type != SS_COL_F64) {
+                fprintf(f, ",%.0f", v);
+                continue;
+            }
+            csv_num(f, v);
+            csv_num(f, v - ref);
+            if (cc[k]->flags & SS_COLF_COMPARE_PCT) csv_num(f, pct(v, ref));
         }
-        csv_num(f, r->effective_delay_pct);
-        csv_num(f, r->effective_delay_pct - b->effective_delay_pct);
         fputc('\n', f);
     }
     int bad = ferror(f) | (fclose(f) != 0);
@@ -202,6 +314,7 @@ static int compare_main(int argc, char **argv)
     ss_config opts;
     ss_config_defaults(&opts);
     const char *csv = NULL;
+    int explicit_[3] = {0, 0, 0};
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
@@ -222,6 +335,7 @@ static int compare_main(int argc, char **argv)
             ss_status st = SS_OK;
             if (!strcmp(a, "--csv")) csv = v;
             else {
+                explicit_[!strcmp(a, "--warmup") ? 0 : !strcmp(a, "--threshold") ? 1 : 2] = 1;
                 snprintf(set, sizeof set, "%s=%s",
                          !strcmp(a, "--warmup") ? "trace.warmup_iterations"
                          : !strcmp(a, "--epoch") ? "trace.epoch" : "summary.effective_delay_threshold", v);
@@ -251,6 +365,7 @@ static int compare_main(int argc, char **argv)
     }
     cmp_table t = {0};
     ss_status st = SS_OK;
+    st = align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
     if (st == SS_OK) {
         print_table(&t, stdout);

@@ -1,27 +1,9 @@
 /* ss_scenario.c - sweep expansion and naming. */
 #include "ss_scenario.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void name_scenario(ss_scenario *s)
-{
-    if (s->model == SS_MODEL_MEASURED) {
-        snprintf(s->name, sizeof s->name, "measured");
-    } else if (s->model == SS_MODEL_INDEPENDENT) {
-        snprintf(s->name, sizeof s->name, "independent_fetch-%s_start-%s", ss_align_name(s->fetch_align),
-                 ss_align_name(s->start_align));
-    } else {
-        char w[48], fs[32], cs[32];
-        ss_autoval_format(&s->workers, w, sizeof w);
-        ss_format_number(s->fetch_scale, fs, sizeof fs);
-        ss_format_number(s->compute_scale, cs, sizeof cs);
-        snprintf(s->name, sizeof s->name, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s",
-                 ss_align_name(s->fetch_align), ss_align_name(s->start_align), w, s->prefetch, fs, cs);
-    }
-}
 
 /* A value listed twice in one [scenarios] list would make the same scenario twice. */
 static ss_status check_repeats(const ss_config *c)
@@ -39,6 +21,7 @@ static ss_status check_repeats(const ss_config *c)
         {"prefetch", c->n_prefetch, c->prefetch, sizeof c->prefetch[0]},
         {"fetch_scale", c->n_fetch_scale, c->fetch_scale, sizeof c->fetch_scale[0]},
         {"compute_scale", c->n_compute_scale, c->compute_scale, sizeof c->compute_scale[0]},
+        {"heal", c->n_heal, c->heal, sizeof c->heal[0]},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (int i = 0; i < lists[l].n; i++)
@@ -52,52 +35,115 @@ static ss_status check_repeats(const ss_config *c)
     return SS_OK;
 }
 
+/* The axes in the order of the sweep's nested loops, outermost first. */
+enum { AX_HEAL, AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
+static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL, SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
+                                        SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
+
+/* The values of scenarios.heal with `each` expanded to every GPU: -1 (none) or GPU numbers. */
+typedef struct {
+    int n;
+    int *gpu;
+} heal_list;
+
+static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
+{
+    long n = 0;
+    for (int i = 0; i < c->n_heal; i++) n += c->heal[i] == SS_HEAL_EACH ? (gpus > 0 ? gpus : 1) : 1;
+    h->gpu = malloc((size_t)(n > 0 ? n : 1) * sizeof *h->gpu);
+    if (!h->gpu) return ss_fail(SS_ENOMEM, "out of memory");
+    h->n = 0;
+    for (int i = 0; i < c->n_heal; i++)
+        if (c->heal[i] >= 0)
+            for (int j = 0; j < c->n_heal; j++)
+                if (c->heal[j] == SS_HEAL_EACH)
+                    return ss_fail(SS_ECONFIG, "%s: scenarios.heal lists GPU %d beside each, which heals it already",
+                                   c->file, c->heal[i]);
+    for (int i = 0; i < c->n_heal; i++) {
+        int v = c->heal[i];
+        if (v >= 0 && gpus > 0 && v >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %d, but the trace has %d GPU%s (0 to %d)", c->file, v,
+                           gpus, gpus == 1 ? "" : "s", gpus - 1);
+        if (v == SS_HEAL_EACH)
+            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) h->gpu[h->n++] = g;
+        else h->gpu[h->n++] = v;
+    }
+    return SS_OK;
+}
+
+/* The number of values of each axis for model ops (1 for axes it is not swept over). */
+static void axis_counts(const ss_config *c, const heal_list *h, const ss_model_ops *ops, int n[AX_N])
+{
+    const int listed[AX_N] = {h->n, c->n_workers, c->n_prefetch, c->n_fetch_scale, c->n_compute_scale, c->n_fetch,
+                              c->n_start};
+    for (int a = 0; a < AX_N; a++) n[a] = (ops->axes & axis_bit[a]) ? listed[a] : 1;
+}
+
+/* Scenario s of model m at axis positions pos[]; neutral values on the model's other axes. */
+static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h, ss_model m, const int pos[AX_N])
+{
+    const ss_model_ops *ops = ss_model_get(m);
+    memset(s, 0, sizeof *s);
+    s->model = m;
+    s->heal_gpu = (ops->axes & SS_AXIS_HEAL) ? h->gpu[pos[AX_HEAL]] : -1;
+    s->fetch_align = (ops->axes & SS_AXIS_FETCH_ALIGN) ? c->fetch_align[pos[AX_FETCH_ALIGN]] : SS_ALIGN_NONE;
+    s->start_align = (ops->axes & SS_AXIS_START_ALIGN) ? c->start_align[pos[AX_START_ALIGN]] : SS_ALIGN_NONE;
+    s->workers = (ops->axes & SS_AXIS_WORKERS) ? c->workers[pos[AX_WORKERS]] : (ss_autoval){0, 0};
+    s->prefetch = (ops->axes & SS_AXIS_PREFETCH) ? c->prefetch[pos[AX_PREFETCH]] : 0;
+    s->fetch_scale = (ops->axes & SS_AXIS_FETCH_SCALE) ? c->fetch_scale[pos[AX_FETCH_SCALE]] : 1.0;
+    s->compute_scale = (ops->axes & SS_AXIS_COMPUTE_SCALE) ? c->compute_scale[pos[AX_COMPUTE_SCALE]] : 1.0;
+    s->baseline = ops->is_baseline(s);
+    ops->name_of(s, s->name, sizeof s->name);
+}
+
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
+{
+    return ss_scenarios_build_gpus(c, 0, out, n);
+}
+
+ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n)
 {
     *out = NULL;
     *n = 0;
     ss_status st = check_repeats(c);
-    if (st != SS_OK) return st;
+    heal_list h = {0, NULL};
+    if (st == SS_OK) st = heal_values(c, gpus, &h);
+    if (st != SS_OK) {
+        free(h.gpu);
+        return st;
+    }
     long total = 1;
+    int cnt[AX_N];
     for (int m = 0; m < c->n_models; m++) {
-        long per = (long)c->n_fetch * c->n_start;
-        if (c->models[m] == SS_MODEL_PIPELINE)
-            per *= (long)c->n_workers * c->n_prefetch * c->n_fetch_scale * c->n_compute_scale;
+        axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
+        long per = 1;
+        for (int a = 0; a < AX_N; a++) per *= cnt[a];
         total += per;
     }
-    if (total > SS_MAX_SCENARIOS)
+    if (total > SS_MAX_SCENARIOS) {
+        free(h.gpu);
         return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)", c->file,
                        total, SS_MAX_SCENARIOS);
-    ss_scenario *sc = calloc((size_t)total, sizeof *sc);
-    if (!sc) return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
-    int k = 0;
-    sc[k].model = SS_MODEL_MEASURED;
-    sc[k].fetch_scale = sc[k].compute_scale = 1.0;
-    name_scenario(&sc[k++]);
-    for (int m = 0; m < c->n_models; m++) {
-        int pipe = c->models[m] == SS_MODEL_PIPELINE;
-        int nw = pipe ? c->n_workers : 1, np = pipe ? c->n_prefetch : 1;
-        int nfs = pipe ? c->n_fetch_scale : 1, ncs = pipe ? c->n_compute_scale : 1;
-        for (int w = 0; w < nw; w++)
-            for (int p = 0; p < np; p++)
-                for (int fs = 0; fs < nfs; fs++)
-                    for (int cs = 0; cs < ncs; cs++)
-                        for (int fa = 0; fa < c->n_fetch; fa++)
-                            for (int sa = 0; sa < c->n_start; sa++) {
-                                ss_scenario *s = &sc[k++];
-                                s->model = c->models[m];
-                                s->fetch_align = c->fetch_align[fa];
-                                s->start_align = c->start_align[sa];
-                                s->workers = pipe ? c->workers[w] : (ss_autoval){0, 0};
-                                s->prefetch = pipe ? c->prefetch[p] : 0;
-                                s->fetch_scale = pipe ? c->fetch_scale[fs] : 1.0;
-                                s->compute_scale = pipe ? c->compute_scale[cs] : 1.0;
-                                int aligned = s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE;
-                                s->baseline = !aligned && s->fetch_scale == 1.0 && s->compute_scale == 1.0 &&
-                                              (!pipe || (s->workers.is_auto && s->workers.value == 1.0));
-                                name_scenario(s);
-                            }
     }
+    ss_scenario *sc = calloc((size_t)total, sizeof *sc);
+    if (!sc) {
+        free(h.gpu);
+        return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
+    }
+    int k = 0;
+    const int zero[AX_N] = {0};
+    make_scenario(&sc[k++], c, &h, SS_MODEL_MEASURED, zero);
+    for (int m = 0; m < c->n_models; m++) {
+        axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
+        int pos[AX_N] = {0};
+        for (;;) { /* an odometer over the axes, the last axis turning fastest */
+            make_scenario(&sc[k++], c, &h, c->models[m], pos);
+            int a = AX_N - 1;
+            while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
+            if (a < 0) break;
+        }
+    }
+    free(h.gpu);
     *out = sc;
     *n = k;
     return SS_OK;
@@ -105,37 +151,28 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c)
 {
-    for (int i = 0; i < n; i++)
-        if (sc[i].model == SS_MODEL_PIPELINE && (sc[i].workers.is_auto || c->worker_gap.is_auto)) return 1;
+    for (int i = 0; i < n; i++) {
+        const ss_model_ops *ops = ss_model_get(sc[i].model);
+        if (ops->needs_calibration && ops->needs_calibration(&sc[i], c)) return 1;
+    }
     return 0;
 }
 
 ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal)
 {
     for (int i = 0; i < n; i++) {
-        ss_scenario *s = &sc[i];
-        if (s->model != SS_MODEL_PIPELINE) continue;
-        ssp_params *p = &s->pipe;
-        double w = s->workers.is_auto ? floor((cal ? cal->workers : 1) * s->workers.value + 0.5)
-                                      : s->workers.value;
-        if (w > SS_MAX_WORKERS) {
-            char spec[48];
-            ss_autoval_format(&s->workers, spec, sizeof spec);
-            return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: %d); at most %d",
-                           c->file, spec, w, cal ? cal->workers : 0, SS_MAX_WORKERS);
-        }
-        p->workers = w < 1 ? 1 : (int)w;
-        p->prefetch = (int)s->prefetch;
-        p->worker_gap = c->worker_gap.is_auto ? (cal ? cal->worker_gap : 0.0) * c->worker_gap.value
-                                              : c->worker_gap.value;
-        p->refill_gap = c->refill_gap;
-        p->step_gap = c->step_gap;
-        p->fetch_scale = s->fetch_scale;
-        p->compute_scale = s->compute_scale;
-        p->fetch_align = s->fetch_align;
-        p->start_align = s->start_align;
+        const ss_model_ops *ops = ss_model_get(sc[i].model);
+        ss_status st = ops->resolve ? ops->resolve(&sc[i], c, cal) : SS_OK;
+        if (st != SS_OK) return st;
     }
     return SS_OK;
+}
+
+int ss_scenarios_want_heal(const ss_scenario *sc, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (sc[i].heal_gpu >= 0) return 1;
+    return 0;
 }
 
 int ss_scenarios_want_median(const ss_scenario *sc, int n)

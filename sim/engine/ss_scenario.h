@@ -1,33 +1,29 @@
 /* ss_scenario.h - the points of a sweep: the cartesian product of the [scenarios] lists,
- * with the measured run first; names, baselines, and calibrated pipeline settings. */
+ * with the measured run first, each model swept over the axes its table entry names. */
 #ifndef SS_SCENARIO_H
 #define SS_SCENARIO_H
 
 #include "ss_calibrate.h"
 #include "ss_config.h"
-#include "ss_model_pipeline.h"
-
-typedef struct {
-    char name[160];
-    ss_model model;
-    ss_align fetch_align, start_align;
-    ss_autoval workers;       /* pipeline: as configured */
-    long prefetch;
-    double fetch_scale, compute_scale;
-    int baseline;             /* nothing changed: independent none/none, pipeline W=auto... */
-    ssp_params pipe;          /* pipeline: resolved by ss_scenarios_resolve */
-} ss_scenario;
+#include "ss_limits.h"
+#include "ss_model.h"
 
 /* Builds the sweep from the configuration (malloc'd array, caller frees). SS_ECONFIG when
  * a list repeats a value or the sweep exceeds SS_MAX_SCENARIOS. */
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n);
 
-/* 1 when a pipeline scenario needs the calibration (a setting is auto). */
+/* ss_scenarios_build for a trace of `gpus` GPUs: scenarios.heal = each gives one value per
+ * GPU, and GPU numbers are checked against the count (gpus = 0: not known yet). */
+ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n);
+
+/* 1 when a scenario heals a GPU. */
+int ss_scenarios_want_heal(const ss_scenario *sc, int n);
+
+/* 1 when a scenario's model needs the calibration (a setting is auto). */
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
 
-/* Fills every pipeline scenario's ssp_params, taking auto settings from the calibration
- * (which may be NULL when nothing is auto). workers = max(1, round(W_cal * factor));
- * SS_ECONFIG when that exceeds SS_MAX_WORKERS. */
+/* Resolves every scenario through its model (ss_model_ops.resolve), taking auto settings
+ * from the calibration (which may be NULL when nothing is auto). */
 ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal);
 
 /* 1 when any scenario asks for the median fetch alignment. */

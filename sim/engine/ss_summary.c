@@ -29,13 +29,13 @@ double ss_summary_change_pct(const ss_summary *s, int j)
 
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j)
 {
-    if (s->sc[j].model != SS_MODEL_PIPELINE || !s->sc[j].baseline) return NAN;
+    if (!ss_model_get(s->sc[j].model)->reports_fidelity || !s->sc[j].baseline) return NAN;
     return ss_summary_change_pct(s, j);
 }
 
 double ss_summary_fidelity_mape_pct(const ss_summary *s, int j)
 {
-    if (s->sc[j].model != SS_MODEL_PIPELINE || !s->sc[j].baseline || s->p[j].n == 0) return NAN;
+    if (!ss_model_get(s->sc[j].model)->reports_fidelity || !s->sc[j].baseline || s->p[j].n == 0) return NAN;
     return s->p[j].mean[SS_M_APE];
 }
 

@@ -1,8 +1,13 @@
 /* ss_model_pipeline.c - the pipeline recurrence of SPEC §8. */
 #include "ss_model_pipeline.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ss_limits.h"
+#include "ss_model.h"
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
 {
@@ -121,3 +126,125 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
     double tp;
     ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
 }
+
+/* ---- the model table's entry ---- */
+
+static void pipe_name(const ss_scenario *s, char *buf, size_t n)
+{
+    char w[48], fs[32], cs[32], heal[32] = "";
+    ss_autoval_format(&s->workers, w, sizeof w);
+    ss_format_number(s->fetch_scale, fs, sizeof fs);
+    ss_format_number(s->compute_scale, cs, sizeof cs);
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, s->prefetch, fs, cs, heal);
+}
+
+static void pipe_label(const ss_scenario *s, char *buf, size_t n)
+{
+    char heal[32] = "";
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    snprintf(buf, n, "pipe f=%s s=%s W=%d P=%d fs=%g cs=%g%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), s->pipe.workers, s->pipe.prefetch, s->fetch_scale, s->compute_scale, heal);
+}
+
+static int pipe_baseline(const ss_scenario *s)
+{
+    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->fetch_scale == 1.0 &&
+           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal_gpu < 0;
+}
+
+static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
+{
+    return s->workers.is_auto || c->worker_gap.is_auto;
+}
+
+/* workers = max(1, round(W_cal * factor)) for auto; worker_gap likewise from the calibration. */
+static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib *cal)
+{
+    ssp_params *p = &s->pipe;
+    double w = s->workers.is_auto ? floor((cal ? cal->workers : 1) * s->workers.value + 0.5) : s->workers.value;
+    if (w > SS_MAX_WORKERS) {
+        char spec[48];
+        ss_autoval_format(&s->workers, spec, sizeof spec);
+        return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: %d); at most %d",
+                       c->file, spec, w, cal ? cal->workers : 0, SS_MAX_WORKERS);
+    }
+    p->workers = w < 1 ? 1 : (int)w;
+    p->prefetch = (int)s->prefetch;
+    p->worker_gap = c->worker_gap.is_auto ? (cal ? cal->worker_gap : 0.0) * c->worker_gap.value : c->worker_gap.value;
+    p->refill_gap = c->refill_gap;
+    p->step_gap = c->step_gap;
+    p->fetch_scale = s->fetch_scale;
+    p->compute_scale = s->compute_scale;
+    p->fetch_align = s->fetch_align;
+    p->start_align = s->start_align;
+    return SS_OK;
+}
+
+typedef struct {
+    ssp_state ps;
+    int heal;          /* GPU healed, or -1 */
+    double *fetch_buf; /* [gpus] the healed row's fetch times */
+} pipe_state;
+
+static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
+{
+    (void)c;
+    pipe_state *st = calloc(1, sizeof *st);
+    if (st && s->heal_gpu >= 0) st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
+    if (!st || (s->heal_gpu >= 0 && !st->fetch_buf)) {
+        free(st);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    st->heal = s->heal_gpu;
+    ss_status rc = ssp_init(&st->ps, &s->pipe, gpus);
+    if (rc != SS_OK) {
+        free(st->fetch_buf);
+        free(st);
+        return rc;
+    }
+    *state = st;
+    return SS_OK;
+}
+
+static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)state)->ps); }
+
+static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
+{
+    pipe_state *st = state;
+    if (st->heal < 0) {
+        ssp_replay_row(&st->ps, row, stall, out);
+        return;
+    }
+    ss_row healed;
+    ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    ssp_replay_row(&st->ps, &healed, stall, out);
+}
+
+static void pipe_free(void *state)
+{
+    pipe_state *st = state;
+    if (!st) return;
+    ssp_free(&st->ps);
+    free(st->fetch_buf);
+    free(st);
+}
+
+const ss_model_ops ss_model_pipeline = {
+    .name = "pipeline",
+    .label = "pipe",
+    .stateful = 1,
+    .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
+            SS_AXIS_START_ALIGN,
+    .reports_fidelity = 1,
+    .name_of = pipe_name,
+    .label_of = pipe_label,
+    .is_baseline = pipe_baseline,
+    .needs_calibration = pipe_needs_calibration,
+    .resolve = pipe_resolve,
+    .init = pipe_init,
+    .epoch_start = pipe_epoch_start,
+    .replay_row = pipe_replay,
+    .free = pipe_free,
+};

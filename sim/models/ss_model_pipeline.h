@@ -4,7 +4,7 @@
 #ifndef SS_MODEL_PIPELINE_H
 #define SS_MODEL_PIPELINE_H
 
-#include "ss_config.h"
+#include "ss_align.h"
 #include "ss_row.h"
 #include "ss_status.h"
 #include "ss_step.h"

@@ -1,0 +1,107 @@
+/* ss_columns.c - the summary column table and its evaluator. */
+#include "ss_columns.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ss_model.h"
+
+#define MEAN(n, m, unit, help) {n "_mean", SS_COL_F64, unit, "every row", help, SS_CV_MEAN, m, SS_COLF_H5, 0}
+#define MEAN_CMP(n, m, unit, help) \
+    {n "_mean", SS_COL_F64, unit, "every row", help, SS_CV_MEAN, m, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0}
+#define STD(n, m, unit, help) {n "_std", SS_COL_F64, unit, "rows of 2 or more iterations", help, SS_CV_STD, m, SS_COLF_H5, 0}
+static const ss_column columns[] = {
+    {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, 160},
+    {"model", SS_COL_STR, "", "every row", "measured, or the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
+    {"fetch_align", SS_COL_STR, "", "replay rows", "alignment of the fetch times", SS_CV_FETCH_ALIGN, 0, SS_COLF_H5, 8},
+    {"start_align", SS_COL_STR, "", "replay rows", "alignment of the loader starts", SS_CV_START_ALIGN, 0, SS_COLF_H5, 8},
+    {"iterations", SS_COL_LONG, "1", "every row", "iterations summarised (after warm-up, in the selected epochs)",
+     SS_CV_ITERATIONS, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+    MEAN_CMP("iter_time", SS_M_ITER, "s", "mean iteration time"),
+    STD("iter_time", SS_M_ITER, "s", "its sample standard deviation (n - 1)"),
+    MEAN_CMP("stall", SS_M_STALL, "s", "mean stall: the largest stall over GPUs per iteration"),
+    STD("stall", SS_M_STALL, "s", "its sample standard deviation"),
+    MEAN_CMP("delay", SS_M_DELAY, "s", "mean delay: largest minus smallest stall over GPUs"),
+    STD("delay", SS_M_DELAY, "s", "its sample standard deviation"),
+    {"effective_delay_pct", SS_COL_F64, "%", "every row", "share of iterations whose delay exceeds the threshold",
+     SS_CV_EFFECTIVE_DELAY, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+    MEAN("start_diff", SS_M_START, "s", "mean spread of the loader starts over GPUs (max - min)"),
+    STD("start_diff", SS_M_START, "s", "its sample standard deviation"),
+    MEAN("fetch_diff", SS_M_FETCH, "s", "mean spread of the fetch times over GPUs (max - min)"),
+    STD("fetch_diff", SS_M_FETCH, "s", "its sample standard deviation"),
+    {"iter_time_change_pct", SS_COL_F64, "%", "every row but the measured one",
+     "100 x (mean iteration time / the measured row's - 1)", SS_CV_CHANGE, 0, SS_COLF_H5, 0},
+    {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU (resolved)", SS_CV_WORKERS, 0,
+     SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor per worker", SS_CV_PREFETCH, 0,
+     SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"fetch_scale", SS_COL_F64, "1", "models swept over fetch_scale", "factor on every fetch time", SS_CV_FETCH_SCALE,
+     0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"compute_scale", SS_COL_F64, "1", "models swept over compute_scale", "factor on every compute time",
+     SS_CV_COMPUTE_SCALE, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"fidelity_iter_time_err_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
+     "100 x (replayed / measured mean iteration time - 1)", SS_CV_FIDELITY_ERR, 0, SS_COLF_H5, 0},
+    {"fidelity_iter_time_mape_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
+     "mean of 100 x |replayed - measured| / measured iteration time", SS_CV_FIDELITY_MAPE, 0, SS_COLF_H5, 0},
+    {"heal_gpu", SS_COL_INT, "1", "rows that heal a GPU",
+     "the GPU whose fetch times (pipeline: and loader settings) were replaced by the other GPUs' median",
+     SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"straggler_share", SS_COL_F64, "1", "every row",
+     "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
+     SS_COLF_PER_GPU, 0},
+};
+#undef MEAN
+#undef MEAN_CMP
+#undef STD
+
+const ss_column *ss_columns(int *n)
+{
+    *n = (int)(sizeof columns / sizeof columns[0]);
+    return columns;
+}
+
+const ss_column *ss_column_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
+        if (!strcmp(columns[i].name, name)) return &columns[i];
+    return NULL;
+}
+
+/* A number that is NaN does not apply. */
+static int num(double x, ss_colval *v)
+{
+    v->d = x;
+    return !isnan(x);
+}
+
+int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colval *v)
+{
+    const ss_scenario *sc = &s->sc[j];
+    const ss_partial *p = &s->p[j];
+    const ss_model_ops *ops = ss_model_get(sc->model);
+    memset(v, 0, sizeof *v);
+    switch (c->value) {
+    case SS_CV_SCENARIO: v->str = sc->name; return 1;
+    case SS_CV_MODEL: v->str = ss_model_name(sc->model); return 1;
+    case SS_CV_FETCH_ALIGN:
+        v->str = ss_align_name(sc->fetch_align);
+        return sc->model != SS_MODEL_MEASURED;
+    case SS_CV_START_ALIGN:
+        v->str = ss_align_name(sc->start_align);
+        return sc->model != SS_MODEL_MEASURED;
+    case SS_CV_ITERATIONS: v->l = (long)p->n; return 1;
+    case SS_CV_MEAN: return num(p->n > 0 ? p->mean[c->metric] : NAN, v);
+    case SS_CV_STD: return num(ss_partial_std(p, c->metric), v);
+    case SS_CV_EFFECTIVE_DELAY: return num(ss_summary_effective_delay_pct(s, j), v);
+    case SS_CV_CHANGE: return num(ss_summary_change_pct(s, j), v);
+    case SS_CV_WORKERS: v->l = sc->pipe.workers; return (ops->axes & SS_AXIS_WORKERS) != 0;
+    case SS_CV_PREFETCH: v->l = sc->pipe.prefetch; return (ops->axes & SS_AXIS_PREFETCH) != 0;
+    case SS_CV_FETCH_SCALE: v->d = sc->fetch_scale; return (ops->axes & SS_AXIS_FETCH_SCALE) != 0;
+    case SS_CV_COMPUTE_SCALE: v->d = sc->compute_scale; return (ops->axes & SS_AXIS_COMPUTE_SCALE) != 0;
+    case SS_CV_HEAL_GPU: v->l = sc->heal_gpu; return sc->heal_gpu >= 0;
+    case SS_CV_FIDELITY_ERR: return num(ss_summary_fidelity_err_pct(s, j), v);
+    case SS_CV_FIDELITY_MAPE: return num(ss_summary_fidelity_mape_pct(s, j), v);
+    case SS_CV_STRAGGLER: return num(ss_summary_straggler_share(s, j, g), v);
+    }
+    return 0;
+}

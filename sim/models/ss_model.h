@@ -1,0 +1,78 @@
+/* ss_model.h - the model interface: a replay model is one ss_model_ops, listed once in
+ * ss_model_ids.h (sim/base) and ss_models.c; the sweep engine knows models only
+ * through this table. */
+#ifndef SS_MODEL_H
+#define SS_MODEL_H
+
+#include <stddef.h>
+
+#include "ss_calibrate.h"
+#include "ss_config.h"
+#include "ss_model_pipeline.h"
+#include "ss_row.h"
+#include "ss_status.h"
+#include "ss_step.h"
+
+/* The [scenarios] lists a model may be swept over (bits of ss_model_ops.axes). */
+enum {
+    SS_AXIS_WORKERS = 1 << 0,
+    SS_AXIS_PREFETCH = 1 << 1,
+    SS_AXIS_FETCH_SCALE = 1 << 2,
+    SS_AXIS_COMPUTE_SCALE = 1 << 3,
+    SS_AXIS_FETCH_ALIGN = 1 << 4,
+    SS_AXIS_START_ALIGN = 1 << 5,
+    SS_AXIS_HEAL = 1 << 6,
+};
+
+/* One point of a sweep: a model and its value on each axis. Axes that the model is not
+ * swept over hold their neutral value (aligns none, scales 1, workers 0, prefetch 0). */
+typedef struct {
+    char name[160];
+    ss_model model;
+    ss_align fetch_align, start_align;
+    ss_autoval workers;   /* as configured (auto, auto*2, 3) */
+    long prefetch;
+    double fetch_scale, compute_scale;
+    int heal_gpu;         /* the GPU whose fetch times become the others' median, or -1 */
+    int baseline;         /* nothing changed: the replay should give the measured run back */
+    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()) */
+} ss_scenario;
+
+typedef struct ss_model_ops {
+    const char *name;    /* as in ss_model_ids.h */
+    const char *label;   /* short prefix in the terminal table ("indep") */
+    /* 1 when the model carries state from one iteration to the next: the sweep then
+     * replays each of its scenarios whole, in order, on one rank; a stateless model's
+     * scenarios are cut into blocks of iterations spread over the ranks. */
+    int stateful;
+    unsigned axes;       /* SS_AXIS_* bits */
+    /* 1 when its baseline row reports how far the replay is from the measured run */
+    int reports_fidelity;
+
+    /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
+     * terminal-table label (after resolve). */
+    void (*name_of)(const ss_scenario *s, char *buf, size_t n);
+    void (*label_of)(const ss_scenario *s, char *buf, size_t n);
+    /* 1 when s changes nothing against the measured run. */
+    int (*is_baseline)(const ss_scenario *s);
+    /* 1 when s needs the trace's loader calibration (may be NULL: never). */
+    int (*needs_calibration)(const ss_scenario *s, const ss_config *c);
+    /* Fills the model's resolved settings of s from the configuration and the calibration
+     * (NULL when no scenario needed it). SS_ECONFIG naming the key when out of bounds.
+     * May be NULL. */
+    ss_status (*resolve)(ss_scenario *s, const ss_config *c, const ss_calib *cal);
+
+    /* Replay: init makes the state of one scenario for G GPUs; epoch_start is called
+     * before the first row of every epoch (stateful models; may be NULL); replay_row
+     * replays one prepared row, writing the per-GPU stalls into stall[G] (also its
+     * working buffer) and the step's figures into *out; free releases the state. */
+    ss_status (*init)(void **state, const ss_scenario *s, const ss_config *c, int gpus);
+    void (*epoch_start)(void *state);
+    void (*replay_row)(void *state, const ss_row *row, double *stall, ss_step *out);
+    void (*free)(void *state);
+} ss_model_ops;
+
+/* The model with id m. */
+const ss_model_ops *ss_model_get(ss_model m);
+
+#endif
