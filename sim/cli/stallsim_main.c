@@ -17,6 +17,8 @@ static const char usage[] =
     "                          run the sweep of a scenario file (also under mpirun -np N)\n"
     "  import dsanalyzer PREFIX -o TRACE.h5\n"
     "                          convert a DS-Analyzer parsed CSV trio into a stalltrace file\n"
+    "  import pytorch PREFIX -o TRACE.h5\n"
+    "                          merge the record files of scripts/stallsim_record.py (per rank)\n"
     "  info TRACE.h5           describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
     "  compare A B [...] [--csv FILE]\n"
