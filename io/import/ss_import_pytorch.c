@@ -66,7 +66,7 @@ typedef struct {
 
 typedef struct {
     char prefix[PT_PATH];
-    pt_rank *r;
+    pt_rank **r; /* [G] */
     int G;
     char **inputs;
     int ninputs;
@@ -390,14 +390,37 @@ static void pt_free(pt_state *S)
     if (!S) return;
     if (S->r)
         for (int g = 0; g < S->G; g++) {
-            pt_close_file(&S->r[g].main);
-            for (int i = 0; i < S->r[g].nsrc; i++) pt_close_file(&S->r[g].src[i].file);
-            free(S->r[g].src);
+            pt_rank *R = S->r[g];
+            if (!R) continue;
+            pt_close_file(&R->main);
+            for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
+            free(R->src);
+            free(R);
         }
     free(S->r);
     free(S->inputs);
     free(S->loader_workers);
     free(S);
+}
+
+/* The rows the import will write when it succeeds: rank 0's batches that have a step end
+ * (a batch closed by the next batch or by the end of its pass). Knowing it up front lets
+ * the writer size its chunks to the trace. */
+static ss_status pt_count_rows(const char *path, long *rows)
+{
+    pt_file f = {0};
+    ss_status st = pt_open_file(&f, path);
+    if (st == SS_OK) st = pt_header(&f);
+    int open_batch = 0;
+    *rows = 0;
+    while (st == SS_OK) {
+        pt_kind k;
+        if ((st = pt_read(&f, &k)) != SS_OK || k == PT_EOF) break;
+        if (k == PT_BATCH || k == PT_END) *rows += open_batch;
+        if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) open_batch = k == PT_BATCH;
+    }
+    pt_close_file(&f);
+    return st;
 }
 
 /* Enough file descriptors for every rank and worker file (raises the soft limit). */
@@ -413,7 +436,7 @@ static void pt_raise_fd_limit(long need)
 
 static ss_status pt_open_rank(pt_state *S, int g)
 {
-    pt_rank *R = &S->r[g];
+    pt_rank *R = S->r[g];
     char path[PT_PATH + 64];
     R->rank = g;
     snprintf(path, sizeof path, "%s.rank%d.csv", S->prefix, g);
@@ -448,34 +471,41 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     /* "run.rank0.csv" names the run by its first file */
     size_t n = strlen(S->prefix);
     if (n > 10 && !strcmp(S->prefix + n - 10, ".rank0.csv")) S->prefix[n - 10] = '\0';
-    /* rank 0 says how many ranks there are */
-    S->G = 1;
+    /* rank 0 says how many ranks there are (the ranks are not moved once open: their
+     * fields point into their own line buffers) */
+    pt_rank *r0 = calloc(1, sizeof *r0);
     S->r = calloc(1, sizeof *S->r);
-    if (!S->r) return ss_fail(SS_ENOMEM, "out of memory");
+    if (!r0 || !S->r) {
+        free(r0);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    S->r[0] = r0;
+    S->G = 1;
     ss_status st = pt_open_rank(S, 0);
     if (st != SS_OK) return st;
-    long world = S->r[0].world;
-    pt_rank *grown = realloc(S->r, (size_t)world * sizeof *S->r);
+    long world = r0->world;
+    pt_rank **grown = realloc(S->r, (size_t)world * sizeof *S->r);
     if (!grown) return ss_fail(SS_ENOMEM, "out of memory");
     S->r = grown;
-    memset(S->r + 1, 0, (size_t)(world - 1) * sizeof *S->r);
-    S->G = (int)world;
-    for (int g = 1; g < S->G; g++) {
+    for (int g = 1; g < world; g++) {
+        S->r[g] = calloc(1, sizeof *S->r[g]);
+        if (!S->r[g]) return ss_fail(SS_ENOMEM, "out of memory");
+        S->G = g + 1;
         if ((st = pt_open_rank(S, g)) != SS_OK) return st;
-        if (S->r[g].world != world)
-            return ss_fail(SS_EDATA, "%s: world_size %ld, but %s says %ld", S->r[g].main.path, S->r[g].world,
-                           S->r[0].main.path, world);
+        if (S->r[g]->world != world)
+            return ss_fail(SS_EDATA, "%s: world_size %ld, but %s says %ld", S->r[g]->main.path, S->r[g]->world,
+                           r0->main.path, world);
     }
     /* the inputs (so that -o cannot overwrite one), loader workers, origin */
     long nin = 0;
-    for (int g = 0; g < S->G; g++) nin += 1 + (S->r[g].workers > 0 ? S->r[g].nsrc : 0);
+    for (int g = 0; g < S->G; g++) nin += 1 + (S->r[g]->workers > 0 ? S->r[g]->nsrc : 0);
     S->inputs = malloc((size_t)nin * sizeof *S->inputs);
     S->loader_workers = malloc((size_t)S->G * sizeof *S->loader_workers);
     if (!S->inputs || !S->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
     int64_t origin = INT64_MAX;
-    long total_workers = 0, prefetch = S->r[0].prefetch, batch = S->r[0].batch_size;
+    long total_workers = 0, prefetch = S->r[0]->prefetch, batch = S->r[0]->batch_size;
     for (int g = 0; g < S->G; g++) {
-        pt_rank *R = &S->r[g];
+        pt_rank *R = S->r[g];
         S->inputs[S->ninputs++] = R->main.path;
         if (R->workers > 0)
             for (int i = 0; i < R->nsrc; i++) S->inputs[S->ninputs++] = R->src[i].file.path;
@@ -491,11 +521,11 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     info->ninputs = S->ninputs;
     ss_trace_meta *m = &info->meta;
     m->gpus = S->G;
-    m->iterations = 0;
+    if ((st = pt_count_rows(r0->main.path, &m->iterations)) != SS_OK) return st;
     ss_time_format_iso(S->origin_ns, m->time_origin, sizeof m->time_origin);
     snprintf(m->log_type, sizeof m->log_type, "pytorch");
     snprintf(m->source, sizeof m->source, "stallsim_record.py %.300s (torch %.60s, host %.100s)", S->prefix,
-             S->r[0].torch, S->r[0].host);
+             S->r[0]->torch, S->r[0]->host);
     m->batch_size = batch;
     m->workers = total_workers;
     m->prefetch_factor = prefetch > 0 ? prefetch : -1;
@@ -515,7 +545,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
         pt_row r0 = {0};
         int got0 = 0;
         for (int g = 0; g < G; g++) {
-            pt_rank *R = &S->r[g];
+            pt_rank *R = S->r[g];
             pt_row row;
             int got;
             if ((st = pt_next_row(R, &row, &got)) != SS_OK) return st;
@@ -523,14 +553,14 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 r0 = row;
                 got0 = got;
             } else if (got != got0) {
-                pt_rank *a = got ? R : &S->r[0], *b = got ? &S->r[0] : R;
+                pt_rank *a = got ? R : S->r[0], *b = got ? S->r[0] : R;
                 return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends after "
                                "%ld rows: the ranks do not have the same iteration counts", a->main.path, a->main.line,
                                a->rank, b->rank, b->main.path, S->rows);
             } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
                 return ss_fail(SS_EDATA, "%s:%ld: epoch %ld batch %ld, but %s:%ld is at epoch %ld batch %ld: the "
                                "ranks do not have the same iteration counts per epoch", R->main.path, row.line,
-                               row.epoch, row.k, S->r[0].main.path, r0.line, r0.epoch, r0.k);
+                               row.epoch, row.k, S->r[0]->main.path, r0.line, r0.epoch, r0.k);
             }
             if (!got) continue;
             pt_fetch *f = NULL;
