@@ -12,6 +12,7 @@ environment); without it the script is one rank of a job started by another laun
 
 import argparse
 import os
+import warnings
 import socket
 import subprocess
 import sys
@@ -59,6 +60,8 @@ def parse():
     ap.add_argument("--slow-factor", type=float, default=3.0)
     ap.add_argument("--persistent", action="store_true", help="persistent_workers=True")
     ap.add_argument("--dump", help="save the batches this rank received to DUMP.rank<R>.pt")
+    ap.add_argument("--dump-plain", help="first iterate the same loader without the recorder (no training) and "
+                    "save its batches to DUMP_PLAIN.rank<R>.pt")
     ap.add_argument("--seed", type=int, default=1)
     return ap.parse_args()
 
@@ -77,10 +80,17 @@ def launch(a):
     del args[i:i + 2]
     procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
                               env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(a.nproc)]
-    rc = 0
-    for p in procs:
-        rc = rc or p.wait()
-    return rc
+    try:  # a failed rank ends the others (they would wait for it in the all-reduce)
+        while any(p.poll() is None for p in procs):
+            if any(p.returncode for p in procs):
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return next((p.returncode for p in procs if p.returncode), 0)
 
 
 def main():
@@ -88,6 +98,7 @@ def main():
     if a.nproc:
         return launch(a)
     torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     rec = stallsim_record.Recorder(a.out) if a.out else None
@@ -95,7 +106,19 @@ def main():
     ds = SlowStorage(a.iterations * a.batch * world, latency)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
+
+    def make_loader():
+        return tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
+
+    if a.dump_plain:
+        torch.manual_seed(a.seed)
+        plain, loader = [], make_loader()
+        for epoch in range(a.epochs):
+            sampler.set_epoch(epoch)
+            plain += [(x.clone(), y.clone()) for x, y in loader]
+        torch.save(plain, "%s.rank%d.pt" % (a.dump_plain, rank))
+        del loader
+    loader = make_loader()
     if rec:
         loader = rec.wrap(loader)
     torch.manual_seed(a.seed)

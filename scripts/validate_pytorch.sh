@@ -128,9 +128,13 @@ def rows(path):
 def f(x):
     return float(x)
 
+# each scenario's settings, from the sweep's own summary.csv (compare's rows name the scenario)
+setting = {r["scenario"]: r for r in rows(os.path.join(work, "grid", "summary.csv"))}
+
 def match(r, w, p, x):
-    return (r.get("workers") and int(float(r["workers"])) == w and int(float(r["prefetch"])) == p
-            and abs(f(r["fetch_scale"]) - x) < 1e-9)
+    s = setting.get(r["scenario"])
+    return (s is not None and s.get("workers") not in (None, "") and int(float(s["workers"])) == w
+            and int(float(s["prefetch"])) == p and abs(f(s["fetch_scale"]) - x) < 1e-9)
 
 print("Predictions from the one base trace w2-x1-p2 (pipeline model, worker_gap auto):")
 print("%-16s %9s %9s %8s   %9s %9s %9s" % ("point (real)", "iter real", "iter pred", "err %",
@@ -178,8 +182,10 @@ if os.path.exists(path):
     print("slow rank (rank 3's storage 3x slower, 2 workers, x1, prefetch 2): real %.4f s/iter, stall %.4f s" % (
         it_r, f(real["stall_mean"])))
     for r in rr[1:]:
-        print("  replay of its own trace, workers=%s: %.4f s/iter (%+.1f %%)" % (
-            r["workers"], f(r["iter_time_mean"]), 100 * (f(r["iter_time_mean"]) / it_r - 1)))
+        if r["scenario"] == "measured":
+            continue
+        print("  replay of its own trace, %s: %.4f s/iter (%+.1f %%), stall %.4f s" % (
+            r["scenario"], f(r["iter_time_mean"]), 100 * (f(r["iter_time_mean"]) / it_r - 1), f(r["stall_mean"])))
     base = rows(os.path.join(work, "cmp-w2-x1-p2.csv"))[0]
     print("  healed (the slow rank as fast as the others): no 'heal' scenario exists yet; the real run "
           "without the slow rank (w2-x1-p2) measured %.4f s/iter; the current model's nearest what-if is "

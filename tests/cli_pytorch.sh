@@ -19,10 +19,9 @@ bench=(timeout -k 5 120 $py "$src/scripts/pytorch_bench.py" --nproc 2 --batch 4 
 for W in 2 0; do
   if [ $W -gt 0 ]; then opts=(--workers $W --prefetch 3 --persistent); else opts=(--workers 0); fi
   mkdir -p "$work/w$W"
-  "${bench[@]}" "${opts[@]}" --out "$work/w$W/run" --dump "$work/w$W/rec" 2>"$work/w$W/rec.log" ||
-    { fail "recorded bench W=$W"; cat "$work/w$W/rec.log" >&2; continue; }
-  "${bench[@]}" "${opts[@]}" --dump "$work/w$W/plain" 2>"$work/w$W/plain.log" ||
-    { fail "plain bench W=$W"; cat "$work/w$W/plain.log" >&2; continue; }
+  # each rank first iterates the same loader without the recorder (the reference batches)
+  "${bench[@]}" "${opts[@]}" --out "$work/w$W/run" --dump "$work/w$W/rec" --dump-plain "$work/w$W/plain" \
+    2>"$work/w$W/rec.log" || { fail "recorded bench W=$W"; cat "$work/w$W/rec.log" >&2; continue; }
   "$stallsim" import pytorch "$work/w$W/run" -o "$work/w$W.h5" >/dev/null && ok || { fail "import W=$W"; continue; }
 
   $py - "$work/w$W" "$work/w$W.h5" $W <<'PY' && ok || fail "recorded trace and batches, W=$W"
