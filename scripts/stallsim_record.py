@@ -249,8 +249,8 @@ class RecordedLoader:
                 yield batch
                 k += 1
                 t_ask = _now()
-        except GeneratorExit:  # the loop left the epoch early (break)
-            w.line("end,%d,%d,%d\n" % (p, k, _now()))
+        except GeneratorExit:  # the loop left the epoch early (break) after taking batch k
+            w.line("end,%d,%d,%d\n" % (p, k + 1, _now()))
             w.flush()
             raise
         finally:

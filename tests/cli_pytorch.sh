@@ -106,6 +106,43 @@ for r in rows:
 PY
 done
 
+# without torch.distributed: the rank from the launcher's variables (srun's for rank 0,
+# mpirun's for rank 1), set_epoch labels, a loop that leaves its first epoch early (the
+# batches the workers prefetched but the loop never took are left out), persistent workers
+cat > "$work/brk.py" <<'PY'
+import sys, time, torch
+sys.path.insert(0, sys.argv[1])
+import stallsim_record
+class DS(torch.utils.data.Dataset):
+    def __len__(self): return 48
+    def __getitem__(self, i): time.sleep(0.001); return torch.tensor([i])
+l = torch.utils.data.DataLoader(DS(), batch_size=4, num_workers=2, persistent_workers=True)
+rec = stallsim_record.Recorder(sys.argv[2])
+l = rec.wrap(l)
+assert len(l) == 12 and l.batch_size == 4 and l.num_workers == 2
+for e in (5, 7):
+    rec.set_epoch(e)
+    got = []
+    for k, b in enumerate(l):
+        got.append(int(b[0, 0]))
+        if e == 5 and k == 4:
+            break
+    assert got == list(range(0, 48, 4))[:len(got)], got
+rec.close()
+PY
+env SLURM_PROCID=0 SLURM_NTASKS=2 $py "$work/brk.py" "$src/scripts" "$work/brk/run" 2>/dev/null &&
+  env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 $py "$work/brk.py" "$src/scripts" "$work/brk/run" 2>/dev/null &&
+  "$stallsim" import pytorch "$work/brk/run" -o "$work/brk.h5" >/dev/null && ok || fail "recorded loop with break"
+$py - "$work/brk.h5" <<'PY' && ok || fail "the trace of the loop with break"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+t = f["timeline"]
+assert f.attrs["gpus"] == 2 and list(f.attrs["loader_workers"]) == [2, 2], dict(f.attrs)
+assert list(t["epoch"][:]) == [5] * 5 + [7] * 12, t["epoch"][:]
+assert list(t["index"][:]) == list(range(5)) + list(range(12)), t["index"][:]
+assert (t["stall_time"][:] >= 0).all() and (t["iteration_time"][:] > 0).all()
+PY
+
 # the importer's refusals, each naming the file (and line)
 r=$work/w2/run
 if [ -e "$r.rank1.csv" ]; then
