@@ -7,7 +7,7 @@ tests/cli_pytorch.sh.
 
 --nproc N starts N ranks on this machine (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT in their
 environment); without it the script is one rank of a job started by another launcher
-(torchrun, mpirun, srun: the recorder reads their environment variables).
+(torchrun; mpirun or srun on one host: the rank comes from their environment variables).
 """
 
 import argparse
@@ -99,6 +99,11 @@ def main():
         return launch(a)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
+    if "RANK" not in os.environ:  # mpirun, srun: the rank from their variables, one host
+        r, w = stallsim_record._env_rank_world()
+        os.environ.update(RANK=str(r), WORLD_SIZE=str(w))
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29517")
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     rec = stallsim_record.Recorder(a.out) if a.out else None
