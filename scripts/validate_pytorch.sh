@@ -14,8 +14,10 @@
 # table of errors (mean iteration time, mean stall) is printed, with the run-to-run noise
 # of the repeated base runs and the slow-rank case. Needs only the DIR/*.h5 traces.
 #
-# usage: scripts/validate_pytorch.sh [--record] [--predict] [--dir DIR] [--iterations N]
-#   neither --record nor --predict: both. DIR defaults to datasets/pytorch-grid.
+# usage: scripts/validate_pytorch.sh [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+#   no phase named: --predict only (it never touches the traces). --record overwrites
+#   DIR/*.h5; name both phases to record and then predict. DIR defaults to
+#   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150).
 #   --warmup N: iterations per epoch left out of every mean (default 10)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,11 +32,11 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $record -eq 0 ] && [ $predict -eq 0 ] && record=1 predict=1
+[ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
 stallsim=$here/build/stallsim
 [ -x "$stallsim" ] || "$here/scripts/setup.sh"
 mkdir -p "$dir"
