@@ -164,6 +164,25 @@ static ss_status pt_int(const pt_file *f, int i, const char *what, int64_t *out)
     return SS_OK;
 }
 
+/* Times are nanoseconds since 1970 up to PT_TIME_MAX (the year 2096) and clock offsets at
+ * most PT_OFFSET_MAX (31 years) either way, so that no sum or difference overflows. */
+#define PT_TIME_MAX 4000000000000000000LL
+#define PT_OFFSET_MAX 1000000000000000000LL
+
+static ss_status pt_range(const pt_file *f, int i, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    ss_status st = pt_int(f, i, what, out);
+    if (st == SS_OK && (*out < lo || *out > hi))
+        return ss_fail(SS_EDATA, "%s:%ld: %s is %lld, expected %lld to %lld", f->path, f->line, what, (long long)*out,
+                       (long long)lo, (long long)hi);
+    return st;
+}
+
+static ss_status pt_time(const pt_file *f, int i, const char *what, int64_t *out)
+{
+    return pt_range(f, i, what, 0, PT_TIME_MAX, out);
+}
+
 static ss_status pt_long(const pt_file *f, int i, const char *what, long lo, long hi, long *out)
 {
     int64_t v = 0;
@@ -224,7 +243,7 @@ static ss_status pt_rank_header(pt_rank *R)
             st = pt_long(f, 2, "meta prefetch_factor", -1, SS_MAX_PREFETCH, &R->prefetch);
         else if (!strcmp(key, "batch_size")) st = pt_long(f, 2, "meta batch_size", -1, LONG_MAX, &R->batch_size);
         else if (!strcmp(key, "clock_offset_ns")) {
-            st = pt_int(f, 2, "meta clock_offset_ns", &R->offset);
+            st = pt_range(f, 2, "meta clock_offset_ns", -PT_OFFSET_MAX, PT_OFFSET_MAX, &R->offset);
             have_offset = 1;
         } else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
@@ -240,7 +259,7 @@ static ss_status pt_rank_header(pt_rank *R)
     /* the first epoch record: its time is the rank's earliest */
     pt_kind k;
     if ((st = pt_read(f, &k)) != SS_OK) return st;
-    if ((st = pt_int(f, 3, "the epoch's start time", &R->first_epoch_ns)) != SS_OK) return st;
+    if ((st = pt_time(f, 3, "the epoch's start time", &R->first_epoch_ns)) != SS_OK) return st;
     f->pushed = 1;
     R->pass = -1;
     return SS_OK;
@@ -264,8 +283,8 @@ static ss_status pt_fetch_advance(pt_fetch *s)
         if ((st = pt_long(f, 1, "the fetch's pass", 0, LONG_MAX, &s->p)) != SS_OK) return st;
         if ((st = pt_long(f, 2, "the fetch's batch", 0, LONG_MAX, &s->k)) != SS_OK) return st;
         if ((st = pt_long(f, 3, "the fetch's worker", -1, SS_MAX_WORKERS - 1, &w)) != SS_OK) return st;
-        if ((st = pt_int(f, 4, "the fetch's start time", &s->start)) != SS_OK) return st;
-        if ((st = pt_int(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
+        if ((st = pt_time(f, 4, "the fetch's start time", &s->start)) != SS_OK) return st;
+        if ((st = pt_time(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
         if (s->ready < s->start)
             return ss_fail(SS_EDATA, "%s:%ld: the batch was ready before its fetch started", f->path, f->line);
         s->worker = (int)w;
@@ -335,8 +354,8 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         pt_batch b;
         if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &b.p)) != SS_OK) return st;
         if ((st = pt_long(f, 2, "the batch", 0, LONG_MAX, &b.k)) != SS_OK) return st;
-        if ((st = pt_int(f, 3, "the ask time", &b.ask)) != SS_OK) return st;
-        if ((st = pt_int(f, 4, "the got time", &b.got)) != SS_OK) return st;
+        if ((st = pt_time(f, 3, "the ask time", &b.ask)) != SS_OK) return st;
+        if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
         if (b.p != R->pass || b.k != 0)
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld, expected batch 0 of pass %ld", f->path,
                            f->line, b.k, b.p, R->pass);
@@ -366,7 +385,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     int64_t t = 0;
     if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
     if ((st = pt_long(f, 2, k == PT_END ? "the batch count" : "the batch", 0, LONG_MAX, &kk)) != SS_OK) return st;
-    if ((st = pt_int(f, 3, k == PT_END ? "the end time" : "the ask time", &t)) != SS_OK) return st;
+    if ((st = pt_time(f, 3, k == PT_END ? "the end time" : "the ask time", &t)) != SS_OK) return st;
     if (p != R->cur.p || kk != R->cur.k + 1)
         return ss_fail(SS_EDATA, "%s:%ld: %s %ld of pass %ld follows batch %ld of pass %ld", f->path, f->line,
                        k == PT_END ? "end after batch count" : "batch", kk, p, R->cur.k, R->cur.p);
@@ -378,7 +397,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         R->have_cur = 0;
     } else {
         pt_batch b = {.p = p, .k = kk, .ask = t, .line = f->line};
-        if ((st = pt_int(f, 4, "the got time", &b.got)) != SS_OK) return st;
+        if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
         R->cur = b;
     }
     *got = 1;
@@ -516,7 +535,10 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
         int64_t t = R->first_epoch_ns + R->offset;
         if (t < origin) origin = t;
     }
-    S->origin_ns = origin - ((origin % 1000) + 1000) % 1000; /* whole microseconds */
+    if (origin < 0)
+        return ss_fail(SS_EDATA, "%s: with the clock offsets the run starts before 1970 (check meta,clock_offset_ns)",
+                       r0->main.path);
+    S->origin_ns = origin - origin % 1000; /* whole microseconds */
     info->inputs = S->inputs;
     info->ninputs = S->ninputs;
     ss_trace_meta *m = &info->meta;
