@@ -108,13 +108,13 @@ worker_gap = auto
 dir = $work/grid
 EOF
 "$stallsim" run "$work/grid.ini" --quiet
-# the slow-rank trace's own replay (workers auto = calibrated, as a user would run it)
-# and, until a 'heal' scenario exists, the nearest what-if of today's models for "the slow
-# rank's storage as fast as the others'": every GPU's fetch time aligned to the fastest
-# GPU's (fetch_align = min), which also speeds up the fast GPUs' outliers
+# the slow-rank trace's own replay (workers auto = calibrated, as a user would run it),
+# and the same with rank 3 healed (its fetch times become the other ranks' median): the
+# prediction of "what if the slow rank's storage were as fast as the others'"
 sed -e "s#^path = .*#path = $dir/w2-x1-p2-slow3.h5#" -e "s#^dir = .*#dir = $work/slow#" \
-    -e "s#^model = .*#model = independent, pipeline#" -e "s#^fetch_align = .*#fetch_align = none, min#" \
-    -e "s#^workers = .*#workers = auto, 2#" -e "s#^prefetch = .*#prefetch = 2#" -e "s#^fetch_scale = .*#fetch_scale = 1#" \
+    -e "s#^model = .*#model = independent, pipeline#" -e "s#^workers = .*#workers = auto, 2#" \
+    -e "s#^prefetch = .*#prefetch = 2#" -e "s#^fetch_scale = .*#fetch_scale = 1#" \
+    -e "s#^start_align = .*#start_align = none\nheal = none, 3#" \
     "$work/grid.ini" > "$work/slow.ini"
 "$stallsim" run "$work/slow.ini" --quiet
 
@@ -192,15 +192,15 @@ if os.path.exists(path):
     print("Slow rank (rank 3's storage 3x slower; 2 workers, x1, prefetch 2), from its own trace w2-x1-p2-slow3:")
     print("  measured: %.4f s/iter, stall %.4f s; the real run without the slow rank (w2-x1-p2): %.4f s/iter, "
           "stall %.4f s" % (it_r, st_r, it_h, st_h))
-    print("  %-52s %9s %9s %8s" % ("scenario", "iter pred", "vs", "err %"))
+    print("  %-58s %9s %9s %8s" % ("scenario", "iter pred", "vs", "err %"))
     for r in rr[1:]:
         s = sset.get(r["scenario"])
         if r["scenario"] == "measured" or s is None:
             continue
-        heal = s["fetch_align"] == "min"
+        heal = s.get("heal_gpu", "") not in ("", None)
         ref, what = (it_h, "healed*") if heal else (it_r, "measured")
-        print("  %-52s %9.4f %9s %+8.1f" % (r["scenario"], f(r["iter_time_mean"]), what,
+        print("  %-58s %9.4f %9s %+8.1f" % (r["scenario"], f(r["iter_time_mean"]), what,
                                              100 * (f(r["iter_time_mean"]) / ref - 1)))
-    print("  * healed: no 'heal' scenario exists yet; fetch_align=min (every GPU's fetch as fast as the fastest "
-          "GPU's) stands in for it and is set against the real run without the slow rank")
+    print("  * healed (heal = 3: rank 3's fetch times become the other ranks' median) is set against the real "
+          "run without the slow rank (w2-x1-p2)")
 PY
