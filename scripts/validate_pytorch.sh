@@ -57,7 +57,7 @@ record_point() {
   echo "record: $name (workers $w, latency x$x = $lat s/sample, prefetch $p $*)"
   $py "$here/scripts/pytorch_bench.py" --nproc $ranks --workers "$w" --prefetch "$p" --latency "$lat" \
     --compute $compute --batch $batch --iterations "$iters" --epochs $epochs --out "$raw/run" "$@"
-  "$stallsim" import pytorch "$raw/run" -o "$dir/$name.h5" >/dev/null
+  (cd "$dir" && "$stallsim" import pytorch "raw/$name/run" -o "$name.h5" >/dev/null)
   gzip -f "$raw"/*.csv
 }
 
