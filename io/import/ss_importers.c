@@ -9,6 +9,7 @@
     X(dsanalyzer) \
     X(dftracer) \
     X(profiler) \
+    X(pytorch) \
     X(table)
 
 #define DECLARE(name) extern const ss_importer ss_importer_##name;

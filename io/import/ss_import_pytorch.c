@@ -1,0 +1,631 @@
+/* ss_import_pytorch.c - the PyTorch recorder importer: merges the per-rank record files of
+ * scripts/stallsim_record.py (PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv) into one
+ * stalltrace, one GPU column per rank, reading all ranks in lockstep (memory per rank and
+ * worker, not per iteration). */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "ss_import.h"
+#include "ss_limits.h"
+#include "ss_timefmt.h"
+
+#define PT_LINE 4096
+#define PT_PATH 4200
+#define PT_FIELDS 8
+
+/* One record file read line by line, split at commas. */
+typedef struct {
+    FILE *f;
+    char *path;
+    long line;
+    char buf[PT_LINE];
+    char *field[PT_FIELDS];
+    int nfield;
+    int pushed; /* the current line is to be returned again */
+} pt_file;
+
+typedef enum { PT_EOF, PT_META, PT_EPOCH, PT_BATCH, PT_END, PT_FETCH } pt_kind;
+
+/* A fetch record at the head of one fetch source (a worker file, or the rank file when
+ * the loader had no workers). */
+typedef struct {
+    pt_file file;
+    int valid; /* head holds a record */
+    int eof;
+    long p, k;
+    int worker;
+    int64_t start, ready;
+    long line;
+} pt_fetch;
+
+typedef struct {
+    long p, k;
+    int64_t ask, got;
+    long line;
+} pt_batch;
+
+typedef struct {
+    int rank;
+    pt_file main;
+    pt_fetch *src;
+    int nsrc;
+    long workers, prefetch, batch_size, world;
+    int64_t offset;
+    char host[256], torch[64];
+    int64_t first_epoch_ns;
+    /* the loop state */
+    long pass, epoch, npass;
+    int have_cur;
+    pt_batch cur;
+} pt_rank;
+
+typedef struct {
+    char prefix[PT_PATH];
+    pt_rank **r; /* [G] */
+    int G;
+    char **inputs;
+    int ninputs;
+    int *loader_workers;
+    int64_t origin_ns;
+    long rows, epochs, last_epoch;
+    int done;
+} pt_state;
+
+static ss_status pt_open_file(pt_file *f, const char *path)
+{
+    f->path = strdup(path);
+    if (!f->path) return ss_fail(SS_ENOMEM, "out of memory");
+    f->f = fopen(path, "rb");
+    if (!f->f) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    return SS_OK;
+}
+
+static void pt_close_file(pt_file *f)
+{
+    if (f->f) fclose(f->f);
+    free(f->path);
+}
+
+/* Reads the next non-empty line into fields; *kind receives its record type. */
+static ss_status pt_read(pt_file *f, pt_kind *kind)
+{
+    if (f->pushed) {
+        f->pushed = 0;
+    } else {
+        for (;;) {
+            if (!fgets(f->buf, sizeof f->buf, f->f)) {
+                if (ferror(f->f)) return ss_fail(SS_EIO, "%s:%ld: read error", f->path, f->line + 1);
+                *kind = PT_EOF;
+                return SS_OK;
+            }
+            f->line++;
+            size_t n = strlen(f->buf);
+            if (n == sizeof f->buf - 1 && f->buf[n - 1] != '\n')
+                return ss_fail(SS_EDATA, "%s:%ld: line longer than %d characters", f->path, f->line, PT_LINE - 2);
+            if (n && f->buf[n - 1] != '\n' && !feof(f->f))
+                return ss_fail(SS_EDATA, "%s:%ld: line holds a NUL byte", f->path, f->line);
+            if (n && f->buf[n - 1] != '\n') {
+                /* a last line without its newline: the writer was cut off mid-line */
+                *kind = PT_EOF;
+                return SS_OK;
+            }
+            while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
+            if (n) break;
+        }
+        f->nfield = 0;
+        char *s = f->buf;
+        for (;;) {
+            if (f->nfield == PT_FIELDS) break;
+            f->field[f->nfield++] = s;
+            char *c = strchr(s, ',');
+            if (!c) break;
+            /* a meta value keeps its commas */
+            if (f->nfield == 3 && !strcmp(f->field[0], "meta")) break;
+            *c = '\0';
+            s = c + 1;
+        }
+    }
+    const char *t = f->field[0];
+    static const struct {
+        const char *name;
+        pt_kind kind;
+        int nfield;
+    } kinds[] = {{"meta", PT_META, 3},  {"epoch", PT_EPOCH, 4}, {"batch", PT_BATCH, 5},
+                 {"end", PT_END, 4},    {"fetch", PT_FETCH, 6}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(t, kinds[i].name)) {
+            if (f->nfield != kinds[i].nfield)
+                return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
+                               f->nfield, kinds[i].nfield);
+            *kind = kinds[i].kind;
+            return SS_OK;
+        }
+    if (!strcmp(t, "stallsim-record"))
+        return ss_fail(SS_EDATA, "%s:%ld: a second 'stallsim-record' header (two runs in one file?)", f->path,
+                       f->line);
+    return ss_fail(SS_EDATA, "%s:%ld: unknown record type '%.40s'", f->path, f->line, t);
+}
+
+/* Field i of the current line as a 64-bit integer. */
+static ss_status pt_int(const pt_file *f, int i, const char *what, int64_t *out)
+{
+    const char *s = f->field[i];
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno)
+        return ss_fail(SS_EDATA, "%s:%ld: %s is '%.40s', not an integer", f->path, f->line, what, s);
+    *out = (int64_t)v;
+    return SS_OK;
+}
+
+/* Times are nanoseconds since 1970 up to PT_TIME_MAX (the year 2096) and clock offsets at
+ * most PT_OFFSET_MAX (31 years) either way, so that no sum or difference overflows. */
+#define PT_TIME_MAX 4000000000000000000LL
+#define PT_OFFSET_MAX 1000000000000000000LL
+
+static ss_status pt_range(const pt_file *f, int i, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    ss_status st = pt_int(f, i, what, out);
+    if (st == SS_OK && (*out < lo || *out > hi))
+        return ss_fail(SS_EDATA, "%s:%ld: %s is %lld, expected %lld to %lld", f->path, f->line, what, (long long)*out,
+                       (long long)lo, (long long)hi);
+    return st;
+}
+
+static ss_status pt_time(const pt_file *f, int i, const char *what, int64_t *out)
+{
+    return pt_range(f, i, what, 0, PT_TIME_MAX, out);
+}
+
+static ss_status pt_long(const pt_file *f, int i, const char *what, long lo, long hi, long *out)
+{
+    int64_t v = 0;
+    ss_status st = pt_int(f, i, what, &v);
+    if (st != SS_OK) return st;
+    if (v < lo || v > hi)
+        return ss_fail(SS_EDATA, "%s:%ld: %s is %lld, expected %ld to %ld", f->path, f->line, what, (long long)v, lo,
+                       hi);
+    *out = (long)v;
+    return SS_OK;
+}
+
+/* Checks the first line of a record file. */
+static ss_status pt_header(pt_file *f)
+{
+    if (!fgets(f->buf, sizeof f->buf, f->f)) {
+        if (ferror(f->f)) return ss_fail(SS_EIO, "%s:1: read error", f->path);
+        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,1')", f->path);
+    }
+    f->line = 1;
+    size_t n = strlen(f->buf);
+    while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
+    if (strncmp(f->buf, "stallsim-record,", 16))
+        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,1')", f->path);
+    if (strcmp(f->buf + 16, "1"))
+        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads version 1", f->path,
+                       f->buf + 16);
+    return SS_OK;
+}
+
+/* Reads a rank file's meta lines and its first epoch line (pushed back). */
+static ss_status pt_rank_header(pt_rank *R)
+{
+    pt_file *f = &R->main;
+    ss_status st = pt_header(f);
+    if (st != SS_OK) return st;
+    long rank = -1;
+    int have_offset = 0;
+    R->workers = R->prefetch = R->batch_size = R->world = -1;
+    for (;;) {
+        pt_kind k;
+        if ((st = pt_read(f, &k)) != SS_OK) return st;
+        if (k == PT_EOF)
+            return ss_fail(SS_EDATA, "%s:%ld: no 'epoch' record: the loop never iterated the recorded loader",
+                           f->path, f->line);
+        if (k != PT_META) {
+            if (k != PT_EPOCH)
+                return ss_fail(SS_EDATA, "%s:%ld: a '%s' record before the first 'epoch' record", f->path, f->line,
+                               f->field[0]);
+            f->pushed = 1;
+            break;
+        }
+        const char *key = f->field[1];
+        if (!strcmp(key, "rank")) st = pt_long(f, 2, "meta rank", 0, SS_MAX_GPUS - 1, &rank);
+        else if (!strcmp(key, "world_size")) st = pt_long(f, 2, "meta world_size", 1, SS_MAX_GPUS, &R->world);
+        else if (!strcmp(key, "num_workers")) st = pt_long(f, 2, "meta num_workers", 0, SS_MAX_WORKERS, &R->workers);
+        else if (!strcmp(key, "prefetch_factor"))
+            st = pt_long(f, 2, "meta prefetch_factor", -1, SS_MAX_PREFETCH, &R->prefetch);
+        else if (!strcmp(key, "batch_size")) st = pt_long(f, 2, "meta batch_size", -1, LONG_MAX, &R->batch_size);
+        else if (!strcmp(key, "clock_offset_ns")) {
+            st = pt_range(f, 2, "meta clock_offset_ns", -PT_OFFSET_MAX, PT_OFFSET_MAX, &R->offset);
+            have_offset = 1;
+        } else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
+        else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
+        if (st != SS_OK) return st;
+    }
+    if (rank != R->rank)
+        return ss_fail(SS_EDATA, "%s: meta rank is %ld, but the file name says rank %d", f->path, rank, R->rank);
+    if (R->world < 0) return ss_fail(SS_EDATA, "%s: no 'meta,world_size' line", f->path);
+    if (!have_offset) return ss_fail(SS_EDATA, "%s: no 'meta,clock_offset_ns' line", f->path);
+    if (R->workers < 0)
+        return ss_fail(SS_EDATA, "%s: no 'meta,num_workers' line (was the loader wrapped with Recorder.wrap?)",
+                       f->path);
+    /* the first epoch record: its time is the rank's earliest */
+    pt_kind k;
+    if ((st = pt_read(f, &k)) != SS_OK) return st;
+    if ((st = pt_time(f, 3, "the epoch's start time", &R->first_epoch_ns)) != SS_OK) return st;
+    f->pushed = 1;
+    R->pass = -1;
+    return SS_OK;
+}
+
+/* Moves fetch source s's head to its next fetch record (or EOF). */
+static ss_status pt_fetch_advance(pt_fetch *s)
+{
+    pt_file *f = &s->file;
+    s->valid = 0;
+    for (;;) {
+        pt_kind k;
+        ss_status st = pt_read(f, &k);
+        if (st != SS_OK) return st;
+        if (k == PT_EOF) {
+            s->eof = 1;
+            return SS_OK;
+        }
+        if (k != PT_FETCH) continue; /* meta lines; the rank file's loop records */
+        long w = 0;
+        if ((st = pt_long(f, 1, "the fetch's pass", 0, LONG_MAX, &s->p)) != SS_OK) return st;
+        if ((st = pt_long(f, 2, "the fetch's batch", 0, LONG_MAX, &s->k)) != SS_OK) return st;
+        if ((st = pt_long(f, 3, "the fetch's worker", -1, SS_MAX_WORKERS - 1, &w)) != SS_OK) return st;
+        if ((st = pt_time(f, 4, "the fetch's start time", &s->start)) != SS_OK) return st;
+        if ((st = pt_time(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
+        if (s->ready < s->start)
+            return ss_fail(SS_EDATA, "%s:%ld: the batch was ready before its fetch started", f->path, f->line);
+        s->worker = (int)w;
+        s->line = f->line;
+        s->valid = 1;
+        return SS_OK;
+    }
+}
+
+static int key_less(long p1, long k1, long p2, long k2) { return p1 < p2 || (p1 == p2 && k1 < k2); }
+
+/* The fetch record of batch (p, k) of rank R: the head of one source, after skipping
+ * batches that were fetched but never taken by the loop (each source is in batch order). */
+static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
+{
+    for (int i = 0; i < R->nsrc; i++) {
+        pt_fetch *s = &R->src[i];
+        while (!s->eof && (!s->valid || key_less(s->p, s->k, p, k))) {
+            ss_status st = pt_fetch_advance(s);
+            if (st != SS_OK) return st;
+        }
+        if (s->valid && s->p == p && s->k == k) {
+            *out = s;
+            return SS_OK;
+        }
+    }
+    if (R->workers == 0)
+        return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in this file", R->main.path,
+                       R->cur.line, k, p);
+    return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of the %d worker files "
+                   "(%s.rank%d.worker*.csv)", R->main.path, R->cur.line, k, p, R->nsrc, R->src[0].file.path, R->rank);
+}
+
+typedef struct {
+    long epoch, p, k;
+    int64_t ask, got, next_ask;
+    long line;
+} pt_row;
+
+/* The next (batch, next ask) of rank R's loop; *got = 0 at the end of the file. */
+static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
+{
+    pt_file *f = &R->main;
+    ss_status st;
+    pt_kind k;
+    *got = 0;
+    while (!R->have_cur) {
+        if ((st = pt_read(f, &k)) != SS_OK) return st;
+        if (k == PT_EOF) return SS_OK;
+        if (k == PT_META || k == PT_FETCH) continue;
+        if (k == PT_EPOCH) {
+            long p, e;
+            if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
+            if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
+            if (p != R->pass + 1)
+                return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, f->line, p, R->pass);
+            if (R->npass > 0 && e <= R->epoch)
+                return ss_fail(SS_EDATA, "%s:%ld: epoch %ld follows epoch %ld (epoch labels must increase; see "
+                               "Recorder.set_epoch)", f->path, f->line, e, R->epoch);
+            R->pass = p;
+            R->epoch = e;
+            R->npass++;
+            continue;
+        }
+        if (k == PT_END) continue; /* an empty pass (or the end after a batch already closed) */
+        /* a batch that opens a pass */
+        pt_batch b;
+        if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &b.p)) != SS_OK) return st;
+        if ((st = pt_long(f, 2, "the batch", 0, LONG_MAX, &b.k)) != SS_OK) return st;
+        if ((st = pt_time(f, 3, "the ask time", &b.ask)) != SS_OK) return st;
+        if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
+        if (b.p != R->pass || b.k != 0)
+            return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld, expected batch 0 of pass %ld", f->path,
+                           f->line, b.k, b.p, R->pass);
+        b.line = f->line;
+        R->cur = b;
+        R->have_cur = 1;
+    }
+    if (R->cur.got < R->cur.ask)
+        return ss_fail(SS_EDATA, "%s:%ld: the loop got the batch before it asked for it", f->path, R->cur.line);
+    /* the next record closes the current batch */
+    for (;;) {
+        if ((st = pt_read(f, &k)) != SS_OK) return st;
+        if (k == PT_META || k == PT_FETCH) continue;
+        break;
+    }
+    row->epoch = R->epoch;
+    row->p = R->cur.p;
+    row->k = R->cur.k;
+    row->ask = R->cur.ask;
+    row->got = R->cur.got;
+    row->line = R->cur.line;
+    if (k == PT_EOF) return SS_OK; /* cut off (a crash): the last batch has no step end */
+    if (k == PT_EPOCH)
+        return ss_fail(SS_EDATA, "%s:%ld: a new pass starts, but pass %ld has no 'end' record", f->path, f->line,
+                       R->pass);
+    long p, kk;
+    int64_t t = 0;
+    if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
+    if ((st = pt_long(f, 2, k == PT_END ? "the batch count" : "the batch", 0, LONG_MAX, &kk)) != SS_OK) return st;
+    if ((st = pt_time(f, 3, k == PT_END ? "the end time" : "the ask time", &t)) != SS_OK) return st;
+    if (p != R->cur.p || kk != R->cur.k + 1)
+        return ss_fail(SS_EDATA, "%s:%ld: %s %ld of pass %ld follows batch %ld of pass %ld", f->path, f->line,
+                       k == PT_END ? "end after batch count" : "batch", kk, p, R->cur.k, R->cur.p);
+    if (t < R->cur.ask)
+        return ss_fail(SS_EDATA, "%s:%ld: time goes backwards (the step of line %ld ends before it starts)", f->path,
+                       f->line, R->cur.line);
+    row->next_ask = t;
+    if (k == PT_END) {
+        R->have_cur = 0;
+    } else {
+        pt_batch b = {.p = p, .k = kk, .ask = t, .line = f->line};
+        if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
+        R->cur = b;
+    }
+    *got = 1;
+    return SS_OK;
+}
+
+static void pt_free(pt_state *S)
+{
+    if (!S) return;
+    if (S->r)
+        for (int g = 0; g < S->G; g++) {
+            pt_rank *R = S->r[g];
+            if (!R) continue;
+            pt_close_file(&R->main);
+            for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
+            free(R->src);
+            free(R);
+        }
+    free(S->r);
+    free(S->inputs);
+    free(S->loader_workers);
+    free(S);
+}
+
+/* The rows the import will write when it succeeds: rank 0's batches that have a step end
+ * (a batch closed by the next batch or by the end of its pass). Knowing it up front lets
+ * the writer size its chunks to the trace. */
+static ss_status pt_count_rows(const char *path, long *rows)
+{
+    pt_file f = {0};
+    ss_status st = pt_open_file(&f, path);
+    if (st == SS_OK) st = pt_header(&f);
+    int open_batch = 0;
+    *rows = 0;
+    while (st == SS_OK) {
+        pt_kind k;
+        if ((st = pt_read(&f, &k)) != SS_OK || k == PT_EOF) break;
+        if (k == PT_BATCH || k == PT_END) *rows += open_batch;
+        if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) open_batch = k == PT_BATCH;
+    }
+    pt_close_file(&f);
+    return st;
+}
+
+/* Enough file descriptors for every rank and worker file (raises the soft limit). */
+static void pt_raise_fd_limit(long need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || (rlim_t)need < rl.rlim_cur) return;
+    rlim_t want = (rlim_t)need + 64;
+    if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
+    rl.rlim_cur = want;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static ss_status pt_open_rank(pt_state *S, int g)
+{
+    pt_rank *R = S->r[g];
+    char path[PT_PATH + 64];
+    R->rank = g;
+    snprintf(path, sizeof path, "%s.rank%d.csv", S->prefix, g);
+    ss_status st = pt_open_file(&R->main, path);
+    if (st == SS_OK) st = pt_rank_header(R);
+    if (st != SS_OK) return st;
+    R->nsrc = R->workers > 0 ? (int)R->workers : 1;
+    R->src = calloc((size_t)R->nsrc, sizeof *R->src);
+    if (!R->src) return ss_fail(SS_ENOMEM, "out of memory");
+    if (g == 0) pt_raise_fd_limit((long)S->G * (1 + R->nsrc) + 16);
+    for (int i = 0; i < R->nsrc; i++) {
+        pt_fetch *s = &R->src[i];
+        /* synchronous loading: the fetch records are in the rank file */
+        if (R->workers > 0) snprintf(path, sizeof path, "%s.rank%d.worker%d.csv", S->prefix, g, i);
+        else snprintf(path, sizeof path, "%s", R->main.path);
+        if ((st = pt_open_file(&s->file, path)) != SS_OK) return st;
+        if ((st = pt_header(&s->file)) != SS_OK) return st;
+    }
+    return SS_OK;
+}
+
+static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *info)
+{
+    if (argc != 1)
+        return ss_fail(SS_EUSAGE, "import pytorch: expected one PREFIX (see stallsim import pytorch --help)");
+    pt_state *S = calloc(1, sizeof *S);
+    if (!S) return ss_fail(SS_ENOMEM, "out of memory");
+    *state = S;
+    if (strlen(argv[0]) >= sizeof S->prefix - 64)
+        return ss_fail(SS_EUSAGE, "import pytorch: PREFIX is too long");
+    snprintf(S->prefix, sizeof S->prefix, "%s", argv[0]);
+    /* "run.rank0.csv" names the run by its first file */
+    size_t n = strlen(S->prefix);
+    if (n > 10 && !strcmp(S->prefix + n - 10, ".rank0.csv")) S->prefix[n - 10] = '\0';
+    /* rank 0 says how many ranks there are (the ranks are not moved once open: their
+     * fields point into their own line buffers) */
+    pt_rank *r0 = calloc(1, sizeof *r0);
+    S->r = calloc(1, sizeof *S->r);
+    if (!r0 || !S->r) {
+        free(r0);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    S->r[0] = r0;
+    S->G = 1;
+    ss_status st = pt_open_rank(S, 0);
+    if (st != SS_OK) return st;
+    long world = r0->world;
+    pt_rank **grown = realloc(S->r, (size_t)world * sizeof *S->r);
+    if (!grown) return ss_fail(SS_ENOMEM, "out of memory");
+    S->r = grown;
+    for (int g = 1; g < world; g++) {
+        S->r[g] = calloc(1, sizeof *S->r[g]);
+        if (!S->r[g]) return ss_fail(SS_ENOMEM, "out of memory");
+        S->G = g + 1;
+        if ((st = pt_open_rank(S, g)) != SS_OK) return st;
+        if (S->r[g]->world != world)
+            return ss_fail(SS_EDATA, "%s: world_size %ld, but %s says %ld", S->r[g]->main.path, S->r[g]->world,
+                           r0->main.path, world);
+    }
+    /* the inputs (so that -o cannot overwrite one), loader workers, origin */
+    long nin = 0;
+    for (int g = 0; g < S->G; g++) nin += 1 + (S->r[g]->workers > 0 ? S->r[g]->nsrc : 0);
+    S->inputs = malloc((size_t)nin * sizeof *S->inputs);
+    S->loader_workers = malloc((size_t)S->G * sizeof *S->loader_workers);
+    if (!S->inputs || !S->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
+    int64_t origin = INT64_MAX;
+    long total_workers = 0, prefetch = S->r[0]->prefetch, batch = S->r[0]->batch_size;
+    for (int g = 0; g < S->G; g++) {
+        pt_rank *R = S->r[g];
+        S->inputs[S->ninputs++] = R->main.path;
+        if (R->workers > 0)
+            for (int i = 0; i < R->nsrc; i++) S->inputs[S->ninputs++] = R->src[i].file.path;
+        S->loader_workers[g] = (int)R->workers;
+        total_workers += R->workers;
+        if (R->prefetch != prefetch) prefetch = -1;
+        if (R->batch_size != batch) batch = -1;
+        int64_t t = R->first_epoch_ns + R->offset;
+        if (t < origin) origin = t;
+    }
+    if (origin < 0)
+        return ss_fail(SS_EDATA, "%s: with the clock offsets the run starts before 1970 (check meta,clock_offset_ns)",
+                       r0->main.path);
+    S->origin_ns = origin - origin % 1000; /* whole microseconds */
+    info->inputs = S->inputs;
+    info->ninputs = S->ninputs;
+    ss_trace_meta *m = &info->meta;
+    m->gpus = S->G;
+    if ((st = pt_count_rows(r0->main.path, &m->iterations)) != SS_OK) return st;
+    ss_time_format_iso(S->origin_ns, m->time_origin, sizeof m->time_origin);
+    snprintf(m->log_type, sizeof m->log_type, "pytorch");
+    snprintf(m->source, sizeof m->source, "stallsim_record.py %.300s (torch %.60s, host %.100s)", S->prefix,
+             S->r[0]->torch, S->r[0]->host);
+    m->batch_size = batch;
+    m->workers = total_workers;
+    m->prefetch_factor = prefetch > 0 ? prefetch : -1;
+    snprintf(m->fetch_times, sizeof m->fetch_times, "measured");
+    m->loader_workers = S->loader_workers;
+    return SS_OK;
+}
+
+static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
+{
+    pt_state *S = state;
+    const int G = S->G;
+    ss_status st;
+    s->n = 0;
+    while (!S->done && s->n < s->cap) {
+        long i = s->n;
+        pt_row r0 = {0};
+        int got0 = 0;
+        for (int g = 0; g < G; g++) {
+            pt_rank *R = S->r[g];
+            pt_row row;
+            int got;
+            if ((st = pt_next_row(R, &row, &got)) != SS_OK) return st;
+            if (g == 0) {
+                r0 = row;
+                got0 = got;
+            } else if (got != got0) {
+                pt_rank *a = got ? R : S->r[0], *b = got ? S->r[0] : R;
+                return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends after "
+                               "%ld rows: the ranks do not have the same iteration counts", a->main.path, a->main.line,
+                               a->rank, b->rank, b->main.path, S->rows);
+            } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
+                return ss_fail(SS_EDATA, "%s:%ld: epoch %ld batch %ld, but %s:%ld is at epoch %ld batch %ld: the "
+                               "ranks do not have the same iteration counts per epoch", R->main.path, row.line,
+                               row.epoch, row.k, S->r[0]->main.path, r0.line, r0.epoch, r0.k);
+            }
+            if (!got) continue;
+            pt_fetch *f = NULL;
+            if ((st = pt_find_fetch(R, row.p, row.k, &f)) != SS_OK) return st;
+            const double ns = 1e-9;
+            const int64_t off = R->offset - S->origin_ns;
+            s->fetch_start[i * G + g] = (double)(f->start + off) * ns;
+            s->fetch_time[i * G + g] = (double)(f->ready - f->start) * ns;
+            s->train_start[i * G + g] = (double)(row.got + off) * ns;
+            s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
+            s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
+            f->valid = 0; /* consumed */
+        }
+        if (!got0) {
+            S->done = 1;
+            break;
+        }
+        if (S->rows == 0 || r0.epoch != S->last_epoch) S->epochs++;
+        S->last_epoch = r0.epoch;
+        s->epoch[i] = (int32_t)r0.epoch;
+        s->index[i] = r0.k;
+        s->n++;
+        S->rows++;
+    }
+    info->meta.epochs = S->epochs;
+    return SS_OK;
+}
+
+static void pt_close(void *state) { pt_free(state); }
+
+const ss_importer ss_importer_pytorch = {
+    .name = "pytorch",
+    .summary = "record files of scripts/stallsim_record.py (PREFIX.rank<R>.csv, PREFIX.rank<R>.worker<W>.csv)",
+    .usage = "PREFIX",
+    .help = "Reads the files that scripts/stallsim_record.py wrote for one run: PREFIX.rank<R>.csv for\n"
+            "R = 0 .. world_size-1 and, per rank, PREFIX.rank<R>.worker<W>.csv for W = 0 .. num_workers-1\n"
+            "(PREFIX.rank0.csv itself may be named instead of PREFIX). One GPU column per rank, one row\n"
+            "per (epoch, batch index); every rank must have the same batches. Each rank's times are\n"
+            "shifted by its recorded clock offset against rank 0; time 0 is the earliest epoch start.\n"
+            "fetch_start, fetch_time: the worker's first sample request and collated batch; train_start:\n"
+            "the loop got the batch; stall_time: got - asked; iteration_time: next ask - this ask (the\n"
+            "last batch of an epoch: the ask that ended the epoch). The files are read in lockstep.\n",
+    .open = pt_open,
+    .next = pt_next,
+    .close = pt_close,
+};

@@ -1,0 +1,159 @@
+"""pytorch_bench.py - a small DDP (gloo, CPU) training job whose dataset emulates storage
+latency per sample and whose step emulates accelerator time with a timed wait (as the DLIO
+benchmark does), recorded with stallsim_record. Used by scripts/validate_pytorch.sh and
+tests/cli_pytorch.sh.
+
+    /usr/bin/python3 scripts/pytorch_bench.py --nproc 4 --workers 2 --out runs/base/run
+
+--nproc N starts N ranks on this machine (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT in their
+environment); without it the script is one rank of a job started by another launcher
+(torchrun; mpirun or srun on one host: the rank comes from their environment variables).
+"""
+
+import argparse
+import os
+import warnings
+import socket
+import subprocess
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.utils.data as tud
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stallsim_record  # noqa: E402
+
+FEATURES = 32
+
+
+class SlowStorage(tud.Dataset):
+    """Sample i is a deterministic tensor; reading it takes `latency` seconds."""
+
+    def __init__(self, n, latency):
+        self.n, self.latency = n, latency
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if self.latency > 0:
+            time.sleep(self.latency)
+        x = torch.arange(FEATURES, dtype=torch.float32) * 0.01 + i * 0.001
+        return x, torch.tensor(i % 10)
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nproc", type=int, default=0, help="start this many ranks here (0: be one rank)")
+    ap.add_argument("--out", help="record PREFIX (no recording when absent)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--prefetch", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=12)
+    ap.add_argument("--iterations", type=int, default=150, help="batches per epoch per rank")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--latency", type=float, default=0.006, help="seconds of storage latency per sample")
+    ap.add_argument("--compute", type=float, default=0.015, help="seconds of emulated accelerator time per step")
+    ap.add_argument("--slow-rank", type=int, default=-1, help="this rank's storage is --slow-factor times slower")
+    ap.add_argument("--slow-factor", type=float, default=3.0)
+    ap.add_argument("--persistent", action="store_true", help="persistent_workers=True")
+    ap.add_argument("--dump", help="save the batches this rank received to DUMP.rank<R>.pt")
+    ap.add_argument("--dump-plain", help="first iterate the same loader without the recorder (no training) and "
+                    "save its batches to DUMP_PLAIN.rank<R>.pt")
+    ap.add_argument("--seed", type=int, default=1)
+    return ap.parse_args()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(a):
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(a.nproc),
+               OMP_NUM_THREADS="1")
+    args = [a for a in sys.argv[1:]]
+    i = args.index("--nproc")
+    del args[i:i + 2]
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
+                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(a.nproc)]
+    try:  # a failed rank ends the others (they would wait for it in the all-reduce)
+        while any(p.poll() is None for p in procs):
+            if any(p.returncode for p in procs):
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return next((p.returncode for p in procs if p.returncode), 0)
+
+
+def main():
+    a = parse()
+    if a.nproc:
+        return launch(a)
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
+    if "RANK" not in os.environ:  # mpirun, srun: the rank from their variables, one host
+        r, w = stallsim_record._env_rank_world()
+        os.environ.update(RANK=str(r), WORLD_SIZE=str(w))
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29517")
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    rec = stallsim_record.Recorder(a.out) if a.out else None
+    latency = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
+    ds = SlowStorage(a.iterations * a.batch * world, latency)
+    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
+    kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent) if a.workers > 0 else {}
+
+    def make_loader():
+        return tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
+
+    if a.dump_plain:
+        torch.manual_seed(a.seed)
+        plain, loader = [], make_loader()
+        for epoch in range(a.epochs):
+            sampler.set_epoch(epoch)
+            plain += [(x.clone(), y.clone()) for x, y in loader]
+        torch.save(plain, "%s.rank%d.pt" % (a.dump_plain, rank))
+        del loader
+    loader = make_loader()
+    if rec:
+        loader = rec.wrap(loader)
+    torch.manual_seed(a.seed)
+    model = nn.parallel.DistributedDataParallel(nn.Linear(FEATURES, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    lossf = nn.CrossEntropyLoss()
+    seen = []
+    t0 = time.time()
+    for epoch in range(a.epochs):
+        sampler.set_epoch(epoch)
+        if rec:
+            rec.set_epoch(epoch)
+        for x, y in loader:
+            if a.dump:
+                seen.append((x.clone(), y.clone()))
+            time.sleep(a.compute)  # the emulated accelerator
+            opt.zero_grad()
+            lossf(model(x), y).backward()  # the all-reduce synchronises the ranks
+            opt.step()
+    if rec:
+        rec.close()
+    if a.dump:
+        torch.save(seen, "%s.rank%d.pt" % (a.dump, rank))
+    dist.barrier()
+    if rank == 0:
+        print("pytorch_bench: %d ranks, %d workers, %d epochs x %d batches in %.1f s" %
+              (world, a.workers, a.epochs, len(loader), time.time() - t0), file=sys.stderr)
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,347 @@
+"""stallsim_record.py - records a PyTorch training loop's data loading for stallsim.
+
+Needs only PyTorch and the standard library. Three lines in a training script:
+
+    import stallsim_record
+    rec = stallsim_record.Recorder("out/run")   # after torch.distributed.init_process_group, if any
+    loader = rec.wrap(loader)                    # then iterate `loader` as before
+    # optionally, before each epoch: rec.set_epoch(epoch)
+
+then `stallsim import pytorch out/run -o run.h5`.
+
+What the loop receives is unchanged: the recorder iterates a private copy of the DataLoader
+whose dataset, collate function and batch sampler are thin wrappers around the user's
+(the first index of each batch carries a tag that the dataset wrapper removes before the
+user's dataset sees it); nothing is attached to the batches. Each rank writes
+PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by line; see the
+README ("PyTorch record files") for the exact format.
+"""
+
+import os
+import socket
+import sys
+import time
+
+import torch
+import torch.utils.data as tud
+
+FORMAT_VERSION = 1
+_now = time.time_ns
+
+
+def _env_rank_world():
+    """(rank, world size) from the launcher's environment, else (0, 1)."""
+    for r, w in (("RANK", "WORLD_SIZE"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+                 ("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS")):
+        if r in os.environ and w in os.environ:
+            try:
+                return int(os.environ[r]), int(os.environ[w])
+            except ValueError:
+                pass
+    return 0, 1
+
+
+def _dist_ready():
+    return torch.distributed.is_available() and torch.distributed.is_initialized()
+
+
+def _clock_offset(rounds=8):
+    """(offset_ns, rtt_ns, source): rank 0's clock minus this rank's, by ping-pong with rank 0
+    over torch.distributed (the round with the shortest round trip counts). Collective."""
+    if not _dist_ready() or torch.distributed.get_world_size() == 1:
+        return 0, 0, "none"
+    dist = torch.distributed
+    rank, world = dist.get_rank(), dist.get_world_size()
+    buf = torch.zeros(1, dtype=torch.int64)
+    best = (0, None)
+    for peer in range(1, world):
+        for _ in range(rounds):
+            if rank == 0:
+                dist.recv(buf, src=peer)
+                buf[0] = _now()
+                dist.send(buf, dst=peer)
+            elif rank == peer:
+                t1 = _now()
+                dist.send(buf, dst=0)
+                dist.recv(buf, src=0)
+                t2 = _now()
+                rtt = t2 - t1
+                if best[1] is None or rtt < best[1]:
+                    best = (int(buf[0]) - (t1 + t2) // 2, rtt)
+    dist.barrier()
+    return best[0], best[1] or 0, "torch.distributed"
+
+
+class _Writer:
+    """Line-oriented appender: whole lines, flushed every `every` lines (and on flush())."""
+
+    def __init__(self, path, every):
+        self.path, self.every, self.buf = path, every, []
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.fresh = os.fstat(self.fd).st_size == 0
+
+    def line(self, s):
+        self.buf.append(s)
+        if len(self.buf) >= self.every:
+            self.flush()
+
+    def flush(self):
+        if self.buf and self.fd is not None:
+            os.write(self.fd, "".join(self.buf).encode())
+            self.buf = []
+
+    def close(self):
+        self.flush()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class _Tag:
+    """The first index of a batch, with the pass and batch number it belongs to."""
+    __slots__ = ("value", "p", "k")
+
+    def __init__(self, value, p, k):
+        self.value, self.p, self.k = value, p, k
+
+    def __reduce__(self):
+        return (_Tag, (self.value, self.p, self.k))
+
+
+class _TagSampler:
+    """Wraps the loader's batch sampler: tags the first index of every batch."""
+
+    def __init__(self, inner, rec):
+        self.inner, self.rec = inner, rec
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __iter__(self):
+        p = self.rec._pass
+        for k, batch in enumerate(self.inner):
+            batch = list(batch)
+            if batch:
+                batch[0] = _Tag(batch[0], p, k)
+            yield batch
+
+
+class _FetchLog:
+    """Per-process fetch state shared by the dataset and collate wrappers: the batch being
+    fetched and where its records go (the worker's file, or the rank file in-process)."""
+
+    def __init__(self, prefix, rank, flush_every):
+        self.prefix, self.rank, self.flush_every = prefix, rank, flush_every
+        self.pid, self.out, self.worker, self.cur = None, None, -1, None
+
+    def __getstate__(self):
+        return {"prefix": self.prefix, "rank": self.rank, "flush_every": self.flush_every}
+
+    def __setstate__(self, st):
+        self.__init__(st["prefix"], st["rank"], st["flush_every"])
+
+    def _open(self):
+        info = tud.get_worker_info()
+        self.pid = os.getpid()
+        if info is None:  # synchronous loading: the rank's own file
+            self.worker, self.out = -1, _MAIN_WRITERS.get(self.prefix)
+            return
+        self.worker = info.id
+        w = _Writer("%s.rank%d.worker%d.csv" % (self.prefix, self.rank, info.id), 1)
+        if w.fresh:
+            w.line("stallsim-record,%d\n" % FORMAT_VERSION)
+            w.line("meta,rank,%d\nmeta,worker,%d\n" % (self.rank, info.id))
+        w.line("meta,pid,%d\n" % self.pid)
+        self.out = w
+
+    def start(self, tag):
+        if self.pid != os.getpid():
+            self._open()
+        self.cur = (tag.p, tag.k, _now())
+
+    def ready(self):
+        t = _now()
+        if self.cur is not None and self.out is not None:
+            p, k, t0 = self.cur
+            self.out.line("fetch,%d,%d,%d,%d,%d\n" % (p, k, self.worker, t0, t))
+        self.cur = None
+
+
+class _RecDataset(tud.Dataset):
+    def __init__(self, inner, log):
+        self.inner, self._rec_log = inner, log
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, idx):
+        if type(idx) is _Tag:
+            self._rec_log.start(idx)
+            idx = idx.value
+        return self.inner[idx]
+
+    def __getattr__(self, name):  # the user's dataset attributes (e.g. in worker_init_fn)
+        if name in ("inner", "_rec_log") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class _RecDatasetItems(_RecDataset):
+    """For datasets with __getitems__ (PyTorch >= 2 fetches whole batches through it)."""
+
+    def __getitems__(self, idxs):
+        idxs = list(idxs)
+        if idxs and type(idxs[0]) is _Tag:
+            self._rec_log.start(idxs[0])
+            idxs[0] = idxs[0].value
+        return self.inner.__getitems__(idxs)
+
+
+class _RecCollate:
+    def __init__(self, inner, log):
+        self.inner, self.log = inner, log
+
+    def __call__(self, samples):
+        out = self.inner(samples)
+        self.log.ready()
+        return out
+
+
+_MAIN_WRITERS = {}  # prefix -> the rank file's writer (for in-process fetch records)
+_LOADER_KEYS = ("num_workers", "pin_memory", "timeout", "worker_init_fn", "multiprocessing_context",
+                "generator", "prefetch_factor", "persistent_workers", "pin_memory_device")
+
+
+class RecordedLoader:
+    """Iterates like the wrapped DataLoader; other attributes are the original loader's."""
+
+    def __init__(self, rec, loader, inner):
+        self._rec, self._loader, self._inner = rec, loader, inner
+
+    def __len__(self):
+        return len(self._loader)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._loader, name)
+
+    def __iter__(self):
+        rec = self._rec
+        p = rec._begin_pass()
+        it = iter(self._inner)
+        return self._run(it, p)
+
+    def _run(self, it, p):
+        rec, w = self._rec, self._rec._w
+        k = 0
+        t_ask = _now()
+        try:
+            while True:
+                try:
+                    batch = next(it)
+                except StopIteration:
+                    w.line("end,%d,%d,%d\n" % (p, k, t_ask))
+                    w.flush()
+                    return
+                t_got = _now()
+                w.line("batch,%d,%d,%d,%d\n" % (p, k, t_ask, t_got))
+                yield batch
+                k += 1
+                t_ask = _now()
+        except GeneratorExit:  # the loop left the epoch early (break) after taking batch k
+            w.line("end,%d,%d,%d\n" % (p, k + 1, _now()))
+            w.flush()
+            raise
+        finally:
+            rec._passes_done += 1
+
+
+class Recorder:
+    """Records one DataLoader of this rank into PREFIX.rank<R>.csv (+ one file per worker).
+
+    Call it after torch.distributed.init_process_group when the job is distributed: the
+    constructor is then collective (it measures this rank's clock offset against rank 0).
+    rank/world_size default to torch.distributed, else RANK/WORLD_SIZE,
+    OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS, else 0/1."""
+
+    def __init__(self, prefix, rank=None, world_size=None, flush_every=8):
+        if _dist_ready():
+            r, ws = torch.distributed.get_rank(), torch.distributed.get_world_size()
+        else:
+            r, ws = _env_rank_world()
+        self.rank = r if rank is None else int(rank)
+        self.world_size = ws if world_size is None else int(world_size)
+        self.prefix = os.path.abspath(prefix)
+        d = os.path.dirname(self.prefix)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        self.path = "%s.rank%d.csv" % (self.prefix, self.rank)
+        for stale in [self.path] + ["%s.rank%d.worker%d.csv" % (self.prefix, self.rank, i) for i in range(1024)]:
+            if os.path.exists(stale):
+                os.remove(stale)
+            elif stale != self.path:
+                break
+        offset, rtt, how = _clock_offset()
+        self._w = _Writer(self.path, max(1, int(flush_every)))
+        _MAIN_WRITERS[self.prefix] = self._w
+        self._pass, self._passes_done, self._epoch, self._loader = -1, 0, 0, None
+        w = self._w
+        w.line("stallsim-record,%d\n" % FORMAT_VERSION)
+        for k, v in (("rank", self.rank), ("world_size", self.world_size), ("host", socket.gethostname()),
+                     ("pid", os.getpid()), ("torch", torch.__version__), ("start_ns", _now()),
+                     ("clock_offset_ns", offset), ("clock_rtt_ns", rtt), ("clock_offset_source", how)):
+            w.line("meta,%s,%s\n" % (k, str(v).replace(",", ";").replace("\n", " ")))
+        w.flush()
+
+    def wrap(self, loader):
+        """A loader that yields exactly what `loader` yields, recording as it goes."""
+        if self._loader is not None:
+            raise RuntimeError("stallsim_record: one Recorder records one DataLoader")
+        if not isinstance(loader, tud.DataLoader):
+            raise TypeError("stallsim_record: wrap() takes a torch.utils.data.DataLoader")
+        if isinstance(loader.dataset, tud.IterableDataset) or loader.batch_sampler is None:
+            raise ValueError("stallsim_record: only map-style datasets with batching (batch_size or "
+                             "batch_sampler) are supported")
+        log = _FetchLog(self.prefix, self.rank, 1)
+        cls = _RecDatasetItems if hasattr(loader.dataset, "__getitems__") else _RecDataset
+        kw = {k: getattr(loader, k) for k in _LOADER_KEYS if hasattr(loader, k)}
+        if kw.get("num_workers", 0) == 0 and "prefetch_factor" in kw and kw["prefetch_factor"] != 2:
+            kw.pop("prefetch_factor")  # PyTorch 2.x keeps None here; 1.x refuses != 2
+        if kw.get("prefetch_factor", 2) is None:
+            kw.pop("prefetch_factor")
+        inner = tud.DataLoader(cls(loader.dataset, log), batch_sampler=_TagSampler(loader.batch_sampler, self),
+                               collate_fn=_RecCollate(loader.collate_fn, log), **kw)
+        bs = loader.batch_size if loader.batch_size is not None else getattr(loader.batch_sampler, "batch_size", -1)
+        pf = getattr(loader, "prefetch_factor", None) if loader.num_workers > 0 else 0
+        w = self._w
+        for k, v in (("num_workers", loader.num_workers), ("prefetch_factor", -1 if pf is None else pf),
+                     ("batch_size", -1 if bs is None else bs), ("drop_last", int(bool(loader.drop_last))),
+                     ("pin_memory", int(bool(loader.pin_memory))),
+                     ("persistent_workers", int(bool(getattr(loader, "persistent_workers", False)))),
+                     ("batches_per_epoch", len(loader))):
+            w.line("meta,%s,%s\n" % (k, v))
+        w.flush()
+        self._loader = RecordedLoader(self, loader, inner)
+        return self._loader
+
+    def set_epoch(self, epoch):
+        """Labels the next pass over the loader (default: one more than the last pass's label,
+        starting at 0). Labels must increase from pass to pass."""
+        self._epoch = int(epoch)
+
+    def _begin_pass(self):
+        self._pass += 1
+        e = self._epoch
+        self._epoch = e + 1
+        self._w.line("epoch,%d,%d,%d\n" % (self._pass, e, _now()))
+        return self._pass
+
+    def close(self):
+        self._w.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

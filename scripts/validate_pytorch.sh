@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# validate_pytorch.sh - holds stallsim's predictions against real PyTorch runs.
+#
+# RECORD phase (slow, ~10 minutes): real DDP jobs (gloo, 4 ranks on this machine) of
+# scripts/pytorch_bench.py, recorded with scripts/stallsim_record.py and imported with
+# `stallsim import pytorch`, over the grid workers 1,2,4,8 x storage latency x1,x0.5 x
+# prefetch 2,4; the base point (2 workers, x1, prefetch 2) twice more (run-to-run noise);
+# the base point with rank 3's storage 3x slower. Writes DIR/<point>.h5 (and the raw record
+# files under DIR/raw/, gzipped).
+#
+# PREDICT phase (fast, seconds): from the ONE base trace DIR/w2-x1-p2.h5, `stallsim run`
+# predicts every other point with pipeline scenarios (workers=1,2,4,8, prefetch=2,4,
+# fetch_scale=1,0.5), `stallsim compare` sets each prediction beside the real run, and a
+# table of errors (mean iteration time, mean stall) is printed, with the run-to-run noise
+# of the repeated base runs and the slow-rank case. Needs only the DIR/*.h5 traces.
+#
+# usage: scripts/validate_pytorch.sh [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+#   no phase named: --predict only (it never touches the traces). --record overwrites
+#   DIR/*.h5; name both phases to record and then predict. DIR defaults to
+#   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150).
+#   --warmup N: iterations per epoch left out of every mean (default 10)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/env.sh"
+py=/usr/bin/python3
+dir=$here/datasets/pytorch-grid
+record=0 predict=0 iters=150 warmup=10
+while [ $# -gt 0 ]; do
+  case $1 in
+    --record) record=1; shift ;;
+    --predict) predict=1; shift ;;
+    --dir) dir=$2; shift 2 ;;
+    --iterations) iters=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+stallsim=$here/build/stallsim
+[ -x "$stallsim" ] || "$here/scripts/setup.sh"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+# the bench's fixed settings (the grid varies workers, prefetch and latency)
+latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4
+
+# record NAME WORKERS LATENCY_SCALE PREFETCH [bench options...]
+record_point() {
+  local name=$1 w=$2 x=$3 p=$4
+  shift 4
+  local lat
+  lat=$($py -c "print($latency * $x)")
+  local raw=$dir/raw/$name
+  rm -rf "$raw"
+  mkdir -p "$raw"
+  echo "record: $name (workers $w, latency x$x = $lat s/sample, prefetch $p $*)"
+  $py "$here/scripts/pytorch_bench.py" --nproc $ranks --workers "$w" --prefetch "$p" --latency "$lat" \
+    --compute $compute --batch $batch --iterations "$iters" --epochs $epochs --out "$raw/run" "$@"
+  (cd "$dir" && "$stallsim" import pytorch "raw/$name/run" -o "$name.h5" >/dev/null)
+  gzip -f "$raw"/*.csv
+}
+
+if [ $record -eq 1 ]; then
+  start=$(date -u +%FT%TZ)
+  for w in 1 2 4 8; do
+    for x in 1 0.5; do
+      for p in 2 4; do
+        record_point "w$w-x$x-p$p" $w $x $p
+      done
+    done
+  done
+  record_point w2-x1-p2-rep1 2 1 2
+  record_point w2-x1-p2-rep2 2 1 2
+  record_point w2-x1-p2-slow3 2 1 2 --slow-rank 3 --slow-factor 3
+  cat > "$dir/PROVENANCE.txt" <<EOF
+recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
+machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
+python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
+bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
+       --compute $compute --latency $latency*X --workers W --prefetch P [--slow-rank 3 --slow-factor 3]
+stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+EOF
+fi
+
+[ $predict -eq 1 ] || exit 0
+base=$dir/w2-x1-p2.h5
+[ -e "$base" ] || { echo "validate_pytorch.sh: no base trace $base (run --record first)" >&2; exit 1; }
+work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# the predictions: every grid point from the base trace
+cat > "$work/grid.ini" <<EOF
+[trace]
+path = $base
+warmup_iterations = $warmup
+[scenarios]
+model = pipeline
+workers = 1, 2, 4, 8
+prefetch = 2, 4
+fetch_scale = 1, 0.5
+compute_scale = 1
+fetch_align = none
+start_align = none
+[pipeline]
+worker_gap = auto
+[output]
+dir = $work/grid
+EOF
+"$stallsim" run "$work/grid.ini" --quiet
+# the slow-rank trace's own replay (workers auto = calibrated, as a user would run it),
+# and the same with rank 3 healed (its fetch times become the other ranks' median): the
+# prediction of "what if the slow rank's storage were as fast as the others'"
+sed -e "s#^path = .*#path = $dir/w2-x1-p2-slow3.h5#" -e "s#^dir = .*#dir = $work/slow#" \
+    -e "s#^model = .*#model = independent, pipeline#" -e "s#^workers = .*#workers = auto, 2#" \
+    -e "s#^prefetch = .*#prefetch = 2#" -e "s#^fetch_scale = .*#fetch_scale = 1#" \
+    -e "s#^start_align = .*#start_align = none\nheal = none, 3#" \
+    "$work/grid.ini" > "$work/slow.ini"
+"$stallsim" run "$work/slow.ini" --quiet
+
+for t in "$dir"/w*.h5; do
+  n=$(basename "$t" .h5)
+  "$stallsim" compare "$t" "$work/grid" --warmup "$warmup" --csv "$work/cmp-$n.csv" >/dev/null
+done
+"$stallsim" compare "$dir/w2-x1-p2-slow3.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
+
+$py - "$work" "$dir" <<'PY'
+import csv, glob, os, re, sys
+work, d = sys.argv[1], sys.argv[2]
+
+def rows(path):
+    return list(csv.DictReader(open(path)))
+
+def f(x):
+    return float(x)
+
+# each scenario's settings, from the sweep's own summary.csv (compare's rows name the scenario)
+setting = {r["scenario"]: r for r in rows(os.path.join(work, "grid", "summary.csv"))}
+
+def match(r, w, p, x):
+    s = setting.get(r["scenario"])
+    return (s is not None and s.get("workers") not in (None, "") and int(float(s["workers"])) == w
+            and int(float(s["prefetch"])) == p and abs(f(s["fetch_scale"]) - x) < 1e-9)
+
+print("Predictions from the one base trace w2-x1-p2 (pipeline model, worker_gap auto):")
+print("%-16s %9s %9s %8s   %9s %9s %9s" % ("point (real)", "iter real", "iter pred", "err %",
+                                            "stall real", "stall pred", "err (ms)"))
+errs = []
+for w in (1, 2, 4, 8):
+    for x in (1.0, 0.5):
+        for p in (2, 4):
+            name = "w%d-x%g-p%d" % (w, x, p)
+            path = os.path.join(work, "cmp-%s.csv" % name)
+            if not os.path.exists(path):
+                print("%-16s (not recorded)" % name)
+                continue
+            rr = rows(path)
+            real = rr[0]
+            pred = [r for r in rr[1:] if match(r, w, p, x)]
+            if len(pred) != 1:
+                sys.exit("no single scenario for %s in %s" % (name, path))
+            pr = pred[0]
+            it_r, it_p = f(real["iter_time_mean"]), f(pr["iter_time_mean"])
+            st_r, st_p = f(real["stall_mean"]), f(pr["stall_mean"])
+            e = 100 * (it_p / it_r - 1)
+            errs.append((name, e))
+            print("%-16s %9.4f %9.4f %+8.1f   %9.4f %9.4f %+9.1f" % (name, it_r, it_p, e, st_r, st_p,
+                                                                   1000 * (st_p - st_r)))
+others = [abs(e) for n, e in errs if n != "w2-x1-p2"]
+if others:
+    print("mean |error| of the iteration time over the %d other points: %.1f %%" % (len(others), sum(others) / len(others)))
+
+# run-to-run noise: the base run and its repeats
+reps = [n for n in ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2") if os.path.exists(os.path.join(work, "cmp-%s.csv" % n))]
+if len(reps) > 1:
+    it = [f(rows(os.path.join(work, "cmp-%s.csv" % n))[0]["iter_time_mean"]) for n in reps]
+    st = [f(rows(os.path.join(work, "cmp-%s.csv" % n))[0]["stall_mean"]) for n in reps]
+    m = sum(it) / len(it)
+    print("run-to-run noise (base run x%d): iteration time %s s, spread (max-min)/mean %.1f %%; stall %s s" % (
+        len(it), " ".join("%.4f" % v for v in it), 100 * (max(it) - min(it)) / m, " ".join("%.4f" % v for v in st)))
+
+# the slow-rank case
+path = os.path.join(work, "cmp-slow.csv")
+if os.path.exists(path):
+    rr = rows(path)
+    real = rr[0]
+    it_r, st_r = f(real["iter_time_mean"]), f(real["stall_mean"])
+    healed = rows(os.path.join(work, "cmp-w2-x1-p2.csv"))[0]
+    it_h, st_h = f(healed["iter_time_mean"]), f(healed["stall_mean"])
+    sset = {r["scenario"]: r for r in rows(os.path.join(work, "slow", "summary.csv"))}
+    print()
+    print("Slow rank (rank 3's storage 3x slower; 2 workers, x1, prefetch 2), from its own trace w2-x1-p2-slow3:")
+    print("  measured: %.4f s/iter, stall %.4f s; the real run without the slow rank (w2-x1-p2): %.4f s/iter, "
+          "stall %.4f s" % (it_r, st_r, it_h, st_h))
+    print("  %-58s %9s %9s %8s" % ("scenario", "iter pred", "vs", "err %"))
+    for r in rr[1:]:
+        s = sset.get(r["scenario"])
+        if r["scenario"] == "measured" or s is None:
+            continue
+        heal = s.get("heal_gpu", "") not in ("", None)
+        ref, what = (it_h, "healed*") if heal else (it_r, "measured")
+        print("  %-58s %9.4f %9s %+8.1f" % (r["scenario"], f(r["iter_time_mean"]), what,
+                                             100 * (f(r["iter_time_mean"]) / ref - 1)))
+    print("  * healed (heal = 3: rank 3's fetch times become the other ranks' median) is set against the real "
+          "run without the slow rank (w2-x1-p2)")
+PY

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# cli_pytorch.sh - the PyTorch recorder for real: 2-rank DDP (gloo, CPU) jobs of
+# scripts/pytorch_bench.py with 2 persistent loader workers and with num_workers = 0, each
+# recorded, imported with `import pytorch` and replayed with `stallsim run`. Checks the
+# trace (shape, attributes, monotone step ends, stall >= 0, batch k from worker k mod W,
+# no overlapping fetches of one worker, batches ready before the loop got them), that the
+# loop received exactly the batches it receives without the recorder, and the importer's
+# refusals (ranks with different iteration counts, a missing worker file, a bad line).
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
+  echo "skipped: $py cannot import torch with torch.distributed (scripts/setup.sh installs python3-torch)"
+  exit 77
+fi
+$py -c "import h5py" 2>/dev/null || { echo "skipped: $py cannot import h5py (python3-h5py)"; exit 77; }
+bench=(timeout -k 5 120 $py "$src/scripts/pytorch_bench.py" --nproc 2 --batch 4 --iterations 15 --epochs 2
+       --latency 0.002 --compute 0.002)
+
+for W in 2 0; do
+  if [ $W -gt 0 ]; then opts=(--workers $W --prefetch 3 --persistent); else opts=(--workers 0); fi
+  mkdir -p "$work/w$W"
+  # each rank first iterates the same loader without the recorder (the reference batches)
+  "${bench[@]}" "${opts[@]}" --out "$work/w$W/run" --dump "$work/w$W/rec" --dump-plain "$work/w$W/plain" \
+    2>"$work/w$W/rec.log" || { fail "recorded bench W=$W"; cat "$work/w$W/rec.log" >&2; continue; }
+  "$stallsim" import pytorch "$work/w$W/run" -o "$work/w$W.h5" >/dev/null && ok || { fail "import W=$W"; continue; }
+
+  $py - "$work/w$W" "$work/w$W.h5" $W <<'PY' && ok || fail "recorded trace and batches, W=$W"
+import glob, sys
+import h5py, numpy as np, torch
+d, path, W = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# the loop received exactly the batches it receives without the recorder
+for r in (0, 1):
+    a, b = torch.load("%s/rec.rank%d.pt" % (d, r)), torch.load("%s/plain.rank%d.pt" % (d, r))
+    assert len(a) == len(b) == 30, (len(a), len(b))
+    for (xa, ya), (xb, yb) in zip(a, b):
+        assert torch.equal(xa, xb) and torch.equal(ya, yb) and xa.dtype == xb.dtype
+f = h5py.File(path, "r")
+t = f["timeline"]
+A = f.attrs
+assert A["gpus"] == 2 and A["iterations"] == 30, dict(A)
+assert list(A["loader_workers"]) == [W, W], A["loader_workers"]
+assert A.get("prefetch_factor", -1) == (3 if W else -1), dict(A)
+assert A["batch_size"] == 4 and A["epochs"] == 2 and A["workers"] == 2 * W, dict(A)
+assert A["log_type"] == "pytorch" and A["fetch_times"] == "measured", dict(A)
+ep, ix = t["epoch"][:], t["index"][:]
+assert list(ep) == [0] * 15 + [1] * 15 and list(ix) == list(range(15)) * 2, (ep, ix)
+fs, ft, ts, it, st = (t[k][:] for k in ("fetch_start", "fetch_time", "train_start", "iteration_time", "stall_time"))
+assert (st >= 0).all() and (ft >= 0).all() and (it > 0).all() and (fs >= 0).all()
+ask = ts - st
+end = ask + it
+for g in range(2):
+    # the step ends (the next ask) grow strictly; each step ends after the loop got its batch
+    assert (np.diff(end[:, g]) > 0).all(), end[:, g]
+    assert (end[:, g] >= ts[:, g]).all()
+    # within an epoch the next ask is the next batch's ask
+    for k in range(29):
+        if ep[k] == ep[k + 1]:
+            assert abs(end[k, g] - ask[k + 1, g]) < 1e-9
+    # every batch was ready before the loop got it
+    assert (fs[:, g] + ft[:, g] <= ts[:, g] + 1e-6).all()
+    if W:
+        # one worker's fetches (rows k, k+W, ... of an epoch) never overlap
+        for e in (0, 1):
+            rows = np.where(ep == e)[0]
+            for a, b in zip(rows[:-W], rows[W:]):
+                assert fs[b, g] >= fs[a, g] + ft[a, g] - 1e-9, (e, a, b, g)
+# batch k of an epoch was made by worker k mod W (the raw worker files say who)
+for r in (0, 1):
+    files = sorted(glob.glob("%s/run.rank%d.worker*.csv" % (d, r)))
+    assert len(files) == W, files
+    n = 0
+    for w in range(W):
+        for line in open("%s/run.rank%d.worker%d.csv" % (d, r, w)):
+            if line.startswith("fetch,"):
+                _, p, k, wk, s, e = line.strip().split(",")
+                assert int(wk) == w and int(k) % W == w and int(e) >= int(s), line
+                n += 1
+    if W:
+        assert n == 30, n
+    else:
+        main = [l for l in open("%s/run.rank%d.csv" % (d, r)) if l.startswith("fetch,")]
+        assert len(main) == 30 and all(l.split(",")[3] == "-1" for l in main)
+PY
+
+  # the trace replays
+  cat > "$work/w$W.ini" <<INI
+[trace]
+path = w$W.h5
+warmup_iterations = 2
+[scenarios]
+model = independent, pipeline
+workers = auto, 4
+fetch_align = none
+start_align = none
+[output]
+dir = res$W
+INI
+  "$stallsim" run "$work/w$W.ini" --quiet && ok || fail "stallsim run on the recorded trace, W=$W"
+  $py - "$work/res$W/summary.csv" <<'PY' && ok || fail "summary of the recorded trace, W=$W"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows[0]["scenario"] == "measured" and int(rows[0]["iterations"]) == 26, rows[0]
+assert len(rows) == 1 + 1 + 2, [r["scenario"] for r in rows]
+for r in rows:
+    assert float(r["iter_time_mean"]) > 0 and float(r["stall_mean"]) >= 0, r
+PY
+done
+
+# without torch.distributed: the rank from the launcher's variables (srun's for rank 0,
+# mpirun's for rank 1), set_epoch labels, a loop that leaves its first epoch early (the
+# batches the workers prefetched but the loop never took are left out), persistent workers
+cat > "$work/brk.py" <<'PY'
+import sys, time, torch
+sys.path.insert(0, sys.argv[1])
+import stallsim_record
+class DS(torch.utils.data.Dataset):
+    def __len__(self): return 48
+    def __getitem__(self, i): time.sleep(0.001); return torch.tensor([i])
+l = torch.utils.data.DataLoader(DS(), batch_size=4, num_workers=2, persistent_workers=True)
+rec = stallsim_record.Recorder(sys.argv[2])
+l = rec.wrap(l)
+assert len(l) == 12 and l.batch_size == 4 and l.num_workers == 2
+for e in (5, 7):
+    rec.set_epoch(e)
+    got = []
+    for k, b in enumerate(l):
+        got.append(int(b[0, 0]))
+        if e == 5 and k == 4:
+            break
+    assert got == list(range(0, 48, 4))[:len(got)], got
+rec.close()
+PY
+env SLURM_PROCID=0 SLURM_NTASKS=2 $py "$work/brk.py" "$src/scripts" "$work/brk/run" 2>/dev/null &&
+  env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 $py "$work/brk.py" "$src/scripts" "$work/brk/run" 2>/dev/null &&
+  "$stallsim" import pytorch "$work/brk/run" -o "$work/brk.h5" >/dev/null && ok || fail "recorded loop with break"
+$py - "$work/brk.h5" <<'PY' && ok || fail "the trace of the loop with break"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+t = f["timeline"]
+assert f.attrs["gpus"] == 2 and list(f.attrs["loader_workers"]) == [2, 2], dict(f.attrs)
+assert list(t["epoch"][:]) == [5] * 5 + [7] * 12, t["epoch"][:]
+assert list(t["index"][:]) == list(range(5)) + list(range(12)), t["index"][:]
+assert (t["stall_time"][:] >= 0).all() and (t["iteration_time"][:] > 0).all()
+PY
+
+# the importer's refusals, each naming the file (and line)
+r=$work/w2/run
+if [ -e "$r.rank1.csv" ]; then
+  cp -r "$work/w2" "$work/bad"
+  b=$work/bad/run
+  # rank 1 lost its last epoch: different iteration counts
+  $py - "$b.rank1.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+cut = max(i for i, l in enumerate(lines) if l.startswith("epoch,"))
+open(sys.argv[1], "w").writelines(lines[:cut])
+PY
+  out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "rank1.csv" <<<"$out" && grep -q "same iteration counts" <<<"$out" && [ ! -e "$work/bad.h5" ] &&
+    ok || fail "different iteration counts: rc $rc: $out"
+  cp "$r.rank1.csv" "$b.rank1.csv"
+  "$stallsim" import pytorch "$b.rank0.csv" -o "$work/good.h5" >/dev/null && ok || fail "the restored copy imports"
+  # a garbage line
+  sed -i '25s/.*/batch,0,x,1,2/' "$b.rank0.csv"
+  out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "run.rank0.csv:25:" <<<"$out" && ok || fail "bad line: rc $rc: $out"
+  cp "$r.rank0.csv" "$b.rank0.csv"
+  # a missing worker file
+  rm "$b.rank1.worker1.csv"
+  out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "rank1.worker1.csv" <<<"$out" && ok || fail "missing worker file: rc $rc: $out"
+  # no such run; the output may not be an input
+  out=$("$stallsim" import pytorch "$work/nothing" -o "$work/bad.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "nothing.rank0.csv" <<<"$out" && ok || fail "no run: rc $rc: $out"
+  cp "$r.rank1.worker0.csv" "$work/saved.csv"
+  out=$("$stallsim" import pytorch "$r" -o "$r.rank1.worker0.csv" 2>&1); rc=$?
+  [ $rc -eq 2 ] && cmp -s "$r.rank1.worker0.csv" "$work/saved.csv" && ok || fail "output = input: rc $rc: $out"
+fi
+finish
