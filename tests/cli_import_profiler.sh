@@ -44,6 +44,12 @@ for k, v in exp.items():
 PY
 "$stallsim" info "$work/tiny.h5" > "$work/info.txt" 2>&1 || fail "info on a profiler trace: $(cat "$work/info.txt")"
 "$stallsim" import profiler --help | grep -q "ProfilerStep#N" && ok || fail "help"
+# the measured row only: compare reads it, the what-if models refuse it naming the recorder
+"$stallsim" compare "$work/tiny.h5" "$work/tiny.h5" --warmup 0 >/dev/null 2>&1 && ok || fail "compare on a profiler trace"
+printf '[trace]\npath = tiny.h5\nwarmup_iterations = 0\n' > "$work/tiny.ini"
+"$stallsim" run "$work/tiny.ini" --out "$work/tiny-run" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "no fetch timings" "$work/err" && grep -q "stallsim_record.py" "$work/err" && ok \
+  || fail "run on a profiler trace: rc=$rc $(cat "$work/err")"
 
 # ---- errors ----
 bad() { # NAME JSON-EVENTS [distributedInfo]

@@ -620,6 +620,9 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
         return st;
     }
     long chunk = ss_trace_default_chunk_rows(m->gpus, m->iterations);
+    /* a streaming writer does not know how many rows will come: 128 KiB chunks, so that a
+     * short trace does not take whole 1 MiB chunks */
+    if (w->streaming && chunk > 1 && chunk / 8 >= 1) chunk /= 8;
     hid_t g = H5Gcreate2(w->file, "timeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int ok = g >= 0;
     if (ok) {

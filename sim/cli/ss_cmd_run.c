@@ -191,6 +191,13 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st != SS_OK) ss_errprefix("%s: [trace] path", a.config);
     }
     st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && !ss_trace_meta_has_fetch(ss_trace_meta_of(t)))
+        st = ss_fail(SS_EDATA,
+                     "%s: the trace has no fetch timings (fetch_times = absent: a profiler trace shows only when each "
+                     "rank waited), so the what-if models cannot replay it; `stallsim info` and `stallsim compare` "
+                     "read it. Record the run with scripts/stallsim_record.py and `stallsim import pytorch` to get "
+                     "fetch times.",
+                     cfg.trace_path);
     if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0] != SS_HEAL_NONE)) {
         /* heal = each and GPU numbers need the trace's GPU count */
         free(sc);
