@@ -38,7 +38,8 @@ static const key_def keys[] = {
     {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0},
     {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0},
     {"pipeline", "worker_gap", K_GAP_AUTO, F(worker_gap), 0},
-    {"pipeline", "refill_gap", K_SECONDS, F(refill_gap), 0},
+    {"pipeline", "refill_gap", K_GAP_AUTO, F(refill_gap), 0},
+    {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0},
     {"output", "dir", K_PATH, F(out_dir), 0},
@@ -82,6 +83,8 @@ void ss_config_defaults(ss_config *c)
     c->stall_floor = 0.000002;
     c->stall_sensitivity = 0.01;
     c->worker_gap = (ss_autoval){1, 1.0};
+    c->refill_gap = (ss_autoval){1, 1.0};
+    c->delivery = (ss_autoval){1, 1.0};
     c->effective_delay_threshold = 0.030;
     snprintf(c->out_dir, sizeof c->out_dir, "results");
     c->slab_mb = 64.0;
@@ -146,7 +149,7 @@ static const char *parse_autoval(const char *s, int integer, ss_autoval *out)
     }
     double v;
     if (parse_number(s, &v)) return integer ? "is not a whole number or auto[*F]" : "is not a number or auto";
-    if (integer && (v != floor(v) || v < 1 || v > 4096)) return "must be a whole number from 1 to 4096";
+    if (integer && (v != floor(v) || v < 0 || v > 4096)) return "must be a whole number from 0 to 4096";
     if (!integer && v < 0) return "must not be negative";
     out->is_auto = 0;
     out->value = v;
@@ -215,7 +218,8 @@ static const char *item_workers(const char *s, void *arr, int i) { return parse_
 static const char *item_prefetch(const char *s, void *arr, int i)
 {
     long v;
-    if (parse_long(s, &v) || v < 1 || v > 1024) return "must be a whole number from 1 to 1024";
+    if (!strcmp(s, "auto")) v = SS_PREFETCH_AUTO;
+    else if (parse_long(s, &v) || v < 1 || v > 1024) return "must be auto or a whole number from 1 to 1024";
     ((long *)arr)[i] = v;
     return NULL;
 }

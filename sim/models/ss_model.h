@@ -33,7 +33,10 @@ typedef struct {
     long prefetch;
     double fetch_scale, compute_scale;
     int baseline;         /* nothing changed: the replay should give the measured run back */
-    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()) */
+    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
+                           * per-GPU arrays point into the calibration, which must outlive
+                           * the sweep */
+    int pipe_gpus;        /* GPUs of those per-GPU arrays (0: none) */
 } ss_scenario;
 
 typedef struct ss_model_ops {

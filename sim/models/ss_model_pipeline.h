@@ -1,6 +1,8 @@
-/* ss_model_pipeline.h - the dependency-aware replay (SPEC §8): each GPU's loader as a pool
- * of W workers with a prefetch window of W*P batches, synchronised training steps, state
- * carried from batch to batch. The same recurrence drives `stallsim gen` forward. */
+/* ss_model_pipeline.h - the dependency-aware replay (SPEC §8, sim/models/MODELS-pipeline.md):
+ * each GPU's loader as a pool of W workers with a prefetch window of W*P batches (W = 0:
+ * synchronous loading in the training process), a delivery cost per batch, synchronised
+ * training steps, state carried from batch to batch. The same recurrence drives
+ * `stallsim gen` forward. */
 #ifndef SS_MODEL_PIPELINE_H
 #define SS_MODEL_PIPELINE_H
 
@@ -10,22 +12,42 @@
 #include "ss_step.h"
 
 typedef struct {
-    int workers;   /* W per GPU */
-    int prefetch;  /* P */
+    int workers;   /* W per GPU (0: synchronous loading) */
+    int prefetch;  /* P (>= 1) */
     double worker_gap, refill_gap, step_gap;
+    double delivery; /* seconds from a batch being ready to the loop having it */
     double fetch_scale, compute_scale;
     ss_align fetch_align, start_align;
+    /* Per-GPU loader settings ([gpus] each, not owned, must outlive the state; NULL: the
+     * value above for every GPU). GPU g then uses workers = max(0, round(workers_gpu[g] *
+     * workers_factor)) (at least 1 when workers_gpu[g] >= 1), prefetch_gpu[g], and the
+     * gaps and the delivery cost times their factors (a factor of 0 counts as 1). */
+    const int *workers_gpu, *prefetch_gpu;
+    const double *worker_gap_gpu, *refill_gap_gpu, *delivery_gpu;
+    double workers_factor, worker_gap_factor, refill_gap_factor, delivery_factor;
 } ssp_params;
+
+/* One GPU's resolved loader settings. */
+typedef struct {
+    int workers, prefetch;
+    double worker_gap, refill_gap, delivery;
+} ssp_loader;
 
 typedef struct {
     ssp_params p;
     int gpus;
+    int uniform;     /* 1 when every GPU has the same loader settings (ld[0]) */
+    ssp_loader *ld;  /* [gpus] */
+    long *wp;        /* [gpus] W * P of each GPU */
     long k;          /* position within the current epoch */
-    long ring;       /* W * P */
+    long ring;       /* the largest W * P over GPUs, at least 1 */
     double *done;    /* [ring][gpus]: done of batch j at slot j % ring */
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
     double *r, *f;   /* [gpus] scratch */
 } ssp_state;
+
+/* GPU g's settings under p (the per-GPU arrays when given). */
+ssp_loader ssp_loader_of(const ssp_params *p, int g);
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus);
 void ssp_free(ssp_state *s);
@@ -33,9 +55,9 @@ void ssp_free(ssp_state *s);
 void ssp_epoch_start(ssp_state *s);
 
 /* One batch k given its fetch times f[g] (already aligned and scaled), its compute time c,
- * and the measured starts fs[g] used for the first W batches. Fills start[g] and done[g]
- * (may be NULL), stall[g] (required), the step result, and returns T[k]. *t_prev receives
- * T[k-1]. */
+ * and the measured starts fs[g] used for the first max(W, 1) batches. Fills start[g] and
+ * done[g] (may be NULL), stall[g] (required), the step result, and returns T[k]. *t_prev
+ * receives T[k-1]. */
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out);
 
