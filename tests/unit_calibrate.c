@@ -180,7 +180,9 @@ static void test_fusionflow(void **state)
     ss_calib cal;
     assert_int_equal(calibrate_file(path, &cal), SS_OK);
     for (int g = 0; g < gpus; g++) {
-        print_message("GPU %d: W=%d gap=%.4f s\n", g, cal.workers_gpu[g], cal.gap_gpu[g]);
+        print_message("GPU %d: W=%d P=%d gap=%.4f s refill=%.4f s delivery=%.4f s, start residual %.4f s\n", g,
+                      cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g], cal.refill_gpu[g], cal.delivery_gpu[g],
+                      cal.resid_gpu[g]);
         assert_int_equal(cal.workers_gpu[g], 3);
         if (fabs(cal.gap_gpu[g] - 0.22) > 0.01) fail_msg("GPU %d: gap %.4f s, expected 0.22 +- 0.01", g, cal.gap_gpu[g]);
     }
