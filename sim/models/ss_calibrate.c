@@ -175,6 +175,7 @@ static int better(const cand *x, const cand *y, int rec_p, double tol)
 {
     if (x->score < y->score - tol) return 1;
     if (x->score > y->score + tol) return 0;
+    if ((x->W == 0) != (y->W == 0)) return x->W != 0; /* no evidence: a loader with workers */
     int xr = x->P == rec_p, yr = y->P == rec_p;
     if (xr != yr) return xr;
     int x2 = x->P == 2, y2 = y->P == 2;

@@ -281,7 +281,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     s->pipe_gpus = cal ? cal->gpus : 0;
     p->workers = 1;
     p->prefetch = 2;
-    if (s->workers.is_auto && cal) {
+    if (s->workers.is_auto && cal && cal->workers_gpu) {
         p->workers_gpu = cal->workers_gpu;
         p->workers_factor = s->workers.value;
         p->workers = 0;
@@ -304,7 +304,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     } else {
         p->workers = (int)s->workers.value;
     }
-    if (s->prefetch == SS_PREFETCH_AUTO && cal) {
+    if (s->prefetch == SS_PREFETCH_AUTO && cal && cal->prefetch_gpu) {
         p->prefetch_gpu = cal->prefetch_gpu;
         p->prefetch = 1;
         for (int g = 0; g < cal->gpus; g++) p->prefetch = cal->prefetch_gpu[g] > p->prefetch ? cal->prefetch_gpu[g] : p->prefetch;
