@@ -304,10 +304,109 @@ static void test_sync_delivery_by_hand(void **state)
     ssp_free(&s);
 }
 
+/* The loops asking at different times (ssp_advance_lagged), by hand: 2 GPUs, W = 1,
+ * P = 1, no gaps; f = 1, c = 1, measured starts 0; GPU 1 asks for batch 0 0.5 s before
+ * GPU 0, GPU 0 asks for batch 1 0.2 s before GPU 1:
+ *   k=0: done 1, 1; T[-1] = 0; asks 0, -0.5; stalls 1, 1.5; T0 = 1 + 1 = 2; the
+ *        iteration time is the longest time between a GPU's two asks:
+ *        max(2 - 0.2 - 0, 2 - 0 + 0.5) = 2.5 */
+static void test_lagged_by_hand(void **state)
+{
+    (void)state;
+    ssp_params p = {.workers = 1, .prefetch = 1, .fetch_scale = 1, .compute_scale = 1,
+                    .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE, .ask_lags = 1};
+    ssp_state s;
+    assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+    const double f[2] = {1, 1}, z[2] = {0, 0}, lag[2] = {0, 0.5}, lag_next[2] = {0.2, 0};
+    double start[2], stall[2], tp;
+    ss_step out;
+    double T = ssp_advance_lagged(&s, f, 1, z, lag, lag_next, start, stall, &tp, &out);
+    assert_true(fabs(T - 2) < 1e-12 && fabs(stall[0] - 1) < 1e-12 && fabs(stall[1] - 1.5) < 1e-12);
+    assert_true(fabs(out.iter_time - 2.5) < 1e-12 && fabs(out.delay - 0.5) < 1e-12);
+    ssp_free(&s);
+}
+
+/* A trace made by the lagged recurrence itself (each row: every GPU's loop asks at its
+ * own time, like real DDP ranks leaving a step a few ms apart; train_start = the ask plus
+ * the stall, iteration_time = the next ask minus this one): the calibration finds the asks
+ * consistent and staggered, recovers W, P, the gaps and the delivery cost, and the
+ * baseline replays every iteration (the longest ask-to-ask time of the row) to 1e-9 s. */
+static void test_lagged_identity(void **state)
+{
+    (void)state;
+    enum { G = 4, N = 400 };
+    const int W = 2, P = 2;
+    const double gap = 0.001, refill = 0.002, deliv = 0.003;
+    ssp_params p = {.workers = W, .prefetch = P, .worker_gap = gap, .refill_gap = refill, .delivery = deliv,
+                    .fetch_scale = 1, .compute_scale = 1, .fetch_align = SS_ALIGN_NONE,
+                    .start_align = SS_ALIGN_NONE, .ask_lags = 1};
+    for (int slow = 0; slow < 2; slow++) {
+        ssp_state st;
+        assert_int_equal(ssp_init(&st, &p, G), SS_OK);
+        double *fs = malloc(sizeof(double) * N * G), *ft = malloc(sizeof(double) * N * G);
+        double *ts = malloc(sizeof(double) * N * G), *it = malloc(sizeof(double) * N * G);
+        double *sl = malloc(sizeof(double) * N * G), *lags = malloc(sizeof(double) * (N + 1) * G);
+        unsigned long x = 12345 + (unsigned long)slow;
+        /* a small LCG: deterministic draws in [0, 1) */
+#define U() ((double)((x = x * 6364136223846793005UL + 1442695040888963407UL) >> 11) / 9007199254740992.0)
+        for (long k = 0; k <= N; k++) {
+            int zero = (int)(U() * G);
+            for (int g = 0; g < G; g++) lags[k * G + g] = g == zero ? 0.0 : 0.003 * U();
+        }
+        double start[G], stall[G], tp, f[G], z[G];
+        for (long k = 0; k < N; k++) {
+            for (int g = 0; g < G; g++) {
+                f[g] = 0.07 + 0.02 * U();
+                if (slow && g == 3) f[g] *= 3.0;
+                z[g] = 0.001 * U();
+            }
+            double c = 0.015 + 0.005 * U();
+            ss_step out;
+            double T = ssp_advance_lagged(&st, f, c, z, lags + k * G, lags + (k + 1) * G, start, stall, &tp, &out);
+            for (int g = 0; g < G; g++) {
+                double ask = tp - lags[k * G + g];
+                fs[k * G + g] = start[g];
+                ft[k * G + g] = f[g];
+                sl[k * G + g] = stall[g];
+                ts[k * G + g] = ask + stall[g];
+                it[k * G + g] = (T - lags[(k + 1) * G + g]) - ask;
+            }
+        }
+#undef U
+        ssp_free(&st);
+        char path[512];
+        snprintf(path, sizeof path, "%s/lagged-%d.h5", tu_tmpdir(), slow);
+        assert_int_equal(tu_write_trace(path, G, N, NULL, NULL, fs, ft, ts, it, sl), SS_OK);
+        ss_calib cal;
+        calibrate_file(path, &cal);
+        assert_true(cal.asks_consistent && cal.ask_lags && cal.ask_spread > 0.001);
+        for (int g = 0; g < G; g++) {
+            /* the slow GPU's window never binds: its refill gap does not show (reads 0) */
+            double rg = slow && g == 3 ? 0.0 : refill;
+            if (cal.workers_gpu[g] != W || cal.prefetch_gpu[g] != P || fabs(cal.gap_gpu[g] - gap) > TOL ||
+                fabs(cal.refill_gpu[g] - rg) > TOL || fabs(cal.delivery_gpu[g] - deliv) > TOL)
+                fail_msg("lagged trace %d GPU %d: W=%d P=%d gap %.12g refill %.12g delivery %.12g", slow, g,
+                         cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g], cal.refill_gpu[g],
+                         cal.delivery_gpu[g]);
+        }
+        ss_calib_free(&cal);
+        cal_case c = {.what = slow ? "lagged asks, one slow GPU" : "lagged asks"};
+        check_sweep(&c, path);
+        free(fs);
+        free(ft);
+        free(ts);
+        free(it);
+        free(sl);
+        free(lags);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_delivery_by_hand),
+        cmocka_unit_test(test_lagged_by_hand),
+        cmocka_unit_test(test_lagged_identity),
         cmocka_unit_test(test_recovers_and_replays),
         cmocka_unit_test(test_recorded_settings),
         cmocka_unit_test(test_deterministic),

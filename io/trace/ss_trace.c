@@ -372,11 +372,12 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
 }
 
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
-                                     double *stall_time)
+                                     double *iteration_time, double *stall_time)
 {
     if (row0 < 0 || n < 1 || row0 + n > t->meta.iterations || g0 < 0 || ng < 1 || g0 + ng > t->meta.gpus)
         return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
     ss_status st = read_block(t, DS_TRAIN_START, row0, n, g0, ng, train_start);
+    if (st == SS_OK) st = read_block(t, DS_ITER_TIME, row0, n, g0, ng, iteration_time);
     if (st == SS_OK) st = read_block(t, DS_STALL_TIME, row0, n, g0, ng, stall_time);
     return st;
 }

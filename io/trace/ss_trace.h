@@ -82,9 +82,10 @@ ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s);
  * row-major [n][ng] buffers, and the rows' epochs (may be NULL), with the same checks. */
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
                                       double *fetch_time, int32_t *epoch);
-/* Likewise for train_start and stall_time (the loop's side, for the calibration). */
+/* Likewise for train_start, iteration_time and stall_time (the loop's side, for the
+ * calibration). */
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
-                                     double *stall_time);
+                                     double *iteration_time, double *stall_time);
 /* Collective when the trace was opened collectively. */
 void ss_trace_close(ss_trace_file *t);
 

@@ -10,7 +10,7 @@
 
 #include "ss_comm.h"
 
-/* Memory for the columns of a batch of GPUs (four doubles per row and GPU). */
+/* Memory for the columns of a batch of GPUs (five doubles per row and GPU). */
 #define CALIB_BATCH_BYTES (32L << 20)
 /* Timestamps closer than this count as equal (seconds). */
 #define CALIB_EPS 1e-7
@@ -139,13 +139,15 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
+    /* candidates ascend: a later one must be better by more than rounding to be taken */
+    const double tol = 1e-12 * d->cap;
     double gap = ng > 1 ? cg[1] : 0.0, refill = 0.0, best = INFINITY;
     for (int round = 0; round < 2; round++) {
         best = INFINITY;
         double pick = gap;
         for (int i = 0; i < ng; i++) {
             double sc = score_ab(d, W, fixed, m, cg[i], refill);
-            if (sc < best || (sc == best && cg[i] < pick)) {
+            if (sc < best - tol) {
                 best = sc;
                 pick = cg[i];
             }
@@ -155,7 +157,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         pick = refill;
         for (int i = 0; i < nr; i++) {
             double sc = score_ab(d, W, fixed, m, gap, cr[i]);
-            if (sc < best || (sc == best && cr[i] < pick)) {
+            if (sc < best - tol) {
                 best = sc;
                 pick = cr[i];
             }
@@ -316,7 +318,7 @@ typedef struct {
     long rows;
     int batch, loaded_g0;
     int32_t *epoch;
-    double *fs, *ft, *ts, *stall; /* [rows][batch] */
+    double *fs, *ft, *ts, *it, *stall; /* [rows][batch] */
 } calib_io;
 
 /* Loads GPU g's columns into d, reading the batch of GPUs holding g when needed. */
@@ -327,7 +329,7 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
     if (io->loaded_g0 != g0) {
         ss_status st = ss_trace_read_fetch_columns(io->t, 0, io->rows, g0, ng, io->fs, io->ft,
                                                    io->loaded_g0 < 0 ? io->epoch : NULL);
-        if (st == SS_OK) st = ss_trace_read_loop_columns(io->t, 0, io->rows, g0, ng, io->ts, io->stall);
+        if (st == SS_OK) st = ss_trace_read_loop_columns(io->t, 0, io->rows, g0, ng, io->ts, io->it, io->stall);
         if (st != SS_OK) return st;
         io->loaded_g0 = g0;
     }
@@ -344,12 +346,31 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
     return SS_OK;
 }
 
+/* GPU g's asks (train_start - stall): counts the rows whose next ask is the ask plus the
+ * iteration time, and widens each row's [amin, amax] over GPUs. */
+static void ask_stats(const calib_io *io, int g, long *pairs, long *consistent, double *amin, double *amax)
+{
+    int G = ss_trace_meta_of(io->t)->gpus;
+    int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
+    for (long k = 0; k < io->rows; k++) {
+        long x = k * ng + (g - g0);
+        double a = io->ts[x] - io->stall[x];
+        if (g == 0 || a < amin[k]) amin[k] = a;
+        if (g == 0 || a > amax[k]) amax[k] = a;
+        if (k + 1 == io->rows || io->epoch[k + 1] != io->epoch[k]) continue;
+        long y = x + ng;
+        (*pairs)++;
+        *consistent += fabs(a + io->it[x] - (io->ts[y] - io->stall[y])) <= 1e-6 + 0.01 * io->it[x];
+    }
+}
+
 static void calib_free_io(calib_io *io)
 {
     free(io->epoch);
     free(io->fs);
     free(io->ft);
     free(io->ts);
+    free(io->it);
     free(io->stall);
 }
 
@@ -365,12 +386,12 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
     /* at most max_rows rows, fewer on wide traces so that one batch holds every GPU (a
      * column batch still reads whole chunks, which span all GPUs), but never below
      * SS_CALIB_MIN_ROWS */
-    long fit = CALIB_BATCH_BYTES / (4 * (long)sizeof(double) * G);
+    long fit = CALIB_BATCH_BYTES / (5 * (long)sizeof(double) * G);
     io.rows = max_rows < fit ? max_rows : fit;
     if (io.rows < SS_CALIB_MIN_ROWS) io.rows = max_rows < SS_CALIB_MIN_ROWS ? max_rows : SS_CALIB_MIN_ROWS;
     if (io.rows > m->iterations) io.rows = m->iterations;
     if (io.rows < 1) io.rows = 1;
-    long per_gpu = io.rows * 4 * (long)sizeof(double);
+    long per_gpu = io.rows * 5 * (long)sizeof(double);
     io.batch = (int)(CALIB_BATCH_BYTES / per_gpu < G ? CALIB_BATCH_BYTES / per_gpu : G);
     if (io.batch < 1) io.batch = 1;
     c->gpus = G;
@@ -387,9 +408,11 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
     io.fs = malloc(cols * sizeof *io.fs);
     io.ft = malloc(cols * sizeof *io.ft);
     io.ts = malloc(cols * sizeof *io.ts);
+    io.it = malloc(cols * sizeof *io.it);
     io.stall = malloc(cols * sizeof *io.stall);
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
-    double *work = malloc(7 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
+    double *work = malloc(10 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
+    double *spread = work ? work + 7 * n : NULL, *amin = work ? work + 8 * n : NULL, *amax = work ? work + 9 * n : NULL;
     gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
     if (work) {
         d.s = work;
@@ -402,7 +425,7 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.stall || !pos || !first || !work || !gaps)
+        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !pos || !first || !work || !gaps)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = (flags & SS_CALIB_IGNORE_RECORDED) || m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = (flags & SS_CALIB_IGNORE_RECORDED) ? NULL : m->loader_workers;
@@ -410,9 +433,11 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
     c->recorded_prefetch = rec_p >= 1;
     c->no_fetch = !ss_trace_meta_has_fetch(m);
     known_set known = {0};
+    long pairs = 0, consistent = 0;
     for (int g = 0; st == SS_OK && g < G; g++) {
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
+        ask_stats(&io, g, &pairs, &consistent, amin, amax);
         if (g == 0)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
@@ -433,6 +458,10 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
         finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     }
     if (st == SS_OK) {
+        for (long k = 0; k < io.rows; k++) spread[k] = amax[k] - amin[k];
+        c->ask_spread = median_of(spread, n);
+        c->asks_consistent = pairs > 0 && (double)consistent >= 0.99 * (double)pairs;
+        c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
         c->agree = 1;
         for (int g = 0; g < G; g++) {
             if (c->workers_gpu[g] > c->workers) c->workers = c->workers_gpu[g];
@@ -479,6 +508,9 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             : c->recorded_prefetch ? "P as recorded in the trace (prefetch_factor), W fitted"
                                    : "fitted (the trace records no loader settings)");
     if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
+    if (c->ask_lags)
+        fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "
+                     "replay keeps each GPU's measured lag\n", c->ask_spread);
     /* the distinct (W, P) with their GPU count and the medians of their gaps */
     int gw[PRINT_GROUPS], gp[PRINT_GROUPS], gn[PRINT_GROUPS], ng = 0, other = 0;
     for (int g = 0; g < G; g++) {

@@ -14,7 +14,7 @@
 #define SS_CALIB_MAX_WORKERS 64
 #define SS_CALIB_MAX_PREFETCH 64
 /* Rows that calibration looks at by default (the first ones of the trace): up to
- * SS_CALIB_ROWS, as many as fit 32 MB of the four columns it reads, at least
+ * SS_CALIB_ROWS, as many as fit 32 MB of the five columns it reads, at least
  * SS_CALIB_MIN_ROWS. */
 #define SS_CALIB_ROWS 20000L
 #define SS_CALIB_MIN_ROWS 1000L
@@ -41,6 +41,12 @@ typedef struct {
     int recorded_workers;  /* 1 when W came from the trace's loader_workers attribute */
     int recorded_prefetch; /* 1 when P came from the trace's prefetch_factor attribute */
     int no_fetch;          /* 1 when the trace has no fetch timings (only delivery was fitted) */
+    /* The loops' asks (train_start - stall_time): consistent when every GPU's next ask is
+     * its ask plus its iteration time (on 99 % of rows); spread = the median over rows of
+     * the last minus the first GPU's ask. ask_lags = consistent and spread > 1e-9 s: the
+     * replay then takes each GPU's measured lag (ssp_params.ask_lags). */
+    int asks_consistent, ask_lags;
+    double ask_spread;
     long rows_used;
     double seconds;        /* time the calibration took */
 } ss_calib;

@@ -49,6 +49,8 @@ typedef struct ss_model_ops {
     unsigned axes;       /* SS_AXIS_* bits */
     /* 1 when its baseline row reports how far the replay is from the measured run */
     int reports_fidelity;
+    /* 1 when its replay_row uses row->train_start (the sweep then reads that column) */
+    int reads_train_start;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */

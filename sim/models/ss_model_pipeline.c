@@ -58,7 +58,14 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
     s->r = malloc((size_t)gpus * sizeof *s->r);
     s->f = malloc((size_t)gpus * sizeof *s->f);
-    if (!s->done || !s->T || !s->r || !s->f) {
+    int lags_ok = 1;
+    if (p->ask_lags) {
+        s->A = malloc((size_t)(s->ring + 1) * (size_t)gpus * sizeof *s->A);
+        s->lag = malloc((size_t)gpus * sizeof *s->lag);
+        s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
+        lags_ok = s->A && s->lag && s->lag_next;
+    }
+    if (!s->done || !s->T || !s->r || !s->f || !lags_ok) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (window of %ld batches x %d GPUs)", s->ring,
                        gpus);
@@ -75,6 +82,9 @@ void ssp_free(ssp_state *s)
     free(s->T);
     free(s->r);
     free(s->f);
+    free(s->A);
+    free(s->lag);
+    free(s->lag_next);
     memset(s, 0, sizeof *s);
 }
 
@@ -82,15 +92,25 @@ void ssp_epoch_start(ssp_state *s) { s->k = 0; }
 
 static inline double *done_row(ssp_state *s, long j) { return s->done + (j % s->ring) * s->gpus; }
 static inline double *T_at(ssp_state *s, long j) { return &s->T[(j + 1) % (s->ring + 1)]; }
+static inline double *A_row(ssp_state *s, long j) { return s->A + (j % (s->ring + 1)) * s->gpus; }
 
 /* r[g] = when GPU g's batch k can start as far as its workers go (before the window):
  * the measured start for the first max(W, 1) batches of the epoch, else done[k-W] +
  * worker_gap (W >= 1) or T[k-1] + worker_gap (W = 0: the loop fetches it itself after
  * step k-1). */
-static void worker_free(ssp_state *s, const double *fs, double *r)
+static void worker_free(ssp_state *s, const double *fs, const double *lag, double *r)
 {
     const int G = s->gpus;
     const long k = s->k;
+    if (lag) { /* GPU g's loop asks for batch k at T[k-1] - lag[g] */
+        for (int g = 0; g < G; g++) {
+            const ssp_loader *l = &s->ld[g];
+            if (k < l->workers || k == 0) r[g] = fs[g];
+            else if (l->workers == 0) r[g] = *T_at(s, k - 1) - lag[g] + l->worker_gap;
+            else r[g] = done_row(s, k - l->workers)[g] + l->worker_gap;
+        }
+        return;
+    }
     if (s->uniform) {
         const ssp_loader *l = &s->ld[0];
         if (k < l->workers || k == 0) {
@@ -114,10 +134,20 @@ static void worker_free(ssp_state *s, const double *fs, double *r)
 
 /* The prefetch window: GPU g's batch k (W >= 1, k >= W*P) is handed to its worker when
  * the loop takes batch k - W*P: h = max(T[k-W*P-1], done[k-W*P]) + refill_gap. */
-static void window(ssp_state *s, double *r)
+static void window(ssp_state *s, int lagged, double *r)
 {
     const int G = s->gpus;
     const long k = s->k;
+    if (lagged) { /* batch k - W*P was taken when GPU g's own loop asked for it */
+        for (int g = 0; g < G; g++) {
+            const long WP = s->wp[g];
+            if (WP == 0 || k < WP) continue;
+            double old = done_row(s, k - WP)[g], a_old = A_row(s, k - WP)[g];
+            double h = (a_old > old ? a_old : old) + s->ld[g].refill_gap;
+            r[g] = r[g] > h ? r[g] : h;
+        }
+        return;
+    }
     if (s->uniform) {
         const long WP = s->wp[0];
         if (WP == 0 || k < WP) return;
@@ -141,16 +171,23 @@ static void window(ssp_state *s, double *r)
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out)
 {
+    return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
+}
+
+double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double *fs, const double *lag,
+                          const double *lag_next, double *start, double *stall, double *t_prev, ss_step *out)
+{
     const int G = s->gpus;
     const long k = s->k;
     double *r = s->r;
+    if (!s->A) lag = lag_next = NULL;
 
-    worker_free(s, fs, r);
+    worker_free(s, fs, lag, r);
     if (s->p.start_align != SS_ALIGN_NONE) {
         double v = ss_align_start_of(r, G, s->p.start_align);
         for (int g = 0; g < G; g++) r[g] = v;
     }
-    window(s, r);
+    window(s, lag != NULL, r);
     /* r now holds start[k]; done[k] overwrites the slot of batch k - ring, read above */
     double *done = done_row(s, k);
     for (int g = 0; g < G; g++) done[g] = r[g] + f[g];
@@ -161,7 +198,17 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
     }
     /* the loop asks for batch k at T[k-1] and has it at max(T[k-1], done) + delivery */
     double tp = *T_at(s, k - 1), got = tp;
-    if (s->uniform) {
+    if (lag) {
+        double *A = A_row(s, k);
+        got = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double a = tp - lag[g], d = s->ld[g].delivery, w = done[g] - a;
+            A[g] = a;
+            double x = (done[g] > a ? done[g] : a) + d;
+            got = x > got ? x : got;
+            stall[g] = (w > 0.0 ? w : 0.0) + d;
+        }
+    } else if (s->uniform) {
         const double d = s->ld[0].delivery;
         double dmax = done[0];
         for (int g = 0; g < G; g++) {
@@ -185,6 +232,14 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
     int arg;
     ss_step_spread(stall, G, &smax, &smin, &arg);
     out->iter_time = T - tp;
+    if (lag) { /* the longest time between one GPU's two asks */
+        double it = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double x = (T - (lag_next ? lag_next[g] : 0.0)) - (tp - lag[g]);
+            it = x > it ? x : it;
+        }
+        out->iter_time = it;
+    }
     out->stall = smax;
     out->delay = smax - smin;
     out->straggler = arg;
@@ -212,8 +267,29 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
         double v = s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
         for (int g = 0; g < G; g++) f[g] = v;
     }
-    double c = s->p.compute_scale * (row->iter_max - row->stall_max);
     double tp;
+    if (s->A && row->train_start) {
+        /* GPU g asked for this batch at ask[g] = train_start - stall and for the next at
+         * ask[g] + iteration_time; the compute runs from the last GPU having its batch to
+         * the last GPU asking for the next */
+        double amax = -INFINITY, nmax = -INFINITY, tmax = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double a = row->train_start[g] - row->stall_time[g], nx = a + row->iteration_time[g];
+            s->lag[g] = a;
+            s->lag_next[g] = nx;
+            amax = a > amax ? a : amax;
+            nmax = nx > nmax ? nx : nmax;
+            tmax = row->train_start[g] > tmax ? row->train_start[g] : tmax;
+        }
+        for (int g = 0; g < G; g++) {
+            s->lag[g] = amax - s->lag[g];
+            s->lag_next[g] = nmax - s->lag_next[g];
+        }
+        double c = s->p.compute_scale * (nmax - tmax);
+        ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
+        return;
+    }
+    double c = s->p.compute_scale * (row->iter_max - row->stall_max);
     ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
 }
 
@@ -323,6 +399,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
             *factor[i] = gaps[i]->value;
         }
     }
+    p->ask_lags = cal ? cal->ask_lags : 0;
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -366,6 +443,7 @@ const ss_model_ops ss_model_pipeline = {
     .axes = SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
+    .reads_train_start = 1,
     .name_of = pipe_name,
     .label_of = pipe_label,
     .is_baseline = pipe_baseline,

@@ -25,6 +25,11 @@ typedef struct {
     const int *workers_gpu, *prefetch_gpu;
     const double *worker_gap_gpu, *refill_gap_gpu, *delivery_gpu;
     double workers_factor, worker_gap_factor, refill_gap_factor, delivery_factor;
+    /* 1: the replay takes each GPU's measured lag behind the last GPU to ask for a batch
+     * (ranks leave a synchronised step at slightly different times) from the rows'
+     * train_start and stall_time (ssp_replay_row with row->train_start); set by the
+     * calibration when the trace's asks are consistent and not simultaneous. */
+    int ask_lags;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */
@@ -42,8 +47,11 @@ typedef struct {
     long k;          /* position within the current epoch */
     long ring;       /* the largest W * P over GPUs, at least 1 */
     double *done;    /* [ring][gpus]: done of batch j at slot j % ring */
+    double *A;       /* [ring + 1][gpus] with ask_lags: when GPU g's loop asked for batch j,
+                      * at slot j % (ring + 1) */
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
     double *r, *f;   /* [gpus] scratch */
+    double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
 } ssp_state;
 
 /* GPU g's settings under p (the per-GPU arrays when given). */
@@ -60,6 +68,13 @@ void ssp_epoch_start(ssp_state *s);
  * receives T[k-1]. */
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out);
+
+/* ssp_advance when the GPUs' loops ask at different times: GPU g asks for batch k at
+ * T[k-1] - lag[g] and for batch k+1 at T[k] - lag_next[g] (lag >= 0; T[k-1] is the last
+ * GPU's ask); the step's iteration time is the largest over GPUs of the time between
+ * their two asks. NULL lags: ssp_advance. Needs p.ask_lags. */
+double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double *fs, const double *lag,
+                          const double *lag_next, double *start, double *stall, double *t_prev, ss_step *out);
 
 /* Replays one measured row (SPEC §8: aligned and scaled fetch, compute from the row). */
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out);
