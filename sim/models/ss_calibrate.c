@@ -17,6 +17,10 @@
 /* Rows that may break a hard bound (W above the concurrency seen, W*P above the lead
  * seen) before the bound moves: a fraction of the rows, for noisy real traces. */
 #define CALIB_OUTLIER_FRACTION 0.002
+/* Scores within this fraction of each other count as equal (the simpler explanation
+ * wins): a prefetch factor or a refill gap that the trace does not show would otherwise
+ * be fitted to noise. */
+#define CALIB_TIE_FRACTION 0.02
 /* Settings already fitted on another GPU are taken when they explain this GPU's starts
  * with a mean capped residual below this fraction of its median fetch time. */
 #define CALIB_ACCEPT_FRACTION 0.002
@@ -139,15 +143,16 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
-    /* candidates ascend: a later one must be better by more than rounding to be taken */
-    const double tol = 1e-12 * d->cap;
+    /* candidates ascend: a later (larger) one must be better by more than rounding and
+     * CALIB_TIE_FRACTION of the score to be taken */
+    const double tol_abs = 1e-12 * d->cap;
     double gap = ng > 1 ? cg[1] : 0.0, refill = 0.0, best = INFINITY;
     for (int round = 0; round < 2; round++) {
         best = INFINITY;
         double pick = gap;
         for (int i = 0; i < ng; i++) {
             double sc = score_ab(d, W, fixed, m, cg[i], refill);
-            if (sc < best - tol) {
+            if (i == 0 || sc < best - tol_abs - CALIB_TIE_FRACTION * best) {
                 best = sc;
                 pick = cg[i];
             }
@@ -157,7 +162,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         pick = refill;
         for (int i = 0; i < nr; i++) {
             double sc = score_ab(d, W, fixed, m, gap, cr[i]);
-            if (sc < best - tol) {
+            if (i == 0 || sc < best - tol_abs - CALIB_TIE_FRACTION * best) {
                 best = sc;
                 pick = cr[i];
             }
@@ -171,12 +176,14 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
 
 static void eval(gpu_cols *d, cand *c) { c->score = fit_gaps(d, c->W, c->P, &c->gap, &c->refill); }
 
-/* 1 when x is better than y: a lower score; on a tie (same predictions), the recorded P,
- * then P = 2 (PyTorch's default), then the smaller window, then fewer workers. */
+/* 1 when x is better than y: a lower score; on a tie (scores within CALIB_TIE_FRACTION),
+ * a loader with workers, the recorded P, then P = 2 (PyTorch's default), then the smaller
+ * window, then fewer workers. */
 static int better(const cand *x, const cand *y, int rec_p, double tol)
 {
-    if (x->score < y->score - tol) return 1;
-    if (x->score > y->score + tol) return 0;
+    double margin = tol + CALIB_TIE_FRACTION * (x->score < y->score ? x->score : y->score);
+    if (x->score < y->score - margin) return 1;
+    if (x->score > y->score + margin) return 0;
     if ((x->W == 0) != (y->W == 0)) return x->W != 0; /* no evidence: a loader with workers */
     int xr = x->P == rec_p, yr = y->P == rec_p;
     if (xr != yr) return xr;
