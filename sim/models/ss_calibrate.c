@@ -549,15 +549,17 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             while (!(c->workers_gpu[g] == gw[i] && c->prefetch_gpu[g] == gp[i])) g++;
             snprintf(who, sizeof who, "GPU %d", g);
         } else snprintf(who, sizeof who, "%d GPUs", gn[i]);
-        fprintf(out,
-                "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s; "
-                "residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n",
-                who, gw[i], gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
-                gn[i] == G || gn[i] == 1 ? "" : " (medians)", med[3], med[4]);
+        fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
+                gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
+                gn[i] == G || gn[i] == 1 ? "" : " (medians)");
+        if (c->no_fetch) fputc('\n', out);
+        else
+            fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
+                    med[4]);
     }
     if (other) fprintf(out, "calibration: %d more GPUs with other settings (per GPU in results.h5)\n", other);
     /* the GPUs the fit explains least */
-    if (G > 1) {
+    if (G > 1 && !c->no_fetch) {
         int worst[PRINT_WORST], nw = 0;
         for (int g = 0; g < G; g++) {
             int i;
