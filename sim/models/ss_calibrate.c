@@ -513,6 +513,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             c->recorded_workers && c->recorded_prefetch ? "as recorded in the trace (loader_workers, prefetch_factor)"
             : c->recorded_workers ? "W as recorded in the trace (loader_workers), P fitted"
             : c->recorded_prefetch ? "P as recorded in the trace (prefetch_factor), W fitted"
+            : c->no_fetch          ? "not recorded in the trace: the defaults"
                                    : "fitted (the trace records no loader settings)");
     if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
     if (c->ask_lags)
