@@ -33,8 +33,9 @@ static const char info_usage[] =
     "usage: stallsim info TRACE.h5\n"
     "\n"
     "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata, the mean\n"
-    "measured iteration time and stall per GPU, and the loader calibration (workers per GPU\n"
-    "and gap between batches, SPEC §8).\n";
+    "measured iteration time and stall per GPU, and the loader calibration per GPU (workers,\n"
+    "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
+    "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n";
 
 typedef struct {
     double *it_sum, *st_sum;
