@@ -14,40 +14,71 @@
 
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
-    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER
+    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL
 } key_kind;
 
+/* One option of the scenario file: where it goes, its default (as it would be written in
+ * the file), the bounds of its numbers and one line of help. The defaults, the bounds in
+ * the messages, `stallsim run --help` and the README's key list all come from here. */
 typedef struct {
     const char *section, *key;
     key_kind kind;
     size_t off, off2; /* field, and count field for lists */
+    const char *def;  /* NULL: no default (required) */
+    double min, max;  /* numbers and list items: allowed range (kinds that have one) */
+    const char *help;
 } key_def;
 
 #define F(x) offsetof(ss_config, x)
+#define NOB 0, 0 /* no numeric bounds */
 static const key_def keys[] = {
-    {"trace", "path", K_PATH, F(trace_path), 0},
-    {"trace", "epoch", K_EPOCH, 0, 0},
-    {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0},
-    {"scenarios", "model", K_MODELS, F(models), F(n_models)},
-    {"scenarios", "fetch_align", K_FETCH_ALIGNS, F(fetch_align), F(n_fetch)},
-    {"scenarios", "start_align", K_START_ALIGNS, F(start_align), F(n_start)},
-    {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers)},
-    {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch)},
-    {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale)},
-    {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale)},
-    {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0},
-    {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0},
-    {"pipeline", "worker_gap", K_GAP_AUTO, F(worker_gap), 0},
-    {"pipeline", "refill_gap", K_GAP_AUTO, F(refill_gap), 0},
-    {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0},
-    {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0},
-    {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0},
-    {"output", "dir", K_PATH, F(out_dir), 0},
-    {"output", "per_iteration", K_BOOL, F(per_iteration), 0},
-    {"run", "slab_iterations", K_SLAB_ITERS, F(slab_iterations), 0},
-    {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0},
+    {"trace", "path", K_PATH, F(trace_path), 0, NULL, NOB,
+     "the stalltrace HDF5 file to replay (relative paths are taken from the scenario file's folder)"},
+    {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "summarise every epoch (all) or one epoch number"},
+    {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
+     "iterations with index below this are replayed but not summarised"},
+    {"scenarios", "model", K_MODELS, F(models), F(n_models), "independent", NOB,
+     "replay models to sweep (independent, pipeline); the measured run is always row 0"},
+    {"scenarios", "fetch_align", K_FETCH_ALIGNS, F(fetch_align), F(n_fetch), "none", NOB,
+     "fetch-time alignments: none (false), min, avg, median, max"},
+    {"scenarios", "start_align", K_START_ALIGNS, F(start_align), F(n_start), "none", NOB,
+     "loader-start alignments: none (false), min, avg (midpoint), mean"},
+    {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers), "auto", 0, SS_MAX_WORKERS,
+     "pipeline: loader workers per GPU (0: synchronous loading): numbers or auto, auto*F, auto/F (the calibrated count)"},
+    {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
+     "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
+    {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
+     "pipeline: factor on every fetch time (0.5: storage twice as fast)"},
+    {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
+     "pipeline: factor on every compute time"},
+    {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
+     "GPUs whose fetch times (and, pipeline, loader settings) become the other GPUs' median: none, "
+     "GPU numbers, or each (one scenario per GPU)"},
+    {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0, "0.000002", 0, 1e18,
+     "stall given to a batch that the scenario makes ready in time, seconds"},
+    {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0, "0.01", 0, 1e18,
+     "measured stall above which a later batch adds to the stall, seconds"},
+    {"pipeline", "worker_gap", K_GAP_AUTO, F(worker_gap), 0, "auto", 0, 1e18,
+     "a worker's pause between two batches, seconds, or auto (calibrated per GPU)"},
+    {"pipeline", "refill_gap", K_GAP_AUTO, F(refill_gap), 0, "auto", 0, 1e18,
+     "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
+    {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0, "auto", 0, 1e18,
+     "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
+    {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
+     "time between taking a batch and starting the step, seconds"},
+    {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
+     "delay above which an iteration counts as effectively delayed, seconds"},
+    {"output", "dir", K_PATH, F(out_dir), 0, "results", NOB,
+     "folder for summary.csv and results.h5 (relative to the scenario file's folder)"},
+    {"output", "per_iteration", K_BOOL, F(per_iteration), 0, "false", NOB,
+     "also write every scenario's per-iteration series into results.h5"},
+    {"run", "slab_iterations", K_SLAB_ITERS, F(slab_iterations), 0, "0", 0, 1e18,
+     "iterations read at a time (0: as many as fit slab_mb)"},
+    {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0, "64", 0, 65536,
+     "memory budget of a slab of the trace and its per-iteration buffers, MB"},
 };
 #undef F
+#undef NOB
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define SS_MODEL_NAME_(id, name, ops) name,
@@ -63,31 +94,6 @@ void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize)
     if (!v->is_auto) snprintf(buf, (size_t)bufsize, "%s", num);
     else if (v->value == 1.0) snprintf(buf, (size_t)bufsize, "auto");
     else snprintf(buf, (size_t)bufsize, "auto*%s", num);
-}
-
-void ss_config_defaults(ss_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->epoch_all = 1;
-    c->warmup_iterations = 11;
-    c->n_models = 1;
-    c->models[0] = SS_MODEL_INDEPENDENT;
-    c->n_fetch = c->n_start = 1;
-    c->fetch_align[0] = c->start_align[0] = SS_ALIGN_NONE;
-    c->n_workers = 1;
-    c->workers[0] = (ss_autoval){1, 1.0};
-    c->n_prefetch = 1;
-    c->prefetch[0] = 2;
-    c->n_fetch_scale = c->n_compute_scale = 1;
-    c->fetch_scale[0] = c->compute_scale[0] = 1.0;
-    c->stall_floor = 0.000002;
-    c->stall_sensitivity = 0.01;
-    c->worker_gap = (ss_autoval){1, 1.0};
-    c->refill_gap = (ss_autoval){1, 1.0};
-    c->delivery = (ss_autoval){1, 1.0};
-    c->effective_delay_threshold = 0.030;
-    snprintf(c->out_dir, sizeof c->out_dir, "results");
-    c->slab_mb = 64.0;
 }
 
 /* ---- value parsers: return NULL on success, else a description of what is wrong ---- */
@@ -134,7 +140,18 @@ static const char *parse_align(const char *s, int for_start, ss_align *out)
     return NULL;
 }
 
-static const char *parse_autoval(const char *s, int integer, ss_autoval *out)
+/* "must be a whole number from 1 to 4096" from the key's bounds ("... up to 65536" when
+ * what ends in "to"). The text lives until the next call. */
+static const char *bounds_text(const key_def *k, const char *what)
+{
+    static char buf[160];
+    size_t n = strlen(what);
+    if (n >= 2 && !strcmp(what + n - 2, "to")) snprintf(buf, sizeof buf, "%s %g", what, k->max);
+    else snprintf(buf, sizeof buf, "%s from %g to %g", what, k->min, k->max);
+    return buf;
+}
+
+static const char *parse_autoval(const key_def *k, const char *s, int integer, ss_autoval *out)
 {
     if (!strncmp(s, "auto", 4)) {
         const char *r = s + 4;
@@ -149,7 +166,7 @@ static const char *parse_autoval(const char *s, int integer, ss_autoval *out)
     }
     double v;
     if (parse_number(s, &v)) return integer ? "is not a whole number or auto[*F]" : "is not a number or auto";
-    if (integer && (v != floor(v) || v < 0 || v > 4096)) return "must be a whole number from 0 to 4096";
+    if (integer && (v != floor(v) || v < k->min || v > k->max)) return bounds_text(k, "must be a whole number");
     if (!integer && v < 0) return "must not be negative";
     out->is_auto = 0;
     out->value = v;
@@ -176,7 +193,8 @@ typedef struct {
 
 /* Splits a comma list into items (an empty item is an error, wherever it stands); calls
  * fn on each; counts them into *n (at most SS_LIST_MAX). */
-static const char *parse_list(char *v, int *n, const char *(*fn)(const char *, void *, int), void *arr)
+static const char *parse_list(const key_def *k, char *v, int *n,
+                              const char *(*fn)(const key_def *, const char *, void *, int), void *arr)
 {
     int count = 0;
     if (!trim(v)[0]) return "is an empty list";
@@ -186,7 +204,7 @@ static const char *parse_list(char *v, int *n, const char *(*fn)(const char *, v
         char *item = trim(tok);
         if (!item[0]) return "has an empty item";
         if (count == SS_LIST_MAX) return "has more than 16 items";
-        const char *e = fn(item, arr, count);
+        const char *e = fn(k, item, arr, count);
         if (e) return e;
         count++;
         if (!comma) break;
@@ -197,36 +215,58 @@ static const char *parse_list(char *v, int *n, const char *(*fn)(const char *, v
 }
 
 /* Any model of the list but the measured run (row 0 of every sweep). */
-static const char *item_model(const char *s, void *arr, int i)
+static const char *item_model(const key_def *k, const char *s, void *arr, int i)
 {
+    (void)k;
     static char msg[256];
     ss_model *m = arr;
-    for (int k = 1; k < SS_NMODELS; k++)
-        if (!strcmp(s, model_names[k])) {
-            m[i] = (ss_model)k;
+    for (int id = 1; id < SS_NMODELS; id++)
+        if (!strcmp(s, model_names[id])) {
+            m[i] = (ss_model)id;
             return NULL;
         }
     int n = snprintf(msg, sizeof msg, "is not a model (");
-    for (int k = 1; k < SS_NMODELS && n < (int)sizeof msg; k++)
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", k > 1 ? ", " : "", model_names[k]);
+    for (int id = 1; id < SS_NMODELS && n < (int)sizeof msg; id++)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", id > 1 ? ", " : "", model_names[id]);
     if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
     return msg;
 }
-static const char *item_fetch(const char *s, void *arr, int i) { return parse_align(s, 0, (ss_align *)arr + i); }
-static const char *item_start(const char *s, void *arr, int i) { return parse_align(s, 1, (ss_align *)arr + i); }
-static const char *item_workers(const char *s, void *arr, int i) { return parse_autoval(s, 1, (ss_autoval *)arr + i); }
-static const char *item_prefetch(const char *s, void *arr, int i)
+static const char *item_fetch(const key_def *k, const char *s, void *arr, int i)
+{
+    (void)k;
+    return parse_align(s, 0, (ss_align *)arr + i);
+}
+static const char *item_start(const key_def *k, const char *s, void *arr, int i)
+{
+    (void)k;
+    return parse_align(s, 1, (ss_align *)arr + i);
+}
+static const char *item_workers(const key_def *k, const char *s, void *arr, int i)
+{
+    return parse_autoval(k, s, 1, (ss_autoval *)arr + i);
+}
+static const char *item_prefetch(const key_def *k, const char *s, void *arr, int i)
 {
     long v;
     if (!strcmp(s, "auto")) v = SS_PREFETCH_AUTO;
-    else if (parse_long(s, &v) || v < 1 || v > 1024) return "must be auto or a whole number from 1 to 1024";
+    else if (parse_long(s, &v) || v < k->min || v > k->max) return bounds_text(k, "must be auto or a whole number");
     ((long *)arr)[i] = v;
     return NULL;
 }
-static const char *item_scale(const char *s, void *arr, int i)
+static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
+{
+    long v;
+    int *h = arr;
+    if (!strcmp(s, "none")) h[i] = SS_HEAL_NONE;
+    else if (!strcmp(s, "each")) h[i] = SS_HEAL_EACH;
+    else if (parse_long(s, &v) || v < k->min || v > k->max) return "is not none, each or a GPU number";
+    else h[i] = (int)v;
+    return NULL;
+}
+static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {
     double v;
-    if (parse_number(s, &v) || !(v > 0) || v > 1e6) return "must be a positive number";
+    if (parse_number(s, &v) || !(v > k->min) || v > k->max) return "must be a positive number";
     ((double *)arr)[i] = v;
     return NULL;
 }
@@ -261,22 +301,23 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         if (parse_long(v, &l) || l < 0) return "must be a whole number >= 0 (0: from slab_mb)";
         *(long *)field = l;
         return NULL;
-    case K_MODELS: return parse_list(v, count, item_model, field);
-    case K_FETCH_ALIGNS: return parse_list(v, count, item_fetch, field);
-    case K_START_ALIGNS: return parse_list(v, count, item_start, field);
-    case K_WORKERS: return parse_list(v, count, item_workers, field);
-    case K_PREFETCH: return parse_list(v, count, item_prefetch, field);
-    case K_SCALES: return parse_list(v, count, item_scale, field);
+    case K_MODELS: return parse_list(k, v, count, item_model, field);
+    case K_FETCH_ALIGNS: return parse_list(k, v, count, item_fetch, field);
+    case K_START_ALIGNS: return parse_list(k, v, count, item_start, field);
+    case K_WORKERS: return parse_list(k, v, count, item_workers, field);
+    case K_PREFETCH: return parse_list(k, v, count, item_prefetch, field);
+    case K_SCALES: return parse_list(k, v, count, item_scale, field);
+    case K_HEAL: return parse_list(k, v, count, item_heal, field);
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";
         *(double *)field = d;
         return NULL;
     case K_POS_NUMBER:
-        if (parse_number(v, &d) || !(d > 0) || d > 65536) return "must be a positive number up to 65536";
+        if (parse_number(v, &d) || !(d > k->min) || d > k->max) return bounds_text(k, "must be a positive number up to");
         *(double *)field = d;
         return NULL;
-    case K_GAP_AUTO: return parse_autoval(v, 0, field);
+    case K_GAP_AUTO: return parse_autoval(k, v, 0, field);
     case K_BOOL:
         if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on")) *(int *)field = 1;
         else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off")) *(int *)field = 0;
@@ -284,6 +325,34 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         return NULL;
     }
     return "has an unknown kind";
+}
+
+void ss_config_defaults(ss_config *c)
+{
+    memset(c, 0, sizeof *c);
+    parse_ctx p = {.cfg = c, .base_dir = ""};
+    for (int i = 0; i < NKEYS; i++)
+        if (keys[i].def && apply_value(&p, &keys[i], keys[i].def) != NULL)
+            fprintf(stderr, "stallsim: internal error: default of %s.%s\n", keys[i].section, keys[i].key);
+}
+
+void ss_config_print_keys(FILE *f)
+{
+    const char *section = "";
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(section, keys[i].section)) fprintf(f, "%s[%s]\n", i ? "\n" : "", section = keys[i].section);
+        char lhs[96];
+        snprintf(lhs, sizeof lhs, "  %s = %s", keys[i].key, keys[i].def ? keys[i].def : "(required)");
+        fprintf(f, "%-40s %s\n", lhs, keys[i].help);
+    }
+}
+
+int ss_config_key_count(void) { return NKEYS; }
+
+void ss_config_key_name(int i, const char **section, const char **key)
+{
+    *section = keys[i].section;
+    *key = keys[i].key;
 }
 
 static int find_key(const char *section, const char *name, int *section_known)

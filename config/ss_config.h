@@ -5,9 +5,15 @@
 
 #include "ss_status.h"
 
+#include <stdio.h>
+
 #include "ss_align.h"
 #include "ss_limits.h"
 #include "ss_model_ids.h"
+
+/* Values of scenarios.heal besides GPU numbers. */
+#define SS_HEAL_NONE (-1)
+#define SS_HEAL_EACH (-2)
 
 /* A setting that is a number, or "auto" (the calibrated value) times a factor:
  * "auto", "auto*2", "auto/2", "auto*0.5". */
@@ -38,6 +44,8 @@ typedef struct {
     ss_autoval workers[SS_LIST_MAX];
     long prefetch[SS_LIST_MAX];
     double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
+    int n_heal;
+    int heal[SS_LIST_MAX]; /* GPU numbers; SS_HEAL_NONE, or SS_HEAL_EACH (one scenario per GPU) */
 
     /* [independent] */
     double stall_floor, stall_sensitivity;
@@ -58,8 +66,14 @@ typedef struct {
     double slab_mb;
 } ss_config;
 
-/* Defaults of every setting (no trace path). */
+/* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);
+
+/* The option table for people: "[section]" then "  key = default   help" lines. */
+void ss_config_print_keys(FILE *f);
+/* The option table's rows, for tests: count, and the section and key of row i. */
+int ss_config_key_count(void);
+void ss_config_key_name(int i, const char **section, const char **key);
 
 /* Reads and validates FILE (SS_ECONFIG/SS_EIO with "file:line: ..." messages), then
  * applies the overrides "section.key=value" in order. Paths in the file are taken from

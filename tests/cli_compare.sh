@@ -101,4 +101,46 @@ mkdir -p "$work/empty"
 [ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "no iteration to summarise" "$work/err" && ok || fail "empty selection: rc=$rc"
+# like with like: a trace beside a sweep summarised with other settings is summarised as
+# that sweep was; sweeps with different settings are refused
+"$stallsim" gen -o "$work/w.h5" --gpus 3 --iterations 200 --seed 3 >/dev/null || fail "gen w"
+printf '[trace]\npath = w.h5\nwarmup_iterations = 40\nepoch = 1\n[summary]\neffective_delay_threshold = 0.01\n' > "$work/w.ini"
+"$stallsim" run "$work/w.ini" --out "$work/w40" --quiet || fail "sweep w40"
+"$stallsim" compare "$work/w.h5" "$work/w40" --csv "$work/w.csv" >/dev/null || fail "compare w"
+$py - "$work/w.csv" <<'PY' && ok || fail "trace summarised as its sweep"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows[0]["iterations"] == rows[1]["iterations"] == "160", rows[:2]
+for col in ("iter_time_diff", "stall_diff", "delay_diff", "effective_delay_pct_diff"):
+    assert float(rows[1][col]) == 0.0, (col, rows[1][col])
+PY
+"$stallsim" run "$work/w.ini" --set trace.warmup_iterations=11 --out "$work/w11" --quiet || fail "sweep w11"
+"$stallsim" compare "$work/w40" "$work/w11" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "not comparable" "$work/err" && ok || fail "different settings: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/w.h5" "$work/w40" --warmup 11 >/dev/null 2>"$work/err" || fail "explicit warmup"
+grep -q "warning: traces are summarised with --warmup 11, but" "$work/err" && ok || fail "explicit warmup warning"
+
+# results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
+printf '[trace]\npath = w.h5\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 2\n' > "$work/both.ini"
+"$stallsim" run "$work/both.ini" --out "$work/both" --quiet || fail "sweep both"
+$py - "$work/both/summary.csv" "$work/both/results.h5" <<'PY' && ok || fail "/summary vs summary.csv"
+import csv, math, sys
+import h5py
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = h5py.File(sys.argv[2], "r")["summary"][:]
+assert len(rows) == len(t)
+for r, h in zip(rows, t):
+    for k, v in r.items():
+        if k.startswith("straggler_share_gpu"):
+            x = h["straggler_share"][int(k[len("straggler_share_gpu"):])]
+        else:
+            x = h[k]
+        if isinstance(x, bytes):
+            assert x.decode() == v, (k, x, v)
+        elif v == "":
+            assert math.isnan(x), (k, x)
+        else:
+            assert float(v) == float(x), (k, v, x)
+PY
+
 finish

@@ -401,12 +401,60 @@ static void test_lagged_identity(void **state)
     }
 }
 
+/* Healing a GPU also gives it the other GPUs' (median) loader settings: trace A has GPU 3
+ * loading synchronously (W = 0) beside three GPUs with 4 workers, trace B has 4 workers
+ * everywhere, both with constant fetch and compute times and the same draws; healing GPU
+ * 3 on A replays B's measured run (mean iteration time and stall to 1e-9 s). */
+static void test_heal_takes_others_loader(void **state)
+{
+    (void)state;
+    char a[512], b[512], ini[1024];
+    snprintf(a, sizeof a, "%s/heal-a.h5", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/heal-b.h5", tu_tmpdir());
+    ss_gen_params p;
+    ss_gen_defaults(&p);
+    p.gpus = 4;
+    p.iterations = 200;
+    p.fetch_cv = 0;
+    p.compute_cv = 0;
+    p.fetch_mean = 1.0;
+    p.compute_mean = 0.2;
+    p.no_loader_attrs = 1;
+    assert_int_equal(ss_gen_write(&p, b, 0), SS_OK);
+    p.n_wgpu = 1;
+    p.wgpu_gpu[0] = 3;
+    p.wgpu_workers[0] = 0;
+    assert_int_equal(ss_gen_write(&p, a, 0), SS_OK);
+    ss_summary sb, sa;
+    ss_scenario *sc;
+    int nsc;
+    snprintf(ini, sizeof ini, "[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = independent\n", b);
+    if (tu_run_sweep(ini, &sb, &sc, &nsc) != SS_OK) fail_msg("sweep B: %s", ss_errmsg());
+    free(sc);
+    snprintf(ini, sizeof ini,
+             "[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\nprefetch = auto\nheal = none, 3\n", a);
+    if (tu_run_sweep(ini, &sa, &sc, &nsc) != SS_OK) fail_msg("sweep A: %s", ss_errmsg());
+    assert_int_equal(sa.calib.workers_gpu[3], 0);
+    assert_int_equal(sa.calib.workers_gpu[0], 4);
+    int j = tu_find(sc, nsc, "pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1_heal-3");
+    assert_true(j > 0);
+    double mb = sb.p[0].mean[SS_M_ITER], mh = sa.p[j].mean[SS_M_ITER];
+    print_message("A measured %.6f s, A with GPU 3 healed %.6f s, B measured %.6f s\n", sa.p[0].mean[SS_M_ITER], mh, mb);
+    assert_true(sa.p[0].mean[SS_M_ITER] > mb + 0.1); /* the synchronous GPU slows A down */
+    if (fabs(mh - mb) > TOL) fail_msg("healed %.12g s, B %.12g s", mh, mb);
+    assert_true(fabs(sa.p[j].mean[SS_M_STALL] - sb.p[0].mean[SS_M_STALL]) < TOL);
+    ss_summary_free(&sa);
+    ss_summary_free(&sb);
+    free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_delivery_by_hand),
         cmocka_unit_test(test_lagged_by_hand),
         cmocka_unit_test(test_lagged_identity),
+        cmocka_unit_test(test_heal_takes_others_loader),
         cmocka_unit_test(test_recovers_and_replays),
         cmocka_unit_test(test_recorded_settings),
         cmocka_unit_test(test_deterministic),

@@ -3,6 +3,7 @@
 
 #include "ss_columns.h"
 #include "ss_model.h"
+#include "ss_rank.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +60,47 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
     else snprintf(buf, n, "%.4f±%.4f", p->mean[m], ss_partial_std(p, m));
 }
 
+/* The ranked answer for people: at most three short paragraphs. */
+static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
+{
+    if (r->ntop > 0) {
+        fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
+        for (int k = 0; k < r->ntop; k++) {
+            char lab[96];
+            const ss_scenario *sc = &s->sc[r->top[k].j];
+            ss_model_get(sc->model)->label_of(sc, lab, sizeof lab);
+            double err = r->error_pct[sc->model];
+            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; model baseline error %.2f%%)\n", k + 1, lab,
+                    r->top[k].change_pct, r->top[k].change_s, isnan(err) ? 0.0 : err);
+        }
+    } else if (s->nsc > 1) {
+        fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error\n");
+    }
+    if (r->n_within > 0)
+        fprintf(out, "  (%d scenario%s with a smaller cut than their model's baseline error not ranked)\n", r->n_within,
+                r->n_within == 1 ? "" : "s");
+    for (int i = 0; i < r->nheal;) {
+        ss_model m = r->heal[i].model;
+        int n = 0, within = 0;
+        fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %.2f%% "
+                     "not ranked):\n ",
+                ss_model_name(m), r->error_pct[m]);
+        for (; i < r->nheal && r->heal[i].model == m; i++) {
+            if (!r->heal[i].ranked) {
+                within++;
+                continue;
+            }
+            if (n < 8)
+                fprintf(out, " GPU %d %+.2f%% (saves %.4g s per epoch);", r->heal[i].gpu, -r->heal[i].gain_pct,
+                        r->heal[i].gain_s_epoch);
+            n++;
+        }
+        if (n > 8) fprintf(out, " ... %d more;", n - 8);
+        if (n == 0) fprintf(out, " none stands out;");
+        fprintf(out, " %d GPU%s within the error\n", within, within == 1 ? "" : "s");
+    }
+}
+
 void ss_report_print_table(const ss_summary *s, FILE *out)
 {
     fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s\n", "", "scenario", "iters", "iter_time (s)",
@@ -79,7 +121,10 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
                 17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg);
     }
-    fprintf(out, "M = the measured run; * = baseline replay (nothing changed); change%% is against M.\n");
+    int any_baseline = 0;
+    for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
+    fprintf(out, "M = the measured run; %schange%% is against M.\n",
+            any_baseline ? "* = baseline replay (nothing changed); " : "");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
@@ -93,6 +138,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
             fprintf(out, "slowest loader (measured): GPU %d alone had the largest stall in %.1f%% of iterations\n", g,
                     100.0 * ss_summary_straggler_share(s, ss_summary_measured(s), g));
     }
+    if (s->rank) print_ranking(s, s->rank, out);
 }
 
 /* One JSON value of column c for row j (GPU g): null where it does not apply. */
@@ -132,5 +178,28 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
         }
         fprintf(f, "}%s\n", j + 1 < s->nsc ? "," : "");
     }
-    fputs("]}\n", f);
+    fputs("]", f);
+    const ss_ranking *r = s->rank;
+    if (r) {
+        fputs(",\n\"ranking\": {\"baseline_error_pct\": {", f);
+        int first = 1;
+        for (int m = 0; m < SS_NMODELS; m++) {
+            if (isnan(r->error_pct[m])) continue;
+            fprintf(f, "%s\"%s\": %.17g", first ? "" : ", ", ss_model_name((ss_model)m), r->error_pct[m]);
+            first = 0;
+        }
+        fputs("},\n  \"top\": [", f);
+        for (int k = 0; k < r->ntop; k++)
+            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": %.17g, \"change_s\": %.17g}", k ? ", " : "",
+                    s->sc[r->top[k].j].name, r->top[k].change_pct, r->top[k].change_s);
+        fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": %.17g,\n  \"heal\": [", r->n_within,
+                r->iterations_per_epoch);
+        for (int k = 0; k < r->nheal; k++)
+            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"gain_pct\": %.17g, \"gain_s_per_epoch\": %.17g, "
+                       "\"ranked\": %s}",
+                    k ? ",\n    " : "", ss_model_name(r->heal[k].model), r->heal[k].gpu, r->heal[k].gain_pct,
+                    r->heal[k].gain_s_epoch, r->heal[k].ranked ? "true" : "false");
+        fputs("]}", f);
+    }
+    fputs("}\n", f);
 }

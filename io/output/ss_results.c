@@ -11,6 +11,7 @@
 #include "ss_atomic.h"
 #include "ss_columns.h"
 #include "ss_model.h"
+#include "ss_rank.h"
 #include "ss_h5util.h"
 #include "ss_version.h"
 
@@ -134,7 +135,7 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
  * laid out as a C struct of those fields would be (each field at a multiple of its
  * alignment), so that rows can be packed into one buffer. *size receives the row size;
  * offsets[] (indexed like the column table, may be NULL) each field's offset. */
-static hid_t summary_type(size_t *size, size_t *offsets)
+static hid_t summary_type(int gpus, size_t *size, size_t *offsets)
 {
     int nc;
     const ss_column *cols = ss_columns(&nc);
@@ -144,10 +145,11 @@ static hid_t summary_type(size_t *size, size_t *offsets)
         off = 0;
         for (int k = 0; k < nc; k++) {
             const ss_column *c = &cols[k];
-            if (!(c->flags & SS_COLF_H5)) continue;
-            size_t sz = c->type == SS_COL_STR ? c->h5_size : c->type == SS_COL_INT ? sizeof(int)
-                      : c->type == SS_COL_LONG ? sizeof(long) : sizeof(double);
+            if (!(c->flags & (SS_COLF_H5 | SS_COLF_PER_GPU))) continue;
+            int per_gpu = (c->flags & SS_COLF_PER_GPU) != 0;
+            size_t sz = c->type == SS_COL_STR ? c->h5_size : c->type == SS_COL_LONG ? sizeof(long) : sizeof(double);
             size_t al = c->type == SS_COL_STR ? 1 : sz;
+            if (per_gpu) sz *= (size_t)gpus;
             off = (off + al - 1) / al * al;
             if (al > align_max) align_max = al;
             if (offsets) offsets[k] = off;
@@ -157,9 +159,14 @@ static hid_t summary_type(size_t *size, size_t *offsets)
                     H5Tset_size(st, c->h5_size);
                     H5Tinsert(t, c->name, off, st);
                     H5Tclose(st);
+                } else if (per_gpu) {
+                    hsize_t dim = (hsize_t)gpus;
+                    hid_t at = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &dim);
+                    H5Tinsert(t, c->name, off, at);
+                    H5Tclose(at);
                 } else {
-                    H5Tinsert(t, c->name, off, c->type == SS_COL_INT ? H5T_NATIVE_INT
-                                                : c->type == SS_COL_LONG ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE);
+                    /* integers that may not apply are numbers, NaN where the CSV is empty */
+                    H5Tinsert(t, c->name, off, c->type == SS_COL_LONG ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE);
                 }
             }
             off += sz;
@@ -170,25 +177,93 @@ static hid_t summary_type(size_t *size, size_t *offsets)
     return H5I_INVALID_HID;
 }
 
-/* Row j of the /summary table into row (size bytes, laid out by offsets): where a column
- * does not apply, "" for text, -1 for integers and NaN for numbers. */
+/* Row j of the /summary table into row (laid out by offsets): where a column does not
+ * apply (an empty cell of summary.csv), "" for text and NaN for numbers; per-GPU columns
+ * are arrays of one number per GPU. */
 static void fill_row(const ss_summary *s, int j, const size_t *offsets, char *row)
 {
     int nc;
     const ss_column *cols = ss_columns(&nc);
     for (int k = 0; k < nc; k++) {
         const ss_column *c = &cols[k];
-        if (!(c->flags & SS_COLF_H5)) continue;
+        if (!(c->flags & (SS_COLF_H5 | SS_COLF_PER_GPU))) continue;
         ss_colval v;
-        int has = ss_column_get(c, s, j, 0, &v);
         char *field = row + offsets[k];
+        if (c->flags & SS_COLF_PER_GPU) {
+            for (int g = 0; g < s->gpus; g++)
+                ((double *)field)[g] = ss_column_get(c, s, j, g, &v) ? v.d : NAN;
+            continue;
+        }
+        int has = ss_column_get(c, s, j, 0, &v);
         switch (c->type) {
         case SS_COL_STR: snprintf(field, c->h5_size, "%s", has ? v.str : ""); break;
-        case SS_COL_INT: *(int *)field = has ? (int)v.l : -1; break;
+        case SS_COL_INT: *(double *)field = has ? (double)v.l : NAN; break;
         case SS_COL_LONG: *(long *)field = has ? v.l : -1; break;
         case SS_COL_F64: *(double *)field = has || isnan(v.d) ? v.d : NAN; break;
         }
     }
+}
+
+/* /ranking/top and /ranking/heal: the ranked answer (see ss_rank.h). 0 on success. */
+static int write_ranking(hid_t f, const ss_summary *s)
+{
+    const ss_ranking *r = s->rank;
+    typedef struct {
+        char scenario[160];
+        double change_pct, change_s;
+    } top_row;
+    typedef struct {
+        char model[16];
+        int gpu, ranked;
+        double gain_pct, gain_s_per_epoch;
+    } heal_row;
+    hid_t g = H5Gcreate2(f, "ranking", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int rc = 0;
+    hid_t s160 = H5Tcopy(H5T_C_S1), s16 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s160, 160);
+    H5Tset_size(s16, 16);
+    hid_t tt = H5Tcreate(H5T_COMPOUND, sizeof(top_row));
+    H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);
+    H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
+    hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof(heal_row));
+    H5Tinsert(ht, "model", HOFFSET(heal_row, model), s16);
+    H5Tinsert(ht, "gpu", HOFFSET(heal_row, gpu), H5T_NATIVE_INT);
+    H5Tinsert(ht, "gain_pct", HOFFSET(heal_row, gain_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "gain_s_per_epoch", HOFFSET(heal_row, gain_s_per_epoch), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ht, "ranked", HOFFSET(heal_row, ranked), H5T_NATIVE_INT);
+    top_row *top = calloc((size_t)r->ntop + 1, sizeof *top);
+    heal_row *heal = calloc((size_t)r->nheal + 1, sizeof *heal);
+    rc |= !top || !heal;
+    for (int k = 0; !rc && k < r->ntop; k++) {
+        snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[r->top[k].j].name);
+        top[k].change_pct = r->top[k].change_pct;
+        top[k].change_s = r->top[k].change_s;
+    }
+    for (int k = 0; !rc && k < r->nheal; k++) {
+        snprintf(heal[k].model, sizeof heal[k].model, "%s", ss_model_name(r->heal[k].model));
+        heal[k].gpu = r->heal[k].gpu;
+        heal[k].ranked = r->heal[k].ranked;
+        heal[k].gain_pct = r->heal[k].gain_pct;
+        heal[k].gain_s_per_epoch = r->heal[k].gain_s_epoch;
+    }
+    for (int d = 0; !rc && d < 2; d++) {
+        hsize_t n = (hsize_t)(d ? r->nheal : r->ntop);
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t ds = H5Dcreate2(g, d ? "heal" : "top", d ? ht : tt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc |= ds < 0 || (n > 0 && H5Dwrite(ds, d ? ht : tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, d ? (void *)heal : (void *)top) < 0);
+        if (ds >= 0) H5Dclose(ds);
+        H5Sclose(sp);
+    }
+    free(top);
+    free(heal);
+    H5Tclose(tt);
+    H5Tclose(ht);
+    H5Tclose(s160);
+    H5Tclose(s16);
+    H5Gclose(g);
+    return rc;
 }
 
 static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
@@ -200,7 +275,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     int nc;
     ss_columns(&nc);
     size_t rsize = 0, *offsets = calloc((size_t)nc, sizeof *offsets);
-    hid_t t = offsets ? summary_type(&rsize, offsets) : H5I_INVALID_HID;
+    hid_t t = offsets ? summary_type(s->gpus, &rsize, offsets) : H5I_INVALID_HID;
     char *rows = t >= 0 ? calloc((size_t)s->nsc, rsize) : NULL;
     int rc = rows == NULL;
     for (int j = 0; !rc && j < s->nsc; j++) fill_row(s, j, offsets, rows + (size_t)j * rsize);
@@ -221,6 +296,9 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
+    rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
+    rc |= ss_h5_attr_write_num(f, "epoch", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->epoch, 0);
+    if (s->rank) rc |= write_ranking(f, s);
     if (s->has_calib) {
         const ss_calib *c = &s->calib;
         rc |= ss_h5_attr_write_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
@@ -255,6 +333,22 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, co
     free(r->ds);
     free(r);
     return st;
+}
+
+ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
+{
+    memset(out, 0, sizeof *out);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
+    out->known = ss_h5_attr_read_long(f, "warmup_iterations", &out->warmup_iterations) == 0 &&
+                 ss_h5_attr_read_long(f, "epoch", &out->epoch) == 0;
+    hid_t a = H5Aexists(f, "effective_delay_threshold") > 0 ? H5Aopen(f, "effective_delay_threshold", H5P_DEFAULT)
+                                                           : H5I_INVALID_HID;
+    if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;
+    if (a >= 0) H5Aclose(a);
+    H5Fclose(f);
+    return SS_OK;
 }
 
 ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *n, int *gpus)

@@ -43,6 +43,17 @@ typedef struct {
     double num[SS_RESULTS_MAX_COLUMNS];
 } ss_results_row;
 
+/* The selection a results file was summarised with (attributes of results.h5). */
+typedef struct {
+    int known;              /* 0: an older file without these attributes */
+    long warmup_iterations;
+    long epoch;             /* -1: every epoch */
+    double threshold;       /* effective_delay_threshold */
+} ss_results_settings;
+
+/* Reads the settings of results file path. Local. */
+ss_status ss_results_read_settings(const char *path, ss_results_settings *out);
+
 /* Reads path's /summary and its gpus attribute (rows: malloc'd, caller frees). SS_EDATA
  * naming the file when it is not a stallsim results file. Local. */
 ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *n, int *gpus);

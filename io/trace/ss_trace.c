@@ -382,6 +382,29 @@ ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0
     return st;
 }
 
+ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs)
+{
+    const long chunk = 1L << 20;
+    long N = t->meta.iterations, n_rows = 0, n_ep = 0;
+    int32_t *e = malloc((size_t)(N < chunk ? N : chunk) * sizeof *e), last = 0;
+    if (!e) return ss_fail(SS_ENOMEM, "out of memory");
+    ss_status st = SS_OK;
+    for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
+        long n = N - r0 < chunk ? N - r0 : chunk;
+        st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, r0, n, 0, e);
+        for (long i = 0; st == SS_OK && i < n; i++) {
+            if (epoch >= 0 && e[i] != epoch) continue;
+            if (n_rows == 0 || e[i] != last) n_ep++;
+            last = e[i];
+            n_rows++;
+        }
+    }
+    free(e);
+    *rows = n_rows;
+    *epochs = n_ep;
+    return st;
+}
+
 void ss_trace_close(ss_trace_file *t)
 {
     if (!t) return;

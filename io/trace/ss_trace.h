@@ -86,6 +86,9 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
  * calibration). */
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
                                      double *iteration_time, double *stall_time);
+/* The rows and the distinct epochs of the trace, all epochs (epoch < 0) or one; reads
+ * the epoch column in slabs. Independent. */
+ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);
 /* Collective when the trace was opened collectively. */
 void ss_trace_close(ss_trace_file *t);
 

@@ -20,7 +20,8 @@ static const char compare_usage[] =
     "\n"
     "Puts measured runs and predictions side by side. Each argument is a results folder\n"
     "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
-    "summarised with --warmup, --threshold and --epoch). Every row is compared with the\n"
+    "summarised as the results folders given beside it were, or with --warmup, --threshold\n"
+    "and --epoch). Every row is compared with the\n"
     "first row of the first argument: differences in mean iteration time, stall, delay\n"
     "(absolute and %) and in effective-delay %.\n"
     "\n"
@@ -96,6 +97,57 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     ss_summary_free(&sum);
     free(sc);
     return st;
+}
+
+/* Results inputs carry the selection they were summarised with: traces are summarised the
+ * same way unless an option says otherwise (then with a warning), and results that
+ * disagree with each other are refused. explicit[3]: --warmup, --threshold, --epoch given. */
+static ss_status align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3])
+{
+    ss_results_settings first = {0}, cur;
+    const char *first_arg = NULL;
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        struct stat sb;
+        if (stat(inputs[i], &sb) != 0) continue; /* reported by add_input */
+        if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", inputs[i]);
+        else snprintf(path, sizeof path, "%s", inputs[i]);
+        if (stat(path, &sb) != 0 || ss_trace_is_trace(path)) continue;
+        if (ss_results_read_settings(path, &cur) != SS_OK) {
+            ss_clear();
+            continue;
+        }
+        if (!cur.known) continue;
+        if (!first_arg) {
+            first = cur;
+            first_arg = inputs[i];
+        } else if (cur.warmup_iterations != first.warmup_iterations || cur.epoch != first.epoch ||
+                   cur.threshold != first.threshold) {
+            return ss_fail(SS_EDATA,
+                           "%s was summarised with warmup %ld, epoch %ld, threshold %g but %s with warmup %ld, "
+                           "epoch %ld, threshold %g: the rows are not comparable (epoch -1: all)",
+                           inputs[i], cur.warmup_iterations, cur.epoch, cur.threshold, first_arg,
+                           first.warmup_iterations, first.epoch, first.threshold);
+        }
+    }
+    if (!first_arg) return SS_OK;
+    if (!explicit_[0]) opts->warmup_iterations = first.warmup_iterations;
+    else if (opts->warmup_iterations != first.warmup_iterations)
+        ss_warn("traces are summarised with --warmup %ld, but %s used %ld", opts->warmup_iterations, first_arg,
+                first.warmup_iterations);
+    if (!explicit_[1]) opts->effective_delay_threshold = first.threshold;
+    else if (opts->effective_delay_threshold != first.threshold)
+        ss_warn("traces are summarised with --threshold %g, but %s used %g", opts->effective_delay_threshold,
+                first_arg, first.threshold);
+    long e = opts->epoch_all ? -1 : opts->epoch;
+    if (!explicit_[2]) {
+        opts->epoch_all = first.epoch < 0;
+        opts->epoch = first.epoch < 0 ? 0 : first.epoch;
+    } else if (e != first.epoch) {
+        ss_warn("traces are summarised with --epoch %ld, but %s used %s", e, first_arg,
+                first.epoch < 0 ? "every epoch" : "another epoch");
+    }
+    return SS_OK;
 }
 
 static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
@@ -262,6 +314,7 @@ static int compare_main(int argc, char **argv)
     ss_config opts;
     ss_config_defaults(&opts);
     const char *csv = NULL;
+    int explicit_[3] = {0, 0, 0};
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
@@ -282,6 +335,7 @@ static int compare_main(int argc, char **argv)
             ss_status st = SS_OK;
             if (!strcmp(a, "--csv")) csv = v;
             else {
+                explicit_[!strcmp(a, "--warmup") ? 0 : !strcmp(a, "--threshold") ? 1 : 2] = 1;
                 snprintf(set, sizeof set, "%s=%s",
                          !strcmp(a, "--warmup") ? "trace.warmup_iterations"
                          : !strcmp(a, "--epoch") ? "trace.epoch" : "summary.effective_delay_threshold", v);
@@ -311,6 +365,7 @@ static int compare_main(int argc, char **argv)
     }
     cmp_table t = {0};
     ss_status st = SS_OK;
+    st = align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
     if (st == SS_OK) {
         print_table(&t, stdout);

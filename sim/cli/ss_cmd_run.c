@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_rank.h"
 #include "ss_report.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
@@ -130,7 +131,11 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
 
     ss_status st = parse_args(argc, argv, &a);
     if (st == SS_OK && a.help) {
-        if (c->rank == 0) fputs(run_usage, stdout);
+        if (c->rank == 0) {
+            fputs(run_usage, stdout);
+            fputs("\nScenario file keys (default, then what it does); lists are comma separated:\n\n", stdout);
+            ss_config_print_keys(stdout);
+        }
         free(a.sets);
         return 0;
     }
@@ -144,6 +149,13 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK) {
         st = ss_trace_open(cfg.trace_path, c, &t);
         if (st != SS_OK) ss_errprefix("%s: [trace] path", a.config);
+    }
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0] != SS_HEAL_NONE)) {
+        /* heal = each and GPU numbers need the trace's GPU count */
+        free(sc);
+        sc = NULL;
+        st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
@@ -163,8 +175,14 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK)
         st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL, !a.quiet, &sum,
                           &timing);
+    ss_ranking ranking;
+    memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
         st = check_selection(&sum, &cfg, cfg.trace_path);
+        long rows = 0, epochs = 0;
+        if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? -1 : cfg.epoch, &rows, &epochs);
+        if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
+        if (st == SS_OK) sum.rank = &ranking;
         if (have_cal) {
             sum.calib = cal;
             sum.has_calib = 1;
@@ -192,6 +210,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_agree(c, st);
     if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
+    ss_ranking_free(&ranking);
     ss_summary_free(&sum);
     free(sc);
     free(a.sets);

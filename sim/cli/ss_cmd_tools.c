@@ -90,14 +90,19 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     printf("epochs:       %ld (%s)\n", a->nepochs, a->epochs);
     printf("time origin:  %s\n", m->time_origin);
     printf("time span:    %.6f s .. %.6f s (%.3f s)\n", a->t_min, a->t_max, a->t_max - a->t_min);
-    const char *sn[] = {"log_type", "dataset", "augmentation", "model", "source"};
-    const char *sv[] = {m->log_type, m->dataset, m->augmentation, m->model, m->source};
-    for (int i = 0; i < 5; i++)
-        if (sv[i][0]) printf("%-13s %s\n", sn[i], sv[i]);
-    const char *ln[] = {"batch_size", "workers", "threads", "epochs (name)"};
-    const long lv[] = {m->batch_size, m->workers, m->threads, m->epochs};
-    for (int i = 0; i < 4; i++)
-        if (lv[i] >= 0) printf("%-13s %ld%s\n", ln[i], lv[i], i == 1 ? " (as logged: total over GPUs)" : "");
+    int na;
+    const ss_trace_attr *attrs = ss_trace_attrs(&na);
+    for (int i = 0; i < na; i++) {
+        const char *field = (const char *)m + attrs[i].offset;
+        if (attrs[i].is_string && field[0]) printf("%-13s %s%s\n", attrs[i].name, field, attrs[i].note);
+        else if (!attrs[i].is_string && *(const long *)field >= 0)
+            printf("%-13s %ld%s\n", attrs[i].name, *(const long *)field, attrs[i].note);
+    }
+    if (m->loader_workers) {
+        printf("%-13s", "loader_workers");
+        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %d", m->loader_workers[g]);
+        printf("%s (per GPU)\n", m->gpus > 16 ? " ..." : "");
+    }
 }
 
 static int info_main(int argc, char **argv)

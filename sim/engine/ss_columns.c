@@ -43,6 +43,9 @@ static const ss_column columns[] = {
      "100 x (replayed / measured mean iteration time - 1)", SS_CV_FIDELITY_ERR, 0, SS_COLF_H5, 0},
     {"fidelity_iter_time_mape_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
      "mean of 100 x |replayed - measured| / measured iteration time", SS_CV_FIDELITY_MAPE, 0, SS_COLF_H5, 0},
+    {"heal_gpu", SS_COL_INT, "1", "rows that heal a GPU",
+     "the GPU whose fetch times (pipeline: and loader settings) were replaced by the other GPUs' median",
+     SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"straggler_share", SS_COL_F64, "1", "every row",
      "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
      SS_COLF_PER_GPU, 0},
@@ -95,6 +98,7 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_PREFETCH: v->l = sc->pipe.prefetch; return (ops->axes & SS_AXIS_PREFETCH) != 0;
     case SS_CV_FETCH_SCALE: v->d = sc->fetch_scale; return (ops->axes & SS_AXIS_FETCH_SCALE) != 0;
     case SS_CV_COMPUTE_SCALE: v->d = sc->compute_scale; return (ops->axes & SS_AXIS_COMPUTE_SCALE) != 0;
+    case SS_CV_HEAL_GPU: v->l = sc->heal_gpu; return sc->heal_gpu >= 0;
     case SS_CV_FIDELITY_ERR: return num(ss_summary_fidelity_err_pct(s, j), v);
     case SS_CV_FIDELITY_MAPE: return num(ss_summary_fidelity_mape_pct(s, j), v);
     case SS_CV_STRAGGLER: return num(ss_summary_straggler_share(s, j, g), v);

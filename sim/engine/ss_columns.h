@@ -14,13 +14,14 @@ typedef enum { SS_COL_STR, SS_COL_LONG, SS_COL_INT, SS_COL_F64 } ss_col_type;
 typedef enum {
     SS_CV_SCENARIO, SS_CV_MODEL, SS_CV_FETCH_ALIGN, SS_CV_START_ALIGN, SS_CV_ITERATIONS,
     SS_CV_MEAN, SS_CV_STD, SS_CV_EFFECTIVE_DELAY, SS_CV_CHANGE, SS_CV_WORKERS, SS_CV_PREFETCH,
-    SS_CV_FETCH_SCALE, SS_CV_COMPUTE_SCALE, SS_CV_FIDELITY_ERR, SS_CV_FIDELITY_MAPE, SS_CV_STRAGGLER
+    SS_CV_FETCH_SCALE, SS_CV_COMPUTE_SCALE, SS_CV_HEAL_GPU, SS_CV_FIDELITY_ERR, SS_CV_FIDELITY_MAPE, SS_CV_STRAGGLER
 } ss_col_value;
 
 /* Where a column appears beyond summary.csv and the JSON (bits of ss_column.flags). */
 enum {
     SS_COLF_H5 = 1 << 0,           /* a field of the results.h5 /summary table */
-    SS_COLF_PER_GPU = 1 << 1,      /* one value per GPU: <name>_gpu<g> in the CSV, an array in JSON */
+    SS_COLF_PER_GPU = 1 << 1,      /* one value per GPU: <name>_gpu<g> in the CSV, an array in JSON
+                                    * and in the results.h5 /summary table */
     SS_COLF_JSON_OMIT = 1 << 2,    /* left out of a JSON row where it does not apply (else null) */
     SS_COLF_COMPARE = 1 << 3,      /* read back and shown by compare, with its difference */
     SS_COLF_COMPARE_PCT = 1 << 4,  /* ... and its difference in % */

@@ -21,6 +21,7 @@ static ss_status check_repeats(const ss_config *c)
         {"prefetch", c->n_prefetch, c->prefetch, sizeof c->prefetch[0]},
         {"fetch_scale", c->n_fetch_scale, c->fetch_scale, sizeof c->fetch_scale[0]},
         {"compute_scale", c->n_compute_scale, c->compute_scale, sizeof c->compute_scale[0]},
+        {"heal", c->n_heal, c->heal, sizeof c->heal[0]},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (int i = 0; i < lists[l].n; i++)
@@ -35,24 +36,56 @@ static ss_status check_repeats(const ss_config *c)
 }
 
 /* The axes in the order of the sweep's nested loops, outermost first. */
-enum { AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
-static const unsigned axis_bit[AX_N] = {SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
+enum { AX_HEAL, AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
+static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL, SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
                                         SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
 
-/* The number of values of each axis for model ops (1 for axes it is not swept over). */
-static void axis_counts(const ss_config *c, const ss_model_ops *ops, int n[AX_N])
+/* The values of scenarios.heal with `each` expanded to every GPU: -1 (none) or GPU numbers. */
+typedef struct {
+    int n;
+    int *gpu;
+} heal_list;
+
+static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
 {
-    const int listed[AX_N] = {c->n_workers, c->n_prefetch, c->n_fetch_scale, c->n_compute_scale, c->n_fetch,
+    long n = 0;
+    for (int i = 0; i < c->n_heal; i++) n += c->heal[i] == SS_HEAL_EACH ? (gpus > 0 ? gpus : 1) : 1;
+    h->gpu = malloc((size_t)(n > 0 ? n : 1) * sizeof *h->gpu);
+    if (!h->gpu) return ss_fail(SS_ENOMEM, "out of memory");
+    h->n = 0;
+    for (int i = 0; i < c->n_heal; i++)
+        if (c->heal[i] >= 0)
+            for (int j = 0; j < c->n_heal; j++)
+                if (c->heal[j] == SS_HEAL_EACH)
+                    return ss_fail(SS_ECONFIG, "%s: scenarios.heal lists GPU %d beside each, which heals it already",
+                                   c->file, c->heal[i]);
+    for (int i = 0; i < c->n_heal; i++) {
+        int v = c->heal[i];
+        if (v >= 0 && gpus > 0 && v >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %d, but the trace has %d GPU%s (0 to %d)", c->file, v,
+                           gpus, gpus == 1 ? "" : "s", gpus - 1);
+        if (v == SS_HEAL_EACH)
+            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) h->gpu[h->n++] = g;
+        else h->gpu[h->n++] = v;
+    }
+    return SS_OK;
+}
+
+/* The number of values of each axis for model ops (1 for axes it is not swept over). */
+static void axis_counts(const ss_config *c, const heal_list *h, const ss_model_ops *ops, int n[AX_N])
+{
+    const int listed[AX_N] = {h->n, c->n_workers, c->n_prefetch, c->n_fetch_scale, c->n_compute_scale, c->n_fetch,
                               c->n_start};
     for (int a = 0; a < AX_N; a++) n[a] = (ops->axes & axis_bit[a]) ? listed[a] : 1;
 }
 
 /* Scenario s of model m at axis positions pos[]; neutral values on the model's other axes. */
-static void make_scenario(ss_scenario *s, const ss_config *c, ss_model m, const int pos[AX_N])
+static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h, ss_model m, const int pos[AX_N])
 {
     const ss_model_ops *ops = ss_model_get(m);
     memset(s, 0, sizeof *s);
     s->model = m;
+    s->heal_gpu = (ops->axes & SS_AXIS_HEAL) ? h->gpu[pos[AX_HEAL]] : -1;
     s->fetch_align = (ops->axes & SS_AXIS_FETCH_ALIGN) ? c->fetch_align[pos[AX_FETCH_ALIGN]] : SS_ALIGN_NONE;
     s->start_align = (ops->axes & SS_AXIS_START_ALIGN) ? c->start_align[pos[AX_START_ALIGN]] : SS_ALIGN_NONE;
     s->workers = (ops->axes & SS_AXIS_WORKERS) ? c->workers[pos[AX_WORKERS]] : (ss_autoval){0, 0};
@@ -65,36 +98,52 @@ static void make_scenario(ss_scenario *s, const ss_config *c, ss_model m, const 
 
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 {
+    return ss_scenarios_build_gpus(c, 0, out, n);
+}
+
+ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n)
+{
     *out = NULL;
     *n = 0;
     ss_status st = check_repeats(c);
-    if (st != SS_OK) return st;
+    heal_list h = {0, NULL};
+    if (st == SS_OK) st = heal_values(c, gpus, &h);
+    if (st != SS_OK) {
+        free(h.gpu);
+        return st;
+    }
     long total = 1;
     int cnt[AX_N];
     for (int m = 0; m < c->n_models; m++) {
-        axis_counts(c, ss_model_get(c->models[m]), cnt);
+        axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         long per = 1;
         for (int a = 0; a < AX_N; a++) per *= cnt[a];
         total += per;
     }
-    if (total > SS_MAX_SCENARIOS)
+    if (total > SS_MAX_SCENARIOS) {
+        free(h.gpu);
         return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)", c->file,
                        total, SS_MAX_SCENARIOS);
+    }
     ss_scenario *sc = calloc((size_t)total, sizeof *sc);
-    if (!sc) return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
+    if (!sc) {
+        free(h.gpu);
+        return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
+    }
     int k = 0;
     const int zero[AX_N] = {0};
-    make_scenario(&sc[k++], c, SS_MODEL_MEASURED, zero);
+    make_scenario(&sc[k++], c, &h, SS_MODEL_MEASURED, zero);
     for (int m = 0; m < c->n_models; m++) {
-        axis_counts(c, ss_model_get(c->models[m]), cnt);
+        axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
-            make_scenario(&sc[k++], c, c->models[m], pos);
+            make_scenario(&sc[k++], c, &h, c->models[m], pos);
             int a = AX_N - 1;
             while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
             if (a < 0) break;
         }
     }
+    free(h.gpu);
     *out = sc;
     *n = k;
     return SS_OK;
@@ -117,6 +166,13 @@ ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const
         if (st != SS_OK) return st;
     }
     return SS_OK;
+}
+
+int ss_scenarios_want_heal(const ss_scenario *sc, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (sc[i].heal_gpu >= 0) return 1;
+    return 0;
 }
 
 int ss_scenarios_want_median(const ss_scenario *sc, int n)

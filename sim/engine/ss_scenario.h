@@ -12,6 +12,13 @@
  * a list repeats a value or the sweep exceeds SS_MAX_SCENARIOS. */
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n);
 
+/* ss_scenarios_build for a trace of `gpus` GPUs: scenarios.heal = each gives one value per
+ * GPU, and GPU numbers are checked against the count (gpus = 0: not known yet). */
+ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n);
+
+/* 1 when a scenario heals a GPU. */
+int ss_scenarios_want_heal(const ss_scenario *sc, int n);
+
 /* 1 when a scenario's model needs the calibration (a setting is auto). */
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
 

@@ -15,6 +15,9 @@ typedef struct {
     int has_calib;
     ss_calib calib;
     double effective_delay_threshold;
+    const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
+    long warmup_iterations; /* the selection the rows were summarised over */
+    long epoch;             /* -1: every epoch */
 } ss_summary;
 
 void ss_summary_free(ss_summary *s);

@@ -9,6 +9,9 @@
 
 #include "ss_model.h"
 
+/* Lanes replayed together over a prepared block in grouped mode. */
+#define SS_GROUP 64
+
 enum { PI_ITER, PI_STALL, PI_DELAY, PI_FETCH, PI_START, PI_N };
 
 /* One scenario as this rank replays it. */
@@ -16,7 +19,8 @@ typedef struct {
     int j;
     const ss_model_ops *ops;
     void *state;                 /* the model's */
-    double *series[SS_NMETRICS]; /* summarised values of the current block */
+    double *series[SS_NMETRICS]; /* summarised values of the current block (own, or the pool's) */
+    int own_series;
     long nser;
     double *pi[PI_N];            /* per-iteration series of the current slab */
     double *pi_stall;            /* [slab][gpus] */
@@ -62,13 +66,13 @@ long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc)
 static void lane_free(lane *l)
 {
     if (l->ops) l->ops->free(l->state);
-    for (int m = 0; m < SS_NMETRICS; m++) free(l->series[m]);
+    for (int m = 0; l->own_series && m < SS_NMETRICS; m++) free(l->series[m]);
     for (int m = 0; m < PI_N; m++) free(l->pi[m]);
     free(l->pi_stall);
 }
 
 static ss_status lane_init(lane *l, const ss_config *cfg, const ss_scenario *sc, int j, int gpus, long slab,
-                           int per_iter)
+                           int per_iter, int own_series)
 {
     memset(l, 0, sizeof *l);
     l->j = j;
@@ -77,7 +81,9 @@ static ss_status lane_init(lane *l, const ss_config *cfg, const ss_scenario *sc,
     if (st != SS_OK) return st;
     l->ops = ops;
     int ok = 1;
-    for (int m = 0; m < SS_NMETRICS; m++) ok &= (l->series[m] = malloc(SS_BLOCK_ROWS * sizeof(double))) != NULL;
+    l->own_series = own_series;
+    for (int m = 0; own_series && m < SS_NMETRICS; m++)
+        ok &= (l->series[m] = malloc(SS_BLOCK_ROWS * sizeof(double))) != NULL;
     if (per_iter) {
         for (int m = 0; m < PI_N; m++) ok &= (l->pi[m] = malloc((size_t)slab * sizeof(double))) != NULL;
         ok &= (l->pi_stall = malloc((size_t)slab * (size_t)gpus * sizeof(double))) != NULL;
@@ -94,7 +100,7 @@ typedef struct {
     int nsc, gpus;
     long N, nblocks, slab;
     const ss_series_sink *sink;
-    int per_iter, want_median;
+    int per_iter, want_median, want_heal;
     int train_start;  /* 1: a model of a used lane reads train_start */
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
@@ -104,7 +110,16 @@ typedef struct {
     long *straggler;  /* [nsc * gpus] */
     record_list recs;
     ss_slab slab_buf;
-    double *done, *scratch;
+    double *done, *scratch; /* scratch: [3][gpus]: median work, stalls, sorted fetch times */
+    /* grouped mode (a slab holds a whole block): the block's rows are prepared once and
+     * replayed for SS_GROUP lanes at a time, which share the pool's series buffers, so a
+     * scenario costs no block statistics of its own */
+    int grouped;
+    ss_row *rows;          /* [slab] prepared rows */
+    double *rows_done;     /* [slab][gpus] */
+    double *rows_sorted;   /* [slab][gpus] when healing */
+    unsigned char *row_flags; /* [slab] 1: summarised, 2: an epoch starts */
+    double *pool;          /* [SS_GROUP][SS_NMETRICS][SS_BLOCK_ROWS] */
     ss_sweep_timing timing;
 } sweep;
 
@@ -148,7 +163,7 @@ static ss_status setup(sweep *w)
     w->whole = calloc((size_t)w->nsc, sizeof *w->whole);
     w->straggler = calloc((size_t)w->nsc * (size_t)w->gpus, sizeof *w->straggler);
     w->done = malloc((size_t)w->gpus * sizeof *w->done);
-    w->scratch = malloc(2 * (size_t)w->gpus * sizeof *w->scratch);
+    w->scratch = malloc(3 * (size_t)w->gpus * sizeof *w->scratch);
     if (!w->lanes || !w->used || !w->ind || !w->whole || !w->straggler || !w->done || !w->scratch)
         return ss_fail(SS_ENOMEM, "out of memory setting up the sweep");
     int npos = 0;
@@ -161,10 +176,21 @@ static ss_status setup(sweep *w)
     w->uhi = U * (c->rank + 1) / c->size;
     for (long long u = w->ulo; u < w->uhi && u < w->ulo + w->nind; u++) w->used[w->ind[u % w->nind]] = 1;
     for (int p = 0; p < w->nwhole; p++) w->used[w->whole[p]] = 1;
+    if (w->grouped) {
+        size_t G = (size_t)w->gpus, S = (size_t)w->slab;
+        w->rows = malloc(S * sizeof *w->rows);
+        w->rows_done = malloc(S * G * sizeof *w->rows_done);
+        w->rows_sorted = w->want_heal ? malloc(S * G * sizeof *w->rows_sorted) : NULL;
+        w->row_flags = malloc(S);
+        w->pool = malloc((size_t)SS_GROUP * SS_NMETRICS * SS_BLOCK_ROWS * sizeof *w->pool);
+        if (!w->rows || !w->rows_done || (w->want_heal && !w->rows_sorted) || !w->row_flags || !w->pool)
+            return ss_fail(SS_ENOMEM, "out of memory for the prepared rows of a slab (%ld rows x %d GPUs)", w->slab,
+                           w->gpus);
+    }
     int any = 0;
     for (int j = 0; j < w->nsc; j++) {
         if (!w->used[j]) continue;
-        ss_status st = lane_init(&w->lanes[j], w->cfg, w->sc, j, w->gpus, w->slab, w->per_iter);
+        ss_status st = lane_init(&w->lanes[j], w->cfg, w->sc, j, w->gpus, w->slab, w->per_iter, !w->grouped);
         if (st != SS_OK) return st;
         w->train_start |= w->lanes[j].ops->reads_train_start;
         any = 1;
@@ -179,6 +205,63 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
     return w->sink->write_rows(w->sink->ctx, l->j, row0, n, s->epoch + off, s->index + off,
                                  l->pi[PI_ITER], l->pi[PI_STALL], l->pi[PI_DELAY], l->pi[PI_FETCH],
                                  l->pi[PI_START], l->pi_stall);
+}
+
+/* Grouped mode: block b is one slab; its rows are read and prepared once, then replayed
+ * for SS_GROUP lanes at a time. */
+static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive, int32_t *prev_epoch, int *have_prev)
+{
+    const int G = w->gpus;
+    long r0 = b * SS_BLOCK_ROWS, n = r0 + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - r0;
+    double t0 = ss_wtime();
+    ss_status st = w->train_start ? ss_trace_read(w->t, r0, n, &w->slab_buf)
+                                  : ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
+    double t1 = ss_wtime();
+    w->timing.read_seconds += t1 - t0;
+    w->timing.rows_read += (double)n;
+    w->timing.evaluations += (double)n * G * nactive;
+    if (st != SS_OK) return st;
+    const ss_slab *s = &w->slab_buf;
+    for (long i = 0; i < n; i++) {
+        ss_row *row = &w->rows[i];
+        *row = (ss_row){.gpus = G,
+                        .fetch_start = s->fetch_start + i * G,
+                        .fetch_time = s->fetch_time + i * G,
+                        .iteration_time = s->iteration_time + i * G,
+                        .stall_time = s->stall_time + i * G,
+                        .train_start = w->train_start ? s->train_start + i * G : NULL,
+                        .done = w->rows_done + i * G};
+        ss_row_prepare(row, w->want_median, w->scratch);
+        if (w->want_heal) ss_row_prepare_heal(row, w->rows_sorted + i * G);
+        w->row_flags[i] = (unsigned char)(summarised(w, s->epoch[i], s->index[i]) |
+                                          ((!*have_prev || s->epoch[i] != *prev_epoch) ? 2 : 0));
+        *prev_epoch = s->epoch[i];
+        *have_prev = 1;
+    }
+    for (int a0 = 0; a0 < nactive; a0 += SS_GROUP) {
+        int a1 = a0 + SS_GROUP < nactive ? a0 + SS_GROUP : nactive;
+        for (int a = a0; a < a1; a++) {
+            for (int m = 0; m < SS_NMETRICS; m++)
+                active[a]->series[m] = w->pool + ((size_t)(a - a0) * SS_NMETRICS + (size_t)m) * SS_BLOCK_ROWS;
+            active[a]->nser = 0;
+        }
+        for (long i = 0; i < n; i++)
+            for (int a = a0; a < a1; a++) {
+                lane *l = active[a];
+                if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start) l->ops->epoch_start(l->state);
+                lane_row(w, l, &w->rows[i], i, w->row_flags[i] & 1);
+            }
+        for (int a = a0; w->per_iter && a < a1; a++)
+            if ((st = write_slab_rows(w, active[a], r0, n)) != SS_OK) return st;
+        for (int a = a0; a < a1; a++) {
+            ss_partial p;
+            ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
+            if ((st = records_push(&w->recs, active[a]->j, b, &p)) != SS_OK) return st;
+            for (int m = 0; m < SS_NMETRICS; m++) active[a]->series[m] = NULL;
+        }
+    }
+    w->timing.replay_seconds += ss_wtime() - t1;
+    return SS_OK;
 }
 
 /* Replays rows [r0, r1) of block b for the active lanes. */
@@ -208,6 +291,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .train_start = w->train_start ? s->train_start + i * G : NULL,
                           .done = w->done};
             ss_row_prepare(&row, w->want_median, w->scratch);
+            if (w->want_heal) ss_row_prepare_heal(&row, w->scratch + 2 * (long)G);
             if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))
                 for (int a = 0; a < nactive; a++)
                     if (active[a]->ops->stateful && active[a]->ops->epoch_start)
@@ -256,7 +340,8 @@ static ss_status replay_local(sweep *w, int progress)
         if (u1 > w->uhi) u1 = w->uhi;
         for (long long u = u0; u < u1; u++) active[nactive++] = &w->lanes[w->ind[u % w->nind]];
         for (int p = 0; p < w->nwhole; p++) active[nactive++] = &w->lanes[w->whole[p]];
-        if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
+        if (nactive > 0 && w->grouped) st = run_block_grouped(w, b, active, nactive, &prev_epoch, &have_prev);
+        else if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
         progress_line(w, b, show);
     }
     free(active);
@@ -317,6 +402,11 @@ static void sweep_free(sweep *w)
     free(w->recs.v);
     free(w->done);
     free(w->scratch);
+    free(w->rows);
+    free(w->rows_done);
+    free(w->rows_sorted);
+    free(w->row_flags);
+    free(w->pool);
     ss_slab_free(&w->slab_buf);
 }
 
@@ -332,11 +422,15 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->gpus = m->gpus;
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
+    out->warmup_iterations = cfg->warmup_iterations;
+    out->epoch = cfg->epoch_all ? -1 : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
     w.per_iter = sink != NULL;
     w.want_median = ss_scenarios_want_median(sc, nsc);
+    w.want_heal = ss_scenarios_want_heal(sc, nsc);
+    w.grouped = w.slab >= SS_BLOCK_ROWS || w.slab >= w.N;
     ss_status st = setup(&w);
     if (st == SS_OK) st = replay_local(&w, progress);
     st = ss_comm_any_failed(comm, st);

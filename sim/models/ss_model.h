@@ -21,6 +21,7 @@ enum {
     SS_AXIS_COMPUTE_SCALE = 1 << 3,
     SS_AXIS_FETCH_ALIGN = 1 << 4,
     SS_AXIS_START_ALIGN = 1 << 5,
+    SS_AXIS_HEAL = 1 << 6,
 };
 
 /* One point of a sweep: a model and its value on each axis. Axes that the model is not
@@ -32,6 +33,7 @@ typedef struct {
     ss_autoval workers;   /* as configured (auto, auto*2, 3) */
     long prefetch;
     double fetch_scale, compute_scale;
+    int heal_gpu;         /* the GPU whose fetch times become the others' median, or -1 */
     int baseline;         /* nothing changed: the replay should give the measured run back */
     ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
                            * per-GPU arrays point into the calibration, which must outlive

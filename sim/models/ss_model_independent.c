@@ -74,15 +74,15 @@ static int unique_argmax(const double *v, int G, double mx, const double *chunk_
     return g < 0 ? -1 : c0 + g;
 }
 
-void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p,
-                    double *stall_out, ss_step *out)
+static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p, int always,
+                   double *stall_out, ss_step *out)
 {
     const int G = r->gpus;
     double smin, smax;
     int arg;
     out->start_diff = sa == SS_ALIGN_NONE ? r->start_max - r->start_min : 0.0;
     out->fetch_diff = fa == SS_ALIGN_NONE ? r->fetch_max - r->fetch_min : 0.0;
-    if (fa == SS_ALIGN_NONE && sa == SS_ALIGN_NONE) {
+    if (fa == SS_ALIGN_NONE && sa == SS_ALIGN_NONE && !always) {
         /* the measured run itself, as the notebook takes it (no arithmetic round trip) */
         memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
         ss_step_spread(stall_out, G, &smax, &smin, &arg);
@@ -97,15 +97,74 @@ void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params 
                                    : r->start_mean;
     double f1 = ss_row_fetch_aligned(r, fa);
     double chunk_max[CHUNKS_MAX];
-    if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    if (sa == SS_ALIGN_NONE && fa == SS_ALIGN_NONE) replay_loop(r, 1, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    else if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
     else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
     else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
     arg = G == 1 ? 0 : unique_argmax(stall_out, G, smax, chunk_max);
-    /* iteration time = max new stall + max over g of (iteration_time[g] - max measured stall) */
-    out->iter_time = smax + (r->iter_max - r->stall_max);
+    /* iteration time = max new stall + the row's compute time (max iteration_time - max stall_time, not below 0) */
+    out->iter_time = smax + r->compute;
     out->stall = smax;
     out->delay = smax - smin;
     out->straggler = arg;
+}
+
+void ssi_replay_healed(const ss_row *r, int g, const ssi_params *p, double *stall_out, ss_step *out)
+{
+    const int G = r->gpus;
+    const double m = ss_row_median_others(r, g);
+    const double v = new_stall(r->done[g], r->fetch_start[g] + m, r->stall_time[g], p->stall_floor,
+                               p->stall_sensitivity);
+    if (stall_out) {
+        memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
+        stall_out[g] = v;
+    }
+    double smax = v, smin = v;
+    int arg = g;
+    if (G > 1) {
+        /* the other GPUs keep their measured stalls: their largest (with its count and
+         * holder) and smallest from the row's order statistics */
+        const double sg = r->stall_time[g];
+        double omax, omin = (sg != r->st_lo1 || r->st_lo1_n > 1) ? r->st_lo1 : r->st_lo2;
+        int ocount, oidx;
+        if (sg != r->st_hi1 || r->st_hi1_n > 1) {
+            omax = r->st_hi1;
+            ocount = r->st_hi1_n - (sg == r->st_hi1);
+            oidx = r->st_hi1_i[0] != g ? r->st_hi1_i[0] : r->st_hi1_i[1];
+        } else {
+            omax = r->st_hi2;
+            ocount = r->st_hi2_n;
+            oidx = r->st_hi2_i;
+        }
+        smax = v > omax ? v : omax;
+        smin = v < omin ? v : omin;
+        arg = v > omax ? g : v == omax ? -1 : ocount == 1 ? oidx : -1;
+    }
+    out->iter_time = smax + r->compute;
+    out->stall = smax;
+    out->delay = smax - smin;
+    out->straggler = arg;
+    out->start_diff = r->start_max - r->start_min;
+    /* the healed fetch times' spread: g's value is the others' median, inside their range */
+    double lo = r->fetch_sorted[0], hi = r->fetch_sorted[G - 1];
+    if (G > 1) {
+        const double fg = r->fetch_time[g];
+        if (fg == lo) lo = r->fetch_sorted[1] < m ? r->fetch_sorted[1] : m;
+        if (fg == hi) hi = r->fetch_sorted[G - 2] > m ? r->fetch_sorted[G - 2] : m;
+    }
+    out->fetch_diff = G > 1 ? hi - lo : 0.0;
+}
+
+void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p, double *stall_out,
+                    ss_step *out)
+{
+    replay(r, fa, sa, p, 0, stall_out, out);
+}
+
+void ssi_replay_row_always(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p, double *stall_out,
+                           ss_step *out)
+{
+    replay(r, fa, sa, p, 1, stall_out, out);
 }
 
 /* ---- the model table's entry ---- */
@@ -113,31 +172,45 @@ void ssi_replay_row(const ss_row *r, ss_align fa, ss_align sa, const ssi_params 
 typedef struct {
     ssi_params p;
     ss_align fetch_align, start_align;
+    int heal;           /* GPU healed, or -1 */
+    int need_stalls;    /* per-iteration output: the per-GPU stalls are written */
+    double *fetch_buf;  /* [gpus] the healed row's fetch times */
 } ind_state;
 
 static void ind_name(const ss_scenario *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "independent_fetch-%s_start-%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align));
+    char heal[32] = "";
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    snprintf(buf, n, "independent_fetch-%s_start-%s%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align),
+             heal);
 }
 
 static void ind_label(const ss_scenario *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "indep f=%s s=%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align));
+    char heal[32] = "";
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    snprintf(buf, n, "indep f=%s s=%s%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align), heal);
 }
 
 static int ind_baseline(const ss_scenario *s)
 {
-    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE;
+    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->heal_gpu < 0;
 }
 
 static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)gpus;
-    ind_state *st = malloc(sizeof *st);
-    if (!st) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    ind_state *st = calloc(1, sizeof *st);
+    if (st && s->heal_gpu >= 0) st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
+    if (!st || (s->heal_gpu >= 0 && !st->fetch_buf)) {
+        free(st);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
     st->p = (ssi_params){c->stall_floor, c->stall_sensitivity};
     st->fetch_align = s->fetch_align;
     st->start_align = s->start_align;
+    st->heal = s->heal_gpu;
+    st->need_stalls = c->per_iteration;
     *state = st;
     return SS_OK;
 }
@@ -145,18 +218,35 @@ static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c
 static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
     const ind_state *st = state;
-    ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, stall, out);
+    if (st->heal < 0) {
+        ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, stall, out);
+        return;
+    }
+    if (st->fetch_align == SS_ALIGN_NONE && st->start_align == SS_ALIGN_NONE) {
+        ssi_replay_healed(row, st->heal, &st->p, st->need_stalls ? stall : NULL, out);
+        return;
+    }
+    ss_row healed;
+    ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    ssi_replay_row_always(&healed, st->fetch_align, st->start_align, &st->p, stall, out);
+}
+
+static void ind_free(void *state)
+{
+    ind_state *st = state;
+    if (st) free(st->fetch_buf);
+    free(st);
 }
 
 const ss_model_ops ss_model_independent = {
     .name = "independent",
     .label = "indep",
     .stateful = 0,
-    .axes = SS_AXIS_FETCH_ALIGN | SS_AXIS_START_ALIGN,
+    .axes = SS_AXIS_HEAL | SS_AXIS_FETCH_ALIGN | SS_AXIS_START_ALIGN,
     .name_of = ind_name,
     .label_of = ind_label,
     .is_baseline = ind_baseline,
     .init = ind_init,
     .replay_row = ind_replay,
-    .free = free,
+    .free = ind_free,
 };

@@ -2,6 +2,7 @@
  * sim/models/MODELS-pipeline.md). */
 #include "ss_model_pipeline.h"
 
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,11 +286,11 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
             s->lag[g] = amax - s->lag[g];
             s->lag_next[g] = nmax - s->lag_next[g];
         }
-        double c = s->p.compute_scale * (nmax - tmax);
+        double c = s->p.compute_scale * (nmax - tmax > 0.0 ? nmax - tmax : 0.0);
         ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
         return;
     }
-    double c = s->p.compute_scale * (row->iter_max - row->stall_max);
+    double c = s->p.compute_scale * row->compute;
     ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
 }
 
@@ -297,14 +298,15 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
 
 static void pipe_name(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[48], fs[32], cs[32], pf[24];
+    char w[48], fs[32], cs[32], pf[24], heal[32] = "";
     ss_autoval_format(&s->workers, w, sizeof w);
     ss_format_number(s->fetch_scale, fs, sizeof fs);
     ss_format_number(s->compute_scale, cs, sizeof cs);
     if (s->prefetch == SS_PREFETCH_AUTO) snprintf(pf, sizeof pf, "auto");
     else snprintf(pf, sizeof pf, "%ld", s->prefetch);
-    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, pf, fs, cs);
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, pf, fs, cs, heal);
 }
 
 /* W and P in the terminal label: the value, or "lo-hi" when GPUs differ */
@@ -328,17 +330,18 @@ static void range_label(const ss_scenario *s, int prefetch, char *buf, size_t n)
 
 static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[32], p[32];
+    char w[32], p[32], heal[32] = "";
     range_label(s, 0, w, sizeof w);
     range_label(s, 1, p, sizeof p);
-    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%g cs=%g", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, p, s->fetch_scale, s->compute_scale);
+    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%g cs=%g%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, p, s->fetch_scale, s->compute_scale, heal);
 }
 
 static int pipe_baseline(const ss_scenario *s)
 {
     return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->fetch_scale == 1.0 &&
-           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0;
+           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal_gpu < 0;
 }
 
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
@@ -408,39 +411,150 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     return SS_OK;
 }
 
+typedef struct {
+    ssp_state ps;
+    int heal;          /* GPU healed, or -1 */
+    double *fetch_buf; /* [gpus] the healed row's fetch times */
+    double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
+    /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
+     * one's replaced by the median of the others' ([gpus] each) */
+    int *wg, *pg;
+    double *gg, *rg, *dg;
+} pipe_state;
+
+/* The median of v[0..n-1] without v[skip]; reorders v. */
+static double median_except(double *v, int n, int skip)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (i != skip) v[m++] = v[i];
+    gsl_sort(v, 1, (size_t)m);
+    return m == 0 ? 0.0 : (v[(m - 1) / 2] + v[m / 2]) / 2;
+}
+
+/* The healed GPU takes the median of the other GPUs' loader settings (W and P rounded). */
+static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
+{
+    const size_t G = (size_t)gpus;
+    st->wg = malloc(G * sizeof *st->wg);
+    st->pg = malloc(G * sizeof *st->pg);
+    st->gg = malloc(G * sizeof *st->gg);
+    st->rg = malloc(G * sizeof *st->rg);
+    st->dg = malloc(G * sizeof *st->dg);
+    double *v = malloc(G * sizeof *v);
+    if (!st->wg || !st->pg || !st->gg || !st->rg || !st->dg || !v) {
+        free(v);
+        return ss_fail(SS_ENOMEM, "out of memory for a healed scenario");
+    }
+    for (int g = 0; g < gpus; g++) {
+        ssp_loader l = ssp_loader_of(p, g);
+        st->wg[g] = l.workers;
+        st->pg[g] = l.prefetch;
+        st->gg[g] = l.worker_gap;
+        st->rg[g] = l.refill_gap;
+        st->dg[g] = l.delivery;
+    }
+    const int h = st->heal;
+    if (gpus > 1) {
+        for (int g = 0; g < gpus; g++) v[g] = st->wg[g];
+        st->wg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
+        st->pg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        double *arr[3] = {st->gg, st->rg, st->dg};
+        for (int a = 0; a < 3; a++) {
+            memcpy(v, arr[a], G * sizeof *v);
+            arr[a][h] = median_except(v, gpus, h);
+        }
+    }
+    free(v);
+    p->workers_gpu = st->wg;
+    p->prefetch_gpu = st->pg;
+    p->worker_gap_gpu = st->gg;
+    p->refill_gap_gpu = st->rg;
+    p->delivery_gpu = st->dg;
+    p->workers_factor = p->worker_gap_factor = p->refill_gap_factor = p->delivery_factor = 1.0;
+    return SS_OK;
+}
+
+static void pipe_state_free(pipe_state *st)
+{
+    free(st->fetch_buf);
+    free(st->start_buf);
+    free(st->sort_buf);
+    free(st->wg);
+    free(st->pg);
+    free(st->gg);
+    free(st->rg);
+    free(st->dg);
+    free(st);
+}
+
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)c;
-    ssp_state *st = malloc(sizeof *st);
-    if (!st) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    ss_status rc = ssp_init(st, &s->pipe, gpus);
+    pipe_state *st = calloc(1, sizeof *st);
+    if (st && s->heal_gpu >= 0) {
+        st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
+        st->start_buf = malloc((size_t)gpus * sizeof *st->start_buf);
+        st->sort_buf = malloc((size_t)gpus * sizeof *st->sort_buf);
+    }
+    if (!st || (s->heal_gpu >= 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf))) {
+        if (st) pipe_state_free(st);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    st->heal = s->heal_gpu;
+    ssp_params p = s->pipe;
+    ss_status rc = SS_OK;
+    const ssp_params *q = &s->pipe;
+    if (st->heal >= 0 && st->heal < gpus &&
+        (q->workers_gpu || q->prefetch_gpu || q->worker_gap_gpu || q->refill_gap_gpu || q->delivery_gpu))
+        rc = heal_loaders(st, &p, gpus);
+    if (rc == SS_OK) rc = ssp_init(&st->ps, &p, gpus);
     if (rc != SS_OK) {
-        free(st);
+        pipe_state_free(st);
         return rc;
     }
     *state = st;
     return SS_OK;
 }
 
-static void pipe_epoch_start(void *state) { ssp_epoch_start(state); }
+static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)state)->ps); }
 
 static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
-    ssp_replay_row(state, row, stall, out);
+    pipe_state *st = state;
+    if (st->heal < 0) {
+        ssp_replay_row(&st->ps, row, stall, out);
+        return;
+    }
+    ss_row healed;
+    ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    /* the measured starts serve the epoch's first batches, max(W, 1) of them: the healed
+     * GPU's loader starts them like the others (the median of their starts), as its own
+     * may belong to a loader with fewer workers */
+    const int h = st->heal, G = row->gpus;
+    if (G > 1 && h < G && st->ps.k < (st->ps.ld[h].workers > 1 ? st->ps.ld[h].workers : 1)) {
+        memcpy(st->start_buf, row->fetch_start, (size_t)G * sizeof *st->start_buf);
+        memcpy(st->sort_buf, row->fetch_start, (size_t)G * sizeof *st->sort_buf);
+        st->start_buf[h] = median_except(st->sort_buf, G, h);
+        healed.fetch_start = st->start_buf;
+    }
+    ssp_replay_row(&st->ps, &healed, stall, out);
 }
 
 static void pipe_free(void *state)
 {
-    if (!state) return;
-    ssp_free(state);
-    free(state);
+    pipe_state *st = state;
+    if (!st) return;
+    ssp_free(&st->ps);
+    pipe_state_free(st);
 }
 
 const ss_model_ops ss_model_pipeline = {
     .name = "pipeline",
     .label = "pipe",
     .stateful = 1,
-    .axes = SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
+    .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
     .reads_train_start = 1,

@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <string.h>
 
 void ss_row_prepare(ss_row *r, int want_median, double *scratch)
@@ -31,7 +32,9 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch)
     r->fetch_mean = fsum / G;
     r->stall_max = stmax;
     r->iter_max = itmax;
+    r->compute = itmax - stmax > 0.0 ? itmax - stmax : 0.0;
     r->fetch_median = r->fetch_mean;
+    r->fetch_sorted = NULL;
     if (want_median) {
         memcpy(scratch, r->fetch_time, (size_t)G * sizeof *scratch);
         gsl_sort(scratch, 1, (size_t)G);
@@ -66,4 +69,78 @@ double ss_align_start_of(const double *v, int n, ss_align a)
     case SS_ALIGN_MEAN: return sum / n;
     default: return mn;
     }
+}
+
+void ss_row_prepare_heal(ss_row *r, double *sorted)
+{
+    const int G = r->gpus;
+    memcpy(sorted, r->fetch_time, (size_t)G * sizeof *sorted);
+    gsl_sort(sorted, 1, (size_t)G);
+    r->fetch_sorted = sorted;
+    const double *st = r->stall_time;
+    double hi1 = -INFINITY, hi2 = -INFINITY, lo1 = INFINITY, lo2 = INFINITY;
+    int hi1_n = 0, hi2_n = 0, lo1_n = 0, hi1_i[2] = {-1, -1}, hi2_i = -1;
+    for (int g = 0; g < G; g++) {
+        double v = st[g];
+        if (v > hi1) {
+            hi2 = hi1, hi2_n = hi1_n, hi2_i = hi1_i[0];
+            hi1 = v, hi1_n = 1, hi1_i[0] = g, hi1_i[1] = -1;
+        } else if (v == hi1) {
+            if (hi1_n++ == 1) hi1_i[1] = g;
+        } else if (v > hi2) {
+            hi2 = v, hi2_n = 1, hi2_i = g;
+        } else if (v == hi2) {
+            hi2_n++;
+        }
+        if (v < lo1) lo2 = lo1, lo1 = v, lo1_n = 1;
+        else if (v == lo1) lo1_n++;
+        else if (v < lo2) lo2 = v;
+    }
+    r->st_hi1 = hi1, r->st_hi2 = hi2, r->st_lo1 = lo1, r->st_lo2 = lo2;
+    r->st_hi1_n = hi1_n, r->st_hi2_n = hi2_n, r->st_lo1_n = lo1_n, r->st_hi2_i = hi2_i;
+    r->st_hi1_i[0] = hi1_i[0], r->st_hi1_i[1] = hi1_i[1];
+}
+
+/* The first index of value v in the ascending a[0..n-1] (v is present). */
+static int first_index(const double *a, int n, double v)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Element p of a[] with index r left out. */
+static inline double without(const double *a, int r, int p) { return p < r ? a[p] : a[p + 1]; }
+
+double ss_row_median_others(const ss_row *r, int g)
+{
+    const int G = r->gpus;
+    if (G == 1) return r->fetch_time[0];
+    const double *a = r->fetch_sorted;
+    int k = first_index(a, G, r->fetch_time[g]), n = G - 1;
+    return (without(a, k, (n - 1) / 2) + without(a, k, n / 2)) / 2;
+}
+
+void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf)
+{
+    const int G = r->gpus;
+    *out = *r;
+    memcpy(fetch_buf, r->fetch_time, (size_t)G * sizeof *fetch_buf);
+    out->fetch_time = fetch_buf;
+    out->fetch_sorted = NULL;
+    if (G == 1) return;
+    const double *a = r->fetch_sorted;
+    const double fg = r->fetch_time[g];
+    int k = first_index(a, G, fg), n = G - 1;
+    double m = (without(a, k, (n - 1) / 2) + without(a, k, n / 2)) / 2;
+    double lo = without(a, k, 0), hi = without(a, k, n - 1);
+    fetch_buf[g] = m;
+    out->fetch_min = m < lo ? m : lo;
+    out->fetch_max = m > hi ? m : hi;
+    out->fetch_mean = r->fetch_mean + (m - fg) / G;
+    out->fetch_median = m; /* the median of the others is the median once it is added to them */
 }

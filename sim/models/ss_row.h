@@ -13,10 +13,32 @@ typedef struct {
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
     double stall_max, iter_max;
+    double compute; /* the step's compute time: iter_max - stall_max, not below 0 (a trace
+                     * with a stall longer than its iteration is warned about when read) */
+    const double *fetch_sorted; /* [gpus] the fetch times ascending, when prepared for healing */
+    /* prepared for healing: the largest measured stall (value, count, first two GPUs), the
+     * next smaller value (count, first GPU), the smallest and the next larger, so that
+     * the row's spread with one GPU changed is known in O(1) */
+    double st_hi1, st_hi2, st_lo1, st_lo2;
+    int st_hi1_n, st_hi1_i[2], st_hi2_n, st_hi2_i, st_lo1_n;
 } ss_row;
 
 /* Fills done[] and the row statistics. scratch needs gpus doubles when want_median. */
 void ss_row_prepare(ss_row *r, int want_median, double *scratch);
+
+/* Sorts the row's fetch times into sorted[gpus] for ss_row_heal (after ss_row_prepare). */
+void ss_row_prepare_heal(ss_row *r, double *sorted);
+
+/* The median of the fetch times of every GPU but g (GSL's median: the mean of the two
+ * middle values for an even count); g's own fetch time when there is one GPU. Needs
+ * ss_row_prepare_heal; O(log G). */
+double ss_row_median_others(const ss_row *r, int g);
+
+/* The row with GPU g healed: its fetch time replaced by the median of the other GPUs'
+ * (into fetch_buf[gpus], which out->fetch_time then points to) and the fetch statistics
+ * updated; starts, done (the measured ready times), stalls and iteration times as
+ * measured. O(G) for the copy, O(log G) for the statistics. */
+void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf);
 
 /* The aligned fetch time of the row for a non-none align (SPEC §4 step 2). */
 double ss_row_fetch_aligned(const ss_row *r, ss_align a);

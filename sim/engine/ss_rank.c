@@ -1,0 +1,99 @@
+/* ss_rank.c - top scenarios and the per-GPU heal ranking. */
+#include "ss_rank.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_model.h"
+
+static double mean_iter(const ss_summary *s, int j) { return s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN; }
+
+/* The model's baseline row, or -1. */
+static int baseline_of(const ss_summary *s, ss_model m)
+{
+    for (int j = 0; j < s->nsc; j++)
+        if (s->sc[j].model == m && s->sc[j].baseline) return j;
+    return -1;
+}
+
+/* A heal scenario whose other settings are its model's baseline settings. */
+static int heals_baseline(const ss_scenario *sc)
+{
+    ss_scenario t = *sc;
+    t.heal_gpu = -1;
+    return sc->heal_gpu >= 0 && ss_model_get(sc->model)->is_baseline(&t);
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+    const ss_rank_top *x = a, *y = b;
+    if (x->change_pct != y->change_pct) return x->change_pct < y->change_pct ? -1 : 1;
+    return x->j < y->j ? -1 : x->j > y->j;
+}
+
+static int cmp_heal(const void *a, const void *b)
+{
+    const ss_rank_heal *x = a, *y = b;
+    if (x->model != y->model) return x->model < y->model ? -1 : 1;
+    if (x->gain_pct != y->gain_pct) return x->gain_pct > y->gain_pct ? -1 : 1;
+    return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
+}
+
+ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out)
+{
+    memset(out, 0, sizeof *out);
+    out->iterations_per_epoch = iterations_per_epoch;
+    for (int m = 0; m < SS_NMODELS; m++) {
+        int b = baseline_of(s, (ss_model)m);
+        double e = b >= 0 ? ss_summary_fidelity_err_pct(s, b) : NAN;
+        /* a model without a fidelity figure gives the measured run back as its baseline */
+        out->error_pct[m] = b < 0 ? NAN : isnan(e) ? 0.0 : fabs(e);
+    }
+    const double meas = mean_iter(s, ss_summary_measured(s));
+    ss_rank_top *cand = malloc((size_t)s->nsc * sizeof *cand);
+    if (!cand) return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", s->nsc);
+    int nc = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        if (j == ss_summary_measured(s)) continue;
+        double ch = ss_summary_change_pct(s, j);
+        if (isnan(ch) || ch >= 0) continue;
+        double err = out->error_pct[s->sc[j].model];
+        if (!(fabs(ch) > (isnan(err) ? 0.0 : err))) {
+            out->n_within++;
+            continue;
+        }
+        cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas};
+    }
+    qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
+    out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
+    memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
+    free(cand);
+    int nh = 0;
+    for (int j = 0; j < s->nsc; j++) nh += heals_baseline(&s->sc[j]);
+    if (nh == 0) return SS_OK;
+    out->heal = calloc((size_t)nh, sizeof *out->heal);
+    if (!out->heal) return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
+    for (int j = 0; j < s->nsc; j++) {
+        if (!heals_baseline(&s->sc[j])) continue;
+        int b = baseline_of(s, s->sc[j].model);
+        if (b < 0) continue;
+        double base = mean_iter(s, b), v = mean_iter(s, j);
+        ss_rank_heal *h = &out->heal[out->nheal++];
+        h->gpu = s->sc[j].heal_gpu;
+        h->j = j;
+        h->model = s->sc[j].model;
+        h->gain_pct = base > 0 ? 100.0 * (base - v) / base : 0.0;
+        h->gain_s_epoch = (base - v) * iterations_per_epoch;
+        h->ranked = h->gain_pct > out->error_pct[h->model];
+    }
+    qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
+    return SS_OK;
+}
+
+void ss_ranking_free(ss_ranking *r)
+{
+    free(r->heal);
+    r->heal = NULL;
+    r->nheal = 0;
+}

@@ -1,0 +1,43 @@
+/* ss_rank.h - the ranked answer after a sweep: which scenarios cut the mean iteration time
+ * most against the measured run, and, when GPUs were healed one at a time, which GPU to
+ * fix first; differences within a model's own baseline error are not ranked. */
+#ifndef SS_RANK_H
+#define SS_RANK_H
+
+#include "ss_summary.h"
+
+#define SS_RANK_TOP 5
+
+typedef struct {
+    int j;             /* scenario index */
+    double change_pct; /* 100 x (mean iteration time / measured - 1) */
+    double change_s;   /* mean iteration time - measured, seconds per iteration */
+} ss_rank_top;
+
+typedef struct {
+    int gpu, j;            /* the healed GPU and its scenario */
+    ss_model model;
+    double gain_pct;       /* 100 x (baseline replay - healed) / baseline replay */
+    double gain_s_epoch;   /* (baseline replay - healed) x iterations per epoch */
+    int ranked;            /* the gain exceeds the model's baseline error */
+} ss_rank_heal;
+
+typedef struct ss_ranking {
+    int ntop;
+    ss_rank_top top[SS_RANK_TOP];
+    int n_within;               /* scenarios whose change is within their model's error */
+    int nheal;
+    ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
+    double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
+    double iterations_per_epoch;
+} ss_ranking;
+
+/* Ranks the rows of s (rank 0). iterations_per_epoch converts a gain per iteration into
+ * seconds per epoch. A scenario is ranked only when |change| exceeds its model's baseline
+ * error (0 for models whose baseline gives the measured run back by construction). Heal
+ * gains are taken against the model's baseline row: only heal scenarios whose other
+ * settings are the baseline's are ranked per GPU. */
+ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out);
+void ss_ranking_free(ss_ranking *r);
+
+#endif
