@@ -237,51 +237,65 @@ typedef struct {
     int W[CALIB_MAX_KNOWN], P[CALIB_MAX_KNOWN];
 } known_set;
 
-/* Fits one GPU: W, P (fixed when recorded, rec < 0 otherwise), gaps. */
+/* Evaluates W with each of its P candidates: the recorded P, else W * P around the lead
+ * seen (give or take one: noisy timestamps) and PyTorch's default 2; keeps the best. */
+static void try_w(gpu_cols *d, int W, long lead, int rec_p, double tol, cand *best)
+{
+    int ps[5], np = 0;
+    if (W == 0) {
+        ps[np++] = rec_p >= 1 ? rec_p : 2;
+    } else if (rec_p >= 1) {
+        ps[np++] = rec_p;
+    } else {
+        long pmin = (lead + W - 1) / W;
+        for (long p = pmin - 1; p <= pmin + 1; p++)
+            if (p >= 1 && p <= SS_CALIB_MAX_PREFETCH) ps[np++] = (int)p;
+        if (pmin - 1 > 2 || pmin + 1 < 2) ps[np++] = 2;
+    }
+    for (int i = 0; i < np; i++) {
+        cand c = {W, ps[i], 0, 0, 0};
+        eval(d, &c);
+        if (best->W < 0 || better(&c, best, rec_p, tol)) *best = c;
+    }
+}
+
+/* Fits one GPU: W and P (each fixed when recorded: rec_w, rec_p >= 0 / >= 1), gaps. */
 static cand fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
 {
     const long allowed = (long)(CALIB_OUTLIER_FRACTION * (double)d->n);
     const double tol = 1e-12 * (1.0 + d->cap);
     int w_lo = rec_w >= 0 ? rec_w : concurrency_bound(d, allowed);
     long lead = lead_bound(d, allowed);
-    cand best = {-1, 0, 0, 0, INFINITY};
-    /* settings another GPU had, when they explain this one */
+    cand kb = {-1, 0, 0, 0, INFINITY}, best = {-1, 0, 0, 0, INFINITY};
+    /* settings another GPU had: taken when they explain this one exactly (to a fraction
+     * of its fetch time), or as well, within the tie margin, as its own candidates at the
+     * concurrency bound (noisy traces with many GPUs stay fast) */
     for (int i = 0; i < known->n; i++) {
         cand c = {known->W[i], known->P[i], 0, 0, 0};
         if (rec_w >= 0 && c.W != rec_w) continue;
         if (rec_p >= 1 && c.W > 0 && c.P != rec_p) continue;
         if (rec_w < 0 && c.W > 0 && (c.W < w_lo || (long)c.W * (c.P + 1) < lead)) continue;
         eval(d, &c);
-        if (best.W < 0 || better(&c, &best, rec_p, tol)) best = c;
+        if (kb.W < 0 || better(&c, &kb, rec_p, tol)) kb = c;
     }
-    if (best.W >= 0 && best.score <= CALIB_ACCEPT_FRACTION * d->cap + 1e-9) return best;
-    best.W = -1;
-    best.score = INFINITY;
+    if (kb.W >= 0 && kb.score <= CALIB_ACCEPT_FRACTION * d->cap + 1e-9) return kb;
+    if (kb.W >= 0) {
+        cand lb = {-1, 0, 0, 0, INFINITY};
+        if (rec_w < 0) try_w(d, 0, lead, rec_p, tol, &lb);
+        try_w(d, w_lo, lead, rec_p, tol, &lb);
+        if (kb.score <= lb.score * (1.0 + CALIB_TIE_FRACTION) + tol) return kb;
+        best = better(&lb, &kb, rec_p, tol) ? lb : kb;
+    }
+    /* the search: W = 0 and W from the concurrency bound up to the lead seen (at most 8
+     * values: beyond them a larger window only shows through W * P) */
     int w0 = rec_w >= 0 ? rec_w : 0, w1 = rec_w;
     if (rec_w < 0) {
         long hi = lead > w_lo + 2 ? lead : w_lo + 2;
+        if (hi > w_lo + 7) hi = w_lo + 7;
         w1 = hi > SS_CALIB_MAX_WORKERS ? SS_CALIB_MAX_WORKERS : (int)hi;
     }
-    for (int W = w0; W <= w1; W++) {
-        if (rec_w < 0 && W > 0 && W < w_lo) continue;
-        int ps[5], np = 0;
-        if (W == 0) {
-            ps[np++] = rec_p >= 1 ? rec_p : 2;
-        } else if (rec_p >= 1) {
-            ps[np++] = rec_p;
-        } else {
-            /* W * P >= the lead seen, give or take one (noisy timestamps) */
-            long pmin = (lead + W - 1) / W;
-            for (long p = pmin - 1; p <= pmin + 1; p++)
-                if (p >= 1 && p <= SS_CALIB_MAX_PREFETCH) ps[np++] = (int)p;
-            if (pmin - 1 > 2 || pmin + 1 < 2) ps[np++] = 2;
-        }
-        for (int i = 0; i < np; i++) {
-            cand c = {W, ps[i], 0, 0, 0};
-            eval(d, &c);
-            if (best.W < 0 || better(&c, &best, rec_p, tol)) best = c;
-        }
-    }
+    for (int W = w0; W <= w1; W++)
+        if (rec_w >= 0 || W == 0 || W >= w_lo) try_w(d, W, lead, rec_p, tol, &best);
     if (best.W < 0) { /* nothing to fit (too few rows): the recorded or default settings */
         best.W = rec_w >= 0 ? rec_w : 1;
         best.P = rec_p >= 1 ? rec_p : 2;
