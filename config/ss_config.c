@@ -1,6 +1,7 @@
 /* ss_config.c - INI scenario files through inih: one table of keys, typed parsers,
  * duplicate and unknown key detection with file:line messages, --set overrides. */
 #include "ss_config.h"
+#include "ss_number.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -110,7 +111,7 @@ static const char *parse_number(const char *s, double *out)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = ss_strtod_decimal(s, &end); /* no hexadecimal, inf or nan */
     if (end == s || *end != '\0' || errno == ERANGE) return "is not a number";
     if (!isfinite(v)) return "is not a finite number";
     *out = v;
@@ -398,35 +399,50 @@ static int on_ini_pair(void *user, const char *section, const char *name, const 
     return apply(p, section, name, value);
 }
 
-static ss_status read_text(const char *file, char **out)
+/* Reads the whole file, whatever its kind: a regular file, a pipe (/dev/stdin, <(...)),
+ * a terminal; *regular = 1 for a regular file. At most 16 MiB. */
+static ss_status read_text(const char *file, char **out, int *regular)
 {
     *out = NULL;
     struct stat sb;
     if (stat(file, &sb) != 0) return ss_fail(SS_ECONFIG, "%s: cannot read scenario file: %s", file, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return ss_fail(SS_ECONFIG, "%s: is a folder, not a scenario file", file);
+    *regular = S_ISREG(sb.st_mode);
     FILE *f = fopen(file, "rb");
     if (!f) return ss_fail(SS_ECONFIG, "%s: cannot read scenario file: %s", file, strerror(errno));
-    long cap = (long)sb.st_size + 1, n;
-    if (cap > (16L << 20)) {
-        fclose(f);
-        return ss_fail(SS_ECONFIG, "%s: scenario file larger than 16 MiB", file);
+    const size_t limit = 16u << 20;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    ss_status st = buf ? SS_OK : ss_fail(SS_ENOMEM, "%s: out of memory", file);
+    while (st == SS_OK) {
+        if (n == cap) {
+            if (cap >= limit) {
+                st = ss_fail(SS_ECONFIG, "%s: scenario file larger than 16 MiB", file);
+                break;
+            }
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) {
+                st = ss_fail(SS_ENOMEM, "%s: out of memory", file);
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) st = ss_fail(SS_ECONFIG, "%s: read error: %s", file, strerror(errno));
+            break;
+        }
     }
-    char *buf = malloc((size_t)cap + 1);
-    if (!buf) {
-        fclose(f);
-        return ss_fail(SS_ENOMEM, "%s: out of memory", file);
-    }
-    n = (long)fread(buf, 1, (size_t)cap, f);
-    int err = ferror(f);
     fclose(f);
-    if (err) {
-        free(buf);
-        return ss_fail(SS_ECONFIG, "%s: read error", file);
+    if (st == SS_OK) {
+        buf[n] = '\0';
+        if (strlen(buf) != n) st = ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
     }
-    buf[n] = '\0';
-    if ((long)strlen(buf) != n) {
+    if (st != SS_OK) {
         free(buf);
-        return ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
+        return st;
     }
     *out = buf;
     return SS_OK;
@@ -468,23 +484,137 @@ static ss_status check_sections(const char *file, const char *text)
     return SS_OK;
 }
 
-/* inih truncates lines beyond its buffer; reject them instead of misreading. */
-static ss_status check_line_lengths(const char *file, const char *text)
+/* ---- the text handed to inih ----
+ * inih reads lines of at most ~200 characters, takes an indented line for the
+ * continuation of the previous value, and knows only ';' inline comments. The scenario
+ * file is therefore rewritten line for line (line numbers stay) before inih sees it:
+ * leading whitespace goes, comment lines become empty, a value loses a ';' or '#' comment
+ * that follows whitespace, and every value is replaced by a short placeholder ("\x01" and
+ * its number) that the callback maps back to the value. */
+
+typedef struct {
+    char **values; /* the values, by placeholder number */
+    long n, cap;
+    parse_ctx *p;
+} ini_values;
+
+static void ini_values_free(ini_values *v)
 {
-    long limit = ini_max_line - 3, line = 1, len = 0;
-    for (const char *s = text;; s++) {
-        if (*s == '\n' || *s == '\0') {
-            if (len > limit)
-                return ss_fail(SS_ECONFIG, "%s:%ld: line is %ld characters long, the limit is %ld",
-                               file, line, len, limit);
-            if (*s == '\0') break;
-            line++;
-            len = 0;
-        } else if (*s != '\r') {
-            len++;
-        }
+    for (long i = 0; i < v->n; i++) free(v->values[i]);
+    free(v->values);
+    memset(v, 0, sizeof *v);
+}
+
+/* Appends len bytes of s to the growing text *t (size *n, capacity *cap). */
+static int text_add(char **t, size_t *n, size_t *cap, const char *s, size_t len)
+{
+    if (*n + len + 1 > *cap) {
+        size_t c = (*cap ? *cap : 256);
+        while (*n + len + 1 > c) c *= 2;
+        char *b = realloc(*t, c);
+        if (!b) return -1;
+        *t = b;
+        *cap = c;
     }
+    memcpy(*t + *n, s, len);
+    *n += len;
+    (*t)[*n] = '\0';
+    return 0;
+}
+
+/* The end of the value that starts at v (of length len): before a ';' or '#' that
+ * follows whitespace, and before trailing whitespace. */
+static size_t value_length(const char *v, size_t len)
+{
+    for (size_t i = 1; i < len; i++)
+        if ((v[i] == ';' || v[i] == '#') && isspace((unsigned char)v[i - 1])) {
+            len = i;
+            break;
+        }
+    while (len > 0 && isspace((unsigned char)v[len - 1])) len--;
+    return len;
+}
+
+static ss_status ini_rewrite(const char *file, const char *text, char **out, ini_values *vals)
+{
+    char *t = NULL;
+    size_t n = 0, cap = 0;
+    int bad = text_add(&t, &n, &cap, "", 0);
+    long line = 1;
+    for (const char *s = text; !bad && *s; line++) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        const char *a = s, *z = s + len;
+        if (line == 1 && len >= 3 && !memcmp(a, "\xEF\xBB\xBF", 3)) a += 3;
+        while (a < z && isspace((unsigned char)*a)) a++;
+        while (z > a && isspace((unsigned char)z[-1])) z--;
+        if (a == z || *a == ';' || *a == '#') {
+            /* empty or a comment: an empty line */
+        } else if (*a == '[') {
+            const char *close = memchr(a, ']', (size_t)(z - a));
+            size_t keep = close ? (size_t)(close - a + 1) : (size_t)(z - a);
+            if (keep > 120) keep = 120; /* an unknown section anyway: check_sections names it */
+            bad |= text_add(&t, &n, &cap, a, keep);
+        } else {
+            const char *sep = a;
+            while (sep < z && *sep != '=' && *sep != ':') sep++;
+            if (sep == z) {
+                /* not a key = value line: inih reports it, with its start */
+                bad |= text_add(&t, &n, &cap, a, (size_t)(z - a) > 120 ? 120 : (size_t)(z - a));
+            } else {
+                const char *v = sep + 1;
+                while (v < z && isspace((unsigned char)*v)) v++;
+                /* a comment right after "= " leaves the value empty */
+                size_t vlen = (v > sep + 1 && v < z && (*v == ';' || *v == '#')) ? 0 : value_length(v, (size_t)(z - v));
+                size_t klen = (size_t)(sep - a);
+                if (klen > 100) klen = 100; /* an unknown key anyway */
+                if (vals->n == vals->cap) {
+                    long c = vals->cap ? 2 * vals->cap : 32;
+                    char **b = realloc(vals->values, (size_t)c * sizeof *b);
+                    if (!b) {
+                        bad = 1;
+                        break;
+                    }
+                    vals->values = b;
+                    vals->cap = c;
+                }
+                char *copy = malloc(vlen + 1);
+                if (!copy) {
+                    bad = 1;
+                    break;
+                }
+                memcpy(copy, v, vlen);
+                copy[vlen] = '\0';
+                vals->values[vals->n] = copy;
+                char ph[32];
+                int phn = snprintf(ph, sizeof ph, "=\x01%ld", vals->n++);
+                bad |= text_add(&t, &n, &cap, a, klen);
+                bad |= text_add(&t, &n, &cap, ph, (size_t)phn);
+            }
+        }
+        bad |= text_add(&t, &n, &cap, "\n", 1);
+        if (!e) break;
+        s = e + 1;
+    }
+    if (bad) {
+        free(t);
+        return ss_fail(SS_ENOMEM, "%s: out of memory", file);
+    }
+    *out = t;
     return SS_OK;
+}
+
+/* inih's callback on the rewritten text: the placeholder back to the value. */
+static int on_ini_placeholder(void *user, const char *section, const char *name, const char *value)
+{
+    ini_values *v = user;
+    long i = -1;
+    if (value[0] == '\x01') i = strtol(value + 1, NULL, 10);
+    if (i < 0 || i >= v->n) {
+        snprintf(v->p->msg, sizeof v->p->msg, "not a 'key = value' line");
+        return 0;
+    }
+    return on_ini_pair(v->p, section, name, v->values[i]);
 }
 
 static void dirname_of(const char *file, char *out)
@@ -529,15 +659,24 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
 {
     ss_config_defaults(c);
     snprintf(c->file, sizeof c->file, "%s", file);
-    ss_status st = read_text(file, &c->text);
-    if (st == SS_OK) st = check_line_lengths(file, c->text);
+    int regular = 1;
+    ss_status st = read_text(file, &c->text, &regular);
     if (st == SS_OK) st = check_sections(file, c->text);
     if (st != SS_OK) return st;
     char dir[SS_PATH_MAX];
     dirname_of(file, dir);
+    if (!regular) dir[0] = '\0'; /* a pipe: relative paths are taken from the current folder */
     parse_ctx p = {.cfg = c, .base_dir = dir, .check_dupes = 1};
+    ini_values vals = {.p = &p};
+    char *rewritten = NULL;
+    if ((st = ini_rewrite(file, c->text, &rewritten, &vals)) != SS_OK) {
+        ini_values_free(&vals);
+        return st;
+    }
     ini_stop_on_first_error = 1;
-    int line = ini_parse_string(c->text, on_ini_pair, &p);
+    int line = ini_parse_string(rewritten, on_ini_placeholder, &vals);
+    free(rewritten);
+    ini_values_free(&vals);
     if (line != 0) {
         if (!p.msg[0]) snprintf(p.msg, sizeof p.msg, "not a 'key = value' line or [section] header");
         return ss_fail(SS_ECONFIG, "%s:%d: %s", file, line, p.msg);

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """plot_results.py - PNG figures from a stallsim results folder.
 
-Usage: plot_results.py RESULTS_DIR [--scenario NAME] [--out DIR] [--gpus-max N]
+Usage: plot_results.py RESULTS_DIR [--scenario NAME] [--out DIR] [--gpus-max N] [--top N]
 
 Reads RESULTS_DIR/results.h5 (written by `stallsim run`) and writes, by default into
 RESULTS_DIR/plots/:
   summary.png   mean iteration time per scenario, split into stall and compute, with
-                the standard deviation of the iteration time as error bars;
+                the standard deviation of the iteration time as error bars; a sweep of
+                more than --top scenarios (default 40) shows the --top fastest, plus the
+                measured and the baseline rows, and says so on the figure;
   timeline.png  per-iteration stall and delay of the measured run and one scenario
                 (--scenario, default: the fastest scenario other than measured);
   heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers.
@@ -77,7 +79,44 @@ def save(fig, out, name, written):
     written.append(path)
 
 
-def plot_summary(summary, names, gpus, out, written):
+def baseline_rows(summary):
+    """Indices of the baseline replays: independent with both aligns none, and the
+    pipeline baseline (the row with fidelity figures)."""
+    fields = summary.dtype.names
+    rows = []
+    for i in range(1, len(summary)):
+        r = summary[i]
+        if "fidelity_iter_time_err_pct" in fields and np.isfinite(float(r["fidelity_iter_time_err_pct"])):
+            rows.append(i)
+        elif {"model", "fetch_align", "start_align"} <= set(fields) and text(r["model"]) == "independent" \
+                and text(r["fetch_align"]) == "none" and text(r["start_align"]) == "none":
+            rows.append(i)
+    return rows
+
+
+def select_rows(summary, top):
+    """The rows summary.png shows: all of them when there are at most top + the measured
+    and baseline rows; else measured, the baselines, and the top fastest other scenarios
+    (by mean iteration time), fastest first. Returns (rows, note or None)."""
+    n = len(summary)
+    base = baseline_rows(summary)
+    if n <= 1 + len(base) + top:
+        return list(range(n)), None
+    mean = summary["iter_time_mean"].astype(float)
+    others = [i for i in range(1, n) if i not in set(base)]
+    others.sort(key=lambda i: (np.nan_to_num(mean[i], nan=np.inf), i))
+    rows = [0] + base + others[:top]
+    note = (f"the {top} fastest of {n - 1} scenarios, plus the measured run"
+            + ("" if not base else " and the baseline" if len(base) == 1 else f" and the {len(base)} baselines") + f" (plot_results.py --top N shows N)")
+    return rows, note
+
+
+def plot_summary(summary, names, gpus, out, written, top):
+    rows, note = select_rows(summary, top)
+    if note:
+        print(f"note: summary.png shows {note}")
+    summary = summary[rows]
+    names = [names[i] for i in rows]
     n = len(summary)
     mean = summary["iter_time_mean"].astype(float)
     std = np.nan_to_num(summary["iter_time_std"].astype(float))
@@ -107,7 +146,8 @@ def plot_summary(summary, names, gpus, out, written):
     ax.invert_yaxis()
     ax.set_xlabel("mean iteration time (s)")
     ax.set_ylabel("scenario")
-    ax.set_title(f"Mean iteration time per scenario: stall vs compute ({gpus} GPUs)")
+    ax.set_title(f"Mean iteration time per scenario: stall vs compute ({gpus} GPU{'' if gpus == 1 else 's'})"
+                 + (f"\n{note}" if note else ""))
     ax.grid(axis="x", alpha=0.3)
     ax.legend(handles=[Patch(color=C_STALL, label="stall (s)"),
                        Patch(color=C_COMPUTE, label="compute = iteration - stall (s)"),
@@ -205,9 +245,14 @@ def main():
     ap.add_argument("--out", metavar="DIR", help="output folder (default: RESULTS_DIR/plots)")
     ap.add_argument("--gpus-max", metavar="N", type=int, default=64,
                     help="at most N GPUs in heatmap.png (default 64)")
+    ap.add_argument("--top", metavar="N", type=int, default=40,
+                    help="summary.png of a larger sweep shows the N fastest scenarios, plus the measured "
+                         "and baseline rows (default 40)")
     a = ap.parse_args()
     if a.gpus_max < 1:
         ap.error("--gpus-max must be at least 1")
+    if a.top < 1 or a.top > 400:
+        ap.error("--top must be from 1 to 400")
     summary, gpus, series = load(a.results_dir)
     names = [text(v) for v in summary["scenario"]]
     if a.scenario is not None and a.scenario not in names[1:]:
@@ -218,7 +263,7 @@ def main():
     except OSError as e:
         die(f"cannot create {out}: {e}")
     written = []
-    plot_summary(summary, names, gpus, out, written)
+    plot_summary(summary, names, gpus, out, written, a.top)
     if "measured" in series:
         chosen = a.scenario
         if chosen is None and len(names) > 1:

@@ -13,19 +13,33 @@ quick=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0
-# run_ctest DIR [ENV...]: runs the suite in DIR, counts what passed
+failed=0
+skipped=0
+# run_ctest DIR [ENV...]: runs the suite in DIR and counts what passed, failed and was
+# skipped (ctest counts a skipped test among the passed ones: they are told apart here)
 run_ctest() {
   local dir=$1
   shift
+  set +e
   (cd "$dir" && env "$@" ctest --output-on-failure -j2) | tee "$log"
-  local n
-  n=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log")
-  passed=$((passed + ${n:-0}))
+  set -e
+  local total nfail nskip
+  total=$(sed -n 's/.*tests* failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+  nfail=$(sed -n 's/.*, \([0-9]*\) tests* failed out of.*/\1/p' "$log" | tail -1)
+  nskip=$(grep -c '(Skipped)$' "$log" || true)
+  total=${total:-0}
+  nfail=${nfail:-0}
+  [ "$total" -gt 0 ] || nfail=$((nfail + 1)) # no summary line: ctest itself failed
+  passed=$((passed + total - nfail - nskip))
+  failed=$((failed + nfail))
+  skipped=$((skipped + nskip))
 }
+summary() { echo "stallsim: $passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; }
 
 echo "== test suite"
 run_ctest "$here/build"
-if [ $quick -eq 1 ]; then echo "stallsim: $passed passed, 0 failed"; exit 0; fi
+if [ $quick -eq 1 ]; then summary; exit; fi
+if [ "$failed" -ne 0 ]; then summary; exit 1; fi
 
 echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S "$here" -B "$here/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON \
@@ -53,4 +67,5 @@ rc=$?
 set -e
 [ $rc -eq 1 ] || { echo "valgrind: a failing run ended with status $rc (memcheck errors give 3)"; exit 1; }
 echo "valgrind: 5 runs, no memcheck errors"
-echo "stallsim: $((passed + 5)) passed, 0 failed"
+passed=$((passed + 5))
+summary

@@ -63,6 +63,33 @@ n=$(find "$work/q/plots" -name '*.png' | wc -l)
 [ "$n" -eq 1 ] && ok || fail "expected only summary.png without per-iteration data, got $n PNGs"
 grep -q "per_iteration = true" "$work/out3" && ok || fail "no note to rerun with per_iteration = true: $(cat "$work/out3")"
 
+# 2b. a sweep of 2000 scenarios (the largest lists allowed are 16 items): summary.png shows
+# the 40 fastest plus the measured and baseline rows, at a bounded size, and says so
+cat > "$work/big.ini" <<INI
+[trace]
+path = t.h5
+[scenarios]
+model = pipeline
+workers = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+prefetch = 1, 2, 3, 4
+fetch_scale = 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8
+compute_scale = 0.5, 0.75, 1, 1.5, 2
+INI
+"$stallsim" run "$work/big.ini" --out "$work/big" --quiet || fail "2000-scenario sweep"
+n=$(($(wc -l < "$work/big/summary.csv") - 1))
+[ "$n" -eq 2001 ] && ok || fail "expected 2001 rows (measured + 2000), got $n"
+if "$py" "$plot" "$work/big" > "$work/out5" 2> "$work/err5"; then ok
+else fail "plot of 2000 scenarios, status $?: $(tail -3 "$work/err5")"; fi
+png_ok "$work/big/plots/summary.png"
+h=$(od -An -tu1 -j20 -N4 "$work/big/plots/summary.png" | awk '{ print (($1*256+$2)*256+$3)*256+$4 }')
+[ "${h:-99999}" -le 3000 ] && ok || fail "summary.png of 2000 scenarios is $h pixels high"
+grep -q "note: summary.png shows the 40 fastest of 2000 scenarios, plus the measured run" "$work/out5" && ok ||
+  fail "no note on the selection: $(cat "$work/out5")"
+"$py" "$plot" "$work/big" --top 5 --out "$work/big5" > "$work/out6" 2>&1 && grep -q "the 5 fastest of 2000" "$work/out6" && ok ||
+  fail "--top 5: $(cat "$work/out6")"
+"$py" "$plot" "$work/big" --top 0 >/dev/null 2>&1
+[ $? -eq 2 ] && ok || fail "--top 0 should exit 2"
+
 # 3. folders without results: status 1, a one-line message naming the folder
 mkdir -p "$work/empty" "$work/bogus"
 echo "not hdf5" > "$work/bogus/results.h5"

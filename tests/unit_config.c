@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ss_config.h"
@@ -425,32 +428,92 @@ static void test_err_negative(void **state)
     expect_error_at("[trace]\npath = /t.h5\n[pipeline]\nrefill_gap = -1\n", 4, NULL);
 }
 
-/* Lines up to 197 characters are read; a longer one is an error at its line. */
-static void test_err_long_line(void **state)
+/* Lines of any length are read (inih alone stops at ~200 characters): a 3000-character
+ * path, a long comment line, a long value with a comment after it. */
+static void test_long_lines(void **state)
 {
     (void)state;
-    char text[1024], line[256];
+    static char text[8192], line[4000];
     ss_config c;
-    /* "path = /" is 8 characters, then 189 'a' -> 197 */
     memset(line, 0, sizeof line);
     memcpy(line, "path = /", 8);
-    memset(line + 8, 'a', 189);
-    assert_int_equal((int)strlen(line), 197);
-    snprintf(text, sizeof text, "; ok\n[trace]\n%s\n", line);
+    memset(line + 8, 'a', 2999);
+    snprintf(text, sizeof text, "; ok\n[trace]\n%s   # a long path\n;%s\n[scenarios]\nfetch_align = min\n", line,
+             line);
     load_ok(text, &c);
-    assert_int_equal((int)strlen(c.trace_path), 190);
+    assert_int_equal((int)strlen(c.trace_path), 3000);
+    assert_int_equal(c.n_fetch, 1);
+    assert_int_equal(c.fetch_align[0], SS_ALIGN_MIN);
     ss_config_free(&c);
-
-    line[197] = 'a'; /* 198 */
-    snprintf(text, sizeof text, "; too long\n[trace]\n%s\n", line);
-    expect_error_at(text, 3, NULL);
-
-    /* a long comment line counts too */
+    /* a long unknown key is still an unknown key, at its line */
     memset(line, 0, sizeof line);
-    line[0] = ';';
-    memset(line + 1, 'c', 220);
-    snprintf(text, sizeof text, "[trace]\npath = /t.h5\n%s\n", line);
-    expect_error_at(text, 3, NULL);
+    memset(line, 'k', 500);
+    snprintf(text, sizeof text, "[trace]\npath = /t.h5\n%s = 1\n", line);
+    expect_error_at(text, 3, "unknown key");
+}
+
+/* The INI file as people write it: indented headers and keys, ';' and '#' comments after
+ * whitespace (not inside a value), CRLF line ends, a byte order mark. */
+static void test_ini_as_written(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("\xEF\xBB\xBF  [trace]\r\n"
+            "    path = /data/x.h5  # the trace\r\n"
+            "\twarmup_iterations = 5\t; five\r\n"
+            "  # a comment line\r\n"
+            "\t[scenarios]\r\n"
+            "  fetch_align = none, min   # two of them\r\n",
+            &c);
+    assert_string_equal(c.trace_path, "/data/x.h5");
+    assert_int_equal(c.warmup_iterations, 5);
+    assert_int_equal(c.n_fetch, 2);
+    assert_int_equal(c.fetch_align[1], SS_ALIGN_MIN);
+    ss_config_free(&c);
+    /* '#' or ';' without whitespace before it is part of the value */
+    load_ok("[trace]\npath = /data/run#3.h5\n", &c);
+    assert_string_equal(c.trace_path, "/data/run#3.h5");
+    ss_config_free(&c);
+    /* an indented line is a key of its own, not the continuation of the value above */
+    expect_error_at("[trace]\npath = /t.h5\n  warmup_iterations = 2\n  warmup_iterations = 3\n", 4, "duplicate");
+    /* the indented header of an unknown section is named */
+    expect_error_at("[trace]\npath = /t.h5\n   [nowhere]\n", 3, "[nowhere]");
+    /* a value that is only a comment is empty */
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_align = # none\n", 4, "empty list");
+}
+
+/* A scenario file read from a pipe (stallsim run /dev/stdin, <(...)): read to its end;
+ * relative paths are taken from the current folder. */
+static void test_pipe(void **state)
+{
+    (void)state;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    static char text[20000];
+    snprintf(text, sizeof text, "[trace]\npath = rel/x.h5\n[scenarios]\nfetch_align = avg\n;");
+    size_t n = strlen(text);
+    memset(text + n, 'c', 9000); /* longer than a pipe read */
+    text[n + 9000] = '\n';
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        ssize_t w = write(fd[1], text, n + 9001);
+        _exit(w == (ssize_t)(n + 9001) ? 0 : 1);
+    }
+    close(fd[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fd[0]);
+    ss_config c;
+    ss_clear();
+    ss_status st = ss_config_load(&c, path, 0, NULL);
+    close(fd[0]);
+    int wst;
+    waitpid(pid, &wst, 0);
+    if (st != SS_OK) fail_msg("load from a pipe failed: %s", ss_errmsg());
+    assert_string_equal(c.trace_path, "rel/x.h5");
+    assert_int_equal(c.fetch_align[0], SS_ALIGN_AVG);
+    ss_config_free(&c);
 }
 
 static void test_err_not_a_pair(void **state)
@@ -532,7 +595,9 @@ int main(void)
         cmocka_unit_test(test_err_unknown_align),
         cmocka_unit_test(test_err_malformed_number),
         cmocka_unit_test(test_err_negative),
-        cmocka_unit_test(test_err_long_line),
+        cmocka_unit_test(test_long_lines),
+        cmocka_unit_test(test_ini_as_written),
+        cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_err_not_a_pair),
         cmocka_unit_test(test_err_missing_file),
         cmocka_unit_test(test_err_folder),

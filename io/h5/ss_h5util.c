@@ -1,8 +1,10 @@
 /* ss_h5util.c - HDF5 attribute and row-range helpers. */
 #include "ss_h5util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int ss_h5_attr_write_string(hid_t obj, const char *name, const char *value)
 {
@@ -116,4 +118,19 @@ int ss_h5_rows(hid_t d, hid_t mem_type, long row0, long n, int cols, void *buf, 
 int ss_h5_read_block(hid_t d, hid_t mem_type, long row0, long n, int col0, int ncols, void *buf)
 {
     return rows_io(d, mem_type, row0, n, col0, ncols, buf, 0);
+}
+
+void ss_h5_release(const char *path)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) return;
+    int rc = ftruncate(fd, 0); /* if this fails too, the close may still fail: see below */
+    (void)rc;
+    close(fd);
+}
+
+int ss_h5_close_file(hid_t f)
+{
+    if (f < 0) return 0;
+    return H5Fclose(f) >= 0 ? 0 : -1;
 }

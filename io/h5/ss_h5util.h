@@ -24,4 +24,14 @@ int ss_h5_attr_read_ints(hid_t obj, const char *name, int *out, long n);
  * row-major [n][ncols] buffer. 0 on success. */
 int ss_h5_read_block(hid_t d, hid_t mem_type, long row0, long n, int col0, int ncols, void *buf);
 
+/* Releases the bytes of the HDF5 file at path (truncates it to length 0) before a file
+ * that is to be discarded is closed: on a full disk the close must still find room for
+ * its metadata, because libhdf5 1.10 cannot close a file after a failed flush (the id
+ * dangles and the library crashes at exit). */
+void ss_h5_release(const char *path);
+/* Closes file f: 0 on success, -1 on failure. A failed close leaves libhdf5 unable to
+ * shut down cleanly: the caller records it with ss_atomic_note_unclosable() (sim/base),
+ * so that the process exits without running libhdf5's exit handlers. */
+int ss_h5_close_file(hid_t f);
+
 #endif

@@ -1,5 +1,6 @@
 /* ss_csv.c - CSV tokenising in place. */
 #include "ss_csv.h"
+#include "ss_number.h"
 
 #include <errno.h>
 #include <math.h>
@@ -145,7 +146,7 @@ ss_status ss_csv_number(const ss_csv *c, long row, int col, double *out)
     const char *s = ss_csv_cell(c, row, col);
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = ss_strtod_decimal(s, &end); /* no hexadecimal, inf or nan */
     while (*end == ' ') end++;
     if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
         return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a finite number", c->path, c->line[row],

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ss_atomic.h"
 #include "ss_limits.h"
+#include "ss_number.h"
 
 long ss_import_slab_rows(int gpus)
 {
@@ -16,18 +18,12 @@ long ss_import_slab_rows(int gpus)
     return rows < 1 ? 1 : rows;
 }
 
-/* SS_EUSAGE when out_path is the same file as one of the inputs. */
+/* SS_EUSAGE when out_path is one of the inputs (same device and inode) or an existing
+ * file that is not a stalltrace. */
 static ss_status check_not_input(const ss_import_info *info, const char *out_path)
 {
-    struct stat so;
-    if (stat(out_path, &so) != 0) return SS_OK; /* does not exist yet */
-    for (int i = 0; i < info->ninputs; i++) {
-        struct stat si;
-        if (stat(info->inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-            return ss_fail(SS_EUSAGE, "%s: the output is the input %s; choose another -o name", out_path,
-                           info->inputs[i]);
-    }
-    return SS_OK;
+    return ss_atomic_check_output(out_path, (const char *const *)info->inputs, info->ninputs, ss_trace_is_trace,
+                                  "stalltrace file");
 }
 
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
@@ -43,7 +39,8 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     long rows = 0;
     ss_status st = imp->open(&state, argc, argv, &info);
     if (st == SS_OK && (info.meta.gpus < 1 || info.meta.gpus > SS_MAX_GPUS))
-        st = ss_fail(SS_EDATA, "%s import: %d GPUs found; expected 1 to %d", imp->name, info.meta.gpus, SS_MAX_GPUS);
+        st = ss_fail(SS_EDATA, "%s import: %d %s found; expected 1 to %d", imp->name, info.meta.gpus,
+                       ss_plural(info.meta.gpus, "GPU", "GPUs"), SS_MAX_GPUS);
     if (st == SS_OK) st = check_not_input(&info, out_path);
     if (st == SS_OK) st = ss_slab_alloc(&s, ss_import_slab_rows(info.meta.gpus), info.meta.gpus);
     if (st == SS_OK) st = ss_trace_create(out_path, &info.meta, &w);

@@ -6,7 +6,10 @@
 /* X(name): the importer is the const ss_importer ss_importer_<name>, defined in
  * ss_import_<name>.c. A new format is that file plus one row here. */
 #define SS_IMPORTER_LIST(X) \
-    X(dsanalyzer)
+    X(dsanalyzer) \
+    X(dftracer) \
+    X(profiler) \
+    X(table)
 
 #define DECLARE(name) extern const ss_importer ss_importer_##name;
 SS_IMPORTER_LIST(DECLARE)

@@ -88,6 +88,7 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     r->per_iteration = per_iteration;
     snprintf(r->path, sizeof r->path, "%s/results.h5", dir);
     snprintf(r->tmp, sizeof r->tmp, "%s/.results.h5.tmp.%ld", dir, pid);
+    ss_atomic_track(r->tmp); /* removed on SIGINT/SIGTERM, by every rank */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (per_iteration) {
         r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);
@@ -97,6 +98,8 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
         if (st == SS_OK) {
             hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
             if (c->mpi && c->size > 1) H5Pset_fapl_mpio(fapl, c->comm, MPI_INFO_NULL);
+            /* rows go to the file when written: a full disk fails the write that hit it */
+            H5Pset_sieve_buf_size(fapl, 0);
             r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
             H5Pclose(fapl);
             if (r->file < 0) st = ss_fail(SS_EIO, "%s: cannot create results file", r->tmp);
@@ -267,7 +270,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
 }
 
 static ss_status write_summary(ss_results *r, const ss_summary *s, const char *config_text,
-                               const char *trace_path)
+                               const char *trace_path, const char *csv_digest)
 {
     hid_t f = r->per_iteration ? H5Fopen(r->tmp, H5F_ACC_RDWR, H5P_DEFAULT)
                                : H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -290,6 +293,10 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     if (t >= 0) H5Tclose(t);
     free(rows);
     free(offsets);
+    char run_id[512];
+    ss_atomic_run_id(run_id, sizeof run_id);
+    rc |= ss_h5_attr_write_string(f, "run_id", run_id);
+    if (csv_digest && csv_digest[0]) rc |= ss_h5_attr_write_string(f, "summary_csv_fnv1a64", csv_digest);
     rc |= ss_h5_attr_write_string(f, "stallsim_version", SS_VERSION);
     rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
     rc |= ss_h5_attr_write_string(f, "config", config_text ? config_text : "");
@@ -308,7 +315,11 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
         rc |= ss_h5_attr_write_num(f, "calibrated_worker_gap_per_gpu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c->gap_gpu,
                        (hsize_t)c->gpus);
     }
-    rc |= H5Fclose(f) < 0;
+    if (rc) ss_h5_release(r->tmp); /* discarded: room for the close on a full disk */
+    if (ss_h5_close_file(f) != 0) {
+        ss_atomic_note_unclosable();
+        rc = 1;
+    }
     return rc ? ss_fail(SS_EIO, "%s: cannot write the summary (disk full?)", r->tmp) : SS_OK;
 }
 
@@ -319,15 +330,32 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, co
     if (r->ds)
         for (long i = 0; i < (long)r->nsc * RD_N; i++)
             if (r->ds[i] >= 0) H5Dclose(r->ds[i]);
-    if (r->file >= 0 && H5Fclose(r->file) < 0 && st == SS_OK)
-        st = ss_fail(SS_EIO, "%s: cannot close results file", r->tmp);
+    /* every rank agrees first: a file to be discarded is released before it is closed, so
+     * that the close finds room for its metadata on a full disk */
+    if (r->file >= 0) {
+        st = ss_comm_any_failed(r->comm, st);
+        if (st != SS_OK && r->comm->rank == 0) ss_h5_release(r->tmp);
+        if (st != SS_OK) st = ss_comm_any_failed(r->comm, st);
+        if (ss_h5_close_file(r->file) != 0) {
+            ss_atomic_note_unclosable();
+            if (st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot close results file (disk full?)", r->tmp);
+        }
+    }
     st = ss_comm_any_failed(r->comm, st);
     if (r->comm->rank == 0) {
-        if (st == SS_OK && s) st = write_summary(r, s, config_text, trace_path);
-        if (st == SS_OK && s) st = ss_atomic_commit(r->tmp, r->path);
-        else ss_atomic_discard(r->tmp);
-        if (companion_tmp && st == SS_OK && s) st = ss_atomic_commit(companion_tmp, companion_path);
-        else if (companion_tmp) ss_atomic_discard(companion_tmp);
+        /* summary.csv's digest goes into results.h5: the pair can be checked later */
+        char digest[17] = "";
+        if (st == SS_OK && s && companion_tmp && ss_atomic_file_digest(companion_tmp, digest) != 0)
+            st = ss_fail(SS_EIO, "%s: cannot read back", companion_tmp);
+        if (st == SS_OK && s) st = write_summary(r, s, config_text, trace_path, digest);
+        if (st == SS_OK && s && companion_tmp) st = ss_atomic_commit_pair(r->tmp, r->path, companion_tmp, companion_path);
+        else if (st == SS_OK && s) st = ss_atomic_commit(r->tmp, r->path);
+        else {
+            ss_atomic_discard(r->tmp);
+            if (companion_tmp) ss_atomic_discard(companion_tmp);
+        }
+    } else {
+        ss_atomic_untrack(r->tmp);
     }
     st = ss_comm_any_failed(r->comm, st);
     free(r->ds);
@@ -404,4 +432,27 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
     }
     *n = (int)count;
     return SS_OK;
+}
+
+int ss_results_is_results(const char *path)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return 0;
+    int yes = H5Lexists(f, "summary", H5P_DEFAULT) > 0;
+    H5Fclose(f);
+    return yes;
+}
+
+int ss_results_csv_digest(const char *path, char *out)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    out[0] = '\0';
+    if (H5Fis_hdf5(path) <= 0) return -1;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    int rc = ss_h5_attr_read_string(f, "summary_csv_fnv1a64", out, 17);
+    H5Fclose(f);
+    return rc == 0 && strlen(out) == 16 ? 0 : -1;
 }

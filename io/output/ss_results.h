@@ -27,11 +27,19 @@ ss_status ss_results_write_rows(ss_results *r, int j, long row0, long n, const i
 
 /* Collective. Closes the parallel part; on rank 0 adds /summary and the root attributes
  * (configuration text, trace path, version, calibration). When every step so far (ok)
- * and this one succeeded, renames results.h5 into place and then the companion file
- * companion_tmp onto companion_path (rank 0, may be NULL: summary.csv written under a
- * temporary name), so that both appear together; otherwise removes both. Frees r. */
+ * and this one succeeded, commits results.h5 and the companion file companion_tmp
+ * (summary.csv written under a temporary name; rank 0, may be NULL) as one unit
+ * (ss_atomic_commit_pair: folder lock, undo on failure), with the companion's digest in
+ * the attribute summary_csv_fnv1a64 and a run_id attribute; otherwise removes both.
+ * Frees r. */
 ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, const char *config_text,
                             const char *trace_path, const char *companion_tmp, const char *companion_path);
+
+/* 1 when path is an HDF5 file with a /summary table (a stallsim results file). */
+int ss_results_is_results(const char *path);
+/* The summary_csv_fnv1a64 attribute of results file path into out (17 bytes); 0 when
+ * found, -1 when absent (results of an older stallsim) or unreadable. */
+int ss_results_csv_digest(const char *path, char *out);
 
 /* One row of a results.h5 /summary table as `stallsim compare` reads it back: the
  * columns flagged SS_COLF_COMPARE (ss_columns.h), text columns in table order into

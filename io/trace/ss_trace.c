@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,21 @@ static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "t
 /* durations must be >= 0; instants only finite */
 static const int ds_f64_duration[DS_NF64] = {0, 1, 0, 1, 1};
 
+/* One slab read that held stalls longer than their iteration (the warning's record). */
+typedef struct {
+    long row0, count, first_row;
+    int first_gpu;
+    double stall, iter;
+} long_stall_rec;
+
 struct ss_trace_file {
     hid_t file, d_epoch, d_index, d_f64[DS_NF64];
     long chunk_rows;
     ss_trace_meta meta;
     char path[4096];
+    int epoch_wide;     /* the epoch dataset holds integers wider than 32 bits (h5py's int64) */
+    long_stall_rec *ls; /* per slab read with a count > 0 (deduplicated by row0 later) */
+    long nls, cap_ls, ls_overflow;
 };
 
 struct ss_trace_writer {
@@ -129,10 +140,12 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     if (rank != want_rank)
         return ss_fail(SS_EDATA, "%s: dataset %s has rank %d, expected %d", t->path, full, rank,
                        want_rank);
-    if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && sz != size))
+    if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && size && sz != size) ||
+        (cls == H5T_INTEGER && !size && sz > 8))
         return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu",
                        t->path, full, c == H5T_FLOAT ? "float" : c == H5T_INTEGER ? "integer" : "other",
-                       sz, cls == H5T_FLOAT ? "float" : "int", size * 8);
+                       sz, cls == H5T_FLOAT ? "float" : "int", size ? size * 8 : 32);
+    if (cls == H5T_INTEGER && !size) t->epoch_wide = sz > 4;
     if ((long)dims[0] != t->meta.iterations)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu rows but attribute iterations = %ld",
                        t->path, full, (unsigned long long)dims[0], t->meta.iterations);
@@ -206,7 +219,8 @@ static ss_status open_datasets(ss_trace_file *t)
 {
     if (H5Lexists(t->file, "/timeline", H5P_DEFAULT) <= 0)
         return ss_fail(SS_EDATA, "%s: group /timeline is missing", t->path);
-    ss_status st = open_checked(t, "epoch", 1, H5T_INTEGER, 4, &t->d_epoch);
+    /* epoch: any integer type (int32 as written, int64 as h5py writes it), read as int32 */
+    ss_status st = open_checked(t, "epoch", 1, H5T_INTEGER, 0, &t->d_epoch);
     if (st == SS_OK) st = open_checked(t, "index", 1, H5T_INTEGER, 8, &t->d_index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++)
         st = open_checked(t, ds_f64_name[i], 2, H5T_FLOAT, 8, &t->d_f64[i]);
@@ -283,6 +297,18 @@ static ss_status read_rows(ss_trace_file *t, hid_t d, const char *name, hid_t me
     return SS_OK;
 }
 
+/* Rows [row0, row0+n) of the epoch column as int32. A wider column is converted by
+ * libhdf5, which saturates what does not fit: those values are rejected. */
+static ss_status read_epochs(ss_trace_file *t, long row0, long n, int32_t *out)
+{
+    ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, out);
+    for (long i = 0; st == SS_OK && t->epoch_wide && i < n; i++)
+        if (out[i] == INT32_MAX || out[i] == INT32_MIN)
+            st = ss_fail(SS_EDATA, "%s: dataset /timeline/epoch: row %ld holds an epoch outside the 32-bit range",
+                         t->path, row0 + i);
+    return st;
+}
+
 /* The rows must be sorted by (epoch, index): k against k-1 within the slab, and the
  * first row against the row before the slab (prev_epoch/prev_index, when row0 > 0). */
 static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0, int32_t e1, int64_t i1)
@@ -306,6 +332,113 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
     return SS_OK;
 }
 
+/* Counts the GPU-iterations of the slab whose stall is longer than the iteration (both
+ * checked finite and >= 0 already): physically impossible, still replayable, warned about
+ * once by ss_trace_report_warnings. */
+static void count_long_stalls(ss_trace_file *t, const ss_slab *s)
+{
+    const long m = s->n * s->gpus;
+    const double *st = s->stall_time, *it = s->iteration_time;
+    long count = 0;
+    for (long x = 0; x < m; x++) count += st[x] > it[x];
+    if (count == 0) return;
+    long x = 0;
+    while (!(st[x] > it[x])) x++;
+    long_stall_rec r = {s->row0, count, s->row0 + x / s->gpus, (int)(x % s->gpus), st[x], it[x]};
+    if (t->nls == t->cap_ls) {
+        long cap = t->cap_ls ? 2 * t->cap_ls : 16;
+        long_stall_rec *v = cap <= 65536 ? realloc(t->ls, (size_t)cap * sizeof *v) : NULL;
+        if (!v) {
+            t->ls_overflow += count; /* counted, not deduplicated: reported as "at least" */
+            return;
+        }
+        t->ls = v;
+        t->cap_ls = cap;
+    }
+    t->ls[t->nls++] = r;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const long_stall_rec *x = a, *y = b;
+    return x->row0 < y->row0 ? -1 : x->row0 > y->row0;
+}
+
+ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize)
+{
+    *found = 0;
+    if (listsize) list[0] = '\0';
+    enum { ROWS = 65536 };
+    int32_t *e = malloc(ROWS * sizeof *e);
+    if (!e) return ss_fail(SS_ENOMEM, "out of memory");
+    ss_status st = SS_OK;
+    long distinct = 0;
+    int32_t last = 0;
+    for (long r0 = 0; st == SS_OK && r0 < t->meta.iterations; r0 += ROWS) {
+        long n = t->meta.iterations - r0 < ROWS ? t->meta.iterations - r0 : ROWS;
+        st = read_epochs(t, r0, n, e);
+        for (long i = 0; st == SS_OK && i < n; i++) {
+            if (e[i] == want) *found = 1;
+            if ((r0 + i > 0 && e[i] == last) || !listsize) continue;
+            last = e[i];
+            size_t len = strlen(list);
+            if (distinct < 12) snprintf(list + len, listsize - len, "%s%d", distinct ? ", " : "", (int)e[i]);
+            else if (distinct == 12) snprintf(list + len, listsize - len, ", ...");
+            distinct++;
+        }
+    }
+    free(e);
+    return st;
+}
+
+void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
+{
+    long_stall_rec *all = t->ls;
+    long n = t->nls, overflow = t->ls_overflow;
+    void *buf = NULL;
+    int *counts = NULL, *displs = NULL;
+    if (c->mpi && c->size > 1) {
+        long mine[1] = {t->ls_overflow};
+        long *ov = NULL;
+        int *oc = NULL, *od = NULL;
+        if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, (void **)&ov, &oc, &od) == SS_OK && c->rank == 0) {
+            overflow = 0;
+            for (int r = 0; r < c->size; r++) overflow += ov[r];
+        }
+        free(ov);
+        free(oc);
+        free(od);
+        if (ss_comm_gather_bytes(c, t->ls, t->nls * (long)sizeof *t->ls, &buf, &counts, &displs) != SS_OK) return;
+        if (c->rank != 0) {
+            free(buf);
+            free(counts);
+            free(displs);
+            return;
+        }
+        all = buf;
+        n = 0;
+        for (int r = 0; r < c->size; r++) n += counts[r] / (long)sizeof *all;
+    }
+    /* slabs start at the same rows on every rank (and rank): the same row0 is the same slab */
+    if (n > 1) qsort(all, (size_t)n, sizeof *all, cmp_rec);
+    long total = overflow, first = -1;
+    for (long i = 0; i < n; i++) {
+        if (i > 0 && all[i].row0 == all[i - 1].row0) continue;
+        total += all[i].count;
+        if (first < 0 || all[i].first_row < all[first].first_row ||
+            (all[i].first_row == all[first].first_row && all[i].first_gpu < all[first].first_gpu))
+            first = i;
+    }
+    if (total > 0 && first >= 0)
+        ss_warn("%s: %s%ld GPU-iteration%s a stall longer than the iteration (first: row %ld, GPU %d: stall %.6g s, "
+                "iteration %.6g s): clocks or logs may be off; the replay is still defined",
+                t->path, overflow ? "at least " : "", total, total == 1 ? " has" : "s have", all[first].first_row,
+                all[first].first_gpu, all[first].stall, all[first].iter);
+    free(buf);
+    free(counts);
+    free(displs);
+}
+
 static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
 {
     for (int i = 0; i < DS_NF64; i++) {
@@ -320,7 +453,7 @@ static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
     if (s->row0 > 0 && s->n > 0) {
         int32_t e;
         int64_t i;
-        ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, s->row0 - 1, 1, 0, &e);
+        ss_status st = read_epochs(t, s->row0 - 1, 1, &e);
         if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, s->row0 - 1, 1, 0, &i);
         if (st == SS_OK) st = check_order(t, s->row0, e, i, s->epoch[0], s->index[0]);
         return st;
@@ -335,13 +468,14 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
     s->row0 = row0;
     s->n = n;
     if (n == 0) return SS_OK;
-    ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, s->epoch);
+    ss_status st = read_epochs(t, row0, n, s->epoch);
     if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, s->index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++)
         if (!(skip_train_start && i == DS_TRAIN_START))
             st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus,
                            *slab_f64(s, i));
     if (st == SS_OK) st = check_rows(t, s, skip_train_start);
+    if (st == SS_OK) count_long_stalls(t, s);
     return st;
 }
 
@@ -367,7 +501,7 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
         return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
     ss_status st = read_block(t, DS_FETCH_START, row0, n, g0, ng, fetch_start);
     if (st == SS_OK) st = read_block(t, DS_FETCH_TIME, row0, n, g0, ng, fetch_time);
-    if (st == SS_OK && epoch) st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, n, 0, epoch);
+    if (st == SS_OK && epoch) st = read_epochs(t, row0, n, epoch);
     return st;
 }
 
@@ -391,7 +525,7 @@ ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *
     ss_status st = SS_OK;
     for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
         long n = N - r0 < chunk ? N - r0 : chunk;
-        st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, r0, n, 0, e);
+        st = read_epochs(t, r0, n, e);
         for (long i = 0; st == SS_OK && i < n; i++) {
             if (epoch >= 0 && e[i] != epoch) continue;
             if (n_rows == 0 || e[i] != last) n_ep++;
@@ -414,6 +548,7 @@ void ss_trace_close(ss_trace_file *t)
         if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
+    free(t->ls);
     free(t);
 }
 
@@ -436,7 +571,12 @@ static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n
     hid_t sp = H5Screate_simple(rank, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, rank, cdims);
-    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    /* no chunk cache: rows go to the file as they are written, so that a full disk shows
+     * in the append that hit it, not as dirty chunks that no close can ever write */
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 0, 0, 1.0);
+    hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, dcpl, dapl);
+    H5Pclose(dapl);
     H5Pclose(dcpl);
     H5Sclose(sp);
     if (d >= 0 && ss_h5_attr_write_string(d, "units", units) != 0) {
@@ -534,14 +674,20 @@ ss_status ss_trace_append(ss_trace_writer *w, const ss_slab *s)
     return SS_OK;
 }
 
-static int writer_close(ss_trace_writer *w)
+/* discard: the file is thrown away, so its space is released first (a full disk must
+ * not keep the close from writing the metadata) */
+static int writer_close(ss_trace_writer *w, int discard)
 {
+    if (discard && w->file >= 0) ss_h5_release(w->tmp);
     int rc = 0;
     if (w->d_epoch >= 0) rc |= H5Dclose(w->d_epoch) < 0;
     if (w->d_index >= 0) rc |= H5Dclose(w->d_index) < 0;
     for (int i = 0; i < DS_NF64; i++)
         if (w->d_f64[i] >= 0) rc |= H5Dclose(w->d_f64[i]) < 0;
-    if (w->file >= 0) rc |= H5Fclose(w->file) < 0;
+    if (ss_h5_close_file(w->file) != 0) {
+        ss_atomic_note_unclosable();
+        rc = 1;
+    }
     w->file = w->d_epoch = w->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     return rc;
@@ -561,7 +707,7 @@ ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m)
         if (w->rows_written < 1) st = ss_fail(SS_EDATA, "%s: a trace needs at least one iteration", w->path);
         else if (write_meta(w->file, &fin) != 0) st = ss_fail(SS_EIO, "%s: cannot write the attributes", w->path);
     }
-    if (writer_close(w) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
+    if (writer_close(w, st != SS_OK) != 0 && st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot finish writing (disk full?)", w->path);
     if (st == SS_OK) st = ss_atomic_commit(w->tmp, w->path);
     else ss_atomic_discard(w->tmp);
     free(w);
@@ -573,7 +719,7 @@ ss_status ss_trace_finish(ss_trace_writer *w) { return ss_trace_finish_with(w, &
 void ss_trace_abort(ss_trace_writer *w)
 {
     if (!w) return;
-    writer_close(w);
+    writer_close(w, 1);
     ss_atomic_discard(w->tmp);
     free(w);
 }

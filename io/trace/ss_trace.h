@@ -86,6 +86,14 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
  * calibration). */
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
                                      double *iteration_time, double *stall_time);
+/* Reads the epoch column: *found = 1 when epoch `want` occurs; list receives the epochs
+ * present ("1, 2", at most 12, then "..."). Independent (not collective). */
+ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize);
+/* Warns once (rank 0) about what the reads so far found odd but replayable: how many
+ * GPU-iterations had a stall longer than their iteration, and the first of them. Rows
+ * read more than once (by several ranks, or scenarios) count once. Collective when the
+ * trace was opened collectively. */
+void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
 /* The rows and the distinct epochs of the trace, all epochs (epoch < 0) or one; reads
  * the epoch column in slabs. Independent. */
 ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);

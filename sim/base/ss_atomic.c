@@ -1,11 +1,86 @@
-/* ss_atomic.c - temporary-name-then-rename output, and output folder checks. */
+/* ss_atomic.c - temporary-name-then-rename outputs, output checks, the registry of live
+ * temporaries and its signal handler, stale temporaries, the locked commit of a pair. */
+#define _GNU_SOURCE /* flock, renameat2, gethostname */
 #include "ss_atomic.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "ss_limits.h"
+
+/* ---- the registry of live temporaries ---- */
+
+enum { REG_SLOTS = 16, REG_NAME = SS_PATH_MAX + 256 };
+static char reg_name[REG_SLOTS][REG_NAME];
+static volatile sig_atomic_t reg_used[REG_SLOTS];
+
+void ss_atomic_track(const char *tmp)
+{
+    if (!tmp || !tmp[0] || strlen(tmp) >= REG_NAME) return;
+    for (int i = 0; i < REG_SLOTS; i++)
+        if (reg_used[i] && !strcmp(reg_name[i], tmp)) return;
+    for (int i = 0; i < REG_SLOTS; i++) {
+        if (reg_used[i]) continue;
+        memcpy(reg_name[i], tmp, strlen(tmp) + 1); /* the name first, then the flag */
+        reg_used[i] = 1;
+        return;
+    }
+}
+
+void ss_atomic_untrack(const char *tmp)
+{
+    if (!tmp) return;
+    for (int i = 0; i < REG_SLOTS; i++)
+        if (reg_used[i] && !strcmp(reg_name[i], tmp)) reg_used[i] = 0;
+}
+
+/* async-signal-safe: unlink, sigaction and raise only */
+static void on_signal(int sig)
+{
+    for (int i = 0; i < REG_SLOTS; i++)
+        if (reg_used[i]) unlink(reg_name[i]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    raise(sig); /* delivered when the handler returns: the default action ends the process */
+}
+
+static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void ss_atomic_install_signals(void)
+{
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(handled_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t k = 0; k < sizeof handled_signals / sizeof handled_signals[0]; k++)
+            sigaddset(&sa.sa_mask, handled_signals[k]);
+        sigaction(handled_signals[i], &sa, NULL);
+    }
+}
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) sigaddset(&set, handled_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* ---- temporary names, commit, discard ---- */
 
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize)
 {
@@ -14,6 +89,7 @@ ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize)
     const char *base = slash ? slash + 1 : path;
     int n = snprintf(buf, bufsize, "%.*s.%s.tmp.%ld", dirlen, path, base, (long)getpid());
     if (n < 0 || (size_t)n >= bufsize) return ss_fail(SS_EUSAGE, "%s: path too long", path);
+    ss_atomic_track(buf);
     return SS_OK;
 }
 
@@ -22,14 +98,79 @@ ss_status ss_atomic_commit(const char *tmp, const char *path)
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
+        ss_atomic_untrack(tmp);
         return ss_fail(SS_EIO, "%s: cannot move result into place: %s", path, strerror(e));
     }
+    ss_atomic_untrack(tmp);
     return SS_OK;
 }
 
 void ss_atomic_discard(const char *tmp)
 {
     if (tmp && tmp[0]) unlink(tmp);
+    ss_atomic_untrack(tmp);
+}
+
+/* Puts tmp in path's place. *swapped = 1 when an earlier path was exchanged with tmp (it is
+ * then under the name tmp). */
+static int swap_in(const char *tmp, const char *path, int *swapped)
+{
+    *swapped = 0;
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+        *swapped = 1;
+        return 0;
+    }
+    /* no earlier file (ENOENT), or a file system without exchange (EINVAL, ENOSYS) */
+    return rename(tmp, path);
+}
+
+static void folder_of(const char *path, char *out, size_t outsize)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, outsize, ".");
+    else if (slash == path) snprintf(out, outsize, "/");
+    else snprintf(out, outsize, "%.*s", (int)(slash - path), path);
+}
+
+ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char *tmp2, const char *path2)
+{
+    char dir[SS_PATH_MAX], lock[SS_PATH_MAX + 32];
+    folder_of(path1, dir, sizeof dir);
+    snprintf(lock, sizeof lock, "%s/.stallsim.lock", dir);
+    sigset_t old;
+    block_signals(&old);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* a file system without locks still gets the undo below; only concurrent runs into one
+     * folder are then unprotected */
+    if (fd >= 0) {
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+    }
+    ss_status st = SS_OK;
+    int sw1 = 0, sw2 = 0;
+    if (swap_in(tmp1, path1, &sw1) != 0) {
+        st = ss_fail(SS_EIO, "%s: cannot move result into place: %s", path1, strerror(errno));
+        unlink(tmp1);
+        unlink(tmp2);
+    } else if (swap_in(tmp2, path2, &sw2) != 0) {
+        int e = errno;
+        /* undo the first step: the earlier path1 comes back, or the new one goes */
+        int s2;
+        if (sw1) swap_in(tmp1, path1, &s2);
+        else rename(path1, tmp1);
+        unlink(tmp1);
+        unlink(tmp2);
+        st = ss_fail(SS_EIO, "%s: cannot move result into place: %s (%s is left as it was)", path2, strerror(e),
+                     path1);
+    } else {
+        if (sw1) unlink(tmp1); /* the earlier files, now under the temporary names */
+        if (sw2) unlink(tmp2);
+    }
+    ss_atomic_untrack(tmp1);
+    ss_atomic_untrack(tmp2);
+    if (fd >= 0) close(fd); /* releases the lock */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return st;
 }
 
 ss_status ss_ensure_dir(const char *dir)
@@ -54,3 +195,122 @@ ss_status ss_ensure_dir(const char *dir)
         return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
     return SS_OK;
 }
+
+/* ---- outputs never over inputs or other files ---- */
+
+ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
+                                 const char *kind)
+{
+    struct stat so;
+    if (stat(out, &so) != 0) return SS_OK; /* nothing there yet (or unreachable: the write says why) */
+    for (int i = 0; i < ninputs; i++) {
+        struct stat si;
+        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return ss_fail(SS_EUSAGE, "%s: the output would replace the input %s; choose another output name", out,
+                           inputs[i]);
+    }
+    if (S_ISDIR(so.st_mode)) return ss_fail(SS_EUSAGE, "%s: is a folder, expected a %s file name", out, kind);
+    if (!S_ISREG(so.st_mode))
+        return ss_fail(SS_EUSAGE, "%s: is not a regular file (a device or a pipe); refusing to replace it", out);
+    if (so.st_size == 0 || !is_kind || is_kind(out) == 1) return SS_OK;
+    return ss_fail(SS_EUSAGE, "%s: exists and is not a %s; refusing to replace it (remove it or choose another name)",
+                   out, kind);
+}
+
+int ss_atomic_starts_with(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    char buf[256];
+    if (n > sizeof buf) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t got = fread(buf, 1, n, f);
+    fclose(f);
+    return got == n && !memcmp(buf, prefix, n);
+}
+
+/* ---- stale temporaries ---- */
+
+/* The process id of ".<name>.tmp.<pid>" for one of names, else -1. */
+static long stale_pid(const char *entry, const char *const *names, int nnames)
+{
+    if (entry[0] != '.') return -1;
+    for (int i = 0; i < nnames; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(entry + 1, names[i], n) != 0) continue;
+        const char *r = entry + 1 + n;
+        if (strncmp(r, ".tmp.", 5) != 0) continue;
+        r += 5;
+        if (*r < '1' || *r > '9' || strlen(r) > 9) continue;
+        long pid = 0;
+        for (; *r >= '0' && *r <= '9'; r++) pid = pid * 10 + (*r - '0');
+        if (*r == '\0') return pid;
+    }
+    return -1;
+}
+
+void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    time_t now = time(NULL);
+    while ((e = readdir(d)) != NULL) {
+        long pid = stale_pid(e->d_name, names, nnames);
+        if (pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* running (or not ours to see) */
+        char path[SS_PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
+        if (now - sb.st_mtime < 15 * 60) {
+            ss_warn("%s: a temporary file of process %ld, which does not run on this machine; if no run on another "
+                    "machine is writing it, remove it",
+                    path, pid);
+            continue;
+        }
+        if (unlink(path) == 0) ss_warn("removed %s, left by process %ld that no longer runs", path, pid);
+    }
+    closedir(d);
+}
+
+void ss_atomic_sweep_stale_beside(const char *path)
+{
+    char dir[SS_PATH_MAX];
+    folder_of(path, dir, sizeof dir);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (name[0]) ss_atomic_sweep_stale(dir, &name, 1);
+}
+
+/* ---- digests, run ids, unclosable files ---- */
+
+int ss_atomic_file_digest(const char *path, char *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++) h = (h ^ buf[i]) * 0x100000001b3ULL;
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return -1;
+    snprintf(out, 17, "%016llx", h);
+    return 0;
+}
+
+void ss_atomic_run_id(char *buf, size_t bufsize)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "host");
+    host[sizeof host - 1] = '\0';
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(buf, bufsize, "%s-%ld-%lld.%09ld", host, (long)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
+}
+
+static int unclosable;
+void ss_atomic_note_unclosable(void) { unclosable = 1; }
+int ss_atomic_unclosable(void) { return unclosable; }

@@ -1,4 +1,6 @@
-/* ss_atomic.h - whole-or-nothing output files: write to a temporary sibling, rename. */
+/* ss_atomic.h - whole-or-nothing output files: write to a temporary sibling, rename; never
+ * over an input or a file of another kind; no temporaries left behind on a signal; two
+ * outputs committed as one unit. */
 #ifndef SS_ATOMIC_H
 #define SS_ATOMIC_H
 
@@ -6,13 +8,60 @@
 
 #include "ss_status.h"
 
-/* Writes "<dir>/.<base>.tmp.<pid>" for path "<dir>/<base>" into buf. */
+/* Writes "<dir>/.<base>.tmp.<pid>" for path "<dir>/<base>" into buf, and registers it as
+ * a live temporary (removed by the SIGINT/SIGTERM/SIGHUP handler) until it is committed
+ * or discarded. */
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize);
+/* Registers / unregisters a temporary named some other way (at most 16 live at once). */
+void ss_atomic_track(const char *tmp);
+void ss_atomic_untrack(const char *tmp);
 /* Renames tmp onto path (atomic on POSIX within one file system). */
 ss_status ss_atomic_commit(const char *tmp, const char *path);
 /* Removes tmp if it exists; never fails. */
 void ss_atomic_discard(const char *tmp);
+/* Commits two outputs of one folder as one unit: under an exclusive lock on
+ * "<folder of path1>/.stallsim.lock", with SIGINT/SIGTERM/SIGHUP held back, tmp1 replaces
+ * path1 and tmp2 replaces path2; when the second step fails the first is undone (the
+ * earlier path1 comes back), so that the pair is either both new or both as before. Both
+ * temporaries are gone afterwards. */
+ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char *tmp2, const char *path2);
 /* Creates dir (and parents) if missing; SS_EIO naming it when it cannot be written. */
 ss_status ss_ensure_dir(const char *dir);
+
+/* Installs the handler that removes the registered temporaries on SIGINT, SIGTERM and
+ * SIGHUP, then ends the process with the signal's default action (signals that are
+ * ignored when the process starts stay ignored). */
+void ss_atomic_install_signals(void);
+
+/* 1 when path holds this kind of output (decides whether it may be replaced). */
+typedef int (*ss_kind_fn)(const char *path);
+
+/* Checks that writing the output `out` cannot destroy anything: out must not be one of
+ * the inputs (same device and inode, whatever the names), not a folder or a device, and
+ * when it exists and is not empty it must be a `kind` (is_kind(out) == 1; NULL: any
+ * regular file). SS_EUSAGE naming both files otherwise. */
+ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
+                                 const char *kind);
+/* 1 when the file at path begins with prefix (e.g. a CSV header). */
+int ss_atomic_starts_with(const char *path, const char *prefix);
+
+/* Removes the temporaries "<dir>/.<name>.tmp.<pid>" of the
+ * given output names that processes which no longer run left behind (killed with SIGKILL,
+ * a crashed node). A file of a process that is not running on this machine but was
+ * modified in the last 15 minutes may belong to a run on another machine sharing the
+ * folder: it is kept, with a warning that says where it is. */
+void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames);
+/* The same for the one output file path, in its folder. */
+void ss_atomic_sweep_stale_beside(const char *path);
+
+/* FNV-1a 64-bit digest of a file's bytes as 16 hexadecimal digits (out: 17 bytes). 0 ok. */
+int ss_atomic_file_digest(const char *path, char *out);
+/* A text that names this run: host, process id and the time (for run_id attributes). */
+void ss_atomic_run_id(char *buf, size_t bufsize);
+
+/* Records that an HDF5 file could not be closed (libhdf5 1.10 then crashes in its exit
+ * handlers), so that the command exits without running them. */
+void ss_atomic_note_unclosable(void);
+int ss_atomic_unclosable(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "ss_columns.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_number.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_sweep.h"
@@ -74,6 +75,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     ss_status st = ss_scenarios_build(&cfg, &sc, &nsc);
     if (st == SS_OK) st = ss_trace_open(path, &self, &t);
     if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
+    if (st == SS_OK) ss_trace_report_warnings(t, &self);
     if (st == SS_OK && sum.p[0].n == 0)
         st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,
                      cfg.epoch_all ? "" : " in the selected epoch");
@@ -97,6 +99,21 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     ss_summary_free(&sum);
     free(sc);
     return st;
+}
+
+/* results.h5 records the digest of the summary.csv written with it: a summary.csv of
+ * another run (or edited) beside it is reported. */
+static void check_pair(const char *dir, const char *results)
+{
+    char want[17], got[17], csv[4200];
+    snprintf(csv, sizeof csv, "%s/summary.csv", dir);
+    if (ss_results_csv_digest(results, want) != 0) return; /* results of an older stallsim */
+    if (ss_atomic_file_digest(csv, got) != 0)
+        ss_warn("%s: no summary.csv beside results.h5", dir);
+    else if (strcmp(want, got) != 0)
+        ss_warn("%s: summary.csv is not the one written with results.h5 (edited, or from another run); "
+                "the table below is results.h5's",
+                dir);
 }
 
 /* Results inputs carry the selection they were summarised with: traces are summarised the
@@ -155,10 +172,12 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     char path[4200];
     struct stat sb;
     if (stat(arg, &sb) != 0) return ss_fail(SS_EIO, "%s: no such file or folder", arg);
-    if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", arg);
+    int is_dir = S_ISDIR(sb.st_mode);
+    if (is_dir) snprintf(path, sizeof path, "%s/results.h5", arg);
     else snprintf(path, sizeof path, "%s", arg);
-    if (S_ISDIR(sb.st_mode) && stat(path, &sb) != 0)
+    if (is_dir && stat(path, &sb) != 0)
         return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
+    if (is_dir) check_pair(arg, path);
     int gpus = 0;
     ss_status st;
     if (ss_trace_is_trace(path)) {
@@ -175,7 +194,8 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     }
     if (t->gpus == 0) t->gpus = gpus;
     else if (gpus != t->gpus)
-        return ss_fail(SS_EDATA, "%s has %d GPUs but %s has %d: the runs are not comparable", arg, gpus,
+        return ss_fail(SS_EDATA, "%s has %d %s but %s has %d: the runs are not comparable", arg, gpus,
+                       ss_plural(gpus, "GPU", "GPUs"),
                        t->v[0].source, t->gpus);
     return SS_OK;
 }
@@ -264,13 +284,44 @@ static void csv_text(FILE *f, const char *v)
     fputc('"', f);
 }
 
+static int is_compare_csv(const char *path) { return ss_atomic_starts_with(path, "source,scenario,"); }
+
+/* The CSV may replace an earlier compare CSV only: never one of the files read (a trace,
+ * a folder's results.h5 or summary.csv), nor a file of another kind (`--csv` typed before
+ * the inputs takes the first input as its value). */
+static ss_status check_csv_output(const char *csv, char **inputs, int ninputs)
+{
+    const char **files = calloc((size_t)ninputs * 3 + 1, sizeof *files);
+    char(*names)[4200] = calloc((size_t)ninputs * 2 + 1, sizeof *names);
+    if (!files || !names) {
+        free(files);
+        free(names);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    int n = 0, m = 0;
+    for (int i = 0; i < ninputs; i++) {
+        files[n++] = inputs[i];
+        snprintf(names[m], sizeof names[m], "%s/results.h5", inputs[i]);
+        files[n++] = names[m++];
+        snprintf(names[m], sizeof names[m], "%s/summary.csv", inputs[i]);
+        files[n++] = names[m++];
+    }
+    ss_status st = ss_atomic_check_output(csv, files, n, is_compare_csv, "stallsim compare CSV");
+    free(files);
+    free(names);
+    return st;
+}
+
 static ss_status write_csv(const cmp_table *t, const char *path)
 {
     char tmp[4300];
     ss_status st = ss_atomic_tmpname(path, tmp, sizeof tmp);
     if (st != SS_OK) return st;
     FILE *f = fopen(tmp, "w");
-    if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
+    if (!f) {
+        ss_atomic_discard(tmp);
+        return ss_fail(SS_EIO, "%s: cannot write", path);
+    }
     const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
     int ci[SS_RESULTS_MAX_COLUMNS];
     int ncc = compare_columns(cc, ci);
@@ -364,9 +415,10 @@ static int compare_main(int argc, char **argv)
         return 2;
     }
     cmp_table t = {0};
-    ss_status st = SS_OK;
-    st = align_settings(inputs, ninputs, &opts, explicit_);
+    ss_status st = csv ? check_csv_output(csv, inputs, ninputs) : SS_OK;
+    if (st == SS_OK) st = align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
+    if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         print_table(&t, stdout);
         if (csv) st = write_csv(&t, csv);

@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_number.h"
 #include "ss_rank.h"
 #include "ss_report.h"
 #include "ss_results.h"
@@ -67,14 +68,41 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
 
 static void print_calibration(const ss_calib *cal, FILE *out) { ss_calib_print(cal, out); }
 
-static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace)
+static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    if (!cfg->epoch_all) {
+        int found = 0;
+        char list[160];
+        ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
+        if (st != SS_OK) return st;
+        if (!found)
+            return ss_fail(SS_EDATA, "%s: trace.epoch = %ld: the trace has no epoch %ld (its epochs: %s)", trace,
+                           cfg->epoch, cfg->epoch, list);
+    }
     if (cfg->epoch_all)
         return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
                        trace, cfg->warmup_iterations);
     return ss_fail(SS_EDATA, "%s: no iteration of epoch %ld has index >= warmup_iterations = %ld: nothing to summarise",
                    trace, cfg->epoch, cfg->warmup_iterations);
+}
+
+static int is_summary_csv(const char *path) { return ss_atomic_starts_with(path, "scenario,"); }
+
+/* Rank 0, before any work: results.h5 and summary.csv may replace earlier results only,
+ * never an input (the scenario file, the trace) or a file of another kind; temporaries of
+ * runs that were killed are removed. */
+static ss_status check_outputs(const ss_config *cfg, const char *config_file)
+{
+    static const char *const names[] = {"results.h5", "summary.csv"};
+    ss_atomic_sweep_stale(cfg->out_dir, names, 2);
+    const char *inputs[] = {config_file, cfg->trace_path};
+    char path[SS_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/results.h5", cfg->out_dir);
+    ss_status st = ss_atomic_check_output(path, inputs, 2, ss_results_is_results, "stallsim results file (with a /summary table)");
+    snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
+    if (st == SS_OK) st = ss_atomic_check_output(path, inputs, 2, is_summary_csv, "stallsim summary.csv");
+    return st;
 }
 
 /* Collective: rank 0 prints every rank's sweep figures and its peak resident memory. */
@@ -145,6 +173,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
     /* the output folder is checked before any work starts */
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
+    if (st == SS_OK && c->rank == 0) st = check_outputs(&cfg, a.config);
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_trace_open(cfg.trace_path, c, &t);
@@ -178,7 +207,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        st = check_selection(&sum, &cfg, cfg.trace_path);
+        st = check_selection(&sum, &cfg, cfg.trace_path, t);
         long rows = 0, epochs = 0;
         if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? -1 : cfg.epoch, &rows, &epochs);
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
@@ -206,8 +235,9 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             printf("wrote %s/summary.csv and %s/results.h5\n", cfg.out_dir, cfg.out_dir);
         }
     }
-    if (t) ss_trace_close(t);
     st = ss_comm_agree(c, st);
+    if (t && st == SS_OK && !a.quiet) ss_trace_report_warnings(t, c);
+    if (t) ss_trace_close(t);
     if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
     ss_ranking_free(&ranking);

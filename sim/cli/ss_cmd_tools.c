@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_import.h"
 #include "ss_limits.h"
+#include "ss_number.h"
 #include "ss_gen.h"
 #include "ss_trace.h"
 
@@ -127,6 +129,7 @@ static int info_main(int argc, char **argv)
     a.st_sum = calloc((size_t)m->gpus, sizeof(double));
     if (!a.it_sum || !a.st_sum) st = ss_fail(SS_ENOMEM, "out of memory");
     if (st == SS_OK) st = info_scan(t, &a);
+    if (st == SS_OK) ss_trace_report_warnings(t, &self);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -211,10 +214,12 @@ static int import_main(int argc, char **argv)
     }
     long rows;
     int gpus;
+    ss_atomic_sweep_stale_beside(out);
     ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus);
     free(rest);
     if (st != SS_OK) return ss_cmd_fail(st);
-    printf("wrote %s: %d GPUs, %ld iterations\n", out, gpus, rows);
+    printf("wrote %s: %d %s, %ld %s\n", out, gpus, ss_plural(gpus, "GPU", "GPUs"), rows,
+           ss_plural(rows, "iteration", "iterations"));
     return 0;
 }
 
@@ -317,7 +322,7 @@ static int gen_main(int argc, char **argv)
         }
         const char *v = argv[++i];
         char *end;
-        double d = strtod(v, &end);
+        double d = ss_strtod_decimal(v, &end); /* no hexadecimal, inf or nan */
         if (end == v || *end || !isfinite(d) || (o->kind != 'd' && (d != floor(d) || d < 0 || d > 9e15))) {
             fprintf(stderr, "stallsim: gen: %s '%s' is not a valid %s\n", o->name, v,
                     o->kind == 'd' ? "number" : "whole number");
@@ -332,10 +337,15 @@ static int gen_main(int argc, char **argv)
         fprintf(stderr, "stallsim: gen: -o TRACE.h5 is required\n%s", gen_usage);
         return 2;
     }
-    ss_status st = ss_gen_write(&p, out, 1);
+    ss_status st = ss_atomic_check_output(out, NULL, 0, ss_trace_is_trace, "stalltrace file");
     if (st != SS_OK) return ss_cmd_fail(st);
-    printf("wrote %s: %d GPUs, %ld iterations x %d epochs, %d workers, prefetch %d, seed %lu\n", out, p.gpus,
-           p.iterations, p.epochs, p.workers, p.prefetch, p.seed);
+    ss_atomic_sweep_stale_beside(out);
+    st = ss_gen_write(&p, out, 1);
+    if (st != SS_OK) return ss_cmd_fail(st);
+    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s, prefetch %d, seed %lu\n", out, p.gpus,
+           ss_plural(p.gpus, "GPU", "GPUs"), p.iterations, ss_plural(p.iterations, "iteration", "iterations"),
+           p.epochs, ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"),
+           p.prefetch, p.seed);
     return 0;
 }
 

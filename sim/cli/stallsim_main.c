@@ -1,7 +1,9 @@
 /* stallsim_main.c - the stallsim command: dispatch to run, info, import, gen. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ss_atomic.h"
 #include "ss_cmd.h"
 #include "ss_version.h"
 
@@ -13,8 +15,9 @@ static const char usage[] =
     "commands:\n"
     "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
     "                          run the sweep of a scenario file (also under mpirun -np N)\n"
-    "  import dsanalyzer PREFIX -o TRACE.h5\n"
-    "                          convert a DS-Analyzer parsed CSV trio into a stalltrace file\n"
+    "  import FORMAT INPUT... -o TRACE.h5\n"
+    "                          convert a trace (dsanalyzer, dftracer, profiler, table; see\n"
+    "                          import --list) into a stalltrace file\n"
     "  info TRACE.h5           describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
     "  compare A B [...] [--csv FILE]\n"
@@ -59,7 +62,15 @@ int main(int argc, char **argv)
     ss_comm c;
     ss_status st = ss_comm_init(&c, &argc, &argv);
     if (st != SS_OK) return ss_cmd_fail(st);
+    /* after MPI's start-up, which installs handlers of its own */
+    ss_atomic_install_signals();
     int rc = fn(&c, argc - 1, argv + 1);
+    if (ss_atomic_unclosable()) {
+        /* an HDF5 file could not be closed (full disk): libhdf5 1.10 would crash in its
+         * exit handlers (at MPI_Finalize or exit), so the process ends without them */
+        fflush(NULL);
+        _exit(rc ? rc : 1);
+    }
     ss_comm_finalize(&c);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ss_comm.h"
+#include "ss_number.h"
 
 /* Memory for the columns of a batch of GPUs (five doubles per row and GPU). */
 #define CALIB_BATCH_BYTES (32L << 20)
@@ -522,8 +523,8 @@ void ss_calib_free(ss_calib *c)
 void ss_calib_print(const ss_calib *c, FILE *out)
 {
     const int G = c->gpus;
-    fprintf(out, "calibration: %d GPU%s, from the first %ld iterations (%.3f s); W and P %s\n", G, G == 1 ? "" : "s",
-            c->rows_used, c->seconds,
+    fprintf(out, "calibration: %d %s, from the first %ld %s (%.3f s); W and P %s\n", G, ss_plural(G, "GPU", "GPUs"),
+            c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
             c->recorded_workers && c->recorded_prefetch ? "as recorded in the trace (loader_workers, prefetch_factor)"
             : c->recorded_workers ? "W as recorded in the trace (loader_workers), P fitted"
             : c->recorded_prefetch ? "P as recorded in the trace (prefetch_factor), W fitted"

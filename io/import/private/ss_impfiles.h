@@ -1,0 +1,31 @@
+/* ss_impfiles.h - helpers the importers share: input lists (files and folders), the rank
+ * a file name tells ("trace-3-of-8.pfw", "rank3of8", "rank-1"), and the time origin. */
+#ifndef SS_IMPFILES_H
+#define SS_IMPFILES_H
+
+#include <stdint.h>
+
+#include "ss_status.h"
+
+typedef struct {
+    char **path; /* owned */
+    int n;
+} ss_filelist;
+
+/* Appends path; a folder adds its files whose names end with one of the suffixes (NULL
+ * terminated list), sorted by name. A folder without any is SS_EDATA naming it. */
+ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *suffixes);
+void ss_filelist_free(ss_filelist *l);
+
+/* The rank in a file's base name: "-R-of-N" (DLIO), "rankRofN", "rank-R", "rank_R",
+ * "rankR". Returns 1 and fills *rank (and *of, or -1) when found, else 0. */
+int ss_rank_from_name(const char *path, long *rank, long *of);
+
+/* The whole second at or before t_us (µs since 1970) as an ISO 8601 origin in iso and in
+ * µs in *origin_us. Returns -1 (nothing set) when t_us is not from 1970 to 2255. */
+int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us);
+
+/* Integer value after key (e.g. "read_threads=") in a command line, or -1. */
+long ss_cmdline_long(const char *cmd, const char *key);
+
+#endif

@@ -1,0 +1,126 @@
+/* ss_impfiles.c - input lists, ranks from file names and time origins for the importers. */
+#include "ss_impfiles.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ss_timefmt.h"
+
+static ss_status push(ss_filelist *l, const char *p)
+{
+    char **np = realloc(l->path, (size_t)(l->n + 1) * sizeof *np);
+    if (!np) return ss_fail(SS_ENOMEM, "out of memory");
+    l->path = np;
+    if (!(l->path[l->n] = strdup(p))) return ss_fail(SS_ENOMEM, "out of memory");
+    l->n++;
+    return SS_OK;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a > b && !strcmp(s + a - b, suf);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *suffixes)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISDIR(sb.st_mode)) return push(l, path);
+    DIR *d = opendir(path);
+    if (!d) return ss_fail(SS_EIO, "%s: cannot open the folder: %s", path, strerror(errno));
+    int first = l->n;
+    ss_status st = SS_OK;
+    struct dirent *e;
+    while (st == SS_OK && (e = readdir(d)) != NULL) {
+        int ok = 0;
+        for (int i = 0; suffixes[i] && !ok; i++) ok = ends_with(e->d_name, suffixes[i]);
+        if (!ok) continue;
+        char full[4200];
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        st = push(l, full);
+    }
+    closedir(d);
+    if (st != SS_OK) return st;
+    if (l->n == first) {
+        char list[256] = "";
+        for (int i = 0; suffixes[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s*%s", i ? ", " : "", suffixes[i]);
+        return ss_fail(SS_EDATA, "%s: the folder holds no trace files (%s)", path, list);
+    }
+    qsort(l->path + first, (size_t)(l->n - first), sizeof *l->path, cmp_str);
+    return SS_OK;
+}
+
+void ss_filelist_free(ss_filelist *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->path[i]);
+    free(l->path);
+    l->path = NULL;
+    l->n = 0;
+}
+
+/* digits at s (at most 9): value, or -1 */
+static long digits_at(const char *s, const char **end)
+{
+    long v = 0;
+    int n = 0;
+    while (isdigit((unsigned char)s[n]) && n < 9) v = v * 10 + (s[n++] - '0');
+    if (n == 0 || isdigit((unsigned char)s[n])) return -1;
+    if (end) *end = s + n;
+    return v;
+}
+
+int ss_rank_from_name(const char *path, long *rank, long *of)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    *of = -1;
+    /* "-R-of-N" */
+    for (const char *p = strstr(base, "-of-"); p; p = strstr(p + 1, "-of-")) {
+        const char *q = p;
+        while (q > base && isdigit((unsigned char)q[-1])) q--;
+        if (q == p || q == base || q[-1] != '-') continue;
+        long r = digits_at(q, NULL), n = digits_at(p + 4, NULL);
+        if (r >= 0 && n > 0) {
+            *rank = r;
+            *of = n;
+            return 1;
+        }
+    }
+    /* "rank" followed by an optional '-' or '_', digits, and optionally "of" N */
+    for (const char *p = strstr(base, "rank"); p; p = strstr(p + 1, "rank")) {
+        const char *q = p + 4, *end;
+        if (*q == '-' || *q == '_') q++;
+        long r = digits_at(q, &end);
+        if (r < 0) continue;
+        *rank = r;
+        if (!strncmp(end, "of", 2)) *of = digits_at(end + 2, NULL);
+        return 1;
+    }
+    return 0;
+}
+
+int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us)
+{
+    if (!(t_us >= 0.0 && t_us < 9.0e15)) return -1;
+    int64_t s = (int64_t)floor(t_us / 1e6);
+    ss_time_format_iso(s * 1000000000LL, iso, isosize);
+    *origin_us = (double)s * 1e6;
+    return 0;
+}
+
+long ss_cmdline_long(const char *cmd, const char *key)
+{
+    const char *p = strstr(cmd, key);
+    if (!p) return -1;
+    return digits_at(p + strlen(key), NULL);
+}

@@ -1,0 +1,471 @@
+/* ss_import_dftracer.c - the DFTracer importer: DLIO benchmark traces (.pfw JSON lines, one
+ * file per rank, plain or gzip), read rank by rank in step with one another, one step of
+ * look-ahead per rank: memory does not grow with the trace. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_gzline.h"
+#include "ss_impfiles.h"
+#include "ss_import.h"
+#include "ss_jsonev.h"
+
+#define MAX_READS (1L << 20) /* read events kept until their step's loop.iter (16 MB) */
+
+/* a read event waiting for its step's loop.iter (µs) */
+typedef struct {
+    long long pid, tid, step;
+    double t0, t1;
+    int has_step;
+} rread;
+
+/* one finished step of one rank */
+typedef struct {
+    long long epoch, step;
+    double ask, stall, iter, fstart, ftime; /* µs, ask absolute */
+    int has_reads;
+    long line; /* of its loop.iter */
+} dstep;
+
+typedef struct {
+    const char *path;
+    ss_gzline *r;
+    ss_jsonev *j;
+    int eof;
+    long line; /* current line */
+    /* the loop.iter waiting for its loop.yield and the next loop.iter */
+    int open;
+    dstep cur;
+    double cur_yield_end;
+    int cur_has_yield;
+    long long epoch_ordinal;
+    /* finished steps (at most one per event) */
+    dstep ready[4];
+    int nready;
+    rread *reads;
+    long nreads, capreads;
+    double first_ts;
+    int has_first;
+    long read_threads, epochs, batch;
+    char workload[64];
+    long nsteps, nreads_missing;
+} drank;
+
+typedef struct {
+    ss_filelist files;
+    drank *rk;
+    int G;
+    int *workers;
+    double origin_us;
+    int have_origin;
+    long rows;
+    long missing;
+    long steps_with_reads;
+} dft_state;
+
+static int is_loop_wait(const char *n) { return !strcmp(n, "loop.iter") || !strcmp(n, "fetch.iter"); }
+static int is_loop_body(const char *n)
+{
+    return !strcmp(n, "loop.yield") || !strcmp(n, "fetch.yield") || !strcmp(n, "fetch.block");
+}
+static int is_read(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 12 && !strcmp(n + l - 12, ".__getitem__")) || (l > 11 && !strcmp(n + l - 11, ".read_index")) ||
+           !strcmp(n, "item");
+}
+
+static ss_status finish_open(drank *k, int epoch_ends, double next_ask)
+{
+    dstep s = k->cur;
+    if (!epoch_ends) {
+        s.iter = next_ask - s.ask;
+    } else {
+        if (!k->cur_has_yield)
+            return ss_fail(SS_EDATA, "%s:%ld: the last step (%lld) of epoch %lld has no loop.yield/fetch.block event: its end is unknown",
+                           k->path, s.line, s.step, s.epoch);
+        s.iter = k->cur_yield_end - s.ask;
+    }
+    if (s.iter < s.stall)
+        return ss_fail(SS_EDATA, "%s:%ld: step %lld of epoch %lld: the next step begins %.0f µs after this one asked for its batch, before the wait (%.0f µs) ended",
+                       k->path, s.line, s.step, s.epoch, s.iter, s.stall);
+    k->ready[k->nready++] = s;
+    k->open = 0;
+    return SS_OK;
+}
+
+static ss_status on_event(void *user, const ss_jev *e)
+{
+    drank *k = user;
+    if (e->has_ts && (!k->has_first || e->ts < k->first_ts)) {
+        k->first_ts = e->ts;
+        k->has_first = 1;
+    }
+    if (e->ph[0] == 'M') {
+        long v;
+        if ((v = ss_cmdline_long(e->argname, "read_threads=")) >= 0) k->read_threads = v;
+        if ((v = ss_cmdline_long(e->argname, "train.epochs=")) >= 0) k->epochs = v;
+        if ((v = ss_cmdline_long(e->argname, "reader.batch_size=")) >= 0) k->batch = v;
+        const char *w = strstr(e->argname, "workload=");
+        if (w && (w == e->argname || w[-1] == ';' || w[-1] == ' ')) {
+            size_t n = strcspn(w + 9, "; ");
+            if (n >= sizeof k->workload) n = sizeof k->workload - 1;
+            memcpy(k->workload, w + 9, n);
+            k->workload[n] = '\0';
+        }
+        return SS_OK;
+    }
+    if (e->has_dur && e->dur < 0)
+        return ss_fail(SS_EDATA, "%s:%ld: event '%s' has a negative dur (%g)", k->path, k->line, e->name, e->dur);
+    if (is_read(e->name) && e->has_ts && e->has_dur) {
+        if (k->nreads == k->capreads) {
+            if (k->capreads == MAX_READS)
+                return ss_fail(SS_EDATA, "%s:%ld: more than %ld read events without their loop.iter (is this a DLIO trace with loop.iter/fetch.iter events?)",
+                               k->path, k->line, MAX_READS);
+            long nc = k->capreads ? k->capreads * 2 : 1024;
+            rread *nr = realloc(k->reads, (size_t)nc * sizeof *nr);
+            if (!nr) return ss_fail(SS_ENOMEM, "%s:%ld: out of memory", k->path, k->line);
+            k->reads = nr;
+            k->capreads = nc;
+        }
+        k->reads[k->nreads++] = (rread){e->has_pid ? e->pid : -1, e->has_tid ? e->tid : -1, e->step, e->ts,
+                                        e->ts + e->dur, e->has_step};
+        return SS_OK;
+    }
+    if (is_loop_body(e->name)) {
+        /* the body that follows the open wait (DLIO gives both the same args.step) */
+        if (k->open && e->has_ts && e->has_dur && e->ts >= k->cur.ask) {
+            k->cur_yield_end = e->ts + e->dur;
+            k->cur_has_yield = 1;
+        }
+        return SS_OK;
+    }
+    if (!is_loop_wait(e->name)) return SS_OK;
+    if (!e->has_ts || !e->has_dur || !e->has_step)
+        return ss_fail(SS_EDATA, "%s:%ld: %s event without a numeric ts, dur or args.step", k->path, k->line, e->name);
+    int new_epoch = k->open ? e->step <= k->cur.step : 1;
+    long long epoch = e->has_epoch ? e->epoch : (new_epoch ? k->epoch_ordinal + 1 : k->epoch_ordinal);
+    if (k->open) {
+        if (e->has_epoch) new_epoch = epoch != k->cur.epoch;
+        if (!new_epoch && e->step <= k->cur.step)
+            return ss_fail(SS_EDATA, "%s:%ld: step %lld of epoch %lld follows step %lld (line %ld): steps must grow within an epoch",
+                           k->path, k->line, e->step, epoch, k->cur.step, k->cur.line);
+        if (e->ts < k->cur.ask)
+            return ss_fail(SS_EDATA, "%s:%ld: %s of step %lld starts before the one of step %lld (line %ld)", k->path,
+                           k->line, e->name, e->step, k->cur.step, k->cur.line);
+        ss_status st = finish_open(k, new_epoch, e->ts);
+        if (st != SS_OK) return st;
+    }
+    if (new_epoch) k->epoch_ordinal = e->has_epoch ? e->epoch : k->epoch_ordinal + 1;
+    dstep *s = &k->cur;
+    memset(s, 0, sizeof *s);
+    s->epoch = epoch;
+    s->step = e->step;
+    s->ask = e->ts;
+    s->stall = e->dur;
+    s->line = k->line;
+    /* The batch's reads: those of the loop's own thread inside the wait (read_threads = 0),
+     * else those of other threads (loader workers) with the same args.step. Reads of the
+     * loop's thread are dropped here; other threads' ones when they are used, or at a new
+     * epoch when they began before its first ask (the epoch's last batch has no loop.iter
+     * in DLIO traces, its reads are never used). */
+    long long pid = e->has_pid ? e->pid : -1, tid = e->has_tid ? e->tid : -1;
+    double end = e->ts + e->dur, t0 = 0, t1 = 0;
+    int n = 0;
+    long w = 0;
+    if (new_epoch) {
+        for (long i = 0; i < k->nreads; i++)
+            if (k->reads[i].t0 >= e->ts) k->reads[w++] = k->reads[i];
+        k->nreads = w;
+    }
+    for (long i = 0; i < k->nreads; i++) {
+        const rread *x = &k->reads[i];
+        if (x->pid != pid || x->tid != tid || x->t0 < e->ts || x->t1 > end) continue;
+        if (!n || x->t0 < t0) t0 = x->t0;
+        if (!n || x->t1 > t1) t1 = x->t1;
+        n++;
+    }
+    for (long i = 0; !n && i < k->nreads; i++) {
+        const rread *x = &k->reads[i];
+        if ((x->pid == pid && x->tid == tid) || !x->has_step || x->step != e->step || x->t0 > end) continue;
+        if (!n || x->t0 < t0) t0 = x->t0;
+        if (!n || x->t1 > t1) t1 = x->t1;
+        n++;
+    }
+    w = 0;
+    for (long i = 0; i < k->nreads; i++) {
+        const rread *x = &k->reads[i];
+        int drop = (x->pid == pid && x->tid == tid) || (x->has_step && x->step == e->step && x->t0 <= end);
+        if (!drop) k->reads[w++] = *x;
+    }
+    k->nreads = w;
+    if (n) {
+        s->fstart = t0;
+        s->ftime = t1 - t0;
+        s->has_reads = 1;
+    }
+    k->open = 1;
+    k->cur_has_yield = 0;
+    k->nsteps++;
+    return SS_OK;
+}
+
+/* Parses rank k's lines until one step is finished or the file ends. */
+static ss_status pull(drank *k, dstep *out, int *got)
+{
+    *got = 0;
+    while (!k->nready && !k->eof) {
+        char *line;
+        size_t len;
+        ss_status st = ss_gzline_next(k->r, &line, &len);
+        if (st != SS_OK) return st;
+        if (!line) {
+            k->eof = 1;
+            if (k->open) {
+                k->line = ss_gzline_lineno(k->r);
+                if ((st = finish_open(k, 1, 0.0)) != SS_OK) return st;
+            }
+            break;
+        }
+        k->line = ss_gzline_lineno(k->r);
+        size_t a = 0;
+        while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
+        /* the file may open with '[' (and close with ']'), lines carry no commas */
+        if (a < len && line[a] == '[' && k->line == 1) a++;
+        while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
+        if (a == len || (line[a] == ']' && len - a == 1)) continue;
+        if ((st = ss_jsonev_line(k->j, line + a, len - a, k->line)) != SS_OK) return st;
+    }
+    if (k->nready) {
+        *out = k->ready[0];
+        memmove(k->ready, k->ready + 1, (size_t)(k->nready - 1) * sizeof *k->ready);
+        k->nready--;
+        *got = 1;
+    }
+    return SS_OK;
+}
+
+static void dft_close(void *state)
+{
+    dft_state *d = state;
+    if (!d) return;
+    for (int g = 0; d->rk && g < d->G; g++) {
+        ss_gzline_close(d->rk[g].r);
+        ss_jsonev_free(d->rk[g].j);
+        free(d->rk[g].reads);
+    }
+    free(d->rk);
+    free(d->workers);
+    ss_filelist_free(&d->files);
+    free(d);
+}
+
+typedef struct {
+    long rank;
+    char *path;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Orders the files by the rank in their names ("trace-R-of-N"), or keeps the given order
+ * when no name has one. */
+static ss_status order_by_rank(ss_filelist *l)
+{
+    int named = 0;
+    long n0 = -1;
+    ranked *rk = calloc((size_t)l->n, sizeof *rk);
+    if (!rk) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int i = 0; i < l->n; i++) {
+        long r, of;
+        rk[i].path = l->path[i];
+        rk[i].rank = i;
+        if (!ss_rank_from_name(l->path[i], &r, &of)) continue;
+        named++;
+        rk[i].rank = r;
+        if (of > 0 && n0 < 0) n0 = of;
+        if (of > 0 && of != n0) {
+            free(rk);
+            return ss_fail(SS_EDATA, "%s: rank %ld of %ld, but another file is of %ld ranks", l->path[i], r, of, n0);
+        }
+    }
+    if (named && named != l->n) {
+        for (int i = 0; i < l->n; i++) {
+            long r, of;
+            if (!ss_rank_from_name(l->path[i], &r, &of)) {
+                ss_status st = ss_fail(SS_EDATA, "%s: no rank in the file name (like trace-R-of-N.pfw), unlike the other files",
+                                       l->path[i]);
+                free(rk);
+                return st;
+            }
+        }
+    }
+    if (named) {
+        qsort(rk, (size_t)l->n, sizeof *rk, cmp_ranked);
+        for (int i = 1; i < l->n; i++)
+            if (rk[i].rank == rk[i - 1].rank) {
+                ss_status st = ss_fail(SS_EDATA, "%s and %s: both are rank %ld", rk[i - 1].path, rk[i].path, rk[i].rank);
+                free(rk);
+                return st;
+            }
+        for (int i = 0; i < l->n; i++) l->path[i] = rk[i].path;
+    }
+    free(rk);
+    return SS_OK;
+}
+
+static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *info)
+{
+    static const char *const suffixes[] = {".pfw", ".pfw.gz", NULL};
+    dft_state *d = calloc(1, sizeof *d);
+    if (!d) return ss_fail(SS_ENOMEM, "out of memory");
+    *state = d;
+    ss_status st = SS_OK;
+    for (int i = 0; i < argc && st == SS_OK; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            return ss_fail(SS_EUSAGE, "import dftracer: unknown option '%s' (see stallsim import dftracer --help)", argv[i]);
+        st = ss_filelist_add(&d->files, argv[i], suffixes);
+    }
+    if (st == SS_OK) st = order_by_rank(&d->files);
+    if (st != SS_OK) return st;
+    d->G = d->files.n;
+    d->rk = calloc((size_t)d->G, sizeof *d->rk);
+    d->workers = malloc((size_t)d->G * sizeof *d->workers);
+    if (!d->rk || !d->workers) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < d->G; g++) {
+        drank *k = &d->rk[g];
+        k->path = d->files.path[g];
+        k->read_threads = k->epochs = k->batch = -1;
+        if ((st = ss_gzline_open(k->path, &k->r)) != SS_OK) return st;
+        if ((st = ss_jsonev_new(1, k->path, on_event, k, &k->j)) != SS_OK) return st;
+    }
+    info->meta.gpus = d->G;
+    info->meta.iterations = 0;
+    snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "measured");
+    snprintf(info->meta.source, sizeof info->meta.source, "dftracer:%s%s", argv[0], argc > 1 ? " ..." : "");
+    info->inputs = d->files.path;
+    info->ninputs = d->files.n;
+    return SS_OK;
+}
+
+/* metadata read from the ranks' command lines (the same on every rank, or unknown) */
+static void set_meta(dft_state *d, ss_import_info *info)
+{
+    ss_trace_meta *m = &info->meta;
+    int all_rt = 1;
+    for (int g = 0; g < d->G; g++) all_rt &= d->rk[g].read_threads >= 0;
+    if (all_rt) {
+        for (int g = 0; g < d->G; g++) d->workers[g] = (int)d->rk[g].read_threads;
+        m->loader_workers = d->workers;
+        m->workers = 0;
+        for (int g = 0; g < d->G; g++) m->workers += d->workers[g];
+    }
+    if (d->rk[0].epochs >= 0) m->epochs = d->rk[0].epochs;
+    if (d->rk[0].batch >= 0) m->batch_size = d->rk[0].batch;
+    if (d->rk[0].workload[0]) snprintf(m->model, sizeof m->model, "%s", d->rk[0].workload);
+    snprintf(m->log_type, sizeof m->log_type, "dlio");
+}
+
+static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
+{
+    dft_state *d = state;
+    const int G = d->G;
+    ss_status st;
+    s->n = 0;
+    while (s->n < s->cap) {
+        long r = s->n;
+        dstep first;
+        int got0 = 0;
+        for (int g = 0; g < G; g++) {
+            dstep x;
+            int got;
+            if ((st = pull(&d->rk[g], &x, &got)) != SS_OK) return st;
+            if (g == 0) got0 = got;
+            if (got != got0) {
+                const drank *a = &d->rk[got ? 0 : g], *b = &d->rk[got ? g : 0];
+                return ss_fail(SS_EDATA, "%s ends after %ld steps, but %s has more (line %ld): the ranks ran different steps",
+                               a->path, d->rows, b->path, b->line);
+            }
+            if (!got) continue;
+            if (g == 0) first = x;
+            else if (x.epoch != first.epoch || x.step != first.step)
+                return ss_fail(SS_EDATA, "%s:%ld: step %lld of epoch %lld, but %s:%ld has step %lld of epoch %lld as its step %ld: the ranks ran different steps",
+                               d->rk[g].path, x.line, x.step, x.epoch, d->rk[0].path, first.line, first.step,
+                               first.epoch, d->rows + 1);
+            if (x.epoch < -2147483647LL || x.epoch > 2147483647LL)
+                return ss_fail(SS_EDATA, "%s:%ld: epoch %lld out of range", d->rk[g].path, x.line, x.epoch);
+            if (!d->have_origin) {
+                double lo = x.ask;
+                for (int q = 0; q < G; q++)
+                    if (d->rk[q].has_first && d->rk[q].first_ts < lo) lo = d->rk[q].first_ts;
+                if (ss_origin_from_us(lo, info->meta.time_origin, sizeof info->meta.time_origin, &d->origin_us) != 0)
+                    return ss_fail(SS_EDATA, "%s:%ld: timestamp %.0f µs is not a time from 1970 to 2255", d->rk[g].path,
+                                   x.line, lo);
+                d->have_origin = 1;
+            }
+            if (!x.has_reads) {
+                /* placeholder: the fetch is the wait itself */
+                x.fstart = x.ask;
+                x.ftime = x.stall;
+                d->missing++;
+            } else {
+                d->steps_with_reads++;
+            }
+            size_t at = (size_t)r * G + g;
+            s->fetch_start[at] = (x.fstart - d->origin_us) * 1e-6;
+            s->fetch_time[at] = x.ftime * 1e-6;
+            s->train_start[at] = (x.ask + x.stall - d->origin_us) * 1e-6;
+            s->iteration_time[at] = x.iter * 1e-6;
+            s->stall_time[at] = x.stall * 1e-6;
+        }
+        if (!got0) break;
+        s->epoch[r] = (int32_t)first.epoch;
+        s->index[r] = first.step;
+        s->n++;
+        d->rows++;
+    }
+    if (s->n == 0) {
+        /* the end: metadata and how the fetch columns were filled */
+        set_meta(d, info);
+        if (d->rows > 0 && d->steps_with_reads == 0) {
+            snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "absent");
+            ss_warn("%s: no read events (TorchDataset.__getitem__, *.read_index) with args.step: fetch times are absent; fetch columns hold the wait (fetch_start = ask, fetch_time = stall)",
+                    d->rk[0].path);
+        } else if (d->missing) {
+            ss_warn("%s ...: %ld of %ld GPU-steps have no read events; their fetch columns hold the wait (fetch_start = ask, fetch_time = stall)",
+                    d->rk[0].path, d->missing, d->rows * G);
+        }
+    }
+    return SS_OK;
+}
+
+const ss_importer ss_importer_dftracer = {
+    .name = "dftracer",
+    .summary = "DFTracer traces of DLIO runs (.pfw/.pfw.gz JSON lines, one file per rank)",
+    .usage = "FILE|DIR...",
+    .help =
+        "Reads DFTracer traces of the DLIO benchmark: JSON lines (.pfw, or gzip-compressed\n"
+        ".pfw.gz), one file per rank; a folder stands for its *.pfw and *.pfw.gz files. GPU g\n"
+        "is the file of rank g (names like trace-R-of-N.pfw), else the g-th file by name.\n"
+        "Per rank and step (events matched by args.step):\n"
+        "  loop.iter or fetch.iter   ts = the loop asks for the batch; dur = stall_time\n"
+        "  train_start               = ts + dur\n"
+        "  iteration_time            = the next step's ask - this ask; for the last step of\n"
+        "                              an epoch, the end of its loop.yield/fetch.block - ask\n"
+        "  fetch_start, fetch_time   = first start and last end of the batch's reads\n"
+        "                              (*.__getitem__, *.read_index, item): those of the\n"
+        "                              loop's thread inside the wait (read_threads = 0), else\n"
+        "                              those of loader workers with the same args.step\n"
+        "  epoch, index              = args.epoch if given, else epochs counted from 1 (a new\n"
+        "                              epoch when args.step does not grow); index = args.step\n"
+        "Every rank must run the same steps. A step without read events gets fetch_start = ask\n"
+        "and fetch_time = stall (warned). read_threads=N on the command line (metadata) sets\n"
+        "loader_workers. Rows stream through: memory does not grow with the trace.\n",
+    .open = dft_open,
+    .next = dft_next,
+    .close = dft_close,
+};

@@ -1,0 +1,363 @@
+/* ss_import_profiler.c - the PyTorch profiler importer: Kineto / Chrome trace JSON (plain
+ * or .gz; the {"traceEvents": [...]} object or the bare list the legacy profiler writes),
+ * one file per rank. Each file is parsed with yajl's streaming parser and only its steps
+ * and waits are kept (about 40 bytes per step), never its events. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_gzline.h"
+#include "ss_impfiles.h"
+#include "ss_import.h"
+#include "ss_jsonev.h"
+
+#define MAX_WAIT_NAMES 8
+
+typedef struct {
+    double ts, dur;
+    long long n, seq; /* ProfilerStep#n; event number (waits: n unused) */
+} span;
+
+typedef struct {
+    char *path;
+    long rank, world;
+    int is_list;
+    span *steps, *waits;
+    long nsteps, nwaits, capsteps, capwaits;
+    /* per step after matching: the ask (µs) and the wait */
+    double *ask, *stall;
+} pfile;
+
+typedef struct {
+    ss_filelist files;
+    pfile *f; /* by GPU (rank order) */
+    int G;
+    const char *wait_names[MAX_WAIT_NAMES];
+    int nwait_names;
+    double origin_us;
+    long next; /* next step to hand out */
+} prof_state;
+
+static int is_gpu_side(const ss_jev *e) { return !strncmp(e->cat, "gpu", 3) || !strcmp(e->cat, "kernel"); }
+
+static int step_number(const char *name, long long *n)
+{
+    static const char pre[] = "ProfilerStep#";
+    if (strncmp(name, pre, sizeof pre - 1)) return 0;
+    const char *p = name + sizeof pre - 1;
+    long long v = 0;
+    int k = 0;
+    while (p[k] >= '0' && p[k] <= '9' && k < 15) v = v * 10 + (p[k++] - '0');
+    if (k == 0 || p[k]) return 0;
+    *n = v;
+    return 1;
+}
+
+typedef struct {
+    prof_state *d;
+    pfile *f;
+} collect_ctx;
+
+static int is_wait(const prof_state *d, const char *name)
+{
+    if (d->nwait_names) {
+        for (int i = 0; i < d->nwait_names; i++)
+            if (!strcmp(name, d->wait_names[i])) return 1;
+        return 0;
+    }
+    return (!strncmp(name, "enumerate(DataLoader)", 21) && strstr(name, "__next__")) || !strcmp(name, "## data_load ##");
+}
+
+static ss_status push_span(span **a, long *n, long *cap, span s, const char *path)
+{
+    if (*n == *cap) {
+        long nc = *cap ? *cap * 2 : 256;
+        span *na = realloc(*a, (size_t)nc * sizeof *na);
+        if (!na) return ss_fail(SS_ENOMEM, "%s: out of memory", path);
+        *a = na;
+        *cap = nc;
+    }
+    (*a)[(*n)++] = s;
+    return SS_OK;
+}
+
+static ss_status collect(void *user, const ss_jev *e)
+{
+    collect_ctx *c = user;
+    pfile *f = c->f;
+    if (strcmp(e->ph, "X") || is_gpu_side(e)) return SS_OK;
+    long long n;
+    int step = step_number(e->name, &n), wait = !step && is_wait(c->d, e->name);
+    if (!step && !wait) return SS_OK;
+    if (!e->has_ts || !e->has_dur || e->dur < 0 || !(fabs(e->ts) < 9.0e15))
+        return ss_fail(SS_EDATA, "%s: event %lld (%s) has no valid ts and dur (µs)", f->path, e->seq, e->name);
+    span s = {e->ts, e->dur, step ? n : 0, e->seq};
+    if (step) return push_span(&f->steps, &f->nsteps, &f->capsteps, s, f->path);
+    return push_span(&f->waits, &f->nwaits, &f->capwaits, s, f->path);
+}
+
+static int cmp_n(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+static int cmp_ts(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static ss_status read_file(prof_state *d, pfile *f)
+{
+    ss_gzline *r = NULL;
+    ss_jsonev *j = NULL;
+    collect_ctx c = {d, f};
+    char *buf = malloc(1 << 20);
+    if (!buf) return ss_fail(SS_ENOMEM, "out of memory");
+    ss_status st = ss_gzline_open(f->path, &r);
+    if (st == SS_OK) st = ss_jsonev_new(0, f->path, collect, &c, &j);
+    size_t got = 1;
+    while (st == SS_OK && got) {
+        st = ss_gzline_read(r, buf, 1 << 20, &got);
+        if (st == SS_OK && got) st = ss_jsonev_feed(j, buf, got);
+    }
+    if (st == SS_OK) st = ss_jsonev_finish(j);
+    if (st == SS_OK && ss_jsonev_events(j) == 0 && !f->nsteps)
+        st = ss_fail(SS_EDATA, "%s: no trace events (expected {\"traceEvents\": [...]} or a list of events)", f->path);
+    if (st == SS_OK) {
+        f->rank = ss_jsonev_rank(j);
+        f->world = ss_jsonev_world_size(j);
+        f->is_list = ss_jsonev_is_list(j);
+    }
+    ss_jsonev_free(j);
+    ss_gzline_close(r);
+    free(buf);
+    return st;
+}
+
+/* Steps in order, consecutive and not overlapping; each step's outermost waits. */
+static ss_status match_steps(prof_state *d, pfile *f)
+{
+    if (f->nsteps == 0)
+        return ss_fail(SS_EDATA, "%s: no ProfilerStep#N events (profile with a schedule or call prof.step() every iteration)",
+                       f->path);
+    if (f->nwaits == 0)
+        return ss_fail(SS_EDATA, "%s: no DataLoader events (enumerate(DataLoader)#...__next__ or '## data_load ##' annotations%s): the wait for data is unknown",
+                       f->path, d->nwait_names ? ", or the --wait names" : "; name others with --wait NAME");
+    qsort(f->steps, (size_t)f->nsteps, sizeof *f->steps, cmp_n);
+    qsort(f->waits, (size_t)f->nwaits, sizeof *f->waits, cmp_ts);
+    for (long i = 1; i < f->nsteps; i++) {
+        const span *a = &f->steps[i - 1], *b = &f->steps[i];
+        if (b->n == a->n)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld appears twice (events %lld and %lld)", f->path, b->n, a->seq,
+                           b->seq);
+        if (b->n == a->n + 2)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld is missing (between events %lld and %lld)", f->path, a->n + 1,
+                           a->seq, b->seq);
+        if (b->n != a->n + 1)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld to #%lld are missing (between events %lld and %lld)", f->path,
+                           a->n + 1, b->n - 1, a->seq, b->seq);
+        if (b->ts < a->ts + a->dur - 1.0)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld (event %lld) begins before ProfilerStep#%lld (event %lld) ends: steps overlap",
+                           f->path, b->n, b->seq, a->n, a->seq);
+    }
+    f->ask = malloc((size_t)f->nsteps * sizeof *f->ask);
+    f->stall = calloc((size_t)f->nsteps, sizeof *f->stall);
+    if (!f->ask || !f->stall) return ss_fail(SS_ENOMEM, "out of memory");
+    long w = 0;
+    for (long i = 0; i < f->nsteps; i++) {
+        const span *s = &f->steps[i];
+        double end = s->ts + s->dur, last_end = -INFINITY;
+        int n = 0;
+        while (w < f->nwaits && f->waits[w].ts < s->ts) w++;
+        for (; w < f->nwaits && f->waits[w].ts <= end; w++) {
+            const span *x = &f->waits[w];
+            if (x->ts < last_end) continue; /* nested in the previous wait */
+            if (!n) f->ask[i] = x->ts;
+            f->stall[i] += x->dur;
+            last_end = x->ts + x->dur;
+            n++;
+        }
+        if (!n)
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld (event %lld) has no DataLoader wait inside it", f->path, s->n,
+                           s->seq);
+    }
+    return SS_OK;
+}
+
+static void prof_close(void *state)
+{
+    prof_state *d = state;
+    if (!d) return;
+    for (int g = 0; d->f && g < d->G; g++) {
+        free(d->f[g].steps);
+        free(d->f[g].waits);
+        free(d->f[g].ask);
+        free(d->f[g].stall);
+    }
+    free(d->f);
+    ss_filelist_free(&d->files);
+    free(d);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const pfile *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *info)
+{
+    static const char *const suffixes[] = {".json", ".json.gz", NULL};
+    prof_state *d = calloc(1, sizeof *d);
+    if (!d) return ss_fail(SS_ENOMEM, "out of memory");
+    *state = d;
+    long opt_rank = -1;
+    ss_status st = SS_OK;
+    for (int i = 0; i < argc && st == SS_OK; i++) {
+        if (!strcmp(argv[i], "--rank") || !strcmp(argv[i], "--wait")) {
+            if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "import profiler: %s needs a value", argv[i]);
+            if (argv[i][2] == 'r') {
+                char *end;
+                opt_rank = strtol(argv[++i], &end, 10);
+                if (*end || end == argv[i] || opt_rank < 0 || opt_rank > 1000000)
+                    return ss_fail(SS_EUSAGE, "import profiler: --rank '%s' is not a rank (0, 1, ...)", argv[i]);
+            } else {
+                if (d->nwait_names == MAX_WAIT_NAMES)
+                    return ss_fail(SS_EUSAGE, "import profiler: at most %d --wait names", MAX_WAIT_NAMES);
+                d->wait_names[d->nwait_names++] = argv[++i];
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return ss_fail(SS_EUSAGE, "import profiler: unknown option '%s' (see stallsim import profiler --help)", argv[i]);
+        } else {
+            st = ss_filelist_add(&d->files, argv[i], suffixes);
+        }
+    }
+    if (st != SS_OK) return st;
+    if (d->files.n == 0) return ss_fail(SS_EUSAGE, "import profiler: no trace files given");
+    if (opt_rank >= 0 && d->files.n != 1)
+        return ss_fail(SS_EUSAGE, "import profiler: --rank applies to one file; %d given", d->files.n);
+    d->G = d->files.n;
+    info->inputs = d->files.path;
+    info->ninputs = d->files.n;
+    d->f = calloc((size_t)d->G, sizeof *d->f);
+    if (!d->f) return ss_fail(SS_ENOMEM, "out of memory");
+    int legacy = 0;
+    for (int g = 0; g < d->G && st == SS_OK; g++) {
+        pfile *f = &d->f[g];
+        f->path = d->files.path[g];
+        st = read_file(d, f);
+        if (st == SS_OK) st = match_steps(d, f);
+        if (st != SS_OK) break;
+        long r, of;
+        if (f->rank < 0 && opt_rank >= 0) f->rank = opt_rank;
+        if (f->rank < 0 && ss_rank_from_name(f->path, &r, &of)) {
+            f->rank = r;
+            f->world = of;
+        }
+        if (f->rank < 0 && d->G > 1)
+            return ss_fail(SS_EDATA, "%s: the rank is unknown (no distributedInfo, no rank in the file name like rank3 or rank-3); import it alone with --rank R",
+                           f->path);
+        if (f->rank < 0) f->rank = 0;
+        legacy |= f->is_list;
+    }
+    if (st != SS_OK) return st;
+    qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_rank);
+    for (int g = 1; g < d->G; g++) {
+        const pfile *a = &d->f[0], *p = &d->f[g - 1], *b = &d->f[g];
+        if (b->rank == p->rank) return ss_fail(SS_EDATA, "%s and %s: both are rank %ld", p->path, b->path, b->rank);
+        if (a->world > 0 && b->world > 0 && a->world != b->world)
+            return ss_fail(SS_EDATA, "%s is rank %ld of %ld, but %s is rank %ld of %ld: the files come from different jobs",
+                           a->path, a->rank, a->world, b->path, b->rank, b->world);
+        if (b->nsteps != a->nsteps || b->steps[0].n != a->steps[0].n)
+            return ss_fail(SS_EDATA, "%s has ProfilerStep#%lld to #%lld, but %s has #%lld to #%lld: the ranks must cover the same steps",
+                           a->path, a->steps[0].n, a->steps[a->nsteps - 1].n, b->path, b->steps[0].n,
+                           b->steps[b->nsteps - 1].n);
+    }
+    for (int g = 0; g < d->G; g++)
+        if (d->f[g].world > 0 && d->f[g].rank >= d->f[g].world)
+            return ss_fail(SS_EDATA, "%s: rank %ld of a world of %ld", d->f[g].path, d->f[g].rank, d->f[g].world);
+    /* time 0: the whole second before the earliest ask (legacy lists count µs from each
+     * rank's profiler start: their origin is 1970-01-01 and the ranks are not aligned) */
+    double lo = d->f[0].ask[0];
+    for (int g = 0; g < d->G; g++)
+        for (long i = 0; i < d->f[g].nsteps; i++) lo = d->f[g].ask[i] < lo ? d->f[g].ask[i] : lo;
+    if (legacy) lo = 0.0;
+    if (ss_origin_from_us(lo, info->meta.time_origin, sizeof info->meta.time_origin, &d->origin_us) != 0)
+        return ss_fail(SS_EDATA, "%s: a wait begins at %.0f µs, not a time from 1970 to 2255", d->f[0].path, lo);
+    if (legacy && d->G > 1)
+        ss_warn("%s: a legacy profiler list: times count from each rank's profiler start, so the ranks' timelines are not aligned",
+                d->f[0].path);
+    ss_trace_meta *m = &info->meta;
+    m->gpus = d->G;
+    m->iterations = 0;
+    snprintf(m->fetch_times, sizeof m->fetch_times, "absent");
+    snprintf(m->log_type, sizeof m->log_type, "pytorch-profiler");
+    snprintf(m->source, sizeof m->source, "profiler:%s%s (ranks", d->f[0].path, d->G > 1 ? " ..." : "");
+    for (int g = 0; g < d->G; g++) {
+        size_t l = strlen(m->source);
+        if (l + 24 < sizeof m->source) snprintf(m->source + l, sizeof m->source - l, "%s%ld", g ? "," : " ", d->f[g].rank);
+    }
+    size_t l = strlen(m->source);
+    if (d->f[0].world > 0) snprintf(m->source + l, sizeof m->source - l, " of %ld)", d->f[0].world);
+    else snprintf(m->source + l, sizeof m->source - l, ")");
+    return SS_OK;
+}
+
+static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
+{
+    prof_state *d = state;
+    const int G = d->G;
+    const long N = d->f[0].nsteps;
+    s->n = 0;
+    for (; s->n < s->cap && d->next < N; s->n++, d->next++) {
+        long i = d->next, r = s->n;
+        s->epoch[r] = 0;
+        s->index[r] = d->f[0].steps[i].n;
+        for (int g = 0; g < G; g++) {
+            const pfile *f = &d->f[g];
+            double ask = f->ask[i], stall = f->stall[i];
+            double next = i + 1 < N ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
+            size_t at = (size_t)r * G + g;
+            double it = next - ask;
+            if (it < stall) it = stall; /* a last step whose wait outlasts it */
+            s->train_start[at] = (ask + stall - d->origin_us) * 1e-6;
+            s->stall_time[at] = stall * 1e-6;
+            s->iteration_time[at] = it * 1e-6;
+            /* no fetch times in a profiler trace: the placeholder is the wait itself */
+            s->fetch_start[at] = (ask - d->origin_us) * 1e-6;
+            s->fetch_time[at] = stall * 1e-6;
+        }
+    }
+    (void)info;
+    return SS_OK;
+}
+
+const ss_importer ss_importer_profiler = {
+    .name = "profiler",
+    .summary = "PyTorch profiler traces (Kineto/Chrome JSON, .json or .json.gz, one file per rank)",
+    .usage = "FILE|DIR... [--rank R] [--wait NAME]...",
+    .help =
+        "Reads PyTorch profiler traces (Kineto JSON {\"traceEvents\": [...]}, or the bare event\n"
+        "list of the legacy profiler), plain or gzip-compressed, one file per rank; a folder\n"
+        "stands for its *.json and *.json.gz files. GPU g is the g-th rank: distributedInfo.rank,\n"
+        "else the rank in the file name (rank3, rank-3, rank_3of8), else --rank R (one file).\n"
+        "CPU-side complete events (ph X) only:\n"
+        "  ProfilerStep#N            one row per step: epoch = 0, index = N; steps must be\n"
+        "                            consecutive, not overlap, and the same on every rank\n"
+        "  wait events               enumerate(DataLoader)#...__next__ and '## data_load ##'\n"
+        "                            (or the --wait NAME names): the outermost ones starting\n"
+        "                            inside the step; ask = the first one's ts\n"
+        "  stall_time                = the sum of the step's wait durations\n"
+        "  train_start               = ask + stall_time\n"
+        "  iteration_time            = the next step's ask - ask (last step: its end - ask)\n"
+        "  fetch_start, fetch_time   = ask, stall_time: placeholders, the trace has no fetch\n"
+        "                              times (attribute fetch_times = absent); info, compare\n"
+        "                              and the measured row use the trace, the what-if models\n"
+        "                              need fetch times (record with `stallsim import pytorch`)\n"
+        "Times are µs in the file. Only steps and waits are kept in memory, never events.\n",
+    .open = prof_open,
+    .next = prof_next,
+    .close = prof_close,
+};

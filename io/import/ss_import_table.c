@@ -1,0 +1,424 @@
+/* ss_import_table.c - the plain-table importer: a CSV file (plain or gzip) with one row per
+ * (rank, epoch, step), read one step (all ranks' rows) at a time. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ss_gzline.h"
+#include "ss_import.h"
+#include "ss_limits.h"
+#include "ss_timefmt.h"
+
+enum { C_RANK, C_EPOCH, C_STEP, C_FSTART, C_FEND, C_FTIME, C_TSTART, C_SEND, C_ITIME, C_STALL, NCOL };
+static const char *const col_names[NCOL] = {"rank",        "epoch",    "step",     "fetch_start",    "fetch_end",
+                                            "fetch_time",  "train_start", "step_end", "iteration_time", "stall_time"};
+
+/* one row, times in seconds since the first row's whole second */
+typedef struct {
+    long rank, line;
+    double fstart, ftime, tstart, itime, stall;
+} trow;
+
+typedef struct {
+    char *path;
+    char *inputs[1];
+    ss_gzline *r;
+    int col[NCOL]; /* field index of each column, -1 absent */
+    int nfields;
+    char **f;      /* [nfields] field pointers into the current line */
+    int iso;       /* times are ISO timestamps (else seconds) */
+    int have_origin;
+    int64_t origin_ns;
+    double origin_s;
+    int G;
+    /* the step being gathered and the first row of the next one */
+    long long epoch, step, next_epoch, next_step;
+    trow *rows, next_row;
+    int have_next, eof;
+    long steps;
+} tab_state;
+
+/* Splits line into fields at commas (double quotes group, "" is a quote; spaces around a
+ * field are dropped). Returns the field count (fields beyond max are counted, not kept) or
+ * -1 for an unterminated quote. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *s = line;
+    for (;;) {
+        while (*s == ' ' || *s == '\t') s++;
+        char *start = s, *w = s;
+        if (*s == '"') {
+            start = w = ++s;
+            for (;;) {
+                if (!*s) return -1;
+                if (*s == '"' && s[1] == '"') {
+                    *w++ = '"';
+                    s += 2;
+                } else if (*s == '"') {
+                    s++;
+                    break;
+                } else {
+                    *w++ = *s++;
+                }
+            }
+            while (*s && *s != ',') s++;
+        } else {
+            while (*s && *s != ',') s++;
+            w = s;
+            while (w > start && (w[-1] == ' ' || w[-1] == '\t')) w--;
+        }
+        char end = *s;
+        *w = '\0';
+        if (n < max) f[n] = start;
+        n++;
+        if (end != ',') break;
+        s++;
+    }
+    return n;
+}
+
+static ss_status cell_number(tab_state *t, long line, int c, double *v)
+{
+    const char *s = t->f[t->col[c]];
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(*v))
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a number", t->path, line, col_names[c], s);
+    return SS_OK;
+}
+
+static ss_status cell_whole(tab_state *t, long line, int c, long long lo, long long hi, long long *v)
+{
+    double x;
+    ss_status st = cell_number(t, line, c, &x);
+    if (st != SS_OK) return st;
+    if (x != floor(x) || x < (double)lo || x > (double)hi)
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a whole number from %lld to %lld", t->path, line,
+                       col_names[c], t->f[t->col[c]], lo, hi);
+    *v = (long long)x;
+    return SS_OK;
+}
+
+/* a time column: seconds, or an ISO timestamp (seconds after the origin) */
+static ss_status cell_time(tab_state *t, long line, int c, double *v)
+{
+    const char *s = t->f[t->col[c]];
+    if (!t->iso) return cell_number(t, line, c, v);
+    int64_t ns;
+    if (ss_time_parse(s, &ns) != 0)
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2024-05-01T12:00:00.123456 (the table's times are timestamps)",
+                       t->path, line, col_names[c], s);
+    *v = (double)(ns - t->origin_ns) * 1e-9; /* both within 1678..2261: no overflow */
+    return SS_OK;
+}
+
+static ss_status nonneg(tab_state *t, long line, const char *what, double v)
+{
+    if (v < 0) return ss_fail(SS_EDATA, "%s:%ld: %s is negative (%g s)", t->path, line, what, v);
+    return SS_OK;
+}
+
+/* Reads the next data row into *r and its (epoch, step); *got = 0 at the end. */
+static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *step, int *got)
+{
+    *got = 0;
+    char *line;
+    size_t len;
+    for (;;) {
+        ss_status st = ss_gzline_next(t->r, &line, &len);
+        if (st != SS_OK) return st;
+        if (!line) return SS_OK;
+        size_t a = 0;
+        while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
+        if (a < len && line[a] != '#') break; /* blank lines and # comments are skipped */
+    }
+    long ln = ss_gzline_lineno(t->r);
+    int n = split(line, t->f, t->nfields);
+    if (n < 0) return ss_fail(SS_EDATA, "%s:%ld: unterminated quote", t->path, ln);
+    if (n != t->nfields)
+        return ss_fail(SS_EDATA, "%s:%ld: %d fields, the header has %d", t->path, ln, n, t->nfields);
+    long long rank;
+    ss_status st = cell_whole(t, ln, C_RANK, 0, SS_MAX_GPUS - 1, &rank);
+    if (st == SS_OK) st = cell_whole(t, ln, C_EPOCH, -2147483647LL, 2147483647LL, epoch);
+    if (st == SS_OK) st = cell_whole(t, ln, C_STEP, -(1LL << 53), 1LL << 53, step);
+    if (st != SS_OK) return st;
+    if (!t->have_origin) {
+        /* the origin: the whole second at or before the first row's fetch start */
+        const char *s = t->f[t->col[C_FSTART]];
+        int64_t ns;
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end != s && !*end && errno != ERANGE && isfinite(v)) {
+            t->iso = 0;
+            t->origin_s = floor(v);
+        } else if (ss_time_parse(s, &ns) == 0) {
+            t->iso = 1;
+            t->origin_ns = ns - ((ns % 1000000000LL) + 1000000000LL) % 1000000000LL;
+        } else {
+            return ss_fail(SS_EDATA, "%s:%ld: column 'fetch_start' holds '%s', neither seconds nor a timestamp", t->path,
+                           ln, s);
+        }
+        t->have_origin = 1;
+    }
+    double fs, fe, ts, it, stl;
+    if ((st = cell_time(t, ln, C_FSTART, &fs)) != SS_OK) return st;
+    if ((st = cell_time(t, ln, C_TSTART, &ts)) != SS_OK) return st;
+    if ((st = cell_number(t, ln, C_STALL, &stl)) != SS_OK) return st;
+    if ((st = nonneg(t, ln, "stall_time", stl)) != SS_OK) return st;
+    if (t->col[C_FEND] >= 0) {
+        if ((st = cell_time(t, ln, C_FEND, &fe)) != SS_OK) return st;
+        fe -= fs;
+        if ((st = nonneg(t, ln, "fetch_end - fetch_start", fe)) != SS_OK) return st;
+    } else {
+        if ((st = cell_number(t, ln, C_FTIME, &fe)) != SS_OK) return st;
+        if ((st = nonneg(t, ln, "fetch_time", fe)) != SS_OK) return st;
+    }
+    if (t->col[C_SEND] >= 0) {
+        if ((st = cell_time(t, ln, C_SEND, &it)) != SS_OK) return st;
+        it -= ts - stl; /* from the ask (train_start - stall) to the step's end */
+        if ((st = nonneg(t, ln, "step_end - (train_start - stall_time)", it)) != SS_OK) return st;
+    } else {
+        if ((st = cell_number(t, ln, C_ITIME, &it)) != SS_OK) return st;
+        if ((st = nonneg(t, ln, "iteration_time", it)) != SS_OK) return st;
+    }
+    if (!t->iso) {
+        fs -= t->origin_s;
+        ts -= t->origin_s;
+    }
+    *r = (trow){(long)rank, ln, fs, fe, ts, it, stl};
+    *got = 1;
+    return SS_OK;
+}
+
+static int key_cmp(long long e1, long long s1, long long e2, long long s2)
+{
+    return e1 != e2 ? (e1 < e2 ? -1 : 1) : (s1 != s2 ? (s1 < s2 ? -1 : 1) : 0);
+}
+
+/* Gathers the rows of the next step into t->rows (ranks 0..G-1); *n = 0 at the end. While
+ * G is 0 (the first step) it counts the ranks. */
+static ss_status gather(tab_state *t, int *n)
+{
+    *n = 0;
+    if (!t->have_next) return SS_OK;
+    long long e = t->next_epoch, s = t->next_step;
+    int cap = t->G ? t->G : 0, cnt = 0;
+    trow row = t->next_row;
+    long first_line = row.line;
+    for (;;) {
+        if (!t->G) {
+            if (cnt == cap) {
+                int nc = cap ? cap * 2 : 16;
+                trow *nr = realloc(t->rows, (size_t)nc * sizeof *nr);
+                if (!nr) return ss_fail(SS_ENOMEM, "out of memory");
+                t->rows = nr;
+                cap = nc;
+            }
+            for (int i = 0; i < cnt; i++)
+                if (t->rows[i].rank == row.rank)
+                    return ss_fail(SS_EDATA, "%s:%ld: rank %ld appears twice in epoch %lld step %lld (also line %ld)",
+                                   t->path, row.line, row.rank, e, s, t->rows[i].line);
+            t->rows[cnt++] = row;
+        } else {
+            if (row.rank >= t->G)
+                return ss_fail(SS_EDATA, "%s:%ld: rank %ld, but the first step has ranks 0 to %d", t->path, row.line,
+                               row.rank, t->G - 1);
+            if (t->rows[row.rank].line > 0)
+                return ss_fail(SS_EDATA, "%s:%ld: rank %ld appears twice in epoch %lld step %lld (also line %ld)",
+                               t->path, row.line, row.rank, e, s, t->rows[row.rank].line);
+            t->rows[row.rank] = row;
+            cnt++;
+        }
+        int got;
+        long long e2, s2;
+        ss_status st = read_row(t, &t->next_row, &e2, &s2, &got);
+        if (st != SS_OK) return st;
+        if (!got) {
+            t->have_next = 0;
+            break;
+        }
+        int c = key_cmp(e2, s2, e, s);
+        if (c < 0)
+            return ss_fail(SS_EDATA, "%s:%ld: epoch %lld step %lld comes after epoch %lld step %lld: rows must be sorted by epoch, then step (any rank order within a step)",
+                           t->path, t->next_row.line, e2, s2, e, s);
+        if (c > 0) {
+            t->next_epoch = e2;
+            t->next_step = s2;
+            break;
+        }
+        row = t->next_row;
+    }
+    if (!t->G) {
+        /* ranks 0..cnt-1, in rank order */
+        trow *sorted = calloc((size_t)cnt, sizeof *sorted);
+        if (!sorted) return ss_fail(SS_ENOMEM, "out of memory");
+        for (int i = 0; i < cnt; i++) {
+            if (t->rows[i].rank >= cnt) {
+                ss_status st = ss_fail(SS_EDATA, "%s:%ld: rank %ld, but the first step (epoch %lld step %lld) has %d rows: ranks must be 0 to %d",
+                                       t->path, t->rows[i].line, t->rows[i].rank, e, s, cnt, cnt - 1);
+                free(sorted);
+                return st;
+            }
+            sorted[t->rows[i].rank] = t->rows[i];
+        }
+        free(t->rows);
+        t->rows = sorted;
+        t->G = cnt;
+    } else if (cnt != t->G) {
+        for (int g = 0; g < t->G; g++)
+            if (t->rows[g].line == 0)
+                return ss_fail(SS_EDATA, "%s:%ld: epoch %lld step %lld has no row for rank %d (%d ranks in the first step)",
+                               t->path, first_line, e, s, g, t->G);
+    }
+    t->epoch = e;
+    t->step = s;
+    *n = cnt;
+    return SS_OK;
+}
+
+static void tab_close(void *state)
+{
+    tab_state *t = state;
+    if (!t) return;
+    ss_gzline_close(t->r);
+    free(t->f);
+    free(t->rows);
+    free(t->path);
+    free(t);
+}
+
+static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *info)
+{
+    tab_state *t = calloc(1, sizeof *t);
+    if (!t) return ss_fail(SS_ENOMEM, "out of memory");
+    *state = t;
+    if (argc != 1 || (argv[0][0] == '-' && argv[0][1]))
+        return ss_fail(SS_EUSAGE, "import table: expected one FILE (see stallsim import table --help)");
+    if (!(t->path = strdup(argv[0]))) return ss_fail(SS_ENOMEM, "out of memory");
+    t->inputs[0] = t->path;
+    info->inputs = t->inputs;
+    info->ninputs = 1;
+    ss_status st = ss_gzline_open(t->path, &t->r);
+    if (st != SS_OK) return st;
+    char *line;
+    size_t len;
+    if ((st = ss_gzline_next(t->r, &line, &len)) != SS_OK) return st;
+    if (!line) return ss_fail(SS_EDATA, "%s: the file is empty (no header row)", t->path);
+    if (len >= 3 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB && (unsigned char)line[2] == 0xBF)
+        line += 3;
+    char *copy = strdup(line); /* split works in place: count the fields on a copy */
+    if (!copy) return ss_fail(SS_ENOMEM, "out of memory");
+    int n = split(copy, NULL, 0);
+    free(copy);
+    if (n < 0) return ss_fail(SS_EDATA, "%s:1: unterminated quote in the header", t->path);
+    if (!(t->f = calloc((size_t)n, sizeof *t->f))) return ss_fail(SS_ENOMEM, "out of memory");
+    t->nfields = split(line, t->f, n);
+    for (int c = 0; c < NCOL; c++) t->col[c] = -1;
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < NCOL; c++)
+            if (!strcasecmp(t->f[i], col_names[c]) || (c == C_RANK && !strcasecmp(t->f[i], "gpu")) ||
+                (c == C_STALL && !strcasecmp(t->f[i], "stall"))) {
+                if (t->col[c] >= 0)
+                    return ss_fail(SS_EDATA, "%s:1: column '%s' appears twice", t->path, col_names[c]);
+                t->col[c] = i;
+            }
+    static const int required[] = {C_RANK, C_EPOCH, C_STEP, C_FSTART, C_TSTART, C_STALL};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (t->col[required[i]] < 0)
+            return ss_fail(SS_EDATA, "%s:1: column '%s' is missing (see stallsim import table --help)", t->path,
+                           col_names[required[i]]);
+    if ((t->col[C_FEND] < 0) == (t->col[C_FTIME] < 0))
+        return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns fetch_end and fetch_time", t->path);
+    if ((t->col[C_SEND] < 0) == (t->col[C_ITIME] < 0))
+        return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns step_end and iteration_time", t->path);
+    int got, cnt;
+    if ((st = read_row(t, &t->next_row, &t->next_epoch, &t->next_step, &got)) != SS_OK) return st;
+    if (!got) return ss_fail(SS_EDATA, "%s: has a header but no data rows", t->path);
+    t->have_next = 1;
+    if ((st = gather(t, &cnt)) != SS_OK) return st;
+    if (t->iso) {
+        ss_time_format_iso(t->origin_ns, info->meta.time_origin, sizeof info->meta.time_origin);
+    } else {
+        /* seconds: the origin is 1970 plus the first whole second when that is a plausible
+         * Unix time, else the seconds are taken as they are */
+        if (t->origin_s >= 0 && t->origin_s < 9.0e9)
+            ss_time_format_iso((int64_t)t->origin_s * 1000000000LL, info->meta.time_origin,
+                               sizeof info->meta.time_origin);
+        else
+            t->origin_s = 0;
+        if (t->origin_s == 0) snprintf(info->meta.time_origin, sizeof info->meta.time_origin, "1970-01-01T00:00:00.000000");
+    }
+    info->meta.gpus = t->G;
+    info->meta.iterations = 0;
+    snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "measured");
+    snprintf(info->meta.log_type, sizeof info->meta.log_type, "table");
+    snprintf(info->meta.source, sizeof info->meta.source, "table:%s", t->path);
+    return SS_OK;
+}
+
+static ss_status tab_next(void *state, ss_slab *s, ss_import_info *info)
+{
+    tab_state *t = state;
+    const int G = t->G;
+    s->n = 0;
+    while (s->n < s->cap) {
+        if (t->steps > 0) {
+            int cnt;
+            for (int g = 0; g < G; g++) t->rows[g].line = 0;
+            ss_status st = gather(t, &cnt);
+            if (st != SS_OK) return st;
+            if (cnt == 0) break;
+        }
+        t->steps++;
+        long r = s->n++;
+        s->epoch[r] = (int32_t)t->epoch;
+        s->index[r] = t->step;
+        for (int g = 0; g < G; g++) {
+            const trow *x = &t->rows[g];
+            size_t at = (size_t)r * G + g;
+            s->fetch_start[at] = x->fstart;
+            s->fetch_time[at] = x->ftime;
+            s->train_start[at] = x->tstart;
+            s->iteration_time[at] = x->itime;
+            s->stall_time[at] = x->stall;
+        }
+    }
+    (void)info;
+    return SS_OK;
+}
+
+const ss_importer ss_importer_table = {
+    .name = "table",
+    .summary = "a CSV table with one row per (rank, epoch, step), .csv or .csv.gz",
+    .usage = "FILE",
+    .help =
+        "Reads a CSV table (plain or gzip-compressed) with a header row and one row per rank,\n"
+        "epoch and step. Expected header (any column order; more columns are ignored):\n"
+        "  rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time\n"
+        "or with fetch_time instead of fetch_end and/or iteration_time instead of step_end.\n"
+        "  rank (or gpu)     0..G-1: GPU g of the trace\n"
+        "  epoch, step       whole numbers: the row's epoch and index\n"
+        "  fetch_start       when the batch's fetch began\n"
+        "  fetch_end         when it ended (fetch_time = fetch_end - fetch_start), or\n"
+        "  fetch_time        its duration in seconds\n"
+        "  train_start       when the training step got the batch\n"
+        "  stall_time        how long the loop waited for it (seconds; stall is accepted too)\n"
+        "  step_end          when the step ended and the loop asked for the next batch\n"
+        "                    (iteration_time = step_end - (train_start - stall_time)), or\n"
+        "  iteration_time    seconds from asking for this batch to asking for the next\n"
+        "Times are seconds (any origin; e.g. Unix time) or ISO timestamps like\n"
+        "2024-05-01T12:00:00.123456, as the first row's fetch_start is; durations are seconds.\n"
+        "Rows must be sorted by epoch, then step; the rows of one step (one per rank, every\n"
+        "rank of the first step) may come in any order. Blank lines and lines starting with #\n"
+        "are skipped; fields may be double-quoted (no line breaks inside). One step is held in\n"
+        "memory at a time.\n",
+    .open = tab_open,
+    .next = tab_next,
+    .close = tab_close,
+};

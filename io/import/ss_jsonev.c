@@ -1,0 +1,272 @@
+/* ss_jsonev.c - yajl callbacks that pick trace events' fields out of a JSON stream. */
+#include "ss_jsonev.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#define MAXD 64 /* levels whose keys are tracked (deeper ones are only counted) */
+
+enum { K_NONE, K_NAME, K_CAT, K_PH, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_EVENTS, K_DIST, K_RANK, K_WORLD,
+       K_STEP, K_EPOCH, K_ARGNAME };
+
+struct ss_jsonev {
+    yajl_handle h;
+    int lines;
+    char *path;
+    ss_jev_fn fn;
+    void *user;
+    ss_status cb_status; /* the callback's failure, returned instead of yajl's "canceled" */
+    int depth, ev_depth, in_dist;
+    char kind[MAXD + 1];
+    unsigned char key[MAXD + 1];
+    long long nev;
+    long rank, world;
+    int is_list;
+    ss_jev ev;
+};
+
+static int cur_key(const ss_jsonev *p) { return p->depth <= MAXD && p->kind[p->depth] == 'o' ? p->key[p->depth] : K_NONE; }
+
+static void copy_str(char *dst, size_t cap, const unsigned char *s, size_t n, int *trunc)
+{
+    if (n >= cap) {
+        n = cap - 1;
+        if (trunc) *trunc = 1;
+    }
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+/* a whole number out of number text or a string ("12", " 3"); 0 when it is none */
+static int whole(const char *s, size_t n, long long *out)
+{
+    char b[64];
+    if (n == 0 || n >= sizeof b) return 0;
+    memcpy(b, s, n);
+    b[n] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(b, &end);
+    while (*end == ' ') end++;
+    if (end == b || *end || errno == ERANGE || !(fabs(v) < 9.0e15) || v != floor(v)) return 0;
+    *out = (long long)v;
+    return 1;
+}
+
+static int real(const char *s, size_t n, double *out)
+{
+    char b[64];
+    if (n == 0 || n >= sizeof b) return 0;
+    memcpy(b, s, n);
+    b[n] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(b, &end);
+    if (end == b || *end || errno == ERANGE || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+static int on_scalar(ss_jsonev *p, const char *s, size_t n, int is_str)
+{
+    int k = cur_key(p);
+    if (p->in_dist && p->depth == 2) {
+        long long v;
+        if (!is_str && whole(s, n, &v) && v >= 0 && v < 0x7fffffff) {
+            if (k == K_RANK) p->rank = (long)v;
+            if (k == K_WORLD) p->world = (long)v;
+        }
+        return 1;
+    }
+    if (!p->ev_depth) return 1;
+    ss_jev *e = &p->ev;
+    if (p->depth == p->ev_depth) {
+        switch (k) {
+        case K_NAME:
+            if (is_str) copy_str(e->name, sizeof e->name, (const unsigned char *)s, n, &e->name_truncated);
+            break;
+        case K_CAT:
+            if (is_str) copy_str(e->cat, sizeof e->cat, (const unsigned char *)s, n, NULL);
+            break;
+        case K_PH:
+            if (is_str) copy_str(e->ph, sizeof e->ph, (const unsigned char *)s, n, NULL);
+            break;
+        case K_TS: e->has_ts = real(s, n, &e->ts); break;
+        case K_DUR: e->has_dur = real(s, n, &e->dur); break;
+        case K_PID: e->has_pid = !is_str && whole(s, n, &e->pid); break;
+        case K_TID: e->has_tid = !is_str && whole(s, n, &e->tid); break;
+        default: break;
+        }
+    } else if (p->depth == p->ev_depth + 1 && p->key[p->ev_depth] == K_ARGS) {
+        if (k == K_STEP) e->has_step = whole(s, n, &e->step);
+        if (k == K_EPOCH) e->has_epoch = whole(s, n, &e->epoch);
+        if (k == K_ARGNAME && is_str) copy_str(e->argname, sizeof e->argname, (const unsigned char *)s, n, NULL);
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx) { return on_scalar(ctx, "", 0, 0); }
+static int cb_bool(void *ctx, int b) { return on_scalar(ctx, "", 0, 0); }
+static int cb_number(void *ctx, const char *s, size_t n) { return on_scalar(ctx, s, n, 0); }
+static int cb_string(void *ctx, const unsigned char *s, size_t n) { return on_scalar(ctx, (const char *)s, n, 1); }
+
+static int open_container(ss_jsonev *p, char kind)
+{
+    p->depth++;
+    if (p->depth <= MAXD) {
+        p->kind[p->depth] = kind;
+        p->key[p->depth] = K_NONE;
+    }
+    if (p->depth == 1 && !p->lines && kind == 'a') p->is_list = 1;
+    if (kind != 'o' || p->ev_depth) return 1;
+    int at_event = p->lines ? p->depth == 1
+                            : (p->depth == 2 && p->kind[1] == 'a') ||
+                                  (p->depth == 3 && p->kind[1] == 'o' && p->key[1] == K_EVENTS && p->kind[2] == 'a');
+    if (at_event) {
+        p->ev_depth = p->depth;
+        memset(&p->ev, 0, sizeof p->ev);
+        p->ev.seq = p->nev + 1;
+    } else if (!p->lines && p->depth == 2 && p->kind[1] == 'o' && p->key[1] == K_DIST) {
+        p->in_dist = 1;
+    }
+    return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, 'o'); }
+static int cb_start_array(void *ctx) { return open_container(ctx, 'a'); }
+
+static int cb_end_map(void *ctx)
+{
+    ss_jsonev *p = ctx;
+    if (p->ev_depth && p->depth == p->ev_depth) {
+        p->ev_depth = 0;
+        p->nev++;
+        ss_status st = p->fn(p->user, &p->ev);
+        if (st != SS_OK) {
+            p->cb_status = st;
+            return 0;
+        }
+    }
+    if (p->in_dist && p->depth == 2) p->in_dist = 0;
+    p->depth--;
+    return 1;
+}
+
+static int cb_end_array(void *ctx)
+{
+    ss_jsonev *p = ctx;
+    p->depth--;
+    return 1;
+}
+
+static int cb_key(void *ctx, const unsigned char *s, size_t n)
+{
+    ss_jsonev *p = ctx;
+    if (p->depth > MAXD) return 1;
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+    int k = K_NONE;
+    if (p->ev_depth && p->depth == p->ev_depth) {
+        k = IS("name") ? K_NAME : IS("cat") ? K_CAT : IS("ph") ? K_PH : IS("ts") ? K_TS : IS("dur") ? K_DUR
+            : IS("pid") ? K_PID : IS("tid") ? K_TID : IS("args") ? K_ARGS : K_NONE;
+    } else if (p->ev_depth && p->depth == p->ev_depth + 1 && p->key[p->ev_depth] == K_ARGS) {
+        k = IS("step") ? K_STEP : IS("epoch") ? K_EPOCH : IS("name") ? K_ARGNAME : K_NONE;
+    } else if (!p->lines && !p->ev_depth && p->depth == 1) {
+        k = IS("traceEvents") ? K_EVENTS : IS("distributedInfo") ? K_DIST : K_NONE;
+    } else if (p->in_dist && p->depth == 2) {
+        k = IS("rank") ? K_RANK : IS("world_size") ? K_WORLD : K_NONE;
+    }
+#undef IS
+    p->key[p->depth] = (unsigned char)k;
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {cb_null,   cb_bool,      NULL,   NULL,           cb_number,   cb_string,
+                                         cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array};
+
+ss_status ss_jsonev_new(int lines, const char *path, ss_jev_fn fn, void *user, ss_jsonev **out)
+{
+    *out = NULL;
+    ss_jsonev *p = calloc(1, sizeof *p);
+    if (!p) return ss_fail(SS_ENOMEM, "out of memory");
+    p->lines = lines;
+    p->fn = fn;
+    p->user = user;
+    p->rank = p->world = -1;
+    p->path = strdup(path);
+    p->h = yajl_alloc(&callbacks, NULL, p);
+    if (!p->path || !p->h) {
+        ss_jsonev_free(p);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    if (lines) yajl_config(p->h, yajl_allow_multiple_values, 1);
+    *out = p;
+    return SS_OK;
+}
+
+/* the parser's complaint, with where (line or byte) */
+static ss_status parse_error(ss_jsonev *p, const unsigned char *buf, size_t n, long lineno)
+{
+    if (p->cb_status != SS_OK) return p->cb_status;
+    unsigned char *msg = yajl_get_error(p->h, 0, buf, n);
+    char m[200];
+    snprintf(m, sizeof m, "%s", msg ? (const char *)msg : "invalid JSON");
+    if (msg) yajl_free_error(p->h, msg);
+    for (char *c = m; *c; c++)
+        if (*c == '\n') *c = ' ';
+    size_t e = strlen(m);
+    while (e > 0 && m[e - 1] == ' ') m[--e] = '\0';
+    if (lineno > 0) return ss_fail(SS_EDATA, "%s:%ld: not valid JSON (%s)", p->path, lineno, m);
+    return ss_fail(SS_EDATA, "%s: not valid JSON near event %lld (%s)", p->path, p->nev + 1, m);
+}
+
+ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno)
+{
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == ',')) len--;
+    long long before = p->nev;
+    p->cb_status = SS_OK;
+    yajl_status ys = yajl_parse(p->h, (const unsigned char *)line, len);
+    if (ys != yajl_status_ok) return parse_error(p, (const unsigned char *)line, len, lineno);
+    /* a space ends a trailing number, so that "5" is not left pending */
+    ys = yajl_parse(p->h, (const unsigned char *)" ", 1);
+    if (ys != yajl_status_ok) return parse_error(p, (const unsigned char *)" ", 1, lineno);
+    if (p->depth != 0)
+        return ss_fail(SS_EDATA, "%s:%ld: not valid JSON (the object does not end on its line)", p->path, lineno);
+    if (p->nev != before + 1)
+        return ss_fail(SS_EDATA, "%s:%ld: expected one JSON object on the line (a trace event)", p->path, lineno);
+    return SS_OK;
+}
+
+ss_status ss_jsonev_feed(ss_jsonev *p, const char *buf, size_t n)
+{
+    p->cb_status = SS_OK;
+    if (yajl_parse(p->h, (const unsigned char *)buf, n) != yajl_status_ok)
+        return parse_error(p, (const unsigned char *)buf, n, 0);
+    return SS_OK;
+}
+
+ss_status ss_jsonev_finish(ss_jsonev *p)
+{
+    p->cb_status = SS_OK;
+    if (yajl_complete_parse(p->h) != yajl_status_ok) {
+        if (p->cb_status != SS_OK) return p->cb_status;
+        return ss_fail(SS_EDATA, "%s: the JSON document is incomplete or invalid after event %lld", p->path, p->nev);
+    }
+    return SS_OK;
+}
+
+long ss_jsonev_rank(const ss_jsonev *p) { return p->rank; }
+long ss_jsonev_world_size(const ss_jsonev *p) { return p->world; }
+int ss_jsonev_is_list(const ss_jsonev *p) { return p->is_list; }
+long long ss_jsonev_events(const ss_jsonev *p) { return p->nev; }
+
+void ss_jsonev_free(ss_jsonev *p)
+{
+    if (!p) return;
+    if (p->h) yajl_free(p->h);
+    free(p->path);
+    free(p);
+}

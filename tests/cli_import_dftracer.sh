@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# cli_import_dftracer.sh - `stallsim import dftracer` on the real 8-rank DLIO trace (in
+# place from the shared folder): stalls equal the loop.iter durations, iteration times the
+# step spans, fetch times the reads inside each wait, all computed here independently with
+# Python's json; .pfw.gz gives the same trace; `info` and `run` work on it; damaged and
+# mismatched inputs give errors naming file and line.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+
+# ---- a hand-made trace, by value (µs after 2023-11-14T22:13:20 = 1700000000 s) ----
+mkdir -p "$work/hand"
+ev() { # PID TID NAME TS DUR STEP [more args]
+  printf '{"id":1,"name":"%s","cat":"x","pid":%d,"tid":%d,"ts":%d,"dur":%d,"ph":"X","args":{"step":"%s"%s}}\n' \
+    "$3" "$1" "$2" $((1700000000000000 + $4)) "$5" "$6" "${7:-}"
+}
+sh='{"id":0,"name":"SH","cat":"dftracer","pid":%d,"tid":%d,"ph":"M","args":{"name":"python;dlio_benchmark;workload=tiny;++workload.reader.read_threads=2;++workload.train.epochs=2"}}\n'
+{
+  echo "["
+  printf "$sh" 10 10
+  printf '{"id":1,"name":"start","cat":"dftracer","pid":10,"tid":10,"ts":1700000000000000,"dur":0,"ph":"X","args":{}}\n'
+  # rank 0: loader workers (tids 11, 12) read; their reads pair by args.step
+  ev 10 11 TorchDataset.__getitem__ 250 200 1
+  ev 10 10 loop.iter 200 300 1
+  ev 10 12 TorchDataset.__getitem__ 300 500 2
+  ev 10 10 loop.yield 500 1000 1
+  ev 10 10 loop.iter 1600 100 2
+  ev 10 10 loop.yield 1700 800 2
+  ev 10 11 TorchDataset.__getitem__ 2000 100 1   # a step-1 read before epoch 2 asks: not epoch 2's
+  ev 10 12 HDF5Reader.read_index 3050 1000 2
+  ev 10 11 TorchDataset.__getitem__ 3100 200 1
+  ev 10 10 loop.iter 3000 400 1
+  ev 10 10 loop.yield 3400 600 1
+  ev 10 10 loop.iter 4100 0 2
+  ev 10 10 loop.yield 4100 700 2
+  echo "]"
+} > "$work/hand/trace-0-of-2.pfw"
+{
+  printf "$sh" 20 20
+  # rank 1: the training thread reads inside its waits (read_threads = 0 style)
+  ev 20 20 TorchDataset.__getitem__ 100 50 1      # before the ask: not the batch
+  ev 20 20 HDF5Reader.read_index 250 100 1
+  ev 20 20 TorchDataset.__getitem__ 240 120 1
+  ev 20 20 loop.iter 210 290 1 ',"epoch":"x"'
+  ev 20 20 loop.yield 500 1000 1
+  ev 20 20 loop.iter 1610 90 2                    # no reads: fetch = the wait, warned
+  ev 20 20 loop.yield 1700 800 2
+  ev 20 20 TorchDataset.__getitem__ 3020 370 6
+  ev 20 20 loop.iter 3010 390 1
+  ev 20 20 loop.yield 3400 600 1
+  ev 20 20 TorchDataset.__getitem__ 4106 3 7
+  ev 20 20 loop.iter 4105 5 2
+  ev 20 20 loop.yield 4110 690 2
+} | gzip > "$work/hand/trace-1-of-2.pfw.gz"
+"$stallsim" import dftracer "$work/hand" -o "$work/hand.h5" > "$work/out.txt" 2>&1 || fail "hand-made: $(cat "$work/out.txt")"
+grep -q "1 of 8 GPU-steps have no read events" "$work/out.txt" && ok || fail "no-read warning: $(cat "$work/out.txt")"
+$py - "$work/hand.h5" <<'PY' && ok || fail "hand-made trace values"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+    t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+assert a["time_origin"] == "2023-11-14T22:13:20.000000" and a["fetch_times"] == "measured", a
+assert list(a["loader_workers"]) == [2, 2] and a["workers"] == 4 and a["epochs"] == 2, a
+assert a["model"] == "tiny" and a["log_type"] == "dlio", a
+us = lambda rows: np.array(rows, float) * 1e-6
+exp = dict(epoch=[1, 1, 2, 2], index=[1, 2, 1, 2],
+           stall_time=us([[300, 290], [100, 90], [400, 390], [0, 5]]),
+           train_start=us([[500, 500], [1700, 1700], [3400, 3400], [4100, 4110]]),
+           # the next ask - this ask; the last step of an epoch: its loop.yield's end - ask
+           iteration_time=us([[1400, 1400], [900, 890], [1100, 1095], [700, 695]]),
+           fetch_start=us([[250, 240], [300, 1610], [3100, 3020], [3050, 4106]]),
+           fetch_time=us([[200, 120], [500, 90], [200, 370], [1000, 3]]))
+for k, v in exp.items():
+    assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
+PY
+
+tgz=$shared/reference/dftracer-dlio-8rank/dftracer-dlio.tar.gz
+if [ ! -f "$tgz" ]; then
+  echo "note: no reference DLIO trace at $tgz: the checks on the real trace are skipped"
+  finish
+  exit
+fi
+mkdir -p "$work/pfw" && tar -xzf "$tgz" -C "$work/pfw" || { fail "extract $tgz"; finish; exit 1; }
+
+"$stallsim" import dftracer "$work/pfw" -o "$work/d.h5" > "$work/out.txt" 2>&1 || fail "import: $(cat "$work/out.txt")"
+grep -q "8 GPUs, 20 iterations" "$work/out.txt" && ok || fail "import summary: $(cat "$work/out.txt")"
+grep -q "warning" "$work/out.txt" && fail "unexpected warning: $(cat "$work/out.txt")" || ok
+
+$py - "$work/pfw" "$work/d.h5" <<'PY' || fail "values against the events"
+import datetime, json, sys, h5py, numpy as np
+folder, trace = sys.argv[1], sys.argv[2]
+exp = {k: np.zeros((20, 8)) for k in ("fetch_start", "fetch_time", "train_start", "iteration_time", "stall_time")}
+epochs = steps = None
+with h5py.File(trace) as f:
+    origin = datetime.datetime.fromisoformat(f.attrs["time_origin"].decode() if isinstance(f.attrs["time_origin"], bytes) else f.attrs["time_origin"])
+    origin_us = round(origin.replace(tzinfo=datetime.timezone.utc).timestamp() * 1e6)
+    got = {k: f["timeline/" + k][()] for k in exp}
+    gep, gix = f["timeline/epoch"][()], f["timeline/index"][()]
+    assert f.attrs["fetch_times"] in (b"measured", "measured"), f.attrs["fetch_times"]
+    lw = f.attrs["loader_workers"] if "loader_workers" in f.attrs else None
+    assert lw is not None and list(lw) == [0] * 8, lw
+for g in range(8):
+    ev = []
+    for line in open(f"{folder}/trace-{g}-of-8.pfw"):
+        line = line.strip()
+        if line in ("[", "]", ""): continue
+        ev.append(json.loads(line))
+    loops = [e for e in ev if e["name"] == "loop.iter"]
+    yields = [e for e in ev if e["name"] == "loop.yield"]
+    reads = [e for e in ev if e["name"] in ("TorchDataset.__getitem__", "HDF5Reader.read_index")]
+    assert len(loops) == 20 and len(yields) == 20
+    ep, prev, rows = 0, None, []
+    for e in loops:
+        s = int(e["args"]["step"])
+        if prev is None or s <= prev: ep += 1
+        prev = s
+        rows.append((ep, s, e))
+    for k, (ep, s, e) in enumerate(rows):
+        ask, stall = e["ts"], e["dur"]
+        last = k + 1 == len(rows) or rows[k + 1][0] != ep
+        if last:
+            y = [y for y in yields if int(y["args"]["step"]) == s and y["ts"] >= ask][0]
+            end = y["ts"] + y["dur"]
+        else:
+            end = rows[k + 1][2]["ts"]
+        inside = [r for r in reads if r["tid"] == e["tid"] and ask <= r["ts"] and r["ts"] + r["dur"] <= ask + stall]
+        assert inside, (g, k)
+        t0 = min(r["ts"] for r in inside); t1 = max(r["ts"] + r["dur"] for r in inside)
+        exp["stall_time"][k, g] = stall / 1e6
+        exp["iteration_time"][k, g] = (end - ask) / 1e6
+        exp["train_start"][k, g] = (ask + stall - origin_us) / 1e6
+        exp["fetch_start"][k, g] = (t0 - origin_us) / 1e6
+        exp["fetch_time"][k, g] = (t1 - t0) / 1e6
+        if g == 0:
+            assert gep[k] == ep and gix[k] == s, (k, gep[k], gix[k], ep, s)
+for k in exp:
+    err = np.max(np.abs(got[k] - exp[k]))
+    assert err < 1e-9, (k, err)
+# the figures the README quotes: rank 0's first stall and the step span after it
+print("ok: rank 0 epoch 1 step 1 stall %.6f s, iteration %.6f s" % (got["stall_time"][0, 0], got["iteration_time"][0, 0]))
+PY
+[ $? -eq 0 ] && ok
+
+"$stallsim" info "$work/d.h5" > "$work/info.txt" || fail "info"
+grep -Eq "^gpus: +8$" "$work/info.txt" && ok || fail "info gpus: $(head -5 "$work/info.txt")"
+grep -Eq "^epochs: +5 " "$work/info.txt" && ok || fail "info epochs: $(head -5 "$work/info.txt")"
+
+# gzip-compressed files: the same trace
+mkdir -p "$work/gz" && for f in "$work"/pfw/*.pfw; do gzip -c "$f" > "$work/gz/$(basename "$f").gz"; done
+"$stallsim" import dftracer "$work"/gz/*.pfw.gz -o "$work/dgz.h5" > /dev/null 2>&1 || fail "import .pfw.gz"
+h5diff "$work/d.h5" "$work/dgz.h5" /timeline /timeline > /dev/null && ok || fail ".pfw.gz gives another timeline"
+
+# the independent replay runs on it
+cat > "$work/d.ini" <<INI
+[trace]
+path = d.h5
+warmup_iterations = 0
+[scenarios]
+fetch_align = none, min
+start_align = none
+INI
+"$stallsim" run "$work/d.ini" --out "$work/run" --quiet > "$work/run.txt" 2>&1 || fail "run: $(cat "$work/run.txt")"
+[ -s "$work/run/summary.csv" ] && grep -q "independent" "$work/run/summary.csv" && ok || fail "run summary"
+
+# errors name the file and the line
+mkdir -p "$work/bad"
+cp "$work"/pfw/*.pfw "$work/bad/"
+sed -i '700s/.*/{"name":"loop.iter",/' "$work/bad/trace-3-of-8.pfw"
+"$stallsim" import dftracer "$work/bad" -o "$work/x.h5" > "$work/e.txt" 2>&1 && fail "damaged JSON accepted"
+grep -q "trace-3-of-8.pfw:700: not valid JSON" "$work/e.txt" && ok || fail "damaged JSON message: $(cat "$work/e.txt")"
+[ ! -e "$work/x.h5" ] && ok || fail "an output was left after an error"
+
+cp "$work/pfw/trace-3-of-8.pfw" "$work/bad/"
+head -n 1000 "$work/pfw/trace-5-of-8.pfw" > "$work/bad/trace-5-of-8.pfw"
+"$stallsim" import dftracer "$work/bad" -o "$work/x.h5" > "$work/e.txt" 2>&1 && fail "a short rank accepted"
+grep -q "trace-5-of-8.pfw ends after .* steps, but .*trace-0-of-8.pfw has more (line [0-9]*)" "$work/e.txt" && ok ||
+  fail "short rank message: $(cat "$work/e.txt")"
+
+cp "$work/pfw/trace-5-of-8.pfw" "$work/bad/"
+# rank 6 skips a step: its step 2 of epoch 1 becomes step 3
+$py - "$work/bad/trace-6-of-8.pfw" <<'PY'
+import sys
+p = sys.argv[1]; out = []
+for line in open(p):
+    if '"name":"loop.iter"' in line and '"step":"2"' in line and not out.count("done"):
+        line = line.replace('"step":"2"', '"step":"3"', 1); out.append("done")
+    out.append(line)
+open(p, "w").writelines(x for x in out if x != "done")
+PY
+"$stallsim" import dftracer "$work/bad" -o "$work/x.h5" > "$work/e.txt" 2>&1 && fail "a mismatched rank accepted"
+grep -Eq "trace-6-of-8.pfw:[0-9]+: step 3 of epoch 1, but .*trace-0-of-8.pfw:[0-9]+ has step 2 of epoch 1" "$work/e.txt" && ok ||
+  fail "mismatched rank message: $(cat "$work/e.txt")"
+
+"$stallsim" import dftracer "$work/pfw/trace-0-of-8.pfw" "$work/pfw/trace-0-of-8.pfw" -o "$work/x.h5" > "$work/e.txt" 2>&1 &&
+  fail "one rank twice accepted"
+grep -q "both are rank 0" "$work/e.txt" && ok || fail "same rank message: $(cat "$work/e.txt")"
+"$stallsim" import dftracer "$work/nothing" -o "$work/x.h5" > "$work/e.txt" 2>&1; [ $? -eq 1 ] && grep -q "nothing: cannot open" "$work/e.txt" && ok ||
+  fail "missing input: $(cat "$work/e.txt")"
+"$stallsim" import dftracer --bogus "$work/pfw" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unknown option exit status"
+"$stallsim" import dftracer --help | grep -q "loop.iter or fetch.iter" && ok || fail "help"
+finish

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# cli_import_profiler.sh - `stallsim import profiler`: a hand-made Kineto trace checks every
+# column by value; a real 2-rank DDP job recorded here with Debian's PyTorch (legacy event
+# list) and the HTA reference traces import, checked against values computed here with
+# Python's json; missing or overlapping steps, no DataLoader events and mismatched ranks
+# give clear errors.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+
+# ---- a hand-made trace, every mapping by value ----
+cat > "$work/tiny_rank1.json" <<'JSON'
+{"schemaVersion": 1, "distributedInfo": {"backend": "gloo", "rank": 1, "world_size": 2},
+ "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 1700000000000000, "dur": 500000},
+  {"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 1700000000000100, "dur": 200000},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1700000000200200, "dur": 1000, "args": {"x": [1, 2, {"a": null, "name": "ProfilerStep#7"}], "step": "9"}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 1700000000500100, "dur": 300000.5},
+  {"ph": "X", "cat": "user_annotation", "name": "## data_load ##", "pid": 1, "tid": 1, "ts": 1700000000500200, "dur": 50000},
+  {"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 1700000000500210, "dur": 40000},
+  {"ph": "X", "cat": "user_annotation", "name": "## data_load ##", "pid": 1, "tid": 1, "ts": 1700000000600200, "dur": 25000.25},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#4", "pid": 0, "tid": 7, "ts": 1700000000500300, "dur": 10},
+  {"ph": "i", "name": "ProfilerStep#9", "ts": 1, "s": "t"}
+ ]}
+JSON
+gzip -c "$work/tiny_rank1.json" > "$work/tiny_rank1.json.gz"
+"$stallsim" import profiler "$work/tiny_rank1.json.gz" -o "$work/tiny.h5" > "$work/out.txt" 2>&1 || fail "tiny: $(cat "$work/out.txt")"
+$py - "$work/tiny.h5" <<'PY' && ok || fail "tiny trace values"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+    t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+assert a["gpus"] == 1 and a["iterations"] == 2, a
+assert a["time_origin"] == "2023-11-14T22:13:20.000000", a["time_origin"]
+assert a["fetch_times"] == "absent" and a["log_type"] == "pytorch-profiler", a
+assert "rank" in a["source"] and " 1 of 2" in a["source"], a["source"]
+exp = dict(epoch=[0, 0], index=[3, 4],
+           # ask 100 µs and 500200 µs after the origin
+           train_start=[[0.0001 + 0.2], [0.5002 + 0.07500025]],
+           stall_time=[[0.2], [0.05 + 0.02500025]],      # outermost waits summed; the nested one not
+           iteration_time=[[0.5002 - 0.0001], [0.8001005 - 0.5002]],  # next ask; last: the step's end
+           fetch_start=[[0.0001], [0.5002]], fetch_time=[[0.2], [0.07500025]])  # placeholders: the wait
+for k, v in exp.items():
+    assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
+PY
+"$stallsim" info "$work/tiny.h5" > "$work/info.txt" 2>&1 || fail "info on a profiler trace: $(cat "$work/info.txt")"
+"$stallsim" import profiler --help | grep -q "ProfilerStep#N" && ok || fail "help"
+
+# ---- errors ----
+bad() { # NAME JSON-EVENTS [distributedInfo]
+  printf '{"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [%s]}\n' "$2" > "$work/$1.json"
+}
+S='{"ph":"X","name":"ProfilerStep#%d","ts":%d,"dur":%d}'
+W='{"ph":"X","name":"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__","ts":%d,"dur":10}'
+bad missing "$(printf "$S,$W,$S,$W" 1 0 100 1 3 200 100 201)"
+bad overlap "$(printf "$S,$W,$S,$W" 1 0 100 1 2 50 100 51)"
+bad twice "$(printf "$S,$W,$S,$W" 1 0 100 1 1 200 100 201)"
+bad noloader "$(printf "$S,$S" 1 0 100 2 200 100)"
+bad nowait "$(printf "$S,$W,$S" 1 0 100 1 2 200 100)"
+bad nosteps "$(printf "$W" 1)"
+expect_error() { # WHAT PATTERN ARGS...
+  local what=$1 pat=$2
+  shift 2
+  if "$stallsim" import profiler "$@" -o "$work/x.h5" > "$work/e.txt" 2>&1; then fail "$what accepted"; return; fi
+  grep -Eq -- "$pat" "$work/e.txt" && ok || fail "$what: $(cat "$work/e.txt")"
+  [ ! -e "$work/x.h5" ] || fail "$what: output left behind"
+}
+expect_error "a missing step" "missing.json: ProfilerStep#2 is missing \(between events 1 and 3\)" "$work/missing.json"
+expect_error "overlapping steps" "overlap.json: ProfilerStep#2 \(event 3\) begins before ProfilerStep#1 \(event 1\) ends: steps overlap" "$work/overlap.json"
+expect_error "a step twice" "twice.json: ProfilerStep#1 appears twice" "$work/twice.json"
+expect_error "no DataLoader events" "noloader.json: no DataLoader events" "$work/noloader.json"
+expect_error "a step without a wait" "nowait.json: ProfilerStep#2 \(event 3\) has no DataLoader wait" "$work/nowait.json"
+expect_error "no steps" "nosteps.json: no ProfilerStep#N events" "$work/nosteps.json"
+cp "$work/tiny_rank1.json" "$work/other_rank1.json"
+expect_error "the same rank twice" "tiny_rank1.json and .*other_rank1.json: both are rank 1|other_rank1.json and .*tiny_rank1.json: both are rank 1" \
+  "$work/tiny_rank1.json" "$work/other_rank1.json"
+sed 's/"rank": 1, "world_size": 2/"rank": 0, "world_size": 4/' "$work/tiny_rank1.json" > "$work/w4.json"
+expect_error "different world sizes" "rank 0 of 4, but .* is rank 1 of 2: the files come from different jobs" "$work/w4.json" "$work/tiny_rank1.json"
+sed 's/"rank": 1, "world_size": 2/"rank": 0, "world_size": 2/; s/ProfilerStep#4/ProfilerStep#2/g; s/ProfilerStep#3/ProfilerStep#1/' "$work/tiny_rank1.json" > "$work/r0.json"
+expect_error "different steps" "has ProfilerStep#1 to #2, but .* has #3 to #4" "$work/r0.json" "$work/tiny_rank1.json"
+sed 's/"distributedInfo": {[^}]*},//' "$work/tiny_rank1.json" > "$work/a.json"
+cp "$work/a.json" "$work/b.json"
+expect_error "unknown ranks" "a.json: the rank is unknown .* --rank R" "$work/a.json" "$work/b.json"
+"$stallsim" import profiler "$work/a.json" --rank 5 -o "$work/a.h5" > /dev/null 2>&1 && ok || fail "--rank on one file"
+"$stallsim" import profiler "$work/a.json" "$work/b.json" --rank 5 -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "--rank with two files: exit 2"
+head -c 700 "$work/tiny_rank1.json" > "$work/cut.json"
+expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut.json"
+head -c 300 "$work/tiny_rank1.json.gz" > "$work/cut.json.gz"
+expect_error "a cut .gz" "cut.json.gz.*(truncated|incomplete)" "$work/cut.json.gz"
+
+# ---- the HTA reference traces ----
+hta=$shared/reference/pytorch-profiler-hta
+if [ -d "$hta" ]; then
+  "$stallsim" import profiler "$hta/control_rank3of8.json.gz" -o "$work/c.h5" > "$work/o.txt" 2>&1 || fail "control: $(cat "$work/o.txt")"
+  "$stallsim" import profiler "$hta/sampled_rank-1.json.gz" "$hta/sampled_rank-0.json.gz" -o "$work/s.h5" > "$work/o.txt" 2>&1 ||
+    fail "sampled: $(cat "$work/o.txt")"
+  "$stallsim" import profiler "$hta/distributed_info_not_found.json.gz" -o "$work/n.h5" > "$work/o.txt" 2>&1 ||
+    fail "no distributedInfo: $(cat "$work/o.txt")"
+  expect_error "ranks of two jobs" "rank [0-9] of (8|128), but .* of (8|128): the files come from different jobs" \
+    "$hta/control_rank3of8.json.gz" "$hta/sampled_rank-0.json.gz"
+else
+  echo "note: no HTA reference traces at $hta: those checks skipped"
+fi
+
+# ---- a real 2-rank DDP job (gloo, CPU) recorded with Debian's PyTorch ----
+mkdir -p "$work/ddp"
+cat > "$work/rec.py" <<'PY'
+import os, sys
+import torch, torch.distributed as dist, torch.multiprocessing as mp
+from torch.utils.data import DataLoader, TensorDataset
+def run(rank, world, out, port):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"; os.environ["MASTER_PORT"] = port
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    torch.manual_seed(0)
+    ds = TensorDataset(torch.randn(256, 32), torch.randn(256, 1))
+    sampler = torch.utils.data.distributed.DistributedSampler(ds, num_replicas=world, rank=rank)
+    dl = DataLoader(ds, batch_size=16, sampler=sampler, num_workers=1)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    sched = torch.profiler.schedule(wait=0, warmup=1, active=12, repeat=1)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=sched) as prof:
+        for epoch in range(2):
+            sampler.set_epoch(epoch)
+            for x, y in dl:
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                opt.zero_grad(); loss.backward(); opt.step()
+                prof.step()
+    prof.export_chrome_trace(os.path.join(out, "rank%d.json" % rank))
+    dist.destroy_process_group()
+if __name__ == "__main__":
+    mp.spawn(run, args=(2, sys.argv[1], sys.argv[2]), nprocs=2)
+PY
+if ! $py -c "import torch" 2>/dev/null; then
+  echo "note: no PyTorch for $py: the recorded DDP job is skipped"
+elif ! timeout -k 5 120 $py "$work/rec.py" "$work/ddp" $((20000 + $$ % 20000)) > "$work/rec.txt" 2>&1; then
+  fail "recording the DDP job: $(tail -5 "$work/rec.txt")"
+else
+  "$stallsim" import profiler "$work/ddp" -o "$work/ddp.h5" > "$work/o.txt" 2>&1 || fail "ddp import: $(cat "$work/o.txt")"
+  grep -q "2 GPUs" "$work/o.txt" && ok || fail "ddp: $(cat "$work/o.txt")"
+fi
+
+# every imported real trace against the same mapping computed here
+$py - "$work" "$hta" <<'PY' && ok || fail "real traces against their events"
+import gzip, json, os, re, sys, h5py, numpy as np
+work, hta = sys.argv[1], sys.argv[2]
+def load(p):
+    d = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
+    return d if isinstance(d, list) else d["traceEvents"]
+def expect(path):
+    ev = [e for e in load(path) if e.get("ph") == "X" and not e.get("cat", "").startswith("gpu")]
+    steps = sorted((int(e["name"][13:]), e["ts"], e["dur"]) for e in ev if re.fullmatch(r"ProfilerStep#\d+", e["name"]))
+    waits = sorted((e["ts"], e["dur"]) for e in ev
+                   if (e["name"].startswith("enumerate(DataLoader)") and "__next__" in e["name"]) or e["name"] == "## data_load ##")
+    rows = []
+    for n, ts, dur in steps:
+        mine, last = [], -1e300
+        for w in waits:
+            if ts <= w[0] <= ts + dur and w[0] >= last:
+                mine.append(w); last = w[0] + w[1]
+        rows.append([n, mine[0][0], sum(w[1] for w in mine), ts + dur])
+    for k in range(len(rows)):
+        rows[k][3] = rows[k + 1][1] if k + 1 < len(rows) else rows[k][3]
+    return rows
+cases = [("ddp.h5", [f"{work}/ddp/rank0.json", f"{work}/ddp/rank1.json"])]
+if os.path.isdir(hta):
+    cases += [("c.h5", [f"{hta}/control_rank3of8.json.gz"]),
+              ("s.h5", [f"{hta}/sampled_rank-0.json.gz", f"{hta}/sampled_rank-1.json.gz"]),
+              ("n.h5", [f"{hta}/distributed_info_not_found.json.gz"])]
+for name, files in cases:
+    if not os.path.exists(f"{work}/{name}"): continue
+    with h5py.File(f"{work}/{name}") as f:
+        t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+        fetch = f.attrs["fetch_times"]
+    assert fetch in (b"absent", "absent")
+    for g, p in enumerate(files):
+        rows = expect(p)
+        assert list(t["index"]) == [r[0] for r in rows], (name, t["index"])
+        stall = np.array([r[2] for r in rows]) / 1e6
+        it = np.array([r[3] - r[1] for r in rows]) / 1e6
+        assert np.allclose(t["stall_time"][:, g], stall, rtol=0, atol=1e-9), (name, g, t["stall_time"][:, g], stall)
+        assert np.allclose(t["iteration_time"][:, g], it, rtol=0, atol=1e-9), (name, g)
+        assert np.allclose(t["fetch_time"][:, g], stall, rtol=0, atol=1e-9)
+        # train_start - stall = the ask: the steps' asks are as far apart as in the file
+        ask = t["train_start"][:, g] - t["stall_time"][:, g]
+        assert np.allclose(np.diff(ask), np.diff([r[1] for r in rows]) / 1e6, rtol=0, atol=1e-8)
+        assert np.allclose(t["fetch_start"][:, g], ask, rtol=0, atol=1e-8)
+    print("ok", name, len(rows), "steps")
+PY
+finish

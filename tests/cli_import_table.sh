@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# cli_import_table.sh - `stallsim import table`: hand-made tables (seconds and ISO
+# timestamps, end times and durations, any rank order within a step, gzip) by value;
+# `--help` shows the header; errors name file and line.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+
+# seconds (Unix time), ends given: the origin is the first row's whole second
+cat > "$work/a.csv" <<'CSV'
+rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time,note
+1,1,0,1700000010.25,1700000010.75,1700000011.0,1700000012.0,0.125,"x, y"
+0,1,0,1700000010.5,1700000010.875,1700000011.25,1700000012.25,0.25,
+# a comment line, and a blank one
+
+0,1,1,1700000011.5,1700000012.0,1700000012.25,1700000013.5,0,z
+1,1,1,1700000011.75,1700000012.5,1700000012.5,1700000013.25,0.5,z
+0,2,0,1700000014,1700000014.5,1700000015,1700000016,1,z
+1,2,0,1700000014.25,1700000014.75,1700000015,1700000016,1,z
+CSV
+"$stallsim" import table "$work/a.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1 || fail "a.csv: $(cat "$work/o.txt")"
+# the same table with ISO times and durations, gzip-compressed, columns in another order
+cat > "$work/b.csv" <<'CSV'
+gpu,epoch,step,train_start,fetch_start,fetch_time,iteration_time,stall
+1,1,0,2023-11-14T22:13:31.000000,2023-11-14T22:13:30.250000,0.5,1.125,0.125
+0,1,0,2023-11-14 22:13:31.25,2023-11-14T22:13:30.5,0.375,1.25,0.25
+0,1,1,2023-11-14T22:13:32.25,2023-11-14T22:13:31.5,0.5,1.25,0
+1,1,1,2023-11-14T22:13:32.5,2023-11-14T22:13:31.75,0.75,1.25,0.5
+1,2,0,2023-11-14T22:13:35,2023-11-14T22:13:34.25,0.5,2,1
+0,2,0,2023-11-14T22:13:35,2023-11-14T22:13:34,0.5,2,1
+CSV
+gzip "$work/b.csv"
+"$stallsim" import table "$work/b.csv.gz" -o "$work/b.h5" > "$work/o.txt" 2>&1 || fail "b.csv.gz: $(cat "$work/o.txt")"
+$py - "$work/a.h5" "$work/b.h5" <<'PY' && ok || fail "table values"
+import sys, h5py, numpy as np
+exp = dict(epoch=[1, 1, 2], index=[0, 1, 0],
+           # seconds after the origin 2023-11-14T22:13:30 (Unix time 1700000010)
+           fetch_start=[[0.5, 0.25], [1.5, 1.75], [4, 4.25]],
+           fetch_time=[[0.375, 0.5], [0.5, 0.75], [0.5, 0.5]],
+           train_start=[[1.25, 1.0], [2.25, 2.5], [5, 5]],
+           # step_end - (train_start - stall)
+           iteration_time=[[1.25, 1.125], [1.25, 1.25], [2, 2]],
+           stall_time=[[0.25, 0.125], [0, 0.5], [1, 1]])
+for p in sys.argv[1:]:
+    with h5py.File(p) as f:
+        a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        assert a["gpus"] == 2 and a["iterations"] == 3 and a["fetch_times"] == "measured", a
+        assert a["time_origin"] == "2023-11-14T22:13:30.000000", (p, a["time_origin"])
+        for k, v in exp.items():
+            got = f["timeline/" + k][()]
+            assert np.allclose(got, v, rtol=0, atol=1e-6), (p, k, got, v)
+PY
+"$stallsim" import table --help > "$work/help.txt" && grep -q "rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time" "$work/help.txt" &&
+  ok || fail "help shows the header"
+
+expect_error() { # WHAT PATTERN CSV-TEXT
+  printf '%s\n' "$3" > "$work/e.csv"
+  if "$stallsim" import table "$work/e.csv" -o "$work/x.h5" > "$work/e.txt" 2>&1; then fail "$1 accepted"; return; fi
+  grep -Eq -- "$2" "$work/e.txt" && ok || fail "$1: $(cat "$work/e.txt")"
+  [ ! -e "$work/x.h5" ] || fail "$1: output left behind"
+}
+H=rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time
+expect_error "unsorted steps" "e.csv:4: epoch 1 step 0 comes after epoch 1 step 1: rows must be sorted by epoch, then step" \
+  "$H
+0,1,0,0,1,1,2,0
+0,1,1,2,1,3,2,0
+0,1,0,4,1,5,2,0"
+expect_error "a rank missing from a step" "e.csv:4: epoch 1 step 1 has no row for rank 0 \(2 ranks in the first step\)" \
+  "$H
+0,1,0,0,1,1,2,0
+1,1,0,0,1,1,2,0
+1,1,1,2,1,3,2,0"
+expect_error "a rank twice" "e.csv:3: rank 0 appears twice in epoch 1 step 0 \(also line 2\)" \
+  "$H
+0,1,0,0,1,1,2,0
+0,1,0,0,1,1,2,0"
+expect_error "a rank beyond the first step's" "e.csv:4: rank 2, but the first step has ranks 0 to 1" \
+  "$H
+0,1,0,0,1,1,2,0
+1,1,0,0,1,1,2,0
+2,1,1,2,1,3,2,0"
+expect_error "ranks not from 0" "e.csv:2: rank 1, but the first step \(epoch 1 step 0\) has 1 rows: ranks must be 0 to 0" \
+  "$H
+1,1,0,0,1,1,2,0"
+expect_error "a missing column" "e.csv:1: column 'stall_time' is missing" "rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time
+0,1,0,0,1,1,2"
+expect_error "both fetch_end and fetch_time" "e.csv:1: give exactly one of the columns fetch_end and fetch_time" \
+  "rank,epoch,step,fetch_start,fetch_end,fetch_time,train_start,iteration_time,stall_time
+0,1,0,0,1,1,1,2,0"
+expect_error "a bad number" "e.csv:2: column 'stall_time' holds 'abc', not a number" "$H
+0,1,0,0,1,1,2,abc"
+expect_error "a negative duration" "e.csv:2: fetch_time is negative" "$H
+0,1,0,0,-1,1,2,0"
+expect_error "a fractional step" "e.csv:2: column 'step' holds '1.5', not a whole number" "$H
+0,1,1.5,0,1,1,2,0"
+expect_error "a short row" "e.csv:2: 7 fields, the header has 8" "$H
+0,1,0,0,1,1,2"
+expect_error "mixed time formats" "e.csv:3: column 'fetch_start' holds '3', not a timestamp" "$H
+0,1,0,2024-01-01T00:00:00,1,2024-01-01T00:00:01,2,0
+0,1,1,3,1,2024-01-01T00:00:04,2,0"
+expect_error "no rows" "e.csv: has a header but no data rows" "$H"
+expect_error "an unterminated quote" "e.csv:2: unterminated quote" "$H
+0,1,0,0,1,1,2,\"0"
+"$stallsim" import table "$work/a.csv" "$work/a.csv" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "two files: exit 2"
+finish

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# cli_ini.sh - scenario files as people write and pass them: from a pipe (/dev/stdin) and
+# a process substitution <(...), with indented sections and keys, '#' and ';' comments
+# after values, and a path longer than inih's line buffer; each gives the same
+# summary.csv as the plain file.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+cd "$work" || exit 1
+deep=$work/$(printf 'd%.0s' $(seq 1 230))/$(printf 'e%.0s' $(seq 1 100))
+mkdir -p "$deep"
+"$stallsim" gen -o "$deep/t.h5" --gpus 2 --iterations 60 --seed 2 >/dev/null || fail "gen"
+printf '[trace]\npath = %s/t.h5\n[scenarios]\nfetch_align = none, min\nstart_align = avg\n' "$deep" > plain.ini
+"$stallsim" run plain.ini --out r-plain --quiet || fail "plain run"
+cat > written.ini <<INI
+; a scenario file as people write it
+  [trace]
+    path = $deep/t.h5   # the trace, in a deep folder
+    warmup_iterations = 11 ; the default
+  [scenarios]
+    fetch_align = none, min    # two
+	start_align = avg
+INI
+"$stallsim" run written.ini --out r-written --quiet && same_file r-plain/summary.csv r-written/summary.csv "indented and commented" || fail "written.ini: run failed"
+"$stallsim" run /dev/stdin --out r-stdin --quiet < written.ini && same_file r-plain/summary.csv r-stdin/summary.csv "stdin" || fail "run /dev/stdin failed"
+cat written.ini | "$stallsim" run /dev/stdin --out r-pipe --quiet && same_file r-plain/summary.csv r-pipe/summary.csv "pipe" || fail "run from a pipe failed"
+"$stallsim" run <(cat written.ini) --out r-subst --quiet && same_file r-plain/summary.csv r-subst/summary.csv "process substitution" || fail "run <(...) failed"
+# from a pipe, relative paths are taken from the current folder
+cp "$deep/t.h5" here.h5
+printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = none, min\nstart_align = avg\n' | "$stallsim" run /dev/stdin --out r-rel --quiet &&
+  same_file r-plain/summary.csv r-rel/summary.csv "relative path from a pipe" || fail "relative path from a pipe"
+# an empty pipe is a scenario file without a trace
+"$stallsim" run /dev/stdin --out r-empty < /dev/null 2>err && fail "an empty scenario file was accepted" || { grep -q "path is missing" err && ok || fail "empty: $(cat err)"; }
+finish

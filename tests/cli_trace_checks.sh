@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# cli_trace_checks.sh - traces that cannot be right, and traces written by other tools:
+# stalls longer than their iteration are warned about once, with their count and the
+# first of them, by every command that reads the trace (run alone and under MPI with
+# both models, info, compare); a selected epoch that the trace does not hold is named;
+# an int64 epoch column (h5py's default) gives the same results as int32, and epochs that
+# do not fit 32 bits are rejected.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+cd "$work" || exit 1
+"$stallsim" gen -o e.h5 --gpus 3 --iterations 40 --epochs 2 --seed 6 >/dev/null || fail "gen"
+cp e.h5 long.h5
+cp e.h5 wide.h5
+cp e.h5 huge.h5
+$py - <<'PY' || fail "python edits"
+import h5py, numpy as np
+with h5py.File("long.h5", "r+") as f:
+    s, it = f["timeline/stall_time"], f["timeline/iteration_time"]
+    for r, g in [(5, 1), (30, 2), (61, 0)]:
+        v = s[r]; v[g] = it[r, g] + 0.25; s[r] = v
+def widen(name, big):
+    with h5py.File(name, "r+") as f:
+        e = f["timeline/epoch"][:].astype(np.int64)
+        if big:
+            e[40:] = 2**40
+        del f["timeline/epoch"]
+        d = f["timeline"].create_dataset("epoch", data=e)
+        d.attrs["units"] = "1"
+widen("wide.h5", False)
+widen("huge.h5", True)
+PY
+
+# warned_once FILE COUNT: exactly one warning, with the count and the first location
+warned_once() {
+  local n
+  n=$(grep -c "stall longer than the iteration" "$1")
+  [ "$n" -eq 1 ] || { fail "$2: $n warnings, expected 1: $(cat "$1")"; return; }
+  grep -q "3 GPU-iterations have a stall longer than the iteration (first: row 5, GPU 1: stall" "$1" && ok ||
+    fail "$2: wrong count or location: $(cat "$1")"
+}
+printf '[trace]\npath = long.h5\n[scenarios]\nmodel = independent, pipeline\nfetch_align = none, min\n[run]\nslab_iterations = 7\n' > long.ini
+"$stallsim" run long.ini --out r1 --quiet 2>w0 || fail "run --quiet"
+[ -s w0 ] && fail "--quiet printed: $(cat w0)" || ok
+"$stallsim" run long.ini --out r1 >/dev/null 2>w1 || fail "run"
+warned_once w1 "run"
+"$stallsim" info long.h5 >/dev/null 2>w2 || fail "info"
+warned_once w2 "info"
+"$stallsim" compare long.h5 r1 >/dev/null 2>w3 || fail "compare"
+warned_once w3 "compare"
+"$stallsim" info e.h5 >/dev/null 2>w4 && ! grep -q "stall longer" w4 && ok || fail "a clean trace warned: $(cat w4)"
+if command -v mpirun >/dev/null; then
+  for np in 2 3; do
+    mpirun_t $np "$stallsim" run long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
+    warned_once "wm$np" "mpirun -np $np"
+  done
+fi
+
+# an epoch that is not there
+printf '[trace]\npath = e.h5\nepoch = 3\n' > e3.ini
+"$stallsim" run e3.ini --out r3 2>err; rc=$?
+[ $rc -eq 1 ] && grep -q "trace.epoch = 3: the trace has no epoch 3 (its epochs: 1, 2)" err && ok || fail "epoch 3: status $rc: $(cat err)"
+
+# int64 epochs
+printf '[trace]\npath = e.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > n.ini
+printf '[trace]\npath = wide.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > w.ini
+"$stallsim" run n.ini --out rn --quiet || fail "int32 run"
+"$stallsim" run w.ini --out rw --quiet 2>err && same_file rn/summary.csv rw/summary.csv "int64 epochs" || fail "int64 epochs rejected: $(cat err)"
+"$stallsim" info wide.h5 >out 2>err && grep -q "epochs:       2 (1, 2)" out && ok || fail "info on int64 epochs: $(cat err out)"
+"$stallsim" info huge.h5 >/dev/null 2>err; rc=$?
+[ $rc -eq 1 ] && grep -q "/timeline/epoch: row 40 holds an epoch outside the 32-bit range" err && ok || fail "epoch 2^40: status $rc: $(cat err)"
+finish
