@@ -44,10 +44,10 @@ static const key_def keys[] = {
      "fetch-time alignments: none (false), min, avg, median, max"},
     {"scenarios", "start_align", K_START_ALIGNS, F(start_align), F(n_start), "none", NOB,
      "loader-start alignments: none (false), min, avg (midpoint), mean"},
-    {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers), "auto", 1, SS_MAX_WORKERS,
-     "pipeline: loader workers per GPU: numbers or auto, auto*F, auto/F (the calibrated count)"},
+    {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers), "auto", 0, SS_MAX_WORKERS,
+     "pipeline: loader workers per GPU (0: synchronous loading): numbers or auto, auto*F, auto/F (the calibrated count)"},
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
-     "pipeline: prefetch factor (batches in flight per worker)"},
+     "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
      "pipeline: factor on every fetch time (0.5: storage twice as fast)"},
     {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
@@ -60,9 +60,11 @@ static const key_def keys[] = {
     {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0, "0.01", 0, 1e18,
      "measured stall above which a later batch adds to the stall, seconds"},
     {"pipeline", "worker_gap", K_GAP_AUTO, F(worker_gap), 0, "auto", 0, 1e18,
-     "a worker's pause between two batches, seconds, or auto (calibrated)"},
-    {"pipeline", "refill_gap", K_SECONDS, F(refill_gap), 0, "0", 0, 1e18,
-     "delay of handing a freed prefetch slot its next batch, seconds"},
+     "a worker's pause between two batches, seconds, or auto (calibrated per GPU)"},
+    {"pipeline", "refill_gap", K_GAP_AUTO, F(refill_gap), 0, "auto", 0, 1e18,
+     "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
+    {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0, "auto", 0, 1e18,
+     "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
@@ -247,7 +249,8 @@ static const char *item_workers(const key_def *k, const char *s, void *arr, int 
 static const char *item_prefetch(const key_def *k, const char *s, void *arr, int i)
 {
     long v;
-    if (parse_long(s, &v) || v < k->min || v > k->max) return bounds_text(k, "must be a whole number");
+    if (!strcmp(s, "auto")) v = SS_PREFETCH_AUTO;
+    else if (parse_long(s, &v) || v < k->min || v > k->max) return bounds_text(k, "must be auto or a whole number");
     ((long *)arr)[i] = v;
     return NULL;
 }

@@ -22,6 +22,9 @@ typedef struct {
     double value; /* the number, or the factor when is_auto */
 } ss_autoval;
 
+/* prefetch = auto in [scenarios] (the calibrated or recorded P of each GPU) */
+#define SS_PREFETCH_AUTO 0L
+
 typedef struct {
     char file[SS_PATH_MAX]; /* the scenario file as given */
     char *text;             /* its text plus the applied overrides (owned) */
@@ -48,8 +51,8 @@ typedef struct {
     double stall_floor, stall_sensitivity;
 
     /* [pipeline] */
-    ss_autoval worker_gap;
-    double refill_gap, step_gap;
+    ss_autoval worker_gap, refill_gap, delivery; /* auto: calibrated per GPU (issue 11) */
+    double step_gap;
 
     /* [summary] */
     double effective_delay_threshold;

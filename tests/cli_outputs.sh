@@ -103,7 +103,8 @@ grep -q "^M  measured .* 1\.5000±0\.5000" "$work/table.txt" && ok || fail "tabl
 grep -q "^\*  indep f=none s=none " "$work/table.txt" && ok || fail "table: baseline marker"
 grep -q "slowest loader (measured)" "$work/table.txt" && ok || fail "table: slowest loader line"
 
-# the pipeline on the same trace, W = 1 (calibrated: both GPUs read w = 1), P = 1, gap 0:
+# the pipeline on the same trace, W = 1 (calibrated: both GPUs fit W = 1), P = 1, gaps 0, no delivery
+# cost (refill_gap and delivery are given: their default is auto since issue 11):
 #   k=0: start 0, 0.5; done 0.5, 0.75; T-1 = 0; T0 = 0.75 + c0 (1.5 - 0.5 = 1) = 1.75
 #   k=1: worker free at done0 = 0.5, 0.75; slot at max(T-1, done0); done 0.75, 1.75; T1 = 2.75
 #   k=2: worker free at 0.75, 1.75; slot at max(T0 = 1.75, done1) = 1.75; done 2.25; T2 = 3.75
@@ -121,6 +122,8 @@ workers = auto
 prefetch = 1
 [pipeline]
 worker_gap = 0
+refill_gap = 0
+delivery = 0
 INI
 "$stallsim" run "$work/pipe.ini" --out "$work/p" > "$work/ptable.txt" || fail "pipeline run"
 "$stallsim" run "$work/pipe.ini" --out "$work/q" --quiet --set pipeline.step_gap=0.5 || fail "pipeline step_gap run"
@@ -138,7 +141,7 @@ for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 
     close(float(r["fidelity_iter_time_mape_pct"]), mape, run + " MAPE")
     close(float(r["iter_time_change_pct"]), err, run + " change")
 PY
-grep -q "^calibration: 1 worker per GPU" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
+grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
 grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 

@@ -79,7 +79,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.n_compute_scale, 1);
     assert_true(c.compute_scale[0] == 1.0);
     assert_int_equal(c.worker_gap.is_auto, 1);
-    assert_true(c.refill_gap == 0.0 && c.step_gap == 0.0);
+    /* issue 11: refill_gap and delivery default to auto (calibrated per GPU) */
+    assert_true(c.refill_gap.is_auto && c.refill_gap.value == 1.0 && c.step_gap == 0.0);
+    assert_true(c.delivery.is_auto && c.delivery.value == 1.0);
     ss_config_free(&c);
 }
 
@@ -173,7 +175,7 @@ static void test_lists_and_values(void **state)
     assert_true(c.stall_floor == 0.5);
     assert_true(c.stall_sensitivity == 0.25);
     assert_true(!c.worker_gap.is_auto && c.worker_gap.value == 0.125);
-    assert_true(c.refill_gap == 0.0625);
+    assert_true(!c.refill_gap.is_auto && c.refill_gap.value == 0.0625);
     assert_true(c.step_gap == 0.03125);
     assert_true(c.effective_delay_threshold == 0.2);
     assert_int_equal(c.per_iteration, 1);

@@ -509,10 +509,14 @@ static void test_init_rejects(void **state)
 {
     (void)state;
     ssp_state s;
-    ssp_params p = params(0, 1);
+    /* W = 0 (synchronous loading) is a setting since issue 11; negative W is not */
+    ssp_params p = params(-1, 1);
     assert_int_not_equal(ssp_init(&s, &p, 2), SS_OK);
     p = params(2, 0);
     assert_int_not_equal(ssp_init(&s, &p, 2), SS_OK);
+    p = params(0, 1);
+    assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+    ssp_free(&s);
 }
 
 int main(void)

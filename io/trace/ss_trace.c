@@ -171,8 +171,8 @@ static ss_status read_loader_workers(ss_trace_file *t)
     m->loader_workers = malloc((size_t)m->gpus * sizeof *m->loader_workers);
     if (!m->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
     if (ss_h5_attr_read_ints(t->file, "loader_workers", m->loader_workers, m->gpus) != 0)
-        return ss_fail(SS_EDATA, "%s: root attribute 'loader_workers' is not %d integers (one per GPU)", t->path,
-                       m->gpus);
+        return ss_fail(SS_EDATA, "%s: root attribute 'loader_workers' is not %d integers (one per GPU, as root attribute gpus = %d says)",
+                       t->path, m->gpus, m->gpus);
     for (int g = 0; g < m->gpus; g++)
         if (m->loader_workers[g] < 0 || m->loader_workers[g] > SS_MAX_WORKERS)
             return ss_fail(SS_EDATA, "%s: root attribute loader_workers[%d] = %d, expected 0 to %d", t->path, g,
@@ -502,6 +502,17 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
     ss_status st = read_block(t, DS_FETCH_START, row0, n, g0, ng, fetch_start);
     if (st == SS_OK) st = read_block(t, DS_FETCH_TIME, row0, n, g0, ng, fetch_time);
     if (st == SS_OK && epoch) st = read_epochs(t, row0, n, epoch);
+    return st;
+}
+
+ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
+                                     double *iteration_time, double *stall_time)
+{
+    if (row0 < 0 || n < 1 || row0 + n > t->meta.iterations || g0 < 0 || ng < 1 || g0 + ng > t->meta.gpus)
+        return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
+    ss_status st = read_block(t, DS_TRAIN_START, row0, n, g0, ng, train_start);
+    if (st == SS_OK) st = read_block(t, DS_ITER_TIME, row0, n, g0, ng, iteration_time);
+    if (st == SS_OK) st = read_block(t, DS_STALL_TIME, row0, n, g0, ng, stall_time);
     return st;
 }
 

@@ -82,6 +82,10 @@ ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s);
  * row-major [n][ng] buffers, and the rows' epochs (may be NULL), with the same checks. */
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
                                       double *fetch_time, int32_t *epoch);
+/* Likewise for train_start, iteration_time and stall_time (the loop's side, for the
+ * calibration). */
+ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
+                                     double *iteration_time, double *stall_time);
 /* Reads the epoch column: *found = 1 when epoch `want` occurs; list receives the epochs
  * present ("1, 2", at most 12, then "..."). Independent (not collective). */
 ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize);

@@ -66,18 +66,7 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
     return SS_OK;
 }
 
-static void print_calibration(const ss_calib *cal, FILE *out)
-{
-    fprintf(out, "calibration: %d %s per GPU, worker gap %.4f s (from %ld %s)\n", cal->workers,
-            ss_plural(cal->workers, "worker", "workers"), cal->worker_gap, cal->rows_used,
-            ss_plural(cal->rows_used, "iteration", "iterations"));
-    if (!cal->agree) {
-        fprintf(out, "calibration: GPUs differ:");
-        for (int g = 0; g < cal->gpus; g++) fprintf(out, " gpu%d W=%d gap=%.4f", g, cal->workers_gpu[g], cal->gap_gpu[g]);
-        fputc('\n', out);
-        ss_warn("GPUs calibrate to different worker counts; the largest, %d, is used", cal->workers);
-    }
-}
+static void print_calibration(const ss_calib *cal, FILE *out) { ss_calib_print(cal, out); }
 
 static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {

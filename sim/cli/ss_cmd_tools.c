@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_import.h"
+#include "ss_limits.h"
 #include "ss_number.h"
 #include "ss_gen.h"
 #include "ss_trace.h"
@@ -34,8 +35,9 @@ static const char info_usage[] =
     "usage: stallsim info TRACE.h5\n"
     "\n"
     "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata, the mean\n"
-    "measured iteration time and stall per GPU, and the loader calibration (workers per GPU\n"
-    "and gap between batches, SPEC §8).\n";
+    "measured iteration time and stall per GPU, and the loader calibration per GPU (workers,\n"
+    "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
+    "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n";
 
 typedef struct {
     double *it_sum, *st_sum;
@@ -132,13 +134,13 @@ static int info_main(int argc, char **argv)
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
         print_meta(argv[1], m, &a);
-        printf("calibration:  %d %s per GPU, worker gap %.4f s (from the first %ld %s)\n", cal.workers,
-               ss_plural(cal.workers, "worker", "workers"), cal.worker_gap, cal.rows_used,
-               ss_plural(cal.rows_used, "row", "rows"));
-        printf("\n%5s %18s %18s %10s %12s\n", "gpu", "mean iter (s)", "mean stall (s)", "workers", "gap (s)");
+        ss_calib_print(&cal, stdout);
+        printf("\n%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
+               "gap (s)", "refill", "delivery", "resid");
         for (int g = 0; g < m->gpus; g++)
-            printf("%5d %18.6f %18.6f %10d %12.4f\n", g, a.it_sum[g] / m->iterations, a.st_sum[g] / m->iterations,
-                   cal.workers_gpu[g], cal.gap_gpu[g]);
+            printf("%5d %14.6f %14.6f %4d %4d %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / m->iterations,
+                   a.st_sum[g] / m->iterations, cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g],
+                   cal.refill_gpu[g], cal.delivery_gpu[g], cal.resid_gpu[g]);
         ss_calib_free(&cal);
     }
     free(a.it_sum);
@@ -234,7 +236,9 @@ static const char gen_usage[] =
     "  --gpus G              GPUs (4)\n"
     "  --iterations N        iterations per epoch (500)\n"
     "  --epochs E            epochs (1)\n"
-    "  --workers W           loader workers per GPU (4)\n"
+    "  --workers W           loader workers per GPU (4; 0: synchronous loading in the\n"
+    "                        training process after each step)\n"
+    "  --workers-gpu G:W     GPU G has W workers (repeatable)\n"
     "  --prefetch P          prefetch factor per worker (2)\n"
     "  --fetch-mean S        mean fetch time of a batch, seconds (1.0; lognormal)\n"
     "  --fetch-cv X          coefficient of variation of the fetch time (0.2)\n"
@@ -244,6 +248,9 @@ static const char gen_usage[] =
     "  --straggler-scale S   a straggler fetch takes S times longer (3)\n"
     "  --worker-gap S        a worker's pause between two batches, seconds (0)\n"
     "  --refill-gap S        delay of handing a freed prefetch slot its batch, seconds (0)\n"
+    "  --delivery S          time from a batch being ready to the loop having it, seconds,\n"
+    "                        part of every stall (0)\n"
+    "  --slow-gpu G:F        GPU G's fetches take F times longer (repeatable)\n"
     "  --seed n              random seed (1)\n"
     "  --chunk-rows N        rows drawn and written at a time (default: 64 MB of rows)\n";
 
@@ -268,11 +275,38 @@ static int gen_main(int argc, char **argv)
                       {"--compute-mean", 'd', &p.compute_mean}, {"--compute-cv", 'd', &p.compute_cv},
                       {"--straggler-prob", 'd', &p.straggler_prob}, {"--straggler-scale", 'd', &p.straggler_scale},
                       {"--worker-gap", 'd', &p.worker_gap}, {"--refill-gap", 'd', &p.refill_gap},
+                      {"--delivery", 'd', &p.delivery},
                       {"--seed", 'u', &p.seed}, {"--chunk-rows", 'l', &p.chunk_rows}};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc) break;
             out = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--slow-gpu") || !strcmp(argv[i], "--workers-gpu")) {
+            int slow = argv[i][2] == 's';
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            char *end;
+            long g = strtol(v, &end, 10);
+            double x = *end == ':' ? strtod(end + 1, &end) : NAN;
+            int *n = slow ? &p.n_slow : &p.n_wgpu;
+            if (!v[0] || *end || !isfinite(x) || g < 0 || g > SS_MAX_GPUS || (!slow && (x != floor(x) || x < 0 || x > 1e6))) {
+                fprintf(stderr, "stallsim: gen: %s needs GPU:%s, got '%s'\n", argv[i - 1],
+                        slow ? "FACTOR" : "WORKERS", v);
+                return 2;
+            }
+            if (*n == SS_GEN_MAX_PER_GPU) {
+                fprintf(stderr, "stallsim: gen: at most %d %s options\n", SS_GEN_MAX_PER_GPU, argv[i - 1]);
+                return 2;
+            }
+            if (slow) {
+                p.slow_gpu[*n] = (int)g;
+                p.slow_factor[*n] = x;
+            } else {
+                p.wgpu_gpu[*n] = (int)g;
+                p.wgpu_workers[*n] = (int)x;
+            }
+            (*n)++;
             continue;
         }
         gen_opt *o = NULL;

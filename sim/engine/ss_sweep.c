@@ -101,6 +101,7 @@ typedef struct {
     long N, nblocks, slab;
     const ss_series_sink *sink;
     int per_iter, want_median, want_heal;
+    int train_start;  /* 1: a model of a used lane reads train_start */
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
     int *ind, nind;   /* scenarios of stateless models (the measured run among them) */
@@ -191,6 +192,7 @@ static ss_status setup(sweep *w)
         if (!w->used[j]) continue;
         ss_status st = lane_init(&w->lanes[j], w->cfg, w->sc, j, w->gpus, w->slab, w->per_iter, !w->grouped);
         if (st != SS_OK) return st;
+        w->train_start |= w->lanes[j].ops->reads_train_start;
         any = 1;
     }
     return any ? ss_slab_alloc(&w->slab_buf, w->slab, w->gpus) : SS_OK;
@@ -212,7 +214,8 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
     const int G = w->gpus;
     long r0 = b * SS_BLOCK_ROWS, n = r0 + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - r0;
     double t0 = ss_wtime();
-    ss_status st = ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
+    ss_status st = w->train_start ? ss_trace_read(w->t, r0, n, &w->slab_buf)
+                                  : ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
     double t1 = ss_wtime();
     w->timing.read_seconds += t1 - t0;
     w->timing.rows_read += (double)n;
@@ -226,6 +229,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                         .fetch_time = s->fetch_time + i * G,
                         .iteration_time = s->iteration_time + i * G,
                         .stall_time = s->stall_time + i * G,
+                        .train_start = w->train_start ? s->train_start + i * G : NULL,
                         .done = w->rows_done + i * G};
         ss_row_prepare(row, w->want_median, w->scratch);
         if (w->want_heal) ss_row_prepare_heal(row, w->rows_sorted + i * G);
@@ -270,7 +274,8 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
         double t0 = ss_wtime();
-        ss_status st = ss_trace_read_replay(w->t, s0, n, &w->slab_buf);
+        ss_status st = w->train_start ? ss_trace_read(w->t, s0, n, &w->slab_buf)
+                                      : ss_trace_read_replay(w->t, s0, n, &w->slab_buf);
         double t1 = ss_wtime();
         w->timing.read_seconds += t1 - t0;
         w->timing.rows_read += (double)n;
@@ -283,6 +288,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .fetch_time = s->fetch_time + i * G,
                           .iteration_time = s->iteration_time + i * G,
                           .stall_time = s->stall_time + i * G,
+                          .train_start = w->train_start ? s->train_start + i * G : NULL,
                           .done = w->done};
             ss_row_prepare(&row, w->want_median, w->scratch);
             if (w->want_heal) ss_row_prepare_heal(&row, w->scratch + 2 * (long)G);

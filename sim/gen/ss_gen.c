@@ -37,8 +37,21 @@ ss_status ss_gen_check(const ss_gen_params *p)
     if (p->iterations > 1000000000000L / (p->epochs > 0 ? p->epochs : 1))
         return ss_fail(SS_EUSAGE, "gen: --iterations x --epochs must be at most 10^12 rows");
     if (p->epochs < 1 || p->epochs > 100000) return ss_fail(SS_EUSAGE, "gen: --epochs must be from 1 to 100000");
-    if (p->workers < 1 || p->workers > SS_MAX_WORKERS)
-        return ss_fail(SS_EUSAGE, "gen: --workers must be from 1 to %d", SS_MAX_WORKERS);
+    if (p->workers < 0 || p->workers > SS_MAX_WORKERS)
+        return ss_fail(SS_EUSAGE, "gen: --workers must be from 0 to %d", SS_MAX_WORKERS);
+    if (!(p->delivery >= 0)) return ss_fail(SS_EUSAGE, "gen: --delivery must not be negative");
+    if (p->n_slow < 0 || p->n_slow > SS_GEN_MAX_PER_GPU || p->n_wgpu < 0 || p->n_wgpu > SS_GEN_MAX_PER_GPU)
+        return ss_fail(SS_EUSAGE, "gen: at most %d --slow-gpu and %d --workers-gpu options", SS_GEN_MAX_PER_GPU,
+                       SS_GEN_MAX_PER_GPU);
+    for (int i = 0; i < p->n_slow; i++)
+        if (p->slow_gpu[i] < 0 || p->slow_gpu[i] >= p->gpus || !(p->slow_factor[i] > 0) || p->slow_factor[i] > 1e6)
+            return ss_fail(SS_EUSAGE, "gen: --slow-gpu %d:%g needs a GPU from 0 to %d and a factor above 0", p->slow_gpu[i],
+                           p->slow_factor[i], p->gpus - 1);
+    for (int i = 0; i < p->n_wgpu; i++)
+        if (p->wgpu_gpu[i] < 0 || p->wgpu_gpu[i] >= p->gpus || p->wgpu_workers[i] < 0 ||
+            p->wgpu_workers[i] > SS_MAX_WORKERS)
+            return ss_fail(SS_EUSAGE, "gen: --workers-gpu %d:%d needs a GPU from 0 to %d and 0 to %d workers",
+                           p->wgpu_gpu[i], p->wgpu_workers[i], p->gpus - 1, SS_MAX_WORKERS);
     if (p->prefetch < 1 || p->prefetch > SS_MAX_PREFETCH)
         return ss_fail(SS_EUSAGE, "gen: --prefetch must be from 1 to %d", SS_MAX_PREFETCH);
     if (!(p->fetch_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-mean must be positive");
@@ -59,6 +72,8 @@ typedef struct {
     double mu, sigma;   /* lognormal parameters of the fetch time */
     ssp_state ps;
     double *f, *fs, *start, *stall;
+    double *slow;     /* [gpus] fetch time factor of each GPU */
+    int *workers_gpu; /* [gpus] workers of each GPU (also the trace's loader_workers) */
 } generator;
 
 /* One row: draws, runs the recurrence one batch forward, fills row i of the slab. */
@@ -69,7 +84,7 @@ static void gen_row(generator *gn, ss_slab *s, long i, int epoch, long k, double
     for (int g = 0; g < G; g++) {
         double f = gsl_ran_lognormal(gn->rng, gn->mu, gn->sigma);
         if (p->straggler_prob > 0 && gsl_rng_uniform(gn->rng) < p->straggler_prob) f *= p->straggler_scale;
-        gn->f[g] = f;
+        gn->f[g] = f * gn->slow[g];
         gn->fs[g] = t0 + 0.01 * gsl_rng_uniform(gn->rng); /* used for the first W batches */
     }
     double c = p->compute_mean * (1.0 + gsl_ran_gaussian(gn->rng, p->compute_cv));
@@ -98,12 +113,22 @@ static ss_status gen_init(generator *gn, const ss_gen_params *p)
     gsl_rng_set(gn->rng, p->seed);
     gn->sigma = sqrt(log(1.0 + p->fetch_cv * p->fetch_cv));
     gn->mu = log(p->fetch_mean) - 0.5 * gn->sigma * gn->sigma;
+    size_t G = (size_t)p->gpus;
+    gn->slow = malloc(G * sizeof(double));
+    gn->workers_gpu = malloc(G * sizeof(int));
+    if (!gn->slow || !gn->workers_gpu) return ss_fail(SS_ENOMEM, "out of memory");
+    for (size_t g = 0; g < G; g++) {
+        gn->slow[g] = 1.0;
+        gn->workers_gpu[g] = p->workers;
+    }
+    for (int i = 0; i < p->n_slow; i++) gn->slow[p->slow_gpu[i]] = p->slow_factor[i];
+    for (int i = 0; i < p->n_wgpu; i++) gn->workers_gpu[p->wgpu_gpu[i]] = p->wgpu_workers[i];
     ssp_params pp = {.workers = p->workers, .prefetch = p->prefetch, .worker_gap = p->worker_gap,
-                     .refill_gap = p->refill_gap, .step_gap = 0.0, .fetch_scale = 1.0, .compute_scale = 1.0,
-                     .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE};
+                     .refill_gap = p->refill_gap, .delivery = p->delivery, .step_gap = 0.0, .fetch_scale = 1.0,
+                     .compute_scale = 1.0, .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE,
+                     .workers_gpu = p->n_wgpu > 0 ? gn->workers_gpu : NULL, .workers_factor = 1.0};
     ss_status st = ssp_init(&gn->ps, &pp, p->gpus);
     if (st != SS_OK) return st;
-    size_t G = (size_t)p->gpus;
     gn->f = malloc(G * sizeof(double));
     gn->fs = malloc(G * sizeof(double));
     gn->start = malloc(G * sizeof(double));
@@ -120,9 +145,11 @@ static void gen_free(generator *gn)
     free(gn->fs);
     free(gn->start);
     free(gn->stall);
+    free(gn->slow);
+    free(gn->workers_gpu);
 }
 
-static void fill_meta(const ss_gen_params *p, ss_trace_meta *m)
+static void fill_meta(const ss_gen_params *p, int *workers_gpu, ss_trace_meta *m)
 {
     ss_trace_meta_init(m);
     m->gpus = p->gpus;
@@ -141,6 +168,23 @@ static void fill_meta(const ss_gen_params *p, ss_trace_meta *m)
              "--worker-gap %s --refill-gap %s --seed %lu",
              p->gpus, p->iterations, p->epochs, p->workers, p->prefetch, t[0], t[1], t[2], t[3], t[4], t[5], t[6],
              t[7], p->seed);
+    /* the options added with issue 11, only when used (older traces keep their text) */
+    size_t n = strlen(m->source);
+    if (p->delivery != 0.0) {
+        ss_format_number(p->delivery, t[0], sizeof t[0]);
+        n += (size_t)snprintf(m->source + n, n < sizeof m->source ? sizeof m->source - n : 0, " --delivery %s", t[0]);
+    }
+    for (int i = 0; i < p->n_slow && n < sizeof m->source; i++) {
+        ss_format_number(p->slow_factor[i], t[0], sizeof t[0]);
+        n += (size_t)snprintf(m->source + n, sizeof m->source - n, " --slow-gpu %d:%s", p->slow_gpu[i], t[0]);
+    }
+    for (int i = 0; i < p->n_wgpu && n < sizeof m->source; i++)
+        n += (size_t)snprintf(m->source + n, sizeof m->source - n, " --workers-gpu %d:%d", p->wgpu_gpu[i],
+                              p->wgpu_workers[i]);
+    if (!p->no_loader_attrs) {
+        m->loader_workers = workers_gpu;
+        m->prefetch_factor = p->prefetch;
+    }
 }
 
 ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)
@@ -148,15 +192,15 @@ ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)
     ss_status st = ss_gen_check(p);
     if (st != SS_OK) return st;
     ss_trace_meta m;
-    fill_meta(p, &m);
-    long chunk = p->chunk_rows > 0 ? p->chunk_rows : (long)((64L << 20) / ss_slab_row_bytes(p->gpus));
-    if (chunk < 1) chunk = 1;
-    if (chunk > m.iterations) chunk = m.iterations;
     generator gn;
     ss_slab s;
     memset(&s, 0, sizeof s);
     ss_trace_writer *w = NULL;
     st = gen_init(&gn, p);
+    fill_meta(p, gn.workers_gpu, &m); /* loader_workers points into gn until the file is finished */
+    long chunk = p->chunk_rows > 0 ? p->chunk_rows : (long)((64L << 20) / ss_slab_row_bytes(p->gpus));
+    if (chunk < 1) chunk = 1;
+    if (chunk > m.iterations) chunk = m.iterations;
     if (st == SS_OK) st = ss_slab_alloc(&s, chunk, p->gpus);
     if (st == SS_OK) st = ss_trace_create(path, &m, &w);
     int show = progress && isatty(STDERR_FILENO);

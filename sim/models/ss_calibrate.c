@@ -1,136 +1,599 @@
-/* ss_calibrate.c - W and worker_gap from medians of start-to-earlier-done gaps. */
+/* ss_calibrate.c - per-GPU loader settings fitted to the measured fetch starts and stalls
+ * (the fit is defined in sim/models/MODELS-pipeline.md, "Calibration"). */
 #include "ss_calibrate.h"
 
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Memory for the fetch columns of a batch of GPUs (two doubles per row and GPU). */
-#define CALIB_BATCH_BYTES (32L << 20)
+#include "ss_comm.h"
+#include "ss_number.h"
 
-/* Median of start[k] - done[k-w] of one GPU's columns over rows k with k-w in the same
- * epoch; returns 0 when there is no such pair. */
-static int median_gap(const int32_t *epoch, long rows, const double *start, const double *done, int w,
-                      double *buf, double *out)
+/* Memory for the columns of a batch of GPUs (five doubles per row and GPU). */
+#define CALIB_BATCH_BYTES (32L << 20)
+/* Timestamps closer than this count as equal (seconds). */
+#define CALIB_EPS 1e-7
+/* Rows that may break a hard bound (W above the concurrency seen, W*P above the lead
+ * seen) before the bound moves: a fraction of the rows, for noisy real traces. */
+#define CALIB_OUTLIER_FRACTION 0.002
+/* Scores within this fraction of each other count as equal (the simpler explanation
+ * wins): a prefetch factor or a refill gap that the trace does not show would otherwise
+ * be fitted to noise. */
+#define CALIB_TIE_FRACTION 0.02
+/* Settings already fitted on another GPU are taken when they explain this GPU's starts
+ * with a mean capped residual below this fraction of its median fetch time. */
+#define CALIB_ACCEPT_FRACTION 0.002
+#define CALIB_MAX_KNOWN 8
+#define CALIB_ITERATIONS 8
+
+/* One GPU's columns over the calibration rows, and scratch. */
+typedef struct {
+    long n;
+    const long *pos;   /* [n] position of the row in its epoch (0 = the epoch's first row) */
+    const long *first; /* [n] the row index of the epoch's first row */
+    double *s, *done, *ask, *st; /* fetch start, fetch done, loop asks (train_start - stall), stall */
+    double *a, *b, *buf;         /* scratch [n] */
+    double cap;                  /* residual cap: the GPU's median fetch time */
+} gpu_cols;
+
+typedef struct {
+    int W, P;
+    double gap, refill, score;
+} cand;
+
+static double median_of(double *v, size_t n) { return n ? gsl_stats_median(v, 1, n) : 0.0; }
+
+/* The start of batch k under (W, P, gap, refill) from measured quantities. The first
+ * max(W, 1) batches of an epoch start with the epoch's first batch. */
+static double predict(const gpu_cols *d, long k, int W, int P, double gap, double refill)
 {
-    size_t n = 0;
-    for (long k = w; k < rows; k++)
-        if (epoch[k] == epoch[k - w]) buf[n++] = start[k] - done[k - w];
-    if (n == 0) return 0;
-    *out = gsl_stats_median(buf, 1, n); /* selection, O(n); reorders buf */
-    return 1;
+    const long pos = d->pos[k];
+    if (pos < (W > 0 ? W : 1)) return d->s[d->first[k]];
+    if (W == 0) return d->ask[k] + gap;
+    double r = d->done[k - W] + gap;
+    const long WP = (long)W * P;
+    if (pos >= WP) {
+        double h = (d->ask[k - WP] > d->done[k - WP] ? d->ask[k - WP] : d->done[k - WP]) + refill;
+        r = r > h ? r : h;
+    }
+    return r;
 }
 
-/* The smallest w >= 1 whose median gap is >= 0, and that gap (SPEC §8). */
-static void workers_of_gpu(const int32_t *epoch, long rows, const double *start, const double *done, double *buf,
-                           int *W_out, double *gap_out)
+/* The score of (gap, refill) for the a[] and b[] of fit_gaps: the mean over the rows
+ * (pos >= 1) of min(|measured - predicted start|, cap), where measured - predicted =
+ * min(a - gap, b - refill) on rows with pos >= W; `fixed` holds the rows before. */
+static double score_ab(const gpu_cols *d, int W, double fixed, long m, double gap, double refill)
 {
-    double v;
-    *W_out = SS_CALIB_MAX_WORKERS;
-    *gap_out = 0.0;
-    for (int w = 1; w <= SS_CALIB_MAX_WORKERS && w < rows; w++) {
-        if (!median_gap(epoch, rows, start, done, w, buf, &v)) break;
-        if (v >= 0.0) {
-            *W_out = w;
-            *gap_out = v;
-            return;
+    double sum = fixed;
+    const double cap = d->cap;
+    for (long k = 0; k < d->n; k++) {
+        if (d->pos[k] < W) continue;
+        double e = d->a[k] - gap, eb = d->b[k] - refill;
+        e = eb < e ? eb : e;
+        e = fabs(e);
+        sum += e < cap ? e : cap;
+    }
+    return m ? sum / (double)m : 0.0;
+}
+
+/* Candidate values of a gap: 0, the smallest excess and low quantiles of the excesses
+ * (exact traces have the true gap as their smallest excess; noisy ones near a low
+ * quantile). v[0..n-1] is sorted in place. */
+#define NQ 9
+static int gap_candidates(double *v, size_t n, double out[NQ])
+{
+    static const double q[NQ - 2] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5};
+    int m = 0;
+    out[m++] = 0.0;
+    if (n == 0) return m;
+    gsl_sort(v, 1, n);
+    if (v[0] > 0) out[m++] = v[0];
+    for (int i = 0; i < NQ - 2; i++) {
+        double x = gsl_stats_quantile_from_sorted_data(v, 1, n, q[i]);
+        if (x > 0 && x != out[m - 1]) out[m++] = x;
+    }
+    return m;
+}
+
+/* Worker gap and refill gap for (W, P): a[k] = start[k] - done[k-W] is the start's excess
+ * over the worker constraint, b[k] = start[k] - max(ask[k-W*P], done[k-W*P]) over the
+ * window; each gap is chosen among its candidates to minimise the score with the other
+ * held, twice round (the smaller value on a tie: a constraint that never binds reads 0). */
+static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refill_out)
+{
+    const long n = d->n;
+    double *a = d->a, *b = d->b;
+    double fixed = 0;
+    long m = 0;
+    for (long k = 0; k < n; k++) {
+        if (d->pos[k] < 1) continue;
+        m++;
+        if (d->pos[k] < (W > 0 ? W : 1)) {
+            double e = fabs(d->s[k] - d->s[d->first[k]]);
+            fixed += e < d->cap ? e : d->cap;
         }
     }
+    if (W == 0) {
+        size_t c = 0;
+        for (long k = 0; k < n; k++)
+            if (d->pos[k] >= 1) d->buf[c++] = d->s[k] - d->ask[k];
+        double g = median_of(d->buf, c); /* minimises the sum of |s - ask - gap| */
+        *gap_out = g > 0 ? g : 0.0;
+        *refill_out = 0.0;
+        double sum = fixed;
+        for (long k = 0; k < n; k++) {
+            if (d->pos[k] < 1) continue;
+            double e = fabs(d->s[k] - d->ask[k] - *gap_out);
+            sum += e < d->cap ? e : d->cap;
+        }
+        return m ? sum / (double)m : 0.0;
+    }
+    const long WP = (long)W * P;
+    size_t na = 0, nb = 0;
+    for (long k = 0; k < n; k++) {
+        a[k] = b[k] = INFINITY;
+        if (d->pos[k] >= W) a[k] = d->s[k] - d->done[k - W];
+        if (d->pos[k] >= WP) b[k] = d->s[k] - (d->ask[k - WP] > d->done[k - WP] ? d->ask[k - WP] : d->done[k - WP]);
+    }
+    for (long k = 0; k < n; k++)
+        if (d->pos[k] >= W) d->buf[na++] = a[k];
+    double cg[NQ], cr[NQ];
+    int ng = gap_candidates(d->buf, na, cg);
+    for (long k = 0; k < n; k++)
+        if (d->pos[k] >= WP) d->buf[nb++] = b[k];
+    int nr = gap_candidates(d->buf, nb, cr);
+    /* candidates ascend: a later (larger) one must be better by more than rounding and
+     * CALIB_TIE_FRACTION of the score to be taken */
+    const double tol_abs = 1e-12 * d->cap;
+    double gap = ng > 1 ? cg[1] : 0.0, refill = 0.0, best = INFINITY;
+    for (int round = 0; round < 2; round++) {
+        best = INFINITY;
+        double pick = gap;
+        for (int i = 0; i < ng; i++) {
+            double sc = score_ab(d, W, fixed, m, cg[i], refill);
+            if (i == 0 || sc < best - tol_abs - CALIB_TIE_FRACTION * best) {
+                best = sc;
+                pick = cg[i];
+            }
+        }
+        gap = pick;
+        best = INFINITY;
+        pick = refill;
+        for (int i = 0; i < nr; i++) {
+            double sc = score_ab(d, W, fixed, m, gap, cr[i]);
+            if (i == 0 || sc < best - tol_abs - CALIB_TIE_FRACTION * best) {
+                best = sc;
+                pick = cr[i];
+            }
+        }
+        refill = pick;
+    }
+    *gap_out = gap;
+    *refill_out = refill;
+    return best;
+}
+
+static void eval(gpu_cols *d, cand *c) { c->score = fit_gaps(d, c->W, c->P, &c->gap, &c->refill); }
+
+/* 1 when x is better than y: a lower score; on a tie (scores within CALIB_TIE_FRACTION),
+ * a loader with workers, the recorded P, then P = 2 (PyTorch's default), then the smaller
+ * window, then fewer workers. */
+static int better(const cand *x, const cand *y, int rec_p, double tol)
+{
+    double margin = tol + CALIB_TIE_FRACTION * (x->score < y->score ? x->score : y->score);
+    if (x->score < y->score - margin) return 1;
+    if (x->score > y->score + margin) return 0;
+    if ((x->W == 0) != (y->W == 0)) return x->W != 0; /* no evidence: a loader with workers */
+    int xr = x->P == rec_p, yr = y->P == rec_p;
+    if (xr != yr) return xr;
+    int x2 = x->P == 2, y2 = y->P == 2;
+    if (x2 != y2) return x2;
+    long xw = (long)x->W * x->P, yw = (long)y->W * y->P;
+    if (xw != yw) return xw < yw;
+    return x->W < y->W;
+}
+
+/* The smallest w >= 1 such that batch k started before batch k-w was done on at most
+ * `allowed` rows (no worker runs two batches at once): a lower bound of W. */
+static int concurrency_bound(const gpu_cols *d, long allowed)
+{
+    for (int w = 1; w < SS_CALIB_MAX_WORKERS; w++) {
+        long bad = 0;
+        for (long k = 0; k < d->n && bad <= allowed; k++)
+            if (d->pos[k] >= w && d->s[k] < d->done[k - w] - CALIB_EPS) bad++;
+        if (bad <= allowed) return w;
+    }
+    return SS_CALIB_MAX_WORKERS;
+}
+
+/* A lower bound of W*P: batch k cannot start before the loop asked for batch k - W*P, so
+ * k - (the last batch asked for by the time k started) <= W*P; the largest such lead
+ * over the rows, but for `allowed` rows. */
+static long lead_bound(gpu_cols *d, long allowed)
+{
+    size_t m = 0;
+    for (long k = 0; k < d->n; k++) {
+        long lo = d->first[k], hi = k, j = lo - 1; /* the last j in [lo, k] with ask[j] <= s[k] */
+        while (lo <= hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (d->ask[mid] <= d->s[k] + CALIB_EPS) {
+                j = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        d->buf[m++] = (double)(k - j);
+    }
+    if (m == 0) return 1;
+    gsl_sort(d->buf, 1, m);
+    long i = (long)m - 1 - allowed;
+    return (long)d->buf[i < 0 ? 0 : i];
+}
+
+typedef struct {
+    int n;
+    int W[CALIB_MAX_KNOWN], P[CALIB_MAX_KNOWN];
+} known_set;
+
+/* Evaluates W with each of its P candidates: the recorded P, else W * P around the lead
+ * seen (give or take one: noisy timestamps) and PyTorch's default 2; keeps the best. */
+static void try_w(gpu_cols *d, int W, long lead, int rec_p, double tol, cand *best)
+{
+    int ps[5], np = 0;
+    if (W == 0) {
+        ps[np++] = rec_p >= 1 ? rec_p : 2;
+    } else if (rec_p >= 1) {
+        ps[np++] = rec_p;
+    } else {
+        long pmin = (lead + W - 1) / W;
+        for (long p = pmin - 1; p <= pmin + 1; p++)
+            if (p >= 1 && p <= SS_CALIB_MAX_PREFETCH) ps[np++] = (int)p;
+        if (pmin - 1 > 2 || pmin + 1 < 2) ps[np++] = 2;
+    }
+    for (int i = 0; i < np; i++) {
+        cand c = {W, ps[i], 0, 0, 0};
+        eval(d, &c);
+        if (best->W < 0 || better(&c, best, rec_p, tol)) *best = c;
+    }
+}
+
+/* Fits one GPU: W and P (each fixed when recorded: rec_w, rec_p >= 0 / >= 1), gaps. */
+static cand fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
+{
+    const long allowed = (long)(CALIB_OUTLIER_FRACTION * (double)d->n);
+    const double tol = 1e-12 * (1.0 + d->cap);
+    int w_lo = rec_w >= 0 ? rec_w : concurrency_bound(d, allowed);
+    long lead = lead_bound(d, allowed);
+    cand kb = {-1, 0, 0, 0, INFINITY}, best = {-1, 0, 0, 0, INFINITY};
+    /* settings another GPU had: taken when they explain this one exactly (to a fraction
+     * of its fetch time), or as well, within the tie margin, as its own candidates at the
+     * concurrency bound (noisy traces with many GPUs stay fast) */
+    for (int i = 0; i < known->n; i++) {
+        cand c = {known->W[i], known->P[i], 0, 0, 0};
+        if (rec_w >= 0 && c.W != rec_w) continue;
+        if (rec_p >= 1 && c.W > 0 && c.P != rec_p) continue;
+        if (rec_w < 0 && c.W > 0 && (c.W < w_lo || (long)c.W * (c.P + 1) < lead)) continue;
+        eval(d, &c);
+        if (kb.W < 0 || better(&c, &kb, rec_p, tol)) kb = c;
+    }
+    if (kb.W >= 0 && kb.score <= CALIB_ACCEPT_FRACTION * d->cap + 1e-9) return kb;
+    if (kb.W >= 0) {
+        cand lb = {-1, 0, 0, 0, INFINITY};
+        if (rec_w < 0) try_w(d, 0, lead, rec_p, tol, &lb);
+        try_w(d, w_lo, lead, rec_p, tol, &lb);
+        if (kb.score <= lb.score * (1.0 + CALIB_TIE_FRACTION) + tol) return kb;
+        best = better(&lb, &kb, rec_p, tol) ? lb : kb;
+    }
+    /* the search: W = 0 and W from the concurrency bound up to the lead seen (at most 8
+     * values: beyond them a larger window only shows through W * P) */
+    int w0 = rec_w >= 0 ? rec_w : 0, w1 = rec_w;
+    if (rec_w < 0) {
+        long hi = lead > w_lo + 2 ? lead : w_lo + 2;
+        if (hi > w_lo + 7) hi = w_lo + 7;
+        w1 = hi > SS_CALIB_MAX_WORKERS ? SS_CALIB_MAX_WORKERS : (int)hi;
+    }
+    for (int W = w0; W <= w1; W++)
+        if (rec_w >= 0 || W == 0 || W >= w_lo) try_w(d, W, lead, rec_p, tol, &best);
+    if (best.W < 0) { /* nothing to fit (too few rows): the recorded or default settings */
+        best.W = rec_w >= 0 ? rec_w : 1;
+        best.P = rec_p >= 1 ? rec_p : 2;
+        best.gap = best.refill = best.score = 0;
+    }
+    int seen = 0;
+    for (int i = 0; i < known->n; i++) seen |= known->W[i] == best.W && known->P[i] == best.P;
+    if (!seen && known->n < CALIB_MAX_KNOWN) {
+        known->W[known->n] = best.W;
+        known->P[known->n] = best.P;
+        known->n++;
+    }
+    return best;
+}
+
+/* Delivery: the median of stall - max(0, done - ask) (the time the loop still spends on a
+ * batch once it is ready); and the medians of the start and stall residuals. */
+static void finish_gpu(gpu_cols *d, const cand *c, double *delivery, double *resid, double *stall_resid)
+{
+    size_t m = 0;
+    for (long k = 0; k < d->n; k++) {
+        double w = d->done[k] - d->ask[k];
+        d->buf[m++] = d->st[k] - (w > 0 ? w : 0.0);
+    }
+    double dv = median_of(d->buf, m);
+    *delivery = dv > 0 ? dv : 0.0;
+    m = 0;
+    for (long k = 0; k < d->n; k++) {
+        double w = d->done[k] - d->ask[k];
+        d->buf[m++] = fabs(d->st[k] - ((w > 0 ? w : 0.0) + *delivery));
+    }
+    *stall_resid = median_of(d->buf, m);
+    m = 0;
+    for (long k = 0; k < d->n; k++)
+        if (d->pos[k] >= 1) d->buf[m++] = fabs(d->s[k] - predict(d, k, c->W, c->P, c->gap, c->refill));
+    *resid = median_of(d->buf, m);
 }
 
 typedef struct {
     ss_trace_file *t;
     long rows;
-    int batch;
+    int batch, loaded_g0;
     int32_t *epoch;
-    double *fs, *ft, *start, *done, *buf;
+    double *fs, *ft, *ts, *it, *stall; /* [rows][batch] */
 } calib_io;
 
-/* Loads GPU g's start and done columns, reading the batch of GPUs holding g when needed. */
-static ss_status load_gpu(calib_io *io, int g, int *loaded_g0)
+/* Loads GPU g's columns into d, reading the batch of GPUs holding g when needed. */
+static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
 {
     int G = ss_trace_meta_of(io->t)->gpus;
     int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
-    if (*loaded_g0 != g0) {
-        /* the first batch read also brings the rows' epochs */
+    if (io->loaded_g0 != g0) {
         ss_status st = ss_trace_read_fetch_columns(io->t, 0, io->rows, g0, ng, io->fs, io->ft,
-                                                   *loaded_g0 < 0 ? io->epoch : NULL);
+                                                   io->loaded_g0 < 0 ? io->epoch : NULL);
+        if (st == SS_OK) st = ss_trace_read_loop_columns(io->t, 0, io->rows, g0, ng, io->ts, io->it, io->stall);
         if (st != SS_OK) return st;
-        *loaded_g0 = g0;
+        io->loaded_g0 = g0;
     }
     for (long k = 0; k < io->rows; k++) {
-        io->start[k] = io->fs[k * ng + (g - g0)];
-        io->done[k] = io->start[k] + io->ft[k * ng + (g - g0)];
+        long x = k * ng + (g - g0);
+        d->s[k] = io->fs[x];
+        d->done[k] = io->fs[x] + io->ft[x];
+        d->st[k] = io->stall[x];
+        d->ask[k] = io->ts[x] - io->stall[x];
+        d->buf[k] = io->ft[x];
     }
+    double cap = median_of(d->buf, (size_t)io->rows);
+    d->cap = cap > 1e-9 ? cap : 1e-9;
     return SS_OK;
 }
 
-ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
+/* GPU g's asks (train_start - stall): counts the rows whose next ask is the ask plus the
+ * iteration time, and widens each row's [amin, amax] over GPUs. */
+static void ask_stats(const calib_io *io, int g, long *pairs, long *consistent, double *amin, double *amax)
 {
+    int G = ss_trace_meta_of(io->t)->gpus;
+    int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
+    for (long k = 0; k < io->rows; k++) {
+        long x = k * ng + (g - g0);
+        double a = io->ts[x] - io->stall[x];
+        if (g == 0 || a < amin[k]) amin[k] = a;
+        if (g == 0 || a > amax[k]) amax[k] = a;
+        if (k + 1 == io->rows || io->epoch[k + 1] != io->epoch[k]) continue;
+        long y = x + ng;
+        (*pairs)++;
+        *consistent += fabs(a + io->it[x] - (io->ts[y] - io->stall[y])) <= 1e-6 + 0.01 * io->it[x];
+    }
+}
+
+static void calib_free_io(calib_io *io)
+{
+    free(io->epoch);
+    free(io->fs);
+    free(io->ft);
+    free(io->ts);
+    free(io->it);
+    free(io->stall);
+}
+
+ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c) { return ss_calibrate_ex(t, max_rows, 0, c); }
+
+ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *c)
+{
+    double t0 = ss_wtime();
     const ss_trace_meta *m = ss_trace_meta_of(t);
+    const int G = m->gpus;
     memset(c, 0, sizeof *c);
-    calib_io io = {.t = t};
+    calib_io io = {.t = t, .loaded_g0 = -1};
     /* at most max_rows rows, fewer on wide traces so that one batch holds every GPU (a
      * column batch still reads whole chunks, which span all GPUs), but never below
      * SS_CALIB_MIN_ROWS */
-    long fit = CALIB_BATCH_BYTES / (2 * (long)sizeof(double) * m->gpus);
+    long fit = CALIB_BATCH_BYTES / (5 * (long)sizeof(double) * G);
     io.rows = max_rows < fit ? max_rows : fit;
     if (io.rows < SS_CALIB_MIN_ROWS) io.rows = max_rows < SS_CALIB_MIN_ROWS ? max_rows : SS_CALIB_MIN_ROWS;
     if (io.rows > m->iterations) io.rows = m->iterations;
-    long per_gpu = io.rows * 2 * (long)sizeof(double);
-    io.batch = (int)(CALIB_BATCH_BYTES / per_gpu < m->gpus ? CALIB_BATCH_BYTES / per_gpu : m->gpus);
+    if (io.rows < 1) io.rows = 1;
+    long per_gpu = io.rows * 5 * (long)sizeof(double);
+    io.batch = (int)(CALIB_BATCH_BYTES / per_gpu < G ? CALIB_BATCH_BYTES / per_gpu : G);
     if (io.batch < 1) io.batch = 1;
-    c->gpus = m->gpus;
+    c->gpus = G;
     c->rows_used = io.rows;
-    c->workers_gpu = calloc((size_t)m->gpus, sizeof *c->workers_gpu);
-    c->gap_gpu = calloc((size_t)m->gpus, sizeof *c->gap_gpu);
-    double *gaps = malloc((size_t)m->gpus * sizeof *gaps);
-    size_t cols = (size_t)io.rows * (size_t)io.batch;
-    io.epoch = malloc((size_t)io.rows * sizeof *io.epoch);
+    const size_t n = (size_t)io.rows, cols = n * (size_t)io.batch, ng = (size_t)G;
+    c->workers_gpu = calloc(ng, sizeof *c->workers_gpu);
+    c->prefetch_gpu = calloc(ng, sizeof *c->prefetch_gpu);
+    c->gap_gpu = calloc(ng, sizeof *c->gap_gpu);
+    c->refill_gpu = calloc(ng, sizeof *c->refill_gpu);
+    c->delivery_gpu = calloc(ng, sizeof *c->delivery_gpu);
+    c->resid_gpu = calloc(ng, sizeof *c->resid_gpu);
+    c->stall_resid_gpu = calloc(ng, sizeof *c->stall_resid_gpu);
+    io.epoch = malloc(n * sizeof *io.epoch);
     io.fs = malloc(cols * sizeof *io.fs);
     io.ft = malloc(cols * sizeof *io.ft);
-    io.start = malloc((size_t)io.rows * sizeof *io.start);
-    io.done = malloc((size_t)io.rows * sizeof *io.done);
-    io.buf = malloc((size_t)io.rows * sizeof *io.buf);
+    io.ts = malloc(cols * sizeof *io.ts);
+    io.it = malloc(cols * sizeof *io.it);
+    io.stall = malloc(cols * sizeof *io.stall);
+    long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
+    double *work = malloc(10 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
+    double *spread = work ? work + 7 * n : NULL, *amin = work ? work + 8 * n : NULL, *amax = work ? work + 9 * n : NULL;
+    gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
+    if (work) {
+        d.s = work;
+        d.done = work + n;
+        d.ask = work + 2 * n;
+        d.st = work + 3 * n;
+        d.a = work + 4 * n;
+        d.b = work + 5 * n;
+        d.buf = work + 6 * n;
+    }
     ss_status st = SS_OK;
-    if (!c->workers_gpu || !c->gap_gpu || !gaps || !io.epoch || !io.fs || !io.ft || !io.start || !io.done || !io.buf)
-        st = ss_fail(SS_ENOMEM, "out of memory for calibration");
-    int loaded = -1;
-    c->agree = 1;
-    for (int g = 0; st == SS_OK && g < m->gpus; g++) {
-        st = load_gpu(&io, g, &loaded);
+    if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
+        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !pos || !first || !work || !gaps)
+        st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
+    int rec_p = (flags & SS_CALIB_IGNORE_RECORDED) || m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
+    const int *rec_w = (flags & SS_CALIB_IGNORE_RECORDED) ? NULL : m->loader_workers;
+    c->recorded_workers = rec_w != NULL;
+    c->recorded_prefetch = rec_p >= 1;
+    c->no_fetch = !ss_trace_meta_has_fetch(m);
+    known_set known = {0};
+    long pairs = 0, consistent = 0;
+    for (int g = 0; st == SS_OK && g < G; g++) {
+        st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
-        workers_of_gpu(io.epoch, io.rows, io.start, io.done, io.buf, &c->workers_gpu[g], &c->gap_gpu[g]);
-        if (c->workers_gpu[g] > c->workers) c->workers = c->workers_gpu[g];
-        if (g > 0 && c->workers_gpu[g] != c->workers_gpu[0]) c->agree = 0;
-    }
-    /* the run's gap: each GPU's median gap at the W the run uses, then the median over
-     * GPUs (a GPU whose batches bunch may read a smaller w, with a gap that belongs to it) */
-    for (int g = 0; st == SS_OK && g < m->gpus; g++) {
-        double v = c->gap_gpu[g];
-        if (c->workers_gpu[g] != c->workers) {
-            st = load_gpu(&io, g, &loaded);
-            if (st == SS_OK && !median_gap(io.epoch, io.rows, io.start, io.done, c->workers, io.buf, &v))
-                v = c->gap_gpu[g];
+        ask_stats(&io, g, &pairs, &consistent, amin, amax);
+        if (g == 0)
+            for (long k = 0; k < io.rows; k++) {
+                int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
+                first[k] = new_epoch ? k : first[k - 1];
+                pos[k] = k - first[k];
+            }
+        cand best;
+        if (c->no_fetch) {
+            best = (cand){rec_w ? rec_w[g] : 1, rec_p >= 1 ? rec_p : 2, 0, 0, 0};
+        } else {
+            best = fit_gpu(&d, rec_w ? rec_w[g] : -1, rec_p, &known);
         }
-        gaps[g] = v > 0.0 ? v : 0.0;
+        c->workers_gpu[g] = best.W;
+        c->prefetch_gpu[g] = best.P;
+        c->gap_gpu[g] = best.gap;
+        c->refill_gpu[g] = best.refill;
+        if (c->no_fetch) continue;
+        finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     }
-    if (st == SS_OK) c->worker_gap = gsl_stats_median(gaps, 1, (size_t)m->gpus);
-    free(io.epoch);
-    free(io.fs);
-    free(io.ft);
-    free(io.start);
-    free(io.done);
-    free(io.buf);
+    if (st == SS_OK) {
+        for (long k = 0; k < io.rows; k++) spread[k] = amax[k] - amin[k];
+        c->ask_spread = median_of(spread, n);
+        c->asks_consistent = pairs > 0 && (double)consistent >= 0.99 * (double)pairs;
+        c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
+        c->agree = 1;
+        for (int g = 0; g < G; g++) {
+            if (c->workers_gpu[g] > c->workers) c->workers = c->workers_gpu[g];
+            if (c->workers_gpu[g] != c->workers_gpu[0] || c->prefetch_gpu[g] != c->prefetch_gpu[0]) c->agree = 0;
+            gaps[g] = c->gap_gpu[g];
+        }
+        c->worker_gap = median_of(gaps, ng);
+    }
+    calib_free_io(&io);
+    free(pos);
+    free(first);
+    free(work);
     free(gaps);
     if (st != SS_OK) ss_calib_free(c);
+    c->seconds = ss_wtime() - t0;
     return st;
 }
 
 void ss_calib_free(ss_calib *c)
 {
     free(c->workers_gpu);
+    free(c->prefetch_gpu);
     free(c->gap_gpu);
-    c->workers_gpu = NULL;
-    c->gap_gpu = NULL;
+    free(c->refill_gpu);
+    free(c->delivery_gpu);
+    free(c->resid_gpu);
+    free(c->stall_resid_gpu);
+    c->workers_gpu = c->prefetch_gpu = NULL;
+    c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
+}
+
+/* ---- printing ---- */
+
+#define PRINT_GROUPS 6
+#define PRINT_WORST 3
+
+void ss_calib_print(const ss_calib *c, FILE *out)
+{
+    const int G = c->gpus;
+    fprintf(out, "calibration: %d %s, from the first %ld %s (%.3f s); W and P %s\n", G, ss_plural(G, "GPU", "GPUs"),
+            c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
+            c->recorded_workers && c->recorded_prefetch ? "as recorded in the trace (loader_workers, prefetch_factor)"
+            : c->recorded_workers ? "W as recorded in the trace (loader_workers), P fitted"
+            : c->recorded_prefetch ? "P as recorded in the trace (prefetch_factor), W fitted"
+            : c->no_fetch          ? "not recorded in the trace: the defaults"
+                                   : "fitted (the trace records no loader settings)");
+    if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
+    if (c->ask_lags)
+        fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "
+                     "replay keeps each GPU's measured lag\n", c->ask_spread);
+    /* the distinct (W, P) with their GPU count and the medians of their gaps */
+    int gw[PRINT_GROUPS], gp[PRINT_GROUPS], gn[PRINT_GROUPS], ng = 0, other = 0;
+    for (int g = 0; g < G; g++) {
+        int i = 0;
+        while (i < ng && !(gw[i] == c->workers_gpu[g] && gp[i] == c->prefetch_gpu[g])) i++;
+        if (i == ng && ng < PRINT_GROUPS) {
+            gw[ng] = c->workers_gpu[g];
+            gp[ng] = c->prefetch_gpu[g];
+            gn[ng++] = 0;
+        }
+        if (i < ng) gn[i]++;
+        else other++;
+    }
+    double *v = malloc((size_t)G * sizeof *v);
+    if (!v) return;
+    for (int i = 0; i < ng; i++) {
+        double med[5];
+        const double *src[5] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu};
+        for (int q = 0; q < 5; q++) {
+            size_t m = 0;
+            for (int g = 0; g < G; g++)
+                if (c->workers_gpu[g] == gw[i] && c->prefetch_gpu[g] == gp[i]) v[m++] = src[q][g];
+            med[q] = median_of(v, m);
+        }
+        char who[64];
+        if (gn[i] == G) snprintf(who, sizeof who, "%s", G == 1 ? "the GPU" : "every GPU");
+        else if (gn[i] == 1) {
+            int g = 0;
+            while (!(c->workers_gpu[g] == gw[i] && c->prefetch_gpu[g] == gp[i])) g++;
+            snprintf(who, sizeof who, "GPU %d", g);
+        } else snprintf(who, sizeof who, "%d GPUs", gn[i]);
+        fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
+                gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
+                gn[i] == G || gn[i] == 1 ? "" : " (medians)");
+        if (c->no_fetch) fputc('\n', out);
+        else
+            fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
+                    med[4]);
+    }
+    if (other) fprintf(out, "calibration: %d more GPUs with other settings (per GPU in results.h5)\n", other);
+    /* the GPUs the fit explains least */
+    if (G > 1 && !c->no_fetch) {
+        int worst[PRINT_WORST], nw = 0;
+        for (int g = 0; g < G; g++) {
+            int i;
+            if (nw < PRINT_WORST) i = nw++;
+            else if (c->resid_gpu[g] > c->resid_gpu[worst[PRINT_WORST - 1]]) i = PRINT_WORST - 1;
+            else continue;
+            worst[i] = g;
+            for (; i > 0 && c->resid_gpu[worst[i]] > c->resid_gpu[worst[i - 1]]; i--) {
+                int x = worst[i];
+                worst[i] = worst[i - 1];
+                worst[i - 1] = x;
+            }
+        }
+        fprintf(out, "calibration: largest fetch-start residuals:");
+        for (int i = 0; i < nw; i++)
+            fprintf(out, "%s GPU %d %.4f s (W=%d P=%d)", i ? "," : "", worst[i], c->resid_gpu[worst[i]],
+                    c->workers_gpu[worst[i]], c->prefetch_gpu[worst[i]]);
+        fputc('\n', out);
+    }
+    free(v);
 }

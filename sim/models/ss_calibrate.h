@@ -1,32 +1,67 @@
-/* ss_calibrate.h - reads the loader's real worker count and inter-batch gap per GPU off a
- * measured timeline (SPEC §8 calibration). */
+/* ss_calibrate.h - reads each GPU's loader settings off a measured timeline (SPEC §8
+ * calibration as replaced by issue 11; the exact fit is in sim/models/MODELS-pipeline.md):
+ * worker count W (0: synchronous loading), prefetch factor P, worker gap, refill gap and
+ * delivery cost, fitted per GPU so that the pipeline recurrence explains the measured
+ * fetch starts and stalls. */
 #ifndef SS_CALIBRATE_H
 #define SS_CALIBRATE_H
+
+#include <stdio.h>
 
 #include "ss_status.h"
 #include "ss_trace.h"
 
 #define SS_CALIB_MAX_WORKERS 64
+#define SS_CALIB_MAX_PREFETCH 64
 /* Rows that calibration looks at by default (the first ones of the trace): up to
- * SS_CALIB_ROWS, as many as fit 32 MB of fetch columns, at least SS_CALIB_MIN_ROWS. */
+ * SS_CALIB_ROWS, as many as fit 32 MB of the five columns it reads, at least
+ * SS_CALIB_MIN_ROWS. */
 #define SS_CALIB_ROWS 20000L
 #define SS_CALIB_MIN_ROWS 1000L
 
+/* ss_calibrate_ex flags */
+enum {
+    SS_CALIB_IGNORE_RECORDED = 1, /* fit W and P even when the trace records them */
+};
+
 typedef struct {
     int gpus;
-    int *workers_gpu;   /* [gpus] smallest w with median(fetch_start[k] - done[k-w]) >= 0 */
-    double *gap_gpu;    /* [gpus] that median (not below 0) */
-    int workers;        /* the largest over GPUs */
-    double worker_gap;  /* median over GPUs of each GPU's median gap at w = workers */
-    int agree;          /* 1 when every GPU gave the same W */
+    /* per GPU, [gpus] each */
+    int *workers_gpu;      /* W (0: synchronous loading) */
+    int *prefetch_gpu;     /* P */
+    double *gap_gpu;       /* worker gap: a worker's pause between two batches, seconds */
+    double *refill_gpu;    /* refill gap: from the loop taking batch k-W*P to batch k handed out */
+    double *delivery_gpu;  /* from a batch being ready to the loop having it, seconds */
+    double *resid_gpu;     /* median |predicted - measured fetch_start| over the fitted rows */
+    double *stall_resid_gpu; /* median |predicted - measured stall| */
+    /* over GPUs */
+    int workers;           /* the largest W */
+    double worker_gap;     /* median of the GPUs' worker gaps */
+    int agree;             /* 1 when every GPU has the same W and P */
+    int recorded_workers;  /* 1 when W came from the trace's loader_workers attribute */
+    int recorded_prefetch; /* 1 when P came from the trace's prefetch_factor attribute */
+    int no_fetch;          /* 1 when the trace has no fetch timings (only delivery was fitted) */
+    /* The loops' asks (train_start - stall_time): consistent when every GPU's next ask is
+     * its ask plus its iteration time (on 99 % of rows); spread = the median over rows of
+     * the last minus the first GPU's ask. ask_lags = consistent and spread > 1e-9 s: the
+     * replay then takes each GPU's measured lag (ssp_params.ask_lags). */
+    int asks_consistent, ask_lags;
+    double ask_spread;
     long rows_used;
+    double seconds;        /* time the calibration took */
 } ss_calib;
 
 /* Calibrates on the first rows of the trace (at most max_rows; see SS_CALIB_ROWS),
- * reading fetch columns for batches of GPUs in bounded memory (about 32 MB); the rows
- * depend on the GPU count only, not on slab settings. Local (not collective): every rank
- * gets the same. */
+ * reading columns for batches of GPUs in bounded memory (about 32 MB); the rows depend
+ * on the GPU count only, not on slab settings. Local (not collective) and deterministic:
+ * every rank gets the same. */
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *out);
+ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *out);
 void ss_calib_free(ss_calib *c);
+
+/* Prints what was fitted and how well it explains the trace, lines starting with
+ * "calibration:"; GPUs with the same settings are grouped (a few lines whatever the GPU
+ * count). */
+void ss_calib_print(const ss_calib *c, FILE *out);
 
 #endif

@@ -35,7 +35,10 @@ typedef struct {
     double fetch_scale, compute_scale;
     int heal_gpu;         /* the GPU whose fetch times become the others' median, or -1 */
     int baseline;         /* nothing changed: the replay should give the measured run back */
-    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()) */
+    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
+                           * per-GPU arrays point into the calibration, which must outlive
+                           * the sweep */
+    int pipe_gpus;        /* GPUs of those per-GPU arrays (0: none) */
 } ss_scenario;
 
 typedef struct ss_model_ops {
@@ -48,6 +51,8 @@ typedef struct ss_model_ops {
     unsigned axes;       /* SS_AXIS_* bits */
     /* 1 when its baseline row reports how far the replay is from the measured run */
     int reports_fidelity;
+    /* 1 when its replay_row uses row->train_start (the sweep then reads that column) */
+    int reads_train_start;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */

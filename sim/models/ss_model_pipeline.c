@@ -1,6 +1,8 @@
-/* ss_model_pipeline.c - the pipeline recurrence of SPEC §8. */
+/* ss_model_pipeline.c - the pipeline recurrence of SPEC §8 (exact definition in
+ * sim/models/MODELS-pipeline.md). */
 #include "ss_model_pipeline.h"
 
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,22 +11,65 @@
 #include "ss_limits.h"
 #include "ss_model.h"
 
+static double factor_of(double f) { return f != 0.0 ? f : 1.0; }
+
+ssp_loader ssp_loader_of(const ssp_params *p, int g)
+{
+    ssp_loader l = {p->workers, p->prefetch, p->worker_gap, p->refill_gap, p->delivery};
+    if (p->workers_gpu) {
+        double f = factor_of(p->workers_factor);
+        double w = floor(p->workers_gpu[g] * f + 0.5);
+        if (p->workers_gpu[g] >= 1 && w < 1) w = 1;
+        l.workers = w < 0 ? 0 : w > SS_MAX_WORKERS ? SS_MAX_WORKERS : (int)w;
+    }
+    if (p->prefetch_gpu) l.prefetch = p->prefetch_gpu[g];
+    if (p->worker_gap_gpu) l.worker_gap = p->worker_gap_gpu[g] * factor_of(p->worker_gap_factor);
+    if (p->refill_gap_gpu) l.refill_gap = p->refill_gap_gpu[g] * factor_of(p->refill_gap_factor);
+    if (p->delivery_gpu) l.delivery = p->delivery_gpu[g] * factor_of(p->delivery_factor);
+    return l;
+}
+
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
 {
     memset(s, 0, sizeof *s);
-    if (p->workers < 1 || p->prefetch < 1)
-        return ss_fail(SS_EINTERNAL, "pipeline model needs workers >= 1 and prefetch >= 1");
     s->p = *p;
     s->gpus = gpus;
-    s->ring = (long)p->workers * p->prefetch;
+    s->ld = malloc((size_t)gpus * sizeof *s->ld);
+    s->wp = malloc((size_t)gpus * sizeof *s->wp);
+    if (!s->ld || !s->wp) {
+        ssp_free(s);
+        return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d GPUs)", gpus);
+    }
+    s->ring = 1;
+    s->uniform = 1;
+    for (int g = 0; g < gpus; g++) {
+        ssp_loader l = ssp_loader_of(p, g);
+        if (l.workers < 0 || l.prefetch < 1 || !(l.worker_gap >= 0) || !(l.refill_gap >= 0) || !(l.delivery >= 0)) {
+            ssp_free(s);
+            return ss_fail(SS_EINTERNAL,
+                           "pipeline model: GPU %d needs workers >= 0, prefetch >= 1 and gaps >= 0 (got W=%d P=%d)", g,
+                           l.workers, l.prefetch);
+        }
+        s->ld[g] = l;
+        s->wp[g] = (long)l.workers * l.prefetch;
+        if (s->wp[g] > s->ring) s->ring = s->wp[g];
+        if (g > 0 && memcmp(&l, &s->ld[0], sizeof l) != 0) s->uniform = 0;
+    }
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
     s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
     s->r = malloc((size_t)gpus * sizeof *s->r);
     s->f = malloc((size_t)gpus * sizeof *s->f);
-    if (!s->done || !s->T || !s->r || !s->f) {
+    int lags_ok = 1;
+    if (p->ask_lags) {
+        s->A = malloc((size_t)(s->ring + 1) * (size_t)gpus * sizeof *s->A);
+        s->lag = malloc((size_t)gpus * sizeof *s->lag);
+        s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
+        lags_ok = s->A && s->lag && s->lag_next;
+    }
+    if (!s->done || !s->T || !s->r || !s->f || !lags_ok) {
         ssp_free(s);
-        return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d workers x %d prefetch x %d GPUs)",
-                       p->workers, p->prefetch, gpus);
+        return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (window of %ld batches x %d GPUs)", s->ring,
+                       gpus);
     }
     ssp_epoch_start(s);
     return SS_OK;
@@ -32,10 +77,15 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
 
 void ssp_free(ssp_state *s)
 {
+    free(s->ld);
+    free(s->wp);
     free(s->done);
     free(s->T);
     free(s->r);
     free(s->f);
+    free(s->A);
+    free(s->lag);
+    free(s->lag_next);
     memset(s, 0, sizeof *s);
 }
 
@@ -43,58 +93,154 @@ void ssp_epoch_start(ssp_state *s) { s->k = 0; }
 
 static inline double *done_row(ssp_state *s, long j) { return s->done + (j % s->ring) * s->gpus; }
 static inline double *T_at(ssp_state *s, long j) { return &s->T[(j + 1) % (s->ring + 1)]; }
+static inline double *A_row(ssp_state *s, long j) { return s->A + (j % (s->ring + 1)) * s->gpus; }
+
+/* r[g] = when GPU g's batch k can start as far as its workers go (before the window):
+ * the measured start for the first max(W, 1) batches of the epoch, else done[k-W] +
+ * worker_gap (W >= 1) or T[k-1] + worker_gap (W = 0: the loop fetches it itself after
+ * step k-1). */
+static void worker_free(ssp_state *s, const double *fs, const double *lag, double *r)
+{
+    const int G = s->gpus;
+    const long k = s->k;
+    if (lag) { /* GPU g's loop asks for batch k at T[k-1] - lag[g] */
+        for (int g = 0; g < G; g++) {
+            const ssp_loader *l = &s->ld[g];
+            if (k < l->workers || k == 0) r[g] = fs[g];
+            else if (l->workers == 0) r[g] = *T_at(s, k - 1) - lag[g] + l->worker_gap;
+            else r[g] = done_row(s, k - l->workers)[g] + l->worker_gap;
+        }
+        return;
+    }
+    if (s->uniform) {
+        const ssp_loader *l = &s->ld[0];
+        if (k < l->workers || k == 0) {
+            memcpy(r, fs, (size_t)G * sizeof *r);
+        } else if (l->workers == 0) {
+            double t = *T_at(s, k - 1) + l->worker_gap;
+            for (int g = 0; g < G; g++) r[g] = t;
+        } else {
+            const double *prev = done_row(s, k - l->workers);
+            for (int g = 0; g < G; g++) r[g] = prev[g] + l->worker_gap;
+        }
+        return;
+    }
+    for (int g = 0; g < G; g++) {
+        const ssp_loader *l = &s->ld[g];
+        if (k < l->workers || k == 0) r[g] = fs[g];
+        else if (l->workers == 0) r[g] = *T_at(s, k - 1) + l->worker_gap;
+        else r[g] = done_row(s, k - l->workers)[g] + l->worker_gap;
+    }
+}
+
+/* The prefetch window: GPU g's batch k (W >= 1, k >= W*P) is handed to its worker when
+ * the loop takes batch k - W*P: h = max(T[k-W*P-1], done[k-W*P]) + refill_gap. */
+static void window(ssp_state *s, int lagged, double *r)
+{
+    const int G = s->gpus;
+    const long k = s->k;
+    if (lagged) { /* batch k - W*P was taken when GPU g's own loop asked for it */
+        for (int g = 0; g < G; g++) {
+            const long WP = s->wp[g];
+            if (WP == 0 || k < WP) continue;
+            double old = done_row(s, k - WP)[g], a_old = A_row(s, k - WP)[g];
+            double h = (a_old > old ? a_old : old) + s->ld[g].refill_gap;
+            r[g] = r[g] > h ? r[g] : h;
+        }
+        return;
+    }
+    if (s->uniform) {
+        const long WP = s->wp[0];
+        if (WP == 0 || k < WP) return;
+        const double *old = done_row(s, k - WP);
+        double t_old = *T_at(s, k - WP - 1), rg = s->ld[0].refill_gap;
+        for (int g = 0; g < G; g++) {
+            double h = (t_old > old[g] ? t_old : old[g]) + rg;
+            r[g] = r[g] > h ? r[g] : h;
+        }
+        return;
+    }
+    for (int g = 0; g < G; g++) {
+        const long WP = s->wp[g];
+        if (WP == 0 || k < WP) continue;
+        double old = done_row(s, k - WP)[g], t_old = *T_at(s, k - WP - 1);
+        double h = (t_old > old ? t_old : old) + s->ld[g].refill_gap;
+        r[g] = r[g] > h ? r[g] : h;
+    }
+}
 
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out)
 {
-    const int G = s->gpus, W = s->p.workers;
-    const long k = s->k, WP = s->ring;
-    double *r = s->r;
+    return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
+}
 
-    /* when is a worker free for batch k */
-    if (k < W) {
-        memcpy(r, fs, (size_t)G * sizeof *r);
-    } else {
-        const double *prev = done_row(s, k - W);
-        for (int g = 0; g < G; g++) r[g] = prev[g] + s->p.worker_gap;
-    }
+double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double *fs, const double *lag,
+                          const double *lag_next, double *start, double *stall, double *t_prev, ss_step *out)
+{
+    const int G = s->gpus;
+    const long k = s->k;
+    double *r = s->r;
+    if (!s->A) lag = lag_next = NULL;
+
+    worker_free(s, fs, lag, r);
     if (s->p.start_align != SS_ALIGN_NONE) {
         double v = ss_align_start_of(r, G, s->p.start_align);
         for (int g = 0; g < G; g++) r[g] = v;
     }
-    /* the prefetch window: batch k is handed out when training takes batch k - W*P */
-    if (k >= WP) {
-        const double *old = done_row(s, k - WP);
-        double t_old = *T_at(s, k - WP - 1);
-        for (int g = 0; g < G; g++) {
-            double h = (t_old > old[g] ? t_old : old[g]) + s->p.refill_gap;
-            r[g] = r[g] > h ? r[g] : h;
-        }
-    }
-    /* r now holds start[k]; done[k] overwrites the slot of batch k - W*P, read above */
+    window(s, lag != NULL, r);
+    /* r now holds start[k]; done[k] overwrites the slot of batch k - ring, read above */
     double *done = done_row(s, k);
-    double dmax = r[0] + f[0];
-    for (int g = 0; g < G; g++) {
-        done[g] = r[g] + f[g];
-        dmax = done[g] > dmax ? done[g] : dmax;
-    }
+    for (int g = 0; g < G; g++) done[g] = r[g] + f[g];
     if (k == 0) {
         double t0 = r[0];
         for (int g = 1; g < G; g++) t0 = r[g] < t0 ? r[g] : t0;
         *T_at(s, -1) = t0;
     }
-    double tp = *T_at(s, k - 1);
-    double T = (tp > dmax ? tp : dmax) + s->p.step_gap + c;
-    for (int g = 0; g < G; g++) {
-        double w = done[g] - tp;
-        stall[g] = w > 0.0 ? w : 0.0;
+    /* the loop asks for batch k at T[k-1] and has it at max(T[k-1], done) + delivery */
+    double tp = *T_at(s, k - 1), got = tp;
+    if (lag) {
+        double *A = A_row(s, k);
+        got = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double a = tp - lag[g], d = s->ld[g].delivery, w = done[g] - a;
+            A[g] = a;
+            double x = (done[g] > a ? done[g] : a) + d;
+            got = x > got ? x : got;
+            stall[g] = (w > 0.0 ? w : 0.0) + d;
+        }
+    } else if (s->uniform) {
+        const double d = s->ld[0].delivery;
+        double dmax = done[0];
+        for (int g = 0; g < G; g++) {
+            dmax = done[g] > dmax ? done[g] : dmax;
+            double w = done[g] - tp;
+            stall[g] = (w > 0.0 ? w : 0.0) + d;
+        }
+        got = (tp > dmax ? tp : dmax) + d;
+    } else {
+        for (int g = 0; g < G; g++) {
+            double d = s->ld[g].delivery, w = done[g] - tp;
+            double a = (done[g] > tp ? done[g] : tp) + d;
+            got = a > got ? a : got;
+            stall[g] = (w > 0.0 ? w : 0.0) + d;
+        }
     }
+    double T = got + s->p.step_gap + c;
     if (start) memcpy(start, r, (size_t)G * sizeof *start);
     *T_at(s, k) = T;
     double smax, smin;
     int arg;
     ss_step_spread(stall, G, &smax, &smin, &arg);
     out->iter_time = T - tp;
+    if (lag) { /* the longest time between one GPU's two asks */
+        double it = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double x = (T - (lag_next ? lag_next[g] : 0.0)) - (tp - lag[g]);
+            it = x > it ? x : it;
+        }
+        out->iter_time = it;
+    }
     out->stall = smax;
     out->delay = smax - smin;
     out->straggler = arg;
@@ -122,8 +268,29 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
         double v = s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
         for (int g = 0; g < G; g++) f[g] = v;
     }
-    double c = s->p.compute_scale * (row->iter_max - row->stall_max);
     double tp;
+    if (s->A && row->train_start) {
+        /* GPU g asked for this batch at ask[g] = train_start - stall and for the next at
+         * ask[g] + iteration_time; the compute runs from the last GPU having its batch to
+         * the last GPU asking for the next */
+        double amax = -INFINITY, nmax = -INFINITY, tmax = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double a = row->train_start[g] - row->stall_time[g], nx = a + row->iteration_time[g];
+            s->lag[g] = a;
+            s->lag_next[g] = nx;
+            amax = a > amax ? a : amax;
+            nmax = nx > nmax ? nx : nmax;
+            tmax = row->train_start[g] > tmax ? row->train_start[g] : tmax;
+        }
+        for (int g = 0; g < G; g++) {
+            s->lag[g] = amax - s->lag[g];
+            s->lag_next[g] = nmax - s->lag_next[g];
+        }
+        double c = s->p.compute_scale * (nmax - tmax > 0.0 ? nmax - tmax : 0.0);
+        ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
+        return;
+    }
+    double c = s->p.compute_scale * row->compute;
     ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
 }
 
@@ -131,21 +298,44 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
 
 static void pipe_name(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[48], fs[32], cs[32], heal[32] = "";
+    char w[48], fs[32], cs[32], pf[24], heal[32] = "";
     ss_autoval_format(&s->workers, w, sizeof w);
     ss_format_number(s->fetch_scale, fs, sizeof fs);
     ss_format_number(s->compute_scale, cs, sizeof cs);
+    if (s->prefetch == SS_PREFETCH_AUTO) snprintf(pf, sizeof pf, "auto");
+    else snprintf(pf, sizeof pf, "%ld", s->prefetch);
     if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
-    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%ld_fs%s_cs%s%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, s->prefetch, fs, cs, heal);
+    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, pf, fs, cs, heal);
+}
+
+/* W and P in the terminal label: the value, or "lo-hi" when GPUs differ */
+static void range_label(const ss_scenario *s, int prefetch, char *buf, size_t n)
+{
+    const ssp_params *p = &s->pipe;
+    if (!(prefetch ? p->prefetch_gpu : p->workers_gpu) || s->pipe_gpus < 1) {
+        snprintf(buf, n, "%d", prefetch ? p->prefetch : p->workers);
+        return;
+    }
+    int lo = 0, hi = 0;
+    for (int g = 0; g < s->pipe_gpus; g++) {
+        ssp_loader l = ssp_loader_of(p, g);
+        int v = prefetch ? l.prefetch : l.workers;
+        lo = g == 0 || v < lo ? v : lo;
+        hi = g == 0 || v > hi ? v : hi;
+    }
+    if (lo == hi) snprintf(buf, n, "%d", lo);
+    else snprintf(buf, n, "%d-%d", lo, hi);
 }
 
 static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 {
-    char heal[32] = "";
+    char w[32], p[32], heal[32] = "";
+    range_label(s, 0, w, sizeof w);
+    range_label(s, 1, p, sizeof p);
     if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
-    snprintf(buf, n, "pipe f=%s s=%s W=%d P=%d fs=%g cs=%g%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), s->pipe.workers, s->pipe.prefetch, s->fetch_scale, s->compute_scale, heal);
+    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%g cs=%g%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, p, s->fetch_scale, s->compute_scale, heal);
 }
 
 static int pipe_baseline(const ss_scenario *s)
@@ -156,24 +346,63 @@ static int pipe_baseline(const ss_scenario *s)
 
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
 {
-    return s->workers.is_auto || c->worker_gap.is_auto;
+    return s->workers.is_auto || s->prefetch == SS_PREFETCH_AUTO || c->worker_gap.is_auto || c->refill_gap.is_auto ||
+           c->delivery.is_auto;
 }
 
-/* workers = max(1, round(W_cal * factor)) for auto; worker_gap likewise from the calibration. */
+/* An auto setting takes each GPU's calibrated value (times the factor: workers = auto*2 is
+ * each GPU's W times 2, rounded, at least 1 where the calibrated W is); a number is the
+ * same for every GPU. pipe.workers and pipe.prefetch receive the largest over GPUs. */
 static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib *cal)
 {
     ssp_params *p = &s->pipe;
-    double w = s->workers.is_auto ? floor((cal ? cal->workers : 1) * s->workers.value + 0.5) : s->workers.value;
-    if (w > SS_MAX_WORKERS) {
-        char spec[48];
-        ss_autoval_format(&s->workers, spec, sizeof spec);
-        return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: %d); at most %d",
-                       c->file, spec, w, cal ? cal->workers : 0, SS_MAX_WORKERS);
+    memset(p, 0, sizeof *p);
+    s->pipe_gpus = cal ? cal->gpus : 0;
+    p->workers = 1;
+    p->prefetch = 2;
+    if (s->workers.is_auto && cal && cal->workers_gpu) {
+        p->workers_gpu = cal->workers_gpu;
+        p->workers_factor = s->workers.value;
+        p->workers = 0;
+        double wmax = 0;
+        for (int g = 0; g < cal->gpus; g++) {
+            double w = floor(cal->workers_gpu[g] * s->workers.value + 0.5);
+            if (cal->workers_gpu[g] >= 1 && w < 1) w = 1;
+            wmax = w > wmax ? w : wmax;
+        }
+        if (wmax > SS_MAX_WORKERS) {
+            char spec[48];
+            ss_autoval_format(&s->workers, spec, sizeof spec);
+            return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: up to %d); at most %d",
+                           c->file, spec, wmax, cal->workers, SS_MAX_WORKERS);
+        }
+        p->workers = (int)wmax;
+    } else if (s->workers.is_auto) {
+        double w = floor(s->workers.value + 0.5);
+        p->workers = w < 1 ? 1 : w > SS_MAX_WORKERS ? SS_MAX_WORKERS : (int)w;
+    } else {
+        p->workers = (int)s->workers.value;
     }
-    p->workers = w < 1 ? 1 : (int)w;
-    p->prefetch = (int)s->prefetch;
-    p->worker_gap = c->worker_gap.is_auto ? (cal ? cal->worker_gap : 0.0) * c->worker_gap.value : c->worker_gap.value;
-    p->refill_gap = c->refill_gap;
+    if (s->prefetch == SS_PREFETCH_AUTO && cal && cal->prefetch_gpu) {
+        p->prefetch_gpu = cal->prefetch_gpu;
+        p->prefetch = 1;
+        for (int g = 0; g < cal->gpus; g++) p->prefetch = cal->prefetch_gpu[g] > p->prefetch ? cal->prefetch_gpu[g] : p->prefetch;
+    } else if (s->prefetch != SS_PREFETCH_AUTO) {
+        p->prefetch = (int)s->prefetch;
+    }
+    const ss_autoval *gaps[3] = {&c->worker_gap, &c->refill_gap, &c->delivery};
+    const double *cal_gpu[3] = {cal ? cal->gap_gpu : NULL, cal ? cal->refill_gpu : NULL, cal ? cal->delivery_gpu : NULL};
+    double *value[3] = {&p->worker_gap, &p->refill_gap, &p->delivery};
+    const double **per_gpu[3] = {&p->worker_gap_gpu, &p->refill_gap_gpu, &p->delivery_gpu};
+    double *factor[3] = {&p->worker_gap_factor, &p->refill_gap_factor, &p->delivery_factor};
+    for (int i = 0; i < 3; i++) {
+        *value[i] = gaps[i]->is_auto ? 0.0 : gaps[i]->value;
+        if (gaps[i]->is_auto && cal_gpu[i]) {
+            *per_gpu[i] = cal_gpu[i];
+            *factor[i] = gaps[i]->value;
+        }
+    }
+    p->ask_lags = cal ? cal->ask_lags : 0;
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -186,22 +415,103 @@ typedef struct {
     ssp_state ps;
     int heal;          /* GPU healed, or -1 */
     double *fetch_buf; /* [gpus] the healed row's fetch times */
+    double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
+    /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
+     * one's replaced by the median of the others' ([gpus] each) */
+    int *wg, *pg;
+    double *gg, *rg, *dg;
 } pipe_state;
+
+/* The median of v[0..n-1] without v[skip]; reorders v. */
+static double median_except(double *v, int n, int skip)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (i != skip) v[m++] = v[i];
+    gsl_sort(v, 1, (size_t)m);
+    return m == 0 ? 0.0 : (v[(m - 1) / 2] + v[m / 2]) / 2;
+}
+
+/* The healed GPU takes the median of the other GPUs' loader settings (W and P rounded). */
+static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
+{
+    const size_t G = (size_t)gpus;
+    st->wg = malloc(G * sizeof *st->wg);
+    st->pg = malloc(G * sizeof *st->pg);
+    st->gg = malloc(G * sizeof *st->gg);
+    st->rg = malloc(G * sizeof *st->rg);
+    st->dg = malloc(G * sizeof *st->dg);
+    double *v = malloc(G * sizeof *v);
+    if (!st->wg || !st->pg || !st->gg || !st->rg || !st->dg || !v) {
+        free(v);
+        return ss_fail(SS_ENOMEM, "out of memory for a healed scenario");
+    }
+    for (int g = 0; g < gpus; g++) {
+        ssp_loader l = ssp_loader_of(p, g);
+        st->wg[g] = l.workers;
+        st->pg[g] = l.prefetch;
+        st->gg[g] = l.worker_gap;
+        st->rg[g] = l.refill_gap;
+        st->dg[g] = l.delivery;
+    }
+    const int h = st->heal;
+    if (gpus > 1) {
+        for (int g = 0; g < gpus; g++) v[g] = st->wg[g];
+        st->wg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
+        st->pg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        double *arr[3] = {st->gg, st->rg, st->dg};
+        for (int a = 0; a < 3; a++) {
+            memcpy(v, arr[a], G * sizeof *v);
+            arr[a][h] = median_except(v, gpus, h);
+        }
+    }
+    free(v);
+    p->workers_gpu = st->wg;
+    p->prefetch_gpu = st->pg;
+    p->worker_gap_gpu = st->gg;
+    p->refill_gap_gpu = st->rg;
+    p->delivery_gpu = st->dg;
+    p->workers_factor = p->worker_gap_factor = p->refill_gap_factor = p->delivery_factor = 1.0;
+    return SS_OK;
+}
+
+static void pipe_state_free(pipe_state *st)
+{
+    free(st->fetch_buf);
+    free(st->start_buf);
+    free(st->sort_buf);
+    free(st->wg);
+    free(st->pg);
+    free(st->gg);
+    free(st->rg);
+    free(st->dg);
+    free(st);
+}
 
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)c;
     pipe_state *st = calloc(1, sizeof *st);
-    if (st && s->heal_gpu >= 0) st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
-    if (!st || (s->heal_gpu >= 0 && !st->fetch_buf)) {
-        free(st);
+    if (st && s->heal_gpu >= 0) {
+        st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
+        st->start_buf = malloc((size_t)gpus * sizeof *st->start_buf);
+        st->sort_buf = malloc((size_t)gpus * sizeof *st->sort_buf);
+    }
+    if (!st || (s->heal_gpu >= 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf))) {
+        if (st) pipe_state_free(st);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     st->heal = s->heal_gpu;
-    ss_status rc = ssp_init(&st->ps, &s->pipe, gpus);
+    ssp_params p = s->pipe;
+    ss_status rc = SS_OK;
+    const ssp_params *q = &s->pipe;
+    if (st->heal >= 0 && st->heal < gpus &&
+        (q->workers_gpu || q->prefetch_gpu || q->worker_gap_gpu || q->refill_gap_gpu || q->delivery_gpu))
+        rc = heal_loaders(st, &p, gpus);
+    if (rc == SS_OK) rc = ssp_init(&st->ps, &p, gpus);
     if (rc != SS_OK) {
-        free(st->fetch_buf);
-        free(st);
+        pipe_state_free(st);
         return rc;
     }
     *state = st;
@@ -219,6 +529,16 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     }
     ss_row healed;
     ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    /* the measured starts serve the epoch's first batches, max(W, 1) of them: the healed
+     * GPU's loader starts them like the others (the median of their starts), as its own
+     * may belong to a loader with fewer workers */
+    const int h = st->heal, G = row->gpus;
+    if (G > 1 && h < G && st->ps.k < (st->ps.ld[h].workers > 1 ? st->ps.ld[h].workers : 1)) {
+        memcpy(st->start_buf, row->fetch_start, (size_t)G * sizeof *st->start_buf);
+        memcpy(st->sort_buf, row->fetch_start, (size_t)G * sizeof *st->sort_buf);
+        st->start_buf[h] = median_except(st->sort_buf, G, h);
+        healed.fetch_start = st->start_buf;
+    }
     ssp_replay_row(&st->ps, &healed, stall, out);
 }
 
@@ -227,8 +547,7 @@ static void pipe_free(void *state)
     pipe_state *st = state;
     if (!st) return;
     ssp_free(&st->ps);
-    free(st->fetch_buf);
-    free(st);
+    pipe_state_free(st);
 }
 
 const ss_model_ops ss_model_pipeline = {
@@ -238,6 +557,7 @@ const ss_model_ops ss_model_pipeline = {
     .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
+    .reads_train_start = 1,
     .name_of = pipe_name,
     .label_of = pipe_label,
     .is_baseline = pipe_baseline,

@@ -1,6 +1,8 @@
-/* ss_model_pipeline.h - the dependency-aware replay (SPEC §8): each GPU's loader as a pool
- * of W workers with a prefetch window of W*P batches, synchronised training steps, state
- * carried from batch to batch. The same recurrence drives `stallsim gen` forward. */
+/* ss_model_pipeline.h - the dependency-aware replay (SPEC §8, sim/models/MODELS-pipeline.md):
+ * each GPU's loader as a pool of W workers with a prefetch window of W*P batches (W = 0:
+ * synchronous loading in the training process), a delivery cost per batch, synchronised
+ * training steps, state carried from batch to batch. The same recurrence drives
+ * `stallsim gen` forward. */
 #ifndef SS_MODEL_PIPELINE_H
 #define SS_MODEL_PIPELINE_H
 
@@ -10,22 +12,50 @@
 #include "ss_step.h"
 
 typedef struct {
-    int workers;   /* W per GPU */
-    int prefetch;  /* P */
+    int workers;   /* W per GPU (0: synchronous loading) */
+    int prefetch;  /* P (>= 1) */
     double worker_gap, refill_gap, step_gap;
+    double delivery; /* seconds from a batch being ready to the loop having it */
     double fetch_scale, compute_scale;
     ss_align fetch_align, start_align;
+    /* Per-GPU loader settings ([gpus] each, not owned, must outlive the state; NULL: the
+     * value above for every GPU). GPU g then uses workers = max(0, round(workers_gpu[g] *
+     * workers_factor)) (at least 1 when workers_gpu[g] >= 1), prefetch_gpu[g], and the
+     * gaps and the delivery cost times their factors (a factor of 0 counts as 1). */
+    const int *workers_gpu, *prefetch_gpu;
+    const double *worker_gap_gpu, *refill_gap_gpu, *delivery_gpu;
+    double workers_factor, worker_gap_factor, refill_gap_factor, delivery_factor;
+    /* 1: the replay takes each GPU's measured lag behind the last GPU to ask for a batch
+     * (ranks leave a synchronised step at slightly different times) from the rows'
+     * train_start and stall_time (ssp_replay_row with row->train_start); set by the
+     * calibration when the trace's asks are consistent and not simultaneous. */
+    int ask_lags;
 } ssp_params;
+
+/* One GPU's resolved loader settings. */
+typedef struct {
+    int workers, prefetch;
+    double worker_gap, refill_gap, delivery;
+} ssp_loader;
 
 typedef struct {
     ssp_params p;
     int gpus;
+    int uniform;     /* 1 when every GPU has the same loader settings (ld[0]) */
+    ssp_loader *ld;  /* [gpus] */
+    long *wp;        /* [gpus] W * P of each GPU */
     long k;          /* position within the current epoch */
-    long ring;       /* W * P */
+    long ring;       /* the largest W * P over GPUs, at least 1 */
     double *done;    /* [ring][gpus]: done of batch j at slot j % ring */
+    double *A;       /* [ring + 1][gpus] with ask_lags: when GPU g's loop asked for batch j,
+                      * at slot j % (ring + 1) */
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
     double *r, *f;   /* [gpus] scratch */
+    double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
 } ssp_state;
+
+/* GPU g's settings under p (the per-GPU arrays when given). */
+ssp_loader ssp_loader_of(const ssp_params *p, int g);
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus);
 void ssp_free(ssp_state *s);
@@ -33,11 +63,18 @@ void ssp_free(ssp_state *s);
 void ssp_epoch_start(ssp_state *s);
 
 /* One batch k given its fetch times f[g] (already aligned and scaled), its compute time c,
- * and the measured starts fs[g] used for the first W batches. Fills start[g] and done[g]
- * (may be NULL), stall[g] (required), the step result, and returns T[k]. *t_prev receives
- * T[k-1]. */
+ * and the measured starts fs[g] used for the first max(W, 1) batches. Fills start[g] and
+ * done[g] (may be NULL), stall[g] (required), the step result, and returns T[k]. *t_prev
+ * receives T[k-1]. */
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out);
+
+/* ssp_advance when the GPUs' loops ask at different times: GPU g asks for batch k at
+ * T[k-1] - lag[g] and for batch k+1 at T[k] - lag_next[g] (lag >= 0; T[k-1] is the last
+ * GPU's ask); the step's iteration time is the largest over GPUs of the time between
+ * their two asks. NULL lags: ssp_advance. Needs p.ask_lags. */
+double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double *fs, const double *lag,
+                          const double *lag_next, double *start, double *stall, double *t_prev, ss_step *out);
 
 /* Replays one measured row (SPEC §8: aligned and scaled fetch, compute from the row). */
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out);

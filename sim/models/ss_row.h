@@ -8,6 +8,7 @@
 typedef struct {
     int gpus;
     const double *fetch_start, *fetch_time, *iteration_time, *stall_time; /* [gpus] */
+    const double *train_start; /* [gpus], or NULL when the sweep did not read it */
     double *done;        /* [gpus] fetch_start + fetch_time, filled by ss_row_prepare */
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */

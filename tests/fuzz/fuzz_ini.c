@@ -34,9 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ss_clear();
         if (ss_scenarios_build(&c, &sc, &n) == SS_OK) {
             /* a calibration like one read off a trace */
-            int wg[1] = {3};
-            double gg[1] = {0.01};
-            ss_calib cal = {.gpus = 1, .workers_gpu = wg, .gap_gpu = gg, .workers = 3,
+            int wg[1] = {3}, pg[1] = {2};
+            double gg[1] = {0.01}, rg[1] = {0.001}, dg[1] = {0.0005}, res[1] = {0};
+            ss_calib cal = {.gpus = 1, .workers_gpu = wg, .prefetch_gpu = pg, .gap_gpu = gg, .refill_gpu = rg,
+                            .delivery_gpu = dg, .resid_gpu = res, .stall_resid_gpu = res, .workers = 3,
                             .worker_gap = 0.01, .agree = 1, .rows_used = 100};
             int need = ss_scenarios_need_calibration(sc, n, &c);
             ss_clear();

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# cli_calibration.sh - issue 11 from the command line: gen's --workers 0, --workers-gpu,
+# --slow-gpu and --delivery reach the trace (loader_workers, prefetch_factor, the slow
+# GPU's fetch times), `run` with auto everywhere prints what it fitted (grouped by
+# settings) and replays the trace exactly (fidelity 0), `workers = 0` is a scenario value
+# and `delivery` a key, and a bad --slow-gpu is a usage error; same summary on 1 and 3 ranks.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+
+"$stallsim" gen -o "$work/g.h5" --gpus 4 --iterations 200 --epochs 2 --workers 3 --workers-gpu 0:0 \
+  --workers-gpu 2:5 --slow-gpu 3:2.5 --delivery 0.002 --worker-gap 0.01 --seed 5 >/dev/null || fail "gen"
+$py - "$work/g.h5" <<'PY' && ok || fail "gen attributes and the slow GPU"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    assert list(f.attrs["loader_workers"]) == [0, 3, 5, 3], f.attrs["loader_workers"]
+    assert f.attrs["prefetch_factor"] == 2
+    assert "--slow-gpu 3:2.5" in f.attrs["source"] and "--delivery 0.002" in f.attrs["source"]
+    ft = f["timeline/fetch_time"][()]
+    r = ft[:, 3].mean() / ft[:, 1].mean()
+    assert 2.0 < r < 3.0, r
+    st = f["timeline/stall_time"][()]
+    assert st.min() >= 0.002 - 1e-12, st.min()   # the delivery cost is part of every stall
+PY
+
+cat > "$work/auto.ini" <<INI
+[trace]
+path = g.h5
+warmup_iterations = 0
+[scenarios]
+model = pipeline
+workers = auto, 0
+prefetch = auto
+[pipeline]
+worker_gap = auto
+refill_gap = auto
+delivery = auto
+INI
+"$stallsim" run "$work/auto.ini" --out "$work/a" > "$work/out.txt" || fail "run: $(cat "$work/out.txt")"
+grep -q "^calibration: .*W and P as recorded in the trace" "$work/out.txt" && ok || fail "recorded settings line"
+grep -q "^calibration: GPU 0: W=0 (synchronous loading) P=2, worker gap 0.0100 s, refill gap 0.0000 s, delivery 0.0020 s" \
+  "$work/out.txt" && ok || fail "GPU 0 line: $(cat "$work/out.txt")"
+grep -q "^calibration: 2 GPUs: W=3 P=2" "$work/out.txt" && ok || fail "grouped line"
+grep -q "^calibration: GPU 2: W=5 P=2" "$work/out.txt" && ok || fail "GPU 2 line"
+grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1: mean iteration time [+-]0.00% vs measured, per-iteration MAPE 0.00%" \
+  "$work/out.txt" && ok || fail "fidelity line"
+$py - "$work/a/summary.csv" <<'PY' && ok || fail "summary: baseline exact, workers = 0 slower"
+import csv, sys
+rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[1]))}
+base = rows["pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1"]
+sync = rows["pipeline_fetch-none_start-none_w-0_pauto_fs1_cs1"]
+assert abs(float(base["fidelity_iter_time_mape_pct"])) < 1e-9, base
+assert abs(float(base["iter_time_mean"]) / float(rows["measured"]["iter_time_mean"]) - 1) < 1e-12
+assert sync["workers"] == "0" and float(sync["iter_time_mean"]) > 1.5 * float(base["iter_time_mean"]), sync
+PY
+if command -v mpirun >/dev/null; then
+  "$stallsim" run "$work/auto.ini" --out "$work/a1" --quiet || fail "run, quiet"
+  mpirun_t 3 "$stallsim" run "$work/auto.ini" --out "$work/a3" --quiet || fail "run on 3 ranks"
+  same_file "$work/a1/summary.csv" "$work/a3/summary.csv" "calibrated sweep on 1 and 3 ranks"
+fi
+"$stallsim" gen -o "$work/x.h5" --slow-gpu 7:2 2>"$work/err.txt"
+[ $? -eq 2 ] && grep -q "slow-gpu 7:2" "$work/err.txt" && ok || fail "bad --slow-gpu: $(cat "$work/err.txt")"
+finish
