@@ -310,10 +310,29 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
         const ss_calib *c = &s->calib;
         rc |= ss_h5_attr_write_num(f, "calibrated_workers", H5T_STD_I32LE, H5T_NATIVE_INT, &c->workers, 0);
         rc |= ss_h5_attr_write_num(f, "calibrated_worker_gap", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &c->worker_gap, 0);
-        rc |= ss_h5_attr_write_num(f, "calibrated_workers_per_gpu", H5T_STD_I32LE, H5T_NATIVE_INT, c->workers_gpu,
-                       (hsize_t)c->gpus);
-        rc |= ss_h5_attr_write_num(f, "calibrated_worker_gap_per_gpu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c->gap_gpu,
-                       (hsize_t)c->gpus);
+        /* the per-GPU settings as datasets of /calibration (an attribute holds at most 64 KB) */
+        hid_t g = H5Gcreate2(f, "calibration", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc |= g < 0;
+        if (g >= 0) {
+            const hsize_t n = (hsize_t)c->gpus;
+            struct {
+                const char *name;
+                const void *v;
+                int is_int;
+            } arr[] = {{"workers", c->workers_gpu, 1},      {"prefetch", c->prefetch_gpu, 1},
+                       {"worker_gap", c->gap_gpu, 0},        {"refill_gap", c->refill_gpu, 0},
+                       {"delivery", c->delivery_gpu, 0},     {"start_residual", c->resid_gpu, 0},
+                       {"stall_residual", c->stall_resid_gpu, 0}};
+            for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
+                if (arr[i].v)
+                    rc |= ss_h5_write_array(g, arr[i].name, arr[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+                                            arr[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, arr[i].v, n);
+            const int flags[4] = {c->recorded_workers, c->recorded_prefetch, c->ask_lags, c->no_fetch};
+            const char *fn[4] = {"recorded_workers", "recorded_prefetch", "ask_lags", "no_fetch"};
+            for (int i = 0; i < 4; i++) rc |= ss_h5_attr_write_num(g, fn[i], H5T_STD_I32LE, H5T_NATIVE_INT, &flags[i], 0);
+            rc |= ss_h5_attr_write_num(g, "rows_used", H5T_STD_I64LE, H5T_NATIVE_LONG, &c->rows_used, 0);
+            H5Gclose(g);
+        }
     }
     if (rc) ss_h5_release(r->tmp); /* discarded: room for the close on a full disk */
     if (ss_h5_close_file(f) != 0) {
