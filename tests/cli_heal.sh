@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# cli_heal.sh - which GPU to fix: on a generated trace with one slow GPU, healing that GPU
+# predicts the mean iteration time of the same trace generated without the slow GPU (same
+# seed) within 1 %, for both models; the ranking puts that GPU first; healing any other
+# GPU changes the mean by less than the larger of the model's baseline error and 0.1 %;
+# heal = each is the same at 1 and 3 ranks; bad heal values are refused.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+py=/usr/bin/python3
+for seed in 11 12; do
+  slow=$((seed % 8))
+  "$stallsim" gen -o "$work/slow$seed.h5" --gpus 8 --iterations 300 --epochs 2 --seed $seed --slow-gpu $slow:2.5 >/dev/null || fail "gen slow"
+  "$stallsim" gen -o "$work/fast$seed.h5" --gpus 8 --iterations 300 --epochs 2 --seed $seed >/dev/null || fail "gen fast"
+  printf '[trace]\npath = slow%s.h5\n[scenarios]\nmodel = pipeline, independent\nheal = none, each\n' $seed > "$work/h$seed.ini"
+  "$stallsim" run "$work/h$seed.ini" --out "$work/r$seed" > "$work/out$seed.txt" || fail "heal sweep"
+  "$stallsim" compare "$work/fast$seed.h5" "$work/r$seed" --csv "$work/c$seed.csv" >/dev/null || fail "compare"
+  $py - "$work/c$seed.csv" "$work/r$seed/results.h5" $slow <<'PY' && ok || fail "seed $seed: healing GPU $slow"
+import csv, sys
+import h5py
+rows = list(csv.DictReader(open(sys.argv[1])))
+slow = int(sys.argv[3])
+truth = float(rows[0]["iter_time_mean"])  # the trace generated without the slow GPU
+by = {r["scenario"]: float(r["iter_time_mean"]) for r in rows[1:]}
+for name in ("pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1_heal-%d" % slow,
+             "independent_fetch-none_start-none_heal-%d" % slow):
+    err = abs(by[name] / truth - 1)
+    assert err < 0.01, (name, by[name], truth, err)
+f = h5py.File(sys.argv[2], "r")
+heal = f["ranking"]["heal"][:]
+base = {"pipeline": by["pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"],
+        "independent": by["independent_fetch-none_start-none"]}
+for model in ("independent", "pipeline"):
+    mine = [h for h in heal if h["model"].decode() == model]
+    assert len(mine) == 8, mine
+    assert mine[0]["gpu"] == slow and mine[0]["ranked"] == 1, mine[0]
+    for h in mine[1:]:
+        assert h["ranked"] == 0 and abs(h["gain_pct"]) < 0.1, (model, h)
+top = f["ranking"]["top"][:]
+assert top[0]["scenario"].decode().endswith("_heal-%d" % slow), top
+PY
+done
+grep -q "GPUs to fix first, pipeline model" "$work/out11.txt" && grep -q "GPU 3 -" "$work/out11.txt" && ok || fail "printed ranking: $(tail -5 "$work/out11.txt")"
+"$stallsim" run "$work/h11.ini" --json --out "$work/j" --quiet > "$work/j.json" || fail "json"
+$py -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['ranking']['heal'][0]['gpu']==3, d['ranking']" "$work/j.json" && ok || fail "JSON ranking"
+if command -v mpirun >/dev/null; then
+  mpirun_t 3 "$stallsim" run "$work/h11.ini" --out "$work/r11m" --quiet && ok || fail "3 ranks"
+  same_file "$work/r11/summary.csv" "$work/r11m/summary.csv" "heal = each at 3 ranks"
+fi
+"$stallsim" run "$work/h11.ini" --set scenarios.heal=8 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "heal = 8, but the trace has 8 GPUs" "$work/err" && ok || fail "heal = 8: rc=$rc $(cat "$work/err")"
+"$stallsim" run "$work/h11.ini" --set scenarios.heal=each,2 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "beside each" "$work/err" && ok || fail "heal = each, 2: rc=$rc"
+"$stallsim" run "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "is not none, each or a GPU number" "$work/err" && ok || fail "heal = x: rc=$rc"
+finish
