@@ -1,4 +1,4 @@
-/* ss_config.h - the scenario file (SPEC §6): INI parsed with inih, --set overrides, and
+/* ss_config.h - the scenario file (README: scenario files): INI parsed with inih, --set overrides, and
  * the validated settings that the sweep is built from. */
 #ifndef SS_CONFIG_H
 #define SS_CONFIG_H

@@ -1,4 +1,4 @@
-/* unit_calibrate.c - SPEC §8 calibration: ss_calibrate recovers W and worker_gap from loader-bound generated traces, and on the FusionFlow reference trace gives W = 3 and a gap of about 0.22 s per GPU with a calibrated pipeline baseline within 1 % of the measured mean iteration time (skipped without ../shared/reference). */
+/* unit_calibrate.c - MODELS-pipeline.md calibration: ss_calibrate recovers W and worker_gap from loader-bound generated traces, and on the FusionFlow reference trace gives W = 3 and a gap of about 0.22 s per GPU with a calibrated pipeline baseline within 1 % of the measured mean iteration time (skipped without ../shared/reference). */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>
@@ -83,7 +83,7 @@ static void test_recovers_generating_settings(void **state)
 
 /* W = 6 with a gap of 0.1 s on 4 GPUs: the generator starts all workers together and their
  * batches stay bunched, so batch k often starts after batch k-5 is done too, and the old
- * SPEC §8 rule (the smallest w with a median >= 0) could pick w = 5 on some GPU (the fit
+ * MODELS-pipeline.md rule (the smallest w with a median >= 0) could pick w = 5 on some GPU (the fit
  * of issue 11 finds 6 on every GPU). What holds on any generated trace: fetch_start[k] >= done[k-W] + gap for every k, so each
  * GPU's W is at most the generating W and, where it equals it, the gap is at least the
  * generating gap; the overall W (the largest) is the generating one for these seeds, and

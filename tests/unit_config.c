@@ -1,4 +1,4 @@
-/* unit_config.c - the scenario file (SPEC §6, config/ss_config.h): defaults, lists, aliases,
+/* unit_config.c - the scenario file (config/ss_config.h): defaults, lists, aliases,
  * paths relative to the INI file's folder, --set overrides, the sweep's cartesian product and
  * its order (sim/ss_scenario.h), and every kind of error with a "file:line" message. */
 #include <math.h>
@@ -68,7 +68,7 @@ static void test_defaults(void **state)
     assert_true(c.stall_sensitivity == 0.01);
     assert_true(c.effective_delay_threshold == 0.030);
     assert_int_equal(c.per_iteration, 0);
-    /* pipeline defaults (SPEC §8): workers auto, prefetch 2, scales 1, worker_gap auto, gaps 0 */
+    /* pipeline defaults (MODELS-pipeline.md): workers auto, prefetch 2, scales 1, worker_gap auto, gaps 0 */
     assert_int_equal(c.n_workers, 1);
     assert_int_equal(c.workers[0].is_auto, 1);
     assert_true(c.workers[0].value == 1.0);
@@ -85,7 +85,7 @@ static void test_defaults(void **state)
     ss_config_free(&c);
 }
 
-/* SPEC §6 shows `dir = results ; relative to this file's folder` in a file that spells out the
+/* README: scenario files shows `dir = results ; relative to this file's folder` in a file that spells out the
  * defaults: without a dir key the output folder is <INI folder>/results, as if written. */
 static void test_default_out_dir_relative_to_file(void **state)
 {
@@ -362,7 +362,7 @@ static void test_err_unknown_section(void **state)
     assert_non_null(strstr(ss_errmsg(), "bogus"));
 }
 
-/* An unknown section is an error even when it holds no key (SPEC §6). */
+/* An unknown section is an error even when it holds no key (README: scenario files). */
 static void test_err_unknown_empty_section(void **state)
 {
     (void)state;

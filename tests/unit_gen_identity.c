@@ -1,4 +1,4 @@
-/* unit_gen_identity.c - SPEC §8/§9: on traces made by ss_gen_write, the pipeline replay with the generating settings gives back every measured iteration time and stall (1e-9 s), row by row and through a sweep (fidelity figures 0); generation is deterministic in the seed. */
+/* unit_gen_identity.c - MODELS-pipeline.md: on traces made by ss_gen_write, the pipeline replay with the generating settings gives back every measured iteration time and stall (1e-9 s), row by row and through a sweep (fidelity figures 0); generation is deterministic in the seed. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* unit_independent.c - the independent replay (SPEC §4) on hand-computed rows: every branch of the
+/* unit_independent.c - the independent replay (MODELS-independent.md) on hand-computed rows: every branch of the
  * new-stall rule of step 4, every start and fetch alignment, 1, 2 and 3 GPUs, and one tiny sweep
  * whose summary (means, sample std, effective delay, change against the measured run) is worked out
  * by hand. Numbers are sums of powers of two so that the arithmetic is exact. */

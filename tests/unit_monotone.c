@@ -1,4 +1,4 @@
-/* unit_monotone.c - SPEC §8 what-if directions on generated traces: more workers, a larger prefetch or a smaller fetch_scale never increase the mean stall, a smaller compute_scale never increases the mean iteration time (sweeps with lists, rows compared). */
+/* unit_monotone.c - MODELS-pipeline.md what-if directions on generated traces: more workers, a larger prefetch or a smaller fetch_scale never increase the mean stall, a smaller compute_scale never increases the mean iteration time (sweeps with lists, rows compared). */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* unit_pipeline.c - the pipeline recurrence of SPEC §8 on small hand-worked cases (2 GPUs, 2 workers, prefetch 1 or 2, 8 iterations): worker pool, prefetch window, start/fetch alignment, scales and the three gaps, plus a cross-check against a plain transcription of SPEC §8. */
+/* unit_pipeline.c - the pipeline recurrence of MODELS-pipeline.md on small hand-worked cases (2 GPUs, 2 workers, prefetch 1 or 2, 8 iterations): worker pool, prefetch window, start/fetch alignment, scales and the three gaps, plus a cross-check against a plain transcription of MODELS-pipeline.md. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>
@@ -400,7 +400,7 @@ static void test_fetch_align_min_compute_scale(void **state)
     check_replay(&p, &e);
 }
 
-/* A plain transcription of SPEC §8 with whole arrays (no rings), for the cross-check. */
+/* A plain transcription of MODELS-pipeline.md with whole arrays (no rings), for the cross-check. */
 static void spec_replay(const ssp_params *p, int G, long N, const double *f, const double *c, const double *fs,
                         double *start, double *done, double *T, double *stall)
 {

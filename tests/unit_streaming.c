@@ -41,7 +41,7 @@ static void close_to(double got, double want, const char *what)
     if (fabs(got - want) > 1e-12 * (1.0 + fabs(want))) fail_msg("%s: streamed %.17g, whole %.17g", what, got, want);
 }
 
-/* The measured series (SPEC §5) of the summarised rows, straight from the raw rows. */
+/* The measured series (MODELS-independent.md) of the summarised rows, straight from the raw rows. */
 static void whole_series(long warmup, long epoch, double *it, double *st, double *dl, double *sd, double *fd, long *n)
 {
     ss_comm c;

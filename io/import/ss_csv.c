@@ -9,6 +9,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+char *ss_csv_unquote(char *s, char **text_end)
+{
+    char *w = s++;
+    for (;;) {
+        if (*s == '\0') return NULL;
+        if (*s == '"' && s[1] == '"') {
+            *w++ = '"';
+            s += 2;
+        } else if (*s == '"') {
+            *text_end = w;
+            return s + 1;
+        } else {
+            *w++ = *s++;
+        }
+    }
+}
+
 /* Splits one record starting at *p into fields (NUL-terminated in place); advances *p to
  * the next record. Returns the number of fields, or -1 for an unterminated quote. */
 static int split_record(char **p, char **fields, int maxf, int *nf_total)
@@ -18,19 +35,7 @@ static int split_record(char **p, char **fields, int maxf, int *nf_total)
     for (;;) {
         char *start = s, *w = s;
         if (*s == '"') {
-            s++;
-            for (;;) {
-                if (*s == '\0') return -1;
-                if (*s == '"' && s[1] == '"') {
-                    *w++ = '"';
-                    s += 2;
-                } else if (*s == '"') {
-                    s++;
-                    break;
-                } else {
-                    *w++ = *s++;
-                }
-            }
+            if (!(s = ss_csv_unquote(s, &w))) return -1;
             while (*s && *s != ',' && *s != '\n' && *s != '\r') s++;
         } else {
             while (*s && *s != ',' && *s != '\n' && *s != '\r') s++;

@@ -8,8 +8,10 @@
 #include <strings.h>
 
 #include "ss_gzline.h"
+#include "ss_csv.h"
 #include "ss_import.h"
 #include "ss_limits.h"
+#include "ss_number.h"
 #include "ss_timefmt.h"
 
 enum { C_RANK, C_EPOCH, C_STEP, C_FSTART, C_FEND, C_FTIME, C_TSTART, C_SEND, C_ITIME, C_STALL, NCOL };
@@ -52,19 +54,7 @@ static int split(char *line, char **f, int max)
         while (*s == ' ' || *s == '\t') s++;
         char *start = s, *w = s;
         if (*s == '"') {
-            start = w = ++s;
-            for (;;) {
-                if (!*s) return -1;
-                if (*s == '"' && s[1] == '"') {
-                    *w++ = '"';
-                    s += 2;
-                } else if (*s == '"') {
-                    s++;
-                    break;
-                } else {
-                    *w++ = *s++;
-                }
-            }
+            if (!(s = ss_csv_unquote(s, &w))) return -1;
             while (*s && *s != ',') s++;
         } else {
             while (*s && *s != ',') s++;
@@ -86,7 +76,7 @@ static ss_status cell_number(tab_state *t, long line, int c, double *v)
     const char *s = t->f[t->col[c]];
     char *end;
     errno = 0;
-    *v = strtod(s, &end);
+    *v = ss_strtod_decimal(s, &end);
     if (end == s || *end || errno == ERANGE || !isfinite(*v))
         return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a number", t->path, line, col_names[c], s);
     return SS_OK;
@@ -153,7 +143,7 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         int64_t ns;
         char *end;
         errno = 0;
-        double v = strtod(s, &end);
+        double v = ss_strtod_decimal(s, &end);
         if (end != s && !*end && errno != ERANGE && isfinite(v)) {
             t->iso = 0;
             t->origin_s = floor(v);

@@ -1,5 +1,6 @@
 /* ss_jsonev.c - yajl callbacks that pick trace events' fields out of a JSON stream. */
 #include "ss_jsonev.h"
+#include "ss_number.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,22 +42,7 @@ static void copy_str(char *dst, size_t cap, const unsigned char *s, size_t n, in
     dst[n] = '\0';
 }
 
-/* a whole number out of number text or a string ("12", " 3"); 0 when it is none */
-static int whole(const char *s, size_t n, long long *out)
-{
-    char b[64];
-    if (n == 0 || n >= sizeof b) return 0;
-    memcpy(b, s, n);
-    b[n] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(b, &end);
-    while (*end == ' ') end++;
-    if (end == b || *end || errno == ERANGE || !(fabs(v) < 9.0e15) || v != floor(v)) return 0;
-    *out = (long long)v;
-    return 1;
-}
-
+/* a finite decimal number out of number text or a string ("12.5", " 3 "); 0 when it is none */
 static int real(const char *s, size_t n, double *out)
 {
     char b[64];
@@ -65,9 +51,19 @@ static int real(const char *s, size_t n, double *out)
     b[n] = '\0';
     char *end;
     errno = 0;
-    double v = strtod(b, &end);
+    double v = ss_strtod_decimal(b, &end);
+    while (*end == ' ') end++;
     if (end == b || *end || errno == ERANGE || !isfinite(v)) return 0;
     *out = v;
+    return 1;
+}
+
+/* a whole number (below 9e15 in magnitude) the same way */
+static int whole(const char *s, size_t n, long long *out)
+{
+    double v;
+    if (!real(s, n, &v) || !(fabs(v) < 9.0e15) || v != floor(v)) return 0;
+    *out = (long long)v;
     return 1;
 }
 

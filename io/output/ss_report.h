@@ -1,5 +1,5 @@
 /* ss_report.h - the summary for people and programs: summary.csv, the terminal table and
- * JSON (SPEC §5). Rank 0 only. */
+ * JSON (MODELS-independent.md). Rank 0 only. */
 #ifndef SS_REPORT_H
 #define SS_REPORT_H
 

@@ -1,4 +1,4 @@
-/* ss_results.h - results.h5 (SPEC §5): per-iteration series written in parallel by the
+/* ss_results.h - results.h5 (MODELS-independent.md): per-iteration series written in parallel by the
  * ranks that computed them, then the summary table and attributes by rank 0; the file is
  * built under a temporary name and renamed into place only when complete. */
 #ifndef SS_RESULTS_H

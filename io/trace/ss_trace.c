@@ -1,4 +1,4 @@
-/* ss_trace.c - reader and writer of stalltrace HDF5 files (SPEC §3). */
+/* ss_trace.c - reader and writer of stalltrace HDF5 files (README: file formats). */
 #include "ss_trace.h"
 
 #include <errno.h>
@@ -494,11 +494,15 @@ static ss_status read_block(ss_trace_file *t, int ds, long row0, long n, int g0,
     return check_values(t, ds, row0, n, g0, ng, buf);
 }
 
+static int column_request_ok(const ss_trace_file *t, long row0, long n, int g0, int ng)
+{
+    return row0 >= 0 && n >= 1 && row0 + n <= t->meta.iterations && g0 >= 0 && ng >= 1 && g0 + ng <= t->meta.gpus;
+}
+
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
                                       double *fetch_time, int32_t *epoch)
 {
-    if (row0 < 0 || n < 1 || row0 + n > t->meta.iterations || g0 < 0 || ng < 1 || g0 + ng > t->meta.gpus)
-        return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
+    if (!column_request_ok(t, row0, n, g0, ng)) return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
     ss_status st = read_block(t, DS_FETCH_START, row0, n, g0, ng, fetch_start);
     if (st == SS_OK) st = read_block(t, DS_FETCH_TIME, row0, n, g0, ng, fetch_time);
     if (st == SS_OK && epoch) st = read_epochs(t, row0, n, epoch);
@@ -508,8 +512,7 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
                                      double *iteration_time, double *stall_time)
 {
-    if (row0 < 0 || n < 1 || row0 + n > t->meta.iterations || g0 < 0 || ng < 1 || g0 + ng > t->meta.gpus)
-        return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
+    if (!column_request_ok(t, row0, n, g0, ng)) return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
     ss_status st = read_block(t, DS_TRAIN_START, row0, n, g0, ng, train_start);
     if (st == SS_OK) st = read_block(t, DS_ITER_TIME, row0, n, g0, ng, iteration_time);
     if (st == SS_OK) st = read_block(t, DS_STALL_TIME, row0, n, g0, ng, stall_time);

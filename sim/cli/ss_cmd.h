@@ -1,4 +1,4 @@
-/* ss_cmd.h - the subcommands of the stallsim command line (SPEC §7, §9). Each returns a
+/* ss_cmd.h - the subcommands of the stallsim command line (README: usage). Each returns a
  * process exit status and prints its own errors. */
 #ifndef SS_CMD_H
 #define SS_CMD_H

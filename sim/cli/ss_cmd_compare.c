@@ -1,5 +1,5 @@
 /* ss_cmd_compare.c - `stallsim compare`: measured traces and sweep results side by side,
- * with differences against the first row (SPEC §5 figures). Runs on rank 0. */
+ * with differences against the first row (MODELS-independent.md figures). Runs on rank 0. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

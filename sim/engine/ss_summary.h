@@ -1,5 +1,5 @@
 /* ss_summary.h - the merged outcome of a sweep on rank 0: one partial per scenario, the
- * straggler counts, the calibration; and the figures derived from them (SPEC §5, §8). */
+ * straggler counts, the calibration; and the figures derived from them (MODELS-independent.md, MODELS-pipeline.md). */
 #ifndef SS_SUMMARY_H
 #define SS_SUMMARY_H
 

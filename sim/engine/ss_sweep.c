@@ -207,19 +207,28 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
                                  l->pi[PI_START], l->pi_stall);
 }
 
+/* Reads rows [r0, r0+n) into the slab (train_start too when a model uses it) and counts
+ * the read time and the evaluations that nactive lanes will make; *t_end: when it ended. */
+static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double *t_end)
+{
+    double t0 = ss_wtime();
+    ss_status st = w->train_start ? ss_trace_read(w->t, r0, n, &w->slab_buf)
+                                  : ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
+    *t_end = ss_wtime();
+    w->timing.read_seconds += *t_end - t0;
+    w->timing.rows_read += (double)n;
+    w->timing.evaluations += (double)n * w->gpus * nactive;
+    return st;
+}
+
 /* Grouped mode: block b is one slab; its rows are read and prepared once, then replayed
  * for SS_GROUP lanes at a time. */
 static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive, int32_t *prev_epoch, int *have_prev)
 {
     const int G = w->gpus;
     long r0 = b * SS_BLOCK_ROWS, n = r0 + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - r0;
-    double t0 = ss_wtime();
-    ss_status st = w->train_start ? ss_trace_read(w->t, r0, n, &w->slab_buf)
-                                  : ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
-    double t1 = ss_wtime();
-    w->timing.read_seconds += t1 - t0;
-    w->timing.rows_read += (double)n;
-    w->timing.evaluations += (double)n * G * nactive;
+    double t1;
+    ss_status st = read_slab_timed(w, r0, n, nactive, &t1);
     if (st != SS_OK) return st;
     const ss_slab *s = &w->slab_buf;
     for (long i = 0; i < n; i++) {
@@ -273,13 +282,8 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     for (int a = 0; a < nactive; a++) active[a]->nser = 0;
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
-        double t0 = ss_wtime();
-        ss_status st = w->train_start ? ss_trace_read(w->t, s0, n, &w->slab_buf)
-                                      : ss_trace_read_replay(w->t, s0, n, &w->slab_buf);
-        double t1 = ss_wtime();
-        w->timing.read_seconds += t1 - t0;
-        w->timing.rows_read += (double)n;
-        w->timing.evaluations += (double)n * G * nactive;
+        double t1;
+        ss_status st = read_slab_timed(w, s0, n, nactive, &t1);
         if (st != SS_OK) return st;
         const ss_slab *s = &w->slab_buf;
         for (long i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 /* ss_sweep.h - the sweep engine: streams the trace in bounded slabs, spreads (scenario x
  * iteration block) work of the independent model and whole pipeline scenarios over the
- * ranks, and merges block partials on rank 0 in a fixed order (SPEC §10). */
+ * ranks, and merges block partials on rank 0 in a fixed order (README: running on a cluster). */
 #ifndef SS_SWEEP_H
 #define SS_SWEEP_H
 

@@ -1,5 +1,5 @@
-/* ss_gen.h - synthetic traces (SPEC §9): fetch and compute times drawn with GSL, the
- * pipeline recurrence (SPEC §8) run forward, written chunk by chunk. */
+/* ss_gen.h - synthetic traces (README: gen): fetch and compute times drawn with GSL, the
+ * pipeline recurrence (MODELS-pipeline.md) run forward, written chunk by chunk. */
 #ifndef SS_GEN_H
 #define SS_GEN_H
 
@@ -16,7 +16,7 @@ typedef struct {
     double fetch_mean, fetch_cv, compute_mean, compute_cv;
     double straggler_prob, straggler_scale;
     double worker_gap, refill_gap;
-    double delivery;  /* seconds from a batch being ready to the loop having it (SPEC §8) */
+    double delivery;  /* seconds from a batch being ready to the loop having it (MODELS-pipeline.md) */
     /* GPUs with their own settings: GPU slow_gpu[i]'s fetches take slow_factor[i] times
      * longer; GPU wgpu_gpu[i] has wgpu_workers[i] workers instead of `workers` */
     int n_slow, slow_gpu[SS_GEN_MAX_PER_GPU];

@@ -1,4 +1,4 @@
-/* ss_calibrate.h - reads each GPU's loader settings off a measured timeline (SPEC §8
+/* ss_calibrate.h - reads each GPU's loader settings off a measured timeline (MODELS-pipeline.md
  * calibration as replaced by issue 11; the exact fit is in sim/models/MODELS-pipeline.md):
  * worker count W (0: synchronous loading), prefetch factor P, worker gap, refill gap and
  * delivery cost, fitted per GPU so that the pipeline recurrence explains the measured

@@ -1,4 +1,4 @@
-/* ss_model_independent.c - the independent replay kernel (SPEC §4 steps 1-6). */
+/* ss_model_independent.c - the independent replay kernel (MODELS-independent.md, step 1-6). */
 #include "ss_model_independent.h"
 
 #include <math.h>
@@ -8,7 +8,7 @@
 
 #include "ss_model.h"
 
-/* The new stall of one GPU (SPEC §4 step 4), branch-free so that the loop vectorises. */
+/* The new stall of one GPU (MODELS-independent.md, step 4), branch-free so that the loop vectorises. */
 static inline double new_stall(double done, double done_sim, double st, double floor_, double sens)
 {
     double gap = done - done_sim; /* > 0: the replayed batch is ready gap earlier */

@@ -1,4 +1,4 @@
-/* ss_model_independent.h - the reference notebook's "no dependency" replay (SPEC §4):
+/* ss_model_independent.h - the reference notebook's "no dependency" replay (MODELS-independent.md):
  * every iteration replayed on its own under a fetch and a start alignment. */
 #ifndef SS_MODEL_INDEPENDENT_H
 #define SS_MODEL_INDEPENDENT_H

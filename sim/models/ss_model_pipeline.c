@@ -1,4 +1,4 @@
-/* ss_model_pipeline.c - the pipeline recurrence of SPEC §8 (exact definition in
+/* ss_model_pipeline.c - the pipeline recurrence of MODELS-pipeline.md (exact definition in
  * sim/models/MODELS-pipeline.md). */
 #include "ss_model_pipeline.h"
 

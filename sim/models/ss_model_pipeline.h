@@ -1,4 +1,4 @@
-/* ss_model_pipeline.h - the dependency-aware replay (SPEC §8, sim/models/MODELS-pipeline.md):
+/* ss_model_pipeline.h - the dependency-aware replay (sim/models/MODELS-pipeline.md):
  * each GPU's loader as a pool of W workers with a prefetch window of W*P batches (W = 0:
  * synchronous loading in the training process), a delivery cost per batch, synchronised
  * training steps, state carried from batch to batch. The same recurrence drives
@@ -76,7 +76,7 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
 double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double *fs, const double *lag,
                           const double *lag_next, double *start, double *stall, double *t_prev, ss_step *out);
 
-/* Replays one measured row (SPEC §8: aligned and scaled fetch, compute from the row). */
+/* Replays one measured row (MODELS-pipeline.md: aligned and scaled fetch, compute from the row). */
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out);
 
 #endif

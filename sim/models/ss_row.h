@@ -40,10 +40,10 @@ double ss_row_median_others(const ss_row *r, int g);
  * measured. O(G) for the copy, O(log G) for the statistics. */
 void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf);
 
-/* The aligned fetch time of the row for a non-none align (SPEC §4 step 2). */
+/* The aligned fetch time of the row for a non-none align (MODELS-independent.md, step 2). */
 double ss_row_fetch_aligned(const ss_row *r, ss_align a);
 
-/* The statistic of values[0..n-1] that a non-none start_align asks for (SPEC §4 step 1):
+/* The statistic of values[0..n-1] that a non-none start_align asks for (MODELS-independent.md, step 1):
  * min, avg = max - (max - min) / 2, mean. */
 double ss_align_start_of(const double *values, int n, ss_align a);
 

@@ -18,6 +18,10 @@ typedef struct {
 /* Reads a whole file. Errors name the file and line: missing or unreadable file, empty
  * file, a row whose field count differs from the header's. */
 ss_status ss_csv_read(const char *path, ss_csv *out);
+/* Unquotes in place a field that opens with a double quote at s ("" stands for a quote):
+ * the text is written from s on and ends at *text_end (the caller puts the NUL there).
+ * Returns the character after the closing quote, or NULL when the quote is not closed. */
+char *ss_csv_unquote(char *s, char **text_end);
 void ss_csv_free(ss_csv *c);
 /* Column index by exact header name, or -1. */
 int ss_csv_col(const ss_csv *c, const char *name);

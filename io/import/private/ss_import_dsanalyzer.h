@@ -1,4 +1,4 @@
-/* ss_dsa_import.h - DS-Analyzer parsed CSV trio to a stalltrace file (SPEC §7). */
+/* ss_dsa_import.h - DS-Analyzer parsed CSV trio to a stalltrace file (README: usage). */
 #ifndef SS_DSA_IMPORT_H
 #define SS_DSA_IMPORT_H
 
