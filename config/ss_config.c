@@ -65,6 +65,8 @@ static const key_def keys[] = {
      "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
     {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0, "auto", 0, 1e18,
      "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
+    {"pipeline", "delivery_per_batch", K_BOOL, F(delivery_per_batch), 0, "true", NOB,
+     "delivery = auto replays each batch's measured delivery (true) or each GPU's median (false)"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,

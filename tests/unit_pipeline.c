@@ -519,6 +519,47 @@ static void test_init_rejects(void **state)
     ssp_free(&s);
 }
 
+
+/* Per-batch measured delivery (delivery_measured): 2 GPUs, W = 1, P = 2, no gaps. The
+ * measured rows (asks at 0, 2.8, 3.7, the replayed starts and dones, compute 0.5):
+ *   k  fs        ft        stall        train_start   measured d = stall - max(0, done - ask)
+ *   0  0   0     1   2     1.1  2.3     1.1   2.3     0.1   0.3
+ *   1  1   2     1   0.2   0.25 0.4     3.05  3.2     0.25  0.4
+ *   2  2   2.2   2   1     0.35 0.07    4.05  3.77    0.05  0.07   (GPU 0 late by 0.3)
+ * Factor 1: stalls are the measured ones and T = 2.8, 3.7, 4.55 (k = 1: the loop asks at
+ * 2.8, both batches ready at 2 and 2.2, has them at 2.8 + 0.4; k = 2: starts 2, 2.2 (the
+ * window frees at max(T[-1] = 0, done[0])), done 4, 3.2, has them at max(4 + 0.05, 3.7 +
+ * 0.07) = 4.05). Factor 2: T = 3.1, 4.4, 5.04, stalls [1.2 2.6] [0.5 0.8] [0.1 0.14]. */
+static void test_measured_delivery(void **st)
+{
+    (void)st;
+    const double fs[6] = {0, 0, 1, 2, 2, 2.2}, ft[6] = {1, 2, 1, 0.2, 2, 1};
+    const double stl[6] = {1.1, 2.3, 0.25, 0.4, 0.35, 0.07}, ts[6] = {1.1, 2.3, 3.05, 3.2, 4.05, 3.77};
+    const double it[6] = {2.8, 2.8, 0.9, 0.9, 0.85, 0.85};
+    const double want_T[2][3] = {{2.8, 3.7, 4.55}, {3.1, 4.4, 5.04}};
+    const double want_stall[2][6] = {{1.1, 2.3, 0.25, 0.4, 0.35, 0.07}, {1.2, 2.6, 0.5, 0.8, 0.1, 0.14}};
+    for (int fi = 0; fi < 2; fi++) {
+        ssp_params p = params(1, 2);
+        p.delivery = 0.1; /* the constant, unused while the rows' deliveries are measured */
+        p.delivery_measured = fi == 0 ? 1.0 : 2.0;
+        ssp_state s;
+        assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+        double T = 0, done[2], scratch[6], stall[2];
+        for (int k = 0; k < 3; k++) {
+            ss_row row = {.gpus = 2, .fetch_start = fs + 2 * k, .fetch_time = ft + 2 * k,
+                          .iteration_time = it + 2 * k, .stall_time = stl + 2 * k, .train_start = ts + 2 * k,
+                          .done = done};
+            ss_row_prepare(&row, 0, scratch);
+            ss_step out;
+            ssp_replay_row(&s, &row, stall, &out);
+            T += out.iter_time;
+            near(T, want_T[fi][k], "T", k, -1);
+            for (int g = 0; g < 2; g++) near(stall[g], want_stall[fi][2 * k + g], "stall", k, g);
+        }
+        ssp_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -536,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_fetch_align_min_compute_scale),
         cmocka_unit_test(test_against_spec_transcription),
         cmocka_unit_test(test_init_rejects),
+        cmocka_unit_test(test_measured_delivery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

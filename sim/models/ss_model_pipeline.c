@@ -60,11 +60,15 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->r = malloc((size_t)gpus * sizeof *s->r);
     s->f = malloc((size_t)gpus * sizeof *s->f);
     int lags_ok = 1;
+    if (p->delivery_measured) {
+        s->dm = malloc((size_t)gpus * sizeof *s->dm);
+        lags_ok = s->dm != NULL;
+    }
     if (p->ask_lags) {
         s->A = malloc((size_t)(s->ring + 1) * (size_t)gpus * sizeof *s->A);
         s->lag = malloc((size_t)gpus * sizeof *s->lag);
         s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
-        lags_ok = s->A && s->lag && s->lag_next;
+        lags_ok = lags_ok && s->A && s->lag && s->lag_next;
     }
     if (!s->done || !s->T || !s->r || !s->f || !lags_ok) {
         ssp_free(s);
@@ -86,6 +90,7 @@ void ssp_free(ssp_state *s)
     free(s->A);
     free(s->lag);
     free(s->lag_next);
+    free(s->dm);
     memset(s, 0, sizeof *s);
 }
 
@@ -199,17 +204,18 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
     }
     /* the loop asks for batch k at T[k-1] and has it at max(T[k-1], done) + delivery */
     double tp = *T_at(s, k - 1), got = tp;
+    const double *dm = s->dm_row; /* each GPU's measured delivery of this batch, or NULL */
     if (lag) {
         double *A = A_row(s, k);
         got = -INFINITY;
         for (int g = 0; g < G; g++) {
-            double a = tp - lag[g], d = s->ld[g].delivery, w = done[g] - a;
+            double a = tp - lag[g], d = dm ? dm[g] : s->ld[g].delivery, w = done[g] - a;
             A[g] = a;
             double x = (done[g] > a ? done[g] : a) + d;
             got = x > got ? x : got;
             stall[g] = (w > 0.0 ? w : 0.0) + d;
         }
-    } else if (s->uniform) {
+    } else if (s->uniform && !dm) {
         const double d = s->ld[0].delivery;
         double dmax = done[0];
         for (int g = 0; g < G; g++) {
@@ -220,7 +226,7 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
         got = (tp > dmax ? tp : dmax) + d;
     } else {
         for (int g = 0; g < G; g++) {
-            double d = s->ld[g].delivery, w = done[g] - tp;
+            double d = dm ? dm[g] : s->ld[g].delivery, w = done[g] - tp;
             double a = (done[g] > tp ? done[g] : tp) + d;
             got = a > got ? a : got;
             stall[g] = (w > 0.0 ? w : 0.0) + d;
@@ -258,9 +264,32 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
     return T;
 }
 
+/* GPU g's measured delivery of the row's batch: the time from the batch being ready (or
+ * the loop asking, whichever came later) to the loop having it, stall - max(0, done -
+ * ask) with ask = train_start - stall; not below 0. */
+static void measure_delivery(ssp_state *s, const ss_row *m)
+{
+    const double f = s->p.delivery_measured;
+    for (int g = 0; g < s->gpus; g++) {
+        double st = m->stall_time[g], late = m->fetch_start[g] + m->fetch_time[g] - (m->train_start[g] - st);
+        double d = st - (late > 0.0 ? late : 0.0);
+        s->dm[g] = (d > 0.0 ? d : 0.0) * f;
+    }
+}
+
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out)
 {
+    ssp_replay_row_from(s, row, row, stall, out);
+}
+
+void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out)
+{
     const int G = s->gpus;
+    s->dm_row = NULL;
+    if (s->dm && measured->train_start) {
+        measure_delivery(s, measured);
+        s->dm_row = s->dm;
+    }
     double *f = s->f;
     if (s->p.fetch_align == SS_ALIGN_NONE) {
         for (int g = 0; g < G; g++) f[g] = s->p.fetch_scale * row->fetch_time[g];
@@ -288,10 +317,11 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
         }
         double c = s->p.compute_scale * (nmax - tmax > 0.0 ? nmax - tmax : 0.0);
         ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
-        return;
+    } else {
+        double c = s->p.compute_scale * row->compute;
+        ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
     }
-    double c = s->p.compute_scale * row->compute;
-    ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
+    s->dm_row = NULL;
 }
 
 /* ---- the model table's entry ---- */
@@ -403,6 +433,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         }
     }
     p->ask_lags = cal ? cal->ask_lags : 0;
+    if (c->delivery.is_auto && c->delivery_per_batch) p->delivery_measured = factor_of(c->delivery.value);
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -539,7 +570,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
         st->start_buf[h] = median_except(st->sort_buf, G, h);
         healed.fetch_start = st->start_buf;
     }
-    ssp_replay_row(&st->ps, &healed, stall, out);
+    ssp_replay_row_from(&st->ps, &healed, row, stall, out);
 }
 
 static void pipe_free(void *state)

@@ -30,6 +30,10 @@ typedef struct {
      * train_start and stall_time (ssp_replay_row with row->train_start); set by the
      * calibration when the trace's asks are consistent and not simultaneous. */
     int ask_lags;
+    /* > 0: each replayed batch's delivery cost is the one measured on that batch and GPU
+     * (stall - max(0, done - ask) of the row) times this factor, instead of the GPU's
+     * constant; the replay of a row computes it (ssp_replay_row_from). 0: the constants. */
+    double delivery_measured;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */
@@ -52,6 +56,8 @@ typedef struct {
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
     double *r, *f;   /* [gpus] scratch */
     double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
+    double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
+    const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
 } ssp_state;
 
 /* GPU g's settings under p (the per-GPU arrays when given). */
@@ -78,5 +84,8 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
 
 /* Replays one measured row (MODELS-pipeline.md: aligned and scaled fetch, compute from the row). */
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out);
+/* ssp_replay_row taking the measured delivery costs (delivery_measured) from the row
+ * `measured` (the row before a scenario changed it, e.g. healed it). */
+void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out);
 
 #endif
