@@ -4,12 +4,12 @@
 # RECORD phase (slow, ~10 minutes): real DDP jobs (gloo, 4 ranks on this machine) of
 # scripts/pytorch_bench.py, recorded with scripts/stallsim_record.py and imported with
 # `stallsim import pytorch`, over the grid workers 1,2,4,8 x storage latency x1,x0.5 x
-# prefetch 2,4; the base point (2 workers, x1, prefetch 2) twice more (run-to-run noise);
+# prefetch 2,4, plus synchronous loading (workers 0) at x1 and x0.5; the base point (2 workers, x1, prefetch 2) twice more (run-to-run noise);
 # the base point with rank 3's storage 3x slower. Writes DIR/<point>.h5 (and the raw record
 # files under DIR/raw/, gzipped).
 #
 # PREDICT phase (fast, seconds): from the ONE base trace DIR/w2-x1-p2.h5, `stallsim run`
-# predicts every other point with pipeline scenarios (workers=1,2,4,8, prefetch=2,4,
+# predicts every other point with pipeline scenarios (workers=0,1,2,4,8, prefetch=2,4,
 # fetch_scale=1,0.5), `stallsim compare` sets each prediction beside the real run, and a
 # table of errors (mean iteration time, mean stall) is printed, with the run-to-run noise
 # of the repeated base runs and the slow-rank case. Needs only the DIR/*.h5 traces.
@@ -70,6 +70,8 @@ if [ $record -eq 1 ]; then
       done
     done
   done
+  record_point w0-x1-p2 0 1 2
+  record_point w0-x0.5-p2 0 0.5 2
   record_point w2-x1-p2-rep1 2 1 2
   record_point w2-x1-p2-rep2 2 1 2
   record_point w2-x1-p2-slow3 2 1 2 --slow-rank 3 --slow-factor 3
@@ -96,7 +98,7 @@ path = $base
 warmup_iterations = $warmup
 [scenarios]
 model = pipeline
-workers = 1, 2, 4, 8
+workers = 0, 1, 2, 4, 8
 prefetch = 2, 4
 fetch_scale = 1, 0.5
 compute_scale = 1
@@ -146,11 +148,13 @@ print("Predictions from the one base trace w2-x1-p2 (pipeline model, worker_gap 
 print("%-16s %9s %9s %8s   %9s %9s %9s" % ("point (real)", "iter real", "iter pred", "err %",
                                             "stall real", "stall pred", "err (ms)"))
 errs = []
-for w in (1, 2, 4, 8):
+for w in (0, 1, 2, 4, 8):
     for x in (1.0, 0.5):
         for p in (2, 4):
             name = "w%d-x%g-p%d" % (w, x, p)
             path = os.path.join(work, "cmp-%s.csv" % name)
+            if w == 0 and p != 2:
+                continue  # the prefetch factor means nothing without workers: one point
             if not os.path.exists(path):
                 print("%-16s (not recorded)" % name)
                 continue

@@ -560,6 +560,33 @@ static void test_measured_delivery(void **st)
     }
 }
 
+/* A GPU made synchronous (W = 0) whose trace loader had workers loses its delivery cost;
+ * one that was synchronous in the trace keeps it. The worked example of MODELS-pipeline.md
+ * (W = 0, gap 0.1, d = 0.05, f = (1, 2), c = 0.5, starts (0, 0.2)) with trace workers
+ * (2, 0): k = 0: stalls (1, 2.25), T = 2.75; k = 1: starts 2.85, dones (3.85, 4.85),
+ * stalls (1.1, 2.15), T = 4.85 + 0.05 + 0.5 = 5.4. */
+static void test_synchronous_no_delivery(void **st)
+{
+    (void)st;
+    const int trace_w[2] = {2, 0};
+    ssp_params p = params(0, 2);
+    p.worker_gap = 0.1;
+    p.delivery = 0.05;
+    p.trace_workers_gpu = trace_w;
+    ssp_state s;
+    assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+    const double f[2] = {1, 2}, fs[2] = {0, 0.2};
+    double stall[2], tp;
+    ss_step out;
+    near(ssp_advance(&s, f, 0.5, fs, NULL, stall, &tp, &out), 2.75, "T", 0, -1);
+    near(stall[0], 1.0, "stall", 0, 0);
+    near(stall[1], 2.25, "stall", 0, 1);
+    near(ssp_advance(&s, f, 0.5, fs, NULL, stall, &tp, &out), 5.4, "T", 1, -1);
+    near(stall[0], 1.1, "stall", 1, 0);
+    near(stall[1], 2.15, "stall", 1, 1);
+    ssp_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_against_spec_transcription),
         cmocka_unit_test(test_init_rejects),
         cmocka_unit_test(test_measured_delivery),
+        cmocka_unit_test(test_synchronous_no_delivery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

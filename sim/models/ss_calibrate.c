@@ -523,13 +523,13 @@ void ss_calib_free(ss_calib *c)
 void ss_calib_print(const ss_calib *c, FILE *out)
 {
     const int G = c->gpus;
-    fprintf(out, "calibration: %d %s, from the first %ld %s (%.3f s); W and P %s\n", G, ss_plural(G, "GPU", "GPUs"),
+    fprintf(out, "calibration: %d %s, from the first %ld %s (%.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
             c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
-            c->recorded_workers && c->recorded_prefetch ? "as recorded in the trace (loader_workers, prefetch_factor)"
+            c->recorded_workers && c->recorded_prefetch ? "W and P as recorded in the trace (loader_workers, prefetch_factor)"
             : c->recorded_workers ? "W as recorded in the trace (loader_workers), P fitted"
             : c->recorded_prefetch ? "P as recorded in the trace (prefetch_factor), W fitted"
-            : c->no_fetch          ? "not recorded in the trace: the defaults"
-                                   : "fitted (the trace records no loader settings)");
+            : c->no_fetch          ? "W and P not recorded in the trace: the defaults"
+                                   : "W and P fitted (the trace records no loader settings)");
     if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
     if (c->ask_lags)
         fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "

@@ -13,6 +13,13 @@
 
 static double factor_of(double f) { return f != 0.0 ? f : 1.0; }
 
+/* 1 when GPU g loads synchronously (W = 0) in the scenario but had workers in the trace:
+ * it then has no delivery cost (ssp_params.trace_workers_gpu). */
+static int made_synchronous(const ssp_params *p, int workers, int g)
+{
+    return workers == 0 && p->trace_workers_gpu && p->trace_workers_gpu[g] >= 1;
+}
+
 ssp_loader ssp_loader_of(const ssp_params *p, int g)
 {
     ssp_loader l = {p->workers, p->prefetch, p->worker_gap, p->refill_gap, p->delivery};
@@ -26,6 +33,7 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     if (p->worker_gap_gpu) l.worker_gap = p->worker_gap_gpu[g] * factor_of(p->worker_gap_factor);
     if (p->refill_gap_gpu) l.refill_gap = p->refill_gap_gpu[g] * factor_of(p->refill_gap_factor);
     if (p->delivery_gpu) l.delivery = p->delivery_gpu[g] * factor_of(p->delivery_factor);
+    if (made_synchronous(p, l.workers, g)) l.delivery = 0.0;
     return l;
 }
 
@@ -273,7 +281,7 @@ static void measure_delivery(ssp_state *s, const ss_row *m)
     for (int g = 0; g < s->gpus; g++) {
         double st = m->stall_time[g], late = m->fetch_start[g] + m->fetch_time[g] - (m->train_start[g] - st);
         double d = st - (late > 0.0 ? late : 0.0);
-        s->dm[g] = (d > 0.0 ? d : 0.0) * f;
+        s->dm[g] = made_synchronous(&s->p, s->ld[g].workers, g) ? 0.0 : (d > 0.0 ? d : 0.0) * f;
     }
 }
 
@@ -433,6 +441,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         }
     }
     p->ask_lags = cal ? cal->ask_lags : 0;
+    p->trace_workers_gpu = cal ? cal->workers_gpu : NULL;
     if (c->delivery.is_auto && c->delivery_per_batch) p->delivery_measured = factor_of(c->delivery.value);
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
