@@ -14,41 +14,75 @@
 # table of errors (mean iteration time, mean stall) is printed, with the run-to-run noise
 # of the repeated base runs and the slow-rank case. Needs only the DIR/*.h5 traces.
 #
-# usage: scripts/validate_pytorch.sh [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# REGIMES experiment (--regimes): 2-rank jobs with synchronous loading and 1, 2, 4
+# workers (storage 3 ms per sample, batch 12, 15 ms step, 2 epochs x 100 batches); each
+# trace predicts every other (workers = 0, 1, 2, 4 from each), so every change of regime
+# is checked: synchronous to workers and back, loader-bound to loader-ahead and back.
+# DIR defaults to datasets/pytorch-regimes.
+#
+# usage: scripts/validate_pytorch.sh [--regimes] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
-#   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150).
-#   --warmup N: iterations per epoch left out of every mean (default 10)
+#   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
+#   regimes 100). --warmup N: iterations per epoch left out of every mean (default 10).
+#   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
-record=0 predict=0 iters=150 warmup=10
+record=0 predict=0 iters="" warmup=10 regimes=0 dir_set=0
 while [ $# -gt 0 ]; do
   case $1 in
+    --regimes) regimes=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
-    --dir) dir=$2; shift 2 ;;
+    --dir) dir=$2; dir_set=1; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+[ $regimes -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-regimes
 stallsim=$here/build/stallsim
 [ -x "$stallsim" ] || "$here/scripts/setup.sh"
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # the bench's fixed settings (the grid varies workers, prefetch and latency)
-latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4
+latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4 busy_log=""
+[ $regimes -eq 1 ] && latency=0.003 ranks=2
+[ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || iters=150; }
+
+# busy_pct: the share of the machine's CPU time (all cores) used over the next 2 seconds
+busy_pct() {
+  local a b
+  a=($(head -1 /proc/stat)); sleep 2; b=($(head -1 /proc/stat))
+  local total=0 i
+  for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+  local idle=$((b[4] - a[4] + b[5] - a[5]))
+  echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+}
+
+# waits (up to 10 minutes) until nothing else uses more than 10 % of the CPU: other jobs
+# change the runs by up to 20 % (README, "How far to trust the predictions")
+wait_idle() {
+  local t=0 b
+  while b=$(busy_pct); [ "$b" -gt 10 ]; do
+    [ $t -eq 0 ] && echo "record: the machine is busy ($b % of the CPU); waiting until it is idle"
+    t=$((t + 2))
+    [ $t -ge 600 ] && { echo "record: WARNING: still busy ($b %) after 10 minutes; recording anyway" >&2; break; }
+  done
+  busy_log+="$1 ${b}% "
+}
 
 # record NAME WORKERS LATENCY_SCALE PREFETCH [bench options...]
 record_point() {
   local name=$1 w=$2 x=$3 p=$4
   shift 4
+  wait_idle "$name"
   local lat
   lat=$($py -c "print($latency * $x)")
   local raw=$dir/raw/$name
@@ -61,7 +95,10 @@ record_point() {
   gzip -f "$raw"/*.csv
 }
 
-if [ $record -eq 1 ]; then
+if [ $record -eq 1 ] && [ $regimes -eq 1 ]; then
+  start=$(date -u +%FT%TZ)
+  for w in 0 1 2 4; do record_point "w$w" $w 1 2; done
+elif [ $record -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 1 2 4 8; do
     for x in 1 0.5; do
@@ -75,17 +112,62 @@ if [ $record -eq 1 ]; then
   record_point w2-x1-p2-rep1 2 1 2
   record_point w2-x1-p2-rep2 2 1 2
   record_point w2-x1-p2-slow3 2 1 2 --slow-rank 3 --slow-factor 3
+fi
+if [ $record -eq 1 ]; then
   cat > "$dir/PROVENANCE.txt" <<EOF
 recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
 bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
        --compute $compute --latency $latency*X --workers W --prefetch P [--slow-rank 3 --slow-factor 3]
+       (regimes experiment: $regimes)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+CPU busy just before each point (other processes; must be <= 10 %): $busy_log
 EOF
 fi
 
 [ $predict -eq 1 ] || exit 0
+
+if [ $regimes -eq 1 ]; then
+  # every trace predicts every other: workers = 0, 1, 2, 4 from each
+  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  for b in 0 1 2 4; do
+    [ -e "$dir/w$b.h5" ] || { echo "validate_pytorch.sh: no trace $dir/w$b.h5 (run --regimes --record first)" >&2; exit 1; }
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nworkers = 0, 1, 2, 4\n[output]\ndir = %s\n' \
+      "$dir/w$b.h5" "$warmup" "$work/from-w$b" > "$work/from-w$b.ini"
+    "$stallsim" run "$work/from-w$b.ini" --quiet
+    for t in 0 1 2 4; do
+      "$stallsim" compare "$dir/w$t.h5" "$work/from-w$b" --warmup "$warmup" --csv "$work/cmp-$b-$t.csv" >/dev/null
+    done
+  done
+  $py - "$work" <<'PY'
+import csv, os, sys
+work = sys.argv[1]
+W = (0, 1, 2, 4)
+print("Each trace predicts every other (pipeline model, everything auto): error of the mean iteration time")
+print("%-14s" % "from \\ real" + "".join("%10s" % ("W=%d" % t) for t in W))
+errs = []
+for b in W:
+    setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "from-w%d" % b, "summary.csv")))}
+    line = "%-14s" % ("W=%d trace" % b)
+    for t in W:
+        rr = list(csv.DictReader(open(os.path.join(work, "cmp-%d-%d.csv" % (b, t)))))
+        real = float(rr[0]["iter_time_mean"])
+        pred = [r for r in rr[1:] if setting.get(r["scenario"], {}).get("workers") not in (None, "")
+                and int(float(setting[r["scenario"]]["workers"])) == t]
+        e = 100 * (float(pred[0]["iter_time_mean"]) / real - 1)
+        if b != t:
+            errs.append(abs(e))
+        line += "%+9.1f%%" % e
+    print(line)
+print("real mean iteration times: " + ", ".join(
+    "W=%d %.4f s" % (t, float(list(csv.DictReader(open(os.path.join(work, "cmp-0-%d.csv" % t))))[0]["iter_time_mean"]))
+    for t in W))
+print("mean |error| over the %d predictions of another regime: %.1f %%" % (len(errs), sum(errs) / len(errs)))
+PY
+  exit 0
+fi
 base=$dir/w2-x1-p2.h5
 [ -e "$base" ] || { echo "validate_pytorch.sh: no base trace $base (run --record first)" >&2; exit 1; }
 work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
