@@ -56,14 +56,19 @@ latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4 busy_log=""
 [ $regimes -eq 1 ] && latency=0.003 ranks=2
 [ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || iters=150; }
 
+# cpu_ticks: "busy total" clock ticks of all cores since boot (/proc/stat)
+cpu_ticks() {
+  local a total=0 i
+  a=($(head -1 /proc/stat))
+  for i in 1 2 3 4 5 6 7 8; do total=$((total + a[i])); done
+  echo "$((total - a[4] - a[5])) $total"
+}
+
 # busy_pct: the share of the machine's CPU time (all cores) used over the next 2 seconds
 busy_pct() {
   local a b
-  a=($(head -1 /proc/stat)); sleep 2; b=($(head -1 /proc/stat))
-  local total=0 i
-  for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
-  local idle=$((b[4] - a[4] + b[5] - a[5]))
-  echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+  a=($(cpu_ticks)); sleep 2; b=($(cpu_ticks))
+  echo $(( b[1] > a[1] ? 100 * (b[0] - a[0]) / (b[1] - a[1]) : 0 ))
 }
 
 # waits (up to 10 minutes) until nothing else uses more than 10 % of the CPU: other jobs
@@ -79,18 +84,32 @@ wait_idle() {
 }
 
 # record NAME WORKERS LATENCY_SCALE PREFETCH [bench options...]
+# A point is recorded again (up to twice) when other processes used more than 10 % of the
+# CPU while it ran: the machine's busy ticks minus the job's own CPU time.
 record_point() {
   local name=$1 w=$2 x=$3 p=$4
   shift 4
-  wait_idle "$name"
   local lat
   lat=$($py -c "print($latency * $x)")
-  local raw=$dir/raw/$name
-  rm -rf "$raw"
-  mkdir -p "$raw"
-  echo "record: $name (workers $w, latency x$x = $lat s/sample, prefetch $p $*)"
-  $py "$here/scripts/pytorch_bench.py" --nproc $ranks --workers "$w" --prefetch "$p" --latency "$lat" \
-    --compute $compute --batch $batch --iterations "$iters" --epochs $epochs --out "$raw/run" "$@"
+  local raw=$dir/raw/$name try other
+  for try in 1 2 3; do
+    wait_idle "$name"
+    rm -rf "$raw"
+    mkdir -p "$raw"
+    echo "record: $name (workers $w, latency x$x = $lat s/sample, prefetch $p $*)"
+    local t0 t1
+    t0=($(cpu_ticks))
+    /usr/bin/time -f "%e %U %S" -o "$raw/time.txt" $py "$here/scripts/pytorch_bench.py" --nproc $ranks \
+      --workers "$w" --prefetch "$p" --latency "$lat" --compute $compute --batch $batch --iterations "$iters" \
+      --epochs $epochs --out "$raw/run" "$@"
+    t1=($(cpu_ticks))
+    other=$(awk -v b="$((t1[0] - t0[0]))" -v t="$((t1[1] - t0[1]))" -v hz="$(getconf CLK_TCK)" \
+      '{ o = b / hz - ($2 + $3); print (t > 0 && o > 0) ? int(100 * o * hz / t) : 0 }' "$raw/time.txt")
+    busy_log+="(during: ${other}%) "
+    [ "$other" -le 10 ] && break
+    echo "record: other processes used $other % of the CPU during $name; recording it again" >&2
+  done
+  rm -f "$raw/time.txt"
   (cd "$dir" && "$stallsim" import pytorch "raw/$name/run" -o "$name.h5" >/dev/null)
   gzip -f "$raw"/*.csv
 }
