@@ -77,7 +77,7 @@ static const key_def keys[] = {
      "also write every scenario's per-iteration series into results.h5"},
     {"run", "slab_iterations", K_SLAB_ITERS, F(slab_iterations), 0, "0", 0, 1e18,
      "iterations read at a time (0: as many as fit slab_mb)"},
-    {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0, "64", 0, 65536,
+    {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0, "16", 0, 65536,
      "memory budget of a slab of the trace and its per-iteration buffers, MB"},
 };
 #undef F

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "ss_isa.h"
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
@@ -125,6 +126,8 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
         }
         fprintf(stderr, "timing: %d rank(s), wall %.3f s, %.4g evaluations, %.4g per second per rank overall\n",
                 c->size, wall, evals, evals / wall / c->size);
+        fprintf(stderr, "timing: vector instructions of the hot loops: %s (STALLSIM_ISA=generic|avx2|avx512 "
+                        "lowers it)\n", ss_isa_name(ss_isa()));
     }
     free(all);
     free(counts);

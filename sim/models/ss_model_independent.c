@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_isa.h"
 #include "ss_model.h"
 
 /* The new stall of one GPU (MODELS-independent.md, step 4), branch-free so that the loop vectorises. */
@@ -59,6 +60,25 @@ static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, i
     *min_out = mn;
 }
 
+/* The four loop shapes (bit 1: per-GPU starts, bit 0: per-GPU fetch times), compiled for
+ * each vector level (ss_isa.h); returns the largest new stall. */
+static SS_KERNEL double loops_body(const ss_row *r, int shape, double s1, double f1, const ssi_params *p, double *out,
+                                double *min_out, double *chunk_max)
+{
+    double mx;
+    switch (shape) {
+    case 3: replay_loop(r, 1, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 2: replay_loop(r, 1, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 1: replay_loop(r, 0, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    default: replay_loop(r, 0, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    }
+    return mx;
+}
+SS_MULTIVERSION(double, loops,
+                (const ss_row *r, int shape, double s1, double f1, const ssi_params *p, double *out, double *min_out,
+                 double *chunk_max),
+                (r, shape, s1, f1, p, out, min_out, chunk_max))
+
 /* The only GPU whose stall equals mx, or -1 when several do. */
 static int unique_argmax(const double *v, int G, double mx, const double *chunk_max)
 {
@@ -97,10 +117,7 @@ static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *
                                    : r->start_mean;
     double f1 = ss_row_fetch_aligned(r, fa);
     double chunk_max[CHUNKS_MAX];
-    if (sa == SS_ALIGN_NONE && fa == SS_ALIGN_NONE) replay_loop(r, 1, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
-    else if (sa == SS_ALIGN_NONE) replay_loop(r, 1, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
-    else if (fa == SS_ALIGN_NONE) replay_loop(r, 0, 1, s1, f1, p, stall_out, &smax, &smin, chunk_max);
-    else replay_loop(r, 0, 0, s1, f1, p, stall_out, &smax, &smin, chunk_max);
+    smax = loops(r, (sa == SS_ALIGN_NONE) * 2 + (fa == SS_ALIGN_NONE), s1, f1, p, stall_out, &smin, chunk_max);
     arg = G == 1 ? 0 : unique_argmax(stall_out, G, smax, chunk_max);
     /* iteration time = max new stall + the row's compute time (max iteration_time - max stall_time, not below 0) */
     out->iter_time = smax + r->compute;

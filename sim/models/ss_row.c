@@ -6,23 +6,49 @@
 #include <math.h>
 #include <string.h>
 
-void ss_row_prepare(ss_row *r, int want_median, double *scratch)
+#include "ss_isa.h"
+
+/* done[] and the row's extremes: one vector pass (max and min are exact in any order).
+ * Returns the largest start; the others go to ex[0..4] (start min, fetch min and max,
+ * stall max, iteration max). */
+static SS_KERNEL double extremes_body(ss_row *r, double *ex)
 {
     const int G = r->gpus;
-    double smin = r->fetch_start[0], smax = smin, ssum = 0;
-    double fmin = r->fetch_time[0], fmax = fmin, fsum = 0;
-    double stmax = r->stall_time[0], itmax = r->iteration_time[0];
+    const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
+    const double *restrict st = r->stall_time, *restrict it = r->iteration_time;
+    double *restrict done = r->done;
+    double smin = fs[0], smax = smin, fmin = ft[0], fmax = fmin, stmax = st[0], itmax = it[0];
+#pragma omp simd reduction(min : smin, fmin) reduction(max : smax, fmax, stmax, itmax)
     for (int g = 0; g < G; g++) {
-        double s = r->fetch_start[g], f = r->fetch_time[g];
-        r->done[g] = s + f;
+        double s = fs[g], f = ft[g];
+        done[g] = s + f;
         smin = s < smin ? s : smin;
         smax = s > smax ? s : smax;
         fmin = f < fmin ? f : fmin;
         fmax = f > fmax ? f : fmax;
-        ssum += s;
-        fsum += f;
-        stmax = r->stall_time[g] > stmax ? r->stall_time[g] : stmax;
-        itmax = r->iteration_time[g] > itmax ? r->iteration_time[g] : itmax;
+        stmax = st[g] > stmax ? st[g] : stmax;
+        itmax = it[g] > itmax ? it[g] : itmax;
+    }
+    ex[0] = smin;
+    ex[1] = fmin;
+    ex[2] = fmax;
+    ex[3] = stmax;
+    ex[4] = itmax;
+    return smax;
+}
+SS_MULTIVERSION(double, extremes, (ss_row * r, double *ex), (r, ex))
+
+void ss_row_prepare(ss_row *r, int want_median, double *scratch)
+{
+    const int G = r->gpus;
+    double ex[5];
+    double smax = extremes(r, ex);
+    double smin = ex[0], fmin = ex[1], fmax = ex[2], stmax = ex[3], itmax = ex[4];
+    /* the sums in GPU order (a vector sum would round differently) */
+    double ssum = 0, fsum = 0;
+    for (int g = 0; g < G; g++) {
+        ssum += r->fetch_start[g];
+        fsum += r->fetch_time[g];
     }
     r->start_min = smin;
     r->start_max = smax;
