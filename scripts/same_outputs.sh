@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # same_outputs.sh - checks that two stallsim binaries give the same outputs on the demo
 # trace, the FusionFlow reference trace and a generated 8-GPU trace: summary.csv byte for
-# byte, results.h5 by content (h5dump; the file holds object timestamps), the JSON as data.
+# byte, results.h5 by content (h5dump; the file holds object timestamps, and its run_id
+# differs between runs), the JSON as data.
 # Use it around a change that must not change behaviour:
 #   git stash; scripts/setup.sh; cp build/stallsim /tmp/old; git stash pop; scripts/setup.sh
 #   scripts/same_outputs.sh /tmp/old build/stallsim
@@ -27,7 +28,10 @@ run_all() { # BIN -> outputs in $work/out (the same paths for both binaries)
     --set scenarios.model=independent,pipeline --set output.per_iteration=true --out "$O/g8" --quiet
   "$B" run "$here/config/examples/whatif-workers.ini" --set trace.path="$O/g8.h5" \
     --set scenarios.model=independent,pipeline --out "$O/g8j" --json --quiet > "$O/g8.json"
-  (cd "$O" && for f in $(find . -name results.h5 | sort); do h5dump "$f" | tail -n +2 > "$f.dump"; done)
+  # (the run_id attribute, host-pid-time, differs between any two runs)
+  (cd "$O" && for f in $(find . -name results.h5 | sort); do
+    h5dump "$f" | tail -n +2 | grep -Ev '^ +\(0\): "[^"]*-[0-9]+-[0-9]+\.[0-9]+"$' > "$f.dump"
+  done)
 }
 run_all "$old"; mv "$work/out" "$work/a"
 run_all "$new"; mv "$work/out" "$work/b"

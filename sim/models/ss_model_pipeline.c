@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_isa.h"
 #include "ss_limits.h"
 #include "ss_model.h"
 
@@ -63,6 +64,22 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         if (s->wp[g] > s->ring) s->ring = s->wp[g];
         if (g > 0 && memcmp(&l, &s->ld[0], sizeof l) != 0) s->uniform = 0;
     }
+    s->gap_a = malloc((size_t)gpus * sizeof *s->gap_a);
+    s->refill_a = malloc((size_t)gpus * sizeof *s->refill_a);
+    s->deliv_a = malloc((size_t)gpus * sizeof *s->deliv_a);
+    s->dfac_a = malloc((size_t)gpus * sizeof *s->dfac_a);
+    if (!s->gap_a || !s->refill_a || !s->deliv_a || !s->dfac_a) {
+        ssp_free(s);
+        return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d GPUs)", gpus);
+    }
+    s->same_shape = 1;
+    for (int g = 0; g < gpus; g++) {
+        s->gap_a[g] = s->ld[g].worker_gap;
+        s->refill_a[g] = s->ld[g].refill_gap;
+        s->deliv_a[g] = s->ld[g].delivery;
+        s->dfac_a[g] = made_synchronous(p, s->ld[g].workers, g) ? 0.0 : p->delivery_measured;
+        if (s->ld[g].workers != s->ld[0].workers || s->ld[g].prefetch != s->ld[0].prefetch) s->same_shape = 0;
+    }
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
     s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
     s->r = malloc((size_t)gpus * sizeof *s->r);
@@ -99,6 +116,10 @@ void ssp_free(ssp_state *s)
     free(s->lag);
     free(s->lag_next);
     free(s->dm);
+    free(s->gap_a);
+    free(s->refill_a);
+    free(s->deliv_a);
+    free(s->dfac_a);
     memset(s, 0, sizeof *s);
 }
 
@@ -182,9 +203,197 @@ static void window(ssp_state *s, int lagged, double *r)
     }
 }
 
+/* ---- the fused step ----
+ * One pass over the GPUs for batch k (k > 0, no start_align, no ask lags) doing what
+ * worker_free, window, the dones and the delivery do in turn, with the same operations in
+ * the same order per GPU, so the results are bit-identical to them; the maxima and minima
+ * over GPUs are exact in any order. Fetch times: scale * ft[g], or f1 for every GPU when
+ * ft is NULL. Delivery: measured from the row m (m != NULL: dfac[g] * max(0, stall -
+ * max(0, done - ask))) or each GPU's constant. Returns the largest got; ex[0..5]: the
+ * smallest stall, the largest stall, start min, start max, fetch min, fetch max. */
+typedef struct {
+    const double *ft, *fs;   /* the row's fetch times (or NULL: f1) and measured starts */
+    double scale, f1;
+    const ss_row *m;         /* the row whose deliveries are measured, or NULL */
+} fused_in;
+
+/* The arrays of one fused pass over GPUs of the same W and P (prev: the dones of batch
+ * k - W, or the measured starts for the epoch's first batches; old: of batch k - W*P). */
+typedef struct {
+    const double *prev, *old, *gap, *rg, *dl, *dfac, *ft, *mst, *mts, *mfs, *mft;
+    double *done, *r, *stall;
+} shape_io;
+
+/* One shape of the fused pass; sync/win/has_ft/meas are constants where it is inlined.
+ * red: got max, stall min and max, start min and max, fetch min and max. */
+static inline __attribute__((always_inline)) void shape_loop(const shape_io *io, int G, double tp, double t_old,
+                                                             double scale, double f1, int sync, int win, int has_ft,
+                                                             int meas, int first, double *red)
+{
+    const double *restrict prev = io->prev, *restrict old = io->old, *restrict gap = io->gap;
+    const double *restrict rg = io->rg, *restrict dl = io->dl, *restrict dfac = io->dfac, *restrict ft = io->ft;
+    const double *restrict mst = io->mst, *restrict mts = io->mts, *restrict mfs = io->mfs, *restrict mft = io->mft;
+    double *restrict done = io->done, *restrict rbuf = io->r, *restrict stall = io->stall;
+    double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
+    double fmin = INFINITY, fmax = -INFINITY;
+#pragma omp simd reduction(max : got, smax, rmax, fmax) reduction(min : smin, rmin, fmin)
+    for (int g = 0; g < G; g++) {
+        double r = first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g];
+        if (win) {
+            double h = (t_old > old[g] ? t_old : old[g]) + rg[g];
+            r = r > h ? r : h;
+        }
+        double f = has_ft ? scale * ft[g] : f1;
+        double dn = r + f;
+        double d;
+        if (meas) {
+            double st = mst[g], late = mfs[g] + mft[g] - (mts[g] - st);
+            double x = st - (late > 0.0 ? late : 0.0);
+            d = (x > 0.0 ? x : 0.0) * dfac[g];
+        } else {
+            d = dl[g];
+        }
+        double w = dn - tp;
+        double sv = (w > 0.0 ? w : 0.0) + d;
+        double a = (dn > tp ? dn : tp) + d;
+        done[g] = dn;
+        rbuf[g] = r;
+        stall[g] = sv;
+        got = a > got ? a : got;
+        smax = sv > smax ? sv : smax;
+        smin = sv < smin ? sv : smin;
+        rmax = r > rmax ? r : rmax;
+        rmin = r < rmin ? r : rmin;
+        fmax = f > fmax ? f : fmax;
+        fmin = f < fmin ? f : fmin;
+    }
+    red[0] = got;
+    red[1] = smin;
+    red[2] = smax;
+    red[3] = rmin;
+    red[4] = rmax;
+    red[5] = fmin;
+    red[6] = fmax;
+}
+
+static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *stall, double *ex)
+{
+    const int G = s->gpus;
+    const long k = s->k, ring = s->ring;
+    const double tp = *T_at(s, k - 1);
+    double *restrict done = done_row(s, k);
+    const double *restrict gap = s->gap_a, *restrict rg = s->refill_a, *restrict dl = s->deliv_a;
+    const double *restrict dfac = s->dfac_a;
+    const double *restrict ft = in->ft, *restrict fs = in->fs;
+    const double *restrict mst = in->m ? in->m->stall_time : NULL, *restrict mts = in->m ? in->m->train_start : NULL;
+    const double *restrict mfs = in->m ? in->m->fetch_start : NULL, *restrict mft = in->m ? in->m->fetch_time : NULL;
+    const double scale = in->scale, f1 = in->f1;
+    double *restrict rbuf = s->r;
+    double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
+    double fmin = INFINITY, fmax = -INFINITY;
+    if (s->same_shape) {
+        /* every GPU's batch k waits for the same earlier rows: contiguous, vectorisable;
+         * one loop per shape (synchronous, window, fetch times per GPU, measured
+         * delivery), so that no loop carries a test that is the same for every GPU */
+        const long W = s->ld[0].workers, WP = s->wp[0];
+        const int first = k < W, sync = W == 0, win = WP > 0 && k >= WP;
+        const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
+        const double *restrict old = win ? done_row(s, k - WP) : NULL;
+        const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, rbuf, stall};
+        const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
+        double red[7];
+        switch (shape) {
+#define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, (n) & 4, (n) & 2, (n) & 1, 0, red); break;
+            SHAPE(0) SHAPE(1) SHAPE(2) SHAPE(3) SHAPE(4) SHAPE(5) SHAPE(6) SHAPE(7)
+            SHAPE(8) SHAPE(9) SHAPE(10) SHAPE(11) SHAPE(12) SHAPE(13) SHAPE(14) SHAPE(15)
+#undef SHAPE
+        default: /* the epoch's first batches (k < W): measured starts */
+            shape_loop(&io, G, tp, t_old, scale, f1, 0, win, ft != NULL, mst != NULL, 1, red);
+            break;
+        }
+        got = red[0];
+        smin = red[1];
+        smax = red[2];
+        rmin = red[3];
+        rmax = red[4];
+        fmin = red[5];
+        fmax = red[6];
+        (void)ring;
+    } else {
+        /* per-GPU W and P: batch k - W_g of each GPU sits in another row of the ring */
+        for (int g = 0; g < G; g++) {
+            const long W = s->ld[g].workers, WP = s->wp[g];
+            double r = k < W ? fs[g] : W == 0 ? tp + gap[g] : done_row(s, k - W)[g] + gap[g];
+            if (WP > 0 && k >= WP) {
+                double old = done_row(s, k - WP)[g], t_old = *T_at(s, k - WP - 1);
+                double h = (t_old > old ? t_old : old) + rg[g];
+                r = r > h ? r : h;
+            }
+            double f = ft ? scale * ft[g] : f1;
+            double dn = r + f;
+            double d = dl[g];
+            if (mst) {
+                double st = mst[g], late = mfs[g] + mft[g] - (mts[g] - st);
+                double x = st - (late > 0.0 ? late : 0.0);
+                d = (x > 0.0 ? x : 0.0) * dfac[g];
+            }
+            double w = dn - tp;
+            double sv = (w > 0.0 ? w : 0.0) + d;
+            double a = (dn > tp ? dn : tp) + d;
+            done[g] = dn;
+            rbuf[g] = r;
+            stall[g] = sv;
+            got = a > got ? a : got;
+            smax = sv > smax ? sv : smax;
+            smin = sv < smin ? sv : smin;
+            rmax = r > rmax ? r : rmax;
+            rmin = r < rmin ? r : rmin;
+            fmax = f > fmax ? f : fmax;
+            fmin = f < fmin ? f : fmin;
+        }
+    }
+    ex[0] = smin;
+    ex[1] = smax;
+    ex[2] = rmin;
+    ex[3] = rmax;
+    ex[4] = fmin;
+    ex[5] = fmax;
+    return got;
+}
+SS_MULTIVERSION(double, fused, (ssp_state * s, const fused_in *in, double *stall, double *ex), (s, in, stall, ex))
+
+/* Batch k through the fused pass; the same outputs as ssp_advance_lagged without lags. */
+static double advance_fused(ssp_state *s, const fused_in *in, double c, double *start, double *stall,
+                            double *t_prev, ss_step *out)
+{
+    const int G = s->gpus;
+    const long k = s->k;
+    double ex[6];
+    const double tp = *T_at(s, k - 1);
+    double got = fused(s, in, stall, ex);
+    if (got < tp) got = tp; /* no GPU (G = 0 cannot happen) */
+    double T = got + s->p.step_gap + c;
+    if (start) memcpy(start, s->r, (size_t)G * sizeof *start);
+    *T_at(s, k) = T;
+    out->iter_time = T - tp;
+    out->stall = ex[1];
+    out->delay = ex[1] - ex[0];
+    out->straggler = ss_step_unique_argmax(stall, G, ex[1]);
+    out->start_diff = ex[3] - ex[2];
+    out->fetch_diff = ex[5] - ex[4];
+    *t_prev = tp;
+    s->k = k + 1;
+    return T;
+}
+
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out)
 {
+    if (s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
+        fused_in in = {.ft = f, .fs = fs, .scale = 1.0};
+        return advance_fused(s, &in, c, start, stall, t_prev, out);
+    }
     return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
 }
 
@@ -293,8 +502,21 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
 void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out)
 {
     const int G = s->gpus;
+    const int measure = s->dm && measured->train_start, lagged = s->A && row->train_start;
+    const double f1 =
+        s->p.fetch_align == SS_ALIGN_NONE ? 0.0 : s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
+    double tp;
     s->dm_row = NULL;
-    if (s->dm && measured->train_start) {
+    if (!lagged && s->k > 0 && s->p.start_align == SS_ALIGN_NONE) {
+        fused_in in = {.ft = s->p.fetch_align == SS_ALIGN_NONE ? row->fetch_time : NULL,
+                       .fs = row->fetch_start,
+                       .scale = s->p.fetch_scale,
+                       .f1 = f1,
+                       .m = measure ? measured : NULL};
+        advance_fused(s, &in, s->p.compute_scale * row->compute, NULL, stall, &tp, out);
+        return;
+    }
+    if (measure) {
         measure_delivery(s, measured);
         s->dm_row = s->dm;
     }
@@ -302,11 +524,9 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     if (s->p.fetch_align == SS_ALIGN_NONE) {
         for (int g = 0; g < G; g++) f[g] = s->p.fetch_scale * row->fetch_time[g];
     } else {
-        double v = s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
-        for (int g = 0; g < G; g++) f[g] = v;
+        for (int g = 0; g < G; g++) f[g] = f1;
     }
-    double tp;
-    if (s->A && row->train_start) {
+    if (lagged) {
         /* GPU g asked for this batch at ask[g] = train_start - stall and for the next at
          * ask[g] + iteration_time; the compute runs from the last GPU having its batch to
          * the last GPU asking for the next */
@@ -326,8 +546,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
         double c = s->p.compute_scale * (nmax - tmax > 0.0 ? nmax - tmax : 0.0);
         ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
     } else {
-        double c = s->p.compute_scale * row->compute;
-        ssp_advance(s, f, c, row->fetch_start, NULL, stall, &tp, out);
+        ssp_advance(s, f, s->p.compute_scale * row->compute, row->fetch_start, NULL, stall, &tp, out);
     }
     s->dm_row = NULL;
 }

@@ -62,6 +62,11 @@ typedef struct {
     double *r, *f;   /* [gpus] scratch */
     double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
+    /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
+     * delivery cost, and the factor of the measured delivery (0 for a GPU made
+     * synchronous); same_shape: every GPU has the same W and P (ld[0]'s) */
+    double *gap_a, *refill_a, *deliv_a, *dfac_a;
+    int same_shape;
     const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
 } ssp_state;
 
