@@ -27,17 +27,27 @@ void ss_comm_self(ss_comm *c)
     c->rank = 0;
     c->size = 1;
     c->mpi = 0;
+    c->threads = 1;
+    c->node_ranks = 1;
 }
 
 ss_status ss_comm_init(ss_comm *c, int *argc, char ***argv)
 {
     ss_comm_self(c);
     if (!ss_comm_launched()) return SS_OK;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) return ss_fail(SS_EMPI, "MPI_Init failed");
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+        return ss_fail(SS_EMPI, "MPI_Init failed");
+    c->threads = provided >= MPI_THREAD_SERIALIZED;
     c->comm = MPI_COMM_WORLD;
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
+    MPI_Comm node;
+    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &c->node_ranks);
+        MPI_Comm_free(&node);
+    }
     c->mpi = 1;
     return SS_OK;
 }

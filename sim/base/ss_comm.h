@@ -14,6 +14,9 @@ typedef struct {
     int rank;
     int size;
     int mpi;       /* 1 when MPI was initialised and calls may be made */
+    int threads;   /* 1 when a second thread may make MPI (and MPI-IO) calls while the main
+                    * thread makes none (MPI_THREAD_SERIALIZED, or no MPI at all) */
+    int node_ranks; /* ranks on this rank's node (1 without MPI) */
 } ss_comm;
 
 /* True when the environment shows an MPI launcher (Open MPI, MPICH/Hydra, PMIx, Slurm

@@ -2,6 +2,7 @@
 #include "ss_sweep.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,18 @@ static ss_status lane_init(lane *l, const ss_config *cfg, const ss_scenario *sc,
     return SS_OK;
 }
 
+/* The next slab, read by a second thread while the current one is replayed. */
+typedef struct {
+    pthread_t th;
+    int running;        /* a read was started and not yet joined */
+    long r0, n;
+    int train_start;
+    ss_status st;
+    double seconds;
+    ss_trace_file *t;
+    ss_slab slab;
+} read_ahead;
+
 typedef struct {
     const ss_comm *comm;
     const ss_config *cfg;
@@ -121,6 +134,10 @@ typedef struct {
     unsigned char *row_flags; /* [slab] 1: summarised, 2: an epoch starts */
     double *pool;          /* [SS_GROUP][SS_NMETRICS][SS_BLOCK_ROWS] */
     ss_sweep_timing timing;
+    /* reading ahead (no per-iteration output, whose writes would call HDF5 from the main
+     * thread while the reader thread does, and only when MPI allows a second thread) */
+    int use_ahead;
+    read_ahead ahead;
 } sweep;
 
 static int summarised(const sweep *w, int32_t epoch, int64_t index)
@@ -195,7 +212,10 @@ static ss_status setup(sweep *w)
         w->train_start |= w->lanes[j].ops->reads_train_start;
         any = 1;
     }
-    return any ? ss_slab_alloc(&w->slab_buf, w->slab, w->gpus) : SS_OK;
+    if (!any) return SS_OK;
+    ss_status st = ss_slab_alloc(&w->slab_buf, w->slab, w->gpus);
+    if (st == SS_OK && w->use_ahead) st = ss_slab_alloc(&w->ahead.slab, w->slab, w->gpus);
+    return st;
 }
 
 static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
@@ -207,13 +227,87 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
                                  l->pi[PI_START], l->pi_stall);
 }
 
+static ss_status read_rows_into(ss_trace_file *t, int train_start, long r0, long n, ss_slab *s)
+{
+    return train_start ? ss_trace_read(t, r0, n, s) : ss_trace_read_replay(t, r0, n, s);
+}
+
+static void *ahead_main(void *arg)
+{
+    read_ahead *a = arg;
+    double t0 = ss_wtime();
+    a->st = read_rows_into(a->t, a->train_start, a->r0, a->n, &a->slab);
+    a->seconds = ss_wtime() - t0;
+    return NULL;
+}
+
+/* The number of this rank's lanes that replay block b (as replay_local counts them). */
+static int block_lanes(const sweep *w, long b)
+{
+    long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
+    if (u0 < w->ulo) u0 = w->ulo;
+    if (u1 > w->uhi) u1 = w->uhi;
+    return (int)(u1 > u0 ? u1 - u0 : 0) + w->nwhole;
+}
+
+/* The read that follows rows [r0, r0+n) on this rank (the slab after it in its block, or
+ * the first slab of the next block this rank replays); *n_next = 0 when there is none. */
+static void next_read(const sweep *w, long r0, long n, long *r0_next, long *n_next)
+{
+    long r = r0 + n, b = r0 / SS_BLOCK_ROWS;
+    *n_next = 0;
+    if (r >= w->N) return;
+    if (r >= (b + 1) * SS_BLOCK_ROWS) { /* the block is done: the next one with work here */
+        for (b = b + 1; b < w->nblocks && block_lanes(w, b) == 0; b++) {
+        }
+        if (b >= w->nblocks) return;
+        r = b * SS_BLOCK_ROWS;
+    }
+    long end = (b + 1) * SS_BLOCK_ROWS < w->N ? (b + 1) * SS_BLOCK_ROWS : w->N;
+    *r0_next = r;
+    *n_next = w->grouped ? end - r : (end - r < w->slab ? end - r : w->slab);
+}
+
+/* Waits for the reader thread, if one runs. */
+static void ahead_join(sweep *w)
+{
+    if (!w->ahead.running) return;
+    pthread_join(w->ahead.th, NULL);
+    w->ahead.running = 0;
+    w->timing.read_ahead_seconds += w->ahead.seconds;
+}
+
 /* Reads rows [r0, r0+n) into the slab (train_start too when a model uses it) and counts
- * the read time and the evaluations that nactive lanes will make; *t_end: when it ended. */
+ * the time waited for them and the evaluations that nactive lanes will make; with reading
+ * ahead, takes them from the reader thread when it read them and starts the next read.
+ * *t_end: when the slab was there. */
 static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double *t_end)
 {
     double t0 = ss_wtime();
-    ss_status st = w->train_start ? ss_trace_read(w->t, r0, n, &w->slab_buf)
-                                  : ss_trace_read_replay(w->t, r0, n, &w->slab_buf);
+    ss_status st = SS_OK;
+    int have = 0;
+    if (w->ahead.running) {
+        ahead_join(w);
+        if (w->ahead.r0 == r0 && w->ahead.n == n) {
+            ss_slab tmp = w->slab_buf;
+            w->slab_buf = w->ahead.slab;
+            w->ahead.slab = tmp;
+            st = w->ahead.st;
+            have = 1;
+        }
+    }
+    if (!have) st = read_rows_into(w->t, w->train_start, r0, n, &w->slab_buf);
+    if (st == SS_OK && w->use_ahead) {
+        long r1 = 0, n1 = 0;
+        next_read(w, r0, n, &r1, &n1);
+        if (n1 > 0) {
+            w->ahead.r0 = r1;
+            w->ahead.n = n1;
+            w->ahead.train_start = w->train_start;
+            w->ahead.t = w->t;
+            w->ahead.running = pthread_create(&w->ahead.th, NULL, ahead_main, &w->ahead) == 0;
+        }
+    }
     *t_end = ss_wtime();
     w->timing.read_seconds += *t_end - t0;
     w->timing.rows_read += (double)n;
@@ -348,6 +442,7 @@ static ss_status replay_local(sweep *w, int progress)
         else if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
         progress_line(w, b, show);
     }
+    ahead_join(w); /* before any MPI or HDF5 call of this thread (an error may leave one running) */
     free(active);
     return st;
 }
@@ -412,6 +507,7 @@ static void sweep_free(sweep *w)
     free(w->row_flags);
     free(w->pool);
     ss_slab_free(&w->slab_buf);
+    ss_slab_free(&w->ahead.slab);
 }
 
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
@@ -434,6 +530,13 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.per_iter = sink != NULL;
     w.want_median = ss_scenarios_want_median(sc, nsc);
     w.want_heal = ss_scenarios_want_heal(sc, nsc);
+    /* reading ahead needs a core of its own (a second thread per rank on a node whose
+     * cores the ranks already fill only slows them down) and holds two slabs: each gets
+     * half of slab_mb */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    w.use_ahead = !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
+    if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
+    w.use_ahead = w.use_ahead && w.N > w.slab;
     w.grouped = w.slab >= SS_BLOCK_ROWS || w.slab >= w.N;
     ss_status st = setup(&w);
     if (st == SS_OK) st = replay_local(&w, progress);

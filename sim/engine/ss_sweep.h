@@ -16,7 +16,9 @@
 
 /* What one rank spent and did in a sweep (for --timing and the benchmark). */
 typedef struct {
-    double read_seconds;   /* reading and checking slabs */
+    double read_seconds;   /* waiting for slabs to be read and checked */
+    double read_ahead_seconds; /* reading and checking slabs in the background, while the
+                                * previous slab was replayed (README: performance) */
     double replay_seconds; /* replay kernels and block statistics */
     double evaluations;    /* GPU-iteration-scenario evaluations */
     double rows_read;
