@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,7 +306,13 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
             w->ahead.n = n1;
             w->ahead.train_start = w->train_start;
             w->ahead.t = w->t;
+            /* the reader thread blocks every signal: SIGINT and friends reach the main
+             * thread, whose handler removes the temporary outputs */
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
             w->ahead.running = pthread_create(&w->ahead.th, NULL, ahead_main, &w->ahead) == 0;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
     *t_end = ss_wtime();
