@@ -215,6 +215,7 @@ typedef struct {
     const double *ft, *fs;   /* the row's fetch times (or NULL: f1) and measured starts */
     double scale, f1;
     const ss_row *m;         /* the row whose deliveries are measured, or NULL */
+    int want_starts;         /* 1: keep the starts in s->r (ssp_advance's start) */
 } fused_in;
 
 /* The arrays of one fused pass over GPUs of the same W and P (prev: the dones of batch
@@ -257,7 +258,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
         double sv = (w > 0.0 ? w : 0.0) + d;
         double a = (dn > tp ? dn : tp) + d;
         done[g] = dn;
-        rbuf[g] = r;
+        if (rbuf) rbuf[g] = r;
         stall[g] = sv;
         got = a > got ? a : got;
         smax = sv > smax ? sv : smax;
@@ -300,7 +301,8 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, rbuf, stall};
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, in->want_starts ? rbuf : NULL,
+                             stall};
         const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
         double red[7];
         switch (shape) {
@@ -391,7 +393,7 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
                    double *stall, double *t_prev, ss_step *out)
 {
     if (s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
-        fused_in in = {.ft = f, .fs = fs, .scale = 1.0};
+        fused_in in = {.ft = f, .fs = fs, .scale = 1.0, .want_starts = start != NULL};
         return advance_fused(s, &in, c, start, stall, t_prev, out);
     }
     return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
