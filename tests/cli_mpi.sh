@@ -64,6 +64,21 @@ if command -v h5diff >/dev/null; then
   if h5diff -q "$work/pipe-plain/results.h5" "$work/pipe-3/results.h5" /scenarios /scenarios; then ok
   else fail "per-iteration series differ between 1 and 3 ranks"; fi
 fi
+# the calibration is split over the ranks in blocks of 64 GPUs: a trace of 150 GPUs with
+# GPUs of their own worker counts and a slow one gives the same calibration (printed) and
+# the same summary at 1, 2 and 3 ranks
+"$stallsim" gen -o "$work/wide.h5" --gpus 150 --iterations 300 --workers 2 --workers-gpu 70:1 --workers-gpu 140:4 \
+  --slow-gpu 100:3 --delivery 0.002 --seed 9 >/dev/null || fail "gen wide"
+printf '[trace]\npath = wide.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/wide.ini"
+"$stallsim" run "$work/wide.ini" --out "$work/wide-plain" > "$work/wide-plain.txt" || fail "wide plain"
+grep "^calibration:" "$work/wide-plain.txt" | sed 's/([0-9.]* s)//' > "$work/wide-plain.cal"
+grep -q "W=1" "$work/wide-plain.cal" && grep -q "W=4" "$work/wide-plain.cal" && ok || fail "wide: calibration misses the per-GPU W: $(cat "$work/wide-plain.cal")"
+for np in 2 3; do
+  mpirun_t $np "$stallsim" run "$work/wide.ini" --out "$work/wide-$np" > "$work/wide-$np.txt" || fail "wide np=$np"
+  grep "^calibration:" "$work/wide-$np.txt" | sed 's/([0-9.]* s)//' > "$work/wide-$np.cal"
+  same_file "$work/wide-plain.cal" "$work/wide-$np.cal" "calibration of 150 GPUs, np=$np"
+  same_file "$work/wide-plain/summary.csv" "$work/wide-$np/summary.csv" "pipeline on 150 GPUs, np=$np"
+done
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

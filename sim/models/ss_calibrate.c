@@ -377,8 +377,8 @@ static void ask_stats(const calib_io *io, int g, long *pairs, long *consistent, 
     for (long k = 0; k < io->rows; k++) {
         long x = k * ng + (g - g0);
         double a = io->ts[x] - io->stall[x];
-        if (g == 0 || a < amin[k]) amin[k] = a;
-        if (g == 0 || a > amax[k]) amax[k] = a;
+        if (a < amin[k]) amin[k] = a; /* both start at infinity */
+        if (a > amax[k]) amax[k] = a;
         if (k + 1 == io->rows || io->epoch[k + 1] != io->epoch[k]) continue;
         long y = x + ng;
         (*pairs)++;
@@ -399,6 +399,27 @@ static void calib_free_io(calib_io *io)
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c) { return ss_calibrate_ex(t, max_rows, 0, c); }
 
 ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *c)
+{
+    ss_comm self;
+    ss_comm_self(&self);
+    return ss_calibrate_comm(&self, t, max_rows, flags, c);
+}
+
+/* Adds every rank's per-GPU results (each GPU is fitted on one rank, the others hold 0,
+ * so the sums are exact). Collective. */
+static ss_status share_results(const ss_comm *comm, ss_calib *c)
+{
+    if (!comm->mpi || comm->size == 1) return SS_OK;
+    int G = c->gpus, rc = MPI_SUCCESS;
+    int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
+    double *dv[5] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu};
+    for (int i = 0; rc == MPI_SUCCESS && i < 2; i++) rc = MPI_Allreduce(MPI_IN_PLACE, iv[i], G, MPI_INT, MPI_SUM, comm->comm);
+    for (int i = 0; rc == MPI_SUCCESS && i < 5; i++)
+        rc = MPI_Allreduce(MPI_IN_PLACE, dv[i], G, MPI_DOUBLE, MPI_SUM, comm->comm);
+    return rc == MPI_SUCCESS ? SS_OK : ss_fail(SS_EMPI, "calibration: sharing the per-GPU results failed");
+}
+
+ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, unsigned flags, ss_calib *c)
 {
     double t0 = ss_wtime();
     const ss_trace_meta *m = ss_trace_meta_of(t);
@@ -456,11 +477,20 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
     c->no_fetch = !ss_trace_meta_has_fetch(m);
     known_set known = {0};
     long pairs = 0, consistent = 0;
-    for (int g = 0; st == SS_OK && g < G; g++) {
+    /* this rank's GPUs: a contiguous run of SS_CALIB_CHUNK-GPU blocks */
+    const int nchunks = (G + SS_CALIB_CHUNK - 1) / SS_CALIB_CHUNK;
+    const int c0 = (int)((long)nchunks * comm->rank / comm->size), c1 = (int)((long)nchunks * (comm->rank + 1) / comm->size);
+    const int g_lo = c0 * SS_CALIB_CHUNK, g_hi = c1 * SS_CALIB_CHUNK < G ? c1 * SS_CALIB_CHUNK : G;
+    for (long k = 0; amin && k < io.rows; k++) {
+        amin[k] = INFINITY;
+        amax[k] = -INFINITY;
+    }
+    for (int g = g_lo; st == SS_OK && g < g_hi; g++) {
+        if (g % SS_CALIB_CHUNK == 0) known.n = 0; /* each block starts afresh */
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
         ask_stats(&io, g, &pairs, &consistent, amin, amax);
-        if (g == 0)
+        if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
                 first[k] = new_epoch ? k : first[k - 1];
@@ -478,6 +508,17 @@ ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_ca
         c->refill_gpu[g] = best.refill;
         if (c->no_fetch) continue;
         finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
+    }
+    st = ss_comm_any_failed(comm, st);
+    if (st == SS_OK) st = share_results(comm, c);
+    if (st == SS_OK && comm->mpi && comm->size > 1) {
+        long cnt[2] = {pairs, consistent};
+        int rc = MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_LONG, MPI_SUM, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amin, (int)n, MPI_DOUBLE, MPI_MIN, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc != MPI_SUCCESS) st = ss_fail(SS_EMPI, "calibration: sharing the asks failed");
+        pairs = cnt[0];
+        consistent = cnt[1];
     }
     if (st == SS_OK) {
         for (long k = 0; k < io.rows; k++) spread[k] = amax[k] - amin[k];

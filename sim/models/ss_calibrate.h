@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "ss_comm.h"
 #include "ss_status.h"
 #include "ss_trace.h"
 
@@ -57,6 +58,12 @@ typedef struct {
  * every rank gets the same. */
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *out);
 ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *out);
+/* Collective over comm: the ranks fit blocks of SS_CALIB_CHUNK GPUs each and share the
+ * results, so every rank gets the same calibration whatever the rank count (the GPUs of
+ * one block are fitted in order, each block starting afresh; ss_calibrate is this with
+ * one rank). */
+#define SS_CALIB_CHUNK 64
+ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, unsigned flags, ss_calib *out);
 void ss_calib_free(ss_calib *c);
 
 /* Prints what was fitted and how well it explains the trace, lines starting with
