@@ -215,8 +215,35 @@ typedef struct {
     const double *ft, *fs;   /* the row's fetch times (or NULL: f1) and measured starts */
     double scale, f1;
     const ss_row *m;         /* the row whose deliveries are measured, or NULL */
-    int want_starts;         /* 1: keep the starts in s->r (ssp_advance's start) */
 } fused_in;
+
+/* A batch's measured delivery cost (MODELS-pipeline.md, d[k][g]): stall - max(0, done -
+ * ask) from the measured stall, train start, fetch start and fetch time, not below 0,
+ * times fac. */
+static inline __attribute__((always_inline)) double delivery_of(double st, double ts, double fs, double ft,
+                                                                 double fac)
+{
+    double late = fs + ft - (ts - st);
+    double x = st - (late > 0.0 ? late : 0.0);
+    return (x > 0.0 ? x : 0.0) * fac;
+}
+
+/* One GPU's batch in the fused pass: from the time its worker is free (r) to its start
+ * (after the window, when win), done, stall (*sv) and the time the loop has it (*a). */
+static inline __attribute__((always_inline)) double gpu_batch(double r, int win, double t_old, double old, double rg,
+                                                               double f, double tp, double d, double *dn, double *sv,
+                                                               double *a)
+{
+    if (win) {
+        double h = (t_old > old ? t_old : old) + rg;
+        r = r > h ? r : h;
+    }
+    *dn = r + f;
+    double w = *dn - tp;
+    *sv = (w > 0.0 ? w : 0.0) + d;
+    *a = (*dn > tp ? *dn : tp) + d;
+    return r;
+}
 
 /* The arrays of one fused pass over GPUs of the same W and P (prev: the dones of batch
  * k - W, or the measured starts for the epoch's first batches; old: of batch k - W*P). */
@@ -239,26 +266,13 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
     double fmin = INFINITY, fmax = -INFINITY;
 #pragma omp simd reduction(max : got, smax, rmax, fmax) reduction(min : smin, rmin, fmin)
     for (int g = 0; g < G; g++) {
-        double r = first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g];
-        if (win) {
-            double h = (t_old > old[g] ? t_old : old[g]) + rg[g];
-            r = r > h ? r : h;
-        }
         double f = has_ft ? scale * ft[g] : f1;
-        double dn = r + f;
-        double d;
-        if (meas) {
-            double st = mst[g], late = mfs[g] + mft[g] - (mts[g] - st);
-            double x = st - (late > 0.0 ? late : 0.0);
-            d = (x > 0.0 ? x : 0.0) * dfac[g];
-        } else {
-            d = dl[g];
-        }
-        double w = dn - tp;
-        double sv = (w > 0.0 ? w : 0.0) + d;
-        double a = (dn > tp ? dn : tp) + d;
+        double d = meas ? delivery_of(mst[g], mts[g], mfs[g], mft[g], dfac[g]) : dl[g];
+        double dn, sv, a;
+        double r = gpu_batch(first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g], win, t_old, win ? old[g] : 0.0,
+                             rg[g], f, tp, d, &dn, &sv, &a);
         done[g] = dn;
-        if (rbuf) rbuf[g] = r;
+        rbuf[g] = r;
         stall[g] = sv;
         got = a > got ? a : got;
         smax = sv > smax ? sv : smax;
@@ -301,8 +315,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, in->want_starts ? rbuf : NULL,
-                             stall};
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, rbuf, stall};
         const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
         double red[7];
         switch (shape) {
@@ -326,23 +339,13 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         /* per-GPU W and P: batch k - W_g of each GPU sits in another row of the ring */
         for (int g = 0; g < G; g++) {
             const long W = s->ld[g].workers, WP = s->wp[g];
-            double r = k < W ? fs[g] : W == 0 ? tp + gap[g] : done_row(s, k - W)[g] + gap[g];
-            if (WP > 0 && k >= WP) {
-                double old = done_row(s, k - WP)[g], t_old = *T_at(s, k - WP - 1);
-                double h = (t_old > old ? t_old : old) + rg[g];
-                r = r > h ? r : h;
-            }
+            const int win = WP > 0 && k >= WP;
             double f = ft ? scale * ft[g] : f1;
-            double dn = r + f;
-            double d = dl[g];
-            if (mst) {
-                double st = mst[g], late = mfs[g] + mft[g] - (mts[g] - st);
-                double x = st - (late > 0.0 ? late : 0.0);
-                d = (x > 0.0 ? x : 0.0) * dfac[g];
-            }
-            double w = dn - tp;
-            double sv = (w > 0.0 ? w : 0.0) + d;
-            double a = (dn > tp ? dn : tp) + d;
+            double d = mst ? delivery_of(mst[g], mts[g], mfs[g], mft[g], dfac[g]) : dl[g];
+            double dn, sv, a;
+            double r = gpu_batch(k < W ? fs[g] : W == 0 ? tp + gap[g] : done_row(s, k - W)[g] + gap[g], win,
+                                 win ? *T_at(s, k - WP - 1) : 0.0, win ? done_row(s, k - WP)[g] : 0.0, rg[g], f, tp, d,
+                                 &dn, &sv, &a);
             done[g] = dn;
             rbuf[g] = r;
             stall[g] = sv;
@@ -393,7 +396,7 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
                    double *stall, double *t_prev, ss_step *out)
 {
     if (s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
-        fused_in in = {.ft = f, .fs = fs, .scale = 1.0, .want_starts = start != NULL};
+        fused_in in = {.ft = f, .fs = fs, .scale = 1.0};
         return advance_fused(s, &in, c, start, stall, t_prev, out);
     }
     return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
@@ -488,12 +491,8 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
  * ask) with ask = train_start - stall; not below 0. */
 static void measure_delivery(ssp_state *s, const ss_row *m)
 {
-    const double f = s->p.delivery_measured;
-    for (int g = 0; g < s->gpus; g++) {
-        double st = m->stall_time[g], late = m->fetch_start[g] + m->fetch_time[g] - (m->train_start[g] - st);
-        double d = st - (late > 0.0 ? late : 0.0);
-        s->dm[g] = made_synchronous(&s->p, s->ld[g].workers, g) ? 0.0 : (d > 0.0 ? d : 0.0) * f;
-    }
+    for (int g = 0; g < s->gpus; g++)
+        s->dm[g] = delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g], m->fetch_time[g], s->dfac_a[g]);
 }
 
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out)
