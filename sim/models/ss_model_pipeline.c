@@ -84,6 +84,7 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
     s->r = malloc((size_t)gpus * sizeof *s->r);
     s->f = malloc((size_t)gpus * sizeof *s->f);
+    s->h = malloc((size_t)gpus * sizeof *s->h);
     int lags_ok = 1;
     if (p->delivery_measured) {
         s->dm = malloc((size_t)gpus * sizeof *s->dm);
@@ -95,7 +96,7 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
         lags_ok = lags_ok && s->A && s->lag && s->lag_next;
     }
-    if (!s->done || !s->T || !s->r || !s->f || !lags_ok) {
+    if (!s->done || !s->T || !s->r || !s->f || !s->h || !lags_ok) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (window of %ld batches x %d GPUs)", s->ring,
                        gpus);
@@ -112,6 +113,7 @@ void ssp_free(ssp_state *s)
     free(s->T);
     free(s->r);
     free(s->f);
+    free(s->h);
     free(s->A);
     free(s->lag);
     free(s->lag_next);
@@ -249,10 +251,12 @@ static inline __attribute__((always_inline)) double gpu_batch(double r, int win,
  * k - W, or the measured starts for the epoch's first batches; old: of batch k - W*P). */
 typedef struct {
     const double *prev, *old, *gap, *rg, *dl, *dfac, *ft, *mst, *mts, *mfs, *mft;
+    const double *h; /* win == 2: each GPU's window bound (-infinity: none) */
     double *done, *r, *stall;
 } shape_io;
 
-/* One shape of the fused pass; sync/win/has_ft/meas are constants where it is inlined.
+/* One shape of the fused pass; sync/win/has_ft/meas are constants where it is inlined
+ * (win: 0 none, 1 the window of batch k - W*P of every GPU, 2 each GPU's bound in h[]).
  * red: got max, stall min and max, start min and max, fetch min and max. */
 static inline __attribute__((always_inline)) void shape_loop(const shape_io *io, int G, double tp, double t_old,
                                                              double scale, double f1, int sync, int win, int has_ft,
@@ -261,6 +265,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
     const double *restrict prev = io->prev, *restrict old = io->old, *restrict gap = io->gap;
     const double *restrict rg = io->rg, *restrict dl = io->dl, *restrict dfac = io->dfac, *restrict ft = io->ft;
     const double *restrict mst = io->mst, *restrict mts = io->mts, *restrict mfs = io->mfs, *restrict mft = io->mft;
+    const double *restrict hb = io->h;
     double *restrict done = io->done, *restrict rbuf = io->r, *restrict stall = io->stall;
     double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
     double fmin = INFINITY, fmax = -INFINITY;
@@ -269,8 +274,10 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
         double f = has_ft ? scale * ft[g] : f1;
         double d = meas ? delivery_of(mst[g], mts[g], mfs[g], mft[g], dfac[g]) : dl[g];
         double dn, sv, a;
-        double r = gpu_batch(first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g], win, t_old, win ? old[g] : 0.0,
-                             rg[g], f, tp, d, &dn, &sv, &a);
+        double r0 = first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g];
+        if (win == 2) r0 = r0 > hb[g] ? r0 : hb[g];
+        double r = gpu_batch(r0, win == 1, t_old, win == 1 ? old[g] : 0.0, win == 1 ? rg[g] : 0.0, f, tp, d, &dn, &sv,
+                             &a);
         done[g] = dn;
         rbuf[g] = r;
         stall[g] = sv;
@@ -304,8 +311,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
     const double *restrict mfs = in->m ? in->m->fetch_start : NULL, *restrict mft = in->m ? in->m->fetch_time : NULL;
     const double scale = in->scale, f1 = in->f1;
     double *restrict rbuf = s->r;
-    double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
-    double fmin = INFINITY, fmax = -INFINITY;
+    double red[7];
     if (s->same_shape) {
         /* every GPU's batch k waits for the same earlier rows: contiguous, vectorisable;
          * one loop per shape (synchronous, window, fetch times per GPU, measured
@@ -315,11 +321,10 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, done, rbuf, stall};
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, NULL, done, rbuf, stall};
         const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
-        double red[7];
         switch (shape) {
-#define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, (n) & 4, (n) & 2, (n) & 1, 0, red); break;
+#define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, ((n) & 4) != 0, (n) & 2, (n) & 1, 0, red); break;
             SHAPE(0) SHAPE(1) SHAPE(2) SHAPE(3) SHAPE(4) SHAPE(5) SHAPE(6) SHAPE(7)
             SHAPE(8) SHAPE(9) SHAPE(10) SHAPE(11) SHAPE(12) SHAPE(13) SHAPE(14) SHAPE(15)
 #undef SHAPE
@@ -327,44 +332,26 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
             shape_loop(&io, G, tp, t_old, scale, f1, 0, win, ft != NULL, mst != NULL, 1, red);
             break;
         }
-        got = red[0];
-        smin = red[1];
-        smax = red[2];
-        rmin = red[3];
-        rmax = red[4];
-        fmin = red[5];
-        fmax = red[6];
         (void)ring;
     } else {
-        /* per-GPU W and P: batch k - W_g of each GPU sits in another row of the ring */
+        /* per-GPU W and P: batch k - W_g of each GPU sits in another row of the ring, so
+         * the worker-free times and window bounds are gathered first (a scalar pass),
+         * then the same loop runs with them */
+        double *restrict r0 = s->f, *restrict hb = s->h;
         for (int g = 0; g < G; g++) {
             const long W = s->ld[g].workers, WP = s->wp[g];
-            const int win = WP > 0 && k >= WP;
-            double f = ft ? scale * ft[g] : f1;
-            double d = mst ? delivery_of(mst[g], mts[g], mfs[g], mft[g], dfac[g]) : dl[g];
-            double dn, sv, a;
-            double r = gpu_batch(k < W ? fs[g] : W == 0 ? tp + gap[g] : done_row(s, k - W)[g] + gap[g], win,
-                                 win ? *T_at(s, k - WP - 1) : 0.0, win ? done_row(s, k - WP)[g] : 0.0, rg[g], f, tp, d,
-                                 &dn, &sv, &a);
-            done[g] = dn;
-            rbuf[g] = r;
-            stall[g] = sv;
-            got = a > got ? a : got;
-            smax = sv > smax ? sv : smax;
-            smin = sv < smin ? sv : smin;
-            rmax = r > rmax ? r : rmax;
-            rmin = r < rmin ? r : rmin;
-            fmax = f > fmax ? f : fmax;
-            fmin = f < fmin ? f : fmin;
+            r0[g] = k < W ? fs[g] : W == 0 ? tp + gap[g] : done_row(s, k - W)[g] + gap[g];
+            hb[g] = -INFINITY;
+            if (WP > 0 && k >= WP) {
+                double old = done_row(s, k - WP)[g], t_old = *T_at(s, k - WP - 1);
+                hb[g] = (t_old > old ? t_old : old) + rg[g];
+            }
         }
+        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, hb, done, rbuf, stall};
+        shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mst != NULL, 1, red);
     }
-    ex[0] = smin;
-    ex[1] = smax;
-    ex[2] = rmin;
-    ex[3] = rmax;
-    ex[4] = fmin;
-    ex[5] = fmax;
-    return got;
+    memcpy(ex, red + 1, 6 * sizeof *ex);
+    return red[0];
 }
 SS_MULTIVERSION(double, fused, (ssp_state * s, const fused_in *in, double *stall, double *ex), (s, in, stall, ex))
 

@@ -59,7 +59,7 @@ typedef struct {
     double *A;       /* [ring + 1][gpus] with ask_lags: when GPU g's loop asked for batch j,
                       * at slot j % (ring + 1) */
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
-    double *r, *f;   /* [gpus] scratch */
+    double *r, *f, *h; /* [gpus] scratch */
     double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
     /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
