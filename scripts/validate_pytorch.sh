@@ -71,14 +71,14 @@ busy_pct() {
   echo $(( b[1] > a[1] ? 100 * (b[0] - a[0]) / (b[1] - a[1]) : 0 ))
 }
 
-# waits (up to 10 minutes) until nothing else uses more than 10 % of the CPU: other jobs
+# waits (up to 2 minutes) until nothing else uses more than 10 % of the CPU: other jobs
 # change the runs by up to 20 % (README, "How far to trust the predictions")
 wait_idle() {
   local t=0 b
   while b=$(busy_pct); [ "$b" -gt 10 ]; do
     [ $t -eq 0 ] && echo "record: the machine is busy ($b % of the CPU); waiting until it is idle"
     t=$((t + 2))
-    [ $t -ge 600 ] && { echo "record: WARNING: still busy ($b %) after 10 minutes; recording anyway" >&2; break; }
+    [ $t -ge 120 ] && { echo "record: WARNING: still busy ($b %) after 2 minutes; recording anyway" >&2; break; }
   done
   busy_log+="$1 ${b}% "
 }
