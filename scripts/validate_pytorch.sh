@@ -107,7 +107,11 @@ record_point() {
       '{ o = b / hz - ($2 + $3); print (t > 0 && o > 0) ? int(100 * o * hz / t) : 0 }' "$raw/time.txt")
     busy_log+="(during: ${other}%) "
     [ "$other" -le 10 ] && break
-    echo "record: other processes used $other % of the CPU during $name; recording it again" >&2
+    if [ "$try" -lt 3 ]; then
+      echo "record: other processes used $other % of the CPU during $name; recording it again" >&2
+    else
+      echo "record: WARNING: other processes used $other % of the CPU during $name in all 3 attempts; keeping the last" >&2
+    fi
   done
   rm -f "$raw/time.txt"
   (cd "$dir" && "$stallsim" import pytorch "raw/$name/run" -o "$name.h5" >/dev/null)
