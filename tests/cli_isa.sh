@@ -34,6 +34,14 @@ INI
   grep -q "vector instructions of the hot loops: generic" $t-generic.err && ok ||
     fail "$t: STALLSIM_ISA=generic was not taken: $(grep vector $t-generic.err)"
   same_file $t-generic/summary.csv $t-default/summary.csv "$t summary.csv, generic vs default path"
+  # without per-iteration output the independent replay stores no per-GPU stalls (it
+  # replays the argmax's chunk again instead): the same summary on both paths
+  for isa in generic default; do
+    if [ $isa = generic ]; then env STALLSIM_ISA=generic "$stallsim" run $t.ini --set output.per_iteration=false --out $t-lean-$isa --quiet
+    else env -u STALLSIM_ISA "$stallsim" run $t.ini --set output.per_iteration=false --out $t-lean-$isa --quiet; fi ||
+      fail "$t lean $isa"
+    same_file $t-default/summary.csv $t-lean-$isa/summary.csv "$t summary.csv without per-iteration output ($isa path)"
+  done
   same_file $t-generic.dump $t-default.dump "$t results.h5 (per-iteration series), generic vs default path"
 done
 path=$(sed -n 's/^timing: vector instructions of the hot loops: \([^ ]*\).*/\1/p' a-default.err)

@@ -497,6 +497,85 @@ static void test_sweep_selection(void **state)
     free(sc);
 }
 
+/* The replay without the per-GPU stalls (stall_out NULL: nothing stored, the argmax's
+ * chunk replayed again) gives the same step as the one that stores them, on rows as wide
+ * as one chunk, several chunks, and chunks wider than 64 GPUs; a straggler copied onto a
+ * second GPU (in its chunk or another one) makes the largest stall shared: -1 both ways. */
+static void lean_case(int G, const double *fs, const double *ft, const double *it, const double *st, double *done,
+                      double *scratch, double *stall, int *argmax_out)
+{
+    static const ss_align fas[] = {SS_ALIGN_NONE, SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEDIAN, SS_ALIGN_MAX};
+    static const ss_align sas[] = {SS_ALIGN_NONE, SS_ALIGN_MIN, SS_ALIGN_AVG, SS_ALIGN_MEAN};
+    ss_row row = {.gpus = G, .fetch_start = fs, .fetch_time = ft, .iteration_time = it, .stall_time = st,
+                  .done = done};
+    ss_row_prepare(&row, 1, scratch);
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 4; b++)
+            for (int always = 0; always < 2; always++) {
+                ss_step full, lean;
+                if (always) {
+                    ssi_replay_row_always(&row, fas[a], sas[b], &defaults, stall, &full);
+                    ssi_replay_row_always(&row, fas[a], sas[b], &defaults, NULL, &lean);
+                } else {
+                    ssi_replay_row(&row, fas[a], sas[b], &defaults, stall, &full);
+                    ssi_replay_row(&row, fas[a], sas[b], &defaults, NULL, &lean);
+                }
+                /* the straggler from the stored stalls, found by a plain scan */
+                double mx = stall[0];
+                for (int g = 1; g < G; g++) mx = stall[g] > mx ? stall[g] : mx;
+                int want = -1, count = 0;
+                for (int g = 0; g < G; g++)
+                    if (stall[g] == mx) want = g, count++;
+                if (count > 1) want = -1;
+                if (full.straggler != want || lean.straggler != want || full.stall != mx)
+                    fail_msg("G=%d fa=%d sa=%d always=%d: straggler %d (stored) %d (lean), expected %d", G, a, b,
+                             always, full.straggler, lean.straggler, want);
+                if (memcmp(&full.iter_time, &lean.iter_time, sizeof full.iter_time) ||
+                    memcmp(&full.stall, &lean.stall, sizeof full.stall) ||
+                    memcmp(&full.delay, &lean.delay, sizeof full.delay) ||
+                    memcmp(&full.start_diff, &lean.start_diff, sizeof full.start_diff) ||
+                    memcmp(&full.fetch_diff, &lean.fetch_diff, sizeof full.fetch_diff))
+                    fail_msg("G=%d fa=%d sa=%d always=%d: the lean replay differs", G, a, b, always);
+                if (a == 2 && b == 1 && !always) *argmax_out = want;
+            }
+}
+
+static void test_lean_replay(void **state)
+{
+    (void)state;
+    static const int widths[] = {1, 3, 64, 65, 300, 70001};
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+        const int G = widths[w];
+        double *buf = malloc(7 * (size_t)G * sizeof *buf);
+        assert_non_null(buf);
+        double *fs = buf, *ft = fs + G, *it = ft + G, *st = it + G, *done = st + G, *scratch = done + G,
+               *stall = scratch + G;
+        uint64_t x = 12345 + (uint64_t)G;
+        for (int g = 0; g < G; g++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            fs[g] = (double)(x >> 40) / 16777216.0 * 0.02;
+            ft[g] = (double)((x >> 16) & 0xffffff) / 16777216.0 * 0.05;
+            st[g] = (double)((x >> 8) & 0xffff) / 65536.0 * 0.03;
+            it[g] = st[g] + 0.1;
+        }
+        int arg = -1;
+        lean_case(G, fs, ft, it, st, done, scratch, stall, &arg);
+        if (G >= 3 && arg < 0) fail_msg("G=%d: the test row has no single straggler", G);
+        if (G >= 3) {
+            /* the straggler's copy on a neighbour (in its chunk), then half the row away */
+            int same = arg % 64 ? arg - 1 : arg + 1, other = (arg + G / 2) % G;
+            for (int k = 0; k < 2; k++) {
+                int to = k == 0 ? same : other;
+                fs[to] = fs[arg], ft[to] = ft[arg], st[to] = st[arg], it[to] = it[arg];
+                int arg2 = 0;
+                lean_case(G, fs, ft, it, st, done, scratch, stall, &arg2);
+                if (arg2 != -1) fail_msg("G=%d: straggler %d copied onto %d is still alone (%d)", G, arg, to, arg2);
+            }
+        }
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_one_gpu_all_modes),
         cmocka_unit_test(test_sweep_summary),
         cmocka_unit_test(test_sweep_selection),
+        cmocka_unit_test(test_lean_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,30 +25,32 @@ static inline double new_stall(double done, double done_sim, double st, double f
 
 static inline int chunk_size(int G) { return G <= 64 * CHUNKS_MAX ? 64 : (G + CHUNKS_MAX - 1) / CHUNKS_MAX; }
 
-/* The loop shapes: start and fetch each either per-GPU (measured) or one value. Returns
- * the largest and smallest new stall (max and min are exact in any order, so the
- * reductions may be vectorised) and the largest of each chunk. */
-static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, int start_each,
-                                                               int fetch_each, double s1, double f1,
+/* The loop shapes: start and fetch each either per-GPU (measured) or one value, over GPUs
+ * [g0, g1). Returns the largest and smallest new stall (max and min are exact in any
+ * order, so the reductions may be vectorised) and the largest of each chunk (chunks of
+ * chunk_size(gpus) GPUs from g0). store: the stalls go to out[0..g1-g0) (else nothing is
+ * stored, and the one chunk the argmax needs is replayed again). */
+static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, int g0, int g1, int start_each,
+                                                               int fetch_each, int store, double s1, double f1,
                                                                const ssi_params *p, double *out,
                                                                double *max_out, double *min_out,
                                                                double *chunk_max)
 {
-    const int G = r->gpus, C = chunk_size(G);
+    const int C = chunk_size(r->gpus);
     const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
     const double *restrict st = r->stall_time, *restrict done = r->done;
     double *restrict o = out;
     const double fl = p->stall_floor, sens = p->stall_sensitivity;
     double mx = -INFINITY, mn = INFINITY;
-    for (int c0 = 0, c = 0; c0 < G; c0 += C, c++) {
-        const int c1 = c0 + C < G ? c0 + C : G;
+    for (int c0 = g0, c = 0; c0 < g1; c0 += C, c++) {
+        const int c1 = c0 + C < g1 ? c0 + C : g1;
         double cmx = -INFINITY, cmn = INFINITY;
 #pragma omp simd reduction(max : cmx) reduction(min : cmn)
         for (int g = c0; g < c1; g++) {
             double s = start_each ? fs[g] : s1;
             double f = fetch_each ? ft[g] : f1;
             double v = new_stall(done[g], s + f, st[g], fl, sens);
-            o[g] = v;
+            if (store) o[g - g0] = v;
             cmx = v > cmx ? v : cmx;
             cmn = v < cmn ? v : cmn;
         }
@@ -60,40 +62,68 @@ static inline __attribute__((always_inline)) void replay_loop(const ss_row *r, i
     *min_out = mn;
 }
 
-/* The four loop shapes (bit 1: per-GPU starts, bit 0: per-GPU fetch times), compiled for
- * each vector level (ss_isa.h); returns the largest new stall. */
-static SS_KERNEL double loops_body(const ss_row *r, int shape, double s1, double f1, const ssi_params *p, double *out,
-                                double *min_out, double *chunk_max)
+/* The four loop shapes (bit 1: per-GPU starts, bit 0: per-GPU fetch times) with and
+ * without the store (bit 2), compiled for each vector level (ss_isa.h); returns the
+ * largest new stall. */
+static SS_KERNEL double loops_body(const ss_row *r, int g0, int g1, int shape, double s1, double f1,
+                                   const ssi_params *p, double *out, double *min_out, double *chunk_max)
 {
     double mx;
     switch (shape) {
-    case 3: replay_loop(r, 1, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
-    case 2: replay_loop(r, 1, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
-    case 1: replay_loop(r, 0, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
-    default: replay_loop(r, 0, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 7: replay_loop(r, g0, g1, 1, 1, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 6: replay_loop(r, g0, g1, 1, 0, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 5: replay_loop(r, g0, g1, 0, 1, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 4: replay_loop(r, g0, g1, 0, 0, 1, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 3: replay_loop(r, g0, g1, 1, 1, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 2: replay_loop(r, g0, g1, 1, 0, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    case 1: replay_loop(r, g0, g1, 0, 1, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
+    default: replay_loop(r, g0, g1, 0, 0, 0, s1, f1, p, out, &mx, min_out, chunk_max); break;
     }
     return mx;
 }
 SS_MULTIVERSION(double, loops,
-                (const ss_row *r, int shape, double s1, double f1, const ssi_params *p, double *out, double *min_out,
-                 double *chunk_max),
-                (r, shape, s1, f1, p, out, min_out, chunk_max))
+                (const ss_row *r, int g0, int g1, int shape, double s1, double f1, const ssi_params *p, double *out,
+                 double *min_out, double *chunk_max),
+                (r, g0, g1, shape, s1, f1, p, out, min_out, chunk_max))
 
-/* The only GPU whose stall equals mx, or -1 when several do. */
-static int unique_argmax(const double *v, int G, double mx, const double *chunk_max)
+/* The only GPU whose stall equals mx, or -1 when several do. v: the stalls, or NULL when
+ * they were not stored: the one chunk that holds mx is then replayed again into a local
+ * buffer (the same arithmetic, so the same values). */
+static int unique_argmax(const ss_row *r, const double *v, double mx, const double *chunk_max, int shape,
+                         double s1, double f1, const ssi_params *p)
 {
-    const int C = chunk_size(G), nch = (G + C - 1) / C;
+    const int G = r->gpus, C = chunk_size(G), nch = (G + C - 1) / C;
     int found = -1;
     for (int c = 0; c < nch; c++) {
         if (chunk_max[c] != mx) continue;
         if (found >= 0) return -1;
         found = c;
     }
-    int c0 = found * C, n = c0 + C < G ? C : G - c0;
-    int g = ss_step_unique_argmax(v + c0, n, mx);
+    int c0 = found * C, n = c0 + C < G ? C : G - c0, g;
+    if (v) {
+        g = ss_step_unique_argmax(v + c0, n, mx);
+    } else if (n <= 64) {
+        double buf[64], mn, cm[1];
+        loops(r, c0, c0 + n, shape | 4, s1, f1, p, buf, &mn, cm);
+        g = ss_step_unique_argmax(buf, n, mx);
+    } else {
+        /* chunks are wider than 64 GPUs only past 65,536 GPUs: count in steps of 64 */
+        double buf[64], mn, cm[1];
+        g = -1;
+        for (int a = c0; a < c0 + n; a += 64) {
+            int m = c0 + n - a < 64 ? c0 + n - a : 64;
+            loops(r, a, a + m, shape | 4, s1, f1, p, buf, &mn, cm);
+            for (int k = 0; k < m; k++) {
+                if (buf[k] != mx) continue;
+                if (g >= 0) return -1;
+                g = a - c0 + k;
+            }
+        }
+    }
     return g < 0 ? -1 : c0 + g;
 }
 
+/* stall_out: the per-GPU stalls, or NULL when they are not wanted. */
 static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *p, int always,
                    double *stall_out, ss_step *out)
 {
@@ -103,13 +133,13 @@ static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *
     out->start_diff = sa == SS_ALIGN_NONE ? r->start_max - r->start_min : 0.0;
     out->fetch_diff = fa == SS_ALIGN_NONE ? r->fetch_max - r->fetch_min : 0.0;
     if (fa == SS_ALIGN_NONE && sa == SS_ALIGN_NONE && !always) {
-        /* the measured run itself, as the notebook takes it (no arithmetic round trip) */
-        memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
-        ss_step_spread(stall_out, G, &smax, &smin, &arg);
+        /* the measured run itself, as the notebook takes it (no arithmetic round trip);
+         * its spread was found when the row was prepared */
+        if (stall_out) memcpy(stall_out, r->stall_time, (size_t)G * sizeof *stall_out);
         out->iter_time = r->iter_max;
-        out->stall = smax;
-        out->delay = smax - smin;
-        out->straggler = arg;
+        out->stall = r->stall_max;
+        out->delay = r->stall_max - r->stall_min;
+        out->straggler = r->stall_argmax;
         return;
     }
     double s1 = sa == SS_ALIGN_NONE ? 0.0 : sa == SS_ALIGN_MIN ? r->start_min
@@ -117,8 +147,9 @@ static void replay(const ss_row *r, ss_align fa, ss_align sa, const ssi_params *
                                    : r->start_mean;
     double f1 = ss_row_fetch_aligned(r, fa);
     double chunk_max[CHUNKS_MAX];
-    smax = loops(r, (sa == SS_ALIGN_NONE) * 2 + (fa == SS_ALIGN_NONE), s1, f1, p, stall_out, &smin, chunk_max);
-    arg = G == 1 ? 0 : unique_argmax(stall_out, G, smax, chunk_max);
+    int shape = (sa == SS_ALIGN_NONE) * 2 + (fa == SS_ALIGN_NONE);
+    smax = loops(r, 0, G, shape | (stall_out ? 4 : 0), s1, f1, p, stall_out, &smin, chunk_max);
+    arg = G == 1 ? 0 : unique_argmax(r, stall_out, smax, chunk_max, shape, s1, f1, p);
     /* iteration time = max new stall + the row's compute time (max iteration_time - max stall_time, not below 0) */
     out->iter_time = smax + r->compute;
     out->stall = smax;
@@ -236,7 +267,7 @@ static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *o
 {
     const ind_state *st = state;
     if (st->heal < 0) {
-        ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, stall, out);
+        ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, st->need_stalls ? stall : NULL, out);
         return;
     }
     if (st->fetch_align == SS_ALIGN_NONE && st->start_align == SS_ALIGN_NONE) {
@@ -245,7 +276,7 @@ static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *o
     }
     ss_row healed;
     ss_row_heal(row, st->heal, &healed, st->fetch_buf);
-    ssi_replay_row_always(&healed, st->fetch_align, st->start_align, &st->p, stall, out);
+    ssi_replay_row_always(&healed, st->fetch_align, st->start_align, &st->p, st->need_stalls ? stall : NULL, out);
 }
 
 static void ind_free(void *state)

@@ -12,8 +12,9 @@ typedef struct {
     double stall_sensitivity; /* stall above which a later batch adds to the stall */
 } ssi_params;
 
-/* Replays one prepared row. stall_out[gpus] receives the per-GPU stalls (required: it is
- * the working buffer). With both aligns none the measured row is given back exactly. */
+/* Replays one prepared row. stall_out[gpus] receives the per-GPU stalls, or is NULL when
+ * they are not wanted (the replay then stores nothing per GPU). With both aligns none the
+ * measured row is given back exactly. */
 void ssi_replay_row(const ss_row *row, ss_align fetch_align, ss_align start_align,
                     const ssi_params *p, double *stall_out, ss_step *out);
 /* Replays GPU g healed (its fetch time the median of the others') with both aligns none,

@@ -18,24 +18,26 @@ static int is_baseline(const ss_scenario *s)
     return 0;
 }
 
+/* The state: whether the per-GPU stalls are written (per-iteration output). */
 static ss_status init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
-    (void)s;
-    (void)c;
     (void)gpus;
-    *state = NULL;
+    int *need_stalls = malloc(sizeof *need_stalls);
+    if (!need_stalls) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    *need_stalls = c->per_iteration;
+    *state = need_stalls;
     return SS_OK;
 }
 
 /* The independent kernel with both aligns none gives the measured row back exactly. */
 static void replay_row(void *state, const ss_row *row, double *stall, ss_step *out)
 {
-    (void)state;
+    const int *need_stalls = state;
     const ssi_params p = {0.0, 0.0};
-    ssi_replay_row(row, SS_ALIGN_NONE, SS_ALIGN_NONE, &p, stall, out);
+    ssi_replay_row(row, SS_ALIGN_NONE, SS_ALIGN_NONE, &p, *need_stalls ? stall : NULL, out);
 }
 
-static void release(void *state) { (void)state; }
+static void release(void *state) { free(state); }
 
 const ss_model_ops ss_model_measured = {
     .name = "measured",

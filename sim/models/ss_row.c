@@ -7,18 +7,19 @@
 #include <string.h>
 
 #include "ss_isa.h"
+#include "ss_step.h"
 
 /* done[] and the row's extremes: one vector pass (max and min are exact in any order).
- * Returns the largest start; the others go to ex[0..4] (start min, fetch min and max,
- * stall max, iteration max). */
+ * Returns the largest start; the others go to ex[0..5] (start min, fetch min and max,
+ * stall max, iteration max, stall min). */
 static SS_KERNEL double extremes_body(ss_row *r, double *ex)
 {
     const int G = r->gpus;
     const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
     const double *restrict st = r->stall_time, *restrict it = r->iteration_time;
     double *restrict done = r->done;
-    double smin = fs[0], smax = smin, fmin = ft[0], fmax = fmin, stmax = st[0], itmax = it[0];
-#pragma omp simd reduction(min : smin, fmin) reduction(max : smax, fmax, stmax, itmax)
+    double smin = fs[0], smax = smin, fmin = ft[0], fmax = fmin, stmax = st[0], stmin = st[0], itmax = it[0];
+#pragma omp simd reduction(min : smin, fmin, stmin) reduction(max : smax, fmax, stmax, itmax)
     for (int g = 0; g < G; g++) {
         double s = fs[g], f = ft[g];
         done[g] = s + f;
@@ -27,6 +28,7 @@ static SS_KERNEL double extremes_body(ss_row *r, double *ex)
         fmin = f < fmin ? f : fmin;
         fmax = f > fmax ? f : fmax;
         stmax = st[g] > stmax ? st[g] : stmax;
+        stmin = st[g] < stmin ? st[g] : stmin;
         itmax = it[g] > itmax ? it[g] : itmax;
     }
     ex[0] = smin;
@@ -34,6 +36,7 @@ static SS_KERNEL double extremes_body(ss_row *r, double *ex)
     ex[2] = fmax;
     ex[3] = stmax;
     ex[4] = itmax;
+    ex[5] = stmin;
     return smax;
 }
 SS_MULTIVERSION(double, extremes, (ss_row * r, double *ex), (r, ex))
@@ -41,7 +44,7 @@ SS_MULTIVERSION(double, extremes, (ss_row * r, double *ex), (r, ex))
 void ss_row_prepare(ss_row *r, int want_median, double *scratch)
 {
     const int G = r->gpus;
-    double ex[5];
+    double ex[6];
     double smax = extremes(r, ex);
     double smin = ex[0], fmin = ex[1], fmax = ex[2], stmax = ex[3], itmax = ex[4];
     /* the sums in GPU order (a vector sum would round differently) */
@@ -57,6 +60,8 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch)
     r->fetch_max = fmax;
     r->fetch_mean = fsum / G;
     r->stall_max = stmax;
+    r->stall_min = ex[5];
+    r->stall_argmax = ss_step_unique_argmax(r->stall_time, G, stmax);
     r->iter_max = itmax;
     r->compute = itmax - stmax > 0.0 ? itmax - stmax : 0.0;
     r->fetch_median = r->fetch_mean;

@@ -12,7 +12,8 @@ typedef struct {
     double *done;        /* [gpus] fetch_start + fetch_time, filled by ss_row_prepare */
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
-    double stall_max, iter_max;
+    double stall_max, stall_min, iter_max;
+    int stall_argmax; /* the GPU that alone had the largest measured stall, or -1 when tied */
     double compute; /* the step's compute time: iter_max - stall_max, not below 0 (a trace
                      * with a stall longer than its iteration is warned about when read) */
     const double *fetch_sorted; /* [gpus] the fetch times ascending, when prepared for healing */
