@@ -336,23 +336,26 @@ static SS_KERNEL int any_bad_body(const double *v, long m, double lo)
 }
 SS_MULTIVERSION(int, any_bad, (const double *v, long m, double lo), (v, m, lo))
 
-static SS_KERNEL long count_greater_body(const double *a, const double *b, long m)
+/* The stall check fused with the count of stalls longer than the iteration (one pass
+ * over both columns): the count, or -1 when some stall is negative, infinite or NaN. */
+static SS_KERNEL long check_stalls_body(const double *st, const double *it, long m)
 {
     long count = 0;
-#pragma omp simd reduction(+ : count)
-    for (long x = 0; x < m; x++) count += a[x] > b[x];
-    return count;
+    int bad = 0;
+#pragma omp simd reduction(+ : count) reduction(| : bad)
+    for (long x = 0; x < m; x++) {
+        bad |= !(st[x] >= 0.0) | !(st[x] <= DBL_MAX);
+        count += st[x] > it[x];
+    }
+    return bad ? -1 : count;
 }
-SS_MULTIVERSION(long, count_greater, (const double *a, const double *b, long m), (a, b, m))
+SS_MULTIVERSION(long, check_stalls, (const double *st, const double *it, long m), (st, it, m))
 
-/* Values of dataset ds, rows from row0, GPUs [g0, g0+ng), row-major [n][ng]: finite, and
- * not negative for durations. */
-static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, const double *v)
+/* The first bad value of dataset ds, rows from row0, GPUs [g0, g0+ng), row-major [n][ng]
+ * (SS_OK when there is none). */
+static ss_status report_bad_value(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, const double *v)
 {
-    /* one branch-free pass (NaN fails both comparisons); the first bad value is looked
-     * for only when there is one */
     const long m = n * ng;
-    if (!any_bad(v, m, ds_f64_duration[ds] ? 0.0 : -DBL_MAX)) return SS_OK;
     for (long x = 0; x < m; x++) {
         if (isfinite(v[x]) && (!ds_f64_duration[ds] || v[x] >= 0.0)) continue;
         return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
@@ -362,15 +365,31 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
     return SS_OK;
 }
 
-/* Counts the GPU-iterations of the slab whose stall is longer than the iteration (both
- * checked finite and >= 0 already): physically impossible, still replayable, warned about
- * once by ss_trace_report_warnings. */
-static void count_long_stalls(ss_trace_file *t, const ss_slab *s)
+/* Values of dataset ds, rows from row0, GPUs [g0, g0+ng), row-major [n][ng]: finite, and
+ * not negative for durations. */
+static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, const double *v)
 {
-    const long m = s->n * s->gpus;
-    const double *st = s->stall_time, *it = s->iteration_time;
-    long count = count_greater(st, it, m);
+    /* one branch-free pass (NaN fails both comparisons); the first bad value is looked
+     * for only when there is one */
+    if (!any_bad(v, n * ng, ds_f64_duration[ds] ? 0.0 : -DBL_MAX)) return SS_OK;
+    return report_bad_value(t, ds, row0, n, g0, ng, v);
+}
+
+/* Checks the slab's stalls (as check_values) and counts into *count the GPU-iterations
+ * whose stall is longer than the iteration (iteration times checked already). */
+static ss_status check_stall_column(ss_trace_file *t, const ss_slab *s, long *count)
+{
+    *count = check_stalls(s->stall_time, s->iteration_time, s->n * s->gpus);
+    if (*count < 0) return report_bad_value(t, DS_STALL_TIME, s->row0, s->n, 0, s->gpus, s->stall_time);
+    return SS_OK;
+}
+
+/* Records the slab's count of stalls longer than the iteration: physically impossible,
+ * still replayable, warned about once by ss_trace_report_warnings. */
+static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
+{
     if (count == 0) return;
+    const double *st = s->stall_time, *it = s->iteration_time;
     long x = 0;
     while (!(st[x] > it[x])) x++;
     long_stall_rec r = {s->row0, count, s->row0 + x / s->gpus, (int)(x % s->gpus), st[x], it[x]};
@@ -468,13 +487,9 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
     free(displs);
 }
 
-static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
+/* The rows' order: within the slab and against the row before it. */
+static ss_status check_order_of_slab(ss_trace_file *t, ss_slab *s)
 {
-    for (int i = 0; i < DS_NF64; i++) {
-        if (skip_train_start && i == DS_TRAIN_START) continue;
-        ss_status st = check_values(t, i, s->row0, s->n, 0, s->gpus, *slab_f64(s, i));
-        if (st != SS_OK) return st;
-    }
     for (long k = 1; k < s->n; k++) {
         ss_status st = check_order(t, s->row0 + k, s->epoch[k - 1], s->index[k - 1], s->epoch[k], s->index[k]);
         if (st != SS_OK) return st;
@@ -490,6 +505,8 @@ static ss_status check_rows(ss_trace_file *t, ss_slab *s, int skip_train_start)
     return SS_OK;
 }
 
+/* Every column is checked right after it is read, while it is still in the cache (the
+ * stalls together with the count of stalls longer than the iteration); the order after. */
 static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int skip_train_start)
 {
     if (row0 < 0 || n < 0 || row0 + n > t->meta.iterations || n > s->cap || s->gpus != t->meta.gpus)
@@ -497,14 +514,19 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
     s->row0 = row0;
     s->n = n;
     if (n == 0) return SS_OK;
+    long long_stalls = 0;
     ss_status st = read_epochs(t, row0, n, s->epoch);
     if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, s->index);
-    for (int i = 0; st == SS_OK && i < DS_NF64; i++)
-        if (!(skip_train_start && i == DS_TRAIN_START))
-            st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus,
-                           *slab_f64(s, i));
-    if (st == SS_OK) st = check_rows(t, s, skip_train_start);
-    if (st == SS_OK) count_long_stalls(t, s);
+    for (int i = 0; st == SS_OK && i < DS_NF64; i++) {
+        if (skip_train_start && i == DS_TRAIN_START) continue;
+        double *v = *slab_f64(s, i);
+        st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus, v);
+        if (st != SS_OK) break;
+        /* (the stalls come after the iteration times, which they are compared with) */
+        st = i == DS_STALL_TIME ? check_stall_column(t, s, &long_stalls) : check_values(t, i, row0, n, 0, s->gpus, v);
+    }
+    if (st == SS_OK) st = check_order_of_slab(t, s);
+    if (st == SS_OK) record_long_stalls(t, s, long_stalls);
     return st;
 }
 
