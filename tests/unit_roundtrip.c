@@ -63,6 +63,17 @@ static void roundtrip(const ss_trace_meta *m, const ss_slab *rows, long slab)
         long n = m->iterations - r0 < slab ? m->iterations - r0 : slab;
         assert_int_equal(ss_trace_read(t, r0, n, &s), SS_OK);
         assert_same_rows(rows, r0, &s, n, m->gpus);
+        /* the reader's row sums (eight rows at a time) are a plain loop's, bit for bit */
+        for (long k = 0; k < n; k++) {
+            double a = 0, b = 0;
+            for (int g = 0; g < m->gpus; g++) {
+                a += s.fetch_start[k * m->gpus + g];
+                b += s.fetch_time[k * m->gpus + g];
+            }
+            if (memcmp(&a, &s.sum_fetch_start[k], sizeof a) || memcmp(&b, &s.sum_fetch_time[k], sizeof b))
+                fail_msg("row %ld: sums %.17g %.17g, a plain loop gives %.17g %.17g", r0 + k, s.sum_fetch_start[k],
+                         s.sum_fetch_time[k], a, b);
+        }
     }
     ss_slab_free(&s);
     ss_trace_close(t);

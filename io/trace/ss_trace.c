@@ -81,7 +81,7 @@ int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_tim
 
 size_t ss_slab_row_bytes(int gpus)
 {
-    return sizeof(int32_t) + sizeof(int64_t) + (size_t)DS_NF64 * (size_t)gpus * sizeof(double);
+    return sizeof(int32_t) + sizeof(int64_t) + ((size_t)DS_NF64 * (size_t)gpus + 2) * sizeof(double);
 }
 
 static double **slab_f64(ss_slab *s, int i)
@@ -99,7 +99,9 @@ ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus)
     s->gpus = gpus;
     s->epoch = malloc((size_t)cap * sizeof *s->epoch);
     s->index = malloc((size_t)cap * sizeof *s->index);
-    int ok = s->epoch && s->index;
+    s->sum_fetch_start = malloc((size_t)cap * sizeof *s->sum_fetch_start);
+    s->sum_fetch_time = malloc((size_t)cap * sizeof *s->sum_fetch_time);
+    int ok = s->epoch && s->index && s->sum_fetch_start && s->sum_fetch_time;
     for (int i = 0; i < DS_NF64; i++) {
         *slab_f64(s, i) = malloc((size_t)cap * (size_t)gpus * sizeof(double));
         ok = ok && *slab_f64(s, i);
@@ -115,6 +117,8 @@ void ss_slab_free(ss_slab *s)
 {
     free(s->epoch);
     free(s->index);
+    free(s->sum_fetch_start);
+    free(s->sum_fetch_time);
     for (int i = 0; i < DS_NF64; i++) free(*slab_f64(s, i));
     memset(s, 0, sizeof *s);
 }
@@ -487,6 +491,34 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
     free(displs);
 }
 
+/* The sum of each row of v[n][G] in GPU order from 0 (as a plain loop adds them): eight
+ * rows at a time, so that eight independent sums share the adder's latency. */
+static void row_sums(const double *v, long n, int G, double *out)
+{
+    long r = 0;
+    for (; r + 8 <= n; r += 8) {
+        const double *a = v + r * G;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+        for (int g = 0; g < G; g++) {
+            s0 += a[g];
+            s1 += a[G + g];
+            s2 += a[2L * G + g];
+            s3 += a[3L * G + g];
+            s4 += a[4L * G + g];
+            s5 += a[5L * G + g];
+            s6 += a[6L * G + g];
+            s7 += a[7L * G + g];
+        }
+        out[r] = s0, out[r + 1] = s1, out[r + 2] = s2, out[r + 3] = s3;
+        out[r + 4] = s4, out[r + 5] = s5, out[r + 6] = s6, out[r + 7] = s7;
+    }
+    for (; r < n; r++) {
+        double sum = 0;
+        for (int g = 0; g < G; g++) sum += v[r * G + g];
+        out[r] = sum;
+    }
+}
+
 /* The rows' order: within the slab and against the row before it. */
 static ss_status check_order_of_slab(ss_trace_file *t, ss_slab *s)
 {
@@ -524,6 +556,8 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
         if (st != SS_OK) break;
         /* (the stalls come after the iteration times, which they are compared with) */
         st = i == DS_STALL_TIME ? check_stall_column(t, s, &long_stalls) : check_values(t, i, row0, n, 0, s->gpus, v);
+        if (st == SS_OK && i == DS_FETCH_START) row_sums(v, n, s->gpus, s->sum_fetch_start);
+        if (st == SS_OK && i == DS_FETCH_TIME) row_sums(v, n, s->gpus, s->sum_fetch_time);
     }
     if (st == SS_OK) st = check_order_of_slab(t, s);
     if (st == SS_OK) record_long_stalls(t, s, long_stalls);

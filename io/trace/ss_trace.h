@@ -53,6 +53,9 @@ typedef struct {
     int32_t *epoch;
     int64_t *index;
     double *fetch_start, *fetch_time, *train_start, *iteration_time, *stall_time;
+    /* [n] filled by the reads: each row's sum of fetch_start and of fetch_time over its
+     * GPUs, added in GPU order from 0 (so that the row statistics need not add them) */
+    double *sum_fetch_start, *sum_fetch_time;
 } ss_slab;
 
 ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus);

@@ -49,9 +49,14 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch)
     double smin = ex[0], fmin = ex[1], fmax = ex[2], stmax = ex[3], itmax = ex[4];
     /* the sums in GPU order (a vector sum would round differently) */
     double ssum = 0, fsum = 0;
-    for (int g = 0; g < G; g++) {
-        ssum += r->fetch_start[g];
-        fsum += r->fetch_time[g];
+    if (r->sum_fetch_start && r->sum_fetch_time) {
+        ssum = *r->sum_fetch_start;
+        fsum = *r->sum_fetch_time;
+    } else {
+        for (int g = 0; g < G; g++) {
+            ssum += r->fetch_start[g];
+            fsum += r->fetch_time[g];
+        }
     }
     r->start_min = smin;
     r->start_max = smax;

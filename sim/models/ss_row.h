@@ -10,6 +10,9 @@ typedef struct {
     const double *fetch_start, *fetch_time, *iteration_time, *stall_time; /* [gpus] */
     const double *train_start; /* [gpus], or NULL when the sweep did not read it */
     double *done;        /* [gpus] fetch_start + fetch_time, filled by ss_row_prepare */
+    /* the sums of fetch_start and of fetch_time over the GPUs in GPU order from 0, when
+     * known already (the trace reader adds them up); NULL: ss_row_prepare adds them */
+    const double *sum_fetch_start, *sum_fetch_time;
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
     double stall_max, stall_min, iter_max;
