@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "ss_stats.h"
 
@@ -231,6 +232,40 @@ static void test_fixed_order(void **state)
     free(x);
 }
 
+/* The partial's means and squared deviations are GSL's (gsl_stats_mean, and
+ * gsl_stats_variance_m times n - 1) bit for bit: series of several lengths and magnitudes,
+ * with ties, zeros and negative values. */
+static void test_same_as_gsl(void **state)
+{
+    (void)state;
+    static const long lengths[] = {1, 2, 3, 7, 100, 2048};
+    double *buf = malloc(SS_NMETRICS * 2048 * sizeof *buf);
+    assert_non_null(buf);
+    double *series[SS_NMETRICS];
+    uint64_t x = 99;
+    for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+        const long n = lengths[l];
+        for (int m = 0; m < SS_NMETRICS; m++) {
+            series[m] = buf + (size_t)m * 2048;
+            for (long i = 0; i < n; i++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                double u = (double)(x >> 11) / 9007199254740992.0;
+                series[m][i] = m == 0 ? 1e3 + u : m == 1 ? u * 1e-6 : m == 2 ? (i % 3 ? 0.25 : 0.0)
+                             : m == 3 ? u - 0.5 : m == 4 ? 1e9 * u : 100.0 * u * u;
+            }
+        }
+        ss_partial p;
+        ss_partial_of_series(&p, series, n, 0.5);
+        for (int m = 0; m < SS_NMETRICS; m++) {
+            double mean = gsl_stats_mean(series[m], 1, (size_t)n);
+            double m2 = n > 1 ? gsl_stats_variance_m(series[m], 1, (size_t)n, mean) * (double)(n - 1) : 0.0;
+            if (memcmp(&mean, &p.mean[m], sizeof mean) || memcmp(&m2, &p.m2[m], sizeof m2))
+                fail_msg("n=%ld metric %d: mean %.17g m2 %.17g, GSL %.17g %.17g", n, m, p.mean[m], p.m2[m], mean, m2);
+        }
+    }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_merge_hand),
         cmocka_unit_test(test_merge_equals_whole),
         cmocka_unit_test(test_fixed_order),
+        cmocka_unit_test(test_same_as_gsl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,6 @@
-/* ss_stats.c - block partials from GSL's statistics, merged pairwise. */
+/* ss_stats.c - block partials (GSL's running mean and variance), merged pairwise. */
 #include "ss_stats.h"
 
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
 
@@ -12,10 +11,27 @@ void ss_partial_of_series(ss_partial *p, double *const series[SS_NMETRICS], long
     ss_partial_zero(p);
     if (n <= 0) return;
     p->n = (double)n;
+    /* GSL's running mean and running variance (gsl_stats_mean, gsl_stats_variance_m: the
+     * same recurrences in extended precision, so the same values; unit_stats compares
+     * them), of all the metrics at once: their divisions overlap instead of each series
+     * waiting for its own chain */
+    long double mean[SS_NMETRICS] = {0}, var[SS_NMETRICS] = {0};
+    for (long i = 0; i < n; i++) {
+        long double k = (long double)(i + 1);
+        for (int m = 0; m < SS_NMETRICS; m++) mean[m] += (series[m][i] - mean[m]) / k;
+    }
+    double dmean[SS_NMETRICS];
+    for (int m = 0; m < SS_NMETRICS; m++) dmean[m] = (double)mean[m];
+    for (long i = 0; n > 1 && i < n; i++) {
+        long double k = (long double)(i + 1);
+        for (int m = 0; m < SS_NMETRICS; m++) {
+            long double d = series[m][i] - dmean[m];
+            var[m] += (d * d - var[m]) / k;
+        }
+    }
     for (int m = 0; m < SS_NMETRICS; m++) {
-        double mean = gsl_stats_mean(series[m], 1, (size_t)n);
-        p->mean[m] = mean;
-        p->m2[m] = n > 1 ? gsl_stats_variance_m(series[m], 1, (size_t)n, mean) * (double)(n - 1) : 0.0;
+        p->mean[m] = dmean[m];
+        p->m2[m] = n > 1 ? (double)var[m] * ((double)n / (double)(n - 1)) * (double)(n - 1) : 0.0;
     }
     long eff = 0;
     for (long i = 0; i < n; i++) eff += series[SS_M_DELAY][i] > thr;

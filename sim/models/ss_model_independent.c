@@ -15,8 +15,10 @@ static inline double new_stall(double done, double done_sim, double st, double f
     double gap = done - done_sim; /* > 0: the replayed batch is ready gap earlier */
     double e = st - gap;
     double earlier = e < 0.0 ? floor_ : e;
-    double later = st > sens ? e : st;
-    return gap > 0.0 ? earlier : (gap < 0.0 ? later : st);
+    /* gap < 0: a later batch adds to a stall above the sensitivity; gap == 0 (or NaN): st
+     * (one select fewer than later-or-st chosen by the sign of gap) */
+    double later = (gap < 0.0) & (st > sens) ? e : st;
+    return gap > 0.0 ? earlier : later;
 }
 
 /* The loop runs over chunks of GPUs and keeps each chunk's largest stall, so that the
