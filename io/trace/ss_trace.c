@@ -36,6 +36,11 @@ struct ss_trace_file {
     int epoch_wide;     /* the epoch dataset holds integers wider than 32 bits (h5py's int64) */
     long_stall_rec *ls; /* per slab read with a count > 0 (deduplicated by row0 later) */
     long nls, cap_ls, ls_overflow;
+    /* the last row of the last slab read and checked (last_row < 0: none), so that the
+     * next slab's order check need not read it again */
+    long last_row;
+    int32_t last_epoch;
+    int64_t last_index;
 };
 
 struct ss_trace_writer {
@@ -260,6 +265,7 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
         return st;
     }
     t->file = t->d_epoch = t->d_index = H5I_INVALID_HID;
+    t->last_row = -1;
     for (int i = 0; i < DS_NF64; i++) t->d_f64[i] = H5I_INVALID_HID;
     snprintf(t->path, sizeof t->path, "%s", path);
     ss_trace_meta_init(&t->meta);
@@ -526,15 +532,22 @@ static ss_status check_order_of_slab(ss_trace_file *t, ss_slab *s)
         ss_status st = check_order(t, s->row0 + k, s->epoch[k - 1], s->index[k - 1], s->epoch[k], s->index[k]);
         if (st != SS_OK) return st;
     }
+    ss_status st = SS_OK;
     if (s->row0 > 0 && s->n > 0) {
-        int32_t e;
-        int64_t i;
-        ss_status st = read_epochs(t, s->row0 - 1, 1, &e);
-        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, s->row0 - 1, 1, 0, &i);
+        int32_t e = t->last_epoch;
+        int64_t i = t->last_index;
+        if (t->last_row != s->row0 - 1) {
+            st = read_epochs(t, s->row0 - 1, 1, &e);
+            if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, s->row0 - 1, 1, 0, &i);
+        }
         if (st == SS_OK) st = check_order(t, s->row0, e, i, s->epoch[0], s->index[0]);
-        return st;
     }
-    return SS_OK;
+    if (st == SS_OK && s->n > 0) {
+        t->last_row = s->row0 + s->n - 1;
+        t->last_epoch = s->epoch[s->n - 1];
+        t->last_index = s->index[s->n - 1];
+    }
+    return st;
 }
 
 /* Every column is checked right after it is read, while it is still in the cache (the
