@@ -13,7 +13,7 @@
 
 /* Lanes replayed together over a prepared block in grouped mode. */
 #define SS_GROUP 64
-#define SLAB_CACHE_BYTES (2L << 20) /* see ss_sweep_run */
+#define SLAB_CACHE_BYTES (4L << 20) /* see ss_sweep_run */
 
 enum { PI_ITER, PI_STALL, PI_DELAY, PI_FETCH, PI_START, PI_N };
 
@@ -549,7 +549,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.use_ahead = !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
-     * to its replay: about SLAB_CACHE_BYTES of trace, in whole chunks or an even part of
+     * to its replay: at most SLAB_CACHE_BYTES of trace, in whole chunks or an even part of
      * one (a slab that ends inside a chunk would read that chunk twice) */
     if (cfg->slab_iterations <= 0 && !w.per_iter && w.slab < SS_BLOCK_ROWS && w.slab < w.N) {
         long fit = (long)(SLAB_CACHE_BYTES / ss_slab_row_bytes(m->gpus)), chunk = ss_trace_chunk_rows(t);
