@@ -41,7 +41,13 @@ struct ss_trace_file {
     long last_row;
     int32_t last_epoch;
     int64_t last_index;
+    /* epochs and indices of rows [key_r0, key_r0 + key_n), read KEY_CACHE_ROWS at a time */
+    int32_t *key_epoch;
+    int64_t *key_index;
+    long key_r0, key_n;
 };
+
+enum { KEY_CACHE_ROWS = 4096 };
 
 struct ss_trace_writer {
     hid_t file, d_epoch, d_index, d_f64[DS_NF64];
@@ -326,6 +332,35 @@ static ss_status read_epochs(ss_trace_file *t, long row0, long n, int32_t *out)
     return st;
 }
 
+/* The epochs and indices of rows [row0, row0+n) (the epochs checked as read_epochs
+ * does), from a cache that two HDF5 reads fill with up to KEY_CACHE_ROWS rows from row0:
+ * a slab of a few rows then costs no reads of its own. Direct reads for longer requests
+ * (or when the cache cannot be allocated). */
+static ss_status read_keys(ss_trace_file *t, long row0, long n, int32_t *epoch, int64_t *index)
+{
+    if (n > KEY_CACHE_ROWS || (!t->key_epoch && !(t->key_epoch = malloc(KEY_CACHE_ROWS * sizeof *t->key_epoch))) ||
+        (!t->key_index && !(t->key_index = malloc(KEY_CACHE_ROWS * sizeof *t->key_index)))) {
+        ss_status st = read_epochs(t, row0, n, epoch);
+        return st == SS_OK ? read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, index) : st;
+    }
+    if (row0 < t->key_r0 || row0 + n > t->key_r0 + t->key_n) {
+        long m = t->meta.iterations - row0 < KEY_CACHE_ROWS ? t->meta.iterations - row0 : KEY_CACHE_ROWS;
+        t->key_n = 0;
+        ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, m, 0, t->key_epoch);
+        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, m, 0, t->key_index);
+        if (st != SS_OK) return st;
+        t->key_r0 = row0;
+        t->key_n = m;
+    }
+    memcpy(epoch, t->key_epoch + (row0 - t->key_r0), (size_t)n * sizeof *epoch);
+    memcpy(index, t->key_index + (row0 - t->key_r0), (size_t)n * sizeof *index);
+    for (long i = 0; t->epoch_wide && i < n; i++)
+        if (epoch[i] == INT32_MAX || epoch[i] == INT32_MIN)
+            return ss_fail(SS_EDATA, "%s: dataset /timeline/epoch: row %ld holds an epoch outside the 32-bit range",
+                           t->path, row0 + i);
+    return SS_OK;
+}
+
 /* The rows must be sorted by (epoch, index): k against k-1 within the slab, and the
  * first row against the row before the slab (prev_epoch/prev_index, when row0 > 0). */
 static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0, int32_t e1, int64_t i1)
@@ -560,8 +595,7 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
     s->n = n;
     if (n == 0) return SS_OK;
     long long_stalls = 0;
-    ss_status st = read_epochs(t, row0, n, s->epoch);
-    if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, s->index);
+    ss_status st = read_keys(t, row0, n, s->epoch, s->index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++) {
         if (skip_train_start && i == DS_TRAIN_START) continue;
         double *v = *slab_f64(s, i);
@@ -650,6 +684,8 @@ void ss_trace_close(ss_trace_file *t)
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
     free(t->ls);
+    free(t->key_epoch);
+    free(t->key_index);
     free(t);
 }
 
