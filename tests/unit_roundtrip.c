@@ -70,6 +70,23 @@ static void roundtrip(const ss_trace_meta *m, const ss_slab *rows, long slab)
                 a += s.fetch_start[k * m->gpus + g];
                 b += s.fetch_time[k * m->gpus + g];
             }
+            /* and its row extremes are a plain scan's */
+            const double *fs = s.fetch_start + k * m->gpus, *ft = s.fetch_time + k * m->gpus,
+                         *st = s.stall_time + k * m->gpus, *it = s.iteration_time + k * m->gpus;
+            double want[SS_SLAB_NEX] = {fs[0], fs[0], ft[0], ft[0], st[0], st[0], it[0]};
+            for (int g = 0; g < m->gpus; g++) {
+                want[SS_EX_START_MIN] = fmin(want[SS_EX_START_MIN], fs[g]);
+                want[SS_EX_START_MAX] = fmax(want[SS_EX_START_MAX], fs[g]);
+                want[SS_EX_FETCH_MIN] = fmin(want[SS_EX_FETCH_MIN], ft[g]);
+                want[SS_EX_FETCH_MAX] = fmax(want[SS_EX_FETCH_MAX], ft[g]);
+                want[SS_EX_STALL_MIN] = fmin(want[SS_EX_STALL_MIN], st[g]);
+                want[SS_EX_STALL_MAX] = fmax(want[SS_EX_STALL_MAX], st[g]);
+                want[SS_EX_ITER_MAX] = fmax(want[SS_EX_ITER_MAX], it[g]);
+            }
+            for (int e = 0; e < SS_SLAB_NEX; e++)
+                if (!(s.extremes[k * SS_SLAB_NEX + e] == want[e]))
+                    fail_msg("row %ld: extreme %d is %.17g, a plain scan gives %.17g", r0 + k, e,
+                             s.extremes[k * SS_SLAB_NEX + e], want[e]);
             if (memcmp(&a, &s.sum_fetch_start[k], sizeof a) || memcmp(&b, &s.sum_fetch_time[k], sizeof b))
                 fail_msg("row %ld: sums %.17g %.17g, a plain loop gives %.17g %.17g", r0 + k, s.sum_fetch_start[k],
                          s.sum_fetch_time[k], a, b);

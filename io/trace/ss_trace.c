@@ -92,7 +92,7 @@ int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_tim
 
 size_t ss_slab_row_bytes(int gpus)
 {
-    return sizeof(int32_t) + sizeof(int64_t) + ((size_t)DS_NF64 * (size_t)gpus + 2) * sizeof(double);
+    return sizeof(int32_t) + sizeof(int64_t) + ((size_t)DS_NF64 * (size_t)gpus + 2 + SS_SLAB_NEX) * sizeof(double);
 }
 
 static double **slab_f64(ss_slab *s, int i)
@@ -112,7 +112,8 @@ ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus)
     s->index = malloc((size_t)cap * sizeof *s->index);
     s->sum_fetch_start = malloc((size_t)cap * sizeof *s->sum_fetch_start);
     s->sum_fetch_time = malloc((size_t)cap * sizeof *s->sum_fetch_time);
-    int ok = s->epoch && s->index && s->sum_fetch_start && s->sum_fetch_time;
+    s->extremes = malloc((size_t)cap * SS_SLAB_NEX * sizeof *s->extremes);
+    int ok = s->epoch && s->index && s->sum_fetch_start && s->sum_fetch_time && s->extremes;
     for (int i = 0; i < DS_NF64; i++) {
         *slab_f64(s, i) = malloc((size_t)cap * (size_t)gpus * sizeof(double));
         ok = ok && *slab_f64(s, i);
@@ -130,6 +131,7 @@ void ss_slab_free(ss_slab *s)
     free(s->index);
     free(s->sum_fetch_start);
     free(s->sum_fetch_time);
+    free(s->extremes);
     for (int i = 0; i < DS_NF64; i++) free(*slab_f64(s, i));
     memset(s, 0, sizeof *s);
 }
@@ -381,20 +383,47 @@ static SS_KERNEL int any_bad_body(const double *v, long m, double lo)
 }
 SS_MULTIVERSION(int, any_bad, (const double *v, long m, double lo), (v, m, lo))
 
-/* The stall check fused with the count of stalls longer than the iteration (one pass
- * over both columns): the count, or -1 when some stall is negative, infinite or NaN. */
-static SS_KERNEL long check_stalls_body(const double *st, const double *it, long m)
+/* Per row r of v[n][G]: the smallest and largest value into ex[r * SS_SLAB_NEX + lo_at]
+ * and [... + hi_at] (a place < 0: not kept), and the count of values greater than b's at
+ * the same place (b NULL: none). Returns -1 when some value is NaN, below lo or above
+ * DBL_MAX, else the count. One pass over the rows, while they are in the cache. */
+static SS_KERNEL long row_extremes_body(const double *v, const double *b, long n, int G, double lo, double *ex,
+                                        int lo_at, int hi_at)
 {
     long count = 0;
     int bad = 0;
-#pragma omp simd reduction(+ : count) reduction(| : bad)
-    for (long x = 0; x < m; x++) {
-        bad |= !(st[x] >= 0.0) | !(st[x] <= DBL_MAX);
-        count += st[x] > it[x];
+    for (long r = 0; r < n; r++) {
+        const double *x = v + r * G, *y = b ? b + r * G : v + r * G;
+        double mn = x[0], mx = x[0];
+        int nan = 0;
+        long c = 0;
+        if (b) {
+#pragma omp simd reduction(min : mn) reduction(max : mx) reduction(| : nan) reduction(+ : c)
+            for (int g = 0; g < G; g++) {
+                mn = x[g] < mn ? x[g] : mn;
+                mx = x[g] > mx ? x[g] : mx;
+                nan |= x[g] != x[g];
+                c += x[g] > y[g];
+            }
+        } else {
+#pragma omp simd reduction(min : mn) reduction(max : mx) reduction(| : nan)
+            for (int g = 0; g < G; g++) {
+                mn = x[g] < mn ? x[g] : mn;
+                mx = x[g] > mx ? x[g] : mx;
+                nan |= x[g] != x[g];
+            }
+        }
+        bad |= nan | !(mn >= lo) | !(mx <= DBL_MAX);
+        count += c;
+        if (lo_at >= 0) ex[r * SS_SLAB_NEX + lo_at] = mn;
+        if (hi_at >= 0) ex[r * SS_SLAB_NEX + hi_at] = mx;
     }
     return bad ? -1 : count;
 }
-SS_MULTIVERSION(long, check_stalls, (const double *st, const double *it, long m), (st, it, m))
+SS_MULTIVERSION(long, row_extremes,
+                (const double *v, const double *b, long n, int G, double lo, double *ex, int lo_at, int hi_at),
+                (v, b, n, G, lo, ex, lo_at, hi_at))
+
 
 /* The first bad value of dataset ds, rows from row0, GPUs [g0, g0+ng), row-major [n][ng]
  * (SS_OK when there is none). */
@@ -420,13 +449,25 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
     return report_bad_value(t, ds, row0, n, g0, ng, v);
 }
 
-/* Checks the slab's stalls (as check_values) and counts into *count the GPU-iterations
- * whose stall is longer than the iteration (iteration times checked already). */
-static ss_status check_stall_column(ss_trace_file *t, const ss_slab *s, long *count)
+/* Checks column i of the slab right after its read (as check_values; the stalls with the
+ * count of stalls longer than the iteration into *long_stalls) and keeps each row's
+ * extremes of the replayed columns (not of train_start, which is only checked). */
+static ss_status check_column(ss_trace_file *t, ss_slab *s, int i, long *long_stalls)
 {
-    *count = check_stalls(s->stall_time, s->iteration_time, s->n * s->gpus);
-    if (*count < 0) return report_bad_value(t, DS_STALL_TIME, s->row0, s->n, 0, s->gpus, s->stall_time);
-    return SS_OK;
+    const double *v = *slab_f64(s, i);
+    const double lo = ds_f64_duration[i] ? 0.0 : -DBL_MAX;
+    long r = 0;
+    switch (i) {
+    case DS_FETCH_START: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, SS_EX_START_MIN, SS_EX_START_MAX); break;
+    case DS_FETCH_TIME: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, SS_EX_FETCH_MIN, SS_EX_FETCH_MAX); break;
+    case DS_ITER_TIME: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, -1, SS_EX_ITER_MAX); break;
+    case DS_STALL_TIME:
+        r = row_extremes(v, s->iteration_time, s->n, s->gpus, lo, s->extremes, SS_EX_STALL_MIN, SS_EX_STALL_MAX);
+        if (r >= 0) *long_stalls = r;
+        break;
+    default: return check_values(t, i, s->row0, s->n, 0, s->gpus, v);
+    }
+    return r < 0 ? report_bad_value(t, i, s->row0, s->n, 0, s->gpus, v) : SS_OK;
 }
 
 /* Records the slab's count of stalls longer than the iteration: physically impossible,
@@ -602,7 +643,7 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
         st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus, v);
         if (st != SS_OK) break;
         /* (the stalls come after the iteration times, which they are compared with) */
-        st = i == DS_STALL_TIME ? check_stall_column(t, s, &long_stalls) : check_values(t, i, row0, n, 0, s->gpus, v);
+        st = check_column(t, s, i, &long_stalls);
         if (st == SS_OK && i == DS_FETCH_START) row_sums(v, n, s->gpus, s->sum_fetch_start);
         if (st == SS_OK && i == DS_FETCH_TIME) row_sums(v, n, s->gpus, s->sum_fetch_time);
     }

@@ -56,7 +56,13 @@ typedef struct {
     /* [n] filled by the reads: each row's sum of fetch_start and of fetch_time over its
      * GPUs, added in GPU order from 0 (so that the row statistics need not add them) */
     double *sum_fetch_start, *sum_fetch_time;
+    /* [n][SS_SLAB_NEX] filled by the reads: each row's extremes over its GPUs (max and
+     * min are exact in any order), in the order of the SS_EX_ names */
+    double *extremes;
 } ss_slab;
+
+enum { SS_EX_START_MIN, SS_EX_START_MAX, SS_EX_FETCH_MIN, SS_EX_FETCH_MAX, SS_EX_STALL_MIN, SS_EX_STALL_MAX,
+       SS_EX_ITER_MAX, SS_SLAB_NEX };
 
 ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus);
 void ss_slab_free(ss_slab *s);

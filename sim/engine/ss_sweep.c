@@ -343,7 +343,8 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                         .train_start = w->train_start ? s->train_start + i * G : NULL,
                         .done = w->rows_done + i * G,
                         .sum_fetch_start = s->sum_fetch_start + i,
-                        .sum_fetch_time = s->sum_fetch_time + i};
+                        .sum_fetch_time = s->sum_fetch_time + i,
+                        .extremes = s->extremes + i * SS_SLAB_NEX};
         ss_row_prepare(row, w->want_median, w->scratch);
         if (w->want_heal) ss_row_prepare_heal(row, w->rows_sorted + i * G);
         w->row_flags[i] = (unsigned char)(summarised(w, s->epoch[i], s->index[i]) |
@@ -399,7 +400,8 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .train_start = w->train_start ? s->train_start + i * G : NULL,
                           .done = w->done,
                           .sum_fetch_start = s->sum_fetch_start + i,
-                          .sum_fetch_time = s->sum_fetch_time + i};
+                          .sum_fetch_time = s->sum_fetch_time + i,
+                          .extremes = s->extremes + i * SS_SLAB_NEX};
             ss_row_prepare(&row, w->want_median, w->scratch);
             if (w->want_heal) ss_row_prepare_heal(&row, w->scratch + 2 * (long)G);
             if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))

@@ -8,6 +8,7 @@
 
 #include "ss_isa.h"
 #include "ss_step.h"
+#include "ss_trace.h"
 
 /* done[] and the row's extremes: one vector pass (max and min are exact in any order).
  * Returns the largest start; the others go to ex[0..5] (start min, fetch min and max,
@@ -41,11 +42,31 @@ static SS_KERNEL double extremes_body(ss_row *r, double *ex)
 }
 SS_MULTIVERSION(double, extremes, (ss_row * r, double *ex), (r, ex))
 
+/* done[] alone, when the extremes are known. */
+static SS_KERNEL int add_done_body(ss_row *r)
+{
+    const int G = r->gpus;
+    const double *restrict fs = r->fetch_start, *restrict ft = r->fetch_time;
+    double *restrict done = r->done;
+#pragma omp simd
+    for (int g = 0; g < G; g++) done[g] = fs[g] + ft[g];
+    return 0;
+}
+SS_MULTIVERSION(int, add_done, (ss_row * r), (r))
+
 void ss_row_prepare(ss_row *r, int want_median, double *scratch)
 {
     const int G = r->gpus;
-    double ex[6];
-    double smax = extremes(r, ex);
+    double ex[6], smax;
+    if (r->extremes) {
+        const double *x = r->extremes;
+        add_done(r);
+        smax = x[SS_EX_START_MAX];
+        ex[0] = x[SS_EX_START_MIN], ex[1] = x[SS_EX_FETCH_MIN], ex[2] = x[SS_EX_FETCH_MAX];
+        ex[3] = x[SS_EX_STALL_MAX], ex[4] = x[SS_EX_ITER_MAX], ex[5] = x[SS_EX_STALL_MIN];
+    } else {
+        smax = extremes(r, ex);
+    }
     double smin = ex[0], fmin = ex[1], fmax = ex[2], stmax = ex[3], itmax = ex[4];
     /* the sums in GPU order (a vector sum would round differently) */
     double ssum = 0, fsum = 0;

@@ -13,6 +13,10 @@ typedef struct {
     /* the sums of fetch_start and of fetch_time over the GPUs in GPU order from 0, when
      * known already (the trace reader adds them up); NULL: ss_row_prepare adds them */
     const double *sum_fetch_start, *sum_fetch_time;
+    /* the row's extremes when known already (the trace reader finds them while it checks
+     * the values; ss_slab's extremes, in the order of ss_trace.h's SS_EX_ names); NULL:
+     * ss_row_prepare finds them */
+    const double *extremes;
     double start_min, start_max, start_mean;
     double fetch_min, fetch_max, fetch_mean, fetch_median; /* median only if asked for */
     double stall_max, stall_min, iter_max;
