@@ -552,7 +552,8 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
      * to its replay: at most SLAB_CACHE_BYTES of trace, in whole chunks or an even part of
-     * one (a slab that ends inside a chunk would read that chunk twice) */
+     * one (so that no two slabs share a part of a chunk; a filtered chunk would be
+     * decoded once for each) */
     if (cfg->slab_iterations <= 0 && !w.per_iter && w.slab < SS_BLOCK_ROWS && w.slab < w.N) {
         long fit = (long)(SLAB_CACHE_BYTES / ss_slab_row_bytes(m->gpus)), chunk = ss_trace_chunk_rows(t);
         if (w.slab > fit) w.slab = fit > 0 ? fit : 1;
