@@ -94,6 +94,31 @@ static void test_pair_undo(void **state)
     ss_clear();
 }
 
+/* the same on a file system that cannot exchange two names: the earlier pair still comes
+ * back when the second step fails, and no second name is left behind */
+static void test_pair_undo_without_exchange(void **state)
+{
+    ss_atomic_test_no_exchange(1);
+    put("r5.h5", "old r");
+    put("s5.csv", "old s");
+    put(".r5.tmp", "new r");
+    ss_clear();
+    assert_int_equal(ss_atomic_commit_pair(at(".r5.tmp"), at("r5.h5"), at(".s5.tmp"), at("s5.csv")), SS_EIO);
+    assert_string_equal(get("r5.h5"), "old r");
+    assert_string_equal(get("s5.csv"), "old s");
+    assert_string_equal(get(".r5.tmp"), "(none)");
+    assert_string_equal(get(".r5.tmp.old"), "(none)");
+    ss_clear();
+    put(".r5.tmp", "new r");
+    put(".s5.tmp", "new s");
+    assert_int_equal(ss_atomic_commit_pair(at(".r5.tmp"), at("r5.h5"), at(".s5.tmp"), at("s5.csv")), SS_OK);
+    assert_string_equal(get("r5.h5"), "new r");
+    assert_string_equal(get("s5.csv"), "new s");
+    assert_string_equal(get(".r5.tmp.old"), "(none)");
+    assert_string_equal(get(".s5.tmp.old"), "(none)");
+    ss_atomic_test_no_exchange(0);
+}
+
 static int is_hello(const char *path) { return ss_atomic_starts_with(path, "hello,"); }
 
 static void test_check_output(void **state)
@@ -162,7 +187,9 @@ int main(void)
     snprintf(dir, sizeof dir, "%s", tu_tmpdir());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_replaces_both), cmocka_unit_test(test_pair_first_time),
-        cmocka_unit_test(test_pair_undo),          cmocka_unit_test(test_check_output),
+        cmocka_unit_test(test_pair_undo),
+        cmocka_unit_test(test_pair_undo_without_exchange),
+        cmocka_unit_test(test_check_output),
         cmocka_unit_test(test_digest),             cmocka_unit_test(test_tmpname),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

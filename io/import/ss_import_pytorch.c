@@ -66,6 +66,7 @@ typedef struct {
 
 typedef struct {
     char prefix[PT_PATH];
+    long nfiles; /* files opened so far (for the descriptor limit) */
     pt_rank **r; /* [G] */
     int G;
     char **inputs;
@@ -120,7 +121,11 @@ static ss_status pt_read(pt_file *f, pt_kind *kind)
         f->nfield = 0;
         char *s = f->buf;
         for (;;) {
-            if (f->nfield == PT_FIELDS) break;
+            if (f->nfield == PT_FIELDS) { /* more than any record has: count the rest for the message */
+                f->nfield++;
+                for (const char *c = s; (c = strchr(c, ',')) != NULL; c++) f->nfield++;
+                break;
+            }
             f->field[f->nfield++] = s;
             char *c = strchr(s, ',');
             if (!c) break;
@@ -186,13 +191,9 @@ static ss_status pt_time(const pt_file *f, int i, const char *what, int64_t *out
 static ss_status pt_long(const pt_file *f, int i, const char *what, long lo, long hi, long *out)
 {
     int64_t v = 0;
-    ss_status st = pt_int(f, i, what, &v);
-    if (st != SS_OK) return st;
-    if (v < lo || v > hi)
-        return ss_fail(SS_EDATA, "%s:%ld: %s is %lld, expected %ld to %ld", f->path, f->line, what, (long long)v, lo,
-                       hi);
-    *out = (long)v;
-    return SS_OK;
+    ss_status st = pt_range(f, i, what, lo, hi, &v);
+    if (st == SS_OK) *out = (long)v;
+    return st;
 }
 
 /* Checks the first line of a record file. */
@@ -249,6 +250,7 @@ static ss_status pt_rank_header(pt_rank *R)
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
         if (st != SS_OK) return st;
     }
+    if (rank < 0) return ss_fail(SS_EDATA, "%s: no 'meta,rank' line", f->path);
     if (rank != R->rank)
         return ss_fail(SS_EDATA, "%s: meta rank is %ld, but the file name says rank %d", f->path, rank, R->rank);
     if (R->world < 0) return ss_fail(SS_EDATA, "%s: no 'meta,world_size' line", f->path);
@@ -314,8 +316,8 @@ static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
     if (R->workers == 0)
         return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in this file", R->main.path,
                        R->cur.line, k, p);
-    return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of the %d worker files "
-                   "(%s.rank%d.worker*.csv)", R->main.path, R->cur.line, k, p, R->nsrc, R->src[0].file.path, R->rank);
+    return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker files "
+                   "(%s and the others)", R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[0].file.path);
 }
 
 typedef struct {
@@ -462,10 +464,16 @@ static ss_status pt_open_rank(pt_state *S, int g)
     ss_status st = pt_open_file(&R->main, path);
     if (st == SS_OK) st = pt_rank_header(R);
     if (st != SS_OK) return st;
-    R->nsrc = R->workers > 0 ? (int)R->workers : 1;
-    R->src = calloc((size_t)R->nsrc, sizeof *R->src);
+    int nsrc = R->workers > 0 ? (int)R->workers : 1;
+    R->src = calloc((size_t)nsrc, sizeof *R->src);
     if (!R->src) return ss_fail(SS_ENOMEM, "out of memory");
-    if (g == 0) pt_raise_fd_limit((long)S->G * (1 + R->nsrc) + 16);
+    R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
+    /* every rank's files stay open together: rank 0 sizes the limit for the world it
+     * announces, and a rank with more workers than rank 0 raises it further */
+    S->nfiles += 1 + (R->workers > 0 ? nsrc : 0);
+    long need = S->nfiles + 16;
+    if (g == 0 && R->world > 0) need += (R->world - 1) * (1 + (R->workers > 0 ? nsrc : 0));
+    pt_raise_fd_limit(need);
     for (int i = 0; i < R->nsrc; i++) {
         pt_fetch *s = &R->src[i];
         /* synchronous loading: the fetch records are in the rank file */

@@ -39,30 +39,28 @@ static hid_t make_ds(hid_t grp, const char *name, hid_t type, long N, int G, int
     return d;
 }
 
+/* Collective: the creates are collective in parallel HDF5, so every rank learns of a
+ * failure on any rank after each scenario and all stop at the same one. */
 static ss_status create_scenario_groups(ss_results *r, const ss_scenario *sc)
 {
     hid_t top = H5Gcreate2(r->file, "scenarios", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (top < 0) return ss_fail(SS_EIO, "%s: cannot create /scenarios", r->path);
-    for (int j = 0; j < r->nsc; j++) {
+    ss_status st = top < 0 ? ss_fail(SS_EIO, "%s: cannot create /scenarios", r->path) : SS_OK;
+    st = ss_comm_any_failed(r->comm, st);
+    for (int j = 0; st == SS_OK && j < r->nsc; j++) {
         hid_t g = H5Gcreate2(top, sc[j].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        if (g < 0) {
-            H5Gclose(top);
-            return ss_fail(SS_EIO, "%s: cannot create /scenarios/%s", r->path, sc[j].name);
-        }
+        if (g < 0) st = ss_fail(SS_EIO, "%s: cannot create /scenarios/%s", r->path, sc[j].name);
         hid_t *d = r->ds + (long)j * RD_N;
-        for (int k = 0; k < RD_N; k++) {
+        for (int k = 0; g >= 0 && k < RD_N; k++) {
             hid_t type = k == RD_INDEX ? H5T_STD_I64LE : k == RD_EPOCH ? H5T_STD_I32LE : H5T_IEEE_F64LE;
             d[k] = make_ds(g, rd_name[k], type, r->N, r->gpus, k == RD_STALL_TIME);
+            if (d[k] < 0 && st == SS_OK)
+                st = ss_fail(SS_EIO, "%s: cannot create /scenarios/%s/%s", r->path, sc[j].name, rd_name[k]);
         }
-        H5Gclose(g);
-        for (int k = 0; k < RD_N; k++)
-            if (d[k] < 0) {
-                H5Gclose(top);
-                return ss_fail(SS_EIO, "%s: cannot create /scenarios/%s/%s", r->path, sc[j].name, rd_name[k]);
-            }
+        if (g >= 0) H5Gclose(g);
+        st = ss_comm_any_failed(r->comm, st);
     }
-    H5Gclose(top);
-    return SS_OK;
+    if (top >= 0) H5Gclose(top);
+    return st;
 }
 
 ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *sc, int nsc,
@@ -87,8 +85,9 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     r->N = N;
     r->per_iteration = per_iteration;
     snprintf(r->path, sizeof r->path, "%s/results.h5", dir);
-    snprintf(r->tmp, sizeof r->tmp, "%s/.results.h5.tmp.%ld", dir, pid);
-    ss_atomic_track(r->tmp); /* removed on SIGINT/SIGTERM, by every rank */
+    /* removed on SIGINT/SIGTERM, by every rank (the path's length was checked with the
+     * folder's, so the name fits) */
+    (void)ss_atomic_tmpname_pid(r->path, pid, r->tmp, sizeof r->tmp);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (per_iteration) {
         r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);
@@ -103,9 +102,9 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
             r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
             H5Pclose(fapl);
             if (r->file < 0) st = ss_fail(SS_EIO, "%s: cannot create results file", r->tmp);
-            else st = create_scenario_groups(r, sc);
+            st = ss_comm_any_failed(c, st);
+            if (st == SS_OK) st = create_scenario_groups(r, sc);
         }
-        st = ss_comm_any_failed(c, st);
     }
     if (st != SS_OK) {
         ss_results_finish(r, st, NULL, NULL, NULL, NULL, NULL);
@@ -202,7 +201,7 @@ static void fill_row(const ss_summary *s, int j, const size_t *offsets, char *ro
         case SS_COL_STR: snprintf(field, c->h5_size, "%s", has ? v.str : ""); break;
         case SS_COL_INT: *(double *)field = has ? (double)v.l : NAN; break;
         case SS_COL_LONG: *(long *)field = has ? v.l : -1; break;
-        case SS_COL_F64: *(double *)field = has || isnan(v.d) ? v.d : NAN; break;
+        case SS_COL_F64: *(double *)field = has ? v.d : NAN; break;
         }
     }
 }
@@ -351,10 +350,10 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, co
             if (r->ds[i] >= 0) H5Dclose(r->ds[i]);
     /* every rank agrees first: a file to be discarded is released before it is closed, so
      * that the close finds room for its metadata on a full disk */
+    st = ss_comm_any_failed(r->comm, st); /* on every rank, file or not: the same collectives */
+    if (st != SS_OK && r->file >= 0 && r->comm->rank == 0) ss_h5_release(r->tmp);
+    if (st != SS_OK) st = ss_comm_any_failed(r->comm, st); /* the release before any close */
     if (r->file >= 0) {
-        st = ss_comm_any_failed(r->comm, st);
-        if (st != SS_OK && r->comm->rank == 0) ss_h5_release(r->tmp);
-        if (st != SS_OK) st = ss_comm_any_failed(r->comm, st);
         if (ss_h5_close_file(r->file) != 0) {
             ss_atomic_note_unclosable();
             if (st == SS_OK) st = ss_fail(SS_EIO, "%s: cannot close results file (disk full?)", r->tmp);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,22 @@ void ss_atomic_track(const char *tmp)
     for (int i = 0; i < REG_SLOTS; i++) {
         if (reg_used[i]) continue;
         memcpy(reg_name[i], tmp, strlen(tmp) + 1); /* the name first, then the flag */
+        atomic_signal_fence(memory_order_seq_cst); /* the handler never sees a flag before its name */
         reg_used[i] = 1;
         return;
     }
+    ss_warn("%s: more than %d temporary files at once; this one is not removed if the run is interrupted", tmp,
+            REG_SLOTS);
 }
 
 void ss_atomic_untrack(const char *tmp)
 {
     if (!tmp) return;
     for (int i = 0; i < REG_SLOTS; i++)
-        if (reg_used[i] && !strcmp(reg_name[i], tmp)) reg_used[i] = 0;
+        if (reg_used[i] && !strcmp(reg_name[i], tmp)) {
+            reg_used[i] = 0;
+            atomic_signal_fence(memory_order_seq_cst); /* the flag goes before the slot is reused */
+        }
 }
 
 /* async-signal-safe: unlink, sigaction and raise only */
@@ -82,15 +89,20 @@ static void block_signals(sigset_t *old)
 
 /* ---- temporary names, commit, discard ---- */
 
-ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize)
+ss_status ss_atomic_tmpname_pid(const char *path, long pid, char *buf, size_t bufsize)
 {
     const char *slash = strrchr(path, '/');
     int dirlen = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
-    int n = snprintf(buf, bufsize, "%.*s.%s.tmp.%ld", dirlen, path, base, (long)getpid());
+    int n = snprintf(buf, bufsize, "%.*s.%s.tmp.%ld", dirlen, path, base, pid);
     if (n < 0 || (size_t)n >= bufsize) return ss_fail(SS_EUSAGE, "%s: path too long", path);
     ss_atomic_track(buf);
     return SS_OK;
+}
+
+ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize)
+{
+    return ss_atomic_tmpname_pid(path, (long)getpid(), buf, bufsize);
 }
 
 ss_status ss_atomic_commit(const char *tmp, const char *path)
@@ -111,17 +123,31 @@ void ss_atomic_discard(const char *tmp)
     ss_atomic_untrack(tmp);
 }
 
-/* Puts tmp in path's place. *swapped = 1 when an earlier path was exchanged with tmp (it is
- * then under the name tmp). */
-static int swap_in(const char *tmp, const char *path, int *swapped)
+/* Puts tmp in path's place. *swapped = 1 when the earlier path is kept under the name
+ * old[] (tmp itself after an exchange, or a hard link "<tmp>.old" made first where the
+ * file system cannot exchange), so that the step can be undone. */
+static int no_exchange; /* tests: behave as on a file system without RENAME_EXCHANGE */
+void ss_atomic_test_no_exchange(int on) { no_exchange = on; }
+
+static int swap_in(const char *tmp, const char *path, char *old, size_t oldsize, int *swapped)
 {
     *swapped = 0;
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+    if (!no_exchange && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+        snprintf(old, oldsize, "%s", tmp);
         *swapped = 1;
         return 0;
     }
-    /* no earlier file (ENOENT), or a file system without exchange (EINVAL, ENOSYS) */
-    return rename(tmp, path);
+    /* no earlier file (ENOENT), or a file system without exchange (EINVAL, ENOSYS): keep
+     * the earlier file under a second name before it is replaced (without hard links it
+     * cannot be brought back) */
+    int n = snprintf(old, oldsize, "%s.old", tmp);
+    if (n > 0 && (size_t)n < oldsize && link(path, old) == 0) *swapped = 1;
+    if (rename(tmp, path) == 0) return 0;
+    int e = errno;
+    if (*swapped) unlink(old);
+    *swapped = 0;
+    errno = e;
+    return -1;
 }
 
 static void folder_of(const char *path, char *out, size_t outsize)
@@ -137,8 +163,8 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
     char dir[SS_PATH_MAX], lock[SS_PATH_MAX + 32];
     folder_of(path1, dir, sizeof dir);
     snprintf(lock, sizeof lock, "%s/.stallsim.lock", dir);
-    sigset_t old;
-    block_signals(&old);
+    /* the lock first (a wait for another run can still be interrupted: the handler removes
+     * the temporaries), then the signals are held back for the two renames */
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     /* a file system without locks still gets the undo below; only concurrent runs into one
      * folder are then unprotected */
@@ -146,25 +172,27 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
     }
+    sigset_t old;
+    block_signals(&old);
     ss_status st = SS_OK;
     int sw1 = 0, sw2 = 0;
-    if (swap_in(tmp1, path1, &sw1) != 0) {
+    char old1[SS_PATH_MAX + 300], old2[SS_PATH_MAX + 300];
+    if (swap_in(tmp1, path1, old1, sizeof old1, &sw1) != 0) {
         st = ss_fail(SS_EIO, "%s: cannot move result into place: %s", path1, strerror(errno));
         unlink(tmp1);
         unlink(tmp2);
-    } else if (swap_in(tmp2, path2, &sw2) != 0) {
+    } else if (swap_in(tmp2, path2, old2, sizeof old2, &sw2) != 0) {
         int e = errno;
         /* undo the first step: the earlier path1 comes back, or the new one goes */
-        int s2;
-        if (sw1) swap_in(tmp1, path1, &s2);
-        else rename(path1, tmp1);
+        if (sw1) rename(old1, path1);
+        else unlink(path1);
         unlink(tmp1);
         unlink(tmp2);
         st = ss_fail(SS_EIO, "%s: cannot move result into place: %s (%s is left as it was)", path2, strerror(e),
                      path1);
     } else {
-        if (sw1) unlink(tmp1); /* the earlier files, now under the temporary names */
-        if (sw2) unlink(tmp2);
+        if (sw1) unlink(old1); /* the earlier files, now under their second names */
+        if (sw2) unlink(old2);
     }
     ss_atomic_untrack(tmp1);
     ss_atomic_untrack(tmp2);

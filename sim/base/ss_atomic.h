@@ -12,6 +12,8 @@
  * a live temporary (removed by the SIGINT/SIGTERM/SIGHUP handler) until it is committed
  * or discarded. */
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize);
+/* The same with another process's id (the ranks of one run share rank 0's name). */
+ss_status ss_atomic_tmpname_pid(const char *path, long pid, char *buf, size_t bufsize);
 /* Registers / unregisters a temporary named some other way (at most 16 live at once). */
 void ss_atomic_track(const char *tmp);
 void ss_atomic_untrack(const char *tmp);
@@ -25,6 +27,9 @@ void ss_atomic_discard(const char *tmp);
  * earlier path1 comes back), so that the pair is either both new or both as before. Both
  * temporaries are gone afterwards. */
 ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char *tmp2, const char *path2);
+/* Tests only: 1 makes the pair commit take the path of file systems that cannot exchange
+ * two names (the earlier file is kept by a hard link). */
+void ss_atomic_test_no_exchange(int on);
 /* Creates dir (and parents) if missing; SS_EIO naming it when it cannot be written. */
 ss_status ss_ensure_dir(const char *dir);
 

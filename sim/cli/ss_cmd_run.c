@@ -198,7 +198,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
-        st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, 0, &cal);
+        st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
         if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
     }

@@ -396,13 +396,11 @@ static void calib_free_io(calib_io *io)
     free(io->stall);
 }
 
-ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c) { return ss_calibrate_ex(t, max_rows, 0, c); }
-
-ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *c)
+ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
 {
     ss_comm self;
     ss_comm_self(&self);
-    return ss_calibrate_comm(&self, t, max_rows, flags, c);
+    return ss_calibrate_comm(&self, t, max_rows, c);
 }
 
 /* Adds every rank's per-GPU results (each GPU is fitted on one rank, the others hold 0,
@@ -419,7 +417,7 @@ static ss_status share_results(const ss_comm *comm, ss_calib *c)
     return rc == MPI_SUCCESS ? SS_OK : ss_fail(SS_EMPI, "calibration: sharing the per-GPU results failed");
 }
 
-ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, unsigned flags, ss_calib *c)
+ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, ss_calib *c)
 {
     double t0 = ss_wtime();
     const ss_trace_meta *m = ss_trace_meta_of(t);
@@ -470,8 +468,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
         !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !pos || !first || !work || !gaps)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
-    int rec_p = (flags & SS_CALIB_IGNORE_RECORDED) || m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
-    const int *rec_w = (flags & SS_CALIB_IGNORE_RECORDED) ? NULL : m->loader_workers;
+    int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
+    const int *rec_w = m->loader_workers;
     c->recorded_workers = rec_w != NULL;
     c->recorded_prefetch = rec_p >= 1;
     c->no_fetch = !ss_trace_meta_has_fetch(m);
@@ -606,11 +604,14 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             while (!(c->workers_gpu[g] == gw[i] && c->prefetch_gpu[g] == gp[i])) g++;
             snprintf(who, sizeof who, "GPU %d", g);
         } else snprintf(who, sizeof who, "%d GPUs", gn[i]);
+        if (c->no_fetch) { /* W and P as recorded or the defaults; nothing else is fitted */
+            fprintf(out, "calibration: %s: W=%d%s P=%d; gaps and delivery not fitted\n", who, gw[i],
+                    gw[i] == 0 ? " (synchronous loading)" : "", gp[i]);
+            continue;
+        }
         fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
                 gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
                 gn[i] == G || gn[i] == 1 ? "" : " (medians)");
-        if (c->no_fetch) fputc('\n', out);
-        else
             fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
                     med[4]);
     }

@@ -20,11 +20,6 @@
 #define SS_CALIB_ROWS 20000L
 #define SS_CALIB_MIN_ROWS 1000L
 
-/* ss_calibrate_ex flags */
-enum {
-    SS_CALIB_IGNORE_RECORDED = 1, /* fit W and P even when the trace records them */
-};
-
 typedef struct {
     int gpus;
     /* per GPU, [gpus] each */
@@ -41,7 +36,7 @@ typedef struct {
     int agree;             /* 1 when every GPU has the same W and P */
     int recorded_workers;  /* 1 when W came from the trace's loader_workers attribute */
     int recorded_prefetch; /* 1 when P came from the trace's prefetch_factor attribute */
-    int no_fetch;          /* 1 when the trace has no fetch timings (only delivery was fitted) */
+    int no_fetch;          /* 1 when the trace has no fetch timings: W and P as recorded (or the defaults), nothing fitted */
     /* The loops' asks (train_start - stall_time): consistent when every GPU's next ask is
      * its ask plus its iteration time (on 99 % of rows); spread = the median over rows of
      * the last minus the first GPU's ask. ask_lags = consistent and spread > 1e-9 s: the
@@ -57,13 +52,12 @@ typedef struct {
  * on the GPU count only, not on slab settings. Local (not collective) and deterministic:
  * every rank gets the same. */
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *out);
-ss_status ss_calibrate_ex(ss_trace_file *t, long max_rows, unsigned flags, ss_calib *out);
 /* Collective over comm: the ranks fit blocks of SS_CALIB_CHUNK GPUs each and share the
  * results, so every rank gets the same calibration whatever the rank count (the GPUs of
  * one block are fitted in order, each block starting afresh; ss_calibrate is this with
  * one rank). */
 #define SS_CALIB_CHUNK 64
-ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, unsigned flags, ss_calib *out);
+ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows, ss_calib *out);
 void ss_calib_free(ss_calib *c);
 
 /* Prints what was fitted and how well it explains the trace, lines starting with
