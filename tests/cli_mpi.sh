@@ -57,6 +57,14 @@ for slab in 3 100000; do
     fail "pipeline slab $slab"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-s$slab/summary.csv" "pipeline slab=$slab"
 done
+# the ranks of a node read shared slabs, each its share (7-row slabs at 3 ranks: 2, 2 and
+# 3 rows); the same as every rank reading every row (STALLSIM_NO_SHARED_READS=1)
+mpirun_t 3 "$stallsim" run "$work/pipe.ini" --set run.slab_iterations=7 --out "$work/pipe-sh7" --quiet ||
+  fail "pipeline shared slabs of 7 rows, np=3"
+same_file "$work/pipe-plain/summary.csv" "$work/pipe-sh7/summary.csv" "pipeline shared slabs of 7 rows, np=3"
+mpirun_t 2 -x STALLSIM_NO_SHARED_READS=1 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-unshared" --quiet ||
+  fail "pipeline without shared slabs, np=2"
+same_file "$work/pipe-plain/summary.csv" "$work/pipe-unshared/summary.csv" "pipeline without shared slabs, np=2"
 # the calibration does not depend on the slab memory either
 "$stallsim" run "$work/pipe.ini" --set run.slab_mb=0.05 --out "$work/pipe-mb" --quiet || fail "pipeline slab_mb"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-mb/summary.csv" "pipeline slab_mb=0.05"

@@ -4,7 +4,8 @@
 # first of them, by every command that reads the trace (run alone and under MPI with
 # both models, info, compare); a selected epoch that the trace does not hold is named;
 # an int64 epoch column (h5py's default) gives the same results as int32, and epochs that
-# do not fit 32 bits are rejected.
+# do not fit 32 bits are rejected; a bad value that one rank of a node finds in its share
+# of a shared slab stops every rank with one message.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
@@ -53,6 +54,24 @@ if command -v mpirun >/dev/null; then
   for np in 2 3; do
     mpirun_t $np "$stallsim" run long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
     warned_once "wm$np" "mpirun -np $np"
+  done
+fi
+
+# a bad value beyond the calibration's rows, in the share of one rank of a node that
+# reads shared slabs: every rank stops at that slab, the error is printed once, no hang
+"$stallsim" gen -o late.h5 --gpus 3 --iterations 25000 --seed 6 >/dev/null || fail "gen late"
+$py -c "
+import h5py
+with h5py.File('late.h5', 'r+') as f:
+    d = f['timeline/fetch_time']; v = d[24001]; v[2] = float('nan'); d[24001] = v
+" || fail "python edit late"
+printf '[trace]\npath = late.h5\n[scenarios]\nmodel = pipeline\n[run]\nslab_iterations = 7\n' > late.ini
+if command -v mpirun >/dev/null; then
+  for np in 2 3; do
+    mpirun_t $np "$stallsim" run late.ini --out "late-$np" >/dev/null 2>"le$np"; rc=$?
+    n=$(grep -c "^stallsim: late.h5: dataset /timeline/fetch_time: row 24001, GPU 2 holds nan" "le$np")
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 1 ] && [ ! -e "late-$np/summary.csv" ] && ok ||
+      fail "late NaN, np=$np: status $rc, $n messages: $(cat "le$np")"
   done
 fi
 

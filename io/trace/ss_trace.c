@@ -125,6 +125,55 @@ ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus)
     return SS_OK;
 }
 
+/* Each array of a placed slab starts on a 64-byte boundary. */
+#define SLAB_ALIGN 64
+static size_t slab_round(size_t b) { return (b + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN; }
+
+size_t ss_slab_bytes(long cap, int gpus)
+{
+    size_t c = (size_t)(cap < 1 ? 1 : cap), g = (size_t)gpus;
+    return slab_round(c * sizeof(int32_t)) + slab_round(c * sizeof(int64_t)) + 2 * slab_round(c * sizeof(double)) +
+           slab_round(c * SS_SLAB_NEX * sizeof(double)) + (size_t)DS_NF64 * slab_round(c * g * sizeof(double));
+}
+
+void ss_slab_place(ss_slab *s, void *mem, long cap, int gpus)
+{
+    memset(s, 0, sizeof *s);
+    if (cap < 1) cap = 1;
+    s->cap = cap;
+    s->gpus = gpus;
+    char *p = mem;
+    size_t c = (size_t)cap, g = (size_t)gpus;
+    s->epoch = (int32_t *)(void *)p;
+    p += slab_round(c * sizeof(int32_t));
+    s->index = (int64_t *)(void *)p;
+    p += slab_round(c * sizeof(int64_t));
+    s->sum_fetch_start = (double *)(void *)p;
+    p += slab_round(c * sizeof(double));
+    s->sum_fetch_time = (double *)(void *)p;
+    p += slab_round(c * sizeof(double));
+    s->extremes = (double *)(void *)p;
+    p += slab_round(c * SS_SLAB_NEX * sizeof(double));
+    for (int i = 0; i < DS_NF64; i++) {
+        *slab_f64(s, i) = (double *)(void *)p;
+        p += slab_round(c * g * sizeof(double));
+    }
+}
+
+void ss_slab_view(const ss_slab *s, long lo, long n, ss_slab *view)
+{
+    memset(view, 0, sizeof *view);
+    view->cap = n;
+    view->gpus = s->gpus;
+    const long G = s->gpus;
+    view->epoch = s->epoch + lo;
+    view->index = s->index + lo;
+    view->sum_fetch_start = s->sum_fetch_start + lo;
+    view->sum_fetch_time = s->sum_fetch_time + lo;
+    view->extremes = s->extremes + lo * SS_SLAB_NEX;
+    for (int i = 0; i < DS_NF64; i++) *slab_f64(view, i) = *slab_f64((ss_slab *)s, i) + lo * G;
+}
+
 void ss_slab_free(ss_slab *s)
 {
     free(s->epoch);

@@ -66,6 +66,12 @@ enum { SS_EX_START_MIN, SS_EX_START_MAX, SS_EX_FETCH_MIN, SS_EX_FETCH_MAX, SS_EX
 
 ss_status ss_slab_alloc(ss_slab *s, long cap, int gpus);
 void ss_slab_free(ss_slab *s);
+/* A slab whose arrays lie in one buffer of ss_slab_bytes(cap, gpus) bytes that the
+ * caller owns (a shared-memory window): never passed to ss_slab_free. */
+size_t ss_slab_bytes(long cap, int gpus);
+void ss_slab_place(ss_slab *s, void *mem, long cap, int gpus);
+/* Rows [lo, lo + n) of s as a slab of capacity n over the same memory (a part to read). */
+void ss_slab_view(const ss_slab *s, long lo, long n, ss_slab *view);
 /* Bytes that one row of a slab takes. */
 size_t ss_slab_row_bytes(int gpus);
 

@@ -29,6 +29,8 @@ void ss_comm_self(ss_comm *c)
     c->mpi = 0;
     c->threads = 1;
     c->node_ranks = 1;
+    c->node_rank = 0;
+    c->node = MPI_COMM_NULL;
 }
 
 ss_status ss_comm_init(ss_comm *c, int *argc, char ***argv)
@@ -44,9 +46,11 @@ ss_status ss_comm_init(ss_comm *c, int *argc, char ***argv)
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     MPI_Comm node;
-    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
         MPI_Comm_size(node, &c->node_ranks);
-        MPI_Comm_free(&node);
+        MPI_Comm_rank(node, &c->node_rank);
+        c->node = node;
     }
     c->mpi = 1;
     return SS_OK;
@@ -150,6 +154,7 @@ double ss_wtime(void)
 
 void ss_comm_finalize(ss_comm *c)
 {
+    if (c->node != MPI_COMM_NULL) MPI_Comm_free(&c->node);
     if (c->mpi) MPI_Finalize();
     c->mpi = 0;
 }

@@ -17,6 +17,8 @@ typedef struct {
     int threads;   /* 1 when a second thread may make MPI (and MPI-IO) calls while the main
                     * thread makes none (MPI_THREAD_SERIALIZED, or no MPI at all) */
     int node_ranks; /* ranks on this rank's node (1 without MPI) */
+    int node_rank;  /* this rank among them */
+    MPI_Comm node;  /* the ranks of this node (shared memory), else MPI_COMM_NULL */
 } ss_comm;
 
 /* True when the environment shows an MPI launcher (Open MPI, MPICH/Hydra, PMIx, Slurm

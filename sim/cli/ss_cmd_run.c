@@ -111,17 +111,19 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[6] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
-                      (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds};
+    double mine[7] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
+                      (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds, tm->node_wait_seconds};
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
     if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
         const double *v = all;
         double evals = 0;
-        for (int r = 0; r < c->size; r++, v += 6) {
+        for (int r = 0; r < c->size; r++, v += 7) {
             fprintf(stderr, "timing: rank %d: read %.3f s (%.0f rows), replay %.3f s, %.4g GPU-iteration-scenario "
-                            "evaluations = %.4g per second of replay, peak RSS %.1f MB, read ahead %.3f s\n",
+                            "evaluations = %.4g per second of replay, peak RSS %.1f MB, read ahead %.3f s",
                     r, v[0], v[3], v[1], v[2], v[1] > 0 ? v[2] / v[1] : 0.0, v[4], v[5]);
+            if (v[6] > 0) fprintf(stderr, ", of the read waiting for the node's other ranks %.3f s", v[6]);
+            fputc('\n', stderr);
             evals += v[2];
         }
         fprintf(stderr, "timing: %d rank(s), wall %.3f s, %.4g evaluations, %.4g per second per rank overall\n",

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ss_model.h"
+#include "ss_nodeslab.h"
 
 /* Lanes replayed together over a prepared block in grouped mode. */
 #define SS_GROUP 64
@@ -140,6 +141,11 @@ typedef struct {
      * thread while the reader thread does, and only when MPI allows a second thread) */
     int use_ahead;
     read_ahead ahead;
+    /* slabs shared by the ranks of a node (sweeps with stateful models, whose every rank
+     * reads every row): each rank reads a share; node_failed: a shared read agreed on a
+     * failure, so that no rank of the node takes part in another */
+    int shared, node_failed;
+    ss_nodeslab ns;
 } sweep;
 
 static int summarised(const sweep *w, int32_t epoch, int64_t index)
@@ -214,7 +220,7 @@ static ss_status setup(sweep *w)
         w->train_start |= w->lanes[j].ops->reads_train_start;
         any = 1;
     }
-    if (!any) return SS_OK;
+    if (!any || w->shared) return SS_OK; /* shared slabs: ss_sweep_run, on every rank */
     ss_status st = ss_slab_alloc(&w->slab_buf, w->slab, w->gpus);
     if (st == SS_OK && w->use_ahead) st = ss_slab_alloc(&w->ahead.slab, w->slab, w->gpus);
     return st;
@@ -287,6 +293,18 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
 {
     double t0 = ss_wtime();
     ss_status st = SS_OK;
+    if (w->shared) {
+        ss_slab *s = NULL;
+        st = ss_nodeslab_read(&w->ns, w->t, w->train_start, r0, n, SS_OK, &s);
+        if (st != SS_OK) w->node_failed = 1;
+        else w->slab_buf = *s;
+        *t_end = ss_wtime();
+        w->timing.read_seconds += *t_end - t0;
+        w->timing.rows_read += (double)w->ns.share;
+        w->timing.node_wait_seconds = w->ns.waited;
+        w->timing.evaluations += (double)n * w->gpus * nactive;
+        return st;
+    }
     int have = 0;
     if (w->ahead.running) {
         ahead_join(w);
@@ -437,6 +455,19 @@ static void progress_line(const sweep *w, long b, int enabled)
     fflush(stderr);
 }
 
+/* Shared slabs: takes part in the reads of block b, which this rank does not replay. */
+static ss_status join_block_reads(sweep *w, long b)
+{
+    long r0 = b * SS_BLOCK_ROWS, r1 = r0 + SS_BLOCK_ROWS < w->N ? r0 + SS_BLOCK_ROWS : w->N;
+    long step = w->grouped ? r1 - r0 : w->slab;
+    ss_status st = SS_OK;
+    for (long s0 = r0; st == SS_OK && s0 < r1; s0 += step) {
+        double t1;
+        st = read_slab_timed(w, s0, r1 - s0 < step ? r1 - s0 : step, 0, &t1);
+    }
+    return st;
+}
+
 static ss_status replay_local(sweep *w, int progress)
 {
     lane **active = malloc((size_t)w->nsc * sizeof *active);
@@ -454,7 +485,15 @@ static ss_status replay_local(sweep *w, int progress)
         for (int p = 0; p < w->nwhole; p++) active[nactive++] = &w->lanes[w->whole[p]];
         if (nactive > 0 && w->grouped) st = run_block_grouped(w, b, active, nactive, &prev_epoch, &have_prev);
         else if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
+        else if (w->shared) st = join_block_reads(w, b);
         progress_line(w, b, show);
+    }
+    /* shared slabs: one last agreement, which also tells the node of a failure of this
+     * rank's own (one that no shared read has reported yet) */
+    if (w->shared && !w->node_failed) {
+        ss_slab *s = NULL;
+        ss_status agreed = ss_nodeslab_read(&w->ns, w->t, w->train_start, 0, 0, st, &s);
+        if (st == SS_OK) st = agreed;
     }
     ahead_join(w); /* before any MPI or HDF5 call of this thread (an error may leave one running) */
     free(active);
@@ -520,8 +559,10 @@ static void sweep_free(sweep *w)
     free(w->rows_sorted);
     free(w->row_flags);
     free(w->pool);
+    if (w->shared) memset(&w->slab_buf, 0, sizeof w->slab_buf); /* the node's window holds it */
     ss_slab_free(&w->slab_buf);
     ss_slab_free(&w->ahead.slab);
+    if (w->shared) ss_nodeslab_free(&w->ns); /* collective over the node */
 }
 
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
@@ -548,7 +589,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
      * cores the ranks already fill only slows them down) and holds two slabs: each gets
      * half of slab_mb */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    w.use_ahead = !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
+    for (int j = 0; j < nsc; j++) w.shared |= ss_model_get(sc[j].model)->stateful;
+    w.shared = w.shared && ss_nodeslab_wanted(comm);
+    w.use_ahead = !w.shared && !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
      * to its replay: at most SLAB_CACHE_BYTES of trace, in whole chunks or an even part of
@@ -563,7 +606,16 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     }
     w.use_ahead = w.use_ahead && w.N > w.slab;
     w.grouped = w.slab >= SS_BLOCK_ROWS || w.slab >= w.N;
+    w.ns.win = MPI_WIN_NULL;
     ss_status st = setup(&w);
+    if (w.shared) { /* every rank: the node's slabs, and train_start read if any rank's model uses it */
+        st = ss_comm_any_failed(comm, st);
+        int ts = w.train_start;
+        if (st == SS_OK && MPI_Allreduce(MPI_IN_PLACE, &ts, 1, MPI_INT, MPI_MAX, comm->node) != MPI_SUCCESS)
+            st = ss_fail(SS_EMPI, "agreeing on the columns to read failed");
+        w.train_start = ts;
+        if (st == SS_OK) st = ss_nodeslab_alloc(comm, w.slab, w.gpus, &w.ns);
+    }
     if (st == SS_OK) st = replay_local(&w, progress);
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = gather(&w, out);

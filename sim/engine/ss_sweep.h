@@ -22,6 +22,9 @@ typedef struct {
     double replay_seconds; /* replay kernels and block statistics */
     double evaluations;    /* GPU-iteration-scenario evaluations */
     double rows_read;
+    double node_wait_seconds; /* of read_seconds: waiting for the other ranks of the node
+                               * to read their share of a shared slab (and to finish
+                               * replaying the slab before it) */
 } ss_sweep_timing;
 
 /* Where the per-iteration series of the scenarios go (results.h5, written by io/output):

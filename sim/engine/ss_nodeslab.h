@@ -1,0 +1,44 @@
+/* ss_nodeslab.h - slabs of trace rows that the ranks of one node read together into
+ * shared memory (an MPI shared-memory window): each rank reads and checks a share of every
+ * slab's rows, and every rank of the node then replays from the whole slab, so that a node
+ * reads the trace once however many ranks it runs. */
+#ifndef SS_NODESLAB_H
+#define SS_NODESLAB_H
+
+#include "ss_comm.h"
+#include "ss_status.h"
+#include "ss_trace.h"
+
+typedef struct {
+    const ss_comm *comm;
+    MPI_Win win;
+    ss_slab slab[2]; /* read in turn: one is replayed while the next is read */
+    int cur;         /* the slab of the last read */
+    int locked;      /* the window's passive-target epoch is open */
+    long share;      /* rows this rank read in the last read */
+    double waited;   /* seconds spent waiting for the node's other ranks, over all reads */
+} ss_nodeslab;
+
+/* 1 when a sweep's slabs should be shared: MPI with more than one rank on this node, and
+ * STALLSIM_NO_SHARED_READS unset. Every rank of a node gets the same answer. */
+int ss_nodeslab_wanted(const ss_comm *c);
+
+/* Collective over the node's ranks: one window holding two slabs of cap rows of gpus GPUs.
+ * Every rank of the node passes the same cap and gpus. */
+ss_status ss_nodeslab_alloc(const ss_comm *c, long cap, int gpus, ss_nodeslab *ns);
+
+/* Collective over the node's ranks (every rank passes the same r0, n, train_start): reads
+ * rows [r0, r0+n) into the next slab, this rank its share of them, then waits until every
+ * rank of the node has read its share. *out: the whole slab. `mine` is this rank's status
+ * so far (not SS_OK: it reads nothing and tells the others). A failure on any rank of the
+ * node fails every rank of the node (the others without a message of their own; the
+ * failing rank keeps its message for ss_comm_agree), so that all stop at the same read.
+ * n = 0 reads nothing and only agrees (the sweep's last call). train_start = 0 skips
+ * that column. */
+ss_status ss_nodeslab_read(ss_nodeslab *ns, ss_trace_file *t, int train_start, long r0, long n, ss_status mine,
+                           ss_slab **out);
+
+/* Collective over the node's ranks; safe on a zeroed or half-allocated ns. */
+void ss_nodeslab_free(ss_nodeslab *ns);
+
+#endif
