@@ -2,7 +2,6 @@
  * (the fit is defined in sim/models/MODELS-pipeline.md, "Calibration"). */
 #include "ss_calibrate.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -78,9 +77,51 @@ static double score_ab(const gpu_cols *d, int W, double fixed, long m, double ga
     return m ? sum / (double)m : 0.0;
 }
 
+/* Sorts v[lo..hi] as far as positions up to `upto` need: afterwards v[0..upto] holds the
+ * upto+1 smallest values in ascending order, as a full sort would (quicksort with a
+ * median-of-three pivot that leaves alone the parts wholly beyond upto; insertion sort on
+ * short parts). The values are finite. */
+static void sort_upto(double *v, long lo, long hi, long upto)
+{
+    while (hi - lo > 16 && lo <= upto) {
+        long mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        long i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < p) i++;
+            while (v[j] > p) j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        /* the smaller side by recursion, the larger by the loop */
+        if (j - lo < hi - i) {
+            sort_upto(v, lo, j, upto);
+            lo = i;
+        } else {
+            if (i <= upto) sort_upto(v, i, hi, upto);
+            hi = j;
+        }
+    }
+    if (lo > upto) return;
+    for (long i = lo + 1; i <= hi; i++) {
+        double x = v[i];
+        long j = i - 1;
+        while (j >= lo && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
 /* Candidate values of a gap: 0, the smallest excess and low quantiles of the excesses
  * (exact traces have the true gap as their smallest excess; noisy ones near a low
- * quantile). v[0..n-1] is sorted in place. */
+ * quantile). v[0..n-1] is sorted in place as far as the largest quantile needs (GSL's
+ * quantile of sorted data reads positions floor(q (n-1)) and the one after). */
 #define NQ 9
 static int gap_candidates(double *v, size_t n, double out[NQ])
 {
@@ -88,7 +129,8 @@ static int gap_candidates(double *v, size_t n, double out[NQ])
     int m = 0;
     out[m++] = 0.0;
     if (n == 0) return m;
-    gsl_sort(v, 1, n);
+    long upto = (long)(q[NQ - 3] * (double)(n - 1)) + 1;
+    sort_upto(v, 0, (long)n - 1, upto < (long)n - 1 ? upto : (long)n - 1);
     if (v[0] > 0) out[m++] = v[0];
     for (int i = 0; i < NQ - 2; i++) {
         double x = gsl_stats_quantile_from_sorted_data(v, 1, n, q[i]);
@@ -213,7 +255,11 @@ static int concurrency_bound(const gpu_cols *d, long allowed)
  * over the rows, but for `allowed` rows. */
 static long lead_bound(gpu_cols *d, long allowed)
 {
-    size_t m = 0;
+    /* the (allowed+1)-th largest lead (with repeats), or the smallest when there are no
+     * more rows than that: top[] keeps the largest K in descending order */
+    const long K = allowed + 1;
+    double *top = d->a;
+    long nt = 0, m = 0;
     for (long k = 0; k < d->n; k++) {
         long lo = d->first[k], hi = k, j = lo - 1; /* the last j in [lo, k] with ask[j] <= s[k] */
         while (lo <= hi) {
@@ -225,12 +271,18 @@ static long lead_bound(gpu_cols *d, long allowed)
                 hi = mid - 1;
             }
         }
-        d->buf[m++] = (double)(k - j);
+        double x = (double)(k - j);
+        m++;
+        if (nt == K && x <= top[K - 1]) continue;
+        long i = nt < K ? nt++ : K - 1;
+        while (i > 0 && top[i - 1] < x) {
+            top[i] = top[i - 1];
+            i--;
+        }
+        top[i] = x;
     }
     if (m == 0) return 1;
-    gsl_sort(d->buf, 1, m);
-    long i = (long)m - 1 - allowed;
-    return (long)d->buf[i < 0 ? 0 : i];
+    return (long)top[nt - 1];
 }
 
 typedef struct {
@@ -266,7 +318,8 @@ static cand fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
     const long allowed = (long)(CALIB_OUTLIER_FRACTION * (double)d->n);
     const double tol = 1e-12 * (1.0 + d->cap);
     int w_lo = rec_w >= 0 ? rec_w : concurrency_bound(d, allowed);
-    long lead = lead_bound(d, allowed);
+    /* the lead bounds W when W is fitted, and P when P is (recorded both: not needed) */
+    long lead = rec_w >= 0 && rec_p >= 1 ? 0 : lead_bound(d, allowed);
     cand kb = {-1, 0, 0, 0, INFINITY}, best = {-1, 0, 0, 0, INFINITY};
     /* settings another GPU had: taken when they explain this one exactly (to a fraction
      * of its fetch time), or as well, within the tie margin, as its own candidates at the
