@@ -392,15 +392,23 @@ typedef struct {
     ss_trace_file *t;
     long rows;
     int batch, loaded_g0;
+    int g_lo, g_hi; /* this rank's GPUs: batches are counted from g_lo and end at g_hi */
     int32_t *epoch;
     double *fs, *ft, *ts, *it, *stall; /* [rows][batch] */
 } calib_io;
 
+/* The batch of GPUs [*g0, *g0 + *ng) that holds g. */
+static void batch_of(const calib_io *io, int g, int *g0, int *ng)
+{
+    *g0 = io->g_lo + (g - io->g_lo) / io->batch * io->batch;
+    *ng = *g0 + io->batch <= io->g_hi ? io->batch : io->g_hi - *g0;
+}
+
 /* Loads GPU g's columns into d, reading the batch of GPUs holding g when needed. */
 static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
 {
-    int G = ss_trace_meta_of(io->t)->gpus;
-    int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
+    int g0, ng;
+    batch_of(io, g, &g0, &ng);
     if (io->loaded_g0 != g0) {
         ss_status st = ss_trace_read_fetch_columns(io->t, 0, io->rows, g0, ng, io->fs, io->ft,
                                                    io->loaded_g0 < 0 ? io->epoch : NULL);
@@ -425,8 +433,8 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
  * iteration time, and widens each row's [amin, amax] over GPUs. */
 static void ask_stats(const calib_io *io, int g, long *pairs, long *consistent, double *amin, double *amax)
 {
-    int G = ss_trace_meta_of(io->t)->gpus;
-    int g0 = g - g % io->batch, ng = g0 + io->batch <= G ? io->batch : G - g0;
+    int g0, ng;
+    batch_of(io, g, &g0, &ng);
     for (long k = 0; k < io->rows; k++) {
         long x = k * ng + (g - g0);
         double a = io->ts[x] - io->stall[x];
@@ -532,6 +540,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     const int nchunks = (G + SS_CALIB_CHUNK - 1) / SS_CALIB_CHUNK;
     const int c0 = (int)((long)nchunks * comm->rank / comm->size), c1 = (int)((long)nchunks * (comm->rank + 1) / comm->size);
     const int g_lo = c0 * SS_CALIB_CHUNK, g_hi = c1 * SS_CALIB_CHUNK < G ? c1 * SS_CALIB_CHUNK : G;
+    io.g_lo = g_lo;
+    io.g_hi = g_hi;
     for (long k = 0; amin && k < io.rows; k++) {
         amin[k] = INFINITY;
         amax[k] = -INFINITY;
