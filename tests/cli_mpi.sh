@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_mpi.sh - the same binary at several rank counts and slab sizes gives byte-identical
 # summary.csv (independent and pipeline sweeps, traces of several statistics blocks with
-# an epoch boundary inside a block), and identical per-iteration results.
+# an epoch boundary inside a block; pipeline scenarios whole on a rank, with shared slabs,
+# and split over the ranks by blocks of iterations), and identical per-iteration results.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 need_mpirun
 
@@ -72,6 +73,35 @@ if command -v h5diff >/dev/null; then
   if h5diff -q "$work/pipe-plain/results.h5" "$work/pipe-3/results.h5" /scenarios /scenarios; then ok
   else fail "per-iteration series differ between 1 and 3 ranks"; fi
 fi
+# a pipeline scenario split over the ranks by blocks of iterations (its epochs are
+# independent: each rank replays from the start of the epoch holding its first block): 12
+# epochs of 700 rows = 5 blocks, epoch starts inside blocks; healed scenarios, per-iteration
+# output, a slab smaller than a block; forced at 2..5 ranks, and chosen by itself for one
+# scenario at 3 ranks (fewer rows replayed than whole scenarios)
+"$stallsim" gen -o "$work/ep.h5" --gpus 5 --iterations 700 --epochs 12 --workers 3 --prefetch 2 --fetch-mean 0.9 \
+  --compute-mean 0.3 --straggler-prob 0.02 --delivery 0.001 --seed 7 >/dev/null || fail "gen ep"
+printf '[trace]\npath = ep.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nheal = none, 2\n[output]\nper_iteration = true\n' \
+  > "$work/ep.ini"
+"$stallsim" run "$work/ep.ini" --out "$work/ep-plain" --quiet || fail "ep plain"
+"$stallsim" run "$work/ep.ini" --set run.slab_iterations=300 --out "$work/ep-plain-s" --quiet || fail "ep plain slab 300"
+for np in 2 3 5; do
+  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run "$work/ep.ini" --out "$work/ep-$np" --quiet --timing \
+    2> "$work/ep-$np.err" || fail "ep np=$np: $(cat "$work/ep-$np.err")"
+  grep -q "split over the ranks by blocks of iterations" "$work/ep-$np.err" && ok || fail "ep np=$np: not split by blocks"
+  same_file "$work/ep-plain/summary.csv" "$work/ep-$np/summary.csv" "pipeline split by blocks, np=$np"
+  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run "$work/ep.ini" --set run.slab_iterations=300 \
+    --out "$work/ep-s$np" --quiet || fail "ep slab 300 np=$np"
+  same_file "$work/ep-plain-s/summary.csv" "$work/ep-s$np/summary.csv" "pipeline split by blocks, slab 300, np=$np"
+  if command -v h5diff >/dev/null; then
+    if h5diff -q "$work/ep-plain/results.h5" "$work/ep-$np/results.h5" /scenarios /scenarios; then ok
+    else fail "per-iteration series of the split pipeline differ, np=$np"; fi
+  fi
+done
+printf '[trace]\npath = ep.h5\n[scenarios]\nmodel = pipeline\n' > "$work/ep1.ini"
+"$stallsim" run "$work/ep1.ini" --out "$work/ep1-plain" --quiet || fail "ep1 plain"
+mpirun_t 3 "$stallsim" run "$work/ep1.ini" --out "$work/ep1-3" --quiet --timing 2> "$work/ep1-3.err" || fail "ep1 np=3"
+grep -q "split over the ranks by blocks of iterations" "$work/ep1-3.err" && ok || fail "ep1: one scenario not split: $(cat "$work/ep1-3.err")"
+same_file "$work/ep1-plain/summary.csv" "$work/ep1-3/summary.csv" "one pipeline scenario split by blocks, np=3"
 # the calibration is split over the ranks in blocks of 64 GPUs: a trace of 150 GPUs with
 # GPUs of their own worker counts and a slow one gives the same calibration (printed) and
 # the same summary at 1, 2 and 3 ranks

@@ -81,7 +81,8 @@ typedef struct ss_trace_file ss_trace_file;
 int ss_trace_is_trace(const char *path);
 
 /* Opens and validates a trace (schema, version, shapes, types, attributes). Collective
- * over c when c->mpi (the file is then opened through MPI-IO); otherwise local. */
+ * over c when c->mpi (each rank opens the file for its own reads, with the POSIX driver, or
+ * through MPI-IO when STALLSIM_TRACE_MPIO is set); otherwise local. */
 ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out);
 const ss_trace_meta *ss_trace_meta_of(const ss_trace_file *t);
 const char *ss_trace_path(const ss_trace_file *t);
@@ -101,6 +102,9 @@ ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g
  * calibration). */
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
                                      double *iteration_time, double *stall_time);
+/* Reads the epochs of rows [row0, row0+n) (checked to fit 32 bits; their order is
+ * checked with the slabs). Independent (not collective). */
+ss_status ss_trace_read_epochs(ss_trace_file *t, long row0, long n, int32_t *out);
 /* Reads the epoch column: *found = 1 when epoch `want` occurs; list receives the epochs
  * present ("1, 2", at most 12, then "..."). Independent (not collective). */
 ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize);

@@ -111,14 +111,16 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[7] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
-                      (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds, tm->node_wait_seconds};
+    double mine[8] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
+                      (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds, tm->node_wait_seconds,
+                      (double)tm->warmup_rows};
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
     if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
         const double *v = all;
-        double evals = 0;
-        for (int r = 0; r < c->size; r++, v += 7) {
+        double evals = 0, warm = 0;
+        for (int r = 0; r < c->size; r++, v += 8) {
+            warm = v[7] > warm ? v[7] : warm;
             fprintf(stderr, "timing: rank %d: read %.3f s (%.0f rows), replay %.3f s, %.4g GPU-iteration-scenario "
                             "evaluations = %.4g per second of replay, peak RSS %.1f MB, read ahead %.3f s",
                     r, v[0], v[3], v[1], v[2], v[1] > 0 ? v[2] / v[1] : 0.0, v[4], v[5]);
@@ -130,6 +132,12 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
                 c->size, wall, evals, evals / wall / c->size);
         fprintf(stderr, "timing: vector instructions of the hot loops: %s (STALLSIM_ISA=generic|avx2|avx512 "
                         "lowers it)\n", ss_isa_name(ss_isa()));
+        if (tm->stateful_split == 1)
+            fprintf(stderr, "timing: stateful scenarios: whole scenarios spread over the ranks\n");
+        else if (tm->stateful_split == 2)
+            fprintf(stderr, "timing: stateful scenarios: every one split over the ranks by blocks of iterations, each "
+                            "rank replaying from the start of the epoch that holds its first block (at most %.0f rows "
+                            "replayed ahead of a rank's blocks)\n", warm);
     }
     free(all);
     free(counts);

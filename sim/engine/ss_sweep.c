@@ -28,6 +28,10 @@ typedef struct {
     long nser;
     double *pi[PI_N];            /* per-iteration series of the current slab */
     double *pi_stall;            /* [slab][gpus] */
+    /* a stateful scenario split over the ranks by iterations: it replays from row
+     * from_row (the start of an epoch) and records its results from block rec_block on;
+     * 0 and 0 otherwise */
+    long from_row, rec_block;
 } lane;
 
 /* One block partial of one scenario, as it travels to rank 0. */
@@ -121,7 +125,13 @@ typedef struct {
     lane *lanes;      /* one per scenario index (allocated only where used) */
     char *used;       /* [nsc] */
     int *ind, nind;   /* scenarios of stateless models (the measured run among them) */
-    int *whole, nwhole; /* this rank's scenarios of stateful models, replayed whole */
+    int *whole, nwhole; /* this rank's scenarios of stateful models, replayed whole (or,
+                         * split by iterations, every stateful scenario: tsplit) */
+    /* tsplit: the stateful scenarios are split over the ranks by blocks: this rank
+     * records blocks [t_b0, t_b1) and replays from row t_from (the start of the epoch
+     * holding block t_b0's first row), which lies in block t_wb */
+    int tsplit;
+    long t_b0, t_b1, t_from, t_wb;
     long long ulo, uhi; /* this rank's (block, stateless scenario) units */
     long *straggler;  /* [nsc * gpus] */
     record_list recs;
@@ -194,7 +204,7 @@ static ss_status setup(sweep *w)
     int npos = 0;
     for (int j = 0; j < w->nsc; j++) {
         if (!ss_model_get(w->sc[j].model)->stateful) w->ind[w->nind++] = j;
-        else if (npos++ % c->size == c->rank) w->whole[w->nwhole++] = j;
+        else if (w->tsplit || npos++ % c->size == c->rank) w->whole[w->nwhole++] = j;
     }
     long long U = (long long)w->nblocks * w->nind;
     w->ulo = U * c->rank / c->size;
@@ -218,6 +228,10 @@ static ss_status setup(sweep *w)
         ss_status st = lane_init(&w->lanes[j], w->cfg, w->sc, j, w->gpus, w->slab, w->per_iter, !w->grouped);
         if (st != SS_OK) return st;
         w->train_start |= w->lanes[j].ops->reads_train_start;
+        if (w->tsplit && w->lanes[j].ops->stateful) {
+            w->lanes[j].from_row = w->t_from;
+            w->lanes[j].rec_block = w->t_b0;
+        }
         any = 1;
     }
     if (!any || w->shared) return SS_OK; /* shared slabs: ss_sweep_run, on every rank */
@@ -249,13 +263,16 @@ static void *ahead_main(void *arg)
     return NULL;
 }
 
+/* 1 when this rank's stateful lanes replay block b (always, unless split by blocks). */
+static int stateful_active(const sweep *w, long b) { return !w->tsplit || (b >= w->t_wb && b < w->t_b1); }
+
 /* The number of this rank's lanes that replay block b (as replay_local counts them). */
 static int block_lanes(const sweep *w, long b)
 {
     long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
     if (u0 < w->ulo) u0 = w->ulo;
     if (u1 > w->uhi) u1 = w->uhi;
-    return (int)(u1 > u0 ? u1 - u0 : 0) + w->nwhole;
+    return (int)(u1 > u0 ? u1 - u0 : 0) + (stateful_active(w, b) ? w->nwhole : 0);
 }
 
 /* The read that follows rows [r0, r0+n) on this rank (the slab after it in its block, or
@@ -380,12 +397,17 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
         for (long i = 0; i < n; i++)
             for (int a = a0; a < a1; a++) {
                 lane *l = active[a];
+                if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start) l->ops->epoch_start(l->state);
-                lane_row(w, l, &w->rows[i], i, w->row_flags[i] & 1);
+                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block);
             }
         for (int a = a0; w->per_iter && a < a1; a++)
-            if ((st = write_slab_rows(w, active[a], r0, n)) != SS_OK) return st;
+            if (b >= active[a]->rec_block && (st = write_slab_rows(w, active[a], r0, n)) != SS_OK) return st;
         for (int a = a0; a < a1; a++) {
+            if (b < active[a]->rec_block) { /* replayed only to reach the blocks it records */
+                for (int m = 0; m < SS_NMETRICS; m++) active[a]->series[m] = NULL;
+                continue;
+            }
             ss_partial p;
             ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
             if ((st = records_push(&w->recs, active[a]->j, b, &p)) != SS_OK) return st;
@@ -429,14 +451,16 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
             int summ = summarised(w, s->epoch[i], s->index[i]);
-            for (int a = 0; a < nactive; a++) lane_row(w, active[a], &row, i, summ);
+            for (int a = 0; a < nactive; a++)
+                if (s0 + i >= active[a]->from_row) lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block);
         }
         w->timing.replay_seconds += ss_wtime() - t1;
         for (int a = 0; w->per_iter && a < nactive; a++)
-            if ((st = write_slab_rows(w, active[a], s0, n)) != SS_OK) return st;
+            if (b >= active[a]->rec_block && (st = write_slab_rows(w, active[a], s0, n)) != SS_OK) return st;
     }
     double t2 = ss_wtime();
     for (int a = 0; a < nactive; a++) {
+        if (b < active[a]->rec_block) continue;
         ss_partial p;
         ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
         ss_status st = records_push(&w->recs, active[a]->j, b, &p);
@@ -482,7 +506,7 @@ static ss_status replay_local(sweep *w, int progress)
         if (u0 < w->ulo) u0 = w->ulo;
         if (u1 > w->uhi) u1 = w->uhi;
         for (long long u = u0; u < u1; u++) active[nactive++] = &w->lanes[w->ind[u % w->nind]];
-        for (int p = 0; p < w->nwhole; p++) active[nactive++] = &w->lanes[w->whole[p]];
+        for (int p = 0; stateful_active(w, b) && p < w->nwhole; p++) active[nactive++] = &w->lanes[w->whole[p]];
         if (nactive > 0 && w->grouped) st = run_block_grouped(w, b, active, nactive, &prev_epoch, &have_prev);
         else if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
         else if (w->shared) st = join_block_reads(w, b);
@@ -542,6 +566,66 @@ static ss_status gather(sweep *w, ss_summary *out)
     return st;
 }
 
+/* Decides how the stateful scenarios are spread (the same on every rank: it reads the
+ * epoch column, independently): whole scenarios over the ranks, or, when every stateful
+ * model's epochs are independent and it costs fewer replayed rows on the busiest rank,
+ * every scenario over the ranks by blocks, each rank replaying from the start of the
+ * epoch that holds its first block (STALLSIM_STATEFUL_SPLIT=time or scenarios forces
+ * one where allowed). Sets tsplit and this rank's t_* fields. */
+static ss_status choose_split(sweep *w)
+{
+    const ss_comm *c = w->comm;
+    int nstate = 0, indep = 1;
+    for (int j = 0; j < w->nsc; j++) {
+        const ss_model_ops *o = ss_model_get(w->sc[j].model);
+        nstate += o->stateful;
+        indep &= !o->stateful || o->epochs_independent;
+    }
+    w->tsplit = 0;
+    const char *force = getenv("STALLSIM_STATEFUL_SPLIT");
+    if (nstate == 0 || c->size == 1 || !indep || (force && !strcmp(force, "scenarios"))) return SS_OK;
+    const int P = c->size;
+    const long B = w->nblocks, N = w->N;
+    long *from = malloc((size_t)P * sizeof *from);
+    enum { ROWS = 65536 };
+    int32_t *e = malloc(ROWS * sizeof *e);
+    ss_status st = from && e ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    /* from[r]: the first row of the epoch holding rank r's first row (N: no rows) */
+    int r = 0;
+    while (r < P && B * r / P == B * (r + 1) / P) from[r++] = N;
+    long start = 0;
+    int32_t last = 0;
+    for (long r0 = 0; st == SS_OK && r < P && r0 < N; r0 += ROWS) {
+        long n = N - r0 < ROWS ? N - r0 : ROWS;
+        st = ss_trace_read_epochs(w->t, r0, n, e);
+        for (long i = 0; st == SS_OK && i < n && r < P; i++) {
+            if (r0 + i == 0 || e[i] != last) start = r0 + i;
+            last = e[i];
+            while (r < P && (B * r / P) * SS_BLOCK_ROWS == r0 + i) {
+                from[r++] = start;
+                while (r < P && B * r / P == B * (r + 1) / P) from[r++] = N;
+            }
+        }
+    }
+    if (st == SS_OK) {
+        long most = 0; /* rows the busiest rank replays per stateful scenario */
+        for (int q = 0; q < P; q++) {
+            long end = (B * (q + 1) / P) * SS_BLOCK_ROWS;
+            if (end > N) end = N;
+            if (from[q] < end && end - from[q] > most) most = end - from[q];
+        }
+        long per_rank = (nstate + P - 1) / P; /* whole scenarios on the busiest rank */
+        w->tsplit = (force && !strcmp(force, "time")) || (double)nstate * most < (double)per_rank * N;
+        w->t_b0 = B * c->rank / P;
+        w->t_b1 = B * (c->rank + 1) / P;
+        w->t_from = from[c->rank];
+        w->t_wb = w->t_from / SS_BLOCK_ROWS;
+    }
+    free(from);
+    free(e);
+    return st;
+}
+
 static void sweep_free(sweep *w)
 {
     for (int j = 0; w->lanes && j < w->nsc; j++)
@@ -589,8 +673,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
      * cores the ranks already fill only slows them down) and holds two slabs: each gets
      * half of slab_mb */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ss_status st = ss_comm_any_failed(comm, choose_split(&w)); /* every rank decides alike, or all stop */
     for (int j = 0; j < nsc; j++) w.shared |= ss_model_get(sc[j].model)->stateful;
-    w.shared = w.shared && ss_nodeslab_wanted(comm);
+    w.shared = w.shared && !w.tsplit && ss_nodeslab_wanted(comm); /* split by blocks: each rank its own rows */
     w.use_ahead = !w.shared && !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
@@ -607,7 +692,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.use_ahead = w.use_ahead && w.N > w.slab;
     w.grouped = w.slab >= SS_BLOCK_ROWS || w.slab >= w.N;
     w.ns.win = MPI_WIN_NULL;
-    ss_status st = setup(&w);
+    if (st == SS_OK) st = setup(&w);
     if (w.shared) { /* every rank: the node's slabs, and train_start read if any rank's model uses it */
         st = ss_comm_any_failed(comm, st);
         int ts = w.train_start;
@@ -620,6 +705,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = gather(&w, out);
     st = ss_comm_any_failed(comm, st);
+    for (int j = 0; j < nsc && comm->size > 1; j++)
+        if (ss_model_get(sc[j].model)->stateful) w.timing.stateful_split = w.tsplit ? 2 : 1;
+    if (w.tsplit && w.t_b0 < w.t_b1) w.timing.warmup_rows = w.t_b0 * SS_BLOCK_ROWS - w.t_from;
     if (timing) *timing = w.timing;
     sweep_free(&w);
     return st;

@@ -22,6 +22,9 @@ typedef struct {
     double replay_seconds; /* replay kernels and block statistics */
     double evaluations;    /* GPU-iteration-scenario evaluations */
     double rows_read;
+    int stateful_split; /* 0: no stateful scenarios or one rank; 1: whole scenarios over the
+                         * ranks; 2: every scenario over the ranks by iteration blocks */
+    long warmup_rows;   /* with 2: rows this rank replays before the blocks it records */
     double node_wait_seconds; /* of read_seconds: waiting for the other ranks of the node
                                * to read their share of a shared slab (and to finish
                                * replaying the slab before it) */

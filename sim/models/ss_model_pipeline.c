@@ -801,6 +801,7 @@ const ss_model_ops ss_model_pipeline = {
     .name = "pipeline",
     .label = "pipe",
     .stateful = 1,
+    .epochs_independent = 1, /* ssp_epoch_start: k = 0, and batch 0 reads only its row */
     .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
