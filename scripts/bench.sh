@@ -4,6 +4,7 @@
 # then runs at each rank count
 #   - an independent sweep of 9 scenarios (fetch_align x start_align),
 #   - pipeline sweeps of 1 and 4 scenarios (workers = auto | auto, auto*2 x fetch_scale 1, 0.5),
+#     on that trace (one epoch) and on one of the same size in 10 epochs,
 # and prints, from stallsim's own --timing figures (internal time, without mpirun's start):
 # replay and end-to-end evaluations per second per rank (for the pipeline: GPU-steps), the
 # fraction of the kernel ceiling (independent) or of the 1e9 GPU-steps/s goal (pipeline)
@@ -39,7 +40,15 @@ if [ ! -e "$trace" ]; then
   /usr/bin/time -f "bench: gen took %e s, peak RSS %M KB" "$stallsim" gen -o "$trace" --gpus "$gpus" \
     --iterations "$iters" --workers 4 --fetch-mean 1.0 --compute-mean 0.3 --straggler-prob 0.01 --seed 11
 fi
-cat "$trace" > /dev/null # into the page cache: the benchmark measures stallsim, not the disk
+# the same size in 10 epochs (real runs have many): a pipeline scenario can then be split
+# over the ranks by blocks of iterations
+trace10=$dir/trace-${gpus}x${iters}-e10.h5
+if [ ! -e "$trace10" ]; then
+  echo "bench: generating $trace10"
+  "$stallsim" gen -o "$trace10" --gpus "$gpus" --iterations $((iters / 10)) --epochs 10 --workers 4 --fetch-mean 1.0 \
+    --compute-mean 0.3 --straggler-prob 0.01 --seed 11 > /dev/null
+fi
+cat "$trace" "$trace10" > /dev/null # into the page cache: the benchmark measures stallsim, not the disk
 
 # --- the machine ---
 "$probe" --gpus "$gpus" > "$dir/probe.txt"
@@ -49,13 +58,15 @@ isa=$(grep -o -m1 -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tail -1 || true)
 printf 'bench: machine: %s cores, best vector ISA %s; memory copy %.3g GB/s; replay arithmetic ceiling %.3g evals/s (one core)\n' \
   "$(nproc)" "${isa:-sse2}" "$(awk -v b="$bw" 'BEGIN { print b / 1e9 }')" "$ceil"
 
-write_ini() { # NAME MODEL-LINES...
-  local name=$1; shift
-  { printf '[trace]\npath = %s\n[scenarios]\n' "$(basename "$trace")"; printf '%s\n' "$@"; } > "$dir/$name.ini"
+write_ini() { # NAME TRACE MODEL-LINES...
+  local name=$1 tr=$2; shift 2
+  { printf '[trace]\npath = %s\n[scenarios]\n' "$(basename "$tr")"; printf '%s\n' "$@"; } > "$dir/$name.ini"
 }
-write_ini independent "model = independent" "fetch_align = none, avg, min" "start_align = none, avg, min"
-write_ini pipeline1 "model = pipeline" "workers = auto"
-write_ini pipeline4 "model = pipeline" "workers = auto, auto*2" "fetch_scale = 1, 0.5"
+write_ini independent "$trace" "model = independent" "fetch_align = none, avg, min" "start_align = none, avg, min"
+write_ini pipeline1 "$trace" "model = pipeline" "workers = auto"
+write_ini pipeline4 "$trace" "model = pipeline" "workers = auto, auto*2" "fetch_scale = 1, 0.5"
+write_ini pipeline1-e10 "$trace10" "model = pipeline" "workers = auto"
+write_ini pipeline4-e10 "$trace10" "model = pipeline" "workers = auto, auto*2" "fetch_scale = 1, 0.5"
 
 # best_of3 LOG CMD...: runs CMD three times, keeps in LOG the stderr of the run with the
 # shortest internal wall time (this machine's timings vary from run to run)
@@ -78,7 +89,7 @@ np_max=$(for r in $ranks; do echo "$r"; done | sort -n | tail -1)
 first=$(echo $ranks | cut -d' ' -f1)
 
 # one sweep at every rank count; COLUMNS: the trace columns the sweep reads (bytes per GPU-row)
-for bench in independent:4 pipeline1:5 pipeline4:5; do
+for bench in independent:4 pipeline1:5 pipeline4:5 pipeline1-e10:5 pipeline4-e10:5; do
   name=${bench%%:*} cols=${bench##*:}
   declare -A wall=()
   for np in $ranks; do
@@ -98,11 +109,12 @@ for bench in independent:4 pipeline1:5 pipeline4:5; do
         rt = ahead > read ? ahead : read   # the reading itself: in the background when read ahead
         ref = name == "independent" ? sprintf("%4.0f %% of ceiling", 100 * kern / ceil) : sprintf("goal 1e9: %4.0f %%", 100 * kern / 1e9)
         rt -= nodewait  # shared slabs: waiting for the other ranks of the node is not reading
-        printf "bench: %-11s np=%-3s wall %7.3f s | replay %9.3g evals/s (%s) | end to end %9.3g evals/s/rank | read %6.3f s = %5.2f GB/s (%3.0f %% of copy bandwidth), waited %6.3f s%s | peak RSS %6.1f MB/rank%s\n",
+        printf "bench: %-13s np=%-3s wall %7.3f s | replay %9.3g evals/s (%s) | end to end %9.3g evals/s/rank | read %6.3f s = %5.2f GB/s (%3.0f %% of copy bandwidth), waited %6.3f s%s | peak RSS %6.1f MB/rank%s\n",
           name, np, w, kern, ref, total, rt, (rt > 0 ? bytes / rt / 1e9 : 0),
           (rt > 0 ? 100 * bytes / rt / bw : 0), read, (nodewait > 0 ? sprintf(" (%.3f s of it for the other ranks of the node)", nodewait) : ""),
           rss, (rss > 64 ? " (over the 64 MB budget)" : "")
       }' "$log"
+    sed -n 's/^timing: stateful scenarios: \([a-z ]*\).*/bench:   (\1)/p' "$log"
     cmp -s "$dir/out-$name-np$first/summary.csv" "$out/summary.csv" ||
       echo "bench: WARNING: $name summary.csv differs between $first and $np ranks" >&2
   done
@@ -114,7 +126,7 @@ for bench in independent:4 pipeline1:5 pipeline4:5; do
   for np in $ranks; do
     [ "$np" = "$first" ] && continue
     awk -v a="${wall[$first]}" -v c="$one" -v b="${wall[$np]}" -v n="$np" -v f="$first" -v m="$name" \
-      'BEGIN { printf "bench: %-11s parallel efficiency %s -> %s ranks: %.1f %% (internal wall time, best of 3); %.1f %% against %s rank(s) of one core each (%.3f s without read-ahead)\n", m, f, n, 100 * a * f / (b * n), 100 * c * f / (b * n), f, c }'
+      'BEGIN { printf "bench: %-13s parallel efficiency %s -> %s ranks: %.1f %% (internal wall time, best of 3); %.1f %% against %s rank(s) of one core each (%.3f s without read-ahead)\n", m, f, n, 100 * a * f / (b * n), 100 * c * f / (b * n), f, c }'
   done
   unset wall
 done
