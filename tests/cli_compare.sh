@@ -23,6 +23,13 @@ start_align = none, avg, min
 INI
 "$stallsim" run "$work/ff.ini" --out "$work/sweep" --quiet || fail "sweep"
 "$stallsim" compare "$work/ff.h5" "$work/sweep" --csv "$work/cmp.csv" > "$work/cmp.txt" || fail "compare"
+# the terminal table names every scenario whole (pipeline names are long and differ only
+# near their ends, so cut names would look alike): each scenario of the CSV starts a row
+printf '[trace]\npath = ff.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/long.ini"
+"$stallsim" run "$work/long.ini" --out "$work/long" --quiet || fail "pipeline sweep"
+"$stallsim" compare "$work/ff.h5" "$work/long" --csv "$work/long.csv" > "$work/long.txt" || fail "compare long names"
+miss=$(cut -d, -f2 "$work/long.csv" | tail -n +3 | while read -r n; do awk -v n="$n" '$1 == "long" && $2 == n { f = 1 } END { exit !f }' "$work/long.txt" || echo "$n"; done)
+[ -z "$miss" ] && [ "$(wc -l < "$work/long.csv")" -eq 5 ] && ok || fail "compare table cuts scenario names: $miss"
 
 # every published mean (4 decimals) appears in the compare CSV, with its difference
 # against the measured trace; the columns are looked up by name

@@ -230,7 +230,17 @@ static void print_table(const cmp_table *t, FILE *out)
     int ncc = compare_columns(cc, ci);
     const ss_results_row *b = &t->v[0].r;
     char h[64];
-    fprintf(out, "%-24s %-36s", "source", "scenario");
+    /* the source and scenario columns as wide as their longest entries (names differ only
+     * at their ends: cutting them would make rows look alike) */
+    int ws = 6, wn = 8;
+    for (int i = 0; i < t->n; i++) {
+        const char *src = strrchr(t->v[i].source, '/');
+        src = src && src[1] ? src + 1 : t->v[i].source;
+        int a = (int)strlen(src), c = (int)strlen(t->v[i].r.text[0]);
+        ws = a > ws ? a : ws;
+        wn = c > wn ? c : wn;
+    }
+    fprintf(out, "%-*s %-*s", ws, "source", wn, "scenario");
     for (int k = 0; k < ncc; k++) {
         if (cc[k]->type != SS_COL_F64) {
             fprintf(out, " %7s", "iters");
@@ -248,7 +258,7 @@ static void print_table(const cmp_table *t, FILE *out)
         const ss_results_row *r = &t->v[i].r;
         const char *src = strrchr(t->v[i].source, '/');
         src = src && src[1] ? src + 1 : t->v[i].source;
-        fprintf(out, "%-24.24s %-36.36s", src, r->text[0]);
+        fprintf(out, "%-*s %-*s", ws, src, wn, r->text[0]);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
             if (cc[k]->type != SS_COL_F64) {
