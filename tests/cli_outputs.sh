@@ -3,7 +3,7 @@
 # summary.csv (header, columns by name, settings that must reach the sweep), results.h5
 # (per-iteration series, /summary, root attributes), the stalltrace schema's units and
 # chunking, the terminal table, --help/--version, pipeline fidelity figures and step_gap,
-# and more ranks than scenarios.
+# more ranks than scenarios, and info's per-GPU means (past each epoch's warm-up).
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
@@ -173,4 +173,27 @@ if command -v mpirun >/dev/null; then
   mpirun_t 3 "$stallsim" run "$work/pipe.ini" --out "$work/p3" --quiet || fail "pipeline np=3"
   same_file "$work/p/summary.csv" "$work/p3/summary.csv" "3 ranks, one pipeline scenario"
 fi
+
+# info's per-GPU means: on the tiny trace every row is an epoch's first 11, so all three
+# rows count (GPU 0: iteration (1.5 + 1 + 1) / 3, stall (0.5 + 0.125 + 0) / 3)
+"$stallsim" info "$work/tiny.h5" > "$work/info-tiny.txt" 2>&1 || fail "info tiny"
+grep -q "^means over all 3 iterations" "$work/info-tiny.txt" &&
+  awk '$1 == "0" && $2 == "1.166667" && $3 == "0.208333" { f = 1 } END { exit !f }' "$work/info-tiny.txt" && ok ||
+  fail "info tiny means: $(cat "$work/info-tiny.txt")"
+# past the warm-up: 2 epochs of 20 rows, each epoch's first 11 left out (as run's measured
+# row does by default), the means recomputed here from the file
+"$stallsim" gen -o "$work/w.h5" --gpus 2 --iterations 20 --epochs 2 --seed 4 > /dev/null || fail "gen w"
+"$stallsim" info "$work/w.h5" > "$work/info-w.txt" 2>&1 || fail "info w"
+$py - "$work/w.h5" "$work/info-w.txt" <<'PY' && ok || fail "info means past the warm-up: $(cat "$work/info-w.txt")"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["timeline"]
+    keep = t["index"][()] >= 11
+    it, st = t["iteration_time"][()][keep], t["stall_time"][()][keep]
+lines = open(sys.argv[2]).read().splitlines()
+assert any(l.startswith("means over the 18 of 40 iterations past each epoch's first 11") for l in lines), lines
+for g in (0, 1):
+    row = [l.split() for l in lines if l.split()[:1] == [str(g)] and len(l.split()) == 9][0]
+    assert abs(float(row[1]) - it[:, g].mean()) < 1e-6 and abs(float(row[2]) - st[:, g].mean()) < 1e-6, (row, it[:, g].mean())
+PY
 finish

@@ -8,6 +8,7 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
+#include "ss_config.h"
 #include "ss_import.h"
 #include "ss_limits.h"
 #include "ss_number.h"
@@ -35,12 +36,15 @@ static const char info_usage[] =
     "usage: stallsim info TRACE.h5\n"
     "\n"
     "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata, the mean\n"
-    "measured iteration time and stall per GPU, and the loader calibration per GPU (workers,\n"
+    "measured iteration time and stall per GPU (past each epoch's first iterations, as run's\n"
+    "measured row by default), and the loader calibration per GPU (workers,\n"
     "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
     "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n";
 
 typedef struct {
-    double *it_sum, *st_sum;
+    double *it_sum, *st_sum; /* [gpus]: iteration and stall times past each epoch's first `warmup` */
+    double *it_all, *st_all; /* [gpus]: over every row */
+    long warmup, rows;       /* rows past the warm-up */
     double t_min, t_max;
     long nepochs;
     int32_t last_epoch;
@@ -69,10 +73,16 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
                 a->nepochs++;
                 a->last_epoch = s.epoch[i];
             }
+            int counted = s.index[i] >= a->warmup;
+            a->rows += counted;
             for (int g = 0; g < G; g++) {
                 long x = i * G + g;
-                a->it_sum[g] += s.iteration_time[x];
-                a->st_sum[g] += s.stall_time[x];
+                a->it_all[g] += s.iteration_time[x];
+                a->st_all[g] += s.stall_time[x];
+                if (counted) {
+                    a->it_sum[g] += s.iteration_time[x];
+                    a->st_sum[g] += s.stall_time[x];
+                }
                 double lo = s.fetch_start[x] < s.train_start[x] ? s.fetch_start[x] : s.train_start[x];
                 double hi = s.train_start[x] + s.iteration_time[x];
                 if (lo < a->t_min) a->t_min = lo;
@@ -127,24 +137,44 @@ static int info_main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.it_sum = calloc((size_t)m->gpus, sizeof(double));
     a.st_sum = calloc((size_t)m->gpus, sizeof(double));
-    if (!a.it_sum || !a.st_sum) st = ss_fail(SS_ENOMEM, "out of memory");
+    a.it_all = calloc((size_t)m->gpus, sizeof(double));
+    a.st_all = calloc((size_t)m->gpus, sizeof(double));
+    if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all) st = ss_fail(SS_ENOMEM, "out of memory");
+    /* like run's measured row: without each epoch's first iterations (the loader's start),
+     * as trace.warmup_iterations does by default; all rows when that leaves none */
+    ss_config defaults;
+    ss_config_defaults(&defaults);
+    a.warmup = defaults.warmup_iterations;
     if (st == SS_OK) st = info_scan(t, &a);
+    if (st == SS_OK && a.rows == 0) { /* every row is warm-up: the means of all */
+        a.warmup = 0;
+        a.rows = m->iterations;
+        memcpy(a.it_sum, a.it_all, (size_t)m->gpus * sizeof(double));
+        memcpy(a.st_sum, a.st_all, (size_t)m->gpus * sizeof(double));
+    }
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
         print_meta(argv[1], m, &a);
         ss_calib_print(&cal, stdout);
-        printf("\n%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
+        if (a.warmup > 0)
+            printf("\nmeans over the %ld of %ld iterations past each epoch's first %ld (run's default "
+                   "trace.warmup_iterations: the loader's start-up is left out)\n", a.rows, m->iterations, a.warmup);
+        else
+            printf("\nmeans over all %ld iterations\n", m->iterations);
+        printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
                "gap (s)", "refill", "delivery", "resid");
         for (int g = 0; g < m->gpus; g++)
-            printf("%5d %14.6f %14.6f %4d %4d %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / m->iterations,
-                   a.st_sum[g] / m->iterations, cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g],
+            printf("%5d %14.6f %14.6f %4d %4d %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
+                   a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g],
                    cal.refill_gpu[g], cal.delivery_gpu[g], cal.resid_gpu[g]);
         ss_calib_free(&cal);
     }
     free(a.it_sum);
     free(a.st_sum);
+    free(a.it_all);
+    free(a.st_all);
     ss_trace_close(t);
     return st == SS_OK ? 0 : ss_cmd_fail(st);
 }
