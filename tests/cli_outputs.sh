@@ -102,6 +102,10 @@ PY
 grep -q "^M  measured .* 1\.5000±0\.5000" "$work/table.txt" && ok || fail "table: measured row: $(cat "$work/table.txt")"
 grep -q "^\*  indep f=none s=none " "$work/table.txt" && ok || fail "table: baseline marker"
 grep -q "slowest loader (measured)" "$work/table.txt" && ok || fail "table: slowest loader line"
+# under it, what the labels' abbreviations mean: once per model in the table
+[ "$(grep -c "^indep: the independent model; f= fetch_align, s= start_align$" "$work/table.txt")" -eq 1 ] &&
+  grep -q "eff.dly% = the share of them whose delay" "$work/table.txt" && ! grep -q "^pipe:" "$work/table.txt" && ok ||
+  fail "table: legend: $(cat "$work/table.txt")"
 
 # the pipeline on the same trace, W = 1 (calibrated: both GPUs fit W = 1), P = 1, gaps 0, no delivery
 # cost (refill_gap and delivery are given: their default is auto since issue 11):

@@ -125,6 +125,19 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
     fprintf(out, "M = the measured run; %schange%% is against M.\n",
             any_baseline ? "* = baseline replay (nothing changed); " : "");
+    /* what the labels' abbreviations mean: each model in the table says it once */
+    int heal = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        heal |= s->sc[j].heal_gpu >= 0;
+        const ss_model_ops *o = ss_model_get(s->sc[j].model);
+        int seen = 0;
+        for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
+        if (!seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
+    }
+    if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
+    fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
+                 "(largest minus smallest stall) exceeds %g s\n",
+            s->effective_delay_threshold);
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;

@@ -44,6 +44,7 @@ typedef struct {
 typedef struct ss_model_ops {
     const char *name;    /* as in ss_model_ids.h */
     const char *label;   /* short prefix in the terminal table ("indep") */
+    const char *legend;  /* what the label's abbreviations mean (under the table), or NULL */
     /* 1 when the model carries state from one iteration to the next: the sweep then
      * replays each of its scenarios whole, in order, on one rank; a stateless model's
      * scenarios are cut into blocks of iterations spread over the ranks. */

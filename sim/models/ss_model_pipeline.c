@@ -800,6 +800,8 @@ static void pipe_free(void *state)
 const ss_model_ops ss_model_pipeline = {
     .name = "pipeline",
     .label = "pipe",
+    .legend = "the pipeline model; f= fetch_align, s= start_align, W= workers, P= prefetch, fs= fetch_scale, "
+              "cs= compute_scale",
     .stateful = 1,
     .epochs_independent = 1, /* ssp_epoch_start: k = 0, and batch 0 reads only its row */
     .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
