@@ -369,13 +369,55 @@ static int find_key(const char *section, const char *name, int *section_known)
     return -1;
 }
 
+/* The edit distance of a and b (insertions, deletions, substitutions), up to 64 chars. */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    int row[65];
+    for (int j = 0; j <= lb; j++) row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* " (did you mean ...?)" for an unknown key: the same name in another section, or the
+ * closest key of its own section within two edits; "" when none is close. */
+static void suggest_key(const char *section, const char *name, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].key, name)) {
+            snprintf(buf, n, " (it belongs in section [%s])", keys[i].section);
+            return;
+        }
+    int best = 3, at = -1;
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(keys[i].section, section) != 0) continue;
+        int d = edit_distance(name, keys[i].key);
+        if (d < best) best = d, at = i;
+    }
+    if (at >= 0) snprintf(buf, n, " (did you mean '%s'?)", keys[at].key);
+}
+
 static int apply(parse_ctx *p, const char *section, const char *name, const char *value)
 {
     int known;
     int i = find_key(section, name, &known);
     if (i < 0) {
+        char hint[96];
+        suggest_key(section, name, hint, sizeof hint);
         if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s]", section);
-        else snprintf(p->msg, sizeof p->msg, "unknown key '%s' in section [%s]", name, section);
+        else snprintf(p->msg, sizeof p->msg, "unknown key '%s' in section [%s]%s", name, section, hint);
         return 0;
     }
     if (p->check_dupes && p->seen[i]) {

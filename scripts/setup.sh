@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh - installs what stallsim needs (Debian packages, when missing) and builds it
 # into build/. Usage: scripts/setup.sh [extra cmake arguments]
+# JOBS=N sets how many compiler processes run at once (default: one per core).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -21,5 +22,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "$@" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build build -j"${JOBS:-$(nproc)}"
 echo "setup: built $here/build/stallsim"

@@ -72,6 +72,10 @@ mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5" $'[trace]\npath = afolder.h5'
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
 expect 2 "is a folder" "$stallsim" run "$work"
+# another tool's trace given to the recorder's importer: the importer to use is named
+: > "$work/run.pt.trace.json"
+expect 2 "looks like a PyTorch profiler trace|stallsim import profiler" "$stallsim" import pytorch "$work/run.pt.trace.json" -o "$work/pt.h5"
+expect 2 "stallsim import dftracer" "$stallsim" import pytorch "$work/trace-0.pfw.gz" -o "$work/pt.h5"
 # an unreadable file: root reads everything, so run as nobody where setpriv allows it
 chmod 755 "$work"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&

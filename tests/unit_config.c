@@ -452,6 +452,19 @@ static void test_long_lines(void **state)
     expect_error_at(text, 3, "unknown key");
 }
 
+/* An unknown key names the key meant: a misspelling within two edits of a key of its
+ * section, or a key of another section; nothing for a name close to none. */
+static void test_unknown_key_hints(void **state)
+{
+    (void)state;
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch_algn = min\n", 4,
+                    "unknown key 'fetch_algn' in section [scenarios] (did you mean 'fetch_align'?)");
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nwarmup_iterations = 3\n", 4,
+                    "(it belongs in section [trace])");
+    expect_error_at("[trace]\npath = /t.h5\nxyzzy = 1\n", 3, "unknown key 'xyzzy' in section [trace]");
+    assert_null(strstr(ss_errmsg(), "did you mean"));
+}
+
 /* The INI file as people write it: indented headers and keys, ';' and '#' comments after
  * whitespace (not inside a value), CRLF line ends, a byte order mark. */
 static void test_ini_as_written(void **state)
@@ -596,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_err_malformed_number),
         cmocka_unit_test(test_err_negative),
         cmocka_unit_test(test_long_lines),
+        cmocka_unit_test(test_unknown_key_hints),
         cmocka_unit_test(test_ini_as_written),
         cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_err_not_a_pair),
