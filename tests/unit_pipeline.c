@@ -261,6 +261,77 @@ static void test_start_align_avg_mean_2gpu(void **state)
  *   avg : x=.4  start0 [.4,.4,.4]    start1 [.15,.15,.15]    start2 [1.95, 1.95, 2.5]
  *   mean: x=.3  start0 [.3,.3,.3]    start1 [.1,.1,.1]       start2 [1.7333.., 1.7333.., 2.4]
  * T[-1] = x; T0 = x + 2.1 + .5; stall0 = [1, 1.2, 2.1]. */
+/* The fused pass (ssp_advance without start times) against the step by step path (the
+ * same call asking for start times), bit for bit: random traces of 1 to 70 GPUs with the
+ * same loader on every GPU and with GPUs of their own W, P, gaps and delivery, W = 0
+ * among them, gaps and a step gap, three epochs. */
+static double rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (double)(*seed >> 8 & 0xffff) / 65536.0;
+}
+
+static void test_fused_equals_step_by_step(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+#define RND() rnd(&seed)
+    const int gpus[] = {1, 3, 8, 17, 70};
+    for (int t = 0; t < 40; t++) {
+        const int G = gpus[t % 5], per_gpu = t % 2, N = 60;
+        int wg[70], pg[70];
+        double gg[70], rg[70], dg[70];
+        for (int g = 0; g < G; g++) {
+            wg[g] = (int)(RND() * 5); /* 0..4 */
+            pg[g] = 1 + (int)(RND() * 3);
+            gg[g] = RND() < .5 ? 0 : .05 * RND();
+            rg[g] = RND() < .5 ? 0 : .05 * RND();
+            dg[g] = RND() < .5 ? 0 : .01 * RND();
+        }
+        ssp_params p = params(1 + t % 4, 1 + t % 3);
+        p.worker_gap = .02 * (t % 3);
+        p.refill_gap = .01 * (t % 2);
+        p.delivery = .003 * (t % 4 == 3);
+        p.step_gap = .001 * (t % 5 == 4);
+        if (per_gpu) {
+            p.workers_gpu = wg;
+            p.prefetch_gpu = pg;
+            p.worker_gap_gpu = gg;
+            p.refill_gap_gpu = rg;
+            p.delivery_gpu = dg;
+        }
+        ssp_state a, b;
+        assert_int_equal(ssp_init(&a, &p, G), SS_OK);
+        assert_int_equal(ssp_init(&b, &p, G), SS_OK);
+        double f[70], fs[70], start[70], sa[70], sb[70];
+        for (int k = 0; k < 3 * N; k++) {
+            if (k % N == 0) {
+                ssp_epoch_start(&a);
+                ssp_epoch_start(&b);
+            }
+            for (int g = 0; g < G; g++) {
+                double u = RND(), big = RND() < .05 ? 3 : 1;
+                f[g] = .2 + u * big;
+                fs[g] = (double)(k % N) * .3 + RND() * .1;
+            }
+            double c = .1 + .2 * RND(), ta, tb;
+            ss_step oa, ob;
+            double Ta = ssp_advance(&a, f, c, fs, NULL, sa, &ta, &oa);
+            double Tb = ssp_advance(&b, f, c, fs, start, sb, &tb, &ob);
+            if (memcmp(&Ta, &Tb, sizeof Ta) || memcmp(&ta, &tb, sizeof ta) || memcmp(sa, sb, (size_t)G * sizeof *sa) ||
+                memcmp(&oa.iter_time, &ob.iter_time, sizeof(double)) || memcmp(&oa.stall, &ob.stall, sizeof(double)) ||
+                memcmp(&oa.delay, &ob.delay, sizeof(double)) || oa.straggler != ob.straggler ||
+                memcmp(&oa.start_diff, &ob.start_diff, sizeof(double)) ||
+                memcmp(&oa.fetch_diff, &ob.fetch_diff, sizeof(double)))
+                fail_msg("case %d (G=%d, per-GPU %d), batch %d: fused T %.17g stall %.17g, step by step T %.17g stall "
+                         "%.17g", t, G, per_gpu, k, Ta, oa.stall, Tb, ob.stall);
+        }
+        ssp_free(&a);
+        ssp_free(&b);
+    }
+#undef RND
+}
+
 static void test_start_align_3gpu(void **state)
 {
     (void)state;
@@ -598,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_start_align_min),
         cmocka_unit_test(test_start_align_avg_mean_2gpu),
         cmocka_unit_test(test_start_align_3gpu),
+        cmocka_unit_test(test_fused_equals_step_by_step),
         cmocka_unit_test(test_fetch_scale),
         cmocka_unit_test(test_fetch_align_max_compute_scale),
         cmocka_unit_test(test_fetch_align_avg),

@@ -252,7 +252,7 @@ static inline __attribute__((always_inline)) double gpu_batch(double r, int win,
 typedef struct {
     const double *prev, *old, *gap, *rg, *dl, *dfac, *ft, *mst, *mts, *mfs, *mft;
     const double *h; /* win == 2: each GPU's window bound (-infinity: none) */
-    double *done, *r, *stall;
+    double *done, *stall;
 } shape_io;
 
 /* One shape of the fused pass; sync/win/has_ft/meas are constants where it is inlined
@@ -266,7 +266,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
     const double *restrict rg = io->rg, *restrict dl = io->dl, *restrict dfac = io->dfac, *restrict ft = io->ft;
     const double *restrict mst = io->mst, *restrict mts = io->mts, *restrict mfs = io->mfs, *restrict mft = io->mft;
     const double *restrict hb = io->h;
-    double *restrict done = io->done, *restrict rbuf = io->r, *restrict stall = io->stall;
+    double *restrict done = io->done, *restrict stall = io->stall;
     double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
     double fmin = INFINITY, fmax = -INFINITY;
 #pragma omp simd reduction(max : got, smax, rmax, fmax) reduction(min : smin, rmin, fmin)
@@ -279,7 +279,6 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
         double r = gpu_batch(r0, win == 1, t_old, win == 1 ? old[g] : 0.0, win == 1 ? rg[g] : 0.0, f, tp, d, &dn, &sv,
                              &a);
         done[g] = dn;
-        rbuf[g] = r;
         stall[g] = sv;
         got = a > got ? a : got;
         smax = sv > smax ? sv : smax;
@@ -310,7 +309,6 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
     const double *restrict mst = in->m ? in->m->stall_time : NULL, *restrict mts = in->m ? in->m->train_start : NULL;
     const double *restrict mfs = in->m ? in->m->fetch_start : NULL, *restrict mft = in->m ? in->m->fetch_time : NULL;
     const double scale = in->scale, f1 = in->f1;
-    double *restrict rbuf = s->r;
     double red[7];
     if (s->same_shape) {
         /* every GPU's batch k waits for the same earlier rows: contiguous, vectorisable;
@@ -321,7 +319,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, NULL, done, rbuf, stall};
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, NULL, done, stall};
         const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
         switch (shape) {
 #define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, ((n) & 4) != 0, (n) & 2, (n) & 1, 0, red); break;
@@ -347,7 +345,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
                 hb[g] = (t_old > old ? t_old : old) + rg[g];
             }
         }
-        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, hb, done, rbuf, stall};
+        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mst, mts, mfs, mft, hb, done, stall};
         shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mst != NULL, 1, red);
     }
     memcpy(ex, red + 1, 6 * sizeof *ex);
@@ -356,7 +354,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
 SS_MULTIVERSION(double, fused, (ssp_state * s, const fused_in *in, double *stall, double *ex), (s, in, stall, ex))
 
 /* Batch k through the fused pass; the same outputs as ssp_advance_lagged without lags. */
-static double advance_fused(ssp_state *s, const fused_in *in, double c, double *start, double *stall,
+static double advance_fused(ssp_state *s, const fused_in *in, double c, double *stall,
                             double *t_prev, ss_step *out)
 {
     const int G = s->gpus;
@@ -366,7 +364,6 @@ static double advance_fused(ssp_state *s, const fused_in *in, double c, double *
     double got = fused(s, in, stall, ex);
     if (got < tp) got = tp; /* no GPU (G = 0 cannot happen) */
     double T = got + s->p.step_gap + c;
-    if (start) memcpy(start, s->r, (size_t)G * sizeof *start);
     *T_at(s, k) = T;
     out->iter_time = T - tp;
     out->stall = ex[1];
@@ -382,9 +379,11 @@ static double advance_fused(ssp_state *s, const fused_in *in, double c, double *
 double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, double *start,
                    double *stall, double *t_prev, ss_step *out)
 {
-    if (s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
+    /* the fused pass keeps no start times (storing them cost a fifth of its time): a
+     * caller that wants them takes the step by step path, which gives the same values */
+    if (!start && s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
         fused_in in = {.ft = f, .fs = fs, .scale = 1.0};
-        return advance_fused(s, &in, c, start, stall, t_prev, out);
+        return advance_fused(s, &in, c, stall, t_prev, out);
     }
     return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
 }
@@ -501,7 +500,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
                        .scale = s->p.fetch_scale,
                        .f1 = f1,
                        .m = measure ? measured : NULL};
-        advance_fused(s, &in, s->p.compute_scale * row->compute, NULL, stall, &tp, out);
+        advance_fused(s, &in, s->p.compute_scale * row->compute, stall, &tp, out);
         return;
     }
     if (measure) {
