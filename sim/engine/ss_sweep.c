@@ -568,6 +568,8 @@ static ss_status gather(sweep *w, ss_summary *out)
 
 /* Reading and preparing a row, in replays of one stateful scenario over it. */
 #define SPLIT_ROW_COST 2.0
+/* Stateful scenarios split by iterations at most (each rank holds all of their states). */
+#define SPLIT_MAX_SCENARIOS 64
 
 /* Decides how the stateful scenarios are spread (the same on every rank: it reads the
  * epoch column, independently): whole scenarios over the ranks, or, when every stateful
@@ -623,7 +625,9 @@ static ss_status choose_split(sweep *w)
          * each of its stateful scenarios */
         long per_rank = (nstate + P - 1) / P; /* whole scenarios on the busiest rank */
         double by_time = (double)most * (SPLIT_ROW_COST + nstate), whole = (double)N * (SPLIT_ROW_COST + per_rank);
-        w->tsplit = (force && !strcmp(force, "time")) || by_time < whole;
+        /* every rank then holds every stateful scenario's state: not for large sweeps,
+         * which have enough whole scenarios for every rank anyway */
+        w->tsplit = (force && !strcmp(force, "time")) || (by_time < whole && nstate <= SPLIT_MAX_SCENARIOS);
         w->t_b0 = B * c->rank / P;
         w->t_b1 = B * (c->rank + 1) / P;
         w->t_from = from[c->rank];
