@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 stallsim=$here/build/stallsim probe=$here/build/tests/stallsim_probe
-[ -x "$stallsim" ] && [ -x "$probe" ] || "$here/scripts/setup.sh"
+[ -x "$stallsim" ] && [ -x "$probe" ] && [ -x "$here/build/tests/stallsim_pipe_probe" ] || "$here/scripts/setup.sh"
 mkdir -p "$dir"
 trace=$dir/trace-${gpus}x${iters}.h5
 if [ ! -e "$trace" ]; then
@@ -57,6 +57,10 @@ ceil=$(awk '$1 == "kernel_evals_per_s" { print $2 }' "$dir/probe.txt")
 isa=$(grep -o -m1 -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tail -1 || true)
 printf 'bench: machine: %s cores, best vector ISA %s; memory copy %.3g GB/s; replay arithmetic ceiling %.3g evals/s (one core)\n' \
   "$(nproc)" "${isa:-sse2}" "$(awk -v b="$bw" 'BEGIN { print b / 1e9 }')" "$ceil"
+# the pipeline model's step alone (tests/bench/ss_pipe_probe.c: rows in cache, 4 scenarios)
+pstep=$("$here/build/tests/stallsim_pipe_probe" --gpus "$gpus" | awk '$1 == "pipeline_steps_per_s" { print $2 }')
+printf 'bench: pipeline step alone (rows in cache, 4 scenarios, per-GPU loaders, measured delivery): %.3g GPU-steps/s (goal 1e9: %.0f %%)\n' \
+  "$pstep" "$(awk -v p="$pstep" 'BEGIN { print 100 * p / 1e9 }')"
 
 write_ini() { # NAME TRACE MODEL-LINES...
   local name=$1 tr=$2; shift 2

@@ -217,6 +217,9 @@ typedef struct {
     const double *ft, *fs;   /* the row's fetch times (or NULL: f1) and measured starts */
     double scale, f1;
     const ss_row *m;         /* the row whose deliveries are measured, or NULL */
+    /* the smallest and largest of ft (known from the row preparation), or NaN: found here;
+     * scale * min(ft) is min(scale * ft) for scale >= 0 (rounding is monotone) */
+    double ftmin, ftmax;
 } fused_in;
 
 /* A batch's measured delivery cost (MODELS-pipeline.md, d[k][g]): stall - max(0, done -
@@ -276,8 +279,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
     const double *restrict hb = io->h;
     double *restrict done = io->done, *restrict stall = io->stall;
     double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
-    double fmin = INFINITY, fmax = -INFINITY;
-#pragma omp simd reduction(max : got, smax, rmax, fmax) reduction(min : smin, rmin, fmin)
+#pragma omp simd reduction(max : got, smax, rmax) reduction(min : smin, rmin)
     for (int g = 0; g < G; g++) {
         double f = has_ft ? scale * ft[g] : f1;
         double d = meas ? delivery_after(mst[g], mts[g], mdn[g], dfac[g]) : dl[g];
@@ -293,16 +295,12 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
         smin = sv < smin ? sv : smin;
         rmax = r > rmax ? r : rmax;
         rmin = r < rmin ? r : rmin;
-        fmax = f > fmax ? f : fmax;
-        fmin = f < fmin ? f : fmin;
     }
     red[0] = got;
     red[1] = smin;
     red[2] = smax;
     red[3] = rmin;
     red[4] = rmax;
-    red[5] = fmin;
-    red[6] = fmax;
 }
 
 static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *stall, double *ex)
@@ -361,7 +359,22 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mst, mts, mdn, hb, done, stall};
         shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mst != NULL, 1, red);
     }
-    memcpy(ex, red + 1, 6 * sizeof *ex);
+    memcpy(ex, red + 1, 4 * sizeof *ex);
+    /* the fetch times' spread: from the row's extremes (no reduction in the pass) */
+    if (!ft) {
+        ex[4] = ex[5] = f1;
+    } else {
+        double lo = in->ftmin, hi = in->ftmax;
+        if (isnan(lo) || isnan(hi)) {
+            lo = hi = ft[0];
+            for (int g = 1; g < G; g++) {
+                lo = ft[g] < lo ? ft[g] : lo;
+                hi = ft[g] > hi ? ft[g] : hi;
+            }
+        }
+        ex[4] = scale * lo;
+        ex[5] = scale * hi;
+    }
     return red[0];
 }
 SS_MULTIVERSION(double, fused, (ssp_state * s, const fused_in *in, double *stall, double *ex), (s, in, stall, ex))
@@ -395,7 +408,7 @@ double ssp_advance(ssp_state *s, const double *f, double c, const double *fs, do
     /* the fused pass keeps no start times (storing them cost a fifth of its time): a
      * caller that wants them takes the step by step path, which gives the same values */
     if (!start && s->k > 0 && s->p.start_align == SS_ALIGN_NONE && !s->dm_row) {
-        fused_in in = {.ft = f, .fs = fs, .scale = 1.0};
+        fused_in in = {.ft = f, .fs = fs, .scale = 1.0, .ftmin = NAN, .ftmax = NAN};
         return advance_fused(s, &in, c, stall, t_prev, out);
     }
     return ssp_advance_lagged(s, f, c, fs, NULL, NULL, start, stall, t_prev, out);
@@ -512,7 +525,9 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
                        .fs = row->fetch_start,
                        .scale = s->p.fetch_scale,
                        .f1 = f1,
-                       .m = measure ? measured : NULL};
+                       .m = measure ? measured : NULL,
+                       .ftmin = row->fetch_min,
+                       .ftmax = row->fetch_max};
         advance_fused(s, &in, s->p.compute_scale * row->compute, stall, &tp, out);
         return;
     }
