@@ -137,6 +137,7 @@ typedef struct {
     record_list recs;
     ss_slab slab_buf;
     double *done, *scratch; /* scratch: [3][gpus]: median work, stalls, sorted fetch times */
+    double *deliv;          /* [gpus] the row's measured deliveries, when train_start is read */
     /* grouped mode (a slab holds a whole block): the block's rows are prepared once and
      * replayed for SS_GROUP lanes at a time, which share the pool's series buffers, so a
      * scenario costs no block statistics of its own */
@@ -144,6 +145,7 @@ typedef struct {
     ss_row *rows;          /* [slab] prepared rows */
     double *rows_done;     /* [slab][gpus] */
     double *rows_sorted;   /* [slab][gpus] when healing */
+    double *rows_deliv;    /* [slab][gpus] the measured deliveries, when train_start is read */
     unsigned char *row_flags; /* [slab] 1: summarised, 2: an epoch starts */
     double *pool;          /* [SS_GROUP][SS_NMETRICS][SS_BLOCK_ROWS] */
     ss_sweep_timing timing;
@@ -233,6 +235,15 @@ static ss_status setup(sweep *w)
             w->lanes[j].rec_block = w->t_b0;
         }
         any = 1;
+    }
+    /* the rows' measured deliveries, prepared once for all of a row's scenarios */
+    if (w->train_start) {
+        size_t G = (size_t)w->gpus;
+        w->deliv = malloc(G * sizeof *w->deliv);
+        if (w->grouped) w->rows_deliv = malloc((size_t)w->slab * G * sizeof *w->rows_deliv);
+        if (!w->deliv || (w->grouped && !w->rows_deliv))
+            return ss_fail(SS_ENOMEM, "out of memory for the rows' delivery costs (%ld rows x %d GPUs)", w->slab,
+                           w->gpus);
     }
     if (!any || w->shared) return SS_OK; /* shared slabs: ss_sweep_run, on every rank */
     ss_status st = ss_slab_alloc(&w->slab_buf, w->slab, w->gpus);
@@ -377,6 +388,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                         .stall_time = s->stall_time + i * G,
                         .train_start = w->train_start ? s->train_start + i * G : NULL,
                         .done = w->rows_done + i * G,
+                        .delivery = w->rows_deliv ? w->rows_deliv + i * G : NULL,
                         .sum_fetch_start = s->sum_fetch_start + i,
                         .sum_fetch_time = s->sum_fetch_time + i,
                         .extremes = s->extremes + i * SS_SLAB_NEX};
@@ -439,6 +451,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                           .stall_time = s->stall_time + i * G,
                           .train_start = w->train_start ? s->train_start + i * G : NULL,
                           .done = w->done,
+                          .delivery = w->train_start ? w->deliv : NULL,
                           .sum_fetch_start = s->sum_fetch_start + i,
                           .sum_fetch_time = s->sum_fetch_time + i,
                           .extremes = s->extremes + i * SS_SLAB_NEX};
@@ -653,6 +666,8 @@ static void sweep_free(sweep *w)
     free(w->rows);
     free(w->rows_done);
     free(w->rows_sorted);
+    free(w->rows_deliv);
+    free(w->deliv);
     free(w->row_flags);
     free(w->pool);
     if (w->shared) memset(&w->slab_buf, 0, sizeof w->slab_buf); /* the node's window holds it */

@@ -233,14 +233,6 @@ static inline __attribute__((always_inline)) double delivery_of(double st, doubl
     return (x > 0.0 ? x : 0.0) * fac;
 }
 
-/* delivery_of with the measured ready time fs + ft already added (the same value). */
-static inline __attribute__((always_inline)) double delivery_after(double st, double ts, double dn, double fac)
-{
-    double late = dn - (ts - st);
-    double x = st - (late > 0.0 ? late : 0.0);
-    return (x > 0.0 ? x : 0.0) * fac;
-}
-
 /* One GPU's batch in the fused pass: from the time its worker is free (r) to its start
  * (after the window, when win), done, stall (*sv) and the time the loop has it (*a). */
 static inline __attribute__((always_inline)) double gpu_batch(double r, int win, double t_old, double old, double rg,
@@ -261,7 +253,8 @@ static inline __attribute__((always_inline)) double gpu_batch(double r, int win,
 /* The arrays of one fused pass over GPUs of the same W and P (prev: the dones of batch
  * k - W, or the measured starts for the epoch's first batches; old: of batch k - W*P). */
 typedef struct {
-    const double *prev, *old, *gap, *rg, *dl, *dfac, *ft, *mst, *mts, *mdn;
+    const double *prev, *old, *gap, *rg, *dl, *dfac, *ft;
+    const double *mdl; /* the row's measured deliveries before their factors (meas) */
     const double *h; /* win == 2: each GPU's window bound (-infinity: none) */
     double *done, *stall;
 } shape_io;
@@ -275,14 +268,14 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
 {
     const double *restrict prev = io->prev, *restrict old = io->old, *restrict gap = io->gap;
     const double *restrict rg = io->rg, *restrict dl = io->dl, *restrict dfac = io->dfac, *restrict ft = io->ft;
-    const double *restrict mst = io->mst, *restrict mts = io->mts, *restrict mdn = io->mdn;
+    const double *restrict mdl = io->mdl;
     const double *restrict hb = io->h;
     double *restrict done = io->done, *restrict stall = io->stall;
     double got = -INFINITY, smin = INFINITY, smax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
 #pragma omp simd reduction(max : got, smax, rmax) reduction(min : smin, rmin)
     for (int g = 0; g < G; g++) {
         double f = has_ft ? scale * ft[g] : f1;
-        double d = meas ? delivery_after(mst[g], mts[g], mdn[g], dfac[g]) : dl[g];
+        double d = meas ? mdl[g] * dfac[g] : dl[g];
         double dn, sv, a;
         double r0 = first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g];
         if (win == 2) r0 = r0 > hb[g] ? r0 : hb[g];
@@ -312,12 +305,14 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
     const double *restrict gap = s->gap_a, *restrict rg = s->refill_a, *restrict dl = s->deliv_a;
     const double *restrict dfac = s->dfac_a;
     const double *restrict ft = in->ft, *restrict fs = in->fs;
-    const double *restrict mst = in->m ? in->m->stall_time : NULL, *restrict mts = in->m ? in->m->train_start : NULL;
-    /* the measured ready times fetch_start + fetch_time: the prepared row's, or added here */
-    const double *restrict mdn = in->m ? in->m->done : NULL;
-    if (in->m && !mdn) {
-        for (int g = 0; g < G; g++) s->dm[g] = in->m->fetch_start[g] + in->m->fetch_time[g];
-        mdn = s->dm;
+    /* the measured deliveries of the batch (before each GPU's factor): the prepared row's
+     * (shared by its scenarios), or found here the same way */
+    const double *restrict mdl = in->m ? in->m->delivery : NULL;
+    if (in->m && !mdl) {
+        const ss_row *m = in->m;
+        for (int g = 0; g < G; g++)
+            s->dm[g] = delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g], m->fetch_time[g], 1.0);
+        mdl = s->dm;
     }
     const double scale = in->scale, f1 = in->f1;
     double red[7];
@@ -330,15 +325,15 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mst, mts, mdn, NULL, done, stall};
-        const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mst ? 1 : 0);
+        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mdl, NULL, done, stall};
+        const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mdl ? 1 : 0);
         switch (shape) {
 #define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, ((n) & 4) != 0, (n) & 2, (n) & 1, 0, red); break;
             SHAPE(0) SHAPE(1) SHAPE(2) SHAPE(3) SHAPE(4) SHAPE(5) SHAPE(6) SHAPE(7)
             SHAPE(8) SHAPE(9) SHAPE(10) SHAPE(11) SHAPE(12) SHAPE(13) SHAPE(14) SHAPE(15)
 #undef SHAPE
         default: /* the epoch's first batches (k < W): measured starts */
-            shape_loop(&io, G, tp, t_old, scale, f1, 0, win, ft != NULL, mst != NULL, 1, red);
+            shape_loop(&io, G, tp, t_old, scale, f1, 0, win, ft != NULL, mdl != NULL, 1, red);
             break;
         }
         (void)ring;
@@ -356,8 +351,8 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
                 hb[g] = (t_old > old ? t_old : old) + rg[g];
             }
         }
-        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mst, mts, mdn, hb, done, stall};
-        shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mst != NULL, 1, red);
+        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mdl, hb, done, stall};
+        shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mdl != NULL, 1, red);
     }
     memcpy(ex, red + 1, 4 * sizeof *ex);
     /* the fetch times' spread: from the row's extremes (no reduction in the pass) */

@@ -54,6 +54,23 @@ static SS_KERNEL int add_done_body(ss_row *r)
 }
 SS_MULTIVERSION(int, add_done, (ss_row * r), (r))
 
+/* delivery[] from done[] and the measured loop (the pipeline model's delivery_after with
+ * a factor of 1, the same operations). */
+static SS_KERNEL int add_delivery_body(ss_row *r)
+{
+    const int G = r->gpus;
+    const double *restrict st = r->stall_time, *restrict ts = r->train_start, *restrict dn = r->done;
+    double *restrict d = r->delivery;
+#pragma omp simd
+    for (int g = 0; g < G; g++) {
+        double late = dn[g] - (ts[g] - st[g]);
+        double x = st[g] - (late > 0.0 ? late : 0.0);
+        d[g] = x > 0.0 ? x : 0.0;
+    }
+    return 0;
+}
+SS_MULTIVERSION(int, add_delivery, (ss_row * r), (r))
+
 void ss_row_prepare(ss_row *r, int want_median, double *scratch)
 {
     const int G = r->gpus;
@@ -67,6 +84,7 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch)
     } else {
         smax = extremes(r, ex);
     }
+    if (r->delivery && r->train_start) add_delivery(r);
     double smin = ex[0], fmin = ex[1], fmax = ex[2], stmax = ex[3], itmax = ex[4];
     /* the sums in GPU order (a vector sum would round differently) */
     double ssum = 0, fsum = 0;

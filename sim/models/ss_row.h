@@ -10,6 +10,10 @@ typedef struct {
     const double *fetch_start, *fetch_time, *iteration_time, *stall_time; /* [gpus] */
     const double *train_start; /* [gpus], or NULL when the sweep did not read it */
     double *done;        /* [gpus] fetch_start + fetch_time, filled by ss_row_prepare */
+    /* [gpus] when given with train_start: filled by ss_row_prepare with each GPU's measured
+     * delivery cost of the batch, max(0, stall - max(0, done - (train_start - stall)))
+     * (MODELS-pipeline.md, d[k][g] before its factor), shared by the row's scenarios */
+    double *delivery;
     /* the sums of fetch_start and of fetch_time over the GPUs in GPU order from 0, when
      * known already (the trace reader adds them up); NULL: ss_row_prepare adds them */
     const double *sum_fetch_start, *sum_fetch_time;

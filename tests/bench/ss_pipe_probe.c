@@ -1,7 +1,8 @@
 /* ss_pipe_probe.c - the pipeline model's step alone, for scripts/bench.sh: ssp_replay_row
  * (the fused pass, the straggler and the step's figures) over 64 prepared rows of G GPUs
  * that stay in cache, replayed in turn for 4 scenarios, as a sweep replays a prepared row
- * for its scenarios; per-GPU loader settings as a calibration gives them (4 workers,
+ * for its scenarios (with the row preparation's measured deliveries, as the sweep prepares
+ * them once per row); per-GPU loader settings as a calibration gives them (4 workers,
  * prefetch 2, gaps and delivery factors that differ per GPU) and each batch's measured
  * delivery. Prints the GPU-steps per second, without the trace read, the row preparation
  * and the block statistics that the sweep's replay phase also counts.
@@ -41,11 +42,12 @@ int main(int argc, char **argv)
     const size_t n = (size_t)R * (size_t)G;
     double *fs = malloc(n * sizeof *fs), *ft = malloc(n * sizeof *ft), *it = malloc(n * sizeof *it);
     double *st = malloc(n * sizeof *st), *ts = malloc(n * sizeof *ts), *done = malloc(n * sizeof *done);
+    double *deliv = malloc(n * sizeof *deliv);
     double *stall = malloc((size_t)G * sizeof *stall), *scratch = malloc(3 * (size_t)G * sizeof *scratch);
     int *wg = malloc((size_t)G * sizeof *wg), *pg = malloc((size_t)G * sizeof *pg);
     double *gg = malloc((size_t)G * sizeof *gg), *rg = malloc((size_t)G * sizeof *rg), *dg = malloc((size_t)G * sizeof *dg);
     ss_row *rows = malloc(R * sizeof *rows);
-    if (!fs || !ft || !it || !st || !ts || !done || !stall || !scratch || !wg || !pg || !gg || !rg || !dg || !rows) {
+    if (!fs || !ft || !it || !st || !ts || !done || !deliv || !stall || !scratch || !wg || !pg || !gg || !rg || !dg || !rows) {
         fprintf(stderr, "stallsim_pipe_probe: out of memory\n");
         return 1;
     }
@@ -62,7 +64,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < R; r++) {
         size_t o = (size_t)r * (size_t)G;
         rows[r] = (ss_row){.gpus = G, .fetch_start = fs + o, .fetch_time = ft + o, .iteration_time = it + o,
-                           .stall_time = st + o, .train_start = ts + o, .done = done + o};
+                           .stall_time = st + o, .train_start = ts + o, .done = done + o, .delivery = deliv + o};
         ss_row_prepare(&rows[r], 0, scratch);
     }
     for (int g = 0; g < G; g++) {
@@ -103,7 +105,7 @@ int main(int argc, char **argv)
     printf("pipeline_steps_per_s %.4g\n", (double)steps / best);
     printf("checksum %.6g\n", sink);
     for (int j = 0; j < NSC; j++) ssp_free(&s[j]);
-    free(fs), free(ft), free(it), free(st), free(ts), free(done), free(stall), free(scratch);
+    free(fs), free(ft), free(it), free(st), free(ts), free(done), free(deliv), free(stall), free(scratch);
     free(wg), free(pg), free(gg), free(rg), free(dg), free(rows);
     return 0;
 }
