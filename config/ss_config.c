@@ -49,7 +49,7 @@ static const key_def keys[] = {
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
      "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
-     "pipeline: factor on every fetch time (0.5: storage twice as fast)"},
+     "pipeline: factor on every whole fetch time (0.5: fetches twice as fast, per-batch CPU work included)"},
     {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
      "pipeline: factor on every compute time"},
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
