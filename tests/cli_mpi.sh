@@ -66,6 +66,16 @@ same_file "$work/pipe-plain/summary.csv" "$work/pipe-sh7/summary.csv" "pipeline 
 mpirun_t 2 -x STALLSIM_NO_SHARED_READS=1 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-unshared" --quiet ||
   fail "pipeline without shared slabs, np=2"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-unshared/summary.csv" "pipeline without shared slabs, np=2"
+# nodes of different sizes (STALLSIM_TEST_NODE_RANKS=2 at 3 ranks: a node of 2 ranks that
+# share slabs and a node of one that reads alone; at 5 ranks: 2 + 2 + 1): the same summary,
+# no hang
+for np in 3 5; do
+  mpirun_t $np -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-nodes$np" --quiet \
+    --timing 2> "$work/pipe-nodes$np.err" || fail "pipeline on uneven nodes, np=$np: $(tail -3 "$work/pipe-nodes$np.err")"
+  grep -q "waiting for the node's other ranks" "$work/pipe-nodes$np.err" && ok ||
+    fail "uneven nodes np=$np: no rank shared slabs"
+  same_file "$work/pipe-plain/summary.csv" "$work/pipe-nodes$np/summary.csv" "pipeline on uneven nodes, np=$np"
+done
 # the calibration does not depend on the slab memory either
 "$stallsim" run "$work/pipe.ini" --set run.slab_mb=0.05 --out "$work/pipe-mb" --quiet || fail "pipeline slab_mb"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-mb/summary.csv" "pipeline slab_mb=0.05"

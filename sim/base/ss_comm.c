@@ -46,7 +46,13 @@ ss_status ss_comm_init(ss_comm *c, int *argc, char ***argv)
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     MPI_Comm node;
-    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    /* tests: STALLSIM_TEST_NODE_RANKS=K makes "nodes" of K consecutive ranks (the last one
+     * smaller), so that uneven placements can be run on one machine */
+    const char *k = getenv("STALLSIM_TEST_NODE_RANKS");
+    int split = k && atoi(k) > 0
+                    ? MPI_Comm_split(c->comm, c->rank / atoi(k), c->rank, &node)
+                    : MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    if (split == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
         MPI_Comm_size(node, &c->node_ranks);
         MPI_Comm_rank(node, &c->node_rank);

@@ -720,8 +720,10 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.grouped = w.slab >= SS_BLOCK_ROWS || w.slab >= w.N;
     w.ns.win = MPI_WIN_NULL;
     if (st == SS_OK) st = setup(&w);
-    if (w.shared) { /* every rank: the node's slabs, and train_start read if any rank's model uses it */
-        st = ss_comm_any_failed(comm, st);
+    /* on every rank of the job, shared or not: nodes may run different numbers of ranks,
+     * and a node of one rank shares nothing */
+    st = ss_comm_any_failed(comm, st);
+    if (w.shared) { /* the node's ranks: its slabs, and train_start read if any rank's model uses it */
         int ts = w.train_start;
         if (st == SS_OK && MPI_Allreduce(MPI_IN_PLACE, &ts, 1, MPI_INT, MPI_MAX, comm->node) != MPI_SUCCESS)
             st = ss_fail(SS_EMPI, "agreeing on the columns to read failed");
