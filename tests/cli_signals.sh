@@ -108,7 +108,7 @@ mkdir -p "$out"
 printf '[trace]\npath = big.h5\n' > "$work/small.ini"
 "$stallsim" gen -o "$work/small.h5" --gpus 2 --iterations 40 >/dev/null
 printf '[trace]\npath = small.h5\n' > "$work/small.ini"
-for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$$" \
+for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$dead.old" ".results.h5.tmp.$$" \
   ".other.h5.tmp.$dead" ".results.h5.tmp.${dead}x" "results.h5.tmp.$dead" ".results.h5.old.$dead"; do
   echo x > "$out/$f"
   touch -d '1 hour ago' "$out/$f"
@@ -116,7 +116,7 @@ done
 echo x > "$out/.summary.csv.tmp.$((dead + 1))" # a dead process, but written a moment ago
 kill -0 $((dead + 1)) 2>/dev/null && rm -f "$out/.summary.csv.tmp.$((dead + 1))"
 "$stallsim" run "$work/small.ini" --out "$out" --quiet 2>"$work/stale-err" || fail "run with stale temporaries: $(cat "$work/stale-err")"
-for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead"; do
+for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$dead.old"; do
   [ -e "$out/$f" ] && fail "stale $f not removed" || ok
   grep -qF "removed $out/$f" "$work/stale-err" && ok || fail "removal of $f not reported: $(cat "$work/stale-err")"
 done

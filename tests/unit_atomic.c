@@ -116,6 +116,18 @@ static void test_pair_undo_without_exchange(void **state)
     assert_string_equal(get("s5.csv"), "new s");
     assert_string_equal(get(".r5.tmp.old"), "(none)");
     assert_string_equal(get(".s5.tmp.old"), "(none)");
+    /* a leftover copy under this process's name (an earlier process of the same id) does
+     * not stop the earlier file from being kept and brought back */
+    put("r6.h5", "old r");
+    put("s6.csv", "old s");
+    put(".r6.tmp", "new r");
+    put(".r6.tmp.old", "leftover");
+    ss_clear();
+    assert_int_equal(ss_atomic_commit_pair(at(".r6.tmp"), at("r6.h5"), at(".s6.tmp"), at("s6.csv")), SS_EIO);
+    assert_non_null(strstr(ss_errmsg(), "r6.h5 is left as it was"));
+    assert_string_equal(get("r6.h5"), "old r");
+    assert_string_equal(get(".r6.tmp.old"), "(none)");
+    ss_clear();
     ss_atomic_test_no_exchange(0);
 }
 

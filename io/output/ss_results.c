@@ -49,8 +49,10 @@ static ss_status create_scenario_groups(ss_results *r, const ss_scenario *sc)
     for (int j = 0; st == SS_OK && j < r->nsc; j++) {
         hid_t g = H5Gcreate2(top, sc[j].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (g < 0) st = ss_fail(SS_EIO, "%s: cannot create /scenarios/%s", r->path, sc[j].name);
+        st = ss_comm_any_failed(r->comm, st); /* the group everywhere before its datasets */
         hid_t *d = r->ds + (long)j * RD_N;
-        for (int k = 0; g >= 0 && k < RD_N; k++) {
+        const int made = st == SS_OK; /* the same on every rank: all 8 creates, or none */
+        for (int k = 0; made && k < RD_N; k++) {
             hid_t type = k == RD_INDEX ? H5T_STD_I64LE : k == RD_EPOCH ? H5T_STD_I32LE : H5T_IEEE_F64LE;
             d[k] = make_ds(g, rd_name[k], type, r->N, r->gpus, k == RD_STALL_TIME);
             if (d[k] < 0 && st == SS_OK)

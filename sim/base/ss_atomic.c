@@ -125,7 +125,8 @@ void ss_atomic_discard(const char *tmp)
 
 /* Puts tmp in path's place. *swapped = 1 when the earlier path is kept under the name
  * old[] (tmp itself after an exchange, or a hard link "<tmp>.old" made first where the
- * file system cannot exchange), so that the step can be undone. */
+ * file system cannot exchange), so that the step can be undone; 0 when there was no
+ * earlier path; 2 when it was replaced without a copy (no hard links there). */
 static int no_exchange; /* tests: behave as on a file system without RENAME_EXCHANGE */
 void ss_atomic_test_no_exchange(int on) { no_exchange = on; }
 
@@ -141,10 +142,16 @@ static int swap_in(const char *tmp, const char *path, char *old, size_t oldsize,
      * the earlier file under a second name before it is replaced (without hard links it
      * cannot be brought back) */
     int n = snprintf(old, oldsize, "%s.old", tmp);
-    if (n > 0 && (size_t)n < oldsize && link(path, old) == 0) *swapped = 1;
+    if (n > 0 && (size_t)n < oldsize) {
+        unlink(old); /* this process's name: a leftover of an earlier process of the same id */
+        if (link(path, old) == 0) *swapped = 1;
+        else if (errno != ENOENT) *swapped = 2;
+    } else if (access(path, F_OK) == 0) {
+        *swapped = 2;
+    }
     if (rename(tmp, path) == 0) return 0;
     int e = errno;
-    if (*swapped) unlink(old);
+    if (*swapped == 1) unlink(old);
     *swapped = 0;
     errno = e;
     return -1;
@@ -183,16 +190,22 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
         unlink(tmp2);
     } else if (swap_in(tmp2, path2, old2, sizeof old2, &sw2) != 0) {
         int e = errno;
-        /* undo the first step: the earlier path1 comes back, or the new one goes */
-        if (sw1) rename(old1, path1);
-        else unlink(path1);
+        /* undo the first step: the earlier path1 comes back, or the new one goes; one
+         * replaced without a copy stays new, and the message says so */
+        if (sw1 == 1) rename(old1, path1);
+        else if (sw1 == 0) unlink(path1);
         unlink(tmp1);
         unlink(tmp2);
-        st = ss_fail(SS_EIO, "%s: cannot move result into place: %s (%s is left as it was)", path2, strerror(e),
-                     path1);
+        if (sw1 == 2)
+            st = ss_fail(SS_EIO, "%s: cannot move result into place: %s (%s was already replaced by this run's and "
+                         "could not be put back: the folder's file system has no hard links)", path2, strerror(e),
+                         path1);
+        else
+            st = ss_fail(SS_EIO, "%s: cannot move result into place: %s (%s is left as it was)", path2,
+                         strerror(e), path1);
     } else {
-        if (sw1) unlink(old1); /* the earlier files, now under their second names */
-        if (sw2) unlink(old2);
+        if (sw1 == 1) unlink(old1); /* the earlier files, now under their second names */
+        if (sw2 == 1) unlink(old2);
     }
     ss_atomic_untrack(tmp1);
     ss_atomic_untrack(tmp2);
@@ -269,10 +282,13 @@ static long stale_pid(const char *entry, const char *const *names, int nnames)
         const char *r = entry + 1 + n;
         if (strncmp(r, ".tmp.", 5) != 0) continue;
         r += 5;
-        if (*r < '1' || *r > '9' || strlen(r) > 9) continue;
+        if (*r < '1' || *r > '9') continue;
         long pid = 0;
-        for (; *r >= '0' && *r <= '9'; r++) pid = pid * 10 + (*r - '0');
-        if (*r == '\0') return pid;
+        int digits = 0;
+        for (; *r >= '0' && *r <= '9' && digits < 10; r++, digits++) pid = pid * 10 + (*r - '0');
+        /* ".<name>.tmp.<pid>", or the copy of an earlier file that the commit keeps while
+         * it replaces it (".<name>.tmp.<pid>.old") */
+        if (digits <= 9 && (*r == '\0' || !strcmp(r, ".old"))) return pid;
     }
     return -1;
 }

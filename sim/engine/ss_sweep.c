@@ -611,7 +611,7 @@ static ss_status choose_split(sweep *w)
     ss_status st = from && e ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
     /* from[r]: the first row of the epoch holding rank r's first row (N: no rows) */
     int r = 0;
-    while (r < P && B * r / P == B * (r + 1) / P) from[r++] = N;
+    while (st == SS_OK && r < P && B * r / P == B * (r + 1) / P) from[r++] = N;
     long start = 0;
     int32_t last = 0;
     for (long r0 = 0; st == SS_OK && r < P && r0 < N; r0 += ROWS) {
