@@ -129,9 +129,9 @@ typedef struct {
                          * split by iterations, every stateful scenario: tsplit) */
     /* tsplit: the stateful scenarios are split over the ranks by blocks: this rank
      * records blocks [t_b0, t_b1) and replays from row t_from (the start of the epoch
-     * holding block t_b0's first row), which lies in block t_wb */
-    int tsplit;
-    long t_b0, t_b1, t_from, t_wb;
+     * holding block t_b0's first row); nstate: the sweep's stateful scenarios */
+    int tsplit, nstate;
+    long t_b0, t_b1, t_from;
     long long ulo, uhi; /* this rank's (block, stateless scenario) units */
     long *straggler;  /* [nsc * gpus] */
     record_list recs;
@@ -275,7 +275,10 @@ static void *ahead_main(void *arg)
 }
 
 /* 1 when this rank's stateful lanes replay block b (always, unless split by blocks). */
-static int stateful_active(const sweep *w, long b) { return !w->tsplit || (b >= w->t_wb && b < w->t_b1); }
+static int stateful_active(const sweep *w, long b)
+{
+    return !w->tsplit || (b >= w->t_from / SS_BLOCK_ROWS && b < w->t_b1);
+}
 
 /* The number of this rank's lanes that replay block b (as replay_local counts them). */
 static int block_lanes(const sweep *w, long b)
@@ -321,19 +324,17 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
 {
     double t0 = ss_wtime();
     ss_status st = SS_OK;
+    long rows = n; /* read by this rank */
+    int have = 0;
     if (w->shared) {
         ss_slab *s = NULL;
         st = ss_nodeslab_read(&w->ns, w->t, w->train_start, r0, n, SS_OK, &s);
         if (st != SS_OK) w->node_failed = 1;
         else w->slab_buf = *s;
-        *t_end = ss_wtime();
-        w->timing.read_seconds += *t_end - t0;
-        w->timing.rows_read += (double)w->ns.share;
+        rows = w->ns.share;
         w->timing.node_wait_seconds = w->ns.waited;
-        w->timing.evaluations += (double)n * w->gpus * nactive;
-        return st;
+        have = 1;
     }
-    int have = 0;
     if (w->ahead.running) {
         ahead_join(w);
         if (w->ahead.r0 == r0 && w->ahead.n == n) {
@@ -345,6 +346,7 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
         }
     }
     if (!have) st = read_rows_into(w->t, w->train_start, r0, n, &w->slab_buf);
+    /* (never with shared slabs: use_ahead is off) */
     if (st == SS_OK && w->use_ahead) {
         long r1 = 0, n1 = 0;
         next_read(w, r0, n, &r1, &n1);
@@ -364,7 +366,7 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
     }
     *t_end = ss_wtime();
     w->timing.read_seconds += *t_end - t0;
-    w->timing.rows_read += (double)n;
+    w->timing.rows_read += (double)rows;
     w->timing.evaluations += (double)n * w->gpus * nactive;
     return st;
 }
@@ -600,6 +602,7 @@ static ss_status choose_split(sweep *w)
         nstate += o->stateful;
         indep &= !o->stateful || o->epochs_independent;
     }
+    w->nstate = nstate;
     w->tsplit = 0;
     const char *force = getenv("STALLSIM_STATEFUL_SPLIT");
     if (nstate == 0 || c->size == 1 || !indep || (force && !strcmp(force, "scenarios"))) return SS_OK;
@@ -644,7 +647,6 @@ static ss_status choose_split(sweep *w)
         w->t_b0 = B * c->rank / P;
         w->t_b1 = B * (c->rank + 1) / P;
         w->t_from = from[c->rank];
-        w->t_wb = w->t_from / SS_BLOCK_ROWS;
     }
     free(from);
     free(e);
@@ -701,8 +703,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
      * half of slab_mb */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     ss_status st = ss_comm_any_failed(comm, choose_split(&w)); /* every rank decides alike, or all stop */
-    for (int j = 0; j < nsc; j++) w.shared |= ss_model_get(sc[j].model)->stateful;
-    w.shared = w.shared && !w.tsplit && ss_nodeslab_wanted(comm); /* split by blocks: each rank its own rows */
+    w.shared = w.nstate > 0 && !w.tsplit && ss_nodeslab_wanted(comm); /* split by blocks: each rank its own rows */
     w.use_ahead = !w.shared && !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
@@ -734,8 +735,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = gather(&w, out);
     st = ss_comm_any_failed(comm, st);
-    for (int j = 0; j < nsc && comm->size > 1; j++)
-        if (ss_model_get(sc[j].model)->stateful) w.timing.stateful_split = w.tsplit ? 2 : 1;
+    if (w.nstate > 0 && comm->size > 1) w.timing.stateful_split = w.tsplit ? 2 : 1;
     if (w.tsplit && w.t_b0 < w.t_b1) w.timing.warmup_rows = w.t_b0 * SS_BLOCK_ROWS - w.t_from;
     if (timing) *timing = w.timing;
     sweep_free(&w);

@@ -222,17 +222,6 @@ typedef struct {
     double ftmin, ftmax;
 } fused_in;
 
-/* A batch's measured delivery cost (MODELS-pipeline.md, d[k][g]): stall - max(0, done -
- * ask) from the measured stall, train start, fetch start and fetch time, not below 0,
- * times fac. */
-static inline __attribute__((always_inline)) double delivery_of(double st, double ts, double fs, double ft,
-                                                                 double fac)
-{
-    double late = fs + ft - (ts - st);
-    double x = st - (late > 0.0 ? late : 0.0);
-    return (x > 0.0 ? x : 0.0) * fac;
-}
-
 /* One GPU's batch in the fused pass: from the time its worker is free (r) to its start
  * (after the window, when win), done, stall (*sv) and the time the loop has it (*a). */
 static inline __attribute__((always_inline)) double gpu_batch(double r, int win, double t_old, double old, double rg,
@@ -311,7 +300,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
     if (in->m && !mdl) {
         const ss_row *m = in->m;
         for (int g = 0; g < G; g++)
-            s->dm[g] = delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g], m->fetch_time[g], 1.0);
+            s->dm[g] = ss_row_delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g] + m->fetch_time[g]);
         mdl = s->dm;
     }
     const double scale = in->scale, f1 = in->f1;
@@ -499,7 +488,8 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
 static void measure_delivery(ssp_state *s, const ss_row *m)
 {
     for (int g = 0; g < s->gpus; g++)
-        s->dm[g] = delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g], m->fetch_time[g], s->dfac_a[g]);
+        s->dm[g] = ss_row_delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g] + m->fetch_time[g]) *
+                   s->dfac_a[g];
 }
 
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out)

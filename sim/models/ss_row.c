@@ -54,19 +54,14 @@ static SS_KERNEL int add_done_body(ss_row *r)
 }
 SS_MULTIVERSION(int, add_done, (ss_row * r), (r))
 
-/* delivery[] from done[] and the measured loop (the pipeline model's delivery_after with
- * a factor of 1, the same operations). */
+/* delivery[] from done[] and the measured loop. */
 static SS_KERNEL int add_delivery_body(ss_row *r)
 {
     const int G = r->gpus;
     const double *restrict st = r->stall_time, *restrict ts = r->train_start, *restrict dn = r->done;
     double *restrict d = r->delivery;
 #pragma omp simd
-    for (int g = 0; g < G; g++) {
-        double late = dn[g] - (ts[g] - st[g]);
-        double x = st[g] - (late > 0.0 ? late : 0.0);
-        d[g] = x > 0.0 ? x : 0.0;
-    }
+    for (int g = 0; g < G; g++) d[g] = ss_row_delivery_of(st[g], ts[g], dn[g]);
     return 0;
 }
 SS_MULTIVERSION(int, add_delivery, (ss_row * r), (r))

@@ -35,6 +35,18 @@ typedef struct {
     int st_hi1_n, st_hi1_i[2], st_hi2_n, st_hi2_i, st_lo1_n;
 } ss_row;
 
+/* A batch's measured delivery cost before its factor (MODELS-pipeline.md, d[k][g]):
+ * max(0, stall - max(0, ready - ask)) with ask = train_start - stall and ready =
+ * fetch_start + fetch_time; the one definition the row preparation and the pipeline
+ * model share. */
+static inline __attribute__((always_inline)) double ss_row_delivery_of(double stall, double train_start,
+                                                                        double ready)
+{
+    double late = ready - (train_start - stall);
+    double x = stall - (late > 0.0 ? late : 0.0);
+    return x > 0.0 ? x : 0.0;
+}
+
 /* Fills done[] and the row statistics. scratch needs gpus doubles when want_median. */
 void ss_row_prepare(ss_row *r, int want_median, double *scratch);
 
