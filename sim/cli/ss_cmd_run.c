@@ -111,20 +111,21 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wa
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[8] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
+    double mine[9] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
                       (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds, tm->node_wait_seconds,
-                      (double)tm->warmup_rows};
+                      (double)tm->warmup_rows, tm->calib_seconds};
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
     if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
         const double *v = all;
         double evals = 0, warm = 0;
-        for (int r = 0; r < c->size; r++, v += 8) {
+        for (int r = 0; r < c->size; r++, v += 9) {
             warm = v[7] > warm ? v[7] : warm;
             fprintf(stderr, "timing: rank %d: read %.3f s (%.0f rows), replay %.3f s, %.4g GPU-iteration-scenario "
                             "evaluations = %.4g per second of replay, peak RSS %.1f MB, read ahead %.3f s",
                     r, v[0], v[3], v[1], v[2], v[1] > 0 ? v[2] / v[1] : 0.0, v[4], v[5]);
             if (v[6] > 0) fprintf(stderr, ", of the read waiting for the node's other ranks %.3f s", v[6]);
+            if (v[8] > 0) fprintf(stderr, ", calibration %.3f s", v[8]);
             fputc('\n', stderr);
             evals += v[2];
         }
@@ -208,7 +209,9 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
+        double t_cal = ss_wtime();
         st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
+        timing.calib_seconds = ss_wtime() - t_cal;
         have_cal = st == SS_OK;
         if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
     }

@@ -2,12 +2,40 @@
  * window of two slabs, each rank reading a share of every slab's rows. */
 #include "ss_nodeslab.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 int ss_nodeslab_wanted(const ss_comm *c)
 {
     return c->mpi && c->node != MPI_COMM_NULL && c->node_ranks > 1 && !getenv("STALLSIM_NO_SHARED_READS");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ss_nodeslab_shares(const double *cost, int k, long n, long *bound, double *sorted)
+{
+    /* the level L with sum over r of max(0, L - cost[r]) = n: raised over the ranks in
+     * order of cost until it stays below the next one */
+    memcpy(sorted, cost, (size_t)k * sizeof *sorted);
+    qsort(sorted, (size_t)k, sizeof *sorted, cmp_double);
+    double level = 0, below = 0;
+    for (int m = 1; m <= k; m++) {
+        below += sorted[m - 1];
+        level = ((double)n + below) / (double)m;
+        if (m == k || level <= sorted[m]) break;
+    }
+    double cum = 0;
+    bound[0] = 0;
+    for (int r = 0; r < k; r++) {
+        cum += level > cost[r] ? level - cost[r] : 0.0;
+        long b = r + 1 == k ? n : (long)llround(cum);
+        bound[r + 1] = b < bound[r] ? bound[r] : b > n ? n : b;
+    }
 }
 
 /* Every rank of the node learns the worst status (an allreduce: also the node's barrier). */
@@ -30,7 +58,11 @@ ss_status ss_nodeslab_alloc(const ss_comm *c, long cap, int gpus, ss_nodeslab *n
     MPI_Aint size = c->node_rank == 0 ? (MPI_Aint)(2 * one) : 0;
     void *base = NULL;
     ss_status st = SS_OK;
-    if (MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->node, &base, &ns->win) != MPI_SUCCESS) {
+    ns->cost = calloc(2 * (size_t)c->node_ranks, sizeof *ns->cost);
+    ns->bound = malloc(((size_t)c->node_ranks + 1) * sizeof *ns->bound);
+    if (!ns->cost || !ns->bound) st = ss_fail(SS_ENOMEM, "out of memory");
+    if (st != SS_OK) {
+    } else if (MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->node, &base, &ns->win) != MPI_SUCCESS) {
         ns->win = MPI_WIN_NULL;
         st = ss_fail(SS_ENOMEM, "cannot allocate %zu bytes of shared memory for two slabs of %ld rows x %d GPUs",
                      2 * one, cap, gpus);
@@ -49,9 +81,40 @@ ss_status ss_nodeslab_alloc(const ss_comm *c, long cap, int gpus, ss_nodeslab *n
     }
     st = node_any_failed(c, st);
     if (st != SS_OK) return st;
+    /* STALLSIM_EVEN_SHARES=1: equal shares (the node agrees, or rows would go unread) */
+    ns->even = getenv("STALLSIM_EVEN_SHARES") != NULL;
+    if (MPI_Allreduce(MPI_IN_PLACE, &ns->even, 1, MPI_INT, MPI_MAX, c->node) != MPI_SUCCESS)
+        return ss_fail(SS_EMPI, "agreeing on the shares of the node's slabs failed");
     ss_slab_place(&ns->slab[0], base, cap, gpus);
     ss_slab_place(&ns->slab[1], (char *)base + one, cap, gpus);
     return SS_OK;
+}
+
+/* The node's worst status, and every rank's time away from the reads in rows read (an
+ * allgather: also the node's barrier). away: this rank's seconds; per_row: its seconds
+ * per row read (0: unknown). */
+static ss_status node_gather(ss_nodeslab *ns, ss_status local, double away, double per_row)
+{
+    const ss_comm *c = ns->comm;
+    double mine[3] = {(double)local, away, per_row}, *all = malloc(3 * (size_t)c->node_ranks * sizeof *all);
+    if (!all) return node_any_failed(c, local == SS_OK ? ss_fail(SS_ENOMEM, "out of memory") : local);
+    ss_status st = local;
+    if (MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, c->node) != MPI_SUCCESS) {
+        if (st == SS_OK) st = ss_fail(SS_EMPI, "sharing a slab among the ranks of a node failed");
+        free(all);
+        return node_any_failed(c, st); /* every rank of the node stops at this read */
+    }
+    double rate = 0; /* the node's mean seconds per row read */
+    int known = 0;
+    for (int r = 0; r < c->node_ranks; r++) {
+        if ((int)all[3 * r] > (int)st) st = (ss_status)(int)all[3 * r];
+        if (all[3 * r + 2] > 0) rate += all[3 * r + 2], known++;
+    }
+    ns->have_cost = known > 0;
+    for (int r = 0; known && r < c->node_ranks; r++)
+        ns->cost[r] = all[3 * r + 1] > 0 ? all[3 * r + 1] / (rate / known) : 0.0;
+    free(all);
+    return st;
 }
 
 ss_status ss_nodeslab_read(ss_nodeslab *ns, ss_trace_file *t, int train_start, long r0, long n, ss_status mine,
@@ -62,9 +125,17 @@ ss_status ss_nodeslab_read(ss_nodeslab *ns, ss_trace_file *t, int train_start, l
     ss_slab *s = &ns->slab[ns->cur];
     ss_status st = mine;
     if (st == SS_OK && n > s->cap) st = ss_fail(SS_EINTERNAL, "a shared slab of %ld rows asked for %ld", s->cap, n);
-    /* this rank's share: rows [lo, hi) of the slab */
+    /* this rank's share: rows [lo, hi) of the slab; weighted by the ranks' time away from
+     * the reads before the last read (replaying the slab before that): they now replay the
+     * last slab, then read this one */
     long lo = n * c->node_rank / c->node_ranks, hi = n * (c->node_rank + 1) / c->node_ranks;
+    if (ns->have_cost && !ns->even) {
+        ss_nodeslab_shares(ns->cost, c->node_ranks, n, ns->bound, ns->cost + c->node_ranks);
+        lo = ns->bound[c->node_rank];
+        hi = ns->bound[c->node_rank + 1];
+    }
     ns->share = st == SS_OK ? hi - lo : 0;
+    double t_in = ss_wtime(), away = ns->t_back > 0 ? t_in - ns->t_back : 0.0;
     if (st == SS_OK && hi > lo) {
         ss_slab part;
         ss_slab_view(s, lo, hi - lo, &part);
@@ -72,12 +143,13 @@ ss_status ss_nodeslab_read(ss_nodeslab *ns, ss_trace_file *t, int train_start, l
     }
     MPI_Win_sync(ns->win); /* this rank's rows out to the window before the others look */
     double t0 = ss_wtime();
-    st = node_any_failed(c, st);
+    st = node_gather(ns, st, away, hi > lo ? (t0 - t_in) / (double)(hi - lo) : 0.0);
     ns->waited += ss_wtime() - t0;
     MPI_Win_sync(ns->win); /* and the others' rows in */
     s->row0 = r0;
     s->n = n;
     *out = s;
+    ns->t_back = ss_wtime();
     return st;
 }
 
@@ -87,6 +159,8 @@ void ss_nodeslab_free(ss_nodeslab *ns)
         if (ns->locked) MPI_Win_unlock_all(ns->win);
         MPI_Win_free(&ns->win);
     }
+    free(ns->cost);
+    free(ns->bound);
     memset(ns, 0, sizeof *ns);
     ns->win = MPI_WIN_NULL;
 }

@@ -737,7 +737,10 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     st = ss_comm_any_failed(comm, st);
     if (w.nstate > 0 && comm->size > 1) w.timing.stateful_split = w.tsplit ? 2 : 1;
     if (w.tsplit && w.t_b0 < w.t_b1) w.timing.warmup_rows = w.t_b0 * SS_BLOCK_ROWS - w.t_from;
-    if (timing) *timing = w.timing;
+    if (timing) {
+        w.timing.calib_seconds = timing->calib_seconds; /* the caller's */
+        *timing = w.timing;
+    }
     sweep_free(&w);
     return st;
 }

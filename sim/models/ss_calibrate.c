@@ -395,7 +395,16 @@ typedef struct {
     int g_lo, g_hi; /* this rank's GPUs: batches are counted from g_lo and end at g_hi */
     int32_t *epoch;
     double *fs, *ft, *ts, *it, *stall; /* [rows][batch] */
+    /* the columns of a group of CALIB_GROUP consecutive GPUs of the batch, GPU-major
+     * ([GPU][STAGE_COLS][rows]): gathered a cache line at a time (a column of the batch read
+     * GPU by GPU steps through memory a row apart, which on a 512-GPU batch is a power of
+     * two bytes and thrashes the cache) */
+    double *stage;
+    int staged_g0;
 } calib_io;
+
+#define CALIB_GROUP 8
+enum { STAGE_S, STAGE_DONE, STAGE_ASK, STAGE_ST, STAGE_FT, STAGE_IT, STAGE_COLS };
 
 /* The batch of GPUs [*g0, *g0 + *ng) that holds g. */
 static void batch_of(const calib_io *io, int g, int *g0, int *ng)
@@ -404,7 +413,8 @@ static void batch_of(const calib_io *io, int g, int *g0, int *ng)
     *ng = *g0 + io->batch <= io->g_hi ? io->batch : io->g_hi - *g0;
 }
 
-/* Loads GPU g's columns into d, reading the batch of GPUs holding g when needed. */
+/* Loads GPU g's columns into d (pointers into the staged group; d->buf gets a copy of
+ * the fetch times), reading the batch of GPUs holding g and staging its group when needed. */
 static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
 {
     int g0, ng;
@@ -415,35 +425,50 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
         if (st == SS_OK) st = ss_trace_read_loop_columns(io->t, 0, io->rows, g0, ng, io->ts, io->it, io->stall);
         if (st != SS_OK) return st;
         io->loaded_g0 = g0;
+        io->staged_g0 = -1;
     }
-    for (long k = 0; k < io->rows; k++) {
-        long x = k * ng + (g - g0);
-        d->s[k] = io->fs[x];
-        d->done[k] = io->fs[x] + io->ft[x];
-        d->st[k] = io->stall[x];
-        d->ask[k] = io->ts[x] - io->stall[x];
-        d->buf[k] = io->ft[x];
+    const long n = io->rows;
+    const int q0 = g0 + (g - g0) / CALIB_GROUP * CALIB_GROUP; /* the group's first GPU */
+    const int nq = q0 + CALIB_GROUP <= g0 + ng ? CALIB_GROUP : g0 + ng - q0;
+    if (io->staged_g0 != q0) {
+        for (long k = 0; k < n; k++) {
+            const long x = k * ng + (q0 - g0);
+            for (int q = 0; q < nq; q++) {
+                double *c = io->stage + (size_t)q * STAGE_COLS * (size_t)n;
+                c[STAGE_S * n + k] = io->fs[x + q];
+                c[STAGE_DONE * n + k] = io->fs[x + q] + io->ft[x + q];
+                c[STAGE_ASK * n + k] = io->ts[x + q] - io->stall[x + q];
+                c[STAGE_ST * n + k] = io->stall[x + q];
+                c[STAGE_FT * n + k] = io->ft[x + q];
+                c[STAGE_IT * n + k] = io->it[x + q];
+            }
+        }
+        io->staged_g0 = q0;
     }
-    double cap = median_of(d->buf, (size_t)io->rows);
+    double *c = io->stage + (size_t)(g - q0) * STAGE_COLS * (size_t)n;
+    d->s = c + STAGE_S * n;
+    d->done = c + STAGE_DONE * n;
+    d->ask = c + STAGE_ASK * n;
+    d->st = c + STAGE_ST * n;
+    memcpy(d->buf, c + STAGE_FT * n, (size_t)n * sizeof *d->buf);
+    double cap = median_of(d->buf, (size_t)n);
     d->cap = cap > 1e-9 ? cap : 1e-9;
     return SS_OK;
 }
 
-/* GPU g's asks (train_start - stall): counts the rows whose next ask is the ask plus the
- * iteration time, and widens each row's [amin, amax] over GPUs. */
-static void ask_stats(const calib_io *io, int g, long *pairs, long *consistent, double *amin, double *amax)
+/* GPU g's asks (train_start - stall; d from load_gpu): counts the rows whose next ask is
+ * the ask plus the iteration time, and widens each row's [amin, amax] over GPUs. */
+static void ask_stats(const calib_io *io, const gpu_cols *d, long *pairs, long *consistent, double *amin,
+                      double *amax)
 {
-    int g0, ng;
-    batch_of(io, g, &g0, &ng);
+    const double *ask = d->ask, *it = d->ask + (STAGE_IT - STAGE_ASK) * io->rows;
     for (long k = 0; k < io->rows; k++) {
-        long x = k * ng + (g - g0);
-        double a = io->ts[x] - io->stall[x];
+        double a = ask[k];
         if (a < amin[k]) amin[k] = a; /* both start at infinity */
         if (a > amax[k]) amax[k] = a;
         if (k + 1 == io->rows || io->epoch[k + 1] != io->epoch[k]) continue;
-        long y = x + ng;
         (*pairs)++;
-        *consistent += fabs(a + io->it[x] - (io->ts[y] - io->stall[y])) <= 1e-6 + 0.01 * io->it[x];
+        *consistent += fabs(a + it[k] - ask[k + 1]) <= 1e-6 + 0.01 * it[k];
     }
 }
 
@@ -455,6 +480,7 @@ static void calib_free_io(calib_io *io)
     free(io->ts);
     free(io->it);
     free(io->stall);
+    free(io->stage);
 }
 
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
@@ -484,7 +510,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     const ss_trace_meta *m = ss_trace_meta_of(t);
     const int G = m->gpus;
     memset(c, 0, sizeof *c);
-    calib_io io = {.t = t, .loaded_g0 = -1};
+    calib_io io = {.t = t, .loaded_g0 = -1, .staged_g0 = -1};
     /* at most max_rows rows, fewer on wide traces so that one batch holds every GPU (a
      * column batch still reads whole chunks, which span all GPUs), but never below
      * SS_CALIB_MIN_ROWS */
@@ -512,6 +538,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     io.ts = malloc(cols * sizeof *io.ts);
     io.it = malloc(cols * sizeof *io.it);
     io.stall = malloc(cols * sizeof *io.stall);
+    io.stage = malloc((size_t)CALIB_GROUP * STAGE_COLS * n * sizeof *io.stage);
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
     double *work = malloc(10 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
     double *spread = work ? work + 7 * n : NULL, *amin = work ? work + 8 * n : NULL, *amax = work ? work + 9 * n : NULL;
@@ -527,7 +554,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !pos || !first || !work || !gaps)
+        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = m->loader_workers;
@@ -550,7 +577,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (g % SS_CALIB_CHUNK == 0) known.n = 0; /* each block starts afresh */
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
-        ask_stats(&io, g, &pairs, &consistent, amin, amax);
+        ask_stats(&io, &d, &pairs, &consistent, amin, amax);
         if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
