@@ -60,12 +60,14 @@ ss_status ss_nodeslab_alloc(const ss_comm *c, long cap, int gpus, ss_nodeslab *n
     ss_status st = SS_OK;
     ns->cost = calloc(2 * (size_t)c->node_ranks, sizeof *ns->cost);
     ns->bound = malloc(((size_t)c->node_ranks + 1) * sizeof *ns->bound);
-    if (!ns->cost || !ns->bound) st = ss_fail(SS_ENOMEM, "out of memory");
-    if (st != SS_OK) {
-    } else if (MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->node, &base, &ns->win) != MPI_SUCCESS) {
+    ns->gathered = malloc(3 * (size_t)c->node_ranks * sizeof *ns->gathered);
+    if (!ns->cost || !ns->bound || !ns->gathered) st = ss_fail(SS_ENOMEM, "out of memory");
+    /* collective over the node: called by every rank whatever its status */
+    if (MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->node, &base, &ns->win) != MPI_SUCCESS) {
         ns->win = MPI_WIN_NULL;
-        st = ss_fail(SS_ENOMEM, "cannot allocate %zu bytes of shared memory for two slabs of %ld rows x %d GPUs",
-                     2 * one, cap, gpus);
+        if (st == SS_OK)
+            st = ss_fail(SS_ENOMEM, "cannot allocate %zu bytes of shared memory for two slabs of %ld rows x %d GPUs",
+                         2 * one, cap, gpus);
     } else {
         MPI_Win_set_errhandler(ns->win, MPI_ERRORS_RETURN);
     }
@@ -96,14 +98,10 @@ ss_status ss_nodeslab_alloc(const ss_comm *c, long cap, int gpus, ss_nodeslab *n
 static ss_status node_gather(ss_nodeslab *ns, ss_status local, double away, double per_row)
 {
     const ss_comm *c = ns->comm;
-    double mine[3] = {(double)local, away, per_row}, *all = malloc(3 * (size_t)c->node_ranks * sizeof *all);
-    if (!all) return node_any_failed(c, local == SS_OK ? ss_fail(SS_ENOMEM, "out of memory") : local);
+    double mine[3] = {(double)local, away, per_row}, *all = ns->gathered;
+    if (MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, c->node) != MPI_SUCCESS)
+        return local != SS_OK ? local : ss_fail(SS_EMPI, "sharing a slab among the ranks of a node failed");
     ss_status st = local;
-    if (MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, c->node) != MPI_SUCCESS) {
-        if (st == SS_OK) st = ss_fail(SS_EMPI, "sharing a slab among the ranks of a node failed");
-        free(all);
-        return node_any_failed(c, st); /* every rank of the node stops at this read */
-    }
     double rate = 0; /* the node's mean seconds per row read */
     int known = 0;
     for (int r = 0; r < c->node_ranks; r++) {
@@ -113,7 +111,6 @@ static ss_status node_gather(ss_nodeslab *ns, ss_status local, double away, doub
     ns->have_cost = known > 0;
     for (int r = 0; known && r < c->node_ranks; r++)
         ns->cost[r] = all[3 * r + 1] > 0 ? all[3 * r + 1] / (rate / known) : 0.0;
-    free(all);
     return st;
 }
 
@@ -161,6 +158,7 @@ void ss_nodeslab_free(ss_nodeslab *ns)
     }
     free(ns->cost);
     free(ns->bound);
+    free(ns->gathered);
     memset(ns, 0, sizeof *ns);
     ns->win = MPI_WIN_NULL;
 }

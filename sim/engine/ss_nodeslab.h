@@ -22,6 +22,7 @@ typedef struct {
                       * read, in rows read (the shares of the next read fill the ranks up to
                       * one level); then [node_ranks] of scratch */
     long *bound;     /* [node_ranks + 1] the shares of a read */
+    double *gathered; /* [3 * node_ranks] each rank's status, time away and time per row */
     int have_cost;
     double t_back;   /* when this rank returned from its last read (0: none yet) */
     int even;        /* STALLSIM_EVEN_SHARES set on a rank of the node: equal shares */
