@@ -18,20 +18,25 @@
 # workers (storage 3 ms per sample, batch 12, 15 ms step, 2 epochs x 100 batches); each
 # trace predicts every other (workers = 0, 1, 2, 4 from each), so every change of regime
 # is checked: synchronous to workers and back, loader-bound to loader-ahead and back.
+# Plus w2-slow1 (2 workers, rank 1's storage 3x slower): healing rank 1 (heal = 1) is set
+# against the real run without the slow rank (w2), with a core per training process.
 # DIR defaults to datasets/pytorch-regimes.
 #
 # usage: scripts/validate_pytorch.sh [--regimes] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+#                                    [--only "POINT..."]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
 #   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
 #   regimes 100). --warmup N: iterations per epoch left out of every mean (default 10).
+#   --only "w2-slow1 ...": record only these points (the others' traces are kept; the
+#   provenance gets a line for them).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
-record=0 predict=0 iters="" warmup=10 regimes=0 dir_set=0
+record=0 predict=0 iters="" warmup=10 regimes=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
@@ -40,7 +45,8 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; dir_set=1; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -89,6 +95,7 @@ wait_idle() {
 record_point() {
   local name=$1 w=$2 x=$3 p=$4
   shift 4
+  if [ -n "$only" ] && ! [[ " $only " == *" $name "* ]]; then return 0; fi
   local lat
   lat=$($py -c "print($latency * $x)")
   local raw=$dir/raw/$name try other
@@ -121,6 +128,7 @@ record_point() {
 if [ $record -eq 1 ] && [ $regimes -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 0 1 2 4; do record_point "w$w" $w 1 2; done
+  record_point w2-slow1 2 1 2 --slow-rank 1 --slow-factor 3
 elif [ $record -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 1 2 4 8; do
@@ -136,7 +144,9 @@ elif [ $record -eq 1 ]; then
   record_point w2-x1-p2-rep2 2 1 2
   record_point w2-x1-p2-slow3 2 1 2 --slow-rank 3 --slow-factor 3
 fi
-if [ $record -eq 1 ]; then
+if [ $record -eq 1 ] && [ -n "$only" ]; then
+  echo "added by scripts/validate_pytorch.sh --record --only \"$only\", $start .. $(date -u +%FT%TZ), stallsim $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); CPU busy just before (must be <= 10 %): $busy_log" >> "$dir/PROVENANCE.txt"
+elif [ $record -eq 1 ]; then
   cat > "$dir/PROVENANCE.txt" <<EOF
 recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
@@ -189,6 +199,33 @@ print("real mean iteration times: " + ", ".join(
     for t in W))
 print("mean |error| over the %d predictions of another regime: %.1f %%" % (len(errs), sum(errs) / len(errs)))
 PY
+  if [ -e "$dir/w2-slow1.h5" ]; then
+    # the slow rank, healed: "what if rank 1's storage were as fast as rank 0's"
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1\n[output]\ndir = %s\n' \
+      "$dir/w2-slow1.h5" "$warmup" "$work/slow" > "$work/slow.ini"
+    "$stallsim" run "$work/slow.ini" --quiet
+    "$stallsim" compare "$dir/w2-slow1.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
+    "$stallsim" compare "$dir/w2.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-healed.csv" >/dev/null
+    $py - "$work" <<'PY'
+import csv, os, sys
+work = sys.argv[1]
+slow = list(csv.DictReader(open(os.path.join(work, "cmp-slow.csv"))))
+healed = list(csv.DictReader(open(os.path.join(work, "cmp-healed.csv"))))
+setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "slow", "summary.csv")))}
+it_s, it_h = float(slow[0]["iter_time_mean"]), float(healed[0]["iter_time_mean"])
+print()
+print("Slow rank (rank 1's storage 3x slower, 2 workers): measured %.4f s/iter; the real run without it (W=2) %.4f s" %
+      (it_s, it_h))
+for r in slow[1:]:
+    s = setting.get(r["scenario"])
+    if r["scenario"] == "measured" or s is None:
+        continue
+    heal = s.get("heal_gpu", "") not in ("", None)
+    ref, what = (it_h, "the run without the slow rank") if heal else (it_s, "the measured run")
+    print("  %-44s %.4f s, %+.1f %% from %s" % (r["scenario"], float(r["iter_time_mean"]),
+                                             100 * (float(r["iter_time_mean"]) / ref - 1), what))
+PY
+  fi
   exit 0
 fi
 base=$dir/w2-x1-p2.h5
