@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# cli_real_runs.sh - the models against the committed real PyTorch runs (datasets/, README
+# "How far to trust the predictions"), at the issue's targets: the calibrated pipeline
+# baseline within 1 % of the measured mean and the slow rank healed within 5 % of the real
+# run without it (grids B and C, 4 ranks; the regimes' 2-rank pair); in the regimes, every
+# trace recorded with workers predicts the other loader settings within 5 %. These are real
+# runs, not traces the tool made: a model change that moves a prediction out of range fails.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+ds=$src/datasets
+[ -e "$ds/pytorch-grid-c/w2-x1-p2.h5" ] || { echo "skipped: datasets/pytorch-grid-c absent"; exit 77; }
+
+# expect_within CSV SCENARIO_PATTERN REAL_ROW_CSV TOLERANCE_PCT WHAT
+# the scenario (matched by a Python regular expression) of a compare table against row 0 of
+# another compare table (or the same)
+expect_within() {
+  python3 - "$@" <<'PY'
+import csv, re, sys
+pred_csv, pattern, real_csv, tol, what = sys.argv[1:6]
+rows = list(csv.DictReader(open(pred_csv)))
+real = float(list(csv.DictReader(open(real_csv)))[0]["iter_time_mean"])
+hits = [r for r in rows[1:] if re.fullmatch(pattern, r["scenario"])]
+assert len(hits) == 1, (what, pattern, [r["scenario"] for r in rows])
+err = 100 * (float(hits[0]["iter_time_mean"]) / real - 1)
+print("%-60s %+6.1f %%" % (what, err))
+sys.exit(0 if abs(err) <= float(tol) else 1)
+PY
+}
+
+pipe_base='pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1'
+for g in b c; do
+  d=$ds/pytorch-grid-$g
+  [ -e "$d/w2-x1-p2-slow3.h5" ] || continue
+  for t in w2-x1-p2 w2-x1-p2-slow3; do
+    printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 3\n' "$d/$t.h5" > "$work/$g-$t.ini"
+    "$stallsim" run "$work/$g-$t.ini" --out "$work/$g-$t" --quiet || fail "grid $g: run $t"
+    "$stallsim" compare "$d/$t.h5" "$work/$g-$t" --warmup 10 --csv "$work/$g-$t.csv" >/dev/null || fail "grid $g: compare $t"
+  done
+  "$stallsim" compare "$d/w2-x1-p2.h5" "$work/$g-w2-x1-p2-slow3" --warmup 10 --csv "$work/$g-healed.csv" >/dev/null ||
+    fail "grid $g: compare healed"
+  expect_within "$work/$g-w2-x1-p2.csv" "$pipe_base" "$work/$g-w2-x1-p2.csv" 1 "grid $g: pipeline baseline (calibrated)" && ok ||
+    fail "grid $g: pipeline baseline"
+  expect_within "$work/$g-w2-x1-p2-slow3.csv" "$pipe_base" "$work/$g-w2-x1-p2-slow3.csv" 1 \
+    "grid $g, slow rank 3: pipeline baseline" && ok || fail "grid $g: slow-rank baseline"
+  for m in "$pipe_base" 'independent_fetch-none_start-none'; do
+    expect_within "$work/$g-healed.csv" "${m}_heal-3" "$work/$g-healed.csv" 5 "grid $g: ${m%%_*}, rank 3 healed vs the run without it" &&
+      ok || fail "grid $g: ${m%%_*} healed"
+  done
+done
+
+r=$ds/pytorch-regimes
+if [ -e "$r/w2-slow1.h5" ]; then
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1\n' "$r/w2-slow1.h5" > "$work/rs.ini"
+  "$stallsim" run "$work/rs.ini" --out "$work/rs" --quiet || fail "regimes: slow run"
+  "$stallsim" compare "$r/w2.h5" "$work/rs" --warmup 10 --csv "$work/rs-healed.csv" >/dev/null || fail "regimes: compare healed"
+  for m in "$pipe_base" 'independent_fetch-none_start-none'; do
+    expect_within "$work/rs-healed.csv" "${m}_heal-1" "$work/rs-healed.csv" 5 "regimes: ${m%%_*}, rank 1 healed vs the run without it" &&
+      ok || fail "regimes: ${m%%_*} healed"
+  done
+fi
+for b in 1 2 4; do
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 0, 1, 2, 4\n' "$r/w$b.h5" > "$work/w$b.ini"
+  "$stallsim" run "$work/w$b.ini" --out "$work/from$b" --quiet || fail "regimes: run from W=$b"
+  for t in 0 1 2 4; do
+    [ "$t" = "$b" ] && continue
+    "$stallsim" compare "$r/w$t.h5" "$work/from$b" --warmup 10 --csv "$work/c$b-$t.csv" >/dev/null || fail "regimes: compare"
+    expect_within "$work/c$b-$t.csv" "pipeline_fetch-none_start-none_w-$t"'_p2_fs1_cs1' "$work/c$b-$t.csv" 5 \
+      "regimes: W=$t predicted from the W=$b trace" && ok || fail "regimes: W=$t from W=$b"
+  done
+done
+finish
