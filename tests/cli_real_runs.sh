@@ -13,7 +13,7 @@ ds=$src/datasets
 # the scenario (matched by a Python regular expression) of a compare table against row 0 of
 # another compare table (or the same)
 expect_within() {
-  python3 - "$@" <<'PY'
+  /usr/bin/python3 - "$@" <<'PY'
 import csv, re, sys
 pred_csv, pattern, real_csv, tol, what = sys.argv[1:6]
 rows = list(csv.DictReader(open(pred_csv)))
