@@ -161,6 +161,39 @@ fi
 
 [ $predict -eq 1 ] || exit 0
 
+# slow_report SLOW.h5 HEALTHY.h5 RUN_DIR GPU WHAT: the slow-rank sweep in RUN_DIR (its
+# replays, and the same with GPU healed) against the slow run's own mean, and the healed
+# ones against the real run without the slow rank (HEALTHY.h5)
+slow_report() {
+  local slow=$1 healthy=$2 run=$3 gpu=$4 what=$5
+  "$stallsim" compare "$slow" "$run" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
+  "$stallsim" compare "$healthy" "$run" --warmup "$warmup" --csv "$work/cmp-healed.csv" >/dev/null
+  $py - "$work" "$run" "$gpu" "$what" "$(basename "$slow" .h5)" "$(basename "$healthy" .h5)" <<'PY'
+import csv, os, sys
+work, run, gpu, what, slow, healthy = sys.argv[1:7]
+rows = lambda name: list(csv.DictReader(open(os.path.join(work, name))))
+rr, real, healed = rows("cmp-slow.csv"), rows("cmp-slow.csv")[0], rows("cmp-healed.csv")[0]
+it_r, st_r = float(real["iter_time_mean"]), float(real["stall_mean"])
+it_h, st_h = float(healed["iter_time_mean"]), float(healed["stall_mean"])
+sset = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(run, "summary.csv")))}
+print()
+print("Slow rank (%s), from its own trace %s:" % (what, slow))
+print("  measured: %.4f s/iter, stall %.4f s; the real run without the slow rank (%s): %.4f s/iter, "
+      "stall %.4f s" % (it_r, st_r, healthy, it_h, st_h))
+print("  %-58s %9s %9s %8s" % ("scenario", "iter pred", "vs", "err %"))
+for r in rr[1:]:
+    s = sset.get(r["scenario"])
+    if r["scenario"] == "measured" or s is None:
+        continue
+    heal = s.get("heal_gpu", "") not in ("", None)
+    ref, vs = (it_h, "healed*") if heal else (it_r, "measured")
+    print("  %-58s %9.4f %9s %+8.1f" % (r["scenario"], float(r["iter_time_mean"]), vs,
+                                         100 * (float(r["iter_time_mean"]) / ref - 1)))
+print("  * healed (heal = %s: rank %s's fetch times become the other ranks' median) is set against the real "
+      "run without the slow rank (%s)" % (gpu, gpu, healthy))
+PY
+}
+
 if [ $regimes -eq 1 ]; then
   # every trace predicts every other: workers = 0, 1, 2, 4 from each
   work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
@@ -204,27 +237,7 @@ PY
     printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1\n[output]\ndir = %s\n' \
       "$dir/w2-slow1.h5" "$warmup" "$work/slow" > "$work/slow.ini"
     "$stallsim" run "$work/slow.ini" --quiet
-    "$stallsim" compare "$dir/w2-slow1.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
-    "$stallsim" compare "$dir/w2.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-healed.csv" >/dev/null
-    $py - "$work" <<'PY'
-import csv, os, sys
-work = sys.argv[1]
-slow = list(csv.DictReader(open(os.path.join(work, "cmp-slow.csv"))))
-healed = list(csv.DictReader(open(os.path.join(work, "cmp-healed.csv"))))
-setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "slow", "summary.csv")))}
-it_s, it_h = float(slow[0]["iter_time_mean"]), float(healed[0]["iter_time_mean"])
-print()
-print("Slow rank (rank 1's storage 3x slower, 2 workers): measured %.4f s/iter; the real run without it (W=2) %.4f s" %
-      (it_s, it_h))
-for r in slow[1:]:
-    s = setting.get(r["scenario"])
-    if r["scenario"] == "measured" or s is None:
-        continue
-    heal = s.get("heal_gpu", "") not in ("", None)
-    ref, what = (it_h, "the run without the slow rank") if heal else (it_s, "the measured run")
-    print("  %-44s %.4f s, %+.1f %% from %s" % (r["scenario"], float(r["iter_time_mean"]),
-                                             100 * (float(r["iter_time_mean"]) / ref - 1), what))
-PY
+    slow_report "$dir/w2-slow1.h5" "$dir/w2.h5" "$work/slow" 1 "rank 1's storage 3x slower; 2 workers"
   fi
   exit 0
 fi
@@ -266,7 +279,6 @@ for t in "$dir"/w*.h5; do
   n=$(basename "$t" .h5)
   "$stallsim" compare "$t" "$work/grid" --warmup "$warmup" --csv "$work/cmp-$n.csv" >/dev/null
 done
-"$stallsim" compare "$dir/w2-x1-p2-slow3.h5" "$work/slow" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
 
 $py - "$work" "$dir" <<'PY'
 import csv, glob, os, re, sys
@@ -324,29 +336,7 @@ if len(reps) > 1:
     m = sum(it) / len(it)
     print("run-to-run noise (base run x%d): iteration time %s s, spread (max-min)/mean %.1f %%; stall %s s" % (
         len(it), " ".join("%.4f" % v for v in it), 100 * (max(it) - min(it)) / m, " ".join("%.4f" % v for v in st)))
-
-# the slow-rank case
-path = os.path.join(work, "cmp-slow.csv")
-if os.path.exists(path):
-    rr = rows(path)
-    real = rr[0]
-    it_r, st_r = f(real["iter_time_mean"]), f(real["stall_mean"])
-    healed = rows(os.path.join(work, "cmp-w2-x1-p2.csv"))[0]
-    it_h, st_h = f(healed["iter_time_mean"]), f(healed["stall_mean"])
-    sset = {r["scenario"]: r for r in rows(os.path.join(work, "slow", "summary.csv"))}
-    print()
-    print("Slow rank (rank 3's storage 3x slower; 2 workers, x1, prefetch 2), from its own trace w2-x1-p2-slow3:")
-    print("  measured: %.4f s/iter, stall %.4f s; the real run without the slow rank (w2-x1-p2): %.4f s/iter, "
-          "stall %.4f s" % (it_r, st_r, it_h, st_h))
-    print("  %-58s %9s %9s %8s" % ("scenario", "iter pred", "vs", "err %"))
-    for r in rr[1:]:
-        s = sset.get(r["scenario"])
-        if r["scenario"] == "measured" or s is None:
-            continue
-        heal = s.get("heal_gpu", "") not in ("", None)
-        ref, what = (it_h, "healed*") if heal else (it_r, "measured")
-        print("  %-58s %9.4f %9s %+8.1f" % (r["scenario"], f(r["iter_time_mean"]), what,
-                                             100 * (f(r["iter_time_mean"]) / ref - 1)))
-    print("  * healed (heal = 3: rank 3's fetch times become the other ranks' median) is set against the real "
-          "run without the slow rank (w2-x1-p2)")
 PY
+[ -e "$dir/w2-x1-p2-slow3.h5" ] &&
+  slow_report "$dir/w2-x1-p2-slow3.h5" "$dir/w2-x1-p2.h5" "$work/slow" 3 "rank 3's storage 3x slower; 2 workers, x1, prefetch 2"
+exit 0

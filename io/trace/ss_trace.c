@@ -715,9 +715,9 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
 
 ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s) { return read_slab(t, row0, n, s, 0); }
 
-ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s)
+ss_status ss_trace_read_cols(ss_trace_file *t, long row0, long n, int train_start, ss_slab *s)
 {
-    return read_slab(t, row0, n, s, 1);
+    return read_slab(t, row0, n, s, !train_start);
 }
 
 static ss_status read_block(ss_trace_file *t, int ds, long row0, long n, int g0, int ng, double *buf)

@@ -91,9 +91,10 @@ long ss_trace_chunk_rows(const ss_trace_file *t);
 /* Reads rows [row0, row0+n) into s (s->cap >= n) and checks them: finite values,
  * non-negative durations, rows sorted by (epoch, index). Independent (not collective). */
 ss_status ss_trace_read(ss_trace_file *t, long row0, long n, ss_slab *s);
-/* Like ss_trace_read, for the replay models: everything but train_start, which they do
- * not use (s->train_start is left as it was); a fifth less to read. */
-ss_status ss_trace_read_replay(ss_trace_file *t, long row0, long n, ss_slab *s);
+/* Like ss_trace_read; train_start = 0 reads everything but train_start, which the replay
+ * models other than the pipeline do not use (s->train_start is left as it was): a fifth
+ * less to read. */
+ss_status ss_trace_read_cols(ss_trace_file *t, long row0, long n, int train_start, ss_slab *s);
 /* Reads rows [row0, row0+n) of GPUs [g0, g0+ng) of fetch_start and fetch_time into
  * row-major [n][ng] buffers, and the rows' epochs (may be NULL), with the same checks. */
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,

@@ -106,14 +106,15 @@ static ss_status check_outputs(const ss_config *cfg, const char *config_file)
     return st;
 }
 
-/* Collective: rank 0 prints every rank's sweep figures and its peak resident memory. */
-static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double wall)
+/* Collective: rank 0 prints every rank's sweep figures, calibration time (calib_seconds,
+ * 0: none) and peak resident memory. */
+static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double calib_seconds, double wall)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double mine[9] = {tm->read_seconds, tm->replay_seconds, tm->evaluations, tm->rows_read,
                       (double)ru.ru_maxrss / 1024.0, tm->read_ahead_seconds, tm->node_wait_seconds,
-                      (double)tm->warmup_rows, tm->calib_seconds};
+                      (double)tm->warmup_rows, calib_seconds};
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
     if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, &all, &counts, &displs) == SS_OK && c->rank == 0) {
@@ -209,9 +210,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
-        double t_cal = ss_wtime();
         st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
-        timing.calib_seconds = ss_wtime() - t_cal;
         have_cal = st == SS_OK;
         if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
     }
@@ -261,7 +260,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_agree(c, st);
     if (t && st == SS_OK && !a.quiet) ss_trace_report_warnings(t, c);
     if (t) ss_trace_close(t);
-    if (st == SS_OK && a.timing) report_timing(c, &timing, ss_wtime() - t_start);
+    if (st == SS_OK && a.timing) report_timing(c, &timing, cal.seconds, ss_wtime() - t_start);
     if (have_cal) ss_calib_free(&cal);
     ss_ranking_free(&ranking);
     ss_summary_free(&sum);

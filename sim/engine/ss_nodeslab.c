@@ -2,6 +2,7 @@
  * window of two slabs, each rank reading a share of every slab's rows. */
 #include "ss_nodeslab.h"
 
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +12,12 @@ int ss_nodeslab_wanted(const ss_comm *c)
     return c->mpi && c->node != MPI_COMM_NULL && c->node_ranks > 1 && !getenv("STALLSIM_NO_SHARED_READS");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void ss_nodeslab_shares(const double *cost, int k, long n, long *bound, double *sorted)
 {
     /* the level L with sum over r of max(0, L - cost[r]) = n: raised over the ranks in
      * order of cost until it stays below the next one */
     memcpy(sorted, cost, (size_t)k * sizeof *sorted);
-    qsort(sorted, (size_t)k, sizeof *sorted, cmp_double);
+    gsl_sort(sorted, 1, (size_t)k);
     double level = 0, below = 0;
     for (int m = 1; m <= k; m++) {
         below += sorted[m - 1];
@@ -136,7 +131,7 @@ ss_status ss_nodeslab_read(ss_nodeslab *ns, ss_trace_file *t, int train_start, l
     if (st == SS_OK && hi > lo) {
         ss_slab part;
         ss_slab_view(s, lo, hi - lo, &part);
-        st = train_start ? ss_trace_read(t, r0 + lo, hi - lo, &part) : ss_trace_read_replay(t, r0 + lo, hi - lo, &part);
+        st = ss_trace_read_cols(t, r0 + lo, hi - lo, train_start, &part);
     }
     MPI_Win_sync(ns->win); /* this rank's rows out to the window before the others look */
     double t0 = ss_wtime();

@@ -260,16 +260,11 @@ static ss_status write_slab_rows(sweep *w, lane *l, long row0, long n)
                                  l->pi[PI_START], l->pi_stall);
 }
 
-static ss_status read_rows_into(ss_trace_file *t, int train_start, long r0, long n, ss_slab *s)
-{
-    return train_start ? ss_trace_read(t, r0, n, s) : ss_trace_read_replay(t, r0, n, s);
-}
-
 static void *ahead_main(void *arg)
 {
     read_ahead *a = arg;
     double t0 = ss_wtime();
-    a->st = read_rows_into(a->t, a->train_start, a->r0, a->n, &a->slab);
+    a->st = ss_trace_read_cols(a->t, a->r0, a->n, a->train_start, &a->slab);
     a->seconds = ss_wtime() - t0;
     return NULL;
 }
@@ -345,7 +340,7 @@ static ss_status read_slab_timed(sweep *w, long r0, long n, int nactive, double 
             have = 1;
         }
     }
-    if (!have) st = read_rows_into(w->t, w->train_start, r0, n, &w->slab_buf);
+    if (!have) st = ss_trace_read_cols(w->t, r0, n, w->train_start, &w->slab_buf);
     /* (never with shared slabs: use_ahead is off) */
     if (st == SS_OK && w->use_ahead) {
         long r1 = 0, n1 = 0;
@@ -737,10 +732,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     st = ss_comm_any_failed(comm, st);
     if (w.nstate > 0 && comm->size > 1) w.timing.stateful_split = w.tsplit ? 2 : 1;
     if (w.tsplit && w.t_b0 < w.t_b1) w.timing.warmup_rows = w.t_b0 * SS_BLOCK_ROWS - w.t_from;
-    if (timing) {
-        w.timing.calib_seconds = timing->calib_seconds; /* the caller's */
-        *timing = w.timing;
-    }
+    if (timing) *timing = w.timing;
     sweep_free(&w);
     return st;
 }

@@ -28,7 +28,6 @@ typedef struct {
     double node_wait_seconds; /* of read_seconds: waiting for the other ranks of the node
                                * to read their share of a shared slab (and to finish
                                * replaying the slab before it) */
-    double calib_seconds;     /* fitting the loader settings (ss_calibrate_comm; set by the caller) */
 } ss_sweep_timing;
 
 /* Where the per-iteration series of the scenarios go (results.h5, written by io/output):

@@ -32,7 +32,9 @@ typedef struct {
     long n;
     const long *pos;   /* [n] position of the row in its epoch (0 = the epoch's first row) */
     const long *first; /* [n] the row index of the epoch's first row */
-    double *s, *done, *ask, *st; /* fetch start, fetch done, loop asks (train_start - stall), stall */
+    /* fetch start, fetch done, loop asks (train_start - stall), stall, iteration time (the
+     * GPU's staged columns, load_gpu) */
+    const double *s, *done, *ask, *st, *it;
     double *a, *b, *buf;         /* scratch [n] */
     double cap;                  /* residual cap: the GPU's median fetch time */
 } gpu_cols;
@@ -450,6 +452,7 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
     d->done = c + STAGE_DONE * n;
     d->ask = c + STAGE_ASK * n;
     d->st = c + STAGE_ST * n;
+    d->it = c + STAGE_IT * n;
     memcpy(d->buf, c + STAGE_FT * n, (size_t)n * sizeof *d->buf);
     double cap = median_of(d->buf, (size_t)n);
     d->cap = cap > 1e-9 ? cap : 1e-9;
@@ -461,7 +464,7 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
 static void ask_stats(const calib_io *io, const gpu_cols *d, long *pairs, long *consistent, double *amin,
                       double *amax)
 {
-    const double *ask = d->ask, *it = d->ask + (STAGE_IT - STAGE_ASK) * io->rows;
+    const double *ask = d->ask, *it = d->it;
     for (long k = 0; k < io->rows; k++) {
         double a = ask[k];
         if (a < amin[k]) amin[k] = a; /* both start at infinity */
@@ -540,17 +543,13 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     io.stall = malloc(cols * sizeof *io.stall);
     io.stage = malloc((size_t)CALIB_GROUP * STAGE_COLS * n * sizeof *io.stage);
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
-    double *work = malloc(10 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
-    double *spread = work ? work + 7 * n : NULL, *amin = work ? work + 8 * n : NULL, *amax = work ? work + 9 * n : NULL;
+    double *work = malloc(6 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
+    double *spread = work ? work + 3 * n : NULL, *amin = work ? work + 4 * n : NULL, *amax = work ? work + 5 * n : NULL;
     gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
-    if (work) {
-        d.s = work;
-        d.done = work + n;
-        d.ask = work + 2 * n;
-        d.st = work + 3 * n;
-        d.a = work + 4 * n;
-        d.b = work + 5 * n;
-        d.buf = work + 6 * n;
+    if (work) { /* s, done, ask, st and it point into the staged columns (load_gpu) */
+        d.a = work;
+        d.b = work + n;
+        d.buf = work + 2 * n;
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
@@ -702,8 +701,8 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
                 gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
                 gn[i] == G || gn[i] == 1 ? "" : " (medians)");
-            fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
-                    med[4]);
+        fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
+                med[4]);
     }
     if (other) fprintf(out, "calibration: %d more GPUs with other settings (per GPU in results.h5)\n", other);
     /* the GPUs the fit explains least */

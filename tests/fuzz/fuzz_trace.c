@@ -1,5 +1,5 @@
 /* fuzz_trace.c - fuzzes the stalltrace reader: ss_trace_open (self communicator) on the
- * input as an .h5 file, ss_trace_read/ss_trace_read_replay (alternating) of every row in small slabs,
+ * input as an .h5 file, ss_trace_read/ss_trace_read_cols without train_start (alternating) of every row in small slabs,
  * and ss_calibrate. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (long r = 0; r < m->iterations && r < budget; r += slab) {
             long n = m->iterations - r < slab ? m->iterations - r : slab;
             ss_clear();
-            ss_status st = (r / slab) % 2 ? ss_trace_read_replay(t, r, n, &s) : ss_trace_read(t, r, n, &s);
+            ss_status st = (r / slab) % 2 ? ss_trace_read_cols(t, r, n, 0, &s) : ss_trace_read(t, r, n, &s);
             if (st != SS_OK) break;
         }
         ss_slab_free(&s);
