@@ -30,7 +30,8 @@ static const char run_usage[] =
     "  --out DIR     write results to DIR (relative to the current folder)\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --quiet       print nothing on success\n"
-    "  --timing      print per-rank time, throughput and peak memory on stderr\n"
+    "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
+    "                memory on stderr\n"
     "\n"
     "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
 
