@@ -49,7 +49,8 @@ static const key_def keys[] = {
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
      "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
-     "pipeline: factor on every whole fetch time (0.5: fetches twice as fast, per-batch CPU work included)"},
+     "pipeline: factor on the storage part of every fetch (0.5: storage twice as fast); the CPU part "
+     "([pipeline] fetch_cpu) stays"},
     {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
      "pipeline: factor on every compute time"},
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
@@ -65,6 +66,9 @@ static const key_def keys[] = {
      "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
     {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0, "auto", 0, 1e18,
      "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
+    {"pipeline", "fetch_cpu", K_GAP_AUTO, F(fetch_cpu), 0, "auto", 0, 1e18,
+     "the CPU part of a fetch (decoding, collating), which fetch_scale leaves as it is, seconds, or auto (the "
+     "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales)"},
     {"pipeline", "delivery_per_batch", K_BOOL, F(delivery_per_batch), 0, "true", NOB,
      "delivery = auto replays each batch's measured delivery (true) or each GPU's median (false)"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,

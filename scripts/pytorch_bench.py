@@ -30,10 +30,11 @@ FEATURES = 32
 
 
 class SlowStorage(tud.Dataset):
-    """Sample i is a deterministic tensor; reading it takes `latency` seconds."""
+    """Sample i is a deterministic tensor; reading it takes `latency` seconds of waiting
+    (the storage) and then `decode` seconds of this thread's CPU (decoding, augmenting)."""
 
-    def __init__(self, n, latency):
-        self.n, self.latency = n, latency
+    def __init__(self, n, latency, decode=0.0):
+        self.n, self.latency, self.decode = n, latency, decode
 
     def __len__(self):
         return self.n
@@ -41,6 +42,10 @@ class SlowStorage(tud.Dataset):
     def __getitem__(self, i):
         if self.latency > 0:
             time.sleep(self.latency)
+        if self.decode > 0:
+            end, acc = time.thread_time() + self.decode, 0
+            while time.thread_time() < end:
+                acc += sum(range(200))
         x = torch.arange(FEATURES, dtype=torch.float32) * 0.01 + i * 0.001
         return x, torch.tensor(i % 10)
 
@@ -55,6 +60,8 @@ def parse():
     ap.add_argument("--iterations", type=int, default=150, help="batches per epoch per rank")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--latency", type=float, default=0.006, help="seconds of storage latency per sample")
+    ap.add_argument("--decode", type=float, default=0.0,
+                    help="seconds of CPU work per sample after the storage latency (not scaled by --slow-factor)")
     ap.add_argument("--compute", type=float, default=0.015, help="seconds of emulated accelerator time per step")
     ap.add_argument("--slow-rank", type=int, default=-1, help="this rank's storage is --slow-factor times slower")
     ap.add_argument("--slow-factor", type=float, default=3.0)
@@ -108,7 +115,7 @@ def main():
     rank, world = dist.get_rank(), dist.get_world_size()
     rec = stallsim_record.Recorder(a.out) if a.out else None
     latency = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
-    ds = SlowStorage(a.iterations * a.batch * world, latency)
+    ds = SlowStorage(a.iterations * a.batch * world, latency, a.decode)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent) if a.workers > 0 else {}
 

@@ -25,8 +25,9 @@ import time
 import torch
 import torch.utils.data as tud
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _now = time.time_ns
+_cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
 
 
 def _env_rank_world():
@@ -157,13 +158,13 @@ class _FetchLog:
     def start(self, tag):
         if self.pid != os.getpid():
             self._open()
-        self.cur = (tag.p, tag.k, _now())
+        self.cur = (tag.p, tag.k, _now(), _cpu())
 
     def ready(self):
-        t = _now()
+        t, c = _now(), _cpu()
         if self.cur is not None and self.out is not None:
-            p, k, t0 = self.cur
-            self.out.line("fetch,%d,%d,%d,%d,%d\n" % (p, k, self.worker, t0, t))
+            p, k, t0, c0 = self.cur
+            self.out.line("fetch,%d,%d,%d,%d,%d,%d\n" % (p, k, self.worker, t0, t, c - c0))
         self.cur = None
 
 

@@ -22,7 +22,14 @@
 # against the real run without the slow rank (w2), with a core per training process.
 # DIR defaults to datasets/pytorch-regimes.
 #
-# usage: scripts/validate_pytorch.sh [--regimes] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# STORAGE experiment (--storage): "what if the storage were twice as fast" when the loader
+# also does CPU work. 2-rank jobs whose samples take 3 ms of storage latency and then 2 ms
+# of CPU (decoding), batch 8, 10 ms step, 1 and 2 workers, at latency x1 and x0.5. Each x1
+# trace predicts its x0.5 run with fetch_scale = 0.5, once scaling only the storage part
+# (pipeline.fetch_cpu = auto: the recorded CPU time of each fetch stays) and once scaling
+# the whole fetch (fetch_cpu = 0). DIR defaults to datasets/pytorch-storage.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -36,22 +43,25 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
-record=0 predict=0 iters="" warmup=10 regimes=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
+    --storage) storage=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
     --dir) dir=$2; dir_set=1; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+[ $regimes -eq 1 ] && [ $storage -eq 1 ] && { echo "validate_pytorch.sh: --regimes or --storage, not both" >&2; exit 2; }
 [ $regimes -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-regimes
+[ $storage -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-storage
 stallsim=$here/build/stallsim
 [ -x "$stallsim" ] || "$here/scripts/setup.sh"
 mkdir -p "$dir"
@@ -59,8 +69,10 @@ dir=$(cd "$dir" && pwd)
 
 # the bench's fixed settings (the grid varies workers, prefetch and latency)
 latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4 busy_log=""
+decode=0
 [ $regimes -eq 1 ] && latency=0.003 ranks=2
-[ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || iters=150; }
+[ $storage -eq 1 ] && latency=0.003 ranks=2 batch=8 compute=0.010 decode=0.002
+[ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || { [ $storage -eq 1 ] && iters=80; } || iters=150; }
 
 # cpu_ticks: "busy total" clock ticks of all cores since boot (/proc/stat)
 cpu_ticks() {
@@ -108,7 +120,7 @@ record_point() {
     t0=($(cpu_ticks))
     /usr/bin/time -f "%e %U %S" -o "$raw/time.txt" $py "$here/scripts/pytorch_bench.py" --nproc $ranks \
       --workers "$w" --prefetch "$p" --latency "$lat" --compute $compute --batch $batch --iterations "$iters" \
-      --epochs $epochs --out "$raw/run" "$@"
+      --epochs $epochs --decode $decode --out "$raw/run" "$@"
     t1=($(cpu_ticks))
     other=$(awk -v b="$((t1[0] - t0[0]))" -v t="$((t1[1] - t0[1]))" -v hz="$(getconf CLK_TCK)" \
       '{ o = b / hz - ($2 + $3); print (t > 0 && o > 0) ? int(100 * o * hz / t) : 0 }' "$raw/time.txt")
@@ -129,6 +141,11 @@ if [ $record -eq 1 ] && [ $regimes -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 0 1 2 4; do record_point "w$w" $w 1 2; done
   record_point w2-slow1 2 1 2 --slow-rank 1 --slow-factor 3
+elif [ $record -eq 1 ] && [ $storage -eq 1 ]; then
+  start=$(date -u +%FT%TZ)
+  for w in 1 2; do
+    for x in 1 0.5; do record_point "w$w-x$x" $w $x 2; done
+  done
 elif [ $record -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 1 2 4 8; do
@@ -152,8 +169,8 @@ recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
 bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
-       --compute $compute --latency $latency*X --workers W --prefetch P [--slow-rank 3 --slow-factor 3]
-       (regimes experiment: $regimes)
+       --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P [--slow-rank 3 --slow-factor 3]
+       (regimes experiment: $regimes; storage experiment: $storage)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU busy just before each point (other processes; must be <= 10 %): $busy_log
 EOF
@@ -194,6 +211,50 @@ print("  * healed (heal = %s: rank %s's fetch times become the other ranks' medi
 PY
 }
 
+if [ $storage -eq 1 ]; then
+  # each x1 trace predicts its x0.5 run: fetch_scale 0.5 on the storage part only (the
+  # recorded CPU part stays), and on the whole fetch
+  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  for w in 1 2; do
+    for t in "w$w-x1" "w$w-x0.5"; do
+      [ -e "$dir/$t.h5" ] || { echo "validate_pytorch.sh: no trace $dir/$t.h5 (run --storage --record first)" >&2; exit 1; }
+    done
+    for cpu in auto 0; do
+      printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n[output]\ndir = %s\n' \
+        "$dir/w$w-x1.h5" "$warmup" "$cpu" "$work/w$w-$cpu" > "$work/w$w-$cpu.ini"
+      "$stallsim" run "$work/w$w-$cpu.ini" --quiet
+      "$stallsim" compare "$dir/w$w-x0.5.h5" "$work/w$w-$cpu" --warmup "$warmup" --csv "$work/cmp-w$w-$cpu.csv" >/dev/null
+    done
+  done
+  $py - "$work" "$dir" <<'PY'
+import csv, os, sys
+import h5py
+work, d = sys.argv[1], sys.argv[2]
+print("Storage twice as fast, with CPU work in every fetch: each x1 trace predicts its x0.5 run (fetch_scale = 0.5)")
+print("%-8s %10s %9s %9s %11s %9s %11s" % ("workers", "fetch cpu", "fetch x1", "iter real", "storage only", "err %",
+                                             "whole fetch") + "     err %")
+for w in (1, 2):
+    with h5py.File(os.path.join(d, "w%d-x1.h5" % w), "r") as f:
+        cpu = f["fetch_cpu_time"][:].mean() if "fetch_cpu_time" in f else float("nan")
+        ft = f["timeline/fetch_time"][:].mean()
+    line = "%-8d %9.4fs %8.4fs" % (w, cpu, ft)
+    for c in ("auto", "0"):
+        setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "w%d-%s" % (w, c), "summary.csv")))}
+        rr = list(csv.DictReader(open(os.path.join(work, "cmp-w%d-%s.csv" % (w, c)))))
+        real = float(rr[0]["iter_time_mean"])
+        pred = [r for r in rr[1:] if setting.get(r["scenario"], {}).get("fetch_scale") not in (None, "")
+                and abs(float(setting[r["scenario"]]["fetch_scale"]) - 0.5) < 1e-9]
+        p = float(pred[0]["iter_time_mean"])
+        if c == "auto":
+            line += " %9.4f %11.4f %+8.1f" % (real, p, 100 * (p / real - 1))
+        else:
+            line += " %11.4f %+8.1f" % (p, 100 * (p / real - 1))
+    print(line)
+print("storage only: pipeline.fetch_cpu = auto (the recorded CPU part of each fetch stays); whole fetch: fetch_cpu = 0")
+PY
+  exit 0
+fi
 if [ $regimes -eq 1 ]; then
   # every trace predicts every other: workers = 0, 1, 2, 4 from each
   work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)

@@ -72,14 +72,19 @@ for r in (0, 1):
     for w in range(W):
         for line in open("%s/run.rank%d.worker%d.csv" % (d, r, w)):
             if line.startswith("fetch,"):
-                _, p, k, wk, s, e = line.strip().split(",")
+                _, p, k, wk, s, e, cpu = line.strip().split(",")
                 assert int(wk) == w and int(k) % W == w and int(e) >= int(s), line
+                # the fetching thread's CPU time fits in the fetch (clocks apart: 1 ms)
+                assert 0 <= int(cpu) <= int(e) - int(s) + 1000000, line
                 n += 1
     if W:
         assert n == 30, n
     else:
         main = [l for l in open("%s/run.rank%d.csv" % (d, r)) if l.startswith("fetch,")]
         assert len(main) == 30 and all(l.split(",")[3] == "-1" for l in main)
+# the fetches' CPU time per GPU (format 2): below the median fetch, above nothing
+cpu = f["fetch_cpu_time"][:]
+assert cpu.shape == (2,) and (cpu > 0).all() and (cpu <= np.median(ft, axis=0) + 1e-3).all(), (cpu, np.median(ft, axis=0))
 PY
 
   # the trace replays

@@ -415,6 +415,42 @@ static void test_fetch_scale(void **state)
     check_replay(&p, &e);
 }
 
+/* fetch_scale .5 with a CPU part per GPU (fetch_cpu_gpu [1, 0]): GPU 0's fetch keeps its
+ * first second, min(f, 1) + .5 * max(0, f - 1); GPU 1's scales whole.
+ * f = [1,1.5] [1.5,1] [1,1.5] [1.5,2] [1,.5] [2,.5]; c = .5
+ * k=0: start [0,0]; done [1, 1.5]; T0 = 2; stall [1, 1.5]
+ * k=1: start [0,0]; done [1.5, 1]; T1 = 2.5; stall 0
+ * k=2: r = h = done0 = [1, 1.5]; done [2, 3]; T2 = 3.5; stall [0, .5]
+ * k=3: r = done1 = [1.5, 1]; h = max(T0 = 2, done1) = [2, 2]; done [3.5, 4]; T3 = 4.5; stall [0, .5]
+ * k=4: r = done2 = [2, 3]; h = max(T1 = 2.5, done2) = [2.5, 3]; done [3.5, 3.5]; T4 = 5; stall 0
+ * k=5: r = done3 = [3.5, 4]; h = max(T2 = 3.5, done3); done [5.5, 4.5]; T5 = 6; stall [.5, 0]
+ * A constant fetch_cpu of 0 is test_fetch_scale; fetch_scale 1 ignores the CPU part. */
+static void test_fetch_cpu(void **state)
+{
+    (void)state;
+    const double cpu[2] = {1, 0};
+    ssp_params p = params(2, 1);
+    p.fetch_scale = 0.5;
+    p.fetch_cpu_gpu = cpu;
+    expect_r e = {.T = {2, 2.5, 3.5, 4.5, 5, 6},
+                  .stall = {1, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, .5, 0},
+                  .f = {1, 1.5, 1.5, 1, 1, 1.5, 1.5, 2, 1, .5, 2, .5}};
+    check_replay(&p, &e);
+    /* the same as one constant with a factor: fetch_cpu_gpu [.5, 0] x 2 */
+    const double half[2] = {.5, 0};
+    p.fetch_cpu_gpu = half;
+    p.fetch_cpu_factor = 2;
+    check_replay(&p, &e);
+    /* a constant 0 is the whole fetch scaled (test_fetch_scale's values) */
+    p.fetch_cpu_gpu = NULL;
+    p.fetch_cpu_factor = 0;
+    p.fetch_cpu = 0;
+    expect_r whole = {.T = {2, 2.5, 3.5, 4.5, 5, 5.5},
+                      .stall = {.5, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, 0, 0},
+                      .f = {.5, 1.5, 1, 1, .5, 1.5, 1, 2, .5, .5, 1.5, .5}};
+    check_replay(&p, &whole);
+}
+
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
  * k=0: done 3; T0 = 3.25; stall [3, 3]
  * k=1: done 2; T1 = 3.5; stall 0
@@ -678,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_fetch_align_min_compute_scale),
         cmocka_unit_test(test_against_spec_transcription),
         cmocka_unit_test(test_init_rejects),
+        cmocka_unit_test(test_fetch_cpu),
         cmocka_unit_test(test_measured_delivery),
         cmocka_unit_test(test_synchronous_no_delivery),
     };

@@ -4,6 +4,7 @@
  * worker, not per iteration). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ typedef struct {
     char *field[PT_FIELDS];
     int nfield;
     int pushed; /* the current line is to be returned again */
+    int version; /* the record format: 1, or 2 (fetch records carry the fetch's CPU time) */
 } pt_file;
 
 typedef enum { PT_EOF, PT_META, PT_EPOCH, PT_BATCH, PT_END, PT_FETCH } pt_kind;
@@ -40,6 +42,7 @@ typedef struct {
     long p, k;
     int worker;
     int64_t start, ready;
+    int64_t cpu; /* CPU time of the fetching thread, ns; -1 not recorded (format 1) */
     long line;
 } pt_fetch;
 
@@ -58,6 +61,10 @@ typedef struct {
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
+    /* the fetches' CPU times: a histogram for their median (PT_CPU_BINS bins of 1 %
+     * from PT_CPU_LO seconds; bin 0 holds everything shorter), and the batches without one */
+    int32_t *cpu_hist;
+    long cpu_n, cpu_missing;
     /* the loop state */
     long pass, epoch, npass;
     int have_cur;
@@ -72,10 +79,36 @@ typedef struct {
     char **inputs;
     int ninputs;
     int *loader_workers;
+    double *fetch_cpu; /* [G] each rank's median fetch CPU time (the trace's /fetch_cpu_time) */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
     int done;
 } pt_state;
+
+#define PT_CPU_LO 1e-7   /* seconds: the histogram's first bin holds shorter CPU times */
+#define PT_CPU_BINS 2560 /* of 1 % each from PT_CPU_LO: up to 1e4 s */
+
+/* Counts one fetch's CPU time (ns) into rank R's histogram. */
+static void pt_cpu_add(pt_rank *R, int64_t ns)
+{
+    double sec = (double)ns * 1e-9;
+    long b = sec < PT_CPU_LO ? 0 : 1 + (long)floor(log(sec / PT_CPU_LO) / log(1.01));
+    if (b >= PT_CPU_BINS) b = PT_CPU_BINS - 1;
+    R->cpu_hist[b]++;
+    R->cpu_n++;
+}
+
+/* The median of rank R's fetch CPU times, to 0.5 %: the geometric middle of the bin that
+ * holds it (0 when it is below PT_CPU_LO). */
+static double pt_cpu_median(const pt_rank *R)
+{
+    long half = (R->cpu_n + 1) / 2, seen = 0;
+    for (long b = 0; b < PT_CPU_BINS; b++) {
+        seen += R->cpu_hist[b];
+        if (seen >= half) return b == 0 ? 0.0 : PT_CPU_LO * pow(1.01, (double)b - 0.5);
+    }
+    return 0.0;
+}
 
 static ss_status pt_open_file(pt_file *f, const char *path)
 {
@@ -144,9 +177,11 @@ static ss_status pt_read(pt_file *f, pt_kind *kind)
                  {"end", PT_END, 4},    {"fetch", PT_FETCH, 6}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(t, kinds[i].name)) {
-            if (f->nfield != kinds[i].nfield)
+            /* format 2 adds the fetch's CPU time to fetch records */
+            int want = kinds[i].nfield + (kinds[i].kind == PT_FETCH && f->version >= 2);
+            if (f->nfield != want)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
-                               f->nfield, kinds[i].nfield);
+                               f->nfield, want);
             *kind = kinds[i].kind;
             return SS_OK;
         }
@@ -201,16 +236,17 @@ static ss_status pt_header(pt_file *f)
 {
     if (!fgets(f->buf, sizeof f->buf, f->f)) {
         if (ferror(f->f)) return ss_fail(SS_EIO, "%s:1: read error", f->path);
-        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,1')", f->path);
+        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,2')", f->path);
     }
     f->line = 1;
     size_t n = strlen(f->buf);
     while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
     if (strncmp(f->buf, "stallsim-record,", 16))
-        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,1')", f->path);
-    if (strcmp(f->buf + 16, "1"))
-        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads version 1", f->path,
+        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,2')", f->path);
+    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2"))
+        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 and 2", f->path,
                        f->buf + 16);
+    f->version = f->buf[16] - '0';
     return SS_OK;
 }
 
@@ -289,6 +325,9 @@ static ss_status pt_fetch_advance(pt_fetch *s)
         if ((st = pt_time(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
         if (s->ready < s->start)
             return ss_fail(SS_EDATA, "%s:%ld: the batch was ready before its fetch started", f->path, f->line);
+        s->cpu = -1;
+        if (f->version >= 2 && (st = pt_range(f, 6, "the fetch's CPU time", 0, PT_TIME_MAX, &s->cpu)) != SS_OK)
+            return st;
         s->worker = (int)w;
         s->line = f->line;
         s->valid = 1;
@@ -416,11 +455,13 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
+            free(R->cpu_hist);
             free(R);
         }
     free(S->r);
     free(S->inputs);
     free(S->loader_workers);
+    free(S->fetch_cpu);
     free(S);
 }
 
@@ -466,7 +507,8 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    if (!R->src) return ss_fail(SS_ENOMEM, "out of memory");
+    R->cpu_hist = calloc(PT_CPU_BINS, sizeof *R->cpu_hist);
+    if (!R->src || !R->cpu_hist) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
     /* every rank's files stay open together: rank 0 sizes the limit for the world it
      * announces, and a rank with more workers than rank 0 raises it further */
@@ -576,6 +618,19 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     return SS_OK;
 }
 
+/* At the end: the trace's per-GPU fetch CPU times when every batch of every rank had one
+ * (format 2 files throughout). */
+static ss_status pt_fetch_cpu(pt_state *S, ss_trace_meta *m)
+{
+    for (int g = 0; g < S->G; g++)
+        if (S->r[g]->cpu_missing || S->r[g]->cpu_n == 0) return SS_OK;
+    S->fetch_cpu = malloc((size_t)S->G * sizeof *S->fetch_cpu);
+    if (!S->fetch_cpu) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) S->fetch_cpu[g] = pt_cpu_median(S->r[g]);
+    m->fetch_cpu = S->fetch_cpu;
+    return SS_OK;
+}
+
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
 {
     pt_state *S = state;
@@ -614,10 +669,13 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->train_start[i * G + g] = (double)(row.got + off) * ns;
             s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
+            if (f->cpu >= 0) pt_cpu_add(R, f->cpu);
+            else R->cpu_missing++;
             f->valid = 0; /* consumed */
         }
         if (!got0) {
             S->done = 1;
+            if ((st = pt_fetch_cpu(S, &info->meta)) != SS_OK) return st;
             break;
         }
         if (S->rows == 0 || r0.epoch != S->last_epoch) S->epochs++;

@@ -253,6 +253,34 @@ static ss_status read_loader_workers(ss_trace_file *t)
     return SS_OK;
 }
 
+/* The optional per-GPU dataset /fetch_cpu_time: [gpus] finite seconds >= 0. */
+static ss_status read_fetch_cpu(ss_trace_file *t)
+{
+    ss_trace_meta *m = &t->meta;
+    if (H5Lexists(t->file, "fetch_cpu_time", H5P_DEFAULT) <= 0) return SS_OK;
+    hid_t d = H5Dopen2(t->file, "fetch_cpu_time", H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+    hid_t ty = d >= 0 ? H5Dget_type(d) : -1;
+    hsize_t n = 0;
+    int ok = sp >= 0 && ty >= 0 && H5Tget_class(ty) == H5T_FLOAT && H5Sget_simple_extent_ndims(sp) == 1 &&
+             H5Sget_simple_extent_dims(sp, &n, NULL) == 1 && n == (hsize_t)m->gpus;
+    if (ok) {
+        m->fetch_cpu = malloc((size_t)m->gpus * sizeof *m->fetch_cpu);
+        ok = m->fetch_cpu && ss_h5_rows(d, H5T_NATIVE_DOUBLE, 0, m->gpus, 0, m->fetch_cpu, 0) == 0;
+    }
+    if (ty >= 0) H5Tclose(ty);
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    if (!ok)
+        return ss_fail(SS_EDATA, "%s: dataset /fetch_cpu_time is not %d floating-point values (one per GPU, as root "
+                       "attribute gpus = %d says)", t->path, m->gpus, m->gpus);
+    for (int g = 0; g < m->gpus; g++)
+        if (!(m->fetch_cpu[g] >= 0 && m->fetch_cpu[g] < 1e9))
+            return ss_fail(SS_EDATA, "%s: dataset /fetch_cpu_time[%d] = %g, expected finite seconds >= 0", t->path,
+                           g, m->fetch_cpu[g]);
+    return SS_OK;
+}
+
 static ss_status read_meta(ss_trace_file *t)
 {
     hid_t root = t->file;
@@ -285,7 +313,8 @@ static ss_status read_meta(ss_trace_file *t)
     if (strcmp(m->fetch_times, "") && strcmp(m->fetch_times, "measured") && strcmp(m->fetch_times, "absent"))
         return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,
                        m->fetch_times);
-    return read_loader_workers(t);
+    ss_status st = read_loader_workers(t);
+    return st == SS_OK ? read_fetch_cpu(t) : st;
 }
 
 static ss_status open_datasets(ss_trace_file *t)
@@ -785,6 +814,7 @@ void ss_trace_close(ss_trace_file *t)
         if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
+    free(t->meta.fetch_cpu);
     free(t->ls);
     free(t->key_epoch);
     free(t->key_index);
@@ -842,6 +872,9 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
     if (m->loader_workers)
         rc |= ss_h5_attr_write_num(f, "loader_workers", H5T_STD_I32LE, H5T_NATIVE_INT, m->loader_workers,
                                    (hsize_t)m->gpus);
+    if (m->fetch_cpu)
+        rc |= ss_h5_write_array(f, "fetch_cpu_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->fetch_cpu,
+                                (hsize_t)m->gpus);
     return rc;
 }
 

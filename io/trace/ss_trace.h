@@ -25,6 +25,11 @@ typedef struct {
     int *loader_workers;   /* [gpus] loader worker processes per GPU (0: synchronous loading),
                             * NULL when unknown. Owned by whoever filled it; the reader's copy
                             * lives as long as the trace file. */
+    double *fetch_cpu;     /* [gpus] CPU seconds the fetching thread spent on a batch (median
+                            * over the GPU's batches): the fetch's decoding and collating, the
+                            * part that faster storage does not shorten. NULL when not
+                            * recorded. Stored as the dataset /fetch_cpu_time; owned as
+                            * loader_workers is. */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);

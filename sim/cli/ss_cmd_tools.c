@@ -115,6 +115,11 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %d", m->loader_workers[g]);
         printf("%s (per GPU)\n", m->gpus > 16 ? " ..." : "");
     }
+    if (m->fetch_cpu) {
+        printf("%-13s", "fetch_cpu_time");
+        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", m->fetch_cpu[g]);
+        printf("%s s (per GPU: the fetching thread's CPU time per batch, median)\n", m->gpus > 16 ? " ..." : "");
+    }
 }
 
 static int info_main(int argc, char **argv)

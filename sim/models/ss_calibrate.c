@@ -535,6 +535,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->delivery_gpu = calloc(ng, sizeof *c->delivery_gpu);
     c->resid_gpu = calloc(ng, sizeof *c->resid_gpu);
     c->stall_resid_gpu = calloc(ng, sizeof *c->stall_resid_gpu);
+    if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
+        memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
     io.epoch = malloc(n * sizeof *io.epoch);
     io.fs = malloc(cols * sizeof *io.fs);
     io.ft = malloc(cols * sizeof *io.ft);
@@ -553,7 +555,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
+        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = m->loader_workers;
@@ -639,6 +641,8 @@ void ss_calib_free(ss_calib *c)
     free(c->delivery_gpu);
     free(c->resid_gpu);
     free(c->stall_resid_gpu);
+    free(c->fetch_cpu_gpu);
+    c->fetch_cpu_gpu = NULL;
     c->workers_gpu = c->prefetch_gpu = NULL;
     c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }
@@ -659,6 +663,15 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             : c->no_fetch          ? "W and P not recorded in the trace: the defaults"
                                    : "W and P fitted (the trace records no loader settings)");
     if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
+    if (c->fetch_cpu_gpu) {
+        double lo = c->fetch_cpu_gpu[0], hi = lo;
+        for (int g = 1; g < G; g++) {
+            lo = c->fetch_cpu_gpu[g] < lo ? c->fetch_cpu_gpu[g] : lo;
+            hi = c->fetch_cpu_gpu[g] > hi ? c->fetch_cpu_gpu[g] : hi;
+        }
+        fprintf(out, "calibration: the trace records the fetches' CPU time: %.4f to %.4f s per batch (median per GPU); "
+                     "fetch_scale scales only the rest (pipeline.fetch_cpu = auto)\n", lo, hi);
+    }
     if (c->ask_lags)
         fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "
                      "replay keeps each GPU's measured lag\n", c->ask_spread);

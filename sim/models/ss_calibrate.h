@@ -30,6 +30,7 @@ typedef struct {
     double *delivery_gpu;  /* from a batch being ready to the loop having it, seconds */
     double *resid_gpu;     /* median |predicted - measured fetch_start| over the fitted rows */
     double *stall_resid_gpu; /* median |predicted - measured stall| */
+    double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
     /* over GPUs */
     int workers;           /* the largest W */
     double worker_gap;     /* median of the GPUs' worker gaps */

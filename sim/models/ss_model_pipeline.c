@@ -96,7 +96,20 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
         lags_ok = lags_ok && s->A && s->lag && s->lag_next;
     }
-    if (!s->done || !s->T || !s->r || !s->f || !s->h || !lags_ok) {
+    int cpu_ok = 1;
+    if (p->fetch_scale != 1.0 && (p->fetch_cpu_gpu || p->fetch_cpu > 0)) {
+        s->cpu = malloc((size_t)gpus * sizeof *s->cpu);
+        s->fx = malloc((size_t)gpus * sizeof *s->fx);
+        cpu_ok = s->cpu && s->fx;
+        if (cpu_ok) {
+            for (int g = 0; g < gpus; g++)
+                s->cpu[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] * factor_of(p->fetch_cpu_factor) : p->fetch_cpu;
+            memcpy(s->fx, s->cpu, (size_t)gpus * sizeof *s->fx);
+            gsl_sort(s->fx, 1, (size_t)gpus);
+            s->cpu_median = (s->fx[(gpus - 1) / 2] + s->fx[gpus / 2]) / 2;
+        }
+    }
+    if (!s->done || !s->T || !s->r || !s->f || !s->h || !lags_ok || !cpu_ok) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (window of %ld batches x %d GPUs)", s->ring,
                        gpus);
@@ -118,6 +131,8 @@ void ssp_free(ssp_state *s)
     free(s->lag);
     free(s->lag_next);
     free(s->dm);
+    free(s->cpu);
+    free(s->fx);
     free(s->gap_a);
     free(s->refill_a);
     free(s->deliv_a);
@@ -497,18 +512,43 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
     ssp_replay_row_from(s, row, row, stall, out);
 }
 
+/* f with its storage part scaled and its CPU part c kept. */
+static inline double storage_scaled(double f, double c, double scale)
+{
+    return f > c ? c + scale * (f - c) : f;
+}
+
 void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out)
 {
     const int G = s->gpus;
     const int measure = s->dm && measured->train_start, lagged = s->A && row->train_start;
-    const double f1 =
-        s->p.fetch_align == SS_ALIGN_NONE ? 0.0 : s->p.fetch_scale * ss_row_fetch_aligned(row, s->p.fetch_align);
+    double scale = s->p.fetch_scale, f1 = 0.0;
+    if (s->p.fetch_align != SS_ALIGN_NONE) {
+        double a = ss_row_fetch_aligned(row, s->p.fetch_align);
+        f1 = s->cpu ? storage_scaled(a, s->cpu_median, scale) : scale * a;
+    }
+    ss_row scaled;
+    if (s->cpu) { /* the storage parts scaled here; the replay below scales by 1 */
+        scaled = *row;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            double f = storage_scaled(row->fetch_time[g], s->cpu[g], scale);
+            s->fx[g] = f;
+            lo = f < lo ? f : lo;
+            hi = f > hi ? f : hi;
+        }
+        scaled.fetch_time = s->fx;
+        scaled.fetch_min = lo;
+        scaled.fetch_max = hi;
+        row = &scaled;
+        scale = 1.0;
+    }
     double tp;
     s->dm_row = NULL;
     if (!lagged && s->k > 0 && s->p.start_align == SS_ALIGN_NONE) {
         fused_in in = {.ft = s->p.fetch_align == SS_ALIGN_NONE ? row->fetch_time : NULL,
                        .fs = row->fetch_start,
-                       .scale = s->p.fetch_scale,
+                       .scale = scale,
                        .f1 = f1,
                        .m = measure ? measured : NULL,
                        .ftmin = row->fetch_min,
@@ -522,7 +562,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     }
     double *f = s->f;
     if (s->p.fetch_align == SS_ALIGN_NONE) {
-        for (int g = 0; g < G; g++) f[g] = s->p.fetch_scale * row->fetch_time[g];
+        for (int g = 0; g < G; g++) f[g] = scale * row->fetch_time[g];
     } else {
         for (int g = 0; g < G; g++) f[g] = f1;
     }
@@ -662,6 +702,14 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     p->ask_lags = cal ? cal->ask_lags : 0;
     p->trace_workers_gpu = cal ? cal->workers_gpu : NULL;
     if (c->delivery.is_auto && c->delivery_per_batch) p->delivery_measured = factor_of(c->delivery.value);
+    /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
+     * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
+     * auto*F) */
+    if (!c->fetch_cpu.is_auto) p->fetch_cpu = c->fetch_cpu.value;
+    else if (cal && cal->fetch_cpu_gpu) {
+        p->fetch_cpu_gpu = cal->fetch_cpu_gpu;
+        p->fetch_cpu_factor = factor_of(c->fetch_cpu.value);
+    }
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -679,6 +727,7 @@ typedef struct {
      * one's replaced by the median of the others' ([gpus] each) */
     int *wg, *pg;
     double *gg, *rg, *dg;
+    double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
 } pipe_state;
 
 /* The median of v[0..n-1] without v[skip]; reorders v. */
@@ -745,6 +794,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->gg);
     free(st->rg);
     free(st->dg);
+    free(st->cg);
     free(st);
 }
 
@@ -768,6 +818,17 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     if (st->heal >= 0 && st->heal < gpus &&
         (q->workers_gpu || q->prefetch_gpu || q->worker_gap_gpu || q->refill_gap_gpu || q->delivery_gpu))
         rc = heal_loaders(st, &p, gpus);
+    if (rc == SS_OK && st->heal >= 0 && st->heal < gpus && q->fetch_cpu_gpu && gpus > 1) {
+        st->cg = malloc(2 * (size_t)gpus * sizeof *st->cg);
+        if (!st->cg) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+        else {
+            double *v = st->cg + gpus;
+            memcpy(st->cg, q->fetch_cpu_gpu, (size_t)gpus * sizeof *st->cg);
+            memcpy(v, q->fetch_cpu_gpu, (size_t)gpus * sizeof *v);
+            st->cg[st->heal] = median_except(v, gpus, st->heal);
+            p.fetch_cpu_gpu = st->cg;
+        }
+    }
     if (rc == SS_OK) rc = ssp_init(&st->ps, &p, gpus);
     if (rc != SS_OK) {
         pipe_state_free(st);

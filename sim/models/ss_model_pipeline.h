@@ -39,6 +39,13 @@ typedef struct {
      * delivery cost: the training process fetches the batch itself, with no queue or
      * unpickling between a worker and the loop. */
     const int *trace_workers_gpu;
+    /* The CPU part of each fetch, which fetch_scale does not scale (the fetching thread's
+     * decoding and collating): GPU g's replayed fetch is min(f, c) + fetch_scale * max(0,
+     * f - c) with c = fetch_cpu_gpu[g] * fetch_cpu_factor (a factor of 0 counts as 1;
+     * NULL: fetch_cpu for every GPU). With fetch_align, the aligned fetch takes the GPUs'
+     * median c. 0 everywhere: the whole fetch scales. */
+    const double *fetch_cpu_gpu;
+    double fetch_cpu, fetch_cpu_factor;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */
@@ -68,6 +75,9 @@ typedef struct {
     double *gap_a, *refill_a, *deliv_a, *dfac_a;
     int same_shape;
     const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
+    /* fetch_scale != 1 with a CPU part: each GPU's CPU part, their median, and the row's
+     * fetch times with only their storage part scaled ([gpus] each; NULL otherwise) */
+    double *cpu, cpu_median, *fx;
 } ssp_state;
 
 /* GPU g's settings under p (the per-GPU arrays when given). */
