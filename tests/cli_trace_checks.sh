@@ -88,4 +88,28 @@ printf '[trace]\npath = wide.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min
 "$stallsim" info wide.h5 >out 2>err && grep -q "epochs:       2 (1, 2)" out && ok || fail "info on int64 epochs: $(cat err out)"
 "$stallsim" info huge.h5 >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q "/timeline/epoch: row 40 holds an epoch outside the 32-bit range" err && ok || fail "epoch 2^40: status $rc: $(cat err)"
+
+# the optional /fetch_cpu_time: wrong shapes and values are named; a good one is printed,
+# and with fetch_cpu = 0 the sweep is the trace's without it, byte for byte
+cp e.h5 cpu.h5; cp e.h5 cpu-neg.h5; cp e.h5 cpu-short.h5
+$py - <<'PY' || fail "python edits (fetch_cpu_time)"
+import h5py, numpy as np
+for name, v in (("cpu.h5", [0.01, 0.02, 0.0]), ("cpu-neg.h5", [0.01, -1.0, 0.0]), ("cpu-short.h5", [0.01, 0.02])):
+    with h5py.File(name, "r+") as f:
+        f.create_dataset("fetch_cpu_time", data=np.array(v, dtype=np.float64))
+PY
+"$stallsim" info cpu-neg.h5 >/dev/null 2>en && fail "a negative fetch_cpu_time was accepted" ||
+  { grep -q "cpu-neg.h5: dataset /fetch_cpu_time\[1\] = -1" en && ok || fail "negative fetch_cpu_time: $(cat en)"; }
+"$stallsim" info cpu-short.h5 >/dev/null 2>es && fail "a short fetch_cpu_time was accepted" ||
+  { grep -q "cpu-short.h5: dataset /fetch_cpu_time is not 3 floating-point values" es && ok || fail "short fetch_cpu_time: $(cat es)"; }
+"$stallsim" info cpu.h5 | grep -q "^fetch_cpu_time 0.0100 0.0200 0.0000 s" && ok || fail "info does not print fetch_cpu_time"
+for t in e cpu; do
+  printf '[trace]\npath = %s.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n' "$t" \
+    "$([ $t = cpu ] && echo 0 || echo auto)" > "$t-fs.ini"
+  "$stallsim" run "$t-fs.ini" --out "fs-$t" --quiet || fail "run fetch_scale on $t.h5"
+done
+same_file fs-e/summary.csv fs-cpu/summary.csv "fetch_cpu = 0 against a trace without /fetch_cpu_time"
+printf '[trace]\npath = cpu.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n' > cpu-auto.ini
+"$stallsim" run cpu-auto.ini --out fs-auto --quiet || fail "run fetch_cpu = auto"
+cmp -s fs-e/summary.csv fs-auto/summary.csv && fail "fetch_cpu = auto ignored the recorded CPU parts" || ok
 finish
