@@ -34,7 +34,7 @@
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
 #   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
-#   regimes 100). --warmup N: iterations per epoch left out of every mean (default 10).
+#   regimes 100; storage 80). --warmup N: iterations per epoch left out of every mean (default 10).
 #   --only "w2-slow1 ...": record only these points (the others' traces are kept; the
 #   provenance gets a line for them).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.

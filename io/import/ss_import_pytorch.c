@@ -702,7 +702,9 @@ const ss_importer ss_importer_pytorch = {
             "shifted by its recorded clock offset against rank 0; time 0 is the earliest epoch start.\n"
             "fetch_start, fetch_time: the worker's first sample request and collated batch; train_start:\n"
             "the loop got the batch; stall_time: got - asked; iteration_time: next ask - this ask (the\n"
-            "last batch of an epoch: the ask that ended the epoch). The files are read in lockstep.\n",
+            "last batch of an epoch: the ask that ended the epoch). The files are read in lockstep.\n"
+            "Record format 2 adds each fetch's CPU time: the trace's /fetch_cpu_time holds each rank's\n"
+            "median, the part of a fetch that fetch_scale keeps ([pipeline] fetch_cpu).\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,
