@@ -70,6 +70,27 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
 
 static void print_calibration(const ss_calib *cal, FILE *out) { ss_calib_print(cal, out); }
 
+/* A synchronous trace (W = 0) shows no delivery cost, the time a batch made by a worker
+ * takes to reach the loop (queue, unpickling): pipeline scenarios that give such a GPU
+ * workers, with delivery = auto, assume none. Says so once, with what to do. */
+static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    if (!cfg->delivery.is_auto || !cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline")) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (cal->workers_gpu[g] == 0 && ssp_loader_of(&sc[i].pipe, g).workers > 0) {
+                fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace cannot show the "
+                             "delivery cost that a loader with workers adds to every batch (queue, unpickling; "
+                             "0.6-7 ms per batch on the README's real runs); scenarios that give it workers, such as "
+                             "%s, assume none and are optimistic by it: to include it, sweep them with [pipeline] delivery "
+                             "= SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
+                        g, sc[i].name);
+                return;
+            }
+    }
+}
+
 static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
@@ -218,6 +239,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
+        if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
     }
     if (st == SS_OK) {
         const ss_trace_meta *m = ss_trace_meta_of(t);
