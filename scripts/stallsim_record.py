@@ -28,6 +28,24 @@ import torch.utils.data as tud
 FORMAT_VERSION = 2
 _now = time.time_ns
 _cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
+_pcpu = time.process_time_ns  # CPU time of the training process, all its threads (not its workers)
+
+
+def _cpu_set():
+    """(cores this process may run on, their list as "0-3;8") from the affinity mask."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+        cores = list(range(n))
+    parts, i = [], 0
+    while i < len(cores):
+        j = i
+        while j + 1 < len(cores) and cores[j + 1] == cores[j] + 1:
+            j += 1
+        parts.append(str(cores[i]) if i == j else "%d-%d" % (cores[i], cores[j]))
+        i = j + 1
+    return len(cores), ";".join(parts)
 
 
 def _env_rank_world():
@@ -236,22 +254,22 @@ class RecordedLoader:
     def _run(self, it, p):
         rec, w = self._rec, self._rec._w
         k = 0
-        t_ask = _now()
+        t_ask, c_ask = _now(), _pcpu()
         try:
             while True:
                 try:
                     batch = next(it)
                 except StopIteration:
-                    w.line("end,%d,%d,%d\n" % (p, k, t_ask))
+                    w.line("end,%d,%d,%d,%d\n" % (p, k, t_ask, c_ask))
                     w.flush()
                     return
                 t_got = _now()
-                w.line("batch,%d,%d,%d,%d\n" % (p, k, t_ask, t_got))
+                w.line("batch,%d,%d,%d,%d,%d\n" % (p, k, t_ask, t_got, c_ask))
                 yield batch
                 k += 1
-                t_ask = _now()
+                t_ask, c_ask = _now(), _pcpu()
         except GeneratorExit:  # the loop left the epoch early (break) after taking batch k
-            w.line("end,%d,%d,%d\n" % (p, k + 1, _now()))
+            w.line("end,%d,%d,%d,%d\n" % (p, k + 1, _now(), _pcpu()))
             w.flush()
             raise
         finally:
@@ -291,7 +309,8 @@ class Recorder:
         w.line("stallsim-record,%d\n" % FORMAT_VERSION)
         for k, v in (("rank", self.rank), ("world_size", self.world_size), ("host", socket.gethostname()),
                      ("pid", os.getpid()), ("torch", torch.__version__), ("start_ns", _now()),
-                     ("clock_offset_ns", offset), ("clock_rtt_ns", rtt), ("clock_offset_source", how)):
+                     ("clock_offset_ns", offset), ("clock_rtt_ns", rtt), ("clock_offset_source", how),
+                     ("cpus", _cpu_set()[0]), ("cpu_set", _cpu_set()[1])):
             w.line("meta,%s,%s\n" % (k, str(v).replace(",", ";").replace("\n", " ")))
         w.flush()
 

@@ -49,7 +49,7 @@ def close(a, b, what):
 header = ("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
           "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
           "iter_time_change_pct,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
-          "fidelity_iter_time_mape_pct,heal_gpu,straggler_share_gpu0,straggler_share_gpu1")
+          "fidelity_iter_time_mape_pct,heal_gpu,cpu_load_pct,straggler_share_gpu0,straggler_share_gpu1")
 for run in "ab":
     assert open(f"{work}/{run}/summary.csv").readline().strip() == header
 rows = {r["scenario"]: r for r in csv.DictReader(open(f"{work}/a/summary.csv"))}
@@ -64,7 +64,7 @@ close(float(m["straggler_share_gpu0"]), 1 / 3, "share 0"); close(float(m["stragg
 close(float(fmin["iter_time_mean"]), 7 / 6, "fetch-min mean")
 close(float(fmin["iter_time_change_pct"]), -200 / 9, "fetch-min change")
 close(float(fmin["effective_delay_pct"]), 100 / 3, "fetch-min effective delay")
-assert fmin["workers"] == "" and fmin["fidelity_iter_time_err_pct"] == ""
+assert fmin["workers"] == "" and fmin["fidelity_iter_time_err_pct"] == "" and fmin["cpu_load_pct"] == ""
 # run b: threshold 0.5 -> measured 1 of 3 (0.875), fetch-min none
 rb = {r["scenario"]: r for r in csv.DictReader(open(f"{work}/b/summary.csv"))}
 close(float(rb["measured"]["effective_delay_pct"]), 100 / 3, "threshold 0.5, measured")
@@ -146,6 +146,36 @@ for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 
     close(float(r["iter_time_change_pct"]), err, run + " change")
 PY
 grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
+# the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
+# processes' 0.25 s per iteration (both GPUs have workers), GPU 0 alone on 1 core and GPU 1
+# on 2: 0.5 / (1 x T) and 0.75 / (2 x T), the larger counts: measured (T = 1.5) 100/3 %,
+# the pipeline row (T = 1.25) 40 %; both GPUs on one pool of 2 cores: 1.25 / (2 x T): 125/3
+# and 50 %
+$py - "$work" <<'PY' || fail "python edits (CPU datasets)"
+import shutil, sys, h5py, numpy as np
+work = sys.argv[1]
+for name, pool, cores in (("cpu-own", [0, 1], [1, 2]), ("cpu-shared", [0, 0], [2, 2])):
+    shutil.copy(f"{work}/tiny.h5", f"{work}/{name}.h5")
+    with h5py.File(f"{work}/{name}.h5", "r+") as f:
+        f["fetch_cpu_time"] = np.array([0.25, 0.5])
+        f["loop_cpu_time"] = np.array([0.25, 0.25])
+        f["cpu_pool"] = np.array(pool, dtype=np.int32)
+        f["cpu_pool_cores"] = np.array(cores, dtype=np.int32)
+PY
+for name in cpu-own cpu-shared; do
+  "$stallsim" run "$work/pipe.ini" --set trace.path="$work/$name.h5" --out "$work/$name" > "$work/$name.txt" || fail "run $name"
+done
+$py - "$work" <<'PY' && ok || fail "cpu_load_pct against hand-worked values"
+import csv, sys
+work = sys.argv[1]
+for name, meas, pipe in (("cpu-own", 100 / 3, 40), ("cpu-shared", 125 / 3, 50)):
+    rows = list(csv.DictReader(open(f"{work}/{name}/summary.csv")))
+    for r, want in zip(rows, (meas, pipe)):
+        assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (name, r["scenario"], r["cpu_load_pct"], want)
+PY
+grep -q "^CPU (recorded): the measured run kept 42% of its busiest pool's 2 cores busy (the pool of GPU 0); 0 scenarios" \
+  "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
+grep -q "^CPU (recorded)" "$work/ptable.txt" && fail "a CPU line without recorded CPU times" || ok
 grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 

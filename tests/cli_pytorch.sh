@@ -85,6 +85,12 @@ for r in (0, 1):
 # the fetches' CPU time per GPU (format 2): below the median fetch, above nothing
 cpu = f["fetch_cpu_time"][:]
 assert cpu.shape == (2,) and (cpu > 0).all() and (cpu <= np.median(ft, axis=0) + 1e-3).all(), (cpu, np.median(ft, axis=0))
+# the training processes' CPU per iteration (below the iteration), one pool of this host's cores
+loop = f["loop_cpu_time"][:]
+assert loop.shape == (2,) and (loop > 0).all() and (loop <= np.median(it, axis=0) + 1e-3).all(), (loop, np.median(it, axis=0))
+import os
+assert list(f["cpu_pool"][:]) == [0, 0] and list(f["cpu_pool_cores"][:]) == [len(os.sched_getaffinity(0))] * 2, \
+    (f["cpu_pool"][:], f["cpu_pool_cores"][:])
 PY
 
   # the trace replays

@@ -112,4 +112,22 @@ same_file fs-e/summary.csv fs-cpu/summary.csv "fetch_cpu = 0 against a trace wit
 printf '[trace]\npath = cpu.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n' > cpu-auto.ini
 "$stallsim" run cpu-auto.ini --out fs-auto --quiet || fail "run fetch_cpu = auto"
 cmp -s fs-e/summary.csv fs-auto/summary.csv && fail "fetch_cpu = auto ignored the recorded CPU parts" || ok
+# pools of cores that cannot be: a GPU naming a later one, cores that differ within a pool,
+# one dataset of the two
+for bad in fwd cores half; do cp e.h5 pool-$bad.h5; done
+$py - <<'PY' || fail "python edits (cpu_pool)"
+import h5py, numpy as np
+for name, pool, cores in (("fwd", [0, 2, 2], [1, 1, 1]), ("cores", [0, 0, 2], [2, 3, 1]), ("half", [0, 1, 2], None)):
+    with h5py.File("pool-%s.h5" % name, "r+") as f:
+        f["cpu_pool"] = np.array(pool, dtype=np.int32)
+        if cores:
+            f["cpu_pool_cores"] = np.array(cores, dtype=np.int32)
+PY
+"$stallsim" info pool-fwd.h5 >/dev/null 2>ep && fail "a forward cpu_pool was accepted" ||
+  { grep -q "pool-fwd.h5: dataset /cpu_pool\[1\] = 2, expected the first GPU of its pool" ep && ok || fail "forward pool: $(cat ep)"; }
+"$stallsim" info pool-cores.h5 >/dev/null 2>ep && fail "cores differing in a pool were accepted" ||
+  { grep -q "pool-cores.h5: dataset /cpu_pool_cores\[1\] = 3, expected at least 1 and the same as its pool's first GPU 0 (2)" ep && ok ||
+    fail "pool cores: $(cat ep)"; }
+"$stallsim" info pool-half.h5 >/dev/null 2>ep && fail "cpu_pool without cpu_pool_cores was accepted" ||
+  { grep -q "pool-half.h5: datasets /cpu_pool and /cpu_pool_cores come together" ep && ok || fail "half pool: $(cat ep)"; }
 finish

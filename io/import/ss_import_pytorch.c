@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,16 @@ typedef struct {
 typedef struct {
     long p, k;
     int64_t ask, got;
+    int64_t cpu; /* the training process's CPU time at ask, ns; -1 not recorded (format 1) */
     long line;
 } pt_batch;
+
+/* CPU times per batch or iteration: a histogram for their median (PT_CPU_BINS bins of 1 %
+ * from PT_CPU_LO seconds; bin 0 holds everything shorter), and how many had none. */
+typedef struct {
+    int32_t *bins;
+    long n, missing;
+} pt_hist;
 
 typedef struct {
     int rank;
@@ -61,10 +70,11 @@ typedef struct {
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
-    /* the fetches' CPU times: a histogram for their median (PT_CPU_BINS bins of 1 %
-     * from PT_CPU_LO seconds; bin 0 holds everything shorter), and the batches without one */
-    int32_t *cpu_hist;
-    long cpu_n, cpu_missing;
+    /* the fetches' CPU times and the loop's per iteration: histograms for their medians,
+     * and the rows without one */
+    pt_hist fetch_cpu, loop_cpu;
+    long cpus;             /* meta cpus: cores the rank may run on (-1: not recorded) */
+    char cpu_set[256];     /* meta cpu_set: their list */
     /* the loop state */
     long pass, epoch, npass;
     int have_cur;
@@ -80,6 +90,8 @@ typedef struct {
     int ninputs;
     int *loader_workers;
     double *fetch_cpu; /* [G] each rank's median fetch CPU time (the trace's /fetch_cpu_time) */
+    double *loop_cpu;  /* [G] each rank's median CPU per iteration of its training process */
+    int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
     int done;
@@ -88,23 +100,27 @@ typedef struct {
 #define PT_CPU_LO 1e-7   /* seconds: the histogram's first bin holds shorter CPU times */
 #define PT_CPU_BINS 2560 /* of 1 % each from PT_CPU_LO: up to 1e4 s */
 
-/* Counts one fetch's CPU time (ns) into rank R's histogram. */
-static void pt_cpu_add(pt_rank *R, int64_t ns)
+/* Counts one CPU time (ns; < 0: none recorded) into h. */
+static void pt_cpu_add(pt_hist *h, int64_t ns)
 {
+    if (ns < 0) {
+        h->missing++;
+        return;
+    }
     double sec = (double)ns * 1e-9;
     long b = sec < PT_CPU_LO ? 0 : 1 + (long)floor(log(sec / PT_CPU_LO) / log(1.01));
     if (b >= PT_CPU_BINS) b = PT_CPU_BINS - 1;
-    R->cpu_hist[b]++;
-    R->cpu_n++;
+    h->bins[b]++;
+    h->n++;
 }
 
-/* The median of rank R's fetch CPU times, to 0.5 %: the geometric middle of the bin that
- * holds it (0 when it is below PT_CPU_LO). */
-static double pt_cpu_median(const pt_rank *R)
+/* The median of h's CPU times, to 0.5 %: the geometric middle of the bin that holds it (0
+ * when it is below PT_CPU_LO). */
+static double pt_cpu_median(const pt_hist *h)
 {
-    long half = (R->cpu_n + 1) / 2, seen = 0;
+    long half = (h->n + 1) / 2, seen = 0;
     for (long b = 0; b < PT_CPU_BINS; b++) {
-        seen += R->cpu_hist[b];
+        seen += h->bins[b];
         if (seen >= half) return b == 0 ? 0.0 : PT_CPU_LO * pow(1.01, (double)b - 0.5);
     }
     return 0.0;
@@ -177,8 +193,9 @@ static ss_status pt_read(pt_file *f, pt_kind *kind)
                  {"end", PT_END, 4},    {"fetch", PT_FETCH, 6}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(t, kinds[i].name)) {
-            /* format 2 adds the fetch's CPU time to fetch records */
-            int want = kinds[i].nfield + (kinds[i].kind == PT_FETCH && f->version >= 2);
+            /* format 2 adds a CPU time to fetch, batch and end records */
+            int want = kinds[i].nfield + (f->version >= 2 && (kinds[i].kind == PT_FETCH || kinds[i].kind == PT_BATCH ||
+                                                              kinds[i].kind == PT_END));
             if (f->nfield != want)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
                                f->nfield, want);
@@ -258,7 +275,7 @@ static ss_status pt_rank_header(pt_rank *R)
     if (st != SS_OK) return st;
     long rank = -1;
     int have_offset = 0;
-    R->workers = R->prefetch = R->batch_size = R->world = -1;
+    R->workers = R->prefetch = R->batch_size = R->world = R->cpus = -1;
     for (;;) {
         pt_kind k;
         if ((st = pt_read(f, &k)) != SS_OK) return st;
@@ -284,6 +301,8 @@ static ss_status pt_rank_header(pt_rank *R)
             have_offset = 1;
         } else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
+        else if (!strcmp(key, "cpus")) st = pt_long(f, 2, "meta cpus", 1, 1L << 20, &R->cpus);
+        else if (!strcmp(key, "cpu_set")) snprintf(R->cpu_set, sizeof R->cpu_set, "%s", f->field[2]);
         if (st != SS_OK) return st;
     }
     if (rank < 0) return ss_fail(SS_EDATA, "%s: no 'meta,rank' line", f->path);
@@ -359,9 +378,18 @@ static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
                    "(%s and the others)", R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[0].file.path);
 }
 
+/* Field i of a batch or end record: the training process's CPU time in ns (format 2), or
+ * -1 (format 1). */
+static ss_status pt_loop_cpu(const pt_file *f, int i, int64_t *out)
+{
+    *out = -1;
+    return f->version >= 2 ? pt_range(f, i, "the process's CPU time", 0, PT_TIME_MAX, out) : SS_OK;
+}
+
 typedef struct {
     long epoch, p, k;
     int64_t ask, got, next_ask;
+    int64_t ask_cpu, next_cpu; /* the training process's CPU time at the two asks, ns (-1: none) */
     long line;
 } pt_row;
 
@@ -397,6 +425,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         if ((st = pt_long(f, 2, "the batch", 0, LONG_MAX, &b.k)) != SS_OK) return st;
         if ((st = pt_time(f, 3, "the ask time", &b.ask)) != SS_OK) return st;
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
+        if ((st = pt_loop_cpu(f, 5, &b.cpu)) != SS_OK) return st;
         if (b.p != R->pass || b.k != 0)
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld, expected batch 0 of pass %ld", f->path,
                            f->line, b.k, b.p, R->pass);
@@ -434,10 +463,15 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         return ss_fail(SS_EDATA, "%s:%ld: time goes backwards (the step of line %ld ends before it starts)", f->path,
                        f->line, R->cur.line);
     row->next_ask = t;
+    row->ask_cpu = R->cur.cpu;
+    if ((st = pt_loop_cpu(f, k == PT_END ? 4 : 5, &row->next_cpu)) != SS_OK) return st;
+    if (row->ask_cpu >= 0 && row->next_cpu >= 0 && row->next_cpu < row->ask_cpu)
+        return ss_fail(SS_EDATA, "%s:%ld: the process's CPU time goes backwards (%lld ns, line %ld had %lld ns)",
+                       f->path, f->line, (long long)row->next_cpu, R->cur.line, (long long)row->ask_cpu);
     if (k == PT_END) {
         R->have_cur = 0;
     } else {
-        pt_batch b = {.p = p, .k = kk, .ask = t, .line = f->line};
+        pt_batch b = {.p = p, .k = kk, .ask = t, .cpu = row->next_cpu, .line = f->line};
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
         R->cur = b;
     }
@@ -455,13 +489,17 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
-            free(R->cpu_hist);
+            free(R->fetch_cpu.bins);
+            free(R->loop_cpu.bins);
             free(R);
         }
     free(S->r);
     free(S->inputs);
     free(S->loader_workers);
     free(S->fetch_cpu);
+    free(S->loop_cpu);
+    free(S->cpu_pool);
+    free(S->cpu_pool_cores);
     free(S);
 }
 
@@ -507,8 +545,9 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    R->cpu_hist = calloc(PT_CPU_BINS, sizeof *R->cpu_hist);
-    if (!R->src || !R->cpu_hist) return ss_fail(SS_ENOMEM, "out of memory");
+    R->fetch_cpu.bins = calloc(PT_CPU_BINS, sizeof *R->fetch_cpu.bins);
+    R->loop_cpu.bins = calloc(PT_CPU_BINS, sizeof *R->loop_cpu.bins);
+    if (!R->src || !R->fetch_cpu.bins || !R->loop_cpu.bins) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
     /* every rank's files stay open together: rank 0 sizes the limit for the world it
      * announces, and a rank with more workers than rank 0 raises it further */
@@ -618,16 +657,42 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     return SS_OK;
 }
 
-/* At the end: the trace's per-GPU fetch CPU times when every batch of every rank had one
- * (format 2 files throughout). */
-static ss_status pt_fetch_cpu(pt_state *S, ss_trace_meta *m)
+/* The per-rank medians of one kind of CPU time into *out (and the trace's meta field
+ * *field) when every row of every rank had one (format 2 files throughout). */
+static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **field)
 {
+    for (int g = 0; g < S->G; g++) {
+        const pt_hist *h = (const pt_hist *)((const char *)S->r[g] + off);
+        if (h->missing || h->n == 0) return SS_OK;
+    }
+    *out = malloc((size_t)S->G * sizeof **out);
+    if (!*out) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) (*out)[g] = pt_cpu_median((const pt_hist *)((const char *)S->r[g] + off));
+    *field = *out;
+    return SS_OK;
+}
+
+/* At the end: the trace's CPU datasets. The ranks whose processes run on the same host and
+ * the same set of cores (meta host, cpu_set) form one pool of meta cpus cores. */
+static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
+{
+    ss_status st = pt_cpu_medians(S, offsetof(pt_rank, fetch_cpu), &S->fetch_cpu, &m->fetch_cpu);
+    if (st == SS_OK) st = pt_cpu_medians(S, offsetof(pt_rank, loop_cpu), &S->loop_cpu, &m->loop_cpu);
+    if (st != SS_OK) return st;
     for (int g = 0; g < S->G; g++)
-        if (S->r[g]->cpu_missing || S->r[g]->cpu_n == 0) return SS_OK;
-    S->fetch_cpu = malloc((size_t)S->G * sizeof *S->fetch_cpu);
-    if (!S->fetch_cpu) return ss_fail(SS_ENOMEM, "out of memory");
-    for (int g = 0; g < S->G; g++) S->fetch_cpu[g] = pt_cpu_median(S->r[g]);
-    m->fetch_cpu = S->fetch_cpu;
+        if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
+    S->cpu_pool = malloc((size_t)S->G * sizeof *S->cpu_pool);
+    S->cpu_pool_cores = malloc((size_t)S->G * sizeof *S->cpu_pool_cores);
+    if (!S->cpu_pool || !S->cpu_pool_cores) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        int p = 0;
+        while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
+        S->cpu_pool[g] = p;
+        S->cpu_pool_cores[g] = (int)S->r[p]->cpus;
+    }
+    m->cpu_pool = S->cpu_pool;
+    m->cpu_pool_cores = S->cpu_pool_cores;
     return SS_OK;
 }
 
@@ -643,7 +708,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
         int got0 = 0;
         for (int g = 0; g < G; g++) {
             pt_rank *R = S->r[g];
-            pt_row row;
+            pt_row row = {0};
             int got;
             if ((st = pt_next_row(R, &row, &got)) != SS_OK) return st;
             if (g == 0) {
@@ -669,13 +734,13 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->train_start[i * G + g] = (double)(row.got + off) * ns;
             s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
-            if (f->cpu >= 0) pt_cpu_add(R, f->cpu);
-            else R->cpu_missing++;
+            pt_cpu_add(&R->fetch_cpu, f->cpu);
+            pt_cpu_add(&R->loop_cpu, row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
             f->valid = 0; /* consumed */
         }
         if (!got0) {
             S->done = 1;
-            if ((st = pt_fetch_cpu(S, &info->meta)) != SS_OK) return st;
+            if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }
         if (S->rows == 0 || r0.epoch != S->last_epoch) S->epochs++;

@@ -60,6 +60,9 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
     else snprintf(buf, n, "%.4f±%.4f", p->mean[m], ss_partial_std(p, m));
 }
 
+/* Above this share of its cores a run waits for them (README, "How far to trust"). */
+#define CPU_BUSY_PCT 80.0
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
 {
@@ -70,8 +73,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
             const ss_scenario *sc = &s->sc[r->top[k].j];
             ss_model_get(sc->model)->label_of(sc, lab, sizeof lab);
             double err = r->error_pct[sc->model];
-            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; model baseline error %.2f%%)\n", k + 1, lab,
-                    r->top[k].change_pct, r->top[k].change_s, isnan(err) ? 0.0 : err);
+            double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
+            char busy[64] = "";
+            if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
+            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; model baseline error %.2f%%%s)\n", k + 1, lab,
+                    r->top[k].change_pct, r->top[k].change_s, isnan(err) ? 0.0 : err, busy);
         }
     } else if (s->nsc > 1) {
         fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error\n");
@@ -143,6 +149,15 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         if (isnan(e)) continue;
         fprintf(out, "fidelity of %s: mean iteration time %+.2f%% vs measured, per-iteration MAPE %.2f%%\n",
                 s->sc[j].name, e, ss_summary_fidelity_mape_pct(s, j));
+    }
+    int pool = 0, busy = 0;
+    double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
+    if (!isnan(cpu)) {
+        for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
+        fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d cores busy (the pool of GPU "
+                     "%d); %d scenario%s would need more than %.0f%% of them, and a run that waits for cores gains "
+                     "less than predicted (cpu_load_pct in summary.csv)\n",
+                cpu, s->calib.cpu_pool_cores[pool], pool, busy, busy == 1 ? "" : "s", CPU_BUSY_PCT);
     }
     if (s->gpus > 1) {
         const ss_partial *m = &s->p[ss_summary_measured(s)];

@@ -253,31 +253,64 @@ static ss_status read_loader_workers(ss_trace_file *t)
     return SS_OK;
 }
 
-/* The optional per-GPU dataset /fetch_cpu_time: [gpus] finite seconds >= 0. */
-static ss_status read_fetch_cpu(ss_trace_file *t)
+/* An optional root dataset of one value per GPU (float64 seconds or integers): NULL in *out
+ * when absent. */
+static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float, void **out)
 {
-    ss_trace_meta *m = &t->meta;
-    if (H5Lexists(t->file, "fetch_cpu_time", H5P_DEFAULT) <= 0) return SS_OK;
-    hid_t d = H5Dopen2(t->file, "fetch_cpu_time", H5P_DEFAULT);
+    const ss_trace_meta *m = &t->meta;
+    *out = NULL;
+    if (H5Lexists(t->file, name, H5P_DEFAULT) <= 0) return SS_OK;
+    hid_t d = H5Dopen2(t->file, name, H5P_DEFAULT);
     hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
     hid_t ty = d >= 0 ? H5Dget_type(d) : -1;
     hsize_t n = 0;
-    int ok = sp >= 0 && ty >= 0 && H5Tget_class(ty) == H5T_FLOAT && H5Sget_simple_extent_ndims(sp) == 1 &&
-             H5Sget_simple_extent_dims(sp, &n, NULL) == 1 && n == (hsize_t)m->gpus;
+    int ok = sp >= 0 && ty >= 0 && H5Tget_class(ty) == (is_float ? H5T_FLOAT : H5T_INTEGER) &&
+             H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &n, NULL) == 1 &&
+             n == (hsize_t)m->gpus;
     if (ok) {
-        m->fetch_cpu = malloc((size_t)m->gpus * sizeof *m->fetch_cpu);
-        ok = m->fetch_cpu && ss_h5_rows(d, H5T_NATIVE_DOUBLE, 0, m->gpus, 0, m->fetch_cpu, 0) == 0;
+        *out = malloc((size_t)m->gpus * (is_float ? sizeof(double) : sizeof(int)));
+        ok = *out && ss_h5_rows(d, is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, 0, m->gpus, 0, *out, 0) == 0;
     }
     if (ty >= 0) H5Tclose(ty);
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
     if (!ok)
-        return ss_fail(SS_EDATA, "%s: dataset /fetch_cpu_time is not %d floating-point values (one per GPU, as root "
-                       "attribute gpus = %d says)", t->path, m->gpus, m->gpus);
-    for (int g = 0; g < m->gpus; g++)
-        if (!(m->fetch_cpu[g] >= 0 && m->fetch_cpu[g] < 1e9))
-            return ss_fail(SS_EDATA, "%s: dataset /fetch_cpu_time[%d] = %g, expected finite seconds >= 0", t->path,
-                           g, m->fetch_cpu[g]);
+        return ss_fail(SS_EDATA, "%s: dataset /%s is not %d %s (one per GPU, as root attribute gpus = %d says)",
+                       t->path, name, m->gpus, is_float ? "floating-point values" : "integers", m->gpus);
+    return SS_OK;
+}
+
+/* The optional per-GPU CPU datasets (README, file formats): /fetch_cpu_time and
+ * /loop_cpu_time, finite seconds >= 0; /cpu_pool, the first GPU of the pool of cores each
+ * GPU's processes run on, with /cpu_pool_cores, that pool's cores (the same on its GPUs). */
+static ss_status read_cpu_arrays(ss_trace_file *t)
+{
+    ss_trace_meta *m = &t->meta;
+    const int G = m->gpus;
+    ss_status st = read_gpu_array(t, "fetch_cpu_time", 1, (void **)&m->fetch_cpu);
+    if (st == SS_OK) st = read_gpu_array(t, "loop_cpu_time", 1, (void **)&m->loop_cpu);
+    if (st == SS_OK) st = read_gpu_array(t, "cpu_pool", 0, (void **)&m->cpu_pool);
+    if (st == SS_OK) st = read_gpu_array(t, "cpu_pool_cores", 0, (void **)&m->cpu_pool_cores);
+    if (st != SS_OK) return st;
+    const char *names[2] = {"fetch_cpu_time", "loop_cpu_time"};
+    const double *v[2] = {m->fetch_cpu, m->loop_cpu};
+    for (int i = 0; i < 2; i++)
+        for (int g = 0; v[i] && g < G; g++)
+            if (!(v[i][g] >= 0 && v[i][g] < 1e9))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected finite seconds >= 0", t->path, names[i], g,
+                               v[i][g]);
+    if (!m->cpu_pool != !m->cpu_pool_cores)
+        return ss_fail(SS_EDATA, "%s: datasets /cpu_pool and /cpu_pool_cores come together; the trace has only /%s",
+                       t->path, m->cpu_pool ? "cpu_pool" : "cpu_pool_cores");
+    for (int g = 0; m->cpu_pool && g < G; g++) {
+        int p = m->cpu_pool[g];
+        if (p < 0 || p > g || m->cpu_pool[p] != p)
+            return ss_fail(SS_EDATA, "%s: dataset /cpu_pool[%d] = %d, expected the first GPU of its pool (0 to %d, "
+                           "a GPU whose own entry names itself)", t->path, g, p, g);
+        if (m->cpu_pool_cores[g] < 1 || m->cpu_pool_cores[g] != m->cpu_pool_cores[p])
+            return ss_fail(SS_EDATA, "%s: dataset /cpu_pool_cores[%d] = %d, expected at least 1 and the same as its "
+                           "pool's first GPU %d (%d)", t->path, g, m->cpu_pool_cores[g], p, m->cpu_pool_cores[p]);
+    }
     return SS_OK;
 }
 
@@ -314,7 +347,7 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,
                        m->fetch_times);
     ss_status st = read_loader_workers(t);
-    return st == SS_OK ? read_fetch_cpu(t) : st;
+    return st == SS_OK ? read_cpu_arrays(t) : st;
 }
 
 static ss_status open_datasets(ss_trace_file *t)
@@ -815,6 +848,9 @@ void ss_trace_close(ss_trace_file *t)
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
     free(t->meta.fetch_cpu);
+    free(t->meta.loop_cpu);
+    free(t->meta.cpu_pool);
+    free(t->meta.cpu_pool_cores);
     free(t->ls);
     free(t->key_epoch);
     free(t->key_index);
@@ -875,6 +911,14 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
     if (m->fetch_cpu)
         rc |= ss_h5_write_array(f, "fetch_cpu_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->fetch_cpu,
                                 (hsize_t)m->gpus);
+    if (m->loop_cpu)
+        rc |= ss_h5_write_array(f, "loop_cpu_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->loop_cpu,
+                                (hsize_t)m->gpus);
+    if (m->cpu_pool && m->cpu_pool_cores) {
+        rc |= ss_h5_write_array(f, "cpu_pool", H5T_STD_I32LE, H5T_NATIVE_INT, m->cpu_pool, (hsize_t)m->gpus);
+        rc |= ss_h5_write_array(f, "cpu_pool_cores", H5T_STD_I32LE, H5T_NATIVE_INT, m->cpu_pool_cores,
+                                (hsize_t)m->gpus);
+    }
     return rc;
 }
 

@@ -30,6 +30,11 @@ typedef struct {
                             * part that faster storage does not shorten. NULL when not
                             * recorded. Stored as the dataset /fetch_cpu_time; owned as
                             * loader_workers is. */
+    double *loop_cpu;      /* [gpus] CPU seconds of the training process per iteration (median;
+                            * all its threads, not its loader workers); /loop_cpu_time */
+    int *cpu_pool;         /* [gpus] the first GPU whose processes run on the same pool of cores
+                            * (a host, or one rank's CPU binding); /cpu_pool */
+    int *cpu_pool_cores;   /* [gpus] the cores of that pool; /cpu_pool_cores. Both NULL or both set */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);

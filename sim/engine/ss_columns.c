@@ -46,6 +46,9 @@ static const ss_column columns[] = {
     {"heal_gpu", SS_COL_INT, "1", "rows that heal a GPU",
      "the GPU whose fetch times (pipeline: and loader settings) were replaced by the other GPUs' median",
      SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"cpu_load_pct", SS_COL_F64, "%", "traces that record the CPU times and pools of cores",
+     "CPU the run would keep busy, in % of its cores (the busiest pool: the loaders' and training processes' "
+     "recorded CPU per iteration over cores x mean iteration time)", SS_CV_CPU_LOAD, 0, SS_COLF_H5, 0},
     {"straggler_share", SS_COL_F64, "1", "every row",
      "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
      SS_COLF_PER_GPU, 0},
@@ -101,6 +104,7 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_HEAL_GPU: v->l = sc->heal_gpu; return sc->heal_gpu >= 0;
     case SS_CV_FIDELITY_ERR: return num(ss_summary_fidelity_err_pct(s, j), v);
     case SS_CV_FIDELITY_MAPE: return num(ss_summary_fidelity_mape_pct(s, j), v);
+    case SS_CV_CPU_LOAD: return num(ss_summary_cpu_load_pct(s, j, NULL), v);
     case SS_CV_STRAGGLER: return num(ss_summary_straggler_share(s, j, g), v);
     }
     return 0;

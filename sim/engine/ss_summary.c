@@ -14,6 +14,28 @@ void ss_summary_free(ss_summary *s)
     s->has_calib = 0;
 }
 
+double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool)
+{
+    const ss_calib *c = &s->calib;
+    if (!s->has_calib || !c->fetch_cpu_gpu || !c->loop_cpu_gpu || !c->cpu_pool || !c->workers_gpu || s->p[j].n == 0 ||
+        !(s->p[j].mean[SS_M_ITER] > 0))
+        return NAN;
+    double best = -1.0;
+    for (int p = 0; p < c->gpus; p++) {
+        if (c->cpu_pool[p] != p) continue;
+        double need = 0.0;
+        for (int g = p; g < c->gpus; g++)
+            if (c->cpu_pool[g] == p)
+                need += c->loop_cpu_gpu[g] + (c->workers_gpu[g] > 0 ? c->fetch_cpu_gpu[g] : 0.0);
+        double load = 100.0 * need / (c->cpu_pool_cores[p] * s->p[j].mean[SS_M_ITER]);
+        if (load > best) {
+            best = load;
+            if (pool) *pool = p;
+        }
+    }
+    return best;
+}
+
 int ss_summary_measured(const ss_summary *s)
 {
     (void)s;

@@ -31,6 +31,14 @@ double ss_summary_effective_delay_pct(const ss_summary *s, int j);
 double ss_summary_straggler_share(const ss_summary *s, int j, int g);
 /* The GPU with the largest straggler share of row j, or -1 when no GPU ever stood out. */
 int ss_summary_slowest_gpu(const ss_summary *s, int j);
+/* The CPU the run of row j keeps busy, in % of the cores it has: the largest over the
+ * trace's pools of cores of (the pool's GPUs' CPU per iteration: the loader's per batch
+ * plus the training process's; the latter alone where the trace loaded synchronously,
+ * since its fetches ran in the training process) / (the pool's cores x row j's mean
+ * iteration time). *pool (may be NULL) receives the first GPU of that pool. NaN when the
+ * trace does not record the CPU times and pools (README, "How far to trust"). */
+double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
+
 /* Index of the measured row (always 0). */
 int ss_summary_measured(const ss_summary *s);
 
