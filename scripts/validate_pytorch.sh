@@ -27,7 +27,9 @@
 # of CPU (decoding), batch 8, 10 ms step, 1 and 2 workers, at latency x1 and x0.5. Each x1
 # trace predicts its x0.5 run with fetch_scale = 0.5, once scaling only the storage part
 # (pipeline.fetch_cpu = auto: the recorded CPU time of each fetch stays) and once scaling
-# the whole fetch (fetch_cpu = 0). DIR defaults to datasets/pytorch-storage.
+# the whole fetch (fetch_cpu = 0); w2-x1 also predicts 4 workers (w4-x1). Each prediction
+# comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
+# datasets/pytorch-storage.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."]
@@ -146,6 +148,7 @@ elif [ $record -eq 1 ] && [ $storage -eq 1 ]; then
   for w in 1 2; do
     for x in 1 0.5; do record_point "w$w-x$x" $w $x 2; done
   done
+  record_point w4-x1 4 1 2
 elif [ $record -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 1 2 4 8; do
@@ -221,19 +224,20 @@ if [ $storage -eq 1 ]; then
       [ -e "$dir/$t.h5" ] || { echo "validate_pytorch.sh: no trace $dir/$t.h5 (run --storage --record first)" >&2; exit 1; }
     done
     for cpu in auto 0; do
-      printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n[output]\ndir = %s\n' \
+      printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n[output]\ndir = %s\n' \
         "$dir/w$w-x1.h5" "$warmup" "$cpu" "$work/w$w-$cpu" > "$work/w$w-$cpu.ini"
       "$stallsim" run "$work/w$w-$cpu.ini" --quiet
       "$stallsim" compare "$dir/w$w-x0.5.h5" "$work/w$w-$cpu" --warmup "$warmup" --csv "$work/cmp-w$w-$cpu.csv" >/dev/null
     done
   done
+  [ -e "$dir/w4-x1.h5" ] && "$stallsim" compare "$dir/w4-x1.h5" "$work/w2-auto" --warmup "$warmup" --csv "$work/cmp-w4.csv" >/dev/null
   $py - "$work" "$dir" <<'PY'
 import csv, os, sys
 import h5py
 work, d = sys.argv[1], sys.argv[2]
 print("Storage twice as fast, with CPU work in every fetch: each x1 trace predicts its x0.5 run (fetch_scale = 0.5)")
-print("%-8s %10s %9s %9s %11s %9s %11s" % ("workers", "fetch cpu", "fetch x1", "iter real", "storage only", "err %",
-                                             "whole fetch") + "     err %")
+print("%-8s %10s %9s %9s %11s %9s %5s %11s" % ("workers", "fetch cpu", "fetch x1", "iter real", "storage only", "err %",
+                                                 "cpu%", "whole fetch") + "     err %")
 for w in (1, 2):
     with h5py.File(os.path.join(d, "w%d-x1.h5" % w), "r") as f:
         cpu = f["fetch_cpu_time"][:].mean() if "fetch_cpu_time" in f else float("nan")
@@ -244,14 +248,30 @@ for w in (1, 2):
         rr = list(csv.DictReader(open(os.path.join(work, "cmp-w%d-%s.csv" % (w, c)))))
         real = float(rr[0]["iter_time_mean"])
         pred = [r for r in rr[1:] if setting.get(r["scenario"], {}).get("fetch_scale") not in (None, "")
-                and abs(float(setting[r["scenario"]]["fetch_scale"]) - 0.5) < 1e-9]
+                and abs(float(setting[r["scenario"]]["fetch_scale"]) - 0.5) < 1e-9
+                and "_w-auto_" in r["scenario"]]
         p = float(pred[0]["iter_time_mean"])
+        load = setting[pred[0]["scenario"]].get("cpu_load_pct", "")
         if c == "auto":
-            line += " %9.4f %11.4f %+8.1f" % (real, p, 100 * (p / real - 1))
+            line += " %9.4f %11.4f %+8.1f %5s" % (real, p, 100 * (p / real - 1),
+                                                 "%.0f" % float(load) if load else "-")
         else:
             line += " %11.4f %+8.1f" % (p, 100 * (p / real - 1))
     print(line)
-print("storage only: pipeline.fetch_cpu = auto (the recorded CPU part of each fetch stays); whole fetch: fetch_cpu = 0")
+print("storage only: pipeline.fetch_cpu = auto (the recorded CPU part of each fetch stays); whole fetch: fetch_cpu = 0;")
+print("cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); above 80 % the run waits for cores")
+p4 = os.path.join(work, "cmp-w4.csv")
+if os.path.exists(p4):
+    setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "w2-auto", "summary.csv")))}
+    rr = list(csv.DictReader(open(p4)))
+    real = float(rr[0]["iter_time_mean"])
+    for r in rr[1:]:
+        s = setting.get(r["scenario"], {})
+        if s.get("workers") == "4" and abs(float(s["fetch_scale"]) - 1) < 1e-9:
+            p = float(r["iter_time_mean"])
+            load = s.get("cpu_load_pct", "")
+            print("4 workers from the 2-worker x1 trace: predicted %.4f s, real %.4f s (%+.1f %%), cpu%% %s" %
+                  (p, real, 100 * (p / real - 1), "%.0f" % float(load) if load else "-"))
 PY
   exit 0
 fi

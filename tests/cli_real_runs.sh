@@ -85,6 +85,21 @@ if [ -e "$st/w1-x1.h5" ] && [ -e "$st/w1-x0.5.h5" ]; then
     "storage x0.5, 1 worker: storage part scaled (fetch_cpu = auto)" && ok || fail "storage: fetch_cpu = auto"
   expect_within "$work/st-0.csv" 'pipeline_.*_fs0.5_cs1' "$work/st-0.csv" 15 \
     "storage x0.5, 1 worker: whole fetch scaled (fetch_cpu = 0), must miss" && fail "storage: the whole fetch scaled is within 15 %" || ok
+  # the CPU load flags the predictions that miss because the cores fill up: with 2 workers
+  # per rank (x0.5: -19 %) and 4 (-14 %) the prediction would need more than 80 % of the 2
+  # cores; the 1-worker one (within 5 %) not
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n' \
+    "$st/w2-x1.h5" > "$work/st2.ini"
+  "$stallsim" run "$work/st2.ini" --out "$work/st2" --quiet || fail "storage: run from w2-x1"
+  /usr/bin/python3 - "$work" <<'PY' && ok || fail "storage: cpu_load_pct does not flag the predictions that fill the cores"
+import csv, sys
+work = sys.argv[1]
+load = lambda d, pat: [float(r["cpu_load_pct"]) for r in csv.DictReader(open(work + "/" + d + "/summary.csv"))
+                       if pat in r["scenario"]][0]
+one, two, four = load("st-auto", "_fs0.5_"), load("st2", "_w-auto_p2_fs0.5_"), load("st2", "_w-4_p2_fs1_")
+print("cpu_load_pct: 1 worker x0.5 %.0f %%, 2 workers x0.5 %.0f %%, 4 workers x1 %.0f %%" % (one, two, four))
+assert one < 80 < min(two, four), (one, two, four)
+PY
 else
   fail "datasets/pytorch-storage/w1-x1.h5 or w1-x0.5.h5 is missing (committed with the repository)"
 fi

@@ -94,6 +94,14 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
     return st;
 }
 
+/* GPUs in the pool of cores whose first GPU is p. */
+static int count_pool(const ss_trace_meta *m, int p)
+{
+    int n = 0;
+    for (int g = 0; g < m->gpus; g++) n += m->cpu_pool[g] == p;
+    return n;
+}
+
 static void print_meta(const char *path, const ss_trace_meta *m, const info_acc *a)
 {
     printf("trace:        %s\n", path);
@@ -119,6 +127,18 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         printf("%-13s", "fetch_cpu_time");
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", m->fetch_cpu[g]);
         printf("%s s (per GPU: the fetching thread's CPU time per batch, median)\n", m->gpus > 16 ? " ..." : "");
+    }
+    if (m->loop_cpu) {
+        printf("%-13s", "loop_cpu_time");
+        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", m->loop_cpu[g]);
+        printf("%s s (per GPU: the training process's CPU time per iteration, median)\n", m->gpus > 16 ? " ..." : "");
+    }
+    if (m->cpu_pool) {
+        int pools = 0;
+        for (int g = 0; g < m->gpus; g++) pools += m->cpu_pool[g] == g;
+        printf("%-13s %d pool%s of cores; GPU 0's has %d core%s and %d GPU%s\n", "cpu_pool", pools,
+               pools == 1 ? "" : "s", m->cpu_pool_cores[0], m->cpu_pool_cores[0] == 1 ? "" : "s",
+               count_pool(m, 0), count_pool(m, 0) == 1 ? "" : "s");
     }
 }
 
