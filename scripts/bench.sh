@@ -121,7 +121,7 @@ for bench in independent:4 pipeline1:5 pipeline4:5 pipeline1-e10:5 pipeline4-e10
           (rt > 0 ? 100 * bytes / rt / bw : 0), read, (nodewait > 0 ? sprintf(" (%.3f s of it for the other ranks of the node)", nodewait) : ""),
           rss, (rss > 64 ? " (over the 64 MB budget)" : "")
       }' "$log"
-    sed -n 's/^timing: stateful scenarios: \([a-z ]*\).*/bench:   (\1)/p' "$log"
+    sed -n "s/^timing: stateful scenarios: \([^(]*[^ (]\).*/bench:   (\1)/p" "$log"
     cmp -s "$dir/out-$name-np$first/summary.csv" "$out/summary.csv" ||
       echo "bench: WARNING: $name summary.csv differs between $first and $np ranks" >&2
   done

@@ -156,7 +156,11 @@ static void report_timing(const ss_comm *c, const ss_sweep_timing *tm, double ca
                 c->size, wall, evals, evals / wall / c->size);
         fprintf(stderr, "timing: vector instructions of the hot loops: %s (STALLSIM_ISA=generic|avx2|avx512 "
                         "lowers it)\n", ss_isa_name(ss_isa()));
-        if (tm->stateful_split == 1)
+        if (tm->stateful_split == 1 && tm->replayers < c->size)
+            fprintf(stderr, "timing: stateful scenarios: whole scenarios on the first %d of the %d ranks (the others "
+                            "read more of each shared slab: every rank that replays prepares every row)\n",
+                    tm->replayers, c->size);
+        else if (tm->stateful_split == 1)
             fprintf(stderr, "timing: stateful scenarios: whole scenarios spread over the ranks\n");
         else if (tm->stateful_split == 2)
             fprintf(stderr, "timing: stateful scenarios: every one split over the ranks by blocks of iterations, each "

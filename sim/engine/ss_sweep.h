@@ -25,6 +25,7 @@ typedef struct {
     int stateful_split; /* 0: no stateful scenarios or one rank; 1: whole scenarios over the
                          * ranks; 2: every scenario over the ranks by iteration blocks */
     long warmup_rows;   /* with 2: rows this rank replays before the blocks it records */
+    int replayers;      /* with 1: the ranks that took whole scenarios (the first ones) */
     double node_wait_seconds; /* of read_seconds: waiting for the other ranks of the node
                                * to read their share of a shared slab (and to finish
                                * replaying the slab before it) */
