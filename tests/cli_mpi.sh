@@ -66,6 +66,15 @@ same_file "$work/pipe-plain/summary.csv" "$work/pipe-sh7/summary.csv" "pipeline 
 mpirun_t 2 -x STALLSIM_NO_SHARED_READS=1 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-unshared" --quiet ||
   fail "pipeline without shared slabs, np=2"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-unshared/summary.csv" "pipeline without shared slabs, np=2"
+# whole scenarios on fewer ranks of the node (the others read more of each slab): chosen
+# by itself or forced to 1, 2 or 3 of 3 ranks, the same summary
+for q in auto 1 2 3; do
+  mpirun_t 3 -x STALLSIM_REPLAYERS=$([ $q = auto ] && echo 0 || echo $q) "$stallsim" run "$work/pipe.ini" \
+    --out "$work/pipe-q$q" --quiet --timing 2> "$work/pipe-q$q.err" || fail "pipeline replayers $q, np=3"
+  same_file "$work/pipe-plain/summary.csv" "$work/pipe-q$q/summary.csv" "pipeline on $q replaying ranks of 3"
+done
+grep -q "whole scenarios on the first 1 of the 3 ranks" "$work/pipe-q1.err" && ok ||
+  fail "replayers 1: --timing does not say so: $(grep stateful "$work/pipe-q1.err")"
 # nodes of different sizes (STALLSIM_TEST_NODE_RANKS=2 at 3 ranks: a node of 2 ranks that
 # share slabs and a node of one that reads alone; at 5 ranks: 2 + 2 + 1): the same summary,
 # no hang
