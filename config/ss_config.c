@@ -68,7 +68,7 @@ static const key_def keys[] = {
      "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
     {"pipeline", "fetch_cpu", K_GAP_AUTO, F(fetch_cpu), 0, "auto", 0, 1e18,
      "the CPU part of a fetch (decoding, collating), which fetch_scale leaves as it is, seconds, or auto (the "
-     "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales)"},
+     "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales), auto*F"},
     {"pipeline", "delivery_per_batch", K_BOOL, F(delivery_per_batch), 0, "true", NOB,
      "delivery = auto replays each batch's measured delivery (true) or each GPU's median (false)"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,

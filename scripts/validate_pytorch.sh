@@ -172,7 +172,7 @@ recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
 bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
-       --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P [--slow-rank 3 --slow-factor 3]
+       --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P$([ $storage -eq 1 ] || echo " [--slow-rank R --slow-factor 3]")
        (regimes experiment: $regimes; storage experiment: $storage)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU busy just before each point (other processes; must be <= 10 %): $busy_log

@@ -112,6 +112,15 @@ same_file fs-e/summary.csv fs-cpu/summary.csv "fetch_cpu = 0 against a trace wit
 printf '[trace]\npath = cpu.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n' > cpu-auto.ini
 "$stallsim" run cpu-auto.ini --out fs-auto --quiet || fail "run fetch_cpu = auto"
 cmp -s fs-e/summary.csv fs-auto/summary.csv && fail "fetch_cpu = auto ignored the recorded CPU parts" || ok
+# run says what fetch_scale scales: whole fetches without recorded CPU times, or as set
+"$stallsim" run e-fs.ini --out fs-e2 > fs-e.txt || fail "run e-fs"
+grep -q "^note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches" fs-e.txt && ok ||
+  fail "no note on whole fetches: $(grep note fs-e.txt)"
+"$stallsim" run cpu-fs.ini --out fs-cpu2 > fs-cpu.txt || fail "run cpu-fs"
+grep -q "^note: fetch_scale scales whole fetches (pipeline.fetch_cpu = 0)" fs-cpu.txt && ok ||
+  fail "no note on fetch_cpu = 0: $(grep note fs-cpu.txt)"
+"$stallsim" run cpu-auto.ini --out fs-auto2 > fs-auto.txt || fail "run cpu-auto"
+grep -q "^note: .*fetch_scale" fs-auto.txt && fail "a note on fetch_scale with the recorded CPU parts: $(grep note fs-auto.txt)" || ok
 # pools of cores that cannot be: a GPU naming a later one, cores that differ within a pool,
 # one dataset of the two
 for bad in fwd cores half; do cp e.h5 pool-$bad.h5; done

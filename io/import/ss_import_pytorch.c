@@ -768,8 +768,10 @@ const ss_importer ss_importer_pytorch = {
             "fetch_start, fetch_time: the worker's first sample request and collated batch; train_start:\n"
             "the loop got the batch; stall_time: got - asked; iteration_time: next ask - this ask (the\n"
             "last batch of an epoch: the ask that ended the epoch). The files are read in lockstep.\n"
-            "Record format 2 adds each fetch's CPU time: the trace's /fetch_cpu_time holds each rank's\n"
-            "median, the part of a fetch that fetch_scale keeps ([pipeline] fetch_cpu).\n",
+            "Record format 2 adds CPU times: the trace's /fetch_cpu_time holds each rank's median CPU per\n"
+            "fetch (the part that fetch_scale keeps, [pipeline] fetch_cpu), /loop_cpu_time its training\n"
+            "process's median CPU per iteration, /cpu_pool and /cpu_pool_cores the ranks that share a host's\n"
+            "cores and how many (summary.csv's cpu_load_pct).\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,

@@ -217,9 +217,14 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             first = 0;
         }
         fputs("},\n  \"top\": [", f);
-        for (int k = 0; k < r->ntop; k++)
-            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": %.17g, \"change_s\": %.17g}", k ? ", " : "",
+        for (int k = 0; k < r->ntop; k++) {
+            double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
+            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": %.17g, \"change_s\": %.17g", k ? ", " : "",
                     s->sc[r->top[k].j].name, r->top[k].change_pct, r->top[k].change_s);
+            if (!isnan(cpu))
+                fprintf(f, ", \"cpu_load_pct\": %.17g, \"optimistic\": %s", cpu, cpu > CPU_BUSY_PCT ? "true" : "false");
+            fputc('}', f);
+        }
         fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": %.17g,\n  \"heal\": [", r->n_within,
                 r->iterations_per_epoch);
         for (int k = 0; k < r->nheal; k++)

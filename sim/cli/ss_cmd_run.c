@@ -78,17 +78,48 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
     if (!cfg->delivery.is_auto || !cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
         if (strcmp(ss_model_get(sc[i].model)->name, "pipeline")) continue;
+        int first = -1, n = 0;
         for (int g = 0; g < cal->gpus; g++)
             if (cal->workers_gpu[g] == 0 && ssp_loader_of(&sc[i].pipe, g).workers > 0) {
-                fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace cannot show the "
-                             "delivery cost that a loader with workers adds to every batch (queue, unpickling; "
-                             "0.6-7 ms per batch on the README's real runs); scenarios that give it workers, such as "
-                             "%s, assume none and are optimistic by it: to include it, sweep them with [pipeline] delivery "
-                             "= SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
-                        g, sc[i].name);
-                return;
+                if (first < 0) first = g;
+                n++;
             }
+        if (n == 0) continue;
+        char who[64];
+        if (n == cal->gpus) snprintf(who, sizeof who, "%s", n == 1 ? "The GPU" : "Every GPU");
+        else if (n == 1) snprintf(who, sizeof who, "GPU %d", first);
+        else snprintf(who, sizeof who, "GPU %d and %d more", first, n - 1);
+        fprintf(out, "note: %s loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost "
+                     "that a loader with workers adds to every batch (queue, unpickling; 0.6-7 ms per batch on the "
+                     "README's real runs); scenarios that give workers to it, such as %s, assume none and are "
+                     "optimistic by it: to include it, sweep them with [pipeline] delivery = SECONDS (which then "
+                     "applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
+                who, sc[i].name);
+        return;
     }
+}
+
+/* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
+ * (auto), a set one, or (no CPU recorded) the whole fetch. Says it once. */
+static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    int scaled = 0;
+    for (int i = 0; i < nsc; i++)
+        scaled |= !strcmp(ss_model_get(sc[i].model)->name, "pipeline") && sc[i].fetch_scale != 1.0;
+    if (!scaled) return;
+    char v[48];
+    ss_autoval_format(&cfg->fetch_cpu, v, sizeof v);
+    if (!cfg->fetch_cpu.is_auto && cfg->fetch_cpu.value == 0.0)
+        fprintf(out, "note: fetch_scale scales whole fetches (pipeline.fetch_cpu = 0)\n");
+    else if (!cfg->fetch_cpu.is_auto)
+        fprintf(out, "note: fetch_scale keeps %s s of every fetch (pipeline.fetch_cpu = %s) and scales the rest\n", v, v);
+    else if (cal->fetch_cpu_gpu && cfg->fetch_cpu.value != 1.0 && cfg->fetch_cpu.value != 0.0)
+        fprintf(out, "note: fetch_scale keeps the recorded CPU part of every fetch times %g (pipeline.fetch_cpu = %s) "
+                     "and scales the rest\n", cfg->fetch_cpu.value, v);
+    else if (!cal->fetch_cpu_gpu)
+        fprintf(out, "note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches, "
+                     "decoding and collating included: for \"faster storage\" that is optimistic where the loader does "
+                     "CPU work (record with scripts/stallsim_record.py, or set [pipeline] fetch_cpu = SECONDS)\n");
 }
 
 static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
@@ -243,7 +274,10 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
-        if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+        if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
+            note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+        }
     }
     if (st == SS_OK) {
         const ss_trace_meta *m = ss_trace_meta_of(t);

@@ -35,9 +35,11 @@ static int has_help(int argc, char **argv)
 static const char info_usage[] =
     "usage: stallsim info TRACE.h5\n"
     "\n"
-    "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata, the mean\n"
-    "measured iteration time and stall per GPU (past each epoch's first iterations, as run's\n"
-    "measured row by default), and the loader calibration per GPU (workers,\n"
+    "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata (with the\n"
+    "recorded CPU times and pools of cores, when the trace has them), the mean measured\n"
+    "iteration time and stall of each GPU (past each epoch's first iterations, the rows run's\n"
+    "measured row summarises by default; that row takes the largest over GPUs per iteration,\n"
+    "so its mean is at least each GPU's), and the loader calibration per GPU (workers,\n"
     "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
     "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n";
 
@@ -136,7 +138,7 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     if (m->cpu_pool) {
         int pools = 0;
         for (int g = 0; g < m->gpus; g++) pools += m->cpu_pool[g] == g;
-        printf("%-13s %d pool%s of cores; GPU 0's has %d core%s and %d GPU%s\n", "cpu_pool", pools,
+        printf("%-13s %d pool%s of cores (GPU 0's: %d core%s shared by %d GPU%s)\n", "cpu_pool", pools,
                pools == 1 ? "" : "s", m->cpu_pool_cores[0], m->cpu_pool_cores[0] == 1 ? "" : "s",
                count_pool(m, 0), count_pool(m, 0) == 1 ? "" : "s");
     }

@@ -681,7 +681,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             hi = c->fetch_cpu_gpu[g] > hi ? c->fetch_cpu_gpu[g] : hi;
         }
         fprintf(out, "calibration: the trace records the fetches' CPU time: %.4f to %.4f s per batch (median per GPU); "
-                     "fetch_scale scales only the rest (pipeline.fetch_cpu = auto)\n", lo, hi);
+                     "with [pipeline] fetch_cpu = auto (the default) fetch_scale keeps it and scales the rest\n", lo, hi);
     }
     if (c->ask_lags)
         fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "
