@@ -180,6 +180,25 @@ PY
   rm "$b.rank1.worker1.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 1 ] && grep -q "rank1.worker1.csv" <<<"$out" && ok || fail "missing worker file: rc $rc: $out"
+  cp "$r.rank1.worker1.csv" "$b.rank1.worker1.csv"
+  # rank 1 in record format 1 (no CPU fields): the import works, with a warning and no CPU datasets
+  $py - "$b" <<'PY'
+import glob, sys
+for path in glob.glob(sys.argv[1] + ".rank1*.csv"):
+    out = []
+    for l in open(path):
+        f = l.rstrip("\n").split(",")
+        if f[0] == "stallsim-record":
+            f[1] = "1"
+        elif f[0] in ("fetch", "batch", "end"):
+            f = f[:-1]
+        out.append(",".join(f) + "\n")
+    open(path, "w").writelines(out)
+PY
+  out=$("$stallsim" import pytorch "$b" -o "$work/mixed.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "1 of 2 ranks recorded CPU times, but rank 1 (record format 1?) did not" <<<"$out" &&
+    $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('fetch_cpu_time' in f or 'cpu_pool' in f)" "$work/mixed.h5" &&
+    ok || fail "mixed record formats: rc $rc: $out"
   # no such run; the output may not be an input
   out=$("$stallsim" import pytorch "$work/nothing" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 1 ] && grep -q "nothing.rank0.csv" <<<"$out" && ok || fail "no run: rc $rc: $out"

@@ -661,9 +661,21 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
  * *field) when every row of every rank had one (format 2 files throughout). */
 static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **field)
 {
+    int with = 0, without = -1;
     for (int g = 0; g < S->G; g++) {
         const pt_hist *h = (const pt_hist *)((const char *)S->r[g] + off);
-        if (h->missing || h->n == 0) return SS_OK;
+        if (h->missing || h->n == 0) {
+            if (without < 0) without = g;
+        } else {
+            with++;
+        }
+    }
+    if (without >= 0) {
+        if (with > 0) /* once, for the first kind of CPU time that is short */
+            ss_warn("%s: %d of %d ranks recorded CPU times, but rank %d (record format 1?) did not: the trace gets "
+                    "no CPU datasets (fetch_scale then scales whole fetches; no cpu_load_pct)",
+                    S->r[without]->main.path, with, S->G, without);
+        return SS_OK;
     }
     *out = malloc((size_t)S->G * sizeof **out);
     if (!*out) return ss_fail(SS_ENOMEM, "out of memory");
@@ -677,8 +689,8 @@ static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **
 static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
 {
     ss_status st = pt_cpu_medians(S, offsetof(pt_rank, fetch_cpu), &S->fetch_cpu, &m->fetch_cpu);
-    if (st == SS_OK) st = pt_cpu_medians(S, offsetof(pt_rank, loop_cpu), &S->loop_cpu, &m->loop_cpu);
-    if (st != SS_OK) return st;
+    if (st == SS_OK && m->fetch_cpu) st = pt_cpu_medians(S, offsetof(pt_rank, loop_cpu), &S->loop_cpu, &m->loop_cpu);
+    if (st != SS_OK || !m->fetch_cpu || !m->loop_cpu) return st; /* pools serve the CPU times only */
     for (int g = 0; g < S->G; g++)
         if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
     S->cpu_pool = malloc((size_t)S->G * sizeof *S->cpu_pool);

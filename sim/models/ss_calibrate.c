@@ -724,7 +724,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         }
         fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
                 gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
-                gn[i] == G || gn[i] == 1 ? "" : " (medians)");
+                gn[i] == 1 ? "" : " (medians over them)");
         fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
                 med[4]);
     }
