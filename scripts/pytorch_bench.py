@@ -63,6 +63,8 @@ def parse():
     ap.add_argument("--decode", type=float, default=0.0,
                     help="seconds of CPU work per sample after the storage latency (not scaled by --slow-factor)")
     ap.add_argument("--compute", type=float, default=0.015, help="seconds of emulated accelerator time per step")
+    ap.add_argument("--compute-cpu", action="store_true",
+                    help="spend --compute seconds of the training process's CPU per step instead of waiting")
     ap.add_argument("--slow-rank", type=int, default=-1, help="this rank's storage is --slow-factor times slower")
     ap.add_argument("--slow-factor", type=float, default=3.0)
     ap.add_argument("--persistent", action="store_true", help="persistent_workers=True")
@@ -146,7 +148,12 @@ def main():
         for x, y in loader:
             if a.dump:
                 seen.append((x.clone(), y.clone()))
-            time.sleep(a.compute)  # the emulated accelerator
+            if a.compute_cpu:  # a step that keeps the training process's CPU busy (training on the CPU)
+                end = time.thread_time() + a.compute
+                while time.thread_time() < end:
+                    pass
+            else:
+                time.sleep(a.compute)  # the emulated accelerator
             opt.zero_grad()
             lossf(model(x), y).backward()  # the all-reduce synchronises the ranks
             opt.step()
