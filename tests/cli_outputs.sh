@@ -176,6 +176,11 @@ PY
 grep -q "^CPU (recorded): the measured run kept 42% of its busiest pool's 2 cores busy (the pool of GPU 0); 0 scenarios would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 grep -q "^CPU (recorded)" "$work/ptable.txt" && fail "a CPU line without recorded CPU times" || ok
+# info prints the CPU datasets: the medians per GPU and the pools
+"$stallsim" info "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
+grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&
+  grep -q "^cpu_pool      2 pools of cores (GPU 0's: 1 core shared by 1 GPU)" "$work/cpu-own.info" && ok ||
+  fail "info: CPU lines: $(cat "$work/cpu-own.info")"
 grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 
