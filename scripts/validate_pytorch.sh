@@ -380,8 +380,8 @@ def match(r, w, p, x):
             and int(float(s["prefetch"])) == p and abs(f(s["fetch_scale"]) - x) < 1e-9)
 
 print("Predictions from the one base trace w2-x1-p2 (pipeline model, worker_gap auto):")
-print("%-16s %9s %9s %8s   %9s %9s %9s" % ("point (real)", "iter real", "iter pred", "err %",
-                                            "stall real", "stall pred", "err (ms)"))
+print("%-16s %9s %9s %8s   %9s %9s %9s %6s" % ("point (real)", "iter real", "iter pred", "err %",
+                                                "stall real", "stall pred", "err (ms)", "cpu%"))
 errs = []
 for w in (0, 1, 2, 4, 8):
     for x in (1.0, 0.5):
@@ -403,11 +403,15 @@ for w in (0, 1, 2, 4, 8):
             st_r, st_p = f(real["stall_mean"]), f(pr["stall_mean"])
             e = 100 * (it_p / it_r - 1)
             errs.append((name, e))
-            print("%-16s %9.4f %9.4f %+8.1f   %9.4f %9.4f %+9.1f" % (name, it_r, it_p, e, st_r, st_p,
-                                                                   1000 * (st_p - st_r)))
+            load = setting[pr["scenario"]].get("cpu_load_pct", "")
+            print("%-16s %9.4f %9.4f %+8.1f   %9.4f %9.4f %+9.1f %6s" % (name, it_r, it_p, e, st_r, st_p,
+                                                                       1000 * (st_p - st_r),
+                                                                       "%.0f" % float(load) if load else "-"))
 others = [abs(e) for n, e in errs if n != "w2-x1-p2"]
 if others:
     print("mean |error| of the iteration time over the %d other points: %.1f %%" % (len(others), sum(others) / len(others)))
+print("cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct; - : the base trace records no "
+      "CPU times); above 100 % it cannot run as predicted")
 
 # run-to-run noise: the base run and its repeats
 reps = [n for n in ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2") if os.path.exists(os.path.join(work, "cmp-%s.csv" % n))]
