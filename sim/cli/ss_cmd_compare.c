@@ -265,7 +265,9 @@ static void print_table(const cmp_table *t, FILE *out)
                 fprintf(out, " %7.0f", v);
                 continue;
             }
-            fprintf(out, " %17.4f %+9.4f", v, v - ref);
+            if (isnan(v)) fprintf(out, " %17s %9s", "-", "-"); /* not recorded (cpu_load_pct of a trace) */
+            else if (isnan(ref)) fprintf(out, " %17.4f %9s", v, "-");
+            else fprintf(out, " %17.4f %+9.4f", v, v - ref);
             if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(out, " %+8.2f", pct(v, ref));
         }
         fputc('\n', out);

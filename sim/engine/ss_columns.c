@@ -48,7 +48,7 @@ static const ss_column columns[] = {
      SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"cpu_load_pct", SS_COL_F64, "%", "traces that record the CPU times and pools of cores",
      "CPU the run would keep busy, in % of its cores (the busiest pool: the loaders' and training processes' "
-     "recorded CPU per iteration over cores x mean iteration time)", SS_CV_CPU_LOAD, 0, SS_COLF_H5, 0},
+     "recorded CPU per iteration over cores x mean iteration time)", SS_CV_CPU_LOAD, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"straggler_share", SS_COL_F64, "1", "every row",
      "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
      SS_COLF_PER_GPU, 0},
