@@ -176,6 +176,16 @@ PY
 grep -q "^CPU (recorded): the measured run kept 42% of its busiest pool's 2 cores busy (the pool of GPU 0); 0 scenarios would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 grep -q "^CPU (recorded)" "$work/ptable.txt" && fail "a CPU line without recorded CPU times" || ok
+# compare gives the trace's measured run and the sweep's rows their load (the trace's from
+# its own calibration: the same 100/3 %), and - where a trace records no CPU times
+"$stallsim" compare "$work/cpu-own.h5" "$work/cpu-own" "$work/tiny.h5" --warmup 0 --csv "$work/cpu-cmp.csv" \
+  > "$work/cpu-cmp.txt" || fail "compare cpu-own"
+$py - "$work/cpu-cmp.csv" <<'PY' && ok || fail "compare: cpu_load_pct"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert abs(float(rows[0]["cpu_load_pct"]) - 100 / 3) < 1e-9 and abs(float(rows[1]["cpu_load_pct"]) - 100 / 3) < 1e-9, rows[:2]
+assert abs(float(rows[2]["cpu_load_pct"]) - 40) < 1e-9 and rows[3]["cpu_load_pct"] == "" and rows[3]["cpu_load_pct_diff"] == "", rows
+PY
 # info prints the CPU datasets: the medians per GPU and the pools
 "$stallsim" info "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
 grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "ss_atomic.h"
+#include "ss_calibrate.h"
 #include "ss_columns.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
@@ -76,6 +77,13 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     if (st == SS_OK) st = ss_trace_open(path, &self, &t);
     if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
+    /* a trace that records its CPU times: the measured run's cpu_load_pct, which needs
+     * each GPU's worker count (the calibration's) */
+    const ss_trace_meta *m = st == SS_OK ? ss_trace_meta_of(t) : NULL;
+    if (st == SS_OK && m->fetch_cpu && m->loop_cpu && m->cpu_pool) {
+        sum.has_calib = ss_calibrate(t, SS_CALIB_ROWS, &sum.calib) == SS_OK;
+        if (!sum.has_calib) ss_clear(); /* the load is then not shown; the comparison goes on */
+    }
     if (st == SS_OK && sum.p[0].n == 0)
         st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,
                      cfg.epoch_all ? "" : " in the selected epoch");
