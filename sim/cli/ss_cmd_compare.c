@@ -81,8 +81,9 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
      * each GPU's worker count (the calibration's) */
     const ss_trace_meta *m = st == SS_OK ? ss_trace_meta_of(t) : NULL;
     if (st == SS_OK && m->fetch_cpu && m->loop_cpu && m->cpu_pool) {
-        sum.has_calib = ss_calibrate(t, SS_CALIB_ROWS, &sum.calib) == SS_OK;
-        if (!sum.has_calib) ss_clear(); /* the load is then not shown; the comparison goes on */
+        ss_calib cal;
+        if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal) != SS_OK)
+            ss_clear(); /* the load is then not shown; the comparison goes on */
     }
     if (st == SS_OK && sum.p[0].n == 0)
         st = ss_fail(SS_EDATA, "%s: no iteration to summarise (warmup %ld%s)", path, cfg.warmup_iterations,

@@ -12,28 +12,38 @@ void ss_summary_free(ss_summary *s)
     s->p = NULL;
     s->straggler = NULL;
     s->has_calib = 0;
+    s->has_cpu = 0;
+}
+
+ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal)
+{
+    s->calib = *cal;
+    s->has_calib = 1;
+    const ss_calib *c = &s->calib;
+    s->has_cpu = 0;
+    if (!c->fetch_cpu_gpu || !c->loop_cpu_gpu || !c->cpu_pool || !c->workers_gpu) return SS_OK;
+    /* each pool's CPU per iteration, at its first GPU (pools name their first GPU) */
+    double *need = calloc((size_t)c->gpus, sizeof *need);
+    if (!need) return ss_fail(SS_ENOMEM, "out of memory for the CPU load of %d GPUs", c->gpus);
+    for (int g = 0; g < c->gpus; g++)
+        need[c->cpu_pool[g]] += c->loop_cpu_gpu[g] + (c->workers_gpu[g] > 0 ? c->fetch_cpu_gpu[g] : 0.0);
+    double best = -1.0;
+    for (int p = 0; p < c->gpus; p++)
+        if (c->cpu_pool[p] == p && need[p] / c->cpu_pool_cores[p] > best) {
+            best = need[p] / c->cpu_pool_cores[p];
+            s->cpu_pool = p;
+        }
+    free(need);
+    s->cpu_per_core = best;
+    s->has_cpu = 1;
+    return SS_OK;
 }
 
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool)
 {
-    const ss_calib *c = &s->calib;
-    if (!s->has_calib || !c->fetch_cpu_gpu || !c->loop_cpu_gpu || !c->cpu_pool || !c->workers_gpu || s->p[j].n == 0 ||
-        !(s->p[j].mean[SS_M_ITER] > 0))
-        return NAN;
-    double best = -1.0;
-    for (int p = 0; p < c->gpus; p++) {
-        if (c->cpu_pool[p] != p) continue;
-        double need = 0.0;
-        for (int g = p; g < c->gpus; g++)
-            if (c->cpu_pool[g] == p)
-                need += c->loop_cpu_gpu[g] + (c->workers_gpu[g] > 0 ? c->fetch_cpu_gpu[g] : 0.0);
-        double load = 100.0 * need / (c->cpu_pool_cores[p] * s->p[j].mean[SS_M_ITER]);
-        if (load > best) {
-            best = load;
-            if (pool) *pool = p;
-        }
-    }
-    return best;
+    if (!s->has_cpu || s->p[j].n == 0 || !(s->p[j].mean[SS_M_ITER] > 0)) return NAN;
+    if (pool) *pool = s->cpu_pool;
+    return 100.0 * s->cpu_per_core / s->p[j].mean[SS_M_ITER];
 }
 
 int ss_summary_measured(const ss_summary *s)

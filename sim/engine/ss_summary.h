@@ -14,6 +14,11 @@ typedef struct {
     long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
     int has_calib;
     ss_calib calib;
+    /* from the calibration's copy of the trace's CPU datasets (ss_summary_adopt_calib):
+     * the busiest pool of cores' CPU per iteration per core, seconds, and its first GPU */
+    int has_cpu;
+    double cpu_per_core;
+    int cpu_pool;
     double effective_delay_threshold;
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
@@ -38,6 +43,9 @@ int ss_summary_slowest_gpu(const ss_summary *s, int j);
  * iteration time). *pool (may be NULL) receives the first GPU of that pool. NaN when the
  * trace does not record the CPU times and pools (README, "How far to trust"). */
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
+/* Moves the calibration into the summary, which frees its arrays from then on (the
+ * caller's copy keeps its figures, not the ownership), and derives the CPU figures above. */
+ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal);
 
 /* Index of the measured row (always 0). */
 int ss_summary_measured(const ss_summary *s);
