@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +53,8 @@ typedef struct {
     long line;
 } pt_batch;
 
+enum { PT_CPU_FETCH, PT_CPU_LOOP };
+
 /* CPU times per batch or iteration: a histogram for their median (PT_CPU_BINS bins of 1 %
  * from PT_CPU_LO seconds; bin 0 holds everything shorter), and how many had none. */
 typedef struct {
@@ -70,9 +71,9 @@ typedef struct {
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
-    /* the fetches' CPU times and the loop's per iteration: histograms for their medians,
-     * and the rows without one */
-    pt_hist fetch_cpu, loop_cpu;
+    /* the fetches' CPU times and the loop's per iteration (PT_CPU_FETCH, PT_CPU_LOOP):
+     * histograms for their medians, and the rows without one */
+    pt_hist cpu[2];
     long cpus;             /* meta cpus: cores the rank may run on (-1: not recorded) */
     char cpu_set[256];     /* meta cpu_set: their list */
     /* the loop state */
@@ -489,8 +490,8 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
-            free(R->fetch_cpu.bins);
-            free(R->loop_cpu.bins);
+            free(R->cpu[PT_CPU_FETCH].bins);
+            free(R->cpu[PT_CPU_LOOP].bins);
             free(R);
         }
     free(S->r);
@@ -545,9 +546,9 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    R->fetch_cpu.bins = calloc(PT_CPU_BINS, sizeof *R->fetch_cpu.bins);
-    R->loop_cpu.bins = calloc(PT_CPU_BINS, sizeof *R->loop_cpu.bins);
-    if (!R->src || !R->fetch_cpu.bins || !R->loop_cpu.bins) return ss_fail(SS_ENOMEM, "out of memory");
+    R->cpu[PT_CPU_FETCH].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[0].bins);
+    R->cpu[PT_CPU_LOOP].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[0].bins);
+    if (!R->src || !R->cpu[PT_CPU_FETCH].bins || !R->cpu[PT_CPU_LOOP].bins) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
     /* every rank's files stay open together: rank 0 sizes the limit for the world it
      * announces, and a rank with more workers than rank 0 raises it further */
@@ -659,11 +660,11 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
 
 /* The per-rank medians of one kind of CPU time into *out (and the trace's meta field
  * *field) when every row of every rank had one (format 2 files throughout). */
-static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **field)
+static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **field)
 {
     int with = 0, without = -1;
     for (int g = 0; g < S->G; g++) {
-        const pt_hist *h = (const pt_hist *)((const char *)S->r[g] + off);
+        const pt_hist *h = &S->r[g]->cpu[kind];
         if (h->missing || h->n == 0) {
             if (without < 0) without = g;
         } else {
@@ -679,7 +680,7 @@ static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **
     }
     *out = malloc((size_t)S->G * sizeof **out);
     if (!*out) return ss_fail(SS_ENOMEM, "out of memory");
-    for (int g = 0; g < S->G; g++) (*out)[g] = pt_cpu_median((const pt_hist *)((const char *)S->r[g] + off));
+    for (int g = 0; g < S->G; g++) (*out)[g] = pt_cpu_median(&S->r[g]->cpu[kind]);
     *field = *out;
     return SS_OK;
 }
@@ -688,8 +689,8 @@ static ss_status pt_cpu_medians(pt_state *S, size_t off, double **out, double **
  * the same set of cores (meta host, cpu_set) form one pool of meta cpus cores. */
 static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
 {
-    ss_status st = pt_cpu_medians(S, offsetof(pt_rank, fetch_cpu), &S->fetch_cpu, &m->fetch_cpu);
-    if (st == SS_OK && m->fetch_cpu) st = pt_cpu_medians(S, offsetof(pt_rank, loop_cpu), &S->loop_cpu, &m->loop_cpu);
+    ss_status st = pt_cpu_medians(S, PT_CPU_FETCH, &S->fetch_cpu, &m->fetch_cpu);
+    if (st == SS_OK && m->fetch_cpu) st = pt_cpu_medians(S, PT_CPU_LOOP, &S->loop_cpu, &m->loop_cpu);
     if (st != SS_OK || !m->fetch_cpu || !m->loop_cpu) return st; /* pools serve the CPU times only */
     for (int g = 0; g < S->G; g++)
         if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
@@ -746,8 +747,8 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->train_start[i * G + g] = (double)(row.got + off) * ns;
             s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
-            pt_cpu_add(&R->fetch_cpu, f->cpu);
-            pt_cpu_add(&R->loop_cpu, row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
+            pt_cpu_add(&R->cpu[PT_CPU_FETCH], f->cpu);
+            pt_cpu_add(&R->cpu[PT_CPU_LOOP], row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
             f->valid = 0; /* consumed */
         }
         if (!got0) {

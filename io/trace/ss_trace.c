@@ -81,6 +81,24 @@ const ss_trace_attr *ss_trace_attrs(int *n)
     return attrs;
 }
 
+#define GPU_ARRAY(field, name, is_float, note) {name, is_float, offsetof(ss_trace_meta, field), note}
+static const ss_trace_gpu_array gpu_arrays[] = {
+    GPU_ARRAY(fetch_cpu, "fetch_cpu_time", 1, " s (per GPU: the fetching thread's CPU time per batch, median)"),
+    GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)"),
+    GPU_ARRAY(cpu_pool, "cpu_pool", 0, ""), /* info sums the pools up */
+    GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, ""),
+};
+#undef GPU_ARRAY
+
+const ss_trace_gpu_array *ss_trace_gpu_arrays(int *n)
+{
+    *n = (int)(sizeof gpu_arrays / sizeof gpu_arrays[0]);
+    return gpu_arrays;
+}
+
+/* The pointer field of meta that array a is held in. */
+static void **gpu_array_field(ss_trace_meta *m, const ss_trace_gpu_array *a) { return (void **)((char *)m + a->offset); }
+
 void ss_trace_meta_init(ss_trace_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -280,25 +298,24 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
     return SS_OK;
 }
 
-/* The optional per-GPU CPU datasets (README, file formats): /fetch_cpu_time and
- * /loop_cpu_time, finite seconds >= 0; /cpu_pool, the first GPU of the pool of cores each
- * GPU's processes run on, with /cpu_pool_cores, that pool's cores (the same on its GPUs). */
-static ss_status read_cpu_arrays(ss_trace_file *t)
+/* The optional per-GPU datasets (README, file formats): seconds finite and >= 0; /cpu_pool,
+ * the first GPU of the pool of cores each GPU's processes run on, with /cpu_pool_cores,
+ * that pool's cores (the same on its GPUs). */
+static ss_status read_gpu_arrays(ss_trace_file *t)
 {
     ss_trace_meta *m = &t->meta;
     const int G = m->gpus;
-    ss_status st = read_gpu_array(t, "fetch_cpu_time", 1, (void **)&m->fetch_cpu);
-    if (st == SS_OK) st = read_gpu_array(t, "loop_cpu_time", 1, (void **)&m->loop_cpu);
-    if (st == SS_OK) st = read_gpu_array(t, "cpu_pool", 0, (void **)&m->cpu_pool);
-    if (st == SS_OK) st = read_gpu_array(t, "cpu_pool_cores", 0, (void **)&m->cpu_pool_cores);
-    if (st != SS_OK) return st;
-    const char *names[2] = {"fetch_cpu_time", "loop_cpu_time"};
-    const double *v[2] = {m->fetch_cpu, m->loop_cpu};
-    for (int i = 0; i < 2; i++)
-        for (int g = 0; v[i] && g < G; g++)
-            if (!(v[i][g] >= 0 && v[i][g] < 1e9))
-                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected finite seconds >= 0", t->path, names[i], g,
-                               v[i][g]);
+    for (size_t i = 0; i < sizeof gpu_arrays / sizeof gpu_arrays[0]; i++) {
+        const ss_trace_gpu_array *a = &gpu_arrays[i];
+        void **field = gpu_array_field(m, a);
+        ss_status st = read_gpu_array(t, a->name, a->is_float, field);
+        if (st != SS_OK) return st;
+        const double *v = a->is_float ? *field : NULL;
+        for (int g = 0; v && g < G; g++)
+            if (!(v[g] >= 0 && v[g] < 1e9))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected finite seconds >= 0", t->path, a->name, g,
+                               v[g]);
+    }
     if (!m->cpu_pool != !m->cpu_pool_cores)
         return ss_fail(SS_EDATA, "%s: datasets /cpu_pool and /cpu_pool_cores come together; the trace has only /%s",
                        t->path, m->cpu_pool ? "cpu_pool" : "cpu_pool_cores");
@@ -347,7 +364,7 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,
                        m->fetch_times);
     ss_status st = read_loader_workers(t);
-    return st == SS_OK ? read_cpu_arrays(t) : st;
+    return st == SS_OK ? read_gpu_arrays(t) : st;
 }
 
 static ss_status open_datasets(ss_trace_file *t)
@@ -847,10 +864,7 @@ void ss_trace_close(ss_trace_file *t)
         if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
-    free(t->meta.fetch_cpu);
-    free(t->meta.loop_cpu);
-    free(t->meta.cpu_pool);
-    free(t->meta.cpu_pool_cores);
+    for (size_t i = 0; i < sizeof gpu_arrays / sizeof gpu_arrays[0]; i++) free(*gpu_array_field(&t->meta, &gpu_arrays[i]));
     free(t->ls);
     free(t->key_epoch);
     free(t->key_index);
@@ -908,16 +922,12 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
     if (m->loader_workers)
         rc |= ss_h5_attr_write_num(f, "loader_workers", H5T_STD_I32LE, H5T_NATIVE_INT, m->loader_workers,
                                    (hsize_t)m->gpus);
-    if (m->fetch_cpu)
-        rc |= ss_h5_write_array(f, "fetch_cpu_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->fetch_cpu,
-                                (hsize_t)m->gpus);
-    if (m->loop_cpu)
-        rc |= ss_h5_write_array(f, "loop_cpu_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->loop_cpu,
-                                (hsize_t)m->gpus);
-    if (m->cpu_pool && m->cpu_pool_cores) {
-        rc |= ss_h5_write_array(f, "cpu_pool", H5T_STD_I32LE, H5T_NATIVE_INT, m->cpu_pool, (hsize_t)m->gpus);
-        rc |= ss_h5_write_array(f, "cpu_pool_cores", H5T_STD_I32LE, H5T_NATIVE_INT, m->cpu_pool_cores,
-                                (hsize_t)m->gpus);
+    for (size_t i = 0; i < sizeof gpu_arrays / sizeof gpu_arrays[0]; i++) {
+        const ss_trace_gpu_array *a = &gpu_arrays[i];
+        const void *v = *(void *const *)((const char *)m + a->offset);
+        if (v)
+            rc |= ss_h5_write_array(f, a->name, a->is_float ? H5T_IEEE_F64LE : H5T_STD_I32LE,
+                                    a->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, v, (hsize_t)m->gpus);
     }
     return rc;
 }

@@ -53,6 +53,18 @@ typedef struct {
  * loader_workers), in the order `info` prints them; *n receives their count. */
 const ss_trace_attr *ss_trace_attrs(int *n);
 
+/* One optional root dataset of one value per GPU (float64 seconds, or int32), held in the
+ * meta as a pointer field: the one list that the writer, the reader and `info` go through. */
+typedef struct {
+    const char *name;   /* dataset name under the root */
+    int is_float;       /* 1: double * field (finite seconds >= 0); 0: int * field */
+    size_t offset;      /* of the pointer field in ss_trace_meta */
+    const char *note;   /* printed after the values of a float array by `info` */
+} ss_trace_gpu_array;
+
+/* The optional per-GPU datasets, in the order `info` prints them; *n receives their count. */
+const ss_trace_gpu_array *ss_trace_gpu_arrays(int *n);
+
 /* 1 when the trace's fetch columns hold measured fetch times (not an "absent" trace). */
 int ss_trace_meta_has_fetch(const ss_trace_meta *m);
 

@@ -125,15 +125,15 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %d", m->loader_workers[g]);
         printf("%s (per GPU)\n", m->gpus > 16 ? " ..." : "");
     }
-    if (m->fetch_cpu) {
-        printf("%-13s", "fetch_cpu_time");
-        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", m->fetch_cpu[g]);
-        printf("%s s (per GPU: the fetching thread's CPU time per batch, median)\n", m->gpus > 16 ? " ..." : "");
-    }
-    if (m->loop_cpu) {
-        printf("%-13s", "loop_cpu_time");
-        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", m->loop_cpu[g]);
-        printf("%s s (per GPU: the training process's CPU time per iteration, median)\n", m->gpus > 16 ? " ..." : "");
+    /* the per-GPU seconds datasets, value by value; the pools of cores summed up below */
+    int narr;
+    const ss_trace_gpu_array *arr = ss_trace_gpu_arrays(&narr);
+    for (int i = 0; i < narr; i++) {
+        const double *v = *(double *const *)((const char *)m + arr[i].offset);
+        if (!arr[i].is_float || !v) continue;
+        printf("%-13s", arr[i].name);
+        for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", v[g]);
+        printf("%s%s\n", m->gpus > 16 ? " ..." : "", arr[i].note);
     }
     if (m->cpu_pool) {
         int pools = 0;
