@@ -159,7 +159,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d cores busy (the pool of GPU "
                      "%d); %d scenario%s would need more than all of them: such a run waits for cores and gains less "
                      "than predicted (cpu_load_pct in summary.csv)\n",
-                cpu, s->calib.cpu_pool_cores[pool], pool, busy, busy == 1 ? "" : "s");
+                cpu, s->cpu_pool_cores, pool, busy, busy == 1 ? "" : "s");
     }
     if (s->gpus > 1) {
         const ss_partial *m = &s->p[ss_summary_measured(s)];

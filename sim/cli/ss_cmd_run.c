@@ -296,7 +296,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
         if (st == SS_OK) sum.rank = &ranking;
         if (have_cal) {
-            if (st == SS_OK) st = ss_summary_adopt_calib(&sum, &cal);
+            if (st == SS_OK) st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
             else ss_calib_free(&cal);
             have_cal = 0;
         }

@@ -15,23 +15,23 @@ void ss_summary_free(ss_summary *s)
     s->has_cpu = 0;
 }
 
-ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal)
+ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_meta *m)
 {
     s->calib = *cal;
     s->has_calib = 1;
-    const ss_calib *c = &s->calib;
+    const int *w = s->calib.workers_gpu;
     s->has_cpu = 0;
-    if (!c->fetch_cpu_gpu || !c->loop_cpu_gpu || !c->cpu_pool || !c->workers_gpu) return SS_OK;
+    if (!m->fetch_cpu || !m->loop_cpu || !m->cpu_pool || !w || m->gpus != s->calib.gpus) return SS_OK;
     /* each pool's CPU per iteration, at its first GPU (pools name their first GPU) */
-    double *need = calloc((size_t)c->gpus, sizeof *need);
-    if (!need) return ss_fail(SS_ENOMEM, "out of memory for the CPU load of %d GPUs", c->gpus);
-    for (int g = 0; g < c->gpus; g++)
-        need[c->cpu_pool[g]] += c->loop_cpu_gpu[g] + (c->workers_gpu[g] > 0 ? c->fetch_cpu_gpu[g] : 0.0);
+    double *need = calloc((size_t)m->gpus, sizeof *need);
+    if (!need) return ss_fail(SS_ENOMEM, "out of memory for the CPU load of %d GPUs", m->gpus);
+    for (int g = 0; g < m->gpus; g++) need[m->cpu_pool[g]] += m->loop_cpu[g] + (w[g] > 0 ? m->fetch_cpu[g] : 0.0);
     double best = -1.0;
-    for (int p = 0; p < c->gpus; p++)
-        if (c->cpu_pool[p] == p && need[p] / c->cpu_pool_cores[p] > best) {
-            best = need[p] / c->cpu_pool_cores[p];
+    for (int p = 0; p < m->gpus; p++)
+        if (m->cpu_pool[p] == p && need[p] / m->cpu_pool_cores[p] > best) {
+            best = need[p] / m->cpu_pool_cores[p];
             s->cpu_pool = p;
+            s->cpu_pool_cores = m->cpu_pool_cores[p];
         }
     free(need);
     s->cpu_per_core = best;

@@ -14,11 +14,12 @@ typedef struct {
     long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
     int has_calib;
     ss_calib calib;
-    /* from the calibration's copy of the trace's CPU datasets (ss_summary_adopt_calib):
-     * the busiest pool of cores' CPU per iteration per core, seconds, and its first GPU */
+    /* from the trace's CPU datasets and the calibrated worker counts
+     * (ss_summary_adopt_calib): the busiest pool of cores' CPU per iteration per core,
+     * seconds, its first GPU and its cores */
     int has_cpu;
     double cpu_per_core;
-    int cpu_pool;
+    int cpu_pool, cpu_pool_cores;
     double effective_delay_threshold;
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
@@ -44,8 +45,9 @@ int ss_summary_slowest_gpu(const ss_summary *s, int j);
  * trace does not record the CPU times and pools (README, "How far to trust"). */
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
 /* Moves the calibration into the summary, which frees its arrays from then on (the
- * caller's copy keeps its figures, not the ownership), and derives the CPU figures above. */
-ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal);
+ * caller's copy keeps its figures, not the ownership), and derives the CPU figures above
+ * from the trace's metadata m (its /fetch_cpu_time, /loop_cpu_time and pools). */
+ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_meta *m);
 
 /* Index of the measured row (always 0). */
 int ss_summary_measured(const ss_summary *s);

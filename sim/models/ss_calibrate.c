@@ -537,13 +537,6 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->stall_resid_gpu = calloc(ng, sizeof *c->stall_resid_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
-    if (m->loop_cpu && (c->loop_cpu_gpu = malloc(ng * sizeof *c->loop_cpu_gpu)) != NULL)
-        memcpy(c->loop_cpu_gpu, m->loop_cpu, ng * sizeof *c->loop_cpu_gpu);
-    if (m->cpu_pool && (c->cpu_pool = malloc(2 * ng * sizeof *c->cpu_pool)) != NULL) {
-        c->cpu_pool_cores = c->cpu_pool + ng;
-        memcpy(c->cpu_pool, m->cpu_pool, ng * sizeof *c->cpu_pool);
-        memcpy(c->cpu_pool_cores, m->cpu_pool_cores, ng * sizeof *c->cpu_pool_cores);
-    }
     io.epoch = malloc(n * sizeof *io.epoch);
     io.fs = malloc(cols * sizeof *io.fs);
     io.ft = malloc(cols * sizeof *io.ft);
@@ -562,8 +555,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->loop_cpu && !c->loop_cpu_gpu) ||
-        (m->cpu_pool && !c->cpu_pool) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
+        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = m->loader_workers;
@@ -650,10 +642,7 @@ void ss_calib_free(ss_calib *c)
     free(c->resid_gpu);
     free(c->stall_resid_gpu);
     free(c->fetch_cpu_gpu);
-    free(c->loop_cpu_gpu);
-    free(c->cpu_pool); /* cpu_pool_cores lives in the same allocation */
-    c->fetch_cpu_gpu = c->loop_cpu_gpu = NULL;
-    c->cpu_pool = c->cpu_pool_cores = NULL;
+    c->fetch_cpu_gpu = NULL;
     c->workers_gpu = c->prefetch_gpu = NULL;
     c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }

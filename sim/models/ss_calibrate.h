@@ -31,8 +31,6 @@ typedef struct {
     double *resid_gpu;     /* median |predicted - measured fetch_start| over the fitted rows */
     double *stall_resid_gpu; /* median |predicted - measured stall| */
     double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
-    double *loop_cpu_gpu;  /* the trace's CPU of the training process per iteration (/loop_cpu_time), or NULL */
-    int *cpu_pool, *cpu_pool_cores; /* the trace's pools of cores (/cpu_pool, /cpu_pool_cores), or NULL */
     /* over GPUs */
     int workers;           /* the largest W */
     double worker_gap;     /* median of the GPUs' worker gaps */
