@@ -302,6 +302,7 @@ class Recorder:
             elif stale != self.path:
                 break
         offset, rtt, how = _clock_offset()
+        cpus, cpu_set = _cpu_set()
         self._w = _Writer(self.path, max(1, int(flush_every)))
         _MAIN_WRITERS[self.prefix] = self._w
         self._pass, self._passes_done, self._epoch, self._loader = -1, 0, 0, None
@@ -310,7 +311,7 @@ class Recorder:
         for k, v in (("rank", self.rank), ("world_size", self.world_size), ("host", socket.gethostname()),
                      ("pid", os.getpid()), ("torch", torch.__version__), ("start_ns", _now()),
                      ("clock_offset_ns", offset), ("clock_rtt_ns", rtt), ("clock_offset_source", how),
-                     ("cpus", _cpu_set()[0]), ("cpu_set", _cpu_set()[1])):
+                     ("cpus", cpus), ("cpu_set", cpu_set)):
             w.line("meta,%s,%s\n" % (k, str(v).replace(",", ";").replace("\n", " ")))
         w.flush()
 

@@ -663,8 +663,9 @@ static ss_status choose_split(sweep *w)
 static int choose_replayers(const sweep *w)
 {
     const ss_comm *c = w->comm;
-    const char *force = getenv("STALLSIM_REPLAYERS");
-    if (force && atoi(force) >= 1) return atoi(force) < c->size ? atoi(force) : c->size;
+    const char *env = getenv("STALLSIM_REPLAYERS");
+    const int force = env ? atoi(env) : 0;
+    if (force >= 1) return force < c->size ? force : c->size;
     if (!w->shared || c->node_ranks != c->size || w->nstate == 0) return c->size;
     int best = c->size;
     double best_t = INFINITY;
