@@ -259,7 +259,7 @@ for w in (1, 2):
             line += " %11.4f %+8.1f" % (p, 100 * (p / real - 1))
     print(line)
 print("storage only: pipeline.fetch_cpu = auto (the recorded CPU part of each fetch stays); whole fetch: fetch_cpu = 0;")
-print("cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); above 80 % the run waits for cores")
+print("cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); above 100 % it cannot run as predicted")
 p4 = os.path.join(work, "cmp-w4.csv")
 if os.path.exists(p4):
     setting = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "w2-auto", "summary.csv")))}
