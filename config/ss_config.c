@@ -71,6 +71,9 @@ static const key_def keys[] = {
      "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales), auto*F"},
     {"pipeline", "delivery_per_batch", K_BOOL, F(delivery_per_batch), 0, "true", NOB,
      "delivery = auto replays each batch's measured delivery (true) or each GPU's median (false)"},
+    {"pipeline", "cpu_sharing", K_BOOL, F(cpu_sharing), 0, "true", NOB,
+     "on traces that record CPU times and pools of cores: the CPU part of fetches and steps takes longer "
+     "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,

@@ -54,6 +54,7 @@ typedef struct {
     ss_autoval worker_gap, refill_gap, delivery; /* auto: calibrated per GPU (issue 11) */
     ss_autoval fetch_cpu; /* auto: the trace's recorded CPU part of each GPU's fetch (0 when not recorded) */
     int delivery_per_batch; /* delivery = auto: each batch's measured delivery (else the GPU's median) */
+    int cpu_sharing; /* stretch CPU work by the contention for the cores (traces with CPU times) */
     double step_gap;
 
     /* [summary] */

@@ -128,11 +128,11 @@ same_file "$work/ep1-plain/summary.csv" "$work/ep1-3/summary.csv" "one pipeline 
   --slow-gpu 100:3 --delivery 0.002 --seed 9 >/dev/null || fail "gen wide"
 printf '[trace]\npath = wide.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/wide.ini"
 "$stallsim" run "$work/wide.ini" --out "$work/wide-plain" > "$work/wide-plain.txt" || fail "wide plain"
-grep "^calibration:" "$work/wide-plain.txt" | sed 's/([0-9.]* s)//' > "$work/wide-plain.cal"
+grep "^calibration:" "$work/wide-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/wide-plain.cal"
 grep -q "W=1" "$work/wide-plain.cal" && grep -q "W=4" "$work/wide-plain.cal" && ok || fail "wide: calibration misses the per-GPU W: $(cat "$work/wide-plain.cal")"
 for np in 2 3; do
   mpirun_t $np "$stallsim" run "$work/wide.ini" --out "$work/wide-$np" > "$work/wide-$np.txt" || fail "wide np=$np"
-  grep "^calibration:" "$work/wide-$np.txt" | sed 's/([0-9.]* s)//' > "$work/wide-$np.cal"
+  grep "^calibration:" "$work/wide-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/wide-$np.cal"
   same_file "$work/wide-plain.cal" "$work/wide-$np.cal" "calibration of 150 GPUs, np=$np"
   same_file "$work/wide-plain/summary.csv" "$work/wide-$np/summary.csv" "pipeline on 150 GPUs, np=$np"
 done

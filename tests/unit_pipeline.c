@@ -451,6 +451,41 @@ static void test_fetch_cpu(void **state)
     check_replay(&p, &whole);
 }
 
+/* CPU sharing (MODELS-pipeline.md): CPU parts as the trace's contention stretched them
+ * [2, 0], factors s1/s0 [.5, 1], the step changed by -.25: GPU 0's fetch m becomes
+ * m > 2 ? 2 * .5 + (m - 2) : .5 m, GPU 1's stays; c = .5 - .25 = .25.
+ * f = [.5,3] [1,2] [.5,3] [1,4] [.5,1] [2,1]
+ * k=0: start [0,0]; done [.5, 3]; T0 = 3.25; stall [.5, 3]
+ * k=1: start [0,0]; done [1, 2]; T1 = 3.5; stall 0
+ * k=2: r = h = done0 = [.5, 3]; done [1, 6]; T2 = 6.25; stall [0, 2.5]
+ * k=3: r = done1 = [1, 2]; h = max(T0 = 3.25, done1) = [3.25, 3.25]; done [4.25, 7.25]; T3 = 7.5; stall [0, 1]
+ * k=4: r = done2 = [1, 6]; h = max(T1 = 3.5, done2) = [3.5, 6]; done [4, 7]; T4 = 7.75; stall 0
+ * k=5: r = done3 = [4.25, 7.25]; h = max(T2 = 6.25, done3) = [6.25, 7.25]; done [8.25, 8.25]; T5 = 8.5;
+ *      stall [.5, .5]
+ * With factors [1, 1] and no change of the step it is test_fetch_cpu. */
+static void test_cpu_sharing(void **state)
+{
+    (void)state;
+    const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
+    ssp_params p = params(2, 1);
+    p.cpu_wall_gpu = wall;
+    p.cpu_ratio_gpu = ratio;
+    p.compute_delta = -.25;
+    expect_r e = {.T = {3.25, 3.5, 6.25, 7.5, 7.75, 8.5},
+                  .stall = {.5, 3, 0, 0, 0, 2.5, 0, 1, 0, 0, .5, .5},
+                  .f = {.5, 3, 1, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
+    check_replay(&p, &e);
+    const double one[2] = {1, 0}, unit[2] = {1, 1};
+    p.cpu_wall_gpu = one;
+    p.cpu_ratio_gpu = unit;
+    p.compute_delta = 0;
+    p.fetch_scale = 0.5;
+    expect_r same = {.T = {2, 2.5, 3.5, 4.5, 5, 6},
+                     .stall = {1, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, .5, 0},
+                     .f = {1, 1.5, 1.5, 1, 1, 1.5, 1.5, 2, 1, .5, 2, .5}};
+    check_replay(&p, &same);
+}
+
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
  * k=0: done 3; T0 = 3.25; stall [3, 3]
  * k=1: done 2; T1 = 3.5; stall 0
@@ -715,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_against_spec_transcription),
         cmocka_unit_test(test_init_rejects),
         cmocka_unit_test(test_fetch_cpu),
+        cmocka_unit_test(test_cpu_sharing),
         cmocka_unit_test(test_measured_delivery),
         cmocka_unit_test(test_synchronous_no_delivery),
     };

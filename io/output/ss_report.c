@@ -78,8 +78,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
             double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
             char busy[64] = "";
             if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
-            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; model baseline error %.2f%%%s)\n", k + 1, lab,
-                    r->top[k].change_pct, r->top[k].change_s, isnan(err) ? 0.0 : err, busy);
+            char base[64];
+            if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
+            else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
+            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
+                    r->top[k].change_s, base, busy);
         }
     } else if (s->nsc > 1) {
         fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error\n");

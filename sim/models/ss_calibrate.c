@@ -36,7 +36,8 @@ typedef struct {
      * GPU's staged columns, load_gpu) */
     const double *s, *done, *ask, *st, *it;
     double *a, *b, *buf;         /* scratch [n] */
-    double cap;                  /* residual cap: the GPU's median fetch time */
+    double cap;                  /* residual cap: the GPU's median fetch time (at least 1e-9 s) */
+    double fmed;                 /* the GPU's median fetch time */
 } gpu_cols;
 
 typedef struct {
@@ -455,6 +456,7 @@ static ss_status load_gpu(calib_io *io, int g, gpu_cols *d)
     d->it = c + STAGE_IT * n;
     memcpy(d->buf, c + STAGE_FT * n, (size_t)n * sizeof *d->buf);
     double cap = median_of(d->buf, (size_t)n);
+    d->fmed = cap;
     d->cap = cap > 1e-9 ? cap : 1e-9;
     return SS_OK;
 }
@@ -486,6 +488,25 @@ static void calib_free_io(calib_io *io)
     free(io->stage);
 }
 
+/* CPU sharing's view of the trace: the calibrated loaders, each GPU's median fetch time,
+ * the median over the rows of the slowest GPU's iteration time and of the step (that
+ * iteration minus the largest stall); imax and smax are reordered. */
+static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, double *imax, double *smax,
+                             size_t n)
+{
+    for (size_t k = 0; k < n; k++) smax[k] = imax[k] - smax[k] > 0.0 ? imax[k] - smax[k] : 0.0;
+    double iter = median_of(imax, n), step = median_of(smax, n);
+    c->share = malloc(sizeof *c->share);
+    if (!c->share) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
+    ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->cpu_pool, m->cpu_pool_cores, fmed,
+                                  c->workers_gpu, c->gap_gpu, c->delivery_gpu, iter, step);
+    if (st != SS_OK) {
+        free(c->share);
+        c->share = NULL;
+    }
+    return st;
+}
+
 ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
 {
     ss_comm self;
@@ -495,14 +516,14 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
 
 /* Adds every rank's per-GPU results (each GPU is fitted on one rank, the others hold 0,
  * so the sums are exact). Collective. */
-static ss_status share_results(const ss_comm *comm, ss_calib *c)
+static ss_status share_results(const ss_comm *comm, ss_calib *c, double *fmed)
 {
     if (!comm->mpi || comm->size == 1) return SS_OK;
     int G = c->gpus, rc = MPI_SUCCESS;
     int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
-    double *dv[5] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu};
+    double *dv[6] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, fmed};
     for (int i = 0; rc == MPI_SUCCESS && i < 2; i++) rc = MPI_Allreduce(MPI_IN_PLACE, iv[i], G, MPI_INT, MPI_SUM, comm->comm);
-    for (int i = 0; rc == MPI_SUCCESS && i < 5; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < 6; i++)
         rc = MPI_Allreduce(MPI_IN_PLACE, dv[i], G, MPI_DOUBLE, MPI_SUM, comm->comm);
     return rc == MPI_SUCCESS ? SS_OK : ss_fail(SS_EMPI, "calibration: sharing the per-GPU results failed");
 }
@@ -545,8 +566,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     io.stall = malloc(cols * sizeof *io.stall);
     io.stage = malloc((size_t)CALIB_GROUP * STAGE_COLS * n * sizeof *io.stage);
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
-    double *work = malloc(6 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps);
+    double *work = malloc(8 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps), *fmed = calloc(ng, sizeof *fmed);
     double *spread = work ? work + 3 * n : NULL, *amin = work ? work + 4 * n : NULL, *amax = work ? work + 5 * n : NULL;
+    /* each row's largest iteration time and stall over the GPUs (CPU sharing) */
+    double *imax = work ? work + 6 * n : NULL, *smax = work ? work + 7 * n : NULL;
     gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
     if (work) { /* s, done, ask, st and it point into the staged columns (load_gpu) */
         d.a = work;
@@ -555,7 +578,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps)
+        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps || !fmed)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = m->loader_workers;
@@ -573,12 +596,18 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     for (long k = 0; amin && k < io.rows; k++) {
         amin[k] = INFINITY;
         amax[k] = -INFINITY;
+        imax[k] = smax[k] = -INFINITY;
     }
     for (int g = g_lo; st == SS_OK && g < g_hi; g++) {
         if (g % SS_CALIB_CHUNK == 0) known.n = 0; /* each block starts afresh */
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
         ask_stats(&io, &d, &pairs, &consistent, amin, amax);
+        fmed[g] = d.fmed;
+        for (long k = 0; k < io.rows; k++) {
+            imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
+            smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+        }
         if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
@@ -599,12 +628,14 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     }
     st = ss_comm_any_failed(comm, st);
-    if (st == SS_OK) st = share_results(comm, c);
+    if (st == SS_OK) st = share_results(comm, c, fmed);
     if (st == SS_OK && comm->mpi && comm->size > 1) {
         long cnt[2] = {pairs, consistent};
         int rc = MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_LONG, MPI_SUM, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amin, (int)n, MPI_DOUBLE, MPI_MIN, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc != MPI_SUCCESS) st = ss_fail(SS_EMPI, "calibration: sharing the asks failed");
         pairs = cnt[0];
         consistent = cnt[1];
@@ -622,11 +653,14 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         }
         c->worker_gap = median_of(gaps, ng);
     }
+    if (st == SS_OK && !c->no_fetch && m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores)
+        st = build_share(c, m, fmed, imax, smax, n);
     calib_free_io(&io);
     free(pos);
     free(first);
     free(work);
     free(gaps);
+    free(fmed);
     if (st != SS_OK) ss_calib_free(c);
     c->seconds = ss_wtime() - t0;
     return st;
@@ -643,6 +677,9 @@ void ss_calib_free(ss_calib *c)
     free(c->stall_resid_gpu);
     free(c->fetch_cpu_gpu);
     c->fetch_cpu_gpu = NULL;
+    if (c->share) ss_share_free(c->share);
+    free(c->share);
+    c->share = NULL;
     c->workers_gpu = c->prefetch_gpu = NULL;
     c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }
@@ -655,7 +692,7 @@ void ss_calib_free(ss_calib *c)
 void ss_calib_print(const ss_calib *c, FILE *out)
 {
     const int G = c->gpus;
-    fprintf(out, "calibration: %d %s, from the first %ld %s (%.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
+    fprintf(out, "calibration: %d %s, from the first %ld %s (took %.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
             c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
             c->recorded_workers && c->recorded_prefetch ? "W and P as recorded in the trace (loader_workers, prefetch_factor)"
             : c->recorded_workers ? "W as recorded in the trace (loader_workers), P fitted"
@@ -671,6 +708,26 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         }
         fprintf(out, "calibration: the trace records the fetches' CPU time: %.4f to %.4f s per batch (median per GPU); "
                      "with [pipeline] fetch_cpu = auto (the default) fetch_scale keeps it and scales the rest\n", lo, hi);
+    }
+    if (c->share && c->share->pools > 0) {
+        const ss_share *sh = c->share;
+        double lo = sh->s0[0], hi = lo;
+        int klo = sh->cores[0], khi = klo;
+        for (int p = 1; p < sh->pools; p++) {
+            lo = sh->s0[p] < lo ? sh->s0[p] : lo;
+            hi = sh->s0[p] > hi ? sh->s0[p] : hi;
+            klo = sh->cores[p] < klo ? sh->cores[p] : klo;
+            khi = sh->cores[p] > khi ? sh->cores[p] : khi;
+        }
+        char cores[32], stretch[48];
+        if (klo == khi) snprintf(cores, sizeof cores, "%d", klo);
+        else snprintf(cores, sizeof cores, "%d to %d", klo, khi);
+        if (lo == hi) snprintf(stretch, sizeof stretch, "%.2f", lo);
+        else snprintf(stretch, sizeof stretch, "%.2f to %.2f", lo, hi);
+        fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the trace's CPU work took %sx as long as alone "
+                     "(contention for the cores); [pipeline] cpu_sharing = true (the default) stretches it to each "
+                     "scenario's load\n",
+                sh->pools, ss_plural(sh->pools, "pool", "pools"), cores, stretch);
     }
     if (c->ask_lags)
         fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "ss_comm.h"
+#include "ss_cpushare.h"
 #include "ss_status.h"
 #include "ss_trace.h"
 
@@ -46,6 +47,9 @@ typedef struct {
     double ask_spread;
     long rows_used;
     double seconds;        /* time the calibration took */
+    /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches
+     * and steps and its pools of cores; NULL otherwise */
+    ss_share *share;
 } ss_calib;
 
 /* Calibrates on the first rows of the trace (at most max_rows; see SS_CALIB_ROWS),

@@ -97,16 +97,25 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         lags_ok = lags_ok && s->A && s->lag && s->lag_next;
     }
     int cpu_ok = 1;
-    if (p->fetch_scale != 1.0 && (p->fetch_cpu_gpu || p->fetch_cpu > 0)) {
+    if (p->cpu_ratio_gpu || (p->fetch_scale != 1.0 && (p->fetch_cpu_gpu || p->fetch_cpu > 0))) {
         s->cpu = malloc((size_t)gpus * sizeof *s->cpu);
         s->fx = malloc((size_t)gpus * sizeof *s->fx);
-        cpu_ok = s->cpu && s->fx;
+        if (p->cpu_ratio_gpu) s->ratio = malloc((size_t)gpus * sizeof *s->ratio);
+        cpu_ok = s->cpu && s->fx && (!p->cpu_ratio_gpu || s->ratio);
         if (cpu_ok) {
             for (int g = 0; g < gpus; g++)
-                s->cpu[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] * factor_of(p->fetch_cpu_factor) : p->fetch_cpu;
+                s->cpu[g] = p->cpu_ratio_gpu  ? p->cpu_wall_gpu[g]
+                            : p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] * factor_of(p->fetch_cpu_factor)
+                                               : p->fetch_cpu;
             memcpy(s->fx, s->cpu, (size_t)gpus * sizeof *s->fx);
             gsl_sort(s->fx, 1, (size_t)gpus);
             s->cpu_median = (s->fx[(gpus - 1) / 2] + s->fx[gpus / 2]) / 2;
+            if (s->ratio) {
+                memcpy(s->ratio, p->cpu_ratio_gpu, (size_t)gpus * sizeof *s->ratio);
+                memcpy(s->fx, s->ratio, (size_t)gpus * sizeof *s->fx);
+                gsl_sort(s->fx, 1, (size_t)gpus);
+                s->ratio_median = (s->fx[(gpus - 1) / 2] + s->fx[gpus / 2]) / 2;
+            }
         }
     }
     if (!s->done || !s->T || !s->r || !s->f || !s->h || !lags_ok || !cpu_ok) {
@@ -133,6 +142,7 @@ void ssp_free(ssp_state *s)
     free(s->dm);
     free(s->cpu);
     free(s->fx);
+    free(s->ratio);
     free(s->gap_a);
     free(s->refill_a);
     free(s->deliv_a);
@@ -518,6 +528,25 @@ static inline double storage_scaled(double f, double c, double scale)
     return f > c ? c + scale * (f - c) : f;
 }
 
+/* The same with CPU sharing: the CPU part c (as the trace's contention stretched it)
+ * times r = s1 / s0. */
+static inline double shared_scaled(double f, double c, double r, double scale)
+{
+    return f > c ? c * r + scale * (f - c) : f * r;
+}
+
+/* The step time of a row: compute_scale times the measured one, changed by CPU sharing
+ * (never below 0). */
+static inline double step_of(const ssp_state *s, double compute)
+{
+    double c = s->p.compute_scale * compute;
+    if (s->p.compute_delta != 0.0) {
+        c += s->p.compute_delta;
+        c = c > 0.0 ? c : 0.0;
+    }
+    return c;
+}
+
 void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out)
 {
     const int G = s->gpus;
@@ -525,14 +554,17 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     double scale = s->p.fetch_scale, f1 = 0.0;
     if (s->p.fetch_align != SS_ALIGN_NONE) {
         double a = ss_row_fetch_aligned(row, s->p.fetch_align);
-        f1 = s->cpu ? storage_scaled(a, s->cpu_median, scale) : scale * a;
+        f1 = s->ratio ? shared_scaled(a, s->cpu_median, s->ratio_median, scale)
+             : s->cpu ? storage_scaled(a, s->cpu_median, scale)
+                      : scale * a;
     }
     ss_row scaled;
     if (s->cpu) { /* the storage parts scaled here; the replay below scales by 1 */
         scaled = *row;
         double lo = INFINITY, hi = -INFINITY;
         for (int g = 0; g < G; g++) {
-            double f = storage_scaled(row->fetch_time[g], s->cpu[g], scale);
+            double f = s->ratio ? shared_scaled(row->fetch_time[g], s->cpu[g], s->ratio[g], scale)
+                                : storage_scaled(row->fetch_time[g], s->cpu[g], scale);
             s->fx[g] = f;
             lo = f < lo ? f : lo;
             hi = f > hi ? f : hi;
@@ -553,7 +585,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
                        .m = measure ? measured : NULL,
                        .ftmin = row->fetch_min,
                        .ftmax = row->fetch_max};
-        advance_fused(s, &in, s->p.compute_scale * row->compute, stall, &tp, out);
+        advance_fused(s, &in, step_of(s, row->compute), stall, &tp, out);
         return;
     }
     if (measure) {
@@ -583,10 +615,10 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
             s->lag[g] = amax - s->lag[g];
             s->lag_next[g] = nmax - s->lag_next[g];
         }
-        double c = s->p.compute_scale * (nmax - tmax > 0.0 ? nmax - tmax : 0.0);
+        double c = step_of(s, nmax - tmax > 0.0 ? nmax - tmax : 0.0);
         ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
     } else {
-        ssp_advance(s, f, s->p.compute_scale * row->compute, row->fetch_start, NULL, stall, &tp, out);
+        ssp_advance(s, f, step_of(s, row->compute), row->fetch_start, NULL, stall, &tp, out);
     }
     s->dm_row = NULL;
 }
@@ -710,6 +742,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_gpu = cal->fetch_cpu_gpu;
         p->fetch_cpu_factor = factor_of(c->fetch_cpu.value);
     }
+    if (c->cpu_sharing && c->fetch_cpu.is_auto && c->fetch_cpu.value == 1.0 && cal && cal->share) p->share = cal->share;
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -728,6 +761,7 @@ typedef struct {
     int *wg, *pg;
     double *gg, *rg, *dg;
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
+    double *share_buf; /* CPU sharing: [5][gpus] c * s0, s1 / s0, and the loaders for the solve */
 } pipe_state;
 
 /* The median of v[0..n-1] without v[skip]; reorders v. */
@@ -795,7 +829,59 @@ static void pipe_state_free(pipe_state *st)
     free(st->rg);
     free(st->dg);
     free(st->cg);
+    free(st->share_buf);
     free(st);
+}
+
+/* 1 when the scenario runs the trace's own loaders at the trace's speeds: CPU sharing then
+ * changes nothing (its load is the trace's). */
+static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *sh, int gpus)
+{
+    if (s->fetch_scale != 1.0 || s->compute_scale != 1.0 || s->heal_gpu >= 0) return 0;
+    for (int g = 0; g < gpus; g++)
+        if (ssp_loader_of(p, g).workers != sh->workers[g]) return 0;
+    return 1;
+}
+
+/* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
+ * p's CPU parts, their factors and the change of the step. */
+static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, int gpus)
+{
+    const ss_share *sh = p->share;
+    if (sh->gpus != gpus || same_load(p, s, sh, gpus)) return SS_OK;
+    const size_t G = (size_t)gpus;
+    st->share_buf = malloc(5 * G * sizeof *st->share_buf);
+    double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
+    int *W = malloc(G * sizeof *W);
+    if (!st->share_buf || !s1 || !W) {
+        free(s1);
+        free(W);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G;
+    for (int g = 0; g < gpus; g++) {
+        ssp_loader l = ssp_loader_of(p, g);
+        W[g] = l.workers;
+        gap[g] = l.worker_gap;
+        deliv[g] = l.delivery;
+        c[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] : sh->fetch_cpu[g]; /* the healed GPU's: the others' median */
+    }
+    ss_share_scenario sc = {W, gap, deliv, s->fetch_scale, s->compute_scale, s->heal_gpu};
+    double delta = 0.0;
+    ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
+    if (rc == SS_OK) {
+        for (int g = 0; g < gpus; g++) {
+            int q = sh->pool_of[g];
+            wall[g] = c[g] * sh->s0[q];
+            ratio[g] = s1[q] / sh->s0[q];
+        }
+        p->cpu_wall_gpu = wall;
+        p->cpu_ratio_gpu = ratio;
+        p->compute_delta = delta;
+    }
+    free(s1);
+    free(W);
+    return rc;
 }
 
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
@@ -829,6 +915,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
             p.fetch_cpu_gpu = st->cg;
         }
     }
+    if (rc == SS_OK && p.share) rc = share_init(st, &p, s, gpus);
     if (rc == SS_OK) rc = ssp_init(&st->ps, &p, gpus);
     if (rc != SS_OK) {
         pipe_state_free(st);

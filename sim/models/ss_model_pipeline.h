@@ -7,6 +7,7 @@
 #define SS_MODEL_PIPELINE_H
 
 #include "ss_align.h"
+#include "ss_cpushare.h"
 #include "ss_row.h"
 #include "ss_status.h"
 #include "ss_step.h"
@@ -46,6 +47,13 @@ typedef struct {
      * median c. 0 everywhere: the whole fetch scales. */
     const double *fetch_cpu_gpu;
     double fetch_cpu, fetch_cpu_factor;
+    /* CPU sharing (MODELS-pipeline.md): the trace's CPU statistics (not owned; NULL: off),
+     * and, set by the model's init for the scenario, each GPU's CPU part of a fetch as the
+     * trace's contention stretched it (c * s0) and its factor s1 / s0 at the scenario's load
+     * ([gpus] each, NULL: no change), and the change of every step time */
+    const ss_share *share;
+    const double *cpu_wall_gpu, *cpu_ratio_gpu;
+    double compute_delta;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */
@@ -78,6 +86,7 @@ typedef struct {
     /* fetch_scale != 1 with a CPU part: each GPU's CPU part, their median, and the row's
      * fetch times with only their storage part scaled ([gpus] each; NULL otherwise) */
     double *cpu, cpu_median, *fx;
+    double *ratio, ratio_median; /* CPU sharing: [gpus] s1 / s0 per GPU, or NULL */
 } ssp_state;
 
 /* GPU g's settings under p (the per-GPU arrays when given). */

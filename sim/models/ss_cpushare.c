@@ -1,0 +1,316 @@
+/* ss_cpushare.c - CPU sharing: the stretch of CPU work in a pool of cores at the trace's
+ * load and at a scenario's (defined in sim/models/MODELS-pipeline.md, "CPU sharing"). */
+#include "ss_cpushare.h"
+
+#include <gsl/gsl_sort.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bisection steps: the bracket [1, n / cores] shrinks below 1e-15 of itself. */
+#define SHARE_BISECT 64
+/* Rounds of solving one pool after another (pools meet only through the step time). */
+#define SHARE_ROUNDS 30
+
+/* R(s) - s for the threads' demands u[0..n) on `cores` cores (ss_share_stretch); prob is
+ * scratch of `cores` doubles. */
+static double excess(const double *u, int n, int cores, double s, double *prob)
+{
+    double en = 0.0;
+    prob[0] = 1.0;
+    for (int m = 1; m < cores; m++) prob[m] = 0.0;
+    for (int j = 0; j < n; j++) {
+        double p = u[j] * s;
+        p = p < 1.0 ? p : 1.0;
+        en += p;
+        /* P(N = m) for m < cores: a count only grows, so the states >= cores can go */
+        int top = j + 1 < cores - 1 ? j + 1 : cores - 1;
+        for (int m = top; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
+        prob[0] *= 1.0 - p;
+    }
+    double emin = (double)cores;
+    for (int m = 0; m < cores; m++) emin -= (double)(cores - m) * prob[m];
+    double r = emin > 0.0 && en > 0.0 ? en / emin : 1.0;
+    return r - s;
+}
+
+static double stretch_with(const double *u, int n, int cores, double *prob)
+{
+    if (n <= cores || cores < 1) return 1.0;
+    double lo = 1.0, hi = (double)n / cores;
+    if (excess(u, n, cores, hi, prob) >= 0.0) return hi;
+    for (int i = 0; i < SHARE_BISECT; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (excess(u, n, cores, mid, prob) >= 0.0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double ss_share_stretch(const double *u, int n, int cores)
+{
+    if (n <= cores || cores < 1) return 1.0;
+    double *prob = malloc((size_t)cores * sizeof *prob);
+    if (!prob) return 1.0;
+    double s = stretch_with(u, n, cores, prob);
+    free(prob);
+    return s;
+}
+
+void ss_share_free(ss_share *sh)
+{
+    free(sh->pool_of);
+    free(sh->cores);
+    free(sh->fetch_cpu);
+    free(sh->step_cpu);
+    free(sh->fetch_med);
+    free(sh->workers);
+    free(sh->gap);
+    free(sh->delivery);
+    free(sh->s0);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* The per-GPU inputs of one evaluation: the scenario's loaders, its fetch medians and CPU
+ * parts (healed), its scales. */
+typedef struct {
+    const ss_share *sh;
+    const int *W;
+    const double *gap, *delivery, *c, *f;
+    double fs, cs;
+    /* scratch */
+    double *u;    /* [threads of the largest pool] */
+    double *prob; /* [cores of the largest pool] */
+    int *order, *first; /* GPUs by pool: order[first[p] .. first[p + 1]) */
+} share_eval;
+
+/* The step's change at stretches s[pools]: max over GPUs of L * (s - s0), L at most the
+ * share of the median step that can be CPU work at the trace's stretch. */
+static double delta_of(const share_eval *e, const double *s)
+{
+    const ss_share *sh = e->sh;
+    double d = -INFINITY;
+    for (int g = 0; g < sh->gpus; g++) {
+        int p = sh->pool_of[g];
+        double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
+        L = L < cap ? L : cap;
+        double x = L * (s[p] - sh->s0[p]);
+        d = x > d ? x : d;
+    }
+    return sh->gpus > 0 ? d : 0.0;
+}
+
+/* The period by the steady-state formula (MODELS-pipeline.md, "CPU sharing") at the
+ * stretches s[pools]. */
+static double period(const share_eval *e, const double *s)
+{
+    const ss_share *sh = e->sh;
+    double step = e->cs * sh->compute_med + delta_of(e, s);
+    step = step > 0.0 ? step : 0.0;
+    double a = 0.0;
+    for (int g = 0; g < sh->gpus; g++) {
+        int p = sh->pool_of[g];
+        double c0 = e->c[g] * sh->s0[p], r = s[p] / sh->s0[p], f = e->f[g];
+        double fp = f > c0 ? c0 * r + e->fs * (f - c0) : f * r;
+        double t;
+        if (e->W[g] > 0) {
+            double lo = (fp + e->gap[g]) / e->W[g], hi = step + e->delivery[g];
+            t = lo > hi ? lo : hi;
+        } else {
+            t = fp + step;
+        }
+        a = t > a ? t : a;
+    }
+    return a;
+}
+
+/* The threads of pool p at period T: each GPU's training process (its step CPU, plus its
+ * fetches when it loads synchronously) and its W workers (a fetch's CPU per W periods).
+ * Returns their count; u receives the demands. */
+static int demands(const share_eval *e, int p, double T, double *u)
+{
+    const ss_share *sh = e->sh;
+    int n = 0;
+    for (int i = e->first[p]; i < e->first[p + 1]; i++) {
+        int g = e->order[i], W = e->W[g];
+        u[n++] = (sh->step_cpu[g] + (W == 0 ? e->c[g] : 0.0)) / T;
+        for (int w = 0; w < W; w++) u[n++] = e->c[g] / ((double)W * T);
+    }
+    return n;
+}
+
+static int threads_of(const share_eval *e, int p)
+{
+    int n = 0;
+    for (int i = e->first[p]; i < e->first[p + 1]; i++) n += 1 + e->W[e->order[i]];
+    return n;
+}
+
+/* Pool p's stretch at the scenario's own load: the root x of R(x) - x where the period
+ * (and so every demand) follows from the stretches s with s[p] = x. */
+static double solve_pool(share_eval *e, int p, double *s)
+{
+    const ss_share *sh = e->sh;
+    const int n = threads_of(e, p), k = sh->cores[p];
+    if (n <= k || k < 1) return 1.0;
+    double lo = 1.0, hi = (double)n / k;
+    for (int i = 0; i < SHARE_BISECT; i++) {
+        double mid = 0.5 * (lo + hi);
+        s[p] = mid;
+        double T = sh->iter_mean * period(e, s) / sh->a0;
+        if (!(T > 0.0)) return 1.0;
+        demands(e, p, T, e->u);
+        if (excess(e->u, n, k, mid, e->prob) >= 0.0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static ss_status eval_alloc(share_eval *e, const ss_share *sh, const int *W)
+{
+    memset(e, 0, sizeof *e);
+    e->sh = sh;
+    e->W = W;
+    e->order = malloc((size_t)sh->gpus * sizeof *e->order);
+    e->first = calloc((size_t)sh->pools + 1, sizeof *e->first);
+    if (!e->order || !e->first) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    for (int g = 0; g < sh->gpus; g++) e->first[sh->pool_of[g] + 1]++;
+    for (int p = 0; p < sh->pools; p++) e->first[p + 1] += e->first[p];
+    int *next = malloc((size_t)sh->pools * sizeof *next);
+    if (!next) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    memcpy(next, e->first, (size_t)sh->pools * sizeof *next);
+    for (int g = 0; g < sh->gpus; g++) e->order[next[sh->pool_of[g]]++] = g;
+    free(next);
+    int nmax = 1, kmax = 1;
+    for (int p = 0; p < sh->pools; p++) {
+        int n = threads_of(e, p);
+        nmax = n > nmax ? n : nmax;
+        kmax = sh->cores[p] > kmax ? sh->cores[p] : kmax;
+    }
+    e->u = malloc((size_t)nmax * sizeof *e->u);
+    e->prob = malloc((size_t)kmax * sizeof *e->prob);
+    if (!e->u || !e->prob) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d threads)", nmax);
+    return SS_OK;
+}
+
+static void eval_free(share_eval *e)
+{
+    free(e->u);
+    free(e->prob);
+    free(e->order);
+    free(e->first);
+}
+
+ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
+                         const int *pool_first, const int *pool_cores, const double *fetch_med, const int *workers,
+                         const double *gap, const double *delivery, double iter_mean, double compute_med)
+{
+    memset(sh, 0, sizeof *sh);
+    const size_t G = (size_t)gpus;
+    sh->gpus = gpus;
+    sh->pool_of = malloc(G * sizeof *sh->pool_of);
+    sh->cores = malloc(G * sizeof *sh->cores);
+    sh->fetch_cpu = malloc(G * sizeof *sh->fetch_cpu);
+    sh->step_cpu = malloc(G * sizeof *sh->step_cpu);
+    sh->fetch_med = malloc(G * sizeof *sh->fetch_med);
+    sh->workers = malloc(G * sizeof *sh->workers);
+    sh->gap = malloc(G * sizeof *sh->gap);
+    sh->delivery = malloc(G * sizeof *sh->delivery);
+    sh->s0 = malloc(G * sizeof *sh->s0);
+    if (!sh->pool_of || !sh->cores || !sh->fetch_cpu || !sh->step_cpu || !sh->fetch_med || !sh->workers || !sh->gap ||
+        !sh->delivery || !sh->s0) {
+        ss_share_free(sh);
+        return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", gpus);
+    }
+    /* pools numbered in the order of their first GPU */
+    for (int g = 0; g < gpus; g++) {
+        int q = pool_first[g];
+        if (q == g || q < 0 || q >= gpus || q > g) {
+            sh->pool_of[g] = sh->pools;
+            sh->cores[sh->pools++] = pool_cores[g] > 0 ? pool_cores[g] : 1;
+        } else {
+            sh->pool_of[g] = sh->pool_of[q];
+        }
+    }
+    for (int g = 0; g < gpus; g++) {
+        sh->fetch_cpu[g] = fetch_cpu[g];
+        double L = loop_cpu[g] - (workers[g] == 0 ? fetch_cpu[g] : 0.0);
+        sh->step_cpu[g] = L > 0.0 ? L : 0.0;
+        sh->fetch_med[g] = fetch_med[g];
+        sh->workers[g] = workers[g];
+        sh->gap[g] = gap ? gap[g] : 0.0;
+        sh->delivery[g] = delivery ? delivery[g] : 0.0;
+    }
+    sh->iter_mean = iter_mean;
+    sh->compute_med = compute_med;
+    share_eval e;
+    ss_status st = eval_alloc(&e, sh, sh->workers);
+    if (st == SS_OK) {
+        e.gap = sh->gap;
+        e.delivery = sh->delivery;
+        e.c = sh->fetch_cpu;
+        e.f = sh->fetch_med;
+        e.fs = e.cs = 1.0;
+        /* the trace's stretch at its measured period; then its steady-state period */
+        for (int p = 0; p < sh->pools; p++) {
+            int n = iter_mean > 0.0 ? demands(&e, p, iter_mean, e.u) : 0;
+            sh->s0[p] = n > 0 ? stretch_with(e.u, n, sh->cores[p], e.prob) : 1.0;
+        }
+        sh->a0 = period(&e, sh->s0);
+    }
+    eval_free(&e);
+    if (st != SS_OK) ss_share_free(sh);
+    return st;
+}
+
+/* The median of v[0..n) without v[skip] (scratch: tmp[n]). */
+static double median_without(const double *v, int n, int skip, double *tmp)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (i != skip) tmp[m++] = v[i];
+    if (m == 0) return skip >= 0 && skip < n ? v[skip] : 0.0;
+    gsl_sort(tmp, 1, (size_t)m);
+    return (tmp[(m - 1) / 2] + tmp[m / 2]) / 2;
+}
+
+ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)
+{
+    for (int p = 0; p < sh->pools; p++) s1[p] = sh->s0[p];
+    *delta = 0.0;
+    if (!(sh->a0 > 0.0) || !(sh->iter_mean > 0.0)) return SS_OK;
+    const size_t G = (size_t)sh->gpus;
+    double *c = malloc(3 * G * sizeof *c);
+    if (!c) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    double *f = c + G, *tmp = f + G;
+    memcpy(c, sh->fetch_cpu, G * sizeof *c);
+    memcpy(f, sh->fetch_med, G * sizeof *f);
+    if (sc->heal >= 0 && sc->heal < sh->gpus && sh->gpus > 1) {
+        c[sc->heal] = median_without(sh->fetch_cpu, sh->gpus, sc->heal, tmp);
+        f[sc->heal] = median_without(sh->fetch_med, sh->gpus, sc->heal, tmp);
+    }
+    share_eval e;
+    ss_status st = eval_alloc(&e, sh, sc->workers);
+    if (st == SS_OK) {
+        e.gap = sc->gap;
+        e.delivery = sc->delivery;
+        e.c = c;
+        e.f = f;
+        e.fs = sc->fetch_scale;
+        e.cs = sc->compute_scale;
+        for (int round = 0; round < SHARE_ROUNDS; round++) {
+            double change = 0.0;
+            for (int p = 0; p < sh->pools; p++) {
+                double before = s1[p];
+                s1[p] = solve_pool(&e, p, s1);
+                double d = fabs(s1[p] - before);
+                change = d > change ? d : change;
+            }
+            if (change < 1e-12 || sh->pools == 1) break;
+        }
+        *delta = delta_of(&e, s1);
+    }
+    eval_free(&e);
+    free(c);
+    return st;
+}

@@ -1,0 +1,54 @@
+/* ss_cpushare.h - CPU sharing: how much longer the CPU work of fetches and steps takes
+ * when a pool's threads want more cores than it has, at the trace's load and at a
+ * scenario's (the definition: sim/models/MODELS-pipeline.md, "CPU sharing"). */
+#ifndef SS_CPUSHARE_H
+#define SS_CPUSHARE_H
+
+#include "ss_status.h"
+
+/* What the trace says about its CPU use, and its stretch: built once by the calibration
+ * from the trace's CPU datasets and the calibrated loaders. */
+typedef struct {
+    int gpus, pools;
+    int *pool_of;      /* [gpus] the GPU's pool, 0 .. pools-1 */
+    int *cores;        /* [pools] cores of each pool */
+    double *fetch_cpu; /* [gpus] c: CPU seconds of a fetch (/fetch_cpu_time) */
+    double *step_cpu;  /* [gpus] L: CPU seconds of the training process per step, its fetch
+                        * left out where it loaded synchronously (/loop_cpu_time - c) */
+    double *fetch_med; /* [gpus] f: median fetch time over the calibration rows */
+    int *workers;      /* [gpus] the trace's (calibrated) loader workers */
+    double *gap, *delivery; /* [gpus] the trace's calibrated worker gap and delivery */
+    double iter_mean;  /* the mean iteration time over the calibration rows */
+    double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
+    double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
+    double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
+} ss_share;
+
+/* The stretch of a pool of `cores` cores whose n threads each want u[j] CPU seconds per
+ * second when alone: the root s of s = E[N] / E[min(N, cores)], N the number of runnable
+ * threads, thread j runnable with probability min(1, u[j] * s), independently. 1 when
+ * n <= cores. */
+double ss_share_stretch(const double *u, int n, int cores);
+
+/* Builds sh from the per-GPU arrays (copied); loop_cpu is /loop_cpu_time (the fetch
+ * included where workers[g] = 0), pool_first the first GPU of each GPU's pool
+ * (/cpu_pool), pool_cores its cores. Computes a0 and s0. SS_ENOMEM. */
+ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
+                         const int *pool_first, const int *pool_cores, const double *fetch_med, const int *workers,
+                         const double *gap, const double *delivery, double iter_mean, double compute_med);
+void ss_share_free(ss_share *sh);
+
+/* A scenario's loaders and scales, per GPU (workers, worker gap, delivery [gpus]); heal:
+ * the GPU whose fetch times (and CPU part) become the others' median, or -1. */
+typedef struct {
+    const int *workers;
+    const double *gap, *delivery;
+    double fetch_scale, compute_scale;
+    int heal;
+} ss_share_scenario;
+
+/* The scenario's stretch per pool (s1[pools]) at its own load, and the change of the step
+ * time that it brings, *delta = max over GPUs of L * (s1 - s0) of the GPU's pool. */
+ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta);
+
+#endif
