@@ -1,5 +1,5 @@
 /* unit_cpushare.c - CPU sharing (ss_cpushare.h): the stretch of a pool against closed
- * forms worked by hand, and the scenario solve: its own load gives the trace's stretch
+ * forms worked by hand (with and without a gang of training processes), and the scenario solve: its own load gives the trace's stretch
  * back, more workers give more. */
 #include <math.h>
 #include <setjmp.h>
@@ -10,34 +10,26 @@
 
 #include "ss_cpushare.h"
 
-/* q^3 - 3 q^2 + 1/2 on (0, 1) by bisection: it falls from 1/2 to -3/2 there */
-static double cubic_root(void)
-{
-    double lo = 0, hi = 1;
-    for (int i = 0; i < 200; i++) {
-        double m = (lo + hi) / 2;
-        if (m * m * m - 3 * m * m + 0.5 > 0) lo = m;
-        else hi = m;
-    }
-    return (lo + hi) / 2;
-}
-
 static void test_stretch_closed_forms(void **state)
 {
     (void)state;
     /* no more threads than cores: no contention */
-    assert_true(ss_share_stretch((double[]){0.9, 0.9}, 2, 2) == 1.0);
-    assert_true(ss_share_stretch((double[]){0.5}, 1, 4) == 1.0);
-    /* two threads of 1/4 on one core: p = s/4 each; s = E[N] / P(N >= 1) gives
-     * s^2 - 8 s + 8 = 0, s = 4 - 2 sqrt(2) */
-    assert_float_equal(ss_share_stretch((double[]){0.25, 0.25}, 2, 1), 4 - 2 * sqrt(2), 1e-12);
-    /* three threads of 1/2 on two cores: p = s/2, q = 1 - p; s = 3p / (2 - 2q^3 - 3pq^2)
-     * gives q^3 - 3q^2 + 1/2 = 0, s = 2 (1 - q) */
-    assert_float_equal(ss_share_stretch((double[]){0.5, 0.5, 0.5}, 3, 2), 2 * (1 - cubic_root()), 1e-12);
+    assert_true(ss_share_stretch(0, 0, (double[]){0.9, 0.9}, 2, 2) == 1.0);
+    assert_true(ss_share_stretch(1, 0.5, NULL, 0, 4) == 1.0);
+    /* two threads of 1/4 on one core: p = s/4 each; E[N] = 2p, E[N max(1, N)] = E[N^2] =
+     * 2p(1-p) + 4p^2, so s = 1 + p = 1 + s/4: s = 4/3 */
+    assert_float_equal(ss_share_stretch(0, 0, (double[]){0.25, 0.25}, 2, 1), 4.0 / 3, 1e-12);
+    /* three threads of 1/2 on two cores: p = s/2, q = 1 - p; E[N max(1, N/2)] = 3pq^2 +
+     * 2 * 3p^2q + 4.5p^3 and E[N] = 3p give s = 1 + p^2/2 = 2p: p = 2 - sqrt(2) */
+    assert_float_equal(ss_share_stretch(0, 0, (double[]){0.5, 0.5, 0.5}, 3, 2), 4 - 2 * sqrt(2), 1e-12);
+    /* the same three, two of them a gang: N = 1 (pq), 2 (pq) or 3 (p^2); s = q + 1.5p = 2p:
+     * p = 2/3 */
+    assert_float_equal(ss_share_stretch(2, 0.5, (double[]){0.5}, 1, 2), 4.0 / 3, 1e-12);
     /* threads that would run all the time alone: always all runnable, s = n / cores */
-    assert_float_equal(ss_share_stretch((double[]){1, 1, 1, 1}, 4, 2), 2.0, 1e-12);
+    assert_float_equal(ss_share_stretch(0, 0, (double[]){1, 1, 1, 1}, 4, 2), 2.0, 1e-12);
+    assert_float_equal(ss_share_stretch(2, 1, (double[]){1, 1}, 2, 2), 2.0, 1e-12);
     /* no demand: no stretch */
-    assert_float_equal(ss_share_stretch((double[]){0, 0, 0}, 3, 1), 1.0, 1e-12);
+    assert_float_equal(ss_share_stretch(0, 0, (double[]){0, 0, 0}, 3, 1), 1.0, 1e-12);
 }
 
 /* Two GPUs on one pool of 2 cores, 1 worker each (the shape of datasets/pytorch-cnn) */
@@ -57,7 +49,7 @@ static void test_solve(void **state)
     ss_share sh = two_gpus();
     assert_int_equal(sh.pools, 1);
     /* the trace's stretch: 2 training processes of 0.007/0.048 and 2 workers of 0.012/0.048 */
-    assert_float_equal(sh.s0[0], ss_share_stretch((double[]){0.007 / 0.048, 0.012 / 0.048, 0.007 / 0.048, 0.012 / 0.048}, 4, 2),
+    assert_float_equal(sh.s0[0], ss_share_stretch(2, 0.007 / 0.048, (double[]){0.012 / 0.048, 0.012 / 0.048}, 2, 2),
                        1e-15);
     assert_true(sh.s0[0] > 1.0 && sh.s0[0] < 1.2);
     /* its steady-state period: the loader, f / W */
@@ -78,9 +70,9 @@ static void test_solve(void **state)
     /* s1 is the stretch at its own period T = 0.048 * A(s1) / A(s0) (the fixed point) */
     double c0 = 0.012 * sh.s0[0], f = c0 * s1 / sh.s0[0] + (0.047 - c0);
     double step = 0.009 + delta + 0.0015, A = f / 4 > step ? f / 4 : step, T = 0.048 * A / sh.a0;
-    double u[10] = {0.007 / T, 0.012 / (4 * T), 0.012 / (4 * T), 0.012 / (4 * T), 0.012 / (4 * T),
-                    0.007 / T, 0.012 / (4 * T), 0.012 / (4 * T), 0.012 / (4 * T), 0.012 / (4 * T)};
-    assert_float_equal(ss_share_stretch(u, 10, 2), s1, 1e-9);
+    double u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0.012 / (4 * T);
+    assert_float_equal(ss_share_stretch(2, 0.007 / T, u, 8, 2), s1, 1e-9);
     ss_share_free(&sh);
 }
 

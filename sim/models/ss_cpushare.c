@@ -12,47 +12,59 @@
 /* Rounds of solving one pool after another (pools meet only through the step time). */
 #define SHARE_ROUNDS 30
 
-/* R(s) - s for the threads' demands u[0..n) on `cores` cores (ss_share_stretch); prob is
- * scratch of `cores` doubles. */
-static double excess(const double *u, int n, int cores, double s, double *prob)
+/* R(s) - s for a gang of `gang` threads of demand gu each (runnable all together or not
+ * at all) and threads of demands u[0..n) on `cores` cores (ss_share_stretch); prob is
+ * scratch of `cores` doubles. R(s) = E[N max(1, N/K)] / E[N] = (E[N^2] / K + sum over
+ * m < K of m (1 - m/K) P(N = m)) / E[N], so only P(N = m) for m < K is needed. */
+static double excess(int gang, double gu, const double *u, int n, int cores, double s, double *prob)
 {
-    double en = 0.0;
+    const double K = (double)cores;
+    for (int m = 0; m < cores; m++) prob[m] = 0.0;
     prob[0] = 1.0;
-    for (int m = 1; m < cores; m++) prob[m] = 0.0;
+    double en = 0.0, var = 0.0;
+    if (gang > 0) {
+        double p = gu * s;
+        p = p < 1.0 ? p : 1.0;
+        en += gang * p;
+        var += (double)gang * gang * p * (1.0 - p);
+        if (gang < cores) prob[gang] = p;
+        prob[0] = 1.0 - p;
+    }
     for (int j = 0; j < n; j++) {
         double p = u[j] * s;
         p = p < 1.0 ? p : 1.0;
         en += p;
-        /* P(N = m) for m < cores: a count only grows, so the states >= cores can go */
-        int top = j + 1 < cores - 1 ? j + 1 : cores - 1;
-        for (int m = top; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
+        var += p * (1.0 - p);
+        /* a count only grows, so the states >= cores can go */
+        for (int m = cores - 1; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
         prob[0] *= 1.0 - p;
     }
-    double emin = (double)cores;
-    for (int m = 0; m < cores; m++) emin -= (double)(cores - m) * prob[m];
-    double r = emin > 0.0 && en > 0.0 ? en / emin : 1.0;
-    return r - s;
+    if (!(en > 0.0)) return 1.0 - s;
+    double num = (var + en * en) / K;
+    for (int m = 1; m < cores; m++) num += m * (1.0 - m / K) * prob[m];
+    return num / en - s;
 }
 
-static double stretch_with(const double *u, int n, int cores, double *prob)
+static double stretch_with(int gang, double gu, const double *u, int n, int cores, double *prob)
 {
-    if (n <= cores || cores < 1) return 1.0;
-    double lo = 1.0, hi = (double)n / cores;
-    if (excess(u, n, cores, hi, prob) >= 0.0) return hi;
+    const int all = gang + n;
+    if (all <= cores || cores < 1) return 1.0;
+    double lo = 1.0, hi = (double)all / cores;
+    if (excess(gang, gu, u, n, cores, hi, prob) >= 0.0) return hi;
     for (int i = 0; i < SHARE_BISECT; i++) {
         double mid = 0.5 * (lo + hi);
-        if (excess(u, n, cores, mid, prob) >= 0.0) lo = mid;
+        if (excess(gang, gu, u, n, cores, mid, prob) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
 }
 
-double ss_share_stretch(const double *u, int n, int cores)
+double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores)
 {
-    if (n <= cores || cores < 1) return 1.0;
+    if (gang + n <= cores || cores < 1) return 1.0;
     double *prob = malloc((size_t)cores * sizeof *prob);
     if (!prob) return 1.0;
-    double s = stretch_with(u, n, cores, prob);
+    double s = stretch_with(gang, gang_u, u, n, cores, prob);
     free(prob);
     return s;
 }
@@ -124,18 +136,22 @@ static double period(const share_eval *e, const double *s)
     return a;
 }
 
-/* The threads of pool p at period T: each GPU's training process (its step CPU, plus its
- * fetches when it loads synchronously) and its W workers (a fetch's CPU per W periods).
- * Returns their count; u receives the demands. */
-static int demands(const share_eval *e, int p, double T, double *u)
+/* The threads of pool p at period T: the GPUs' training processes, one gang (they step
+ * together) whose demand *gu is the mean of theirs (the step's CPU, plus the fetches
+ * where a GPU loads synchronously), and each GPU's W workers (a fetch's CPU per W
+ * periods) into u. Returns the workers' count; *gang the training processes'. */
+static int demands(const share_eval *e, int p, double T, int *gang, double *gu, double *u)
 {
     const ss_share *sh = e->sh;
     int n = 0;
+    double sum = 0.0;
+    *gang = e->first[p + 1] - e->first[p];
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
-        u[n++] = (sh->step_cpu[g] + (W == 0 ? e->c[g] : 0.0)) / T;
+        sum += (sh->step_cpu[g] + (W == 0 ? e->c[g] : 0.0)) / T;
         for (int w = 0; w < W; w++) u[n++] = e->c[g] / ((double)W * T);
     }
+    *gu = *gang > 0 ? sum / *gang : 0.0;
     return n;
 }
 
@@ -159,8 +175,10 @@ static double solve_pool(share_eval *e, int p, double *s)
         s[p] = mid;
         double T = sh->iter_mean * period(e, s) / sh->a0;
         if (!(T > 0.0)) return 1.0;
-        demands(e, p, T, e->u);
-        if (excess(e->u, n, k, mid, e->prob) >= 0.0) lo = mid;
+        int gang;
+        double gu;
+        int nw = demands(e, p, T, &gang, &gu, e->u);
+        if (excess(gang, gu, e->u, nw, k, mid, e->prob) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -253,8 +271,10 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
         e.fs = e.cs = 1.0;
         /* the trace's stretch at its measured period; then its steady-state period */
         for (int p = 0; p < sh->pools; p++) {
-            int n = iter_mean > 0.0 ? demands(&e, p, iter_mean, e.u) : 0;
-            sh->s0[p] = n > 0 ? stretch_with(e.u, n, sh->cores[p], e.prob) : 1.0;
+            int gang = 0, nw = 0;
+            double gu = 0.0;
+            if (iter_mean > 0.0) nw = demands(&e, p, iter_mean, &gang, &gu, e.u);
+            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.u, nw, sh->cores[p], e.prob) : 1.0;
         }
         sh->a0 = period(&e, sh->s0);
     }

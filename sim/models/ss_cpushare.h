@@ -24,11 +24,14 @@ typedef struct {
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
 } ss_share;
 
-/* The stretch of a pool of `cores` cores whose n threads each want u[j] CPU seconds per
- * second when alone: the root s of s = E[N] / E[min(N, cores)], N the number of runnable
- * threads, thread j runnable with probability min(1, u[j] * s), independently. 1 when
- * n <= cores. */
-double ss_share_stretch(const double *u, int n, int cores);
+/* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
+ * seconds per second (each of a gang of `gang` threads that are runnable all together or
+ * not at all: the training processes, which step together) and u[j] (each of n
+ * independent threads: the loader workers): the root s in [1, (gang + n) / cores] of
+ * s = E[N max(1, N/cores)] / E[N], N the number of runnable threads, the gang runnable
+ * with probability min(1, gang_u s), thread j with min(1, u[j] s). 1 when gang + n <=
+ * cores. */
+double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores);
 
 /* Builds sh from the per-GPU arrays (copied); loop_cpu is /loop_cpu_time (the fetch
  * included where workers[g] = 0), pool_first the first GPU of each GPU's pool
