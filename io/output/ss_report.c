@@ -61,8 +61,9 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 }
 
 /* A run that would need more than all of its cores cannot run as predicted: it waits for
- * them (README, "How far to trust"; on the real runs there, predictions at 103-109 % were
- * 14-19 % optimistic, one at 90 % within 3 %). */
+ * them (README, "How far to trust": without CPU sharing, predictions at 103-109 % were
+ * 14-19 % optimistic; CPU sharing keeps most predictions below 100 %, and one that still
+ * needs more is marked). */
 #define CPU_BUSY_PCT 100.0
 
 /* The ranked answer for people: at most three short paragraphs. */
