@@ -183,6 +183,40 @@ PY
   else
     fail "datasets/pytorch-cnn/w1-x1.h5 is missing (committed with the repository)"
   fi
+  # a third workload, recorded after CPU sharing was built (datasets/pytorch-zlib: 3 ranks,
+  # zlib decoding): from the 1-worker trace, 0, 2, 3 workers and half the latency within 20 %
+  # each and 10 % on average; rank 2 healed from the slow-rank trace within 5 % (both models)
+  zl=$ds/pytorch-zlib
+  if [ -e "$zl/base.h5" ]; then
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 2, 3\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
+      "$zl/base.h5" > "$work/zl.ini"
+    "$stallsim" run "$work/zl.ini" --out "$work/zl" --quiet || fail "zlib: run"
+    for real in w0 w2 w3 w1-x0.5 w2-x0.5; do
+      "$stallsim" compare "$zl/$real.h5" "$work/zl" --csv "$work/zl-$real.csv" >/dev/null || fail "zlib: compare $real"
+    done
+    /usr/bin/python3 - "$work" <<'PY' && ok || fail "zlib: predictions from the 1-worker trace"
+import csv, sys
+work = sys.argv[1]
+points = [("w0", "_w-0_pauto_fs1_"), ("w2", "_w-2_pauto_fs1_"), ("w3", "_w-3_pauto_fs1_"), ("w1-x0.5", "_w-auto_pauto_fs0.5_"),
+          ("w2-x0.5", "_w-2_pauto_fs0.5_")]
+errs = []
+for real, pat in points:
+    rows = list(csv.DictReader(open("%s/zl-%s.csv" % (work, real))))
+    r = float(rows[0]["iter_time_mean"])
+    p = [float(x["iter_time_mean"]) for x in rows[1:] if pat in x["scenario"]][0]
+    errs.append(100 * (p - r) / r)
+mean = sum(abs(e) for e in errs) / len(errs)
+print("zlib: %s, mean |error| %.1f %%" % (" ".join("%+.1f" % e for e in errs), mean))
+assert max(abs(e) for e in errs) <= 20 and mean <= 10, errs
+PY
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 2\n' "$zl/slow2.h5" > "$work/zlh.ini"
+    "$stallsim" run "$work/zlh.ini" --out "$work/zlh" --quiet || fail "zlib: heal run"
+    "$stallsim" compare "$zl/base.h5" "$work/zlh" --csv "$work/zlh.csv" >/dev/null || fail "zlib: heal compare"
+    expect_within "$work/zlh.csv" '^independent_.*_heal-2$' "$work/zlh.csv" 5 "zlib: independent, rank 2 healed" && ok || fail "zlib: independent heal"
+    expect_within "$work/zlh.csv" '^pipeline_.*_heal-2$' "$work/zlh.csv" 5 "zlib: pipeline, rank 2 healed" && ok || fail "zlib: pipeline heal"
+  else
+    fail "datasets/pytorch-zlib/base.h5 is missing (committed with the repository)"
+  fi
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain

@@ -89,8 +89,8 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
         fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error\n");
     }
     if (r->n_within > 0)
-        fprintf(out, "  (%d scenario%s with a smaller cut than their model's baseline error not ranked)\n", r->n_within,
-                r->n_within == 1 ? "" : "s");
+        fprintf(out, "  (%d scenario%s with a smaller cut than %s model's baseline error not ranked)\n", r->n_within,
+                r->n_within == 1 ? "" : "s", r->n_within == 1 ? "its" : "their");
     for (int i = 0; i < r->nheal;) {
         ss_model m = r->heal[i].model;
         int n = 0, within = 0;

@@ -122,6 +122,24 @@ static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg,
                      "CPU work (record with scripts/stallsim_record.py, or set [pipeline] fetch_cpu = SECONDS)\n");
 }
 
+/* Scenarios whose prefetch factor differs from the one the trace records (the default
+ * prefetch = 2 against a loader's 4): says so once, as they are then no baseline. */
+static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, FILE *out)
+{
+    if (!cal->recorded_prefetch || !cal->prefetch_gpu || !cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline") || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
+        for (int g = 0; g < cal->gpus; g++) {
+            if (cal->workers_gpu[g] == 0 || sc[i].prefetch == cal->prefetch_gpu[g]) continue;
+            fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d); scenarios with prefetch = %ld "
+                         "(prefetch defaults to 2) change it, so none of them is the baseline replay: sweep prefetch = "
+                         "auto to keep the recorded one\n",
+                    cal->prefetch_gpu[g], g, sc[i].prefetch);
+            return;
+        }
+    }
+}
+
 static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
@@ -277,6 +295,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
             note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {

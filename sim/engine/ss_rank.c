@@ -60,7 +60,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         if (isnan(ch) || ch >= 0) continue;
         double err = out->error_pct[s->sc[j].model];
         if (!(fabs(ch) > (isnan(err) ? 0.0 : err))) {
-            out->n_within++;
+            out->n_within += !s->sc[j].baseline; /* a baseline's own error is not a cut */
             continue;
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas};

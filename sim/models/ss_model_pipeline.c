@@ -679,6 +679,24 @@ static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
            c->delivery.is_auto;
 }
 
+/* 1 when the resolved scenario changes nothing: no align, scale or heal, and every GPU's
+ * loader as the trace's (its calibrated W; P as calibrated where the trace records it or
+ * the scenario asks for auto, so that a default prefetch = 2 against a recorded 4 is not
+ * taken for the measured run; workers = 1 on a 1-worker trace is). */
+static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal)
+{
+    if (s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE || s->fetch_scale != 1.0 ||
+        s->compute_scale != 1.0 || s->heal_gpu >= 0)
+        return 0;
+    const int check_p = s->prefetch == SS_PREFETCH_AUTO || cal->recorded_prefetch;
+    for (int g = 0; g < cal->gpus; g++) {
+        ssp_loader l = ssp_loader_of(&s->pipe, g);
+        if (l.workers != cal->workers_gpu[g]) return 0;
+        if (check_p && l.workers > 0 && cal->prefetch_gpu && l.prefetch != cal->prefetch_gpu[g]) return 0;
+    }
+    return 1;
+}
+
 /* An auto setting takes each GPU's calibrated value (times the factor: workers = auto*2 is
  * each GPU's W times 2, rounded, at least 1 where the calibrated W is); a number is the
  * same for every GPU. pipe.workers and pipe.prefetch receive the largest over GPUs. */
@@ -748,6 +766,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     p->compute_scale = s->compute_scale;
     p->fetch_align = s->fetch_align;
     p->start_align = s->start_align;
+    if (cal && cal->workers_gpu) s->baseline = replays_own_loaders(s, cal);
     return SS_OK;
 }
 
