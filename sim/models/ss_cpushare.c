@@ -2,6 +2,7 @@
  * load and at a scenario's (defined in sim/models/MODELS-pipeline.md, "CPU sharing"). */
 #include "ss_cpushare.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,9 @@
 
 /* Bisection steps: the bracket [1, n / cores] shrinks below 1e-15 of itself. */
 #define SHARE_BISECT 64
+/* Pools whose threads x cores exceed this take P(N = m) from the normal law (the exact
+ * distribution costs threads x cores per evaluation). */
+#define SHARE_EXACT_WORK 2e6
 /* Rounds of solving one pool after another (pools meet only through the step time). */
 #define SHARE_ROUNDS 30
 
@@ -19,25 +23,39 @@
 static double excess(int gang, double gu, const double *u, int n, int cores, double s, double *prob)
 {
     const double K = (double)cores;
-    for (int m = 0; m < cores; m++) prob[m] = 0.0;
-    prob[0] = 1.0;
-    double en = 0.0, var = 0.0;
+    double en = 0.0, var = 0.0, pg = 0.0;
     if (gang > 0) {
-        double p = gu * s;
-        p = p < 1.0 ? p : 1.0;
-        en += gang * p;
-        var += (double)gang * gang * p * (1.0 - p);
-        if (gang < cores) prob[gang] = p;
-        prob[0] = 1.0 - p;
+        pg = gu * s;
+        pg = pg < 1.0 ? pg : 1.0;
+        en += gang * pg;
+        var += (double)gang * gang * pg * (1.0 - pg);
     }
     for (int j = 0; j < n; j++) {
         double p = u[j] * s;
         p = p < 1.0 ? p : 1.0;
         en += p;
         var += p * (1.0 - p);
-        /* a count only grows, so the states >= cores can go */
-        for (int m = cores - 1; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
-        prob[0] *= 1.0 - p;
+    }
+    if ((double)n * cores > SHARE_EXACT_WORK) {
+        /* a pool this large: N is a sum of many small parts, P(N = m) from the normal law */
+        double sd = sqrt(var);
+        for (int m = 0; m < cores; m++)
+            prob[m] = sd > 0.0 ? gsl_cdf_gaussian_P(m + 0.5 - en, sd) - gsl_cdf_gaussian_P(m - 0.5 - en, sd)
+                               : (fabs(m - en) < 0.5 ? 1.0 : 0.0);
+    } else {
+        for (int m = 0; m < cores; m++) prob[m] = 0.0;
+        prob[0] = 1.0;
+        if (gang > 0) {
+            if (gang < cores) prob[gang] = pg;
+            prob[0] = 1.0 - pg;
+        }
+        for (int j = 0; j < n; j++) {
+            double p = u[j] * s;
+            p = p < 1.0 ? p : 1.0;
+            /* a count only grows, so the states >= cores can go */
+            for (int m = cores - 1; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
+            prob[0] *= 1.0 - p;
+        }
     }
     if (!(en > 0.0)) return 1.0 - s;
     double num = (var + en * en) / K;
@@ -96,44 +114,63 @@ typedef struct {
     int *order, *first; /* GPUs by pool: order[first[p] .. first[p + 1]) */
 } share_eval;
 
-/* The step's change at stretches s[pools]: max over GPUs of L * (s - s0), L at most the
- * share of the median step that can be CPU work at the trace's stretch. */
-static double delta_of(const share_eval *e, const double *s)
+/* The terms of the steady-state period (MODELS-pipeline.md, "CPU sharing") that a set of
+ * GPUs contributes at the stretches s[pools]: the largest loader period (W >= 1), delivery
+ * (W >= 1) and fetch of a synchronous GPU, and the largest change of the step, L * (s - s0)
+ * with L at most the share of the median step that can be CPU work at the trace's stretch
+ * (-INFINITY: none). The period's max over GPUs is the max over these. */
+typedef struct {
+    double lo, dmax, fsync, delta;
+} terms;
+
+static const terms no_terms = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+
+static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
 {
     const ss_share *sh = e->sh;
-    double d = -INFINITY;
-    for (int g = 0; g < sh->gpus; g++) {
-        int p = sh->pool_of[g];
-        double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
-        L = L < cap ? L : cap;
-        double x = L * (s[p] - sh->s0[p]);
-        d = x > d ? x : d;
+    int p = sh->pool_of[g];
+    double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
+    L = L < cap ? L : cap;
+    double x = L * (s[p] - sh->s0[p]);
+    t->delta = x > t->delta ? x : t->delta;
+    double c0 = e->c[g] * sh->s0[p], r = s[p] / sh->s0[p], f = e->f[g];
+    double fp = f > c0 ? c0 * r + e->fs * (f - c0) : f * r;
+    if (e->W[g] > 0) {
+        double lo = (fp + e->gap[g]) / e->W[g];
+        t->lo = lo > t->lo ? lo : t->lo;
+        t->dmax = e->delivery[g] > t->dmax ? e->delivery[g] : t->dmax;
+    } else {
+        t->fsync = fp > t->fsync ? fp : t->fsync;
     }
-    return sh->gpus > 0 ? d : 0.0;
 }
 
-/* The period by the steady-state formula (MODELS-pipeline.md, "CPU sharing") at the
- * stretches s[pools]. */
-static double period(const share_eval *e, const double *s)
+/* The step's change: max over GPUs of L * (s - s0) (0 without GPUs). */
+static double delta_of_terms(const terms *t) { return t->delta > -INFINITY ? t->delta : 0.0; }
+
+/* The period: max over GPUs of (W >= 1 ? max(loader period, step + delivery) : fetch + step). */
+static double period_of(const share_eval *e, const terms *t)
 {
-    const ss_share *sh = e->sh;
-    double step = e->cs * sh->compute_med + delta_of(e, s);
+    double step = e->cs * e->sh->compute_med + delta_of_terms(t);
     step = step > 0.0 ? step : 0.0;
     double a = 0.0;
-    for (int g = 0; g < sh->gpus; g++) {
-        int p = sh->pool_of[g];
-        double c0 = e->c[g] * sh->s0[p], r = s[p] / sh->s0[p], f = e->f[g];
-        double fp = f > c0 ? c0 * r + e->fs * (f - c0) : f * r;
-        double t;
-        if (e->W[g] > 0) {
-            double lo = (fp + e->gap[g]) / e->W[g], hi = step + e->delivery[g];
-            t = lo > hi ? lo : hi;
-        } else {
-            t = fp + step;
-        }
-        a = t > a ? t : a;
-    }
+    if (t->lo > a) a = t->lo;
+    if (t->dmax > -INFINITY && step + t->dmax > a) a = step + t->dmax;
+    if (t->fsync > -INFINITY && t->fsync + step > a) a = t->fsync + step;
     return a;
+}
+
+static double period(const share_eval *e, const double *s)
+{
+    terms t = no_terms;
+    for (int g = 0; g < e->sh->gpus; g++) add_gpu(e, g, s, &t);
+    return period_of(e, &t);
+}
+
+static double delta_of(const share_eval *e, const double *s)
+{
+    terms t = no_terms;
+    for (int g = 0; g < e->sh->gpus; g++) add_gpu(e, g, s, &t);
+    return delta_of_terms(&t);
 }
 
 /* The threads of pool p at period T: the GPUs' training processes, one gang (they step
@@ -169,11 +206,18 @@ static double solve_pool(share_eval *e, int p, double *s)
     const ss_share *sh = e->sh;
     const int n = threads_of(e, p), k = sh->cores[p];
     if (n <= k || k < 1) return 1.0;
+    /* the other pools' GPUs' terms stay while p's stretch moves: gathered once */
+    terms rest = no_terms;
+    for (int q = 0; q < sh->pools; q++)
+        if (q != p)
+            for (int i = e->first[q]; i < e->first[q + 1]; i++) add_gpu(e, e->order[i], s, &rest);
     double lo = 1.0, hi = (double)n / k;
     for (int i = 0; i < SHARE_BISECT; i++) {
         double mid = 0.5 * (lo + hi);
         s[p] = mid;
-        double T = sh->iter_mean * period(e, s) / sh->a0;
+        terms t = rest;
+        for (int j = e->first[p]; j < e->first[p + 1]; j++) add_gpu(e, e->order[j], s, &t);
+        double T = sh->iter_mean * period_of(e, &t) / sh->a0;
         if (!(T > 0.0)) return 1.0;
         int gang;
         double gu;
@@ -199,14 +243,15 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const int *W)
     memcpy(next, e->first, (size_t)sh->pools * sizeof *next);
     for (int g = 0; g < sh->gpus; g++) e->order[next[sh->pool_of[g]]++] = g;
     free(next);
-    int nmax = 1, kmax = 1;
+    /* a pool with more cores than threads is never solved (no contention), so the
+     * distribution needs fewer states than the largest pool has threads */
+    int nmax = 1;
     for (int p = 0; p < sh->pools; p++) {
         int n = threads_of(e, p);
         nmax = n > nmax ? n : nmax;
-        kmax = sh->cores[p] > kmax ? sh->cores[p] : kmax;
     }
     e->u = malloc((size_t)nmax * sizeof *e->u);
-    e->prob = malloc((size_t)kmax * sizeof *e->prob);
+    e->prob = malloc((size_t)nmax * sizeof *e->prob);
     if (!e->u || !e->prob) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d threads)", nmax);
     return SS_OK;
 }
