@@ -32,6 +32,39 @@ static void test_stretch_closed_forms(void **state)
     assert_float_equal(ss_share_stretch(0, 0, (double[]){0, 0, 0}, 3, 1), 1.0, 1e-12);
 }
 
+/* R(s) - s for n threads of demand u on K cores from the exact binomial law (the test's
+ * own: lgamma, not the module's recursion) */
+static double binomial_excess(int n, double u, int K, double s)
+{
+    double p = u * s < 1 ? u * s : 1, num = 0, en = n * p;
+    for (int m = 0; m <= n; m++) {
+        double pm = exp(lgamma(n + 1.0) - lgamma(m + 1.0) - lgamma(n - m + 1.0) + m * log(p) + (n - m) * log1p(-p));
+        num += pm * m * (m > K ? (double)m / K : 1.0);
+    }
+    return num / en - s;
+}
+
+/* A pool large enough for the normal law (3000 threads on 1000 cores): its root within
+ * 1e-3 of the exact one */
+static void test_large_pool(void **state)
+{
+    (void)state;
+    enum { N = 3000, K = 1000 };
+    double *u = malloc(N * sizeof *u);
+    assert_non_null(u);
+    for (int j = 0; j < N; j++) u[j] = 0.3;
+    double s = ss_share_stretch(0, 0, u, N, K);
+    double lo = 1, hi = (double)N / K;
+    for (int i = 0; i < 60; i++) {
+        double m = (lo + hi) / 2;
+        if (binomial_excess(N, 0.3, K, m) >= 0) lo = m;
+        else hi = m;
+    }
+    assert_true(s > 1.0 && s < 1.2);
+    assert_float_equal(s, lo, 1e-3 * lo);
+    free(u);
+}
+
 /* Two GPUs on one pool of 2 cores, 1 worker each (the shape of datasets/pytorch-cnn) */
 static ss_share two_gpus(void)
 {
@@ -81,6 +114,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stretch_closed_forms),
         cmocka_unit_test(test_solve),
+        cmocka_unit_test(test_large_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
