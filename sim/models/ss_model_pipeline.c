@@ -662,6 +662,7 @@ static void pipe_label(const ss_scenario *s, char *buf, size_t n)
     char w[32], p[32], heal[32] = "";
     range_label(s, 0, w, sizeof w);
     range_label(s, 1, p, sizeof p);
+    if (!strcmp(w, "0")) snprintf(p, sizeof p, "-"); /* synchronous loading has no prefetch */
     if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
     snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%g cs=%g%s", ss_align_name(s->fetch_align),
              ss_align_name(s->start_align), w, p, s->fetch_scale, s->compute_scale, heal);
