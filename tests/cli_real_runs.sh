@@ -154,6 +154,17 @@ if [ -e "$st/w1-x1.h5" ] && [ -e "$st/w1-x0.5.h5" ]; then
           fail "cnn: compare $real"
       done
     done
+    # the baseline replays bit for bit as without CPU sharing; a sweep that gives every loader
+    # setting still gets CPU sharing (it calibrates for it)
+    for share in true false; do
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n[pipeline]\ncpu_sharing = %s\n' "$cn/w1-x1.h5" "$share" > "$work/cnb-$share.ini"
+      "$stallsim" run "$work/cnb-$share.ini" --out "$work/cnb-$share" --quiet || fail "cnn: baseline run (cpu_sharing = $share)"
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 4\n[pipeline]\nworker_gap = 0\nrefill_gap = 0\ndelivery = 0.0015\ncpu_sharing = %s\n' \
+        "$cn/w1-x1.h5" "$share" > "$work/cnn-$share.ini"
+      "$stallsim" run "$work/cnn-$share.ini" --out "$work/cnn-$share" --quiet || fail "cnn: numeric run (cpu_sharing = $share)"
+    done
+    same_file "$work/cnb-true/summary.csv" "$work/cnb-false/summary.csv" "cnn baseline with and without CPU sharing"
+    cmp -s "$work/cnn-true/summary.csv" "$work/cnn-false/summary.csv" && fail "cnn: a sweep of given loader settings got no CPU sharing" || ok
     # the same on 2 and 3 ranks (the calibration, with its CPU-sharing statistics, is split over them)
     if command -v mpirun >/dev/null; then
       for np in 2 3; do

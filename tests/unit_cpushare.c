@@ -65,6 +65,40 @@ static void test_large_pool(void **state)
     free(u);
 }
 
+/* R(s) - s for a gang of G threads of demand gu and n workers of demand u on K cores, from
+ * the exact mixture (1 - pg) Bin(n, p)(m) + pg Bin(n, p)(m - G) */
+static double gang_excess(int G, double gu, int n, double u, int K, double s)
+{
+    double pg = gu * s < 1 ? gu * s : 1, p = u * s < 1 ? u * s : 1, num = 0, en = G * pg + n * p;
+    for (int m = 0; m <= n; m++) {
+        double pm = exp(lgamma(n + 1.0) - lgamma(m + 1.0) - lgamma(n - m + 1.0) + m * log(p) + (n - m) * log1p(-p));
+        double a = m, b = m + G; /* without and with the gang */
+        num += pm * ((1 - pg) * a * (a > K ? a / K : 1.0) + pg * b * (b > K ? b / K : 1.0));
+    }
+    return num / en - s;
+}
+
+/* The same with a gang (1024 training processes and 4096 workers on 1536 cores): the
+ * normal law of the workers mixed with the gang's all-or-nothing */
+static void test_large_pool_gang(void **state)
+{
+    (void)state;
+    enum { G = 1024, N = 4096, K = 1536 };
+    double *u = malloc(N * sizeof *u);
+    assert_non_null(u);
+    for (int j = 0; j < N; j++) u[j] = 0.2;
+    double s = ss_share_stretch(G, 0.3, u, N, K);
+    double lo = 1, hi = (double)(G + N) / K;
+    for (int i = 0; i < 60; i++) {
+        double m = (lo + hi) / 2;
+        if (gang_excess(G, 0.3, N, 0.2, K, m) >= 0) lo = m;
+        else hi = m;
+    }
+    assert_true(s > 1.0);
+    assert_float_equal(s, lo, 1e-3 * lo);
+    free(u);
+}
+
 /* Two GPUs on one pool of 2 cores, 1 worker each (the shape of datasets/pytorch-cnn) */
 static ss_share two_gpus(void)
 {
@@ -115,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_stretch_closed_forms),
         cmocka_unit_test(test_solve),
         cmocka_unit_test(test_large_pool),
+        cmocka_unit_test(test_large_pool_gang),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,33 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
     return SS_OK;
 }
 
-static void print_calibration(const ss_calib *cal, FILE *out) { ss_calib_print(cal, out); }
+/* CPU sharing runs where the trace records CPU times and pools, cpu_sharing is true and
+ * fetch_cpu is auto (the recorded CPU parts). */
+static int share_on(const ss_config *cfg) { return cfg->cpu_sharing && cfg->fetch_cpu.is_auto && cfg->fetch_cpu.value == 1.0; }
+
+static int trace_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
+
+static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *out)
+{
+    ss_calib_print(cal, out);
+    if (!cal->share) return;
+    if (share_on(cfg))
+        fprintf(out, "calibration: CPU sharing is on ([pipeline] cpu_sharing = true): each scenario's CPU work is "
+                     "stretched to its own load\n");
+    else
+        fprintf(out, "calibration: CPU sharing is off (%s): every scenario keeps the trace's contention\n",
+                !cfg->cpu_sharing ? "[pipeline] cpu_sharing = false" : "[pipeline] fetch_cpu is not auto");
+}
+
+/* Pipeline scenarios on a trace with CPU data need the calibration for CPU sharing, even
+ * when every loader setting is given. */
+static int share_needs_calibration(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_trace_meta *m)
+{
+    if (!share_on(cfg) || !trace_has_cpu(m)) return 0;
+    for (int i = 0; i < nsc; i++)
+        if (!strcmp(ss_model_get(sc[i].model)->name, "pipeline")) return 1;
+    return 0;
+}
 
 /* A synchronous trace (W = 0) shows no delivery cost, the time a batch made by a worker
  * takes to reach the loop (queue, unpickling): pipeline scenarios that give such a GPU
@@ -130,10 +156,12 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
     for (int i = 0; i < nsc; i++) {
         if (strcmp(ss_model_get(sc[i].model)->name, "pipeline") || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
         for (int g = 0; g < cal->gpus; g++) {
-            if (cal->workers_gpu[g] == 0 || sc[i].prefetch == cal->prefetch_gpu[g]) continue;
+            if (cal->workers_gpu[g] == 0 || ssp_loader_of(&sc[i].pipe, g).workers == 0 ||
+                sc[i].prefetch == cal->prefetch_gpu[g])
+                continue;
             fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d); scenarios with prefetch = %ld "
-                         "(prefetch defaults to 2) change it, so none of them is the baseline replay: sweep prefetch = "
-                         "auto to keep the recorded one\n",
+                         "(2 unless set) change it, so none of them is the baseline replay: sweep prefetch = auto to "
+                         "keep the recorded one\n",
                     cal->prefetch_gpu[g], g, sc[i].prefetch);
             return;
         }
@@ -284,10 +312,11 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
     }
     st = ss_comm_any_failed(c, st);
-    if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg)) {
+    if (st == SS_OK && (ss_scenarios_need_calibration(sc, nsc, &cfg) ||
+                        share_needs_calibration(sc, nsc, &cfg, ss_trace_meta_of(t)))) {
         st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
-        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, a.json ? stderr : stdout);
+        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, &cfg, a.json ? stderr : stdout);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {

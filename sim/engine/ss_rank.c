@@ -18,12 +18,7 @@ static int baseline_of(const ss_summary *s, ss_model m)
 }
 
 /* A heal scenario whose other settings are its model's baseline settings. */
-static int heals_baseline(const ss_scenario *sc)
-{
-    ss_scenario t = *sc;
-    t.heal_gpu = -1;
-    return sc->heal_gpu >= 0 && ss_model_get(sc->model)->is_baseline(&t);
-}
+static int heals_baseline(const ss_scenario *sc) { return sc->heal_gpu >= 0 && sc->baseline_but_heal; }
 
 static int cmp_top(const void *a, const void *b)
 {

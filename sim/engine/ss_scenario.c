@@ -93,6 +93,9 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     s->fetch_scale = (ops->axes & SS_AXIS_FETCH_SCALE) ? c->fetch_scale[pos[AX_FETCH_SCALE]] : 1.0;
     s->compute_scale = (ops->axes & SS_AXIS_COMPUTE_SCALE) ? c->compute_scale[pos[AX_COMPUTE_SCALE]] : 1.0;
     s->baseline = ops->is_baseline(s);
+    ss_scenario unhealed = *s;
+    unhealed.heal_gpu = -1;
+    s->baseline_but_heal = s->heal_gpu >= 0 && ops->is_baseline(&unhealed);
     ops->name_of(s, s->name, sizeof s->name);
 }
 

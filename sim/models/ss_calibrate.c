@@ -725,8 +725,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         if (lo == hi) snprintf(stretch, sizeof stretch, "%.2f", lo);
         else snprintf(stretch, sizeof stretch, "%.2f to %.2f", lo, hi);
         fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the trace's CPU work took %sx as long as alone "
-                     "(contention for the cores); [pipeline] cpu_sharing = true (the default) stretches it to each "
-                     "scenario's load\n",
+                     "(contention for the cores)\n",
                 sh->pools, ss_plural(sh->pools, "pool", "pools"), cores, stretch);
     }
     if (c->ask_lags)

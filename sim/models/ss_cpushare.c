@@ -16,32 +16,48 @@
 /* Rounds of solving one pool after another (pools meet only through the step time). */
 #define SHARE_ROUNDS 30
 
+/* P(m) of a count of mean mu and standard deviation sd by the normal law */
+static double normal_mass(int m, double mu, double sd)
+{
+    if (!(sd > 0.0)) return fabs(m - mu) < 0.5 ? 1.0 : 0.0;
+    return gsl_cdf_gaussian_P(m + 0.5 - mu, sd) - gsl_cdf_gaussian_P(m - 0.5 - mu, sd);
+}
+
+/* Independent threads of the same demand: a GPU's W workers (u CPU seconds per second
+ * each, when alone). */
+typedef struct {
+    double u;
+    long n;
+} group;
+
 /* R(s) - s for a gang of `gang` threads of demand gu each (runnable all together or not
- * at all) and threads of demands u[0..n) on `cores` cores (ss_share_stretch); prob is
- * scratch of `cores` doubles. R(s) = E[N max(1, N/K)] / E[N] = (E[N^2] / K + sum over
- * m < K of m (1 - m/K) P(N = m)) / E[N], so only P(N = m) for m < K is needed. */
-static double excess(int gang, double gu, const double *u, int n, int cores, double s, double *prob)
+ * at all) and the groups w[0..ng) of independent threads (nw threads in all) on `cores`
+ * cores (ss_share_stretch); prob is scratch of `cores` doubles. R(s) = E[N max(1, N/K)] /
+ * E[N] = (E[N^2] / K + sum over m < K of m (1 - m/K) P(N = m)) / E[N], so only P(N = m)
+ * for m < K is needed. */
+static double excess(int gang, double gu, const group *w, int ng, long nw, int cores, double s, double *prob)
 {
     const double K = (double)cores;
-    double en = 0.0, var = 0.0, pg = 0.0;
+    double ew = 0.0, vw = 0.0, pg = 0.0;
     if (gang > 0) {
         pg = gu * s;
         pg = pg < 1.0 ? pg : 1.0;
-        en += gang * pg;
-        var += (double)gang * gang * pg * (1.0 - pg);
     }
-    for (int j = 0; j < n; j++) {
-        double p = u[j] * s;
+    for (int j = 0; j < ng; j++) {
+        double p = w[j].u * s;
         p = p < 1.0 ? p : 1.0;
-        en += p;
-        var += p * (1.0 - p);
+        ew += (double)w[j].n * p;
+        vw += (double)w[j].n * p * (1.0 - p);
     }
-    if ((double)n * cores > SHARE_EXACT_WORK) {
-        /* a pool this large: N is a sum of many small parts, P(N = m) from the normal law */
-        double sd = sqrt(var);
-        for (int m = 0; m < cores; m++)
-            prob[m] = sd > 0.0 ? gsl_cdf_gaussian_P(m + 0.5 - en, sd) - gsl_cdf_gaussian_P(m - 0.5 - en, sd)
-                               : (fabs(m - en) < 0.5 ? 1.0 : 0.0);
+    const double en = ew + gang * pg, var = vw + (double)gang * gang * pg * (1.0 - pg);
+    if ((double)nw * cores > SHARE_EXACT_WORK) {
+        /* a pool this large: the workers' count is a sum of many small parts, its P(m) from
+         * the normal law of their mean and variance; the gang adds its size or not */
+        double sd = sqrt(vw);
+        for (int m = 0; m < cores; m++) {
+            double pw = normal_mass(m, ew, sd), pw_gang = m >= gang ? normal_mass(m - gang, ew, sd) : 0.0;
+            prob[m] = gang > 0 ? (1.0 - pg) * pw + pg * pw_gang : pw;
+        }
     } else {
         for (int m = 0; m < cores; m++) prob[m] = 0.0;
         prob[0] = 1.0;
@@ -49,12 +65,14 @@ static double excess(int gang, double gu, const double *u, int n, int cores, dou
             if (gang < cores) prob[gang] = pg;
             prob[0] = 1.0 - pg;
         }
-        for (int j = 0; j < n; j++) {
-            double p = u[j] * s;
+        for (int j = 0; j < ng; j++) {
+            double p = w[j].u * s;
             p = p < 1.0 ? p : 1.0;
-            /* a count only grows, so the states >= cores can go */
-            for (int m = cores - 1; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
-            prob[0] *= 1.0 - p;
+            /* one thread at a time; a count only grows, so the states >= cores can go */
+            for (long t = 0; t < w[j].n; t++) {
+                for (int m = cores - 1; m >= 1; m--) prob[m] = prob[m] * (1.0 - p) + prob[m - 1] * p;
+                prob[0] *= 1.0 - p;
+            }
         }
     }
     if (!(en > 0.0)) return 1.0 - s;
@@ -63,15 +81,19 @@ static double excess(int gang, double gu, const double *u, int n, int cores, dou
     return num / en - s;
 }
 
-static double stretch_with(int gang, double gu, const double *u, int n, int cores, double *prob)
+/* A pool with more cores than this is taken to have no contention (the distribution
+ * would need a state per core). */
+#define SHARE_MAX_CORES 65536
+
+static double stretch_with(int gang, double gu, const group *w, int ng, long nw, int cores, double *prob)
 {
-    const int all = gang + n;
-    if (all <= cores || cores < 1) return 1.0;
+    const long all = gang + nw;
+    if (all <= cores || cores < 1 || cores > SHARE_MAX_CORES) return 1.0;
     double lo = 1.0, hi = (double)all / cores;
-    if (excess(gang, gu, u, n, cores, hi, prob) >= 0.0) return hi;
+    if (excess(gang, gu, w, ng, nw, cores, hi, prob) >= 0.0) return hi;
     for (int i = 0; i < SHARE_BISECT; i++) {
         double mid = 0.5 * (lo + hi);
-        if (excess(gang, gu, u, n, cores, mid, prob) >= 0.0) lo = mid;
+        if (excess(gang, gu, w, ng, nw, cores, mid, prob) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -79,11 +101,16 @@ static double stretch_with(int gang, double gu, const double *u, int n, int core
 
 double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores)
 {
-    if (gang + n <= cores || cores < 1) return 1.0;
+    if (gang + n <= cores || cores < 1 || cores > SHARE_MAX_CORES) return 1.0;
     double *prob = malloc((size_t)cores * sizeof *prob);
-    if (!prob) return 1.0;
-    double s = stretch_with(gang, gang_u, u, n, cores, prob);
+    group *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    double s = 1.0;
+    if (prob && w) {
+        for (int j = 0; j < n; j++) w[j] = (group){u[j], 1};
+        s = stretch_with(gang, gang_u, w, n, n, cores, prob);
+    }
     free(prob);
+    free(w);
     return s;
 }
 
@@ -109,8 +136,8 @@ typedef struct {
     const double *gap, *delivery, *c, *f;
     double fs, cs;
     /* scratch */
-    double *u;    /* [threads of the largest pool] */
-    double *prob; /* [cores of the largest pool] */
+    group *w;     /* [GPUs of the largest pool] */
+    double *prob; /* [cores of the largest pool that has more threads than cores] */
     int *order, *first; /* GPUs by pool: order[first[p] .. first[p + 1]) */
 } share_eval;
 
@@ -176,26 +203,31 @@ static double delta_of(const share_eval *e, const double *s)
 /* The threads of pool p at period T: the GPUs' training processes, one gang (they step
  * together) whose demand *gu is the mean of theirs (the step's CPU, plus the fetches
  * where a GPU loads synchronously), and each GPU's W workers (a fetch's CPU per W
- * periods) into u. Returns the workers' count; *gang the training processes'. */
-static int demands(const share_eval *e, int p, double T, int *gang, double *gu, double *u)
+ * periods each), one group per GPU into w. Returns the groups' count; *gang the training
+ * processes', *nw the workers'. */
+static int demands(const share_eval *e, int p, double T, int *gang, double *gu, group *w, long *nw)
 {
     const ss_share *sh = e->sh;
-    int n = 0;
+    int ng = 0;
     double sum = 0.0;
     *gang = e->first[p + 1] - e->first[p];
+    *nw = 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
         sum += (sh->step_cpu[g] + (W == 0 ? e->c[g] : 0.0)) / T;
-        for (int w = 0; w < W; w++) u[n++] = e->c[g] / ((double)W * T);
+        if (W > 0) {
+            w[ng++] = (group){e->c[g] / ((double)W * T), W};
+            *nw += W;
+        }
     }
     *gu = *gang > 0 ? sum / *gang : 0.0;
-    return n;
+    return ng;
 }
 
-static int threads_of(const share_eval *e, int p)
+static long threads_of(const share_eval *e, int p)
 {
-    int n = 0;
-    for (int i = e->first[p]; i < e->first[p + 1]; i++) n += 1 + e->W[e->order[i]];
+    long n = 0;
+    for (int i = e->first[p]; i < e->first[p + 1]; i++) n += 1 + (long)e->W[e->order[i]];
     return n;
 }
 
@@ -204,8 +236,9 @@ static int threads_of(const share_eval *e, int p)
 static double solve_pool(share_eval *e, int p, double *s)
 {
     const ss_share *sh = e->sh;
-    const int n = threads_of(e, p), k = sh->cores[p];
-    if (n <= k || k < 1) return 1.0;
+    const long n = threads_of(e, p);
+    const int k = sh->cores[p];
+    if (n <= k || k < 1 || k > SHARE_MAX_CORES) return 1.0;
     /* the other pools' GPUs' terms stay while p's stretch moves: gathered once */
     terms rest = no_terms;
     for (int q = 0; q < sh->pools; q++)
@@ -221,8 +254,9 @@ static double solve_pool(share_eval *e, int p, double *s)
         if (!(T > 0.0)) return 1.0;
         int gang;
         double gu;
-        int nw = demands(e, p, T, &gang, &gu, e->u);
-        if (excess(gang, gu, e->u, nw, k, mid, e->prob) >= 0.0) lo = mid;
+        long nw;
+        int ng = demands(e, p, T, &gang, &gu, e->w, &nw);
+        if (excess(gang, gu, e->w, ng, nw, k, mid, e->prob) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -243,22 +277,22 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const int *W)
     memcpy(next, e->first, (size_t)sh->pools * sizeof *next);
     for (int g = 0; g < sh->gpus; g++) e->order[next[sh->pool_of[g]]++] = g;
     free(next);
-    /* a pool with more cores than threads is never solved (no contention), so the
-     * distribution needs fewer states than the largest pool has threads */
-    int nmax = 1;
+    /* the distribution is only needed where a pool has more threads than cores */
+    int gmax = 1, kmax = 1;
     for (int p = 0; p < sh->pools; p++) {
-        int n = threads_of(e, p);
-        nmax = n > nmax ? n : nmax;
+        int gp = e->first[p + 1] - e->first[p];
+        gmax = gp > gmax ? gp : gmax;
+        if (threads_of(e, p) > sh->cores[p] && sh->cores[p] <= SHARE_MAX_CORES && sh->cores[p] > kmax) kmax = sh->cores[p];
     }
-    e->u = malloc((size_t)nmax * sizeof *e->u);
-    e->prob = malloc((size_t)nmax * sizeof *e->prob);
-    if (!e->u || !e->prob) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d threads)", nmax);
+    e->w = malloc((size_t)gmax * sizeof *e->w);
+    e->prob = malloc((size_t)kmax * sizeof *e->prob);
+    if (!e->w || !e->prob) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs in a pool)", gmax);
     return SS_OK;
 }
 
 static void eval_free(share_eval *e)
 {
-    free(e->u);
+    free(e->w);
     free(e->prob);
     free(e->order);
     free(e->first);
@@ -316,10 +350,11 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
         e.fs = e.cs = 1.0;
         /* the trace's stretch at its measured period; then its steady-state period */
         for (int p = 0; p < sh->pools; p++) {
-            int gang = 0, nw = 0;
+            int gang = 0, ng = 0;
+            long nw = 0;
             double gu = 0.0;
-            if (iter_mean > 0.0) nw = demands(&e, p, iter_mean, &gang, &gu, e.u);
-            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.u, nw, sh->cores[p], e.prob) : 1.0;
+            if (iter_mean > 0.0) ng = demands(&e, p, iter_mean, &gang, &gu, e.w, &nw);
+            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.w, ng, nw, sh->cores[p], e.prob) : 1.0;
         }
         sh->a0 = period(&e, sh->s0);
     }

@@ -18,7 +18,7 @@ typedef struct {
     double *fetch_med; /* [gpus] f: median fetch time over the calibration rows */
     int *workers;      /* [gpus] the trace's (calibrated) loader workers */
     double *gap, *delivery; /* [gpus] the trace's calibrated worker gap and delivery */
-    double iter_mean;  /* the mean iteration time over the calibration rows */
+    double iter_mean;  /* T0: the median over the calibration rows of the slowest GPU's iteration time */
     double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
     double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
@@ -51,7 +51,8 @@ typedef struct {
 } ss_share_scenario;
 
 /* The scenario's stretch per pool (s1[pools]) at its own load, and the change of the step
- * time that it brings, *delta = max over GPUs of L * (s1 - s0) of the GPU's pool. */
+ * time that it brings, *delta = max over GPUs of min(L, compute_med / s0) * (s1 - s0) of the
+ * GPU's pool. */
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta);
 
 #endif

@@ -35,6 +35,8 @@ typedef struct {
     double fetch_scale, compute_scale;
     int heal_gpu;         /* the GPU whose fetch times become the others' median, or -1 */
     int baseline;         /* nothing changed: the replay should give the measured run back */
+    int baseline_but_heal; /* nothing but the healed GPU changed (the heal ranking pairs such a
+                            * scenario with its model's baseline) */
     ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
                            * per-GPU arrays point into the calibration, which must outlive
                            * the sweep */

@@ -684,10 +684,10 @@ static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
  * loader as the trace's (its calibrated W; P as calibrated where the trace records it or
  * the scenario asks for auto, so that a default prefetch = 2 against a recorded 4 is not
  * taken for the measured run; workers = 1 on a 1-worker trace is). */
-static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal)
+static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal, int ignore_heal)
 {
     if (s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE || s->fetch_scale != 1.0 ||
-        s->compute_scale != 1.0 || s->heal_gpu >= 0)
+        s->compute_scale != 1.0 || (s->heal_gpu >= 0 && !ignore_heal))
         return 0;
     const int check_p = s->prefetch == SS_PREFETCH_AUTO || cal->recorded_prefetch;
     for (int g = 0; g < cal->gpus; g++) {
@@ -767,7 +767,11 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     p->compute_scale = s->compute_scale;
     p->fetch_align = s->fetch_align;
     p->start_align = s->start_align;
-    if (cal && cal->workers_gpu) s->baseline = replays_own_loaders(s, cal);
+    if (cal && cal->workers_gpu) {
+        s->baseline = replays_own_loaders(s, cal, 0);
+        /* the loaders as resolved, the healed GPU's own (heal_loaders replaces them in init) */
+        s->baseline_but_heal = s->heal_gpu >= 0 && replays_own_loaders(s, cal, 1);
+    }
     return SS_OK;
 }
 
