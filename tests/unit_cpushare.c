@@ -143,6 +143,32 @@ static void test_solve(void **state)
     ss_share_free(&sh);
 }
 
+/* Degenerate inputs: no time measured, no fetch, one core, the most workers; the trace's
+ * stretch and a scenario's stay finite and at least 1, and the solve does not fail */
+static void test_degenerate(void **state)
+{
+    (void)state;
+    ss_share sh;
+    const double zero[1] = {0}, one[1] = {1};
+    const int pool[1] = {0}, cores[1] = {1}, W[1] = {4096};
+    assert_int_equal(ss_share_build(&sh, 1, one, one, pool, cores, zero, W, zero, zero, 0.0, 0.0), SS_OK);
+    assert_true(sh.s0[0] == 1.0);
+    double s1, delta;
+    ss_share_scenario sc = {(int[]){0}, zero, zero, 0.5, 1.0, -1};
+    assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
+    assert_true(isfinite(s1) && s1 >= 1.0 && isfinite(delta));
+    ss_share_free(&sh);
+    /* a measured period but a zero fetch and step: the steady-state period is 0, so the
+     * scenario keeps the trace's stretch */
+    const double T[1] = {0.01};
+    assert_int_equal(ss_share_build(&sh, 1, T, T, pool, cores, zero, W, zero, zero, 0.01, 0.0), SS_OK);
+    assert_true(isfinite(sh.s0[0]) && sh.s0[0] >= 1.0);
+    sc.workers = (int[]){4096};
+    assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
+    assert_true(s1 == sh.s0[0] && delta == 0.0);
+    ss_share_free(&sh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_solve),
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
+        cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
