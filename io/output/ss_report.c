@@ -162,9 +162,13 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     if (!isnan(cpu)) {
         for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
         fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d cores busy (the pool of GPU "
-                     "%d); %d scenario%s would need more than all of them: such a run waits for cores and gains less "
-                     "than predicted (cpu_load_pct in summary.csv)\n",
-                cpu, s->cpu_pool_cores, pool, busy, busy == 1 ? "" : "s");
+                     "%d); ",
+                cpu, s->cpu_pool_cores, pool);
+        if (busy == 0) fprintf(out, "no scenario would need more than all of them (cpu_load_pct in summary.csv)\n");
+        else
+            fprintf(out, "%d scenario%s would need more than all of them: such a run waits for cores and gains less "
+                         "than predicted (cpu_load_pct in summary.csv)\n",
+                    busy, busy == 1 ? "" : "s");
     }
     if (s->gpus > 1) {
         const ss_partial *m = &s->p[ss_summary_measured(s)];

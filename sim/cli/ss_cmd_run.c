@@ -168,6 +168,33 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
     }
 }
 
+/* A trace recorded with its cores very busy: its fetches also hold waits for a core that
+ * are not CPU time (after each sample's read), which the model takes for storage time.
+ * Says so once when a scenario changes the workers or the storage (README, "How far to
+ * trust": 1 worker predicted from a busy 3-worker trace was 53 % too slow). */
+#define BUSY_TRACE_STRETCH 2.0
+static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    const ss_share *sh = cal->share;
+    if (!sh || !share_on(cfg)) return;
+    double s0 = 0.0;
+    for (int p = 0; p < sh->pools; p++) s0 = sh->s0[p] > s0 ? sh->s0[p] : s0;
+    if (!(s0 > BUSY_TRACE_STRETCH)) return;
+    for (int i = 0; i < nsc; i++) {
+        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline")) continue;
+        int changes = sc[i].fetch_scale != 1.0;
+        for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
+        if (!changes) continue;
+        fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): its "
+                     "fetches also hold waits for a core that are not CPU time (one after each sample's read), which "
+                     "the model keeps as storage time, so scenarios with fewer workers or slower storage may come out "
+                     "too slow and those with more workers too fast; a trace recorded with fewer workers (the cores "
+                     "less busy) is the better base\n",
+                s0);
+        return;
+    }
+}
+
 static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
@@ -325,6 +352,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
+            note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {
