@@ -228,6 +228,40 @@ PY
   else
     fail "datasets/pytorch-zlib/base.h5 is missing (committed with the repository)"
   fi
+  # a fourth, recorded after CPU sharing too (datasets/pytorch-bigbatch: 4 ranks, batch 64):
+  # from the 1-worker trace, 0, 2, 3 workers and half the latency within 25 % each and 12 %
+  # on average (3 workers, at 104 % load, is the large miss); rank 3 healed within 5 %
+  # (pipeline) and 6 % (independent: -5.0 %)
+  bb=$ds/pytorch-bigbatch
+  if [ -e "$bb/base.h5" ]; then
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 2, 3\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
+      "$bb/base.h5" > "$work/bb.ini"
+    "$stallsim" run "$work/bb.ini" --out "$work/bb" --quiet || fail "bigbatch: run"
+    for real in w0 w2 w3 half; do
+      "$stallsim" compare "$bb/$real.h5" "$work/bb" --csv "$work/bb-$real.csv" >/dev/null || fail "bigbatch: compare $real"
+    done
+    /usr/bin/python3 - "$work" <<'PY' && ok || fail "bigbatch: predictions from the 1-worker trace"
+import csv, sys
+work = sys.argv[1]
+points = [("w0", "_w-0_pauto_fs1_"), ("w2", "_w-2_pauto_fs1_"), ("w3", "_w-3_pauto_fs1_"), ("half", "_w-auto_pauto_fs0.5_")]
+errs = []
+for real, pat in points:
+    rows = list(csv.DictReader(open("%s/bb-%s.csv" % (work, real))))
+    r = float(rows[0]["iter_time_mean"])
+    p = [float(x["iter_time_mean"]) for x in rows[1:] if pat in x["scenario"]][0]
+    errs.append(100 * (p - r) / r)
+mean = sum(abs(e) for e in errs) / len(errs)
+print("bigbatch: %s, mean |error| %.1f %%" % (" ".join("%+.1f" % e for e in errs), mean))
+assert max(abs(e) for e in errs) <= 25 and mean <= 12, errs
+PY
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 3\n' "$bb/slow3.h5" > "$work/bbh.ini"
+    "$stallsim" run "$work/bbh.ini" --out "$work/bbh" --quiet || fail "bigbatch: heal run"
+    "$stallsim" compare "$bb/base.h5" "$work/bbh" --csv "$work/bbh.csv" >/dev/null || fail "bigbatch: heal compare"
+    expect_within "$work/bbh.csv" '^independent_.*_heal-3$' "$work/bbh.csv" 6 "bigbatch: independent, rank 3 healed" && ok || fail "bigbatch: independent heal"
+    expect_within "$work/bbh.csv" '^pipeline_.*_heal-3$' "$work/bbh.csv" 5 "bigbatch: pipeline, rank 3 healed" && ok || fail "bigbatch: pipeline heal"
+  else
+    fail "datasets/pytorch-bigbatch/base.h5 is missing (committed with the repository)"
+  fi
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain
