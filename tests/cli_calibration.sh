@@ -38,7 +38,7 @@ delivery = auto
 INI
 "$stallsim" run "$work/auto.ini" --out "$work/a" > "$work/out.txt" || fail "run: $(cat "$work/out.txt")"
 grep -q "^calibration: .*W and P as recorded in the trace" "$work/out.txt" && ok || fail "recorded settings line"
-grep -q "^calibration: GPU 0: W=0 (synchronous loading) P=2, worker gap 0.0100 s, refill gap 0.0000 s, delivery 0.0020 s" \
+grep -q "^calibration: GPU 0: W=0 (synchronous loading) P=-, worker gap 0.0100 s, refill gap 0.0000 s, delivery 0.0020 s" \
   "$work/out.txt" && ok || fail "GPU 0 line: $(cat "$work/out.txt")"
 grep -q "^calibration: 2 GPUs: W=3 P=2" "$work/out.txt" && ok || fail "grouped line"
 grep -q "^calibration: GPU 2: W=5 P=2" "$work/out.txt" && ok || fail "GPU 2 line"

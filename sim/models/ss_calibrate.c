@@ -767,8 +767,11 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                     gw[i] == 0 ? " (synchronous loading)" : "", gp[i]);
             continue;
         }
-        fprintf(out, "calibration: %s: W=%d%s P=%d, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
-                gw[i] == 0 ? " (synchronous loading)" : "", gp[i], med[0], med[1], med[2],
+        char pf[16];
+        if (gw[i] == 0) snprintf(pf, sizeof pf, "-"); /* synchronous loading has no prefetch */
+        else snprintf(pf, sizeof pf, "%d", gp[i]);
+        fprintf(out, "calibration: %s: W=%d%s P=%s, worker gap %.4f s, refill gap %.4f s, delivery %.4f s%s", who, gw[i],
+                gw[i] == 0 ? " (synchronous loading)" : "", pf, med[0], med[1], med[2],
                 gn[i] == 1 ? "" : " (medians over them)");
         fprintf(out, "; residuals (median |predicted - measured|): fetch start %.4f s, stall %.4f s\n", med[3],
                 med[4]);
