@@ -103,6 +103,45 @@ assert mean <= 5 and len(healed) == 2 and max(abs(h) for h in healed) <= 5, (mea
 PY
 fi
 
+# unseen_workload NAME DATASET MAX_PCT MEAN_PCT SLOW_RANK INDEP_HEAL_PCT PIPE_HEAL_PCT "REAL:PATTERN ..."
+# a workload recorded after the model was built: from its 1-worker trace base.h5, the
+# pipeline predictions of the real runs REAL.h5 (the scenario whose name holds PATTERN)
+# each within MAX_PCT and on average within MEAN_PCT; from slowR.h5, rank R healed against
+# base.h5 within INDEP_HEAL_PCT (independent) and PIPE_HEAL_PCT (pipeline)
+unseen_workload() {
+  local name=$1 dir=$ds/$2 max=$3 mean=$4 slow=$5 htol_i=$6 htol_p=$7 points=$8 pt real
+  [ -e "$dir/base.h5" ] || { fail "datasets/$2/base.h5 is missing (committed with the repository)"; return; }
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 2, 3\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
+    "$dir/base.h5" > "$work/$name.ini"
+  "$stallsim" run "$work/$name.ini" --out "$work/$name" --quiet || fail "$name: run"
+  for pt in $points; do
+    real=${pt%%:*}
+    "$stallsim" compare "$dir/$real.h5" "$work/$name" --csv "$work/$name-$real.csv" >/dev/null || fail "$name: compare $real"
+  done
+  /usr/bin/python3 - "$work" "$name" "$max" "$mean" $points <<'PY' && ok || fail "$name: predictions from the 1-worker trace"
+import csv, sys
+work, name, tmax, tmean = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+errs = []
+for pt in sys.argv[5:]:
+    real, pat = pt.split(":")
+    rows = list(csv.DictReader(open("%s/%s-%s.csv" % (work, name, real))))
+    r = float(rows[0]["iter_time_mean"])
+    p = [float(x["iter_time_mean"]) for x in rows[1:] if pat in x["scenario"]][0]
+    errs.append(100 * (p - r) / r)
+m = sum(abs(e) for e in errs) / len(errs)
+print("%s: %s, mean |error| %.1f %%" % (name, " ".join("%+.1f" % e for e in errs), m))
+assert max(abs(e) for e in errs) <= tmax and m <= tmean, errs
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = %s\n' \
+    "$dir/slow$slow.h5" "$slow" > "$work/$name-heal.ini"
+  "$stallsim" run "$work/$name-heal.ini" --out "$work/$name-heal" --quiet || fail "$name: heal run"
+  "$stallsim" compare "$dir/base.h5" "$work/$name-heal" --csv "$work/$name-heal.csv" >/dev/null || fail "$name: heal compare"
+  expect_within "$work/$name-heal.csv" "^independent_.*_heal-$slow\$" "$work/$name-heal.csv" "$htol_i" \
+    "$name: independent, rank $slow healed" && ok || fail "$name: independent heal"
+  expect_within "$work/$name-heal.csv" "^pipeline_.*_heal-$slow\$" "$work/$name-heal.csv" "$htol_p" \
+    "$name: pipeline, rank $slow healed" && ok || fail "$name: pipeline heal"
+}
+
 # storage twice as fast with CPU work in every fetch (datasets/pytorch-storage, 1 worker):
 # the x1 trace predicts the x0.5 run within 5 % when only the storage part scales (the
 # recorded fetch CPU time stays), and misses it by more than 15 % when the whole fetch does
@@ -197,71 +236,14 @@ PY
   # a third workload, recorded after CPU sharing was built (datasets/pytorch-zlib: 3 ranks,
   # zlib decoding): from the 1-worker trace, 0, 2, 3 workers and half the latency within 20 %
   # each and 10 % on average; rank 2 healed from the slow-rank trace within 5 % (both models)
-  zl=$ds/pytorch-zlib
-  if [ -e "$zl/base.h5" ]; then
-    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 2, 3\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
-      "$zl/base.h5" > "$work/zl.ini"
-    "$stallsim" run "$work/zl.ini" --out "$work/zl" --quiet || fail "zlib: run"
-    for real in w0 w2 w3 w1-x0.5 w2-x0.5; do
-      "$stallsim" compare "$zl/$real.h5" "$work/zl" --csv "$work/zl-$real.csv" >/dev/null || fail "zlib: compare $real"
-    done
-    /usr/bin/python3 - "$work" <<'PY' && ok || fail "zlib: predictions from the 1-worker trace"
-import csv, sys
-work = sys.argv[1]
-points = [("w0", "_w-0_pauto_fs1_"), ("w2", "_w-2_pauto_fs1_"), ("w3", "_w-3_pauto_fs1_"), ("w1-x0.5", "_w-auto_pauto_fs0.5_"),
-          ("w2-x0.5", "_w-2_pauto_fs0.5_")]
-errs = []
-for real, pat in points:
-    rows = list(csv.DictReader(open("%s/zl-%s.csv" % (work, real))))
-    r = float(rows[0]["iter_time_mean"])
-    p = [float(x["iter_time_mean"]) for x in rows[1:] if pat in x["scenario"]][0]
-    errs.append(100 * (p - r) / r)
-mean = sum(abs(e) for e in errs) / len(errs)
-print("zlib: %s, mean |error| %.1f %%" % (" ".join("%+.1f" % e for e in errs), mean))
-assert max(abs(e) for e in errs) <= 20 and mean <= 10, errs
-PY
-    printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 2\n' "$zl/slow2.h5" > "$work/zlh.ini"
-    "$stallsim" run "$work/zlh.ini" --out "$work/zlh" --quiet || fail "zlib: heal run"
-    "$stallsim" compare "$zl/base.h5" "$work/zlh" --csv "$work/zlh.csv" >/dev/null || fail "zlib: heal compare"
-    expect_within "$work/zlh.csv" '^independent_.*_heal-2$' "$work/zlh.csv" 5 "zlib: independent, rank 2 healed" && ok || fail "zlib: independent heal"
-    expect_within "$work/zlh.csv" '^pipeline_.*_heal-2$' "$work/zlh.csv" 5 "zlib: pipeline, rank 2 healed" && ok || fail "zlib: pipeline heal"
-  else
-    fail "datasets/pytorch-zlib/base.h5 is missing (committed with the repository)"
-  fi
+  unseen_workload zlib pytorch-zlib 20 10 2 5 5 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs1_ w3:_w-3_pauto_fs1_ \
+    w1-x0.5:_w-auto_pauto_fs0.5_ w2-x0.5:_w-2_pauto_fs0.5_"
   # a fourth, recorded after CPU sharing too (datasets/pytorch-bigbatch: 4 ranks, batch 64):
   # from the 1-worker trace, 0, 2, 3 workers and half the latency within 25 % each and 12 %
   # on average (3 workers, at 104 % load, is the large miss); rank 3 healed within 5 %
   # (pipeline) and 6 % (independent: -5.0 %)
-  bb=$ds/pytorch-bigbatch
-  if [ -e "$bb/base.h5" ]; then
-    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 2, 3\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
-      "$bb/base.h5" > "$work/bb.ini"
-    "$stallsim" run "$work/bb.ini" --out "$work/bb" --quiet || fail "bigbatch: run"
-    for real in w0 w2 w3 half; do
-      "$stallsim" compare "$bb/$real.h5" "$work/bb" --csv "$work/bb-$real.csv" >/dev/null || fail "bigbatch: compare $real"
-    done
-    /usr/bin/python3 - "$work" <<'PY' && ok || fail "bigbatch: predictions from the 1-worker trace"
-import csv, sys
-work = sys.argv[1]
-points = [("w0", "_w-0_pauto_fs1_"), ("w2", "_w-2_pauto_fs1_"), ("w3", "_w-3_pauto_fs1_"), ("half", "_w-auto_pauto_fs0.5_")]
-errs = []
-for real, pat in points:
-    rows = list(csv.DictReader(open("%s/bb-%s.csv" % (work, real))))
-    r = float(rows[0]["iter_time_mean"])
-    p = [float(x["iter_time_mean"]) for x in rows[1:] if pat in x["scenario"]][0]
-    errs.append(100 * (p - r) / r)
-mean = sum(abs(e) for e in errs) / len(errs)
-print("bigbatch: %s, mean |error| %.1f %%" % (" ".join("%+.1f" % e for e in errs), mean))
-assert max(abs(e) for e in errs) <= 25 and mean <= 12, errs
-PY
-    printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 3\n' "$bb/slow3.h5" > "$work/bbh.ini"
-    "$stallsim" run "$work/bbh.ini" --out "$work/bbh" --quiet || fail "bigbatch: heal run"
-    "$stallsim" compare "$bb/base.h5" "$work/bbh" --csv "$work/bbh.csv" >/dev/null || fail "bigbatch: heal compare"
-    expect_within "$work/bbh.csv" '^independent_.*_heal-3$' "$work/bbh.csv" 6 "bigbatch: independent, rank 3 healed" && ok || fail "bigbatch: independent heal"
-    expect_within "$work/bbh.csv" '^pipeline_.*_heal-3$' "$work/bbh.csv" 5 "bigbatch: pipeline, rank 3 healed" && ok || fail "bigbatch: pipeline heal"
-  else
-    fail "datasets/pytorch-bigbatch/base.h5 is missing (committed with the repository)"
-  fi
+  unseen_workload bigbatch pytorch-bigbatch 25 12 3 6 5 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs1_ w3:_w-3_pauto_fs1_ \
+    half:_w-auto_pauto_fs0.5_"
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain
