@@ -31,7 +31,14 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# WORKLOADS (--workloads): the predictions on the three workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch; scripts/pytorch_cnn.py, _zlib.py,
+# _bigbatch.py record them): from each 1-worker trace every other real run, with and without
+# CPU sharing, the same from the traces with more workers, and the slow rank healed (zlib,
+# bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
+# runs again, see each dataset's README.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -45,22 +52,96 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
-record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
     --storage) storage=1; shift ;;
+    --workloads) workloads=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
     --dir) dir=$2; dir_set=1; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+if [ $workloads -eq 1 ]; then
+  [ $regimes -eq 0 ] && [ $storage -eq 0 ] && [ $record -eq 0 ] ||
+    { echo "validate_pytorch.sh: --workloads predicts only, alone" >&2; exit 2; }
+  stallsim=$here/build/stallsim
+  [ -x "$stallsim" ] || "$here/scripts/setup.sh"
+  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  # workload NAME DATASET BASE "REAL..." [SLOW_GPU]: BASE predicts every REAL run (with and
+  # without CPU sharing); slow<G>.h5 healed against base.h5
+  workload() {
+    local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} share r
+    for share in true false; do
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4\nprefetch = auto\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
+        "$d/$base.h5" "$share" "$work/$name-$base-$share" > "$work/$name-$base-$share.ini"
+      "$stallsim" run "$work/$name-$base-$share.ini" --quiet
+      for r in $reals; do
+        "$stallsim" compare "$d/$r.h5" "$work/$name-$base-$share" --csv "$work/cmp-$name-$base-$share-$r.csv" >/dev/null
+      done
+    done
+    if [ -n "$slow" ]; then
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = %s\n[output]\ndir = %s\n' \
+        "$d/slow$slow.h5" "$slow" "$work/$name-heal" > "$work/$name-heal.ini"
+      "$stallsim" run "$work/$name-heal.ini" --quiet
+      "$stallsim" compare "$d/base.h5" "$work/$name-heal" --csv "$work/cmp-$name-heal.csv" >/dev/null
+    fi
+    $py - "$work" "$name" "$base" "$slow" $reals <<'PY'
+import csv, os, re, sys
+work, name, base, slow, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+def point(r):  # the scenario of a real run's settings: its workers and its latency (x0.5, half)
+    m = re.match(r"w(\d+)", r)
+    w = m.group(1) if m else ("1" if r.startswith(("half", "base")) else None)  # those record 1 worker
+    return w, "0.5" if ("x0.5" in r or r.startswith("half")) else "1"
+print("%s, from %s:" % (name, base))
+print("  %-10s %9s %10s %8s %5s %12s %8s" % ("real run", "real (s)", "predicted", "err %", "cpu%", "no sharing", "err %"))
+errs = []
+for r in reals:
+    w, fs = point(r)
+    line = "  %-10s" % r
+    for share in ("true", "false"):
+        sset = {x["scenario"]: x for x in csv.DictReader(open(os.path.join(work, "%s-%s-%s" % (name, base, share), "summary.csv")))}
+        rows = list(csv.DictReader(open(os.path.join(work, "cmp-%s-%s-%s-%s.csv" % (name, base, share, r)))))
+        real = float(rows[0]["iter_time_mean"])
+        # the explicit count (w-1), or auto where the trace has that count (the baseline)
+        hit = [x for x in rows[1:] if "_w-%s_pauto_fs%s_" % (w, fs) in x["scenario"]]
+        p = float(hit[0]["iter_time_mean"])
+        load = sset[hit[0]["scenario"]].get("cpu_load_pct", "")
+        e = 100 * (p / real - 1)
+        if share == "true":
+            errs.append(abs(e))
+            line += " %9.4f %10.4f %+8.1f %5s" % (real, p, e, "%.0f" % float(load) if load else "-")
+        else:
+            line += " %12.4f %+8.1f" % (p, e)
+    print(line)
+print("  mean |error| with CPU sharing: %.1f %%" % (sum(errs) / len(errs)))
+if slow:
+    rows = list(csv.DictReader(open(os.path.join(work, "cmp-%s-heal.csv" % name))))
+    real = float(rows[0]["iter_time_mean"])
+    for x in rows[1:]:
+        if x["scenario"].endswith("_heal-" + slow):
+            print("  slow%s.h5 healed (%s): %.4f s against base.h5's %.4f s (%+.1f %%)" % (
+                slow, x["scenario"].split("_")[0], float(x["iter_time_mean"]), real,
+                100 * (float(x["iter_time_mean"]) / real - 1)))
+PY
+  }
+  workload cnn pytorch-cnn w1-x1 "w0-x1 w2-x1 w4-x1 w1-x0.5 w2-x0.5"
+  workload cnn pytorch-cnn w2-x1 "w1-x1 w0-x1 w4-x1 w1-x0.5 w2-x0.5"
+  workload zlib pytorch-zlib base "w0 w2 w3 w1-x0.5 w2-x0.5" 2
+  workload zlib pytorch-zlib w3 "base w0"
+  workload bigbatch pytorch-bigbatch base "w0 w2 w3 half" 3
+  workload bigbatch pytorch-bigbatch w3 "base w0 w2"
+  echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
+  exit 0
+fi
 [ $regimes -eq 1 ] && [ $storage -eq 1 ] && { echo "validate_pytorch.sh: --regimes or --storage, not both" >&2; exit 2; }
 [ $regimes -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-regimes
 [ $storage -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-storage

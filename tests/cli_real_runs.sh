@@ -244,6 +244,12 @@ PY
   # (pipeline) and 6 % (independent: -5.0 %)
   unseen_workload bigbatch pytorch-bigbatch 25 12 3 6 5 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs1_ w3:_w-3_pauto_fs1_ \
     half:_w-auto_pauto_fs0.5_"
+  # the tables of README's workloads come from validate_pytorch.sh --workloads: it runs and
+  # prints the six of them, with the zlib base's mean as cli_real_runs computes it above
+  if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
+  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 6 ] && ok || fail "validate_pytorch.sh --workloads: not six tables"
+  grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 8.2 %' && ok ||
+    fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 8.2 %"
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain
