@@ -64,7 +64,7 @@ while [ $# -gt 0 ]; do
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
