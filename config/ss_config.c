@@ -97,6 +97,11 @@ static const char *const model_names[] = {SS_MODEL_LIST(SS_MODEL_NAME_)};
 
 const char *ss_model_name(ss_model m) { return model_names[m]; }
 
+int ss_config_cpu_sharing_on(const ss_config *c)
+{
+    return c->cpu_sharing && c->fetch_cpu.is_auto && c->fetch_cpu.value == 1.0;
+}
+
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize)
 {
     char num[32];

@@ -69,6 +69,10 @@ typedef struct {
     double slab_mb;
 } ss_config;
 
+/* 1 when the pipeline model's CPU sharing is on: cpu_sharing and fetch_cpu = auto (the
+ * trace's recorded CPU parts, unscaled). */
+int ss_config_cpu_sharing_on(const ss_config *c);
+
 /* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);
 

@@ -124,13 +124,13 @@ static void test_solve(void **state)
     /* the trace's own loaders: the trace's stretch, no change of the step */
     double s1, delta;
     const double gap[2] = {0, 0}, d[2] = {0.0015, 0.0015};
-    ss_share_scenario same = {(int[]){1, 1}, gap, d, 1.0, 1.0, -1};
+    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, 1.0, 1.0};
     assert_int_equal(ss_share_solve(&sh, &same, &s1, &delta), SS_OK);
     assert_float_equal(s1, sh.s0[0], 1e-12);
     assert_float_equal(delta, 0.0, 1e-12);
     /* 4 workers: more threads, a shorter period, more contention; the step grows by
      * L (s1 - s0) */
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, 1.0, 1.0, -1};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, 1.0, 1.0};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0] + 0.2);
     assert_float_equal(delta, 0.007 * (s1 - sh.s0[0]), 1e-15);
@@ -154,7 +154,7 @@ static void test_degenerate(void **state)
     assert_int_equal(ss_share_build(&sh, 1, one, one, pool, cores, zero, W, zero, zero, 0.0, 0.0), SS_OK);
     assert_true(sh.s0[0] == 1.0);
     double s1, delta;
-    ss_share_scenario sc = {(int[]){0}, zero, zero, 0.5, 1.0, -1};
+    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, 0.5, 1.0};
     assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
     assert_true(isfinite(s1) && s1 >= 1.0 && isfinite(delta));
     ss_share_free(&sh);
@@ -164,6 +164,8 @@ static void test_degenerate(void **state)
     assert_int_equal(ss_share_build(&sh, 1, T, T, pool, cores, zero, W, zero, zero, 0.01, 0.0), SS_OK);
     assert_true(isfinite(sh.s0[0]) && sh.s0[0] >= 1.0);
     sc.workers = (int[]){4096};
+    sc.fetch_cpu = sh.fetch_cpu;
+    sc.fetch_med = sh.fetch_med;
     assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
     assert_true(s1 == sh.s0[0] && delta == 0.0);
     ss_share_free(&sh);

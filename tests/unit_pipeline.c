@@ -404,15 +404,16 @@ static void check_replay(const ssp_params *p, const expect_r *e)
  * k=4: r = done2 = [1, 3]; h = max(T1=2.5, done2) = [2.5, 3]; done [3, 3.5]; T4 = 5; stall 0
  * k=5: r = done3 = [3, 4]; h = max(T2=3.5, done3) = [3.5, 4]; done [5, 4.5]; T5 = 5.5;
  *      stall 0 (5 - T4 = 0) */
+static const expect_r FETCH_SCALE_HALF = {.T = {2, 2.5, 3.5, 4.5, 5, 5.5},
+                                          .stall = {.5, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, 0, 0},
+                                          .f = {.5, 1.5, 1, 1, .5, 1.5, 1, 2, .5, .5, 1.5, .5}};
+
 static void test_fetch_scale(void **state)
 {
     (void)state;
     ssp_params p = params(2, 1);
     p.fetch_scale = 0.5;
-    expect_r e = {.T = {2, 2.5, 3.5, 4.5, 5, 5.5},
-                  .stall = {.5, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, 0, 0},
-                  .f = {.5, 1.5, 1, 1, .5, 1.5, 1, 2, .5, .5, 1.5, .5}};
-    check_replay(&p, &e);
+    check_replay(&p, &FETCH_SCALE_HALF);
 }
 
 /* fetch_scale .5 with a CPU part per GPU (fetch_cpu_gpu [1, 0]): GPU 0's fetch keeps its
@@ -425,6 +426,10 @@ static void test_fetch_scale(void **state)
  * k=4: r = done2 = [2, 3]; h = max(T1 = 2.5, done2) = [2.5, 3]; done [3.5, 3.5]; T4 = 5; stall 0
  * k=5: r = done3 = [3.5, 4]; h = max(T2 = 3.5, done3); done [5.5, 4.5]; T5 = 6; stall [.5, 0]
  * A constant fetch_cpu of 0 is test_fetch_scale; fetch_scale 1 ignores the CPU part. */
+static const expect_r FETCH_CPU_HALF = {.T = {2, 2.5, 3.5, 4.5, 5, 6},
+                                        .stall = {1, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, .5, 0},
+                                        .f = {1, 1.5, 1.5, 1, 1, 1.5, 1.5, 2, 1, .5, 2, .5}};
+
 static void test_fetch_cpu(void **state)
 {
     (void)state;
@@ -432,23 +437,17 @@ static void test_fetch_cpu(void **state)
     ssp_params p = params(2, 1);
     p.fetch_scale = 0.5;
     p.fetch_cpu_gpu = cpu;
-    expect_r e = {.T = {2, 2.5, 3.5, 4.5, 5, 6},
-                  .stall = {1, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, .5, 0},
-                  .f = {1, 1.5, 1.5, 1, 1, 1.5, 1.5, 2, 1, .5, 2, .5}};
-    check_replay(&p, &e);
+    check_replay(&p, &FETCH_CPU_HALF);
     /* the same as one constant with a factor: fetch_cpu_gpu [.5, 0] x 2 */
     const double half[2] = {.5, 0};
     p.fetch_cpu_gpu = half;
     p.fetch_cpu_factor = 2;
-    check_replay(&p, &e);
+    check_replay(&p, &FETCH_CPU_HALF);
     /* a constant 0 is the whole fetch scaled (test_fetch_scale's values) */
     p.fetch_cpu_gpu = NULL;
     p.fetch_cpu_factor = 0;
     p.fetch_cpu = 0;
-    expect_r whole = {.T = {2, 2.5, 3.5, 4.5, 5, 5.5},
-                      .stall = {.5, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, 0, 0},
-                      .f = {.5, 1.5, 1, 1, .5, 1.5, 1, 2, .5, .5, 1.5, .5}};
-    check_replay(&p, &whole);
+    check_replay(&p, &FETCH_SCALE_HALF);
 }
 
 /* CPU sharing (MODELS-pipeline.md): CPU parts as the trace's contention stretched them
@@ -480,10 +479,7 @@ static void test_cpu_sharing(void **state)
     p.cpu_ratio_gpu = unit;
     p.compute_delta = 0;
     p.fetch_scale = 0.5;
-    expect_r same = {.T = {2, 2.5, 3.5, 4.5, 5, 6},
-                     .stall = {1, 1.5, 0, 0, 0, .5, 0, .5, 0, 0, .5, 0},
-                     .f = {1, 1.5, 1.5, 1, 1, 1.5, 1.5, 2, 1, .5, 2, .5}};
-    check_replay(&p, &same);
+    check_replay(&p, &FETCH_CPU_HALF);
 }
 
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs

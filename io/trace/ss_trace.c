@@ -107,6 +107,7 @@ void ss_trace_meta_init(ss_trace_meta *m)
 }
 
 int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_times, "absent") != 0; }
+int ss_trace_meta_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
 
 size_t ss_slab_row_bytes(int gpus)
 {

@@ -68,6 +68,10 @@ const ss_trace_gpu_array *ss_trace_gpu_arrays(int *n);
 /* 1 when the trace's fetch columns hold measured fetch times (not an "absent" trace). */
 int ss_trace_meta_has_fetch(const ss_trace_meta *m);
 
+/* 1 when the trace records the CPU times of fetches and steps and its pools of cores
+ * (/fetch_cpu_time, /loop_cpu_time, /cpu_pool with /cpu_pool_cores: recorder format 2). */
+int ss_trace_meta_has_cpu(const ss_trace_meta *m);
+
 /* Rows [row0, row0 + n) of the timeline, row-major [n][gpus] for the per-GPU series. */
 typedef struct {
     long row0, n, cap;

@@ -80,7 +80,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     /* a trace that records its CPU times: the measured run's cpu_load_pct, which needs
      * each GPU's worker count (the calibration's) */
     const ss_trace_meta *m = st == SS_OK ? ss_trace_meta_of(t) : NULL;
-    if (st == SS_OK && m->fetch_cpu && m->loop_cpu && m->cpu_pool) {
+    if (st == SS_OK && ss_trace_meta_has_cpu(m)) {
         ss_calib cal;
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
             ss_clear(); /* the load is then not shown; the comparison goes on */

@@ -68,17 +68,14 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
     return SS_OK;
 }
 
-/* CPU sharing runs where the trace records CPU times and pools, cpu_sharing is true and
- * fetch_cpu is auto (the recorded CPU parts). */
-static int share_on(const ss_config *cfg) { return cfg->cpu_sharing && cfg->fetch_cpu.is_auto && cfg->fetch_cpu.value == 1.0; }
-
-static int trace_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
+/* The notes below concern the pipeline model's scenarios. */
+static int is_pipeline(const ss_scenario *s) { return !strcmp(ss_model_get(s->model)->name, "pipeline"); }
 
 static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *out)
 {
     ss_calib_print(cal, out);
     if (!cal->share) return;
-    if (share_on(cfg))
+    if (ss_config_cpu_sharing_on(cfg))
         fprintf(out, "calibration: CPU sharing is on ([pipeline] cpu_sharing = true): each scenario's CPU work is "
                      "stretched to its own load\n");
     else
@@ -90,9 +87,9 @@ static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *o
  * when every loader setting is given. */
 static int share_needs_calibration(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_trace_meta *m)
 {
-    if (!share_on(cfg) || !trace_has_cpu(m)) return 0;
+    if (!ss_config_cpu_sharing_on(cfg) || !ss_trace_meta_has_cpu(m)) return 0;
     for (int i = 0; i < nsc; i++)
-        if (!strcmp(ss_model_get(sc[i].model)->name, "pipeline")) return 1;
+        if (is_pipeline(&sc[i])) return 1;
     return 0;
 }
 
@@ -103,7 +100,7 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
 {
     if (!cfg->delivery.is_auto || !cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
-        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline")) continue;
+        if (!is_pipeline(&sc[i])) continue;
         int first = -1, n = 0;
         for (int g = 0; g < cal->gpus; g++)
             if (cal->workers_gpu[g] == 0 && ssp_loader_of(&sc[i].pipe, g).workers > 0) {
@@ -131,7 +128,7 @@ static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg,
 {
     int scaled = 0;
     for (int i = 0; i < nsc; i++)
-        scaled |= !strcmp(ss_model_get(sc[i].model)->name, "pipeline") && sc[i].fetch_scale != 1.0;
+        scaled |= is_pipeline(&sc[i]) && sc[i].fetch_scale != 1.0;
     if (!scaled) return;
     char v[48];
     ss_autoval_format(&cfg->fetch_cpu, v, sizeof v);
@@ -154,7 +151,7 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
 {
     if (!cal->recorded_prefetch || !cal->prefetch_gpu || !cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
-        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline") || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
+        if (!is_pipeline(&sc[i]) || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
         for (int g = 0; g < cal->gpus; g++) {
             if (cal->workers_gpu[g] == 0 || ssp_loader_of(&sc[i].pipe, g).workers == 0 ||
                 sc[i].prefetch == cal->prefetch_gpu[g])
@@ -176,12 +173,12 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
-    if (!sh || !share_on(cfg)) return;
+    if (!sh || !ss_config_cpu_sharing_on(cfg)) return;
     double s0 = 0.0;
     for (int p = 0; p < sh->pools; p++) s0 = sh->s0[p] > s0 ? sh->s0[p] : s0;
     if (!(s0 > BUSY_TRACE_STRETCH)) return;
     for (int i = 0; i < nsc; i++) {
-        if (strcmp(ss_model_get(sc[i].model)->name, "pipeline")) continue;
+        if (!is_pipeline(&sc[i])) continue;
         int changes = sc[i].fetch_scale != 1.0;
         for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
         if (!changes) continue;

@@ -21,7 +21,7 @@ ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_me
     s->has_calib = 1;
     const int *w = s->calib.workers_gpu;
     s->has_cpu = 0;
-    if (!m->fetch_cpu || !m->loop_cpu || !m->cpu_pool || !w || m->gpus != s->calib.gpus) return SS_OK;
+    if (!ss_trace_meta_has_cpu(m) || !w || m->gpus != s->calib.gpus) return SS_OK;
     /* each pool's CPU per iteration, at its first GPU (pools name their first GPU) */
     double *need = calloc((size_t)m->gpus, sizeof *need);
     if (!need) return ss_fail(SS_ENOMEM, "out of memory for the CPU load of %d GPUs", m->gpus);

@@ -515,15 +515,17 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
 }
 
 /* Adds every rank's per-GPU results (each GPU is fitted on one rank, the others hold 0,
- * so the sums are exact). Collective. */
+ * so the sums are exact), with the fetch medians for CPU sharing when fmed is given.
+ * Collective. */
 static ss_status share_results(const ss_comm *comm, ss_calib *c, double *fmed)
 {
     if (!comm->mpi || comm->size == 1) return SS_OK;
     int G = c->gpus, rc = MPI_SUCCESS;
     int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
     double *dv[6] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, fmed};
+    const int nd = fmed ? 6 : 5;
     for (int i = 0; rc == MPI_SUCCESS && i < 2; i++) rc = MPI_Allreduce(MPI_IN_PLACE, iv[i], G, MPI_INT, MPI_SUM, comm->comm);
-    for (int i = 0; rc == MPI_SUCCESS && i < 6; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < nd; i++)
         rc = MPI_Allreduce(MPI_IN_PLACE, dv[i], G, MPI_DOUBLE, MPI_SUM, comm->comm);
     return rc == MPI_SUCCESS ? SS_OK : ss_fail(SS_EMPI, "calibration: sharing the per-GPU results failed");
 }
@@ -585,6 +587,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->recorded_workers = rec_w != NULL;
     c->recorded_prefetch = rec_p >= 1;
     c->no_fetch = !ss_trace_meta_has_fetch(m);
+    /* CPU sharing's statistics (build_share) where the trace has what it needs */
+    const int want_share = !c->no_fetch && ss_trace_meta_has_cpu(m);
     known_set known = {0};
     long pairs = 0, consistent = 0;
     /* this rank's GPUs: a contiguous run of SS_CALIB_CHUNK-GPU blocks */
@@ -603,10 +607,12 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
         ask_stats(&io, &d, &pairs, &consistent, amin, amax);
-        fmed[g] = d.fmed;
-        for (long k = 0; k < io.rows; k++) {
-            imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
-            smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+        if (want_share) {
+            fmed[g] = d.fmed;
+            for (long k = 0; k < io.rows; k++) {
+                imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
+                smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+            }
         }
         if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
@@ -628,14 +634,14 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     }
     st = ss_comm_any_failed(comm, st);
-    if (st == SS_OK) st = share_results(comm, c, fmed);
+    if (st == SS_OK) st = share_results(comm, c, want_share ? fmed : NULL);
     if (st == SS_OK && comm->mpi && comm->size > 1) {
         long cnt[2] = {pairs, consistent};
         int rc = MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_LONG, MPI_SUM, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amin, (int)n, MPI_DOUBLE, MPI_MIN, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
-        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
-        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc != MPI_SUCCESS) st = ss_fail(SS_EMPI, "calibration: sharing the asks failed");
         pairs = cnt[0];
         consistent = cnt[1];
@@ -653,8 +659,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         }
         c->worker_gap = median_of(gaps, ng);
     }
-    if (st == SS_OK && !c->no_fetch && m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores)
-        st = build_share(c, m, fmed, imax, smax, n);
+    if (st == SS_OK && want_share) st = build_share(c, m, fmed, imax, smax, n);
     calib_free_io(&io);
     free(pos);
     free(first);

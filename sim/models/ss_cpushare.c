@@ -3,7 +3,6 @@
 #include "ss_cpushare.h"
 
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,11 +261,18 @@ static double solve_pool(share_eval *e, int p, double *s)
     return 0.5 * (lo + hi);
 }
 
-static ss_status eval_alloc(share_eval *e, const ss_share *sh, const int *W)
+/* An evaluation of sh under the loaders, fetches and scales of sc. */
+static ss_status eval_alloc(share_eval *e, const ss_share *sh, const ss_share_scenario *sc)
 {
     memset(e, 0, sizeof *e);
     e->sh = sh;
-    e->W = W;
+    e->W = sc->workers;
+    e->gap = sc->gap;
+    e->delivery = sc->delivery;
+    e->c = sc->fetch_cpu;
+    e->f = sc->fetch_med;
+    e->fs = sc->fetch_scale;
+    e->cs = sc->compute_scale;
     e->order = malloc((size_t)sh->gpus * sizeof *e->order);
     e->first = calloc((size_t)sh->pools + 1, sizeof *e->first);
     if (!e->order || !e->first) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
@@ -340,14 +346,11 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     }
     sh->iter_mean = iter_mean;
     sh->compute_med = compute_med;
+    /* the trace's own loaders, fetches and speeds */
+    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, 1.0, 1.0};
     share_eval e;
-    ss_status st = eval_alloc(&e, sh, sh->workers);
+    ss_status st = eval_alloc(&e, sh, &own);
     if (st == SS_OK) {
-        e.gap = sh->gap;
-        e.delivery = sh->delivery;
-        e.c = sh->fetch_cpu;
-        e.f = sh->fetch_med;
-        e.fs = e.cs = 1.0;
         /* the trace's stretch at its measured period; then its steady-state period */
         for (int p = 0; p < sh->pools; p++) {
             int gang = 0, ng = 0;
@@ -363,41 +366,14 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     return st;
 }
 
-/* The median of v[0..n) without v[skip] (scratch: tmp[n]). */
-static double median_without(const double *v, int n, int skip, double *tmp)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (i != skip) tmp[m++] = v[i];
-    if (m == 0) return skip >= 0 && skip < n ? v[skip] : 0.0;
-    gsl_sort(tmp, 1, (size_t)m);
-    return (tmp[(m - 1) / 2] + tmp[m / 2]) / 2;
-}
-
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)
 {
     for (int p = 0; p < sh->pools; p++) s1[p] = sh->s0[p];
     *delta = 0.0;
     if (!(sh->a0 > 0.0) || !(sh->iter_mean > 0.0)) return SS_OK;
-    const size_t G = (size_t)sh->gpus;
-    double *c = malloc(3 * G * sizeof *c);
-    if (!c) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
-    double *f = c + G, *tmp = f + G;
-    memcpy(c, sh->fetch_cpu, G * sizeof *c);
-    memcpy(f, sh->fetch_med, G * sizeof *f);
-    if (sc->heal >= 0 && sc->heal < sh->gpus && sh->gpus > 1) {
-        c[sc->heal] = median_without(sh->fetch_cpu, sh->gpus, sc->heal, tmp);
-        f[sc->heal] = median_without(sh->fetch_med, sh->gpus, sc->heal, tmp);
-    }
     share_eval e;
-    ss_status st = eval_alloc(&e, sh, sc->workers);
+    ss_status st = eval_alloc(&e, sh, sc);
     if (st == SS_OK) {
-        e.gap = sc->gap;
-        e.delivery = sc->delivery;
-        e.c = c;
-        e.f = f;
-        e.fs = sc->fetch_scale;
-        e.cs = sc->compute_scale;
         for (int round = 0; round < SHARE_ROUNDS; round++) {
             double change = 0.0;
             for (int p = 0; p < sh->pools; p++) {
@@ -411,6 +387,5 @@ ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double
         *delta = delta_of(&e, s1);
     }
     eval_free(&e);
-    free(c);
     return st;
 }

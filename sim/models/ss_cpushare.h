@@ -41,13 +41,14 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
                          const double *gap, const double *delivery, double iter_mean, double compute_med);
 void ss_share_free(ss_share *sh);
 
-/* A scenario's loaders and scales, per GPU (workers, worker gap, delivery [gpus]); heal:
- * the GPU whose fetch times (and CPU part) become the others' median, or -1. */
+/* A scenario's loaders, fetches and scales, per GPU ([gpus] each): workers, worker gap,
+ * delivery, the CPU part of a fetch and the median fetch time (a healed GPU's: the other
+ * GPUs' median, which the caller sets as it heals the loaders). */
 typedef struct {
     const int *workers;
     const double *gap, *delivery;
+    const double *fetch_cpu, *fetch_med;
     double fetch_scale, compute_scale;
-    int heal;
 } ss_share_scenario;
 
 /* The scenario's stretch per pool (s1[pools]) at its own load, and the change of the step

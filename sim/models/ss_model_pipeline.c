@@ -38,6 +38,15 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     return l;
 }
 
+/* The median of v[0..n) (GSL's: the mean of the two middle values for an even n), sorting
+ * a copy in scratch[n]. */
+static double median_of_copy(const double *v, int n, double *scratch)
+{
+    memcpy(scratch, v, (size_t)n * sizeof *scratch);
+    gsl_sort(scratch, 1, (size_t)n);
+    return (scratch[(n - 1) / 2] + scratch[n / 2]) / 2;
+}
+
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
 {
     memset(s, 0, sizeof *s);
@@ -107,14 +116,11 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
                 s->cpu[g] = p->cpu_ratio_gpu  ? p->cpu_wall_gpu[g]
                             : p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] * factor_of(p->fetch_cpu_factor)
                                                : p->fetch_cpu;
-            memcpy(s->fx, s->cpu, (size_t)gpus * sizeof *s->fx);
-            gsl_sort(s->fx, 1, (size_t)gpus);
-            s->cpu_median = (s->fx[(gpus - 1) / 2] + s->fx[gpus / 2]) / 2;
+            s->cpu_median = median_of_copy(s->cpu, gpus, s->fx);
+            s->ratio_median = 1.0;
             if (s->ratio) {
                 memcpy(s->ratio, p->cpu_ratio_gpu, (size_t)gpus * sizeof *s->ratio);
-                memcpy(s->fx, s->ratio, (size_t)gpus * sizeof *s->fx);
-                gsl_sort(s->fx, 1, (size_t)gpus);
-                s->ratio_median = (s->fx[(gpus - 1) / 2] + s->fx[gpus / 2]) / 2;
+                s->ratio_median = median_of_copy(s->ratio, gpus, s->fx);
             }
         }
     }
@@ -522,15 +528,10 @@ void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out
     ssp_replay_row_from(s, row, row, stall, out);
 }
 
-/* f with its storage part scaled and its CPU part c kept. */
-static inline double storage_scaled(double f, double c, double scale)
-{
-    return f > c ? c + scale * (f - c) : f;
-}
-
-/* The same with CPU sharing: the CPU part c (as the trace's contention stretched it)
- * times r = s1 / s0. */
-static inline double shared_scaled(double f, double c, double r, double scale)
+/* f with its storage part scaled and its CPU part c times r: r = s1 / s0 with CPU sharing
+ * (c then as the trace's contention stretched it), else 1 (c kept; c * 1 and f * 1 are c
+ * and f exactly). */
+static inline double cpu_part_kept(double f, double c, double r, double scale)
 {
     return f > c ? c * r + scale * (f - c) : f * r;
 }
@@ -554,17 +555,14 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     double scale = s->p.fetch_scale, f1 = 0.0;
     if (s->p.fetch_align != SS_ALIGN_NONE) {
         double a = ss_row_fetch_aligned(row, s->p.fetch_align);
-        f1 = s->ratio ? shared_scaled(a, s->cpu_median, s->ratio_median, scale)
-             : s->cpu ? storage_scaled(a, s->cpu_median, scale)
-                      : scale * a;
+        f1 = s->cpu ? cpu_part_kept(a, s->cpu_median, s->ratio_median, scale) : scale * a;
     }
     ss_row scaled;
     if (s->cpu) { /* the storage parts scaled here; the replay below scales by 1 */
         scaled = *row;
         double lo = INFINITY, hi = -INFINITY;
         for (int g = 0; g < G; g++) {
-            double f = s->ratio ? shared_scaled(row->fetch_time[g], s->cpu[g], s->ratio[g], scale)
-                                : storage_scaled(row->fetch_time[g], s->cpu[g], scale);
+            double f = cpu_part_kept(row->fetch_time[g], s->cpu[g], s->ratio ? s->ratio[g] : 1.0, scale);
             s->fx[g] = f;
             lo = f < lo ? f : lo;
             hi = f > hi ? f : hi;
@@ -761,7 +759,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_gpu = cal->fetch_cpu_gpu;
         p->fetch_cpu_factor = factor_of(c->fetch_cpu.value);
     }
-    if (c->cpu_sharing && c->fetch_cpu.is_auto && c->fetch_cpu.value == 1.0 && cal && cal->share) p->share = cal->share;
+    if (ss_config_cpu_sharing_on(c) && cal && cal->share) p->share = cal->share;
     p->step_gap = c->step_gap;
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
@@ -785,7 +783,7 @@ typedef struct {
     int *wg, *pg;
     double *gg, *rg, *dg;
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
-    double *share_buf; /* CPU sharing: [5][gpus] c * s0, s1 / s0, and the loaders for the solve */
+    double *share_buf; /* CPU sharing: [6][gpus] c * s0, s1 / s0, and the loaders and fetches for the solve */
 } pipe_state;
 
 /* The median of v[0..n-1] without v[skip]; reorders v. */
@@ -868,13 +866,14 @@ static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *
 }
 
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
- * p's CPU parts, their factors and the change of the step. */
+ * p's CPU parts, their factors and the change of the step. After heal_loaders and the
+ * healed CPU parts (pipe_init). */
 static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, int gpus)
 {
     const ss_share *sh = p->share;
     if (sh->gpus != gpus || same_load(p, s, sh, gpus)) return SS_OK;
     const size_t G = (size_t)gpus;
-    st->share_buf = malloc(5 * G * sizeof *st->share_buf);
+    st->share_buf = malloc(6 * G * sizeof *st->share_buf);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
     if (!st->share_buf || !s1 || !W) {
@@ -882,15 +881,20 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         free(W);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
-    double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G;
-    for (int g = 0; g < gpus; g++) {
+    double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G;
+    for (int g = 0; g < gpus; g++) { /* the loaders and CPU parts as healed (heal_loaders, pipe_init) */
         ssp_loader l = ssp_loader_of(p, g);
         W[g] = l.workers;
         gap[g] = l.worker_gap;
         deliv[g] = l.delivery;
-        c[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] : sh->fetch_cpu[g]; /* the healed GPU's: the others' median */
+        c[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] : sh->fetch_cpu[g];
     }
-    ss_share_scenario sc = {W, gap, deliv, s->fetch_scale, s->compute_scale, s->heal_gpu};
+    memcpy(f, sh->fetch_med, G * sizeof *f); /* the healed GPU's median fetch: the others' median */
+    if (s->heal_gpu >= 0 && s->heal_gpu < gpus && gpus > 1) {
+        memcpy(wall, sh->fetch_med, G * sizeof *wall); /* scratch until the CPU parts are set below */
+        f[s->heal_gpu] = median_except(wall, gpus, s->heal_gpu);
+    }
+    ss_share_scenario sc = {W, gap, deliv, c, f, s->fetch_scale, s->compute_scale};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
     if (rc == SS_OK) {

@@ -83,10 +83,11 @@ typedef struct {
     double *gap_a, *refill_a, *deliv_a, *dfac_a;
     int same_shape;
     const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
-    /* fetch_scale != 1 with a CPU part: each GPU's CPU part, their median, and the row's
-     * fetch times with only their storage part scaled ([gpus] each; NULL otherwise) */
+    /* fetch_scale != 1 with a CPU part, or CPU sharing: each GPU's CPU part, their median,
+     * and the row's fetch times with the CPU part kept (times its factor) and the rest
+     * scaled ([gpus] each; NULL otherwise) */
     double *cpu, cpu_median, *fx;
-    double *ratio, ratio_median; /* CPU sharing: [gpus] s1 / s0 per GPU, or NULL */
+    double *ratio, ratio_median; /* CPU sharing: [gpus] s1 / s0 per GPU (NULL: 1), their median */
 } ssp_state;
 
 /* GPU g's settings under p (the per-GPU arrays when given). */
