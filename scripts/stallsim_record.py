@@ -20,15 +20,37 @@ README ("PyTorch record files") for the exact format.
 import os
 import socket
 import sys
+import threading
 import time
 
 import torch
 import torch.utils.data as tud
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _now = time.time_ns
 _cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
 _pcpu = time.process_time_ns  # CPU time of the training process, all its threads (not its workers)
+
+_WAIT_FD = {}  # (pid, thread) -> an open /proc/thread-self/schedstat of that thread, or -1
+
+
+def _wait():
+    """ns the calling thread has spent runnable but waiting for a core since it started
+    (Linux: the second field of /proc/thread-self/schedstat), or -1 where not available."""
+    key = (os.getpid(), threading.get_ident())
+    fd = _WAIT_FD.get(key)
+    if fd is None:
+        try:
+            fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            fd = -1
+        _WAIT_FD[key] = fd
+    if fd < 0:
+        return -1
+    try:
+        return int(os.pread(fd, 96, 0).split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
 
 
 def _cpu_set():
@@ -176,13 +198,14 @@ class _FetchLog:
     def start(self, tag):
         if self.pid != os.getpid():
             self._open()
-        self.cur = (tag.p, tag.k, _now(), _cpu())
+        self.cur = (tag.p, tag.k, _now(), _cpu(), _wait())
 
     def ready(self):
-        t, c = _now(), _cpu()
+        t, c, q = _now(), _cpu(), _wait()
         if self.cur is not None and self.out is not None:
-            p, k, t0, c0 = self.cur
-            self.out.line("fetch,%d,%d,%d,%d,%d,%d\n" % (p, k, self.worker, t0, t, c - c0))
+            p, k, t0, c0, q0 = self.cur
+            wait = q - q0 if q >= 0 and q0 >= 0 else -1
+            self.out.line("fetch,%d,%d,%d,%d,%d,%d,%d\n" % (p, k, self.worker, t0, t, c - c0, wait))
         self.cur = None
 
 
@@ -254,22 +277,22 @@ class RecordedLoader:
     def _run(self, it, p):
         rec, w = self._rec, self._rec._w
         k = 0
-        t_ask, c_ask = _now(), _pcpu()
+        t_ask, c_ask, q_ask = _now(), _pcpu(), _wait()
         try:
             while True:
                 try:
                     batch = next(it)
                 except StopIteration:
-                    w.line("end,%d,%d,%d,%d\n" % (p, k, t_ask, c_ask))
+                    w.line("end,%d,%d,%d,%d,%d\n" % (p, k, t_ask, c_ask, q_ask))
                     w.flush()
                     return
                 t_got = _now()
-                w.line("batch,%d,%d,%d,%d,%d\n" % (p, k, t_ask, t_got, c_ask))
+                w.line("batch,%d,%d,%d,%d,%d,%d\n" % (p, k, t_ask, t_got, c_ask, q_ask))
                 yield batch
                 k += 1
-                t_ask, c_ask = _now(), _pcpu()
+                t_ask, c_ask, q_ask = _now(), _pcpu(), _wait()
         except GeneratorExit:  # the loop left the epoch early (break) after taking batch k
-            w.line("end,%d,%d,%d,%d\n" % (p, k + 1, _now(), _pcpu()))
+            w.line("end,%d,%d,%d,%d,%d\n" % (p, k + 1, _now(), _pcpu(), _wait()))
             w.flush()
             raise
         finally:

@@ -64,6 +64,8 @@ for g in range(2):
             rows = np.where(ep == e)[0]
             for a, b in zip(rows[:-W], rows[W:]):
                 assert fs[b, g] >= fs[a, g] + ft[a, g] - 1e-9, (e, a, b, g)
+import os
+have_schedstat = os.path.exists("/proc/thread-self/schedstat")
 # batch k of an epoch was made by worker k mod W (the raw worker files say who)
 for r in (0, 1):
     files = sorted(glob.glob("%s/run.rank%d.worker*.csv" % (d, r)))
@@ -72,10 +74,13 @@ for r in (0, 1):
     for w in range(W):
         for line in open("%s/run.rank%d.worker%d.csv" % (d, r, w)):
             if line.startswith("fetch,"):
-                _, p, k, wk, s, e, cpu = line.strip().split(",")
+                _, p, k, wk, s, e, cpu, wait = line.strip().split(",")
                 assert int(wk) == w and int(k) % W == w and int(e) >= int(s), line
-                # the fetching thread's CPU time fits in the fetch (clocks apart: 1 ms)
+                # the fetching thread's CPU time and its wait for a core (format 3; -1 where
+                # the kernel has no /proc/thread-self/schedstat) fit in the fetch (clocks
+                # apart: 1 ms)
                 assert 0 <= int(cpu) <= int(e) - int(s) + 1000000, line
+                assert (int(wait) == -1 and not have_schedstat) or 0 <= int(cpu) + int(wait) <= int(e) - int(s) + 1000000, line
                 n += 1
     if W:
         assert n == 30, n
@@ -88,7 +93,12 @@ assert cpu.shape == (2,) and (cpu > 0).all() and (cpu <= np.median(ft, axis=0) +
 # the training processes' CPU per iteration (below the iteration), one pool of this host's cores
 loop = f["loop_cpu_time"][:]
 assert loop.shape == (2,) and (loop > 0).all() and (loop <= np.median(it, axis=0) + 1e-3).all(), (loop, np.median(it, axis=0))
-import os
+# the waits for a core per fetch and per iteration (format 3): at least 0, and a fetch's CPU
+# time and wait within the fetch, the loop's wait within the iteration
+if have_schedstat:
+    q, ql = f["fetch_wait_time"][:], f["loop_wait_time"][:]
+    assert q.shape == (2,) and (q >= 0).all() and (cpu + q <= np.median(ft, axis=0) + 1e-3).all(), (q, cpu)
+    assert ql.shape == (2,) and (ql >= 0).all() and (ql <= np.median(it, axis=0) + 1e-3).all(), (ql,)
 assert list(f["cpu_pool"][:]) == [0, 0] and list(f["cpu_pool_cores"][:]) == [len(os.sched_getaffinity(0))] * 2, \
     (f["cpu_pool"][:], f["cpu_pool_cores"][:])
 PY
@@ -181,20 +191,32 @@ PY
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 1 ] && grep -q "rank1.worker1.csv" <<<"$out" && ok || fail "missing worker file: rc $rc: $out"
   cp "$r.rank1.worker1.csv" "$b.rank1.worker1.csv"
-  # rank 1 in record format 1 (no CPU fields): the import works, with a warning and no CPU datasets
-  $py - "$b" <<'PY'
+  # rank 1 in record format 2 (no waits for a core): the import keeps the CPU times and has
+  # no wait datasets
+  downgrade() { # PREFIX VERSION: rank 1's files in an older record format
+    $py - "$1" "$2" <<'PY'
 import glob, sys
+v = int(sys.argv[2])
 for path in glob.glob(sys.argv[1] + ".rank1*.csv"):
     out = []
     for l in open(path):
         f = l.rstrip("\n").split(",")
         if f[0] == "stallsim-record":
-            f[1] = "1"
+            drop = int(f[1]) - v
+            f[1] = str(v)
         elif f[0] in ("fetch", "batch", "end"):
-            f = f[:-1]
+            f = f[:-drop] if drop else f
         out.append(",".join(f) + "\n")
     open(path, "w").writelines(out)
 PY
+  }
+  downgrade "$b" 2
+  out=$("$stallsim" import pytorch "$b" -o "$work/mixed2.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && ! grep -q "warning" <<<"$out" &&
+    $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit(not ('fetch_cpu_time' in f and 'cpu_pool' in f) or 'fetch_wait_time' in f or 'loop_wait_time' in f)" "$work/mixed2.h5" &&
+    ok || fail "record formats 3 and 2: rc $rc: $out"
+  # rank 1 in record format 1 (no CPU fields): the import works, with a warning and no CPU datasets
+  downgrade "$b" 1
   out=$("$stallsim" import pytorch "$b" -o "$work/mixed.h5" 2>&1); rc=$?
   [ $rc -eq 0 ] && grep -q "1 of 2 ranks recorded CPU times, but rank 1 (record format 1?) did not" <<<"$out" &&
     $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('fetch_cpu_time' in f or 'cpu_pool' in f)" "$work/mixed.h5" &&

@@ -106,7 +106,7 @@ static ss_share two_gpus(void)
     const double c[2] = {0.012, 0.012}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
                  d[2] = {0.0015, 0.0015};
     const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {1, 1};
-    assert_int_equal(ss_share_build(&sh, 2, c, L, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
     return sh;
 }
 
@@ -124,13 +124,13 @@ static void test_solve(void **state)
     /* the trace's own loaders: the trace's stretch, no change of the step */
     double s1, delta;
     const double gap[2] = {0, 0}, d[2] = {0.0015, 0.0015};
-    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, 1.0, 1.0};
+    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0};
     assert_int_equal(ss_share_solve(&sh, &same, &s1, &delta), SS_OK);
     assert_float_equal(s1, sh.s0[0], 1e-12);
     assert_float_equal(delta, 0.0, 1e-12);
     /* 4 workers: more threads, a shorter period, more contention; the step grows by
      * L (s1 - s0) */
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, 1.0, 1.0};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0] + 0.2);
     assert_float_equal(delta, 0.007 * (s1 - sh.s0[0]), 1e-15);
@@ -143,6 +143,36 @@ static void test_solve(void **state)
     ss_share_free(&sh);
 }
 
+/* Measured waits for a core (recorder format 3): the trace's measured stretches are
+ * (c + q) / c and (L + its wait) / L over the pool, the CPU part's wall time c + q; a
+ * scenario's step changes by min(L + wait, C) (s1 / s0 - 1) */
+static void test_measured_waits(void **state)
+{
+    (void)state;
+    ss_share sh;
+    const double c[2] = {0.012, 0.010}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
+                 d[2] = {0.0015, 0.0015}, q[2] = {0.006, 0.004}, ql[2] = {0.002, 0.001};
+    const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {1, 1};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_non_null(sh.s0m);
+    /* (0.012 + 0.006 + 0.010 + 0.004) / (0.012 + 0.010) and (0.007 + 0.002 + 0.007 + 0.001) / 0.014 */
+    assert_float_equal(sh.s0m[0], 0.032 / 0.022, 1e-12);
+    assert_float_equal(sh.s0m_step[0], 0.017 / 0.014, 1e-12);
+    assert_float_equal(ss_share_cpu_wall(&sh, 1, 0.010, 0.004), 0.014, 1e-15);
+    /* the model's stretch does not use the waits: the same as without them */
+    ss_share plain;
+    assert_int_equal(ss_share_build(&plain, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_true(plain.s0m == NULL && plain.s0[0] == sh.s0[0]);
+    assert_float_equal(ss_share_cpu_wall(&plain, 1, 0.010, 0.004), 0.010 * plain.s0[0], 1e-15);
+    ss_share_free(&plain);
+    double s1, delta;
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, q, 1.0, 1.0};
+    assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
+    assert_true(s1 > sh.s0[0]);
+    assert_float_equal(delta, (0.007 + 0.002) * (s1 / sh.s0[0] - 1), 1e-15);
+    ss_share_free(&sh);
+}
+
 /* Degenerate inputs: no time measured, no fetch, one core, the most workers; the trace's
  * stretch and a scenario's stay finite and at least 1, and the solve does not fail */
 static void test_degenerate(void **state)
@@ -151,17 +181,17 @@ static void test_degenerate(void **state)
     ss_share sh;
     const double zero[1] = {0}, one[1] = {1};
     const int pool[1] = {0}, cores[1] = {1}, W[1] = {4096};
-    assert_int_equal(ss_share_build(&sh, 1, one, one, pool, cores, zero, W, zero, zero, 0.0, 0.0), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 1, one, one, NULL, NULL, pool, cores, zero, W, zero, zero, 0.0, 0.0), SS_OK);
     assert_true(sh.s0[0] == 1.0);
     double s1, delta;
-    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, 0.5, 1.0};
+    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0};
     assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
     assert_true(isfinite(s1) && s1 >= 1.0 && isfinite(delta));
     ss_share_free(&sh);
     /* a measured period but a zero fetch and step: the steady-state period is 0, so the
      * scenario keeps the trace's stretch */
     const double T[1] = {0.01};
-    assert_int_equal(ss_share_build(&sh, 1, T, T, pool, cores, zero, W, zero, zero, 0.01, 0.0), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 1, T, T, NULL, NULL, pool, cores, zero, W, zero, zero, 0.01, 0.0), SS_OK);
     assert_true(isfinite(sh.s0[0]) && sh.s0[0] >= 1.0);
     sc.workers = (int[]){4096};
     sc.fetch_cpu = sh.fetch_cpu;
@@ -178,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_solve),
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
+        cmocka_unit_test(test_measured_waits),
         cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,8 @@ typedef struct {
     char *field[PT_FIELDS];
     int nfield;
     int pushed; /* the current line is to be returned again */
-    int version; /* the record format: 1, or 2 (fetch records carry the fetch's CPU time) */
+    int version; /* the record format: 1, 2 (fetch records carry the fetch's CPU time) or 3
+                  * (and the waits for a core) */
 } pt_file;
 
 typedef enum { PT_EOF, PT_META, PT_EPOCH, PT_BATCH, PT_END, PT_FETCH } pt_kind;
@@ -43,6 +44,7 @@ typedef struct {
     int worker;
     int64_t start, ready;
     int64_t cpu; /* CPU time of the fetching thread, ns; -1 not recorded (format 1) */
+    int64_t wait; /* its wait for a core, ns; -1 not recorded (formats 1, 2, or no schedstat) */
     long line;
 } pt_fetch;
 
@@ -50,10 +52,12 @@ typedef struct {
     long p, k;
     int64_t ask, got;
     int64_t cpu; /* the training process's CPU time at ask, ns; -1 not recorded (format 1) */
+    int64_t wait; /* the loop thread's total wait for a core at ask, ns; -1 not recorded */
     long line;
 } pt_batch;
 
-enum { PT_CPU_FETCH, PT_CPU_LOOP };
+/* the kinds of time per batch or iteration whose per-rank medians the trace keeps */
+enum { PT_CPU_FETCH, PT_CPU_LOOP, PT_WAIT_FETCH, PT_WAIT_LOOP, PT_KINDS };
 
 /* CPU times per batch or iteration: a histogram for their median (PT_CPU_BINS bins of 1 %
  * from PT_CPU_LO seconds; bin 0 holds everything shorter), and how many had none. */
@@ -71,9 +75,10 @@ typedef struct {
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
-    /* the fetches' CPU times and the loop's per iteration (PT_CPU_FETCH, PT_CPU_LOOP):
-     * histograms for their medians, and the rows without one */
-    pt_hist cpu[2];
+    /* the fetches' CPU times and the loop's per iteration (PT_CPU_FETCH, PT_CPU_LOOP), and
+     * their waits for a core (PT_WAIT_*): histograms for their medians, and the rows
+     * without one */
+    pt_hist cpu[PT_KINDS];
     long cpus;             /* meta cpus: cores the rank may run on (-1: not recorded) */
     char cpu_set[256];     /* meta cpu_set: their list */
     /* the loop state */
@@ -92,6 +97,7 @@ typedef struct {
     int *loader_workers;
     double *fetch_cpu; /* [G] each rank's median fetch CPU time (the trace's /fetch_cpu_time) */
     double *loop_cpu;  /* [G] each rank's median CPU per iteration of its training process */
+    double *fetch_wait, *loop_wait; /* [G] their medians of the waits for a core (format 3) */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
@@ -194,9 +200,9 @@ static ss_status pt_read(pt_file *f, pt_kind *kind)
                  {"end", PT_END, 4},    {"fetch", PT_FETCH, 6}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(t, kinds[i].name)) {
-            /* format 2 adds a CPU time to fetch, batch and end records */
-            int want = kinds[i].nfield + (f->version >= 2 && (kinds[i].kind == PT_FETCH || kinds[i].kind == PT_BATCH ||
-                                                              kinds[i].kind == PT_END));
+            /* format 2 adds a CPU time to fetch, batch and end records, format 3 a wait */
+            int timed = kinds[i].kind == PT_FETCH || kinds[i].kind == PT_BATCH || kinds[i].kind == PT_END;
+            int want = kinds[i].nfield + (timed ? (f->version >= 3 ? 2 : f->version >= 2) : 0);
             if (f->nfield != want)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
                                f->nfield, want);
@@ -254,15 +260,15 @@ static ss_status pt_header(pt_file *f)
 {
     if (!fgets(f->buf, sizeof f->buf, f->f)) {
         if (ferror(f->f)) return ss_fail(SS_EIO, "%s:1: read error", f->path);
-        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,2')", f->path);
+        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,3')", f->path);
     }
     f->line = 1;
     size_t n = strlen(f->buf);
     while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
     if (strncmp(f->buf, "stallsim-record,", 16))
-        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,2')", f->path);
-    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2"))
-        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 and 2", f->path,
+        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,3')", f->path);
+    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2") && strcmp(f->buf + 16, "3"))
+        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 to 3", f->path,
                        f->buf + 16);
     f->version = f->buf[16] - '0';
     return SS_OK;
@@ -345,8 +351,10 @@ static ss_status pt_fetch_advance(pt_fetch *s)
         if ((st = pt_time(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
         if (s->ready < s->start)
             return ss_fail(SS_EDATA, "%s:%ld: the batch was ready before its fetch started", f->path, f->line);
-        s->cpu = -1;
+        s->cpu = s->wait = -1;
         if (f->version >= 2 && (st = pt_range(f, 6, "the fetch's CPU time", 0, PT_TIME_MAX, &s->cpu)) != SS_OK)
+            return st;
+        if (f->version >= 3 && (st = pt_range(f, 7, "the fetch's wait for a core", -1, PT_TIME_MAX, &s->wait)) != SS_OK)
             return st;
         s->worker = (int)w;
         s->line = f->line;
@@ -379,18 +387,22 @@ static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
                    "(%s and the others)", R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[0].file.path);
 }
 
-/* Field i of a batch or end record: the training process's CPU time in ns (format 2), or
- * -1 (format 1). */
-static ss_status pt_loop_cpu(const pt_file *f, int i, int64_t *out)
+/* Fields i and i + 1 of a batch or end record: the training process's CPU time in ns
+ * (format 2) and its loop thread's wait for a core (format 3; -1 where the recorder could
+ * not read it), or -1. */
+static ss_status pt_loop_cpu(const pt_file *f, int i, int64_t *out, int64_t *wait)
 {
-    *out = -1;
-    return f->version >= 2 ? pt_range(f, i, "the process's CPU time", 0, PT_TIME_MAX, out) : SS_OK;
+    *out = *wait = -1;
+    ss_status st = f->version >= 2 ? pt_range(f, i, "the process's CPU time", 0, PT_TIME_MAX, out) : SS_OK;
+    if (st == SS_OK && f->version >= 3) st = pt_range(f, i + 1, "the loop's wait for a core", -1, PT_TIME_MAX, wait);
+    return st;
 }
 
 typedef struct {
     long epoch, p, k;
     int64_t ask, got, next_ask;
     int64_t ask_cpu, next_cpu; /* the training process's CPU time at the two asks, ns (-1: none) */
+    int64_t ask_wait, next_wait; /* the loop thread's wait for a core at the two asks, ns (-1: none) */
     long line;
 } pt_row;
 
@@ -426,7 +438,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         if ((st = pt_long(f, 2, "the batch", 0, LONG_MAX, &b.k)) != SS_OK) return st;
         if ((st = pt_time(f, 3, "the ask time", &b.ask)) != SS_OK) return st;
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
-        if ((st = pt_loop_cpu(f, 5, &b.cpu)) != SS_OK) return st;
+        if ((st = pt_loop_cpu(f, 5, &b.cpu, &b.wait)) != SS_OK) return st;
         if (b.p != R->pass || b.k != 0)
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld, expected batch 0 of pass %ld", f->path,
                            f->line, b.k, b.p, R->pass);
@@ -465,14 +477,15 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
                        f->line, R->cur.line);
     row->next_ask = t;
     row->ask_cpu = R->cur.cpu;
-    if ((st = pt_loop_cpu(f, k == PT_END ? 4 : 5, &row->next_cpu)) != SS_OK) return st;
+    row->ask_wait = R->cur.wait;
+    if ((st = pt_loop_cpu(f, k == PT_END ? 4 : 5, &row->next_cpu, &row->next_wait)) != SS_OK) return st;
     if (row->ask_cpu >= 0 && row->next_cpu >= 0 && row->next_cpu < row->ask_cpu)
         return ss_fail(SS_EDATA, "%s:%ld: the process's CPU time goes backwards (%lld ns, line %ld had %lld ns)",
                        f->path, f->line, (long long)row->next_cpu, R->cur.line, (long long)row->ask_cpu);
     if (k == PT_END) {
         R->have_cur = 0;
     } else {
-        pt_batch b = {.p = p, .k = kk, .ask = t, .cpu = row->next_cpu, .line = f->line};
+        pt_batch b = {.p = p, .k = kk, .ask = t, .cpu = row->next_cpu, .wait = row->next_wait, .line = f->line};
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
         R->cur = b;
     }
@@ -490,8 +503,7 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
-            free(R->cpu[PT_CPU_FETCH].bins);
-            free(R->cpu[PT_CPU_LOOP].bins);
+            for (int j = 0; j < PT_KINDS; j++) free(R->cpu[j].bins);
             free(R);
         }
     free(S->r);
@@ -499,6 +511,8 @@ static void pt_free(pt_state *S)
     free(S->loader_workers);
     free(S->fetch_cpu);
     free(S->loop_cpu);
+    free(S->fetch_wait);
+    free(S->loop_wait);
     free(S->cpu_pool);
     free(S->cpu_pool_cores);
     free(S);
@@ -546,9 +560,9 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    R->cpu[PT_CPU_FETCH].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[0].bins);
-    R->cpu[PT_CPU_LOOP].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[0].bins);
-    if (!R->src || !R->cpu[PT_CPU_FETCH].bins || !R->cpu[PT_CPU_LOOP].bins) return ss_fail(SS_ENOMEM, "out of memory");
+    int bins_ok = 1;
+    for (int j = 0; j < PT_KINDS; j++) bins_ok = (R->cpu[j].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[j].bins)) && bins_ok;
+    if (!R->src || !bins_ok) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
     /* every rank's files stay open together: rank 0 sizes the limit for the world it
      * announces, and a rank with more workers than rank 0 raises it further */
@@ -658,8 +672,9 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     return SS_OK;
 }
 
-/* The per-rank medians of one kind of CPU time into *out (and the trace's meta field
- * *field) when every row of every rank had one (format 2 files throughout). */
+/* The per-rank medians of one kind of CPU time (or wait) into *out (and the trace's meta
+ * field *field) when every row of every rank had one (format 2, or 3 for the waits, files
+ * throughout). */
 static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **field)
 {
     int with = 0, without = -1;
@@ -672,7 +687,7 @@ static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **fi
         }
     }
     if (without >= 0) {
-        if (with > 0) /* once, for the first kind of CPU time that is short */
+        if (with > 0 && kind == PT_CPU_FETCH) /* once, for the first kind of CPU time that is short */
             ss_warn("%s: %d of %d ranks recorded CPU times, but rank %d (record format 1?) did not: the trace gets "
                     "no CPU datasets (fetch_scale then scales whole fetches; no cpu_load_pct)",
                     S->r[without]->main.path, with, S->G, without);
@@ -692,6 +707,10 @@ static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
     ss_status st = pt_cpu_medians(S, PT_CPU_FETCH, &S->fetch_cpu, &m->fetch_cpu);
     if (st == SS_OK && m->fetch_cpu) st = pt_cpu_medians(S, PT_CPU_LOOP, &S->loop_cpu, &m->loop_cpu);
     if (st != SS_OK || !m->fetch_cpu || !m->loop_cpu) return st; /* pools serve the CPU times only */
+    /* the waits for a core (format 3 throughout, where the kernel reports them) */
+    if ((st = pt_cpu_medians(S, PT_WAIT_FETCH, &S->fetch_wait, &m->fetch_wait)) != SS_OK) return st;
+    if (m->fetch_wait && (st = pt_cpu_medians(S, PT_WAIT_LOOP, &S->loop_wait, &m->loop_wait)) != SS_OK) return st;
+    if (!m->loop_wait) m->fetch_wait = NULL;
     for (int g = 0; g < S->G; g++)
         if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
     S->cpu_pool = malloc((size_t)S->G * sizeof *S->cpu_pool);
@@ -749,6 +768,9 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
             pt_cpu_add(&R->cpu[PT_CPU_FETCH], f->cpu);
             pt_cpu_add(&R->cpu[PT_CPU_LOOP], row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
+            pt_cpu_add(&R->cpu[PT_WAIT_FETCH], f->wait);
+            pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
+                       row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
             f->valid = 0; /* consumed */
         }
         if (!got0) {
@@ -784,7 +806,9 @@ const ss_importer ss_importer_pytorch = {
             "Record format 2 adds CPU times: the trace's /fetch_cpu_time holds each rank's median CPU per\n"
             "fetch (the part that fetch_scale keeps, [pipeline] fetch_cpu), /loop_cpu_time its training\n"
             "process's median CPU per iteration, /cpu_pool and /cpu_pool_cores the ranks that share a host's\n"
-            "cores and how many (summary.csv's cpu_load_pct).\n",
+            "cores and how many (summary.csv's cpu_load_pct). Format 3 adds the waits for a core (the\n"
+            "kernel's run delay): /fetch_wait_time per fetch, /loop_wait_time per iteration of the loop's\n"
+            "thread (medians per rank), which CPU sharing uses for the trace's own contention.\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,

@@ -85,6 +85,8 @@ const ss_trace_attr *ss_trace_attrs(int *n)
 static const ss_trace_gpu_array gpu_arrays[] = {
     GPU_ARRAY(fetch_cpu, "fetch_cpu_time", 1, " s (per GPU: the fetching thread's CPU time per batch, median)"),
     GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)"),
+    GPU_ARRAY(fetch_wait, "fetch_wait_time", 1, " s (per GPU: the fetching thread's wait for a core per batch, median)"),
+    GPU_ARRAY(loop_wait, "loop_wait_time", 1, " s (per GPU: the training loop's wait for a core per iteration, median)"),
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, ""), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, ""),
 };

@@ -32,6 +32,11 @@ typedef struct {
                             * loader_workers is. */
     double *loop_cpu;      /* [gpus] CPU seconds of the training process per iteration (median;
                             * all its threads, not its loader workers); /loop_cpu_time */
+    double *fetch_wait;    /* [gpus] seconds the fetching thread was runnable but waiting for a
+                            * core during a batch's fetch (median; the kernel's run delay,
+                            * recorder format 3); /fetch_wait_time. NULL when not recorded */
+    double *loop_wait;     /* [gpus] the same for the training loop's thread per iteration;
+                            * /loop_wait_time */
     int *cpu_pool;         /* [gpus] the first GPU whose processes run on the same pool of cores
                             * (a host, or one rank's CPU binding); /cpu_pool */
     int *cpu_pool_cores;   /* [gpus] the cores of that pool; /cpu_pool_cores. Both NULL or both set */

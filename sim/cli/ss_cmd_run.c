@@ -1,5 +1,6 @@
 /* ss_cmd_run.c - `stallsim run`: config -> trace -> calibration -> sweep -> gather ->
  * summary.csv, results.h5 and the table. Collective over the job. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,29 +166,53 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
     }
 }
 
-/* A trace recorded with its cores very busy: its fetches also hold waits for a core that
- * are not CPU time (after each sample's read), which the model takes for storage time.
- * Says so once when a scenario changes the workers or the storage (README, "How far to
- * trust": 1 worker predicted from a busy 3-worker trace was 53 % too slow). */
+/* A trace recorded with its cores very busy, or whose measured contention the model does
+ * not match. Without measured waits for a core (recorder formats 1, 2), the fetches also
+ * hold waits that are not CPU time (after each sample's read), which the model takes for
+ * storage time. With them (format 3) the split is measured, but the model's change of
+ * stretch is least certain there. Says so once when a scenario changes the workers or the
+ * storage (README, "How far to trust": 1 worker predicted from a busy 3-worker trace was
+ * 40-60 % too slow). */
 #define BUSY_TRACE_STRETCH 2.0
+#define MODEL_MISS 0.25 /* |model / measured - 1| above which the trace's contention is "not matched" */
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
     if (!sh || !ss_config_cpu_sharing_on(cfg)) return;
-    double s0 = 0.0;
-    for (int p = 0; p < sh->pools; p++) s0 = sh->s0[p] > s0 ? sh->s0[p] : s0;
-    if (!(s0 > BUSY_TRACE_STRETCH)) return;
+    double s0 = 0.0, m0 = 0.0, miss = 0.0;
+    for (int p = 0; p < sh->pools; p++) {
+        double x = sh->s0m ? fabs(sh->s0[p] / sh->s0m[p] - 1.0) : 0.0;
+        if (sh->s0m && x > miss) {
+            miss = x;
+            s0 = sh->s0[p];
+            m0 = sh->s0m[p];
+        }
+        if (!sh->s0m && sh->s0[p] > s0) s0 = sh->s0[p];
+        if (sh->s0m && !(miss > 0.0) && sh->s0m[p] > m0) {
+            s0 = sh->s0[p];
+            m0 = sh->s0m[p];
+        }
+    }
+    if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
     for (int i = 0; i < nsc; i++) {
         if (!is_pipeline(&sc[i])) continue;
         int changes = sc[i].fetch_scale != 1.0;
         for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
         if (!changes) continue;
-        fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): its "
-                     "fetches also hold waits for a core that are not CPU time (one after each sample's read), which "
-                     "the model keeps as storage time, so scenarios with fewer workers or slower storage may come out "
-                     "too slow and those with more workers too fast; a trace recorded with fewer workers (the cores "
-                     "less busy) is the better base\n",
-                s0);
+        if (sh->s0m)
+            fprintf(out, "note: the trace's fetches measured %.2fx their CPU time in CPU work and waits for a core; "
+                         "CPU sharing's model puts the trace's contention at %.2fx. Predictions that change the CPU load "
+                         "(workers, storage speed) are less certain the further these two are apart and the busier "
+                         "the cores (README, \"How far to trust the predictions\")\n",
+                    m0, s0);
+        else
+            fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
+                         "its fetches also hold waits for a core that are not CPU time (one after each sample's read), "
+                         "which the model keeps as storage time, so scenarios with fewer workers or slower storage may "
+                         "come out too slow and those with more workers too fast; a trace recorded with fewer workers "
+                         "(the cores less busy), or with the recorder's format 3 (which measures those waits), is the "
+                         "better base\n",
+                    s0);
         return;
     }
 }

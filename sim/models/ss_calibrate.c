@@ -498,8 +498,9 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
     double iter = median_of(imax, n), step = median_of(smax, n);
     c->share = malloc(sizeof *c->share);
     if (!c->share) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
-    ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->cpu_pool, m->cpu_pool_cores, fmed,
-                                  c->workers_gpu, c->gap_gpu, c->delivery_gpu, iter, step);
+    ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->fetch_wait, m->loop_wait,
+                                  m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu, c->gap_gpu, c->delivery_gpu,
+                                  iter, step);
     if (st != SS_OK) {
         free(c->share);
         c->share = NULL;
@@ -730,8 +731,29 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         if (lo == hi) snprintf(stretch, sizeof stretch, "%.2f", lo);
         else snprintf(stretch, sizeof stretch, "%.2f to %.2f", lo, hi);
         fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the trace's CPU work took %sx as long as alone "
-                     "(contention for the cores)\n",
-                sh->pools, ss_plural(sh->pools, "pool", "pools"), cores, stretch);
+                     "(contention for the cores)%s\n",
+                sh->pools, ss_plural(sh->pools, "pool", "pools"), cores, stretch,
+                sh->s0m ? " by the model" : "");
+        if (sh->s0m) {
+            /* what the kernel measured: the waits for a core the trace records */
+            double f_lo = sh->s0m[0], f_hi = f_lo, s_lo = sh->s0m_step[0], s_hi = s_lo;
+            for (int p = 1; p < sh->pools; p++) {
+                f_lo = sh->s0m[p] < f_lo ? sh->s0m[p] : f_lo;
+                f_hi = sh->s0m[p] > f_hi ? sh->s0m[p] : f_hi;
+                s_lo = sh->s0m_step[p] < s_lo ? sh->s0m_step[p] : s_lo;
+                s_hi = sh->s0m_step[p] > s_hi ? sh->s0m_step[p] : s_hi;
+            }
+            char fm[48], sm[48];
+            if (f_lo == f_hi) snprintf(fm, sizeof fm, "%.2f", f_lo);
+            else snprintf(fm, sizeof fm, "%.2f to %.2f", f_lo, f_hi);
+            if (s_lo == s_hi) snprintf(sm, sizeof sm, "%.2f", s_lo);
+            else snprintf(sm, sizeof sm, "%.2f to %.2f", s_lo, s_hi);
+            fprintf(out, "calibration: CPU sharing: measured (the waits for a core the trace records, "
+                         "/fetch_wait_time, /loop_wait_time): the fetches' CPU work took %sx as long as alone, the "
+                         "steps' %sx; the replay takes each fetch's CPU part as its CPU time plus its wait, and "
+                         "scales it by the model's change of stretch\n",
+                    fm, sm);
+        }
     }
     if (c->ask_lags)
         fprintf(out, "calibration: the GPUs' loops ask for a batch up to %.4f s apart (median over iterations): the "

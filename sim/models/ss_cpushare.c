@@ -120,6 +120,10 @@ void ss_share_free(ss_share *sh)
     free(sh->fetch_cpu);
     free(sh->step_cpu);
     free(sh->fetch_med);
+    free(sh->fetch_wait);
+    free(sh->step_wait);
+    free(sh->s0m);
+    free(sh->s0m_step);
     free(sh->workers);
     free(sh->gap);
     free(sh->delivery);
@@ -132,7 +136,7 @@ void ss_share_free(ss_share *sh)
 typedef struct {
     const ss_share *sh;
     const int *W;
-    const double *gap, *delivery, *c, *f;
+    const double *gap, *delivery, *c, *f, *q;
     double fs, cs;
     /* scratch */
     group *w;     /* [GPUs of the largest pool] */
@@ -155,11 +159,18 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
 {
     const ss_share *sh = e->sh;
     int p = sh->pool_of[g];
-    double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
-    L = L < cap ? L : cap;
-    double x = L * (s[p] - sh->s0[p]);
+    /* the step's CPU part as the trace's contention stretched it (L s0, or L and its
+     * measured wait), at most the step, times r - 1 */
+    double x, r = s[p] / sh->s0[p];
+    if (sh->step_wait) {
+        double Lw = sh->step_cpu[g] + sh->step_wait[g];
+        x = (Lw < sh->compute_med ? Lw : sh->compute_med) * (r - 1.0);
+    } else {
+        double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
+        x = (L < cap ? L : cap) * (s[p] - sh->s0[p]);
+    }
     t->delta = x > t->delta ? x : t->delta;
-    double c0 = e->c[g] * sh->s0[p], r = s[p] / sh->s0[p], f = e->f[g];
+    double c0 = ss_share_cpu_wall(sh, g, e->c[g], e->q ? e->q[g] : 0.0), f = e->f[g];
     double fp = f > c0 ? c0 * r + e->fs * (f - c0) : f * r;
     if (e->W[g] > 0) {
         double lo = (fp + e->gap[g]) / e->W[g];
@@ -271,6 +282,7 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const ss_share_sc
     e->delivery = sc->delivery;
     e->c = sc->fetch_cpu;
     e->f = sc->fetch_med;
+    e->q = sh->fetch_wait ? (sc->fetch_wait ? sc->fetch_wait : sh->fetch_wait) : NULL;
     e->fs = sc->fetch_scale;
     e->cs = sc->compute_scale;
     e->order = malloc((size_t)sh->gpus * sizeof *e->order);
@@ -304,9 +316,30 @@ static void eval_free(share_eval *e)
     free(e->first);
 }
 
+double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q)
+{
+    return sh->fetch_wait ? c + q : c * sh->s0[sh->pool_of[g]];
+}
+
+/* The measured stretches per pool: (sum of cpu + wait) / (sum of cpu) over its GPUs (1
+ * where the CPU time is 0) */
+static void measured_stretch(const ss_share *sh, const double *cpu, const double *wait, double *out)
+{
+    for (int p = 0; p < sh->pools; p++) {
+        double a = 0.0, b = 0.0;
+        for (int g = 0; g < sh->gpus; g++)
+            if (sh->pool_of[g] == p) {
+                a += cpu[g];
+                b += cpu[g] + wait[g];
+            }
+        out[p] = a > 0.0 ? b / a : 1.0;
+    }
+}
+
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
-                         const int *pool_first, const int *pool_cores, const double *fetch_med, const int *workers,
-                         const double *gap, const double *delivery, double iter_mean, double compute_med)
+                         const double *fetch_wait, const double *loop_wait, const int *pool_first,
+                         const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
+                         const double *delivery, double iter_mean, double compute_med)
 {
     memset(sh, 0, sizeof *sh);
     const size_t G = (size_t)gpus;
@@ -320,8 +353,15 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     sh->gap = malloc(G * sizeof *sh->gap);
     sh->delivery = malloc(G * sizeof *sh->delivery);
     sh->s0 = malloc(G * sizeof *sh->s0);
+    const int waits = fetch_wait && loop_wait;
+    if (waits) {
+        sh->fetch_wait = malloc(G * sizeof *sh->fetch_wait);
+        sh->step_wait = malloc(G * sizeof *sh->step_wait);
+        sh->s0m = malloc(G * sizeof *sh->s0m);
+        sh->s0m_step = malloc(G * sizeof *sh->s0m_step);
+    }
     if (!sh->pool_of || !sh->cores || !sh->fetch_cpu || !sh->step_cpu || !sh->fetch_med || !sh->workers || !sh->gap ||
-        !sh->delivery || !sh->s0) {
+        !sh->delivery || !sh->s0 || (waits && (!sh->fetch_wait || !sh->step_wait || !sh->s0m || !sh->s0m_step))) {
         ss_share_free(sh);
         return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", gpus);
     }
@@ -343,11 +383,22 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
         sh->workers[g] = workers[g];
         sh->gap[g] = gap ? gap[g] : 0.0;
         sh->delivery[g] = delivery ? delivery[g] : 0.0;
+        if (waits) {
+            double q = fetch_wait[g] > 0.0 ? fetch_wait[g] : 0.0;
+            double qs = loop_wait[g] - (workers[g] == 0 ? q : 0.0);
+            sh->fetch_wait[g] = q;
+            sh->step_wait[g] = qs > 0.0 ? qs : 0.0;
+        }
+    }
+    if (waits) {
+        measured_stretch(sh, sh->fetch_cpu, sh->fetch_wait, sh->s0m);
+        measured_stretch(sh, sh->step_cpu, sh->step_wait, sh->s0m_step);
     }
     sh->iter_mean = iter_mean;
     sh->compute_med = compute_med;
     /* the trace's own loaders, fetches and speeds */
-    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, 1.0, 1.0};
+    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
+                                   1.0, 1.0};
     share_eval e;
     ss_status st = eval_alloc(&e, sh, &own);
     if (st == SS_OK) {

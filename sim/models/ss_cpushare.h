@@ -16,12 +16,20 @@ typedef struct {
     double *step_cpu;  /* [gpus] L: CPU seconds of the training process per step, its fetch
                         * left out where it loaded synchronously (/loop_cpu_time - c) */
     double *fetch_med; /* [gpus] f: median fetch time over the calibration rows */
+    double *fetch_wait; /* [gpus] q: a fetch's measured wait for a core (/fetch_wait_time), or
+                         * NULL: c + q is then the CPU part's wall time in the trace, in place
+                         * of the model's c s0 */
+    double *step_wait;  /* [gpus] the step's measured wait for a core (/loop_wait_time, the
+                         * fetch's left out where it loaded synchronously), or NULL */
     int *workers;      /* [gpus] the trace's (calibrated) loader workers */
     double *gap, *delivery; /* [gpus] the trace's calibrated worker gap and delivery */
     double iter_mean;  /* T0: the median over the calibration rows of the slowest GPU's iteration time */
     double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
     double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
+    double *s0m;       /* [pools] the measured one, (c + q) / c over the pool's fetches
+                        * (fetch_wait), or NULL */
+    double *s0m_step;  /* [pools] the same for the steps, (L + its wait) / L, or NULL */
 } ss_share;
 
 /* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
@@ -34,11 +42,16 @@ typedef struct {
 double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores);
 
 /* Builds sh from the per-GPU arrays (copied); loop_cpu is /loop_cpu_time (the fetch
- * included where workers[g] = 0), pool_first the first GPU of each GPU's pool
- * (/cpu_pool), pool_cores its cores. Computes a0 and s0. SS_ENOMEM. */
+ * included where workers[g] = 0), fetch_wait and loop_wait /fetch_wait_time and
+ * /loop_wait_time (both or neither may be NULL), pool_first the first GPU of each GPU's
+ * pool (/cpu_pool), pool_cores its cores. Computes a0 and s0. SS_ENOMEM. */
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
-                         const int *pool_first, const int *pool_cores, const double *fetch_med, const int *workers,
-                         const double *gap, const double *delivery, double iter_mean, double compute_med);
+                         const double *fetch_wait, const double *loop_wait, const int *pool_first,
+                         const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
+                         const double *delivery, double iter_mean, double compute_med);
+
+/* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
+double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);
 void ss_share_free(ss_share *sh);
 
 /* A scenario's loaders, fetches and scales, per GPU ([gpus] each): workers, worker gap,
@@ -48,12 +61,13 @@ typedef struct {
     const int *workers;
     const double *gap, *delivery;
     const double *fetch_cpu, *fetch_med;
+    const double *fetch_wait; /* [gpus] q (healed as c is), or NULL when the trace has none */
     double fetch_scale, compute_scale;
 } ss_share_scenario;
 
 /* The scenario's stretch per pool (s1[pools]) at its own load, and the change of the step
- * time that it brings, *delta = max over GPUs of min(L, compute_med / s0) * (s1 - s0) of the
- * GPU's pool. */
+ * time that it brings, *delta = max over GPUs of min(L s0, compute_med) * (s1 / s0 - 1) of
+ * the GPU's pool (with measured waits: L + its wait in place of L s0). */
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta);
 
 #endif

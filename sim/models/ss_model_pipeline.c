@@ -873,7 +873,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     const ss_share *sh = p->share;
     if (sh->gpus != gpus || same_load(p, s, sh, gpus)) return SS_OK;
     const size_t G = (size_t)gpus;
-    st->share_buf = malloc(6 * G * sizeof *st->share_buf);
+    st->share_buf = malloc(7 * G * sizeof *st->share_buf);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
     if (!st->share_buf || !s1 || !W) {
@@ -881,7 +881,8 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         free(W);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
-    double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G;
+    double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G,
+           *q = sh->fetch_wait ? f + G : NULL;
     for (int g = 0; g < gpus; g++) { /* the loaders and CPU parts as healed (heal_loaders, pipe_init) */
         ssp_loader l = ssp_loader_of(p, g);
         W[g] = l.workers;
@@ -894,14 +895,20 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         memcpy(wall, sh->fetch_med, G * sizeof *wall); /* scratch until the CPU parts are set below */
         f[s->heal_gpu] = median_except(wall, gpus, s->heal_gpu);
     }
-    ss_share_scenario sc = {W, gap, deliv, c, f, s->fetch_scale, s->compute_scale};
+    if (q) { /* the measured waits for a core, the healed GPU's the others' median (as c) */
+        memcpy(q, sh->fetch_wait, G * sizeof *q);
+        if (s->heal_gpu >= 0 && s->heal_gpu < gpus && gpus > 1) {
+            memcpy(wall, sh->fetch_wait, G * sizeof *wall);
+            q[s->heal_gpu] = median_except(wall, gpus, s->heal_gpu);
+        }
+    }
+    ss_share_scenario sc = {W, gap, deliv, c, f, q, s->fetch_scale, s->compute_scale};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
     if (rc == SS_OK) {
         for (int g = 0; g < gpus; g++) {
-            int q = sh->pool_of[g];
-            wall[g] = c[g] * sh->s0[q];
-            ratio[g] = s1[q] / sh->s0[q];
+            wall[g] = ss_share_cpu_wall(sh, g, c[g], q ? q[g] : 0.0);
+            ratio[g] = s1[sh->pool_of[g]] / sh->s0[sh->pool_of[g]];
         }
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
