@@ -139,6 +139,8 @@ PY
   workload zlib pytorch-zlib w3 "base w0"
   workload bigbatch pytorch-bigbatch base "w0 w2 w3 half" 3
   workload bigbatch pytorch-bigbatch w3 "base w0 w2"
+  workload bigbatch-b pytorch-bigbatch-b base "w0 w2 w3 half" 3
+  workload bigbatch-b pytorch-bigbatch-b w3 "base w0 w2"
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi
