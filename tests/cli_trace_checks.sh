@@ -139,4 +139,19 @@ PY
     fail "pool cores: $(cat ep)"; }
 "$stallsim" info pool-half.h5 >/dev/null 2>ep && fail "cpu_pool without cpu_pool_cores was accepted" ||
   { grep -q "pool-half.h5: datasets /cpu_pool and /cpu_pool_cores come together" ep && ok || fail "half pool: $(cat ep)"; }
+# the waits for a core (recorder format 3): the two come together, finite and >= 0
+for bad in half neg; do cp e.h5 wait-$bad.h5; done
+$py - <<'PY' || fail "python edits (waits)"
+import h5py, numpy as np
+with h5py.File("wait-half.h5", "r+") as f:
+    f["loop_wait_time"] = np.array([0.01, 0.0, 0.02])
+with h5py.File("wait-neg.h5", "r+") as f:
+    f["fetch_wait_time"] = np.array([0.01, -0.5, 0.02])
+    f["loop_wait_time"] = np.array([0.01, 0.0, 0.02])
+PY
+"$stallsim" info wait-half.h5 >/dev/null 2>ep && fail "loop_wait_time without fetch_wait_time was accepted" ||
+  { grep -q "wait-half.h5: datasets /fetch_wait_time and /loop_wait_time come together; the trace has only /loop_wait_time" ep &&
+    ok || fail "half waits: $(cat ep)"; }
+"$stallsim" info wait-neg.h5 >/dev/null 2>ep && fail "a negative wait was accepted" ||
+  { grep -q "wait-neg.h5: dataset /fetch_wait_time\[1\] = -0.5, expected finite seconds >= 0" ep && ok || fail "negative wait: $(cat ep)"; }
 finish

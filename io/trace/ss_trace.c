@@ -303,7 +303,7 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
 
 /* The optional per-GPU datasets (README, file formats): seconds finite and >= 0; /cpu_pool,
  * the first GPU of the pool of cores each GPU's processes run on, with /cpu_pool_cores,
- * that pool's cores (the same on its GPUs). */
+ * that pool's cores (the same on its GPUs); /fetch_wait_time with /loop_wait_time. */
 static ss_status read_gpu_arrays(ss_trace_file *t)
 {
     ss_trace_meta *m = &t->meta;
@@ -322,6 +322,9 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     if (!m->cpu_pool != !m->cpu_pool_cores)
         return ss_fail(SS_EDATA, "%s: datasets /cpu_pool and /cpu_pool_cores come together; the trace has only /%s",
                        t->path, m->cpu_pool ? "cpu_pool" : "cpu_pool_cores");
+    if (!m->fetch_wait != !m->loop_wait)
+        return ss_fail(SS_EDATA, "%s: datasets /fetch_wait_time and /loop_wait_time come together; the trace has only /%s",
+                       t->path, m->fetch_wait ? "fetch_wait_time" : "loop_wait_time");
     for (int g = 0; m->cpu_pool && g < G; g++) {
         int p = m->cpu_pool[g];
         if (p < 0 || p > g || m->cpu_pool[p] != p)
