@@ -690,6 +690,20 @@ void ss_calib_free(ss_calib *c)
     c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }
 
+
+/* "x" or "lo to hi" of v[0..n) with 2 decimals, into buf */
+static const char *range_text(const double *v, int n, char *buf, size_t size)
+{
+    double lo = v[0], hi = v[0];
+    for (int i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    if (lo == hi) snprintf(buf, size, "%.2f", lo);
+    else snprintf(buf, size, "%.2f to %.2f", lo, hi);
+    return buf;
+}
+
 /* ---- printing ---- */
 
 #define PRINT_GROUPS 6
@@ -717,42 +731,25 @@ void ss_calib_print(const ss_calib *c, FILE *out)
     }
     if (c->share && c->share->pools > 0) {
         const ss_share *sh = c->share;
-        double lo = sh->s0[0], hi = lo;
+        char cores[48], stretch[48];
         int klo = sh->cores[0], khi = klo;
         for (int p = 1; p < sh->pools; p++) {
-            lo = sh->s0[p] < lo ? sh->s0[p] : lo;
-            hi = sh->s0[p] > hi ? sh->s0[p] : hi;
             klo = sh->cores[p] < klo ? sh->cores[p] : klo;
             khi = sh->cores[p] > khi ? sh->cores[p] : khi;
         }
-        char cores[32], stretch[48];
         if (klo == khi) snprintf(cores, sizeof cores, "%d", klo);
         else snprintf(cores, sizeof cores, "%d to %d", klo, khi);
-        if (lo == hi) snprintf(stretch, sizeof stretch, "%.2f", lo);
-        else snprintf(stretch, sizeof stretch, "%.2f to %.2f", lo, hi);
         fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the trace's CPU work took %sx as long as alone "
                      "(contention for the cores)%s\n",
-                sh->pools, ss_plural(sh->pools, "pool", "pools"), cores, stretch,
-                sh->s0m ? " by the model" : "");
-        if (sh->s0m) {
-            /* what the kernel measured: the waits for a core the trace records */
-            double f_lo = sh->s0m[0], f_hi = f_lo, s_lo = sh->s0m_step[0], s_hi = s_lo;
-            for (int p = 1; p < sh->pools; p++) {
-                f_lo = sh->s0m[p] < f_lo ? sh->s0m[p] : f_lo;
-                f_hi = sh->s0m[p] > f_hi ? sh->s0m[p] : f_hi;
-                s_lo = sh->s0m_step[p] < s_lo ? sh->s0m_step[p] : s_lo;
-                s_hi = sh->s0m_step[p] > s_hi ? sh->s0m_step[p] : s_hi;
-            }
+                sh->pools, ss_plural(sh->pools, "pool", "pools"), cores,
+                range_text(sh->s0, sh->pools, stretch, sizeof stretch), sh->s0m ? " by the model" : "");
+        if (sh->s0m) { /* what the kernel measured: the waits for a core the trace records */
             char fm[48], sm[48];
-            if (f_lo == f_hi) snprintf(fm, sizeof fm, "%.2f", f_lo);
-            else snprintf(fm, sizeof fm, "%.2f to %.2f", f_lo, f_hi);
-            if (s_lo == s_hi) snprintf(sm, sizeof sm, "%.2f", s_lo);
-            else snprintf(sm, sizeof sm, "%.2f to %.2f", s_lo, s_hi);
             fprintf(out, "calibration: CPU sharing: measured (the waits for a core the trace records, "
                          "/fetch_wait_time, /loop_wait_time): the fetches' CPU work took %sx as long as alone, the "
                          "steps' %sx; the replay takes each fetch's CPU part as its CPU time plus its wait, and "
                          "scales it by the model's change of stretch\n",
-                    fm, sm);
+                    range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
         }
     }
     if (c->ask_lags)
