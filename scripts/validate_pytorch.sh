@@ -32,10 +32,11 @@
 # datasets/pytorch-storage.
 #
 # WORKLOADS (--workloads): the predictions on the three workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch; scripts/pytorch_cnn.py, _zlib.py,
-# _bigbatch.py record them): from each 1-worker trace every other real run, with and without
-# CPU sharing, the same from the traces with more workers, and the slow rank healed (zlib,
-# bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, and -bigbatch-b: the bigbatch runs
+# recorded again with format 3, the waits for a core measured; scripts/pytorch_cnn.py,
+# _zlib.py, _bigbatch.py record them): from each 1-worker trace every other real run, with
+# and without CPU sharing, the same from the traces with more workers, and the slow rank
+# healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
