@@ -21,6 +21,13 @@
  * wins): a prefetch factor or a refill gap that the trace does not show would otherwise
  * be fitted to noise. */
 #define CALIB_TIE_FRACTION 0.02
+/* ... and a refill gap must also improve the score by this fraction of the GPU's median
+ * fetch time, or else halve it: on a quiet trace the score is a few hundredths of a
+ * millisecond, and 2 % of it is scheduling noise; a refill gap fitted to that never binds
+ * in the trace's own replay but throttles any scenario whose loader gets ahead (faster
+ * storage), while a refill gap that the trace does show removes most of its residual.
+ * (The worker gap binds on every row and needs no such floor.) */
+#define CALIB_TIE_FETCH_FRACTION 0.002
 /* Settings already fitted on another GPU are taken when they explain this GPU's starts
  * with a mean capped residual below this fraction of its median fetch time. */
 #define CALIB_ACCEPT_FRACTION 0.002
@@ -190,8 +197,9 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
     /* candidates ascend: a later (larger) one must be better by more than rounding and
-     * CALIB_TIE_FRACTION of the score to be taken */
-    const double tol_abs = 1e-12 * d->cap;
+     * CALIB_TIE_FRACTION of the score to be taken, a refill gap also by
+     * CALIB_TIE_FETCH_FRACTION of the median fetch */
+    const double tol_abs = 1e-12 * d->cap, floor_refill = CALIB_TIE_FETCH_FRACTION * d->fmed;
     double gap = ng > 1 ? cg[1] : 0.0, refill = 0.0, best = INFINITY;
     for (int round = 0; round < 2; round++) {
         best = INFINITY;
@@ -208,7 +216,8 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         pick = refill;
         for (int i = 0; i < nr; i++) {
             double sc = score_ab(d, W, fixed, m, gap, cr[i]);
-            if (i == 0 || sc < best - tol_abs - CALIB_TIE_FRACTION * best) {
+            double fl = floor_refill < 0.5 * best ? floor_refill : 0.5 * best;
+            if (i == 0 || sc < best - tol_abs - fl - CALIB_TIE_FRACTION * best) {
                 best = sc;
                 pick = cr[i];
             }
