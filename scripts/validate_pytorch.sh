@@ -31,10 +31,10 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the three workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, and -bigbatch-b: the bigbatch runs
-# recorded again with format 3, the waits for a core measured; scripts/pytorch_cnn.py,
-# _zlib.py, _bigbatch.py record them): from each 1-worker trace every other real run, with
+# WORKLOADS (--workloads): the predictions on the four workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, and -bigbatch-b: the bigbatch
+# runs recorded again with format 3, the waits for a core measured; scripts/pytorch_cnn.py,
+# _zlib.py, _bigbatch.py, _text.py record them): from each 1-worker trace every other real run, with
 # and without CPU sharing, the same from the traces with more workers, and the slow rank
 # healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -142,6 +142,8 @@ PY
   workload bigbatch pytorch-bigbatch w3 "base w0 w2"
   workload bigbatch-b pytorch-bigbatch-b base "w0 w2 w3 half" 3
   workload bigbatch-b pytorch-bigbatch-b w3 "base w0 w2"
+  workload text pytorch-text base "w0 w2 w4 half" 1
+  workload text pytorch-text w4 "base w0 w2 half"
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi

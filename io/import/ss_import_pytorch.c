@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "ss_import.h"
 #include "ss_limits.h"
@@ -581,6 +583,66 @@ static ss_status pt_open_rank(pt_state *S, int g)
     return SS_OK;
 }
 
+/* 1 when s[0..n) is one or more digits */
+static int all_digits(const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+/* PREFIX.rank<R>.csv or PREFIX.rank<R>.worker<W>.csv -> PREFIX (in place) */
+static void strip_record_suffix(char *p)
+{
+    size_t n = strlen(p);
+    if (n < 4 || strcmp(p + n - 4, ".csv")) return;
+    size_t end = n - 4; /* p[0..end) without ".csv" */
+    char *dot = NULL;
+    for (size_t i = end; i-- > 0;)
+        if (p[i] == '.') {
+            dot = p + i;
+            break;
+        }
+    if (dot && !strncmp(dot, ".worker", 7) && all_digits(dot + 7, (size_t)(p + end - dot - 7))) {
+        end = (size_t)(dot - p);
+        dot = NULL;
+        for (size_t i = end; i-- > 0;)
+            if (p[i] == '.') {
+                dot = p + i;
+                break;
+            }
+    }
+    if (dot && !strncmp(dot, ".rank", 5) && all_digits(dot + 5, (size_t)(p + end - dot - 5))) *dot = '\0';
+}
+
+/* A folder given as PREFIX: says which runs it holds (their PREFIX.rank0.csv files). */
+static ss_status pt_check_dir(const char *prefix)
+{
+    struct stat sb;
+    if (stat(prefix, &sb) != 0 || !S_ISDIR(sb.st_mode)) return SS_OK;
+    char found[3][256];
+    int nfound = 0;
+    DIR *dir = opendir(prefix);
+    for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        if (l > 10 && !strcmp(e->d_name + l - 10, ".rank0.csv")) {
+            if (nfound < 3) snprintf(found[nfound], sizeof found[0], "%.*s", (int)(l - 10), e->d_name);
+            nfound++;
+        }
+    }
+    if (dir) closedir(dir);
+    const char *sep = prefix[strlen(prefix) - 1] == '/' ? "" : "/";
+    if (nfound == 0)
+        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
+                       "PREFIX that Recorder(PREFIX) was given", prefix);
+    if (nfound == 1)
+        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder; it holds the run %s%s%s: try `stallsim import "
+                       "pytorch %s%s%s -o TRACE.h5`", prefix, prefix, sep, found[0], prefix, sep, found[0]);
+    return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder of %d runs (%s%s%s, %s%s%s%s); give one run's PREFIX",
+                   prefix, nfound, prefix, sep, found[0], prefix, sep, found[1], nfound > 2 ? ", ..." : "");
+}
+
 static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *info)
 {
     if (argc != 1)
@@ -603,9 +665,10 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
                            other[i][1], argv[0]);
     }
     snprintf(S->prefix, sizeof S->prefix, "%s", argv[0]);
-    /* "run.rank0.csv" names the run by its first file */
-    size_t n = strlen(S->prefix);
-    if (n > 10 && !strcmp(S->prefix + n - 10, ".rank0.csv")) S->prefix[n - 10] = '\0';
+    /* any of the run's files names the run: "run.rank1.csv", "run.rank0.worker2.csv" */
+    strip_record_suffix(S->prefix);
+    ss_status dst = pt_check_dir(S->prefix);
+    if (dst != SS_OK) return dst;
     /* rank 0 says how many ranks there are (the ranks are not moved once open: their
      * fields point into their own line buffers) */
     pt_rank *r0 = calloc(1, sizeof *r0);
@@ -797,7 +860,7 @@ const ss_importer ss_importer_pytorch = {
     .usage = "PREFIX",
     .help = "Reads the files that scripts/stallsim_record.py wrote for one run: PREFIX.rank<R>.csv for\n"
             "R = 0 .. world_size-1 and, per rank, PREFIX.rank<R>.worker<W>.csv for W = 0 .. num_workers-1\n"
-            "(PREFIX.rank0.csv itself may be named instead of PREFIX). One GPU column per rank, one row\n"
+            "(any of those files may be named instead of PREFIX). One GPU column per rank, one row\n"
             "per (epoch, batch index); every rank must have the same batches. Each rank's times are\n"
             "shifted by its recorded clock offset against rank 0; time 0 is the earliest epoch start.\n"
             "fetch_start, fetch_time: the worker's first sample request and collated batch; train_start:\n"
