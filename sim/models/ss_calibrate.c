@@ -26,8 +26,12 @@
  * millisecond, and 2 % of it is scheduling noise; a refill gap fitted to that never binds
  * in the trace's own replay but throttles any scenario whose loader gets ahead (faster
  * storage), while a refill gap that the trace does show removes most of its residual.
- * (The worker gap binds on every row and needs no such floor.) */
+ * (The worker gap binds on most rows of a loader-bound trace; on a window-bound one see
+ * CALIB_GAP_CONTRADICT.) */
 #define CALIB_TIE_FETCH_FRACTION 0.002
+/* On a trace where the window binds more often than the worker, a worker gap may not be
+ * larger than the excess a[k] of more than this fraction of the rows (fit_gaps). */
+#define CALIB_GAP_CONTRADICT 0.01
 /* Settings already fitted on another GPU are taken when they explain this GPU's starts
  * with a mean capped residual below this fraction of its median fetch time. */
 #define CALIB_ACCEPT_FRACTION 0.002
@@ -193,9 +197,24 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         if (d->pos[k] >= W) d->buf[na++] = a[k];
     double cg[NQ], cr[NQ];
     int ng = gap_candidates(d->buf, na, cg);
+    /* (d->buf holds the sorted a[] up to its median) */
+    const double med_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, 0.5) : 0.0;
+    const double lim_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, CALIB_GAP_CONTRADICT) : 0.0;
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
+    /* where the window binds more often than the worker (the median excess over the window
+     * below that over the worker), the worker gap shows only on a few rows and a larger
+     * candidate would absorb the window's noise: it may not exceed the excess of more than
+     * CALIB_GAP_CONTRADICT of the rows (those where a worker started its next batch sooner
+     * after its previous one than the gap allows) */
+    const double med_b = nb ? gsl_stats_quantile_from_sorted_data(d->buf, 1, nb, 0.5) : INFINITY;
+    if (na > 0 && med_a > med_b) {
+        int kept = 0;
+        for (int i = 0; i < ng; i++)
+            if (cg[i] <= lim_a) cg[kept++] = cg[i];
+        ng = kept > 0 ? kept : 1; /* 0 stays: it is the first candidate */
+    }
     /* candidates ascend: a later (larger) one must be better by more than rounding and
      * CALIB_TIE_FRACTION of the score to be taken, a refill gap also by
      * CALIB_TIE_FETCH_FRACTION of the median fetch */
