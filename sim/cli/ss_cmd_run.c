@@ -179,19 +179,20 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
 {
     const ss_share *sh = cal->share;
     if (!sh || !ss_config_cpu_sharing_on(cfg)) return;
-    double s0 = 0.0, m0 = 0.0, miss = 0.0;
+    /* the pool whose model stretch is furthest from a measured one (fetches' or steps'),
+     * else the busiest */
+    double s0 = 0.0, m0 = 0.0, ms = 0.0, miss = 0.0;
     for (int p = 0; p < sh->pools; p++) {
         double x = sh->s0m ? fabs(sh->s0[p] / sh->s0m[p] - 1.0) : 0.0;
-        if (sh->s0m && x > miss) {
-            miss = x;
+        double y = sh->s0m ? fabs(sh->s0[p] / sh->s0m_step[p] - 1.0) : 0.0;
+        x = y > x ? y : x;
+        if (sh->s0m && (x > miss || (!(miss > 0.0) && sh->s0m[p] > m0))) {
+            miss = x > miss ? x : miss;
             s0 = sh->s0[p];
             m0 = sh->s0m[p];
+            ms = sh->s0m_step[p];
         }
         if (!sh->s0m && sh->s0[p] > s0) s0 = sh->s0[p];
-        if (sh->s0m && !(miss > 0.0) && sh->s0m[p] > m0) {
-            s0 = sh->s0[p];
-            m0 = sh->s0m[p];
-        }
     }
     if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
     for (int i = 0; i < nsc; i++) {
@@ -200,11 +201,11 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
         for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
         if (!changes) continue;
         if (sh->s0m)
-            fprintf(out, "note: the trace's fetches measured %.2fx their CPU time in CPU work and waits for a core; "
-                         "CPU sharing's model puts the trace's contention at %.2fx. Predictions that change the CPU load "
-                         "(workers, storage speed) are less certain the further these two are apart and the busier "
-                         "the cores (README, \"How far to trust the predictions\")\n",
-                    m0, s0);
+            fprintf(out, "note: the trace's fetches measured %.2fx their CPU time in CPU work and waits for a core, "
+                         "its steps %.2fx; CPU sharing's model puts the trace's contention at %.2fx. Predictions that "
+                         "change the CPU load (workers, storage speed) are less certain the further these are apart "
+                         "and the busier the cores (README, \"How far to trust the predictions\")\n",
+                    m0, ms, s0);
         else
             fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
                          "its fetches also hold waits for a core that are not CPU time (one after each sample's read), "

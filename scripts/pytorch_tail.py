@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""pytorch_tail.py - a heavy-tailed storage-latency workload for stallsim (datasets/pytorch-tail),
+written by a helper session testing stallsim as a new user.
+
+3-rank DDP (gloo, CPU, torch.set_num_threads(1) in every process, started with
+torch.multiprocessing.spawn) MLP classifier on 1024-dim inputs (1024 -> 256 -> 256 -> 10, ReLU;
+--hidden/--layers change it), SGD with momentum, batch 16, DistributedSampler (shuffled, seed 5),
+drop_last=False with a per-rank share that is not a multiple of the batch (793 samples per rank:
+49 batches of 16 and a short one of 9 each epoch, 50 batches), pin_memory=False,
+persistent_workers=False, default prefetch factor (2), 2 epochs. The loader's workers are
+forked (multiprocessing_context="fork"): under mp.spawn the default would be "spawn", and
+re-importing torch in 3 x W workers at every epoch took ~6 s per epoch on 2 cores.
+
+Each sample's __getitem__ emulates a storage read with a heavy tail: it sleeps a lognormal
+latency (median 1 ms x --latency-scale, sigma 0.5), or, with probability 2 %, a slow read of
+15 ms x --latency-scale instead; both are drawn from a numpy generator seeded by (2024, index),
+so a given sample is always fast or always slow, in every run. On --slow-rank the latency is
+multiplied by --slow-factor. Then a little numpy work: a 32x32 float32 array (from the same
+generator) normalised to zero mean and unit variance, flattened to 1024 values (~0.1 ms CPU).
+
+On a 2-core machine the step (forward, backward with DDP's all-reduce, SGD: ~8 ms of CPU per
+rank) bounds the run with 2 or more workers per rank (~0.021 s per iteration, the cores ~80 %
+busy), the loader with 0 or 1 worker (~0.043 and ~0.030 s per iteration).
+
+The DataLoader is wrapped with scripts/stallsim_record.py (it must be importable: this script
+puts its own folder on sys.path), so each run writes PREFIX.rank<R>.csv and
+PREFIX.rank<R>.worker<W>.csv; import them with
+    build/stallsim import pytorch PREFIX -o run.h5
+
+Run (from the repository root; /usr/bin/python3 is Debian's python with torch; run one job at a
+time on an otherwise idle machine, each takes under 15 s):
+    /usr/bin/python3 scripts/pytorch_tail.py --workers 1 --latency-scale 1 --out runs/base/run
+    /usr/bin/python3 scripts/pytorch_tail.py --workers 2 --latency-scale 0.5 --out runs/w2-half/run
+    /usr/bin/python3 scripts/pytorch_tail.py --workers 1 --slow-rank 2 --slow-factor 3 --out runs/slow2/run
+    build/stallsim import pytorch runs/base/run -o base.h5
+    /usr/bin/python3 scripts/pytorch_tail.py --bench       # time __getitem__ and one step, then exit
+Rank 0 prints the wall time per iteration over both epochs (worker start-up included; the
+trace's measured row leaves each epoch's first 11 iterations out).
+"""
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.utils.data as tud
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+import stallsim_record  # noqa: E402
+
+WORLD = 3
+MEDIAN_S = 0.001        # median of the lognormal latency at --latency-scale 1
+SIGMA = 0.5             # lognormal shape
+SLOW_P = 0.02           # probability of a slow read
+SLOW_S = 0.015          # a slow read's latency at --latency-scale 1
+CLASSES = 10
+DIM = 1024
+HIDDEN = 256
+LAYERS = 2            # hidden layers
+PER_RANK = 793          # samples per rank and epoch: 49 batches of 16 and one of 9
+
+
+class TailDataset(tud.Dataset):
+    """n samples; latency and data are drawn from a generator seeded by (seed, index)."""
+
+    def __init__(self, n, scale, seed=2024):
+        self.n, self.scale, self.seed = n, scale, seed
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        rng = np.random.default_rng((self.seed, i))
+        if rng.random() < SLOW_P:
+            lat = SLOW_S
+        else:
+            lat = MEDIAN_S * float(np.exp(SIGMA * rng.standard_normal()))
+        time.sleep(lat * self.scale)  # emulated storage read
+        x = rng.standard_normal((32, 32), dtype=np.float32) * 3.0 + float(i % 7)
+        x = (x - x.mean()) / (x.std() + 1e-6)
+        label = int(i % CLASSES)
+        return torch.from_numpy(x.reshape(DIM)), label
+
+
+def make_model(hidden=HIDDEN, layers=LAYERS):
+    mods = [nn.Linear(DIM, hidden), nn.ReLU()]
+    for _ in range(layers - 1):
+        mods += [nn.Linear(hidden, hidden), nn.ReLU()]
+    return nn.Sequential(*mods, nn.Linear(hidden, CLASSES))
+
+
+def train(rank, a):
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="This DataLoader will create")
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
+    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
+    scale = a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    ds = TailDataset(PER_RANK * WORLD, scale)
+    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=5)
+    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
+                            drop_last=False, pin_memory=False, persistent_workers=False,
+                            multiprocessing_context="fork" if a.workers > 0 else None)
+    loader = rec.wrap(loader)
+    torch.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(make_model(a.hidden, a.layers))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    dist.barrier()
+    t0 = time.time()
+    steps = 0
+    for epoch in range(a.epochs):
+        sampler.set_epoch(epoch)
+        rec.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            steps += 1
+    dist.barrier()
+    rec.close()
+    if rank == 0:
+        el = time.time() - t0
+        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f"
+              % (steps, el, el / steps, loss.item()), flush=True)
+    dist.destroy_process_group()
+
+
+def bench(a):
+    torch.set_num_threads(1)
+    ds = TailDataset(PER_RANK * WORLD, a.latency_scale)
+    t = time.perf_counter()
+    c = time.process_time()
+    for i in range(800):
+        ds[i]
+    print("__getitem__: wall %.3f ms, cpu %.3f ms per sample"
+          % ((time.perf_counter() - t) / 0.8, (time.process_time() - c) / 0.8))
+    model = make_model(a.hidden, a.layers)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = torch.randn(a.batch, DIM), torch.randint(0, CLASSES, (a.batch,))
+    for _ in range(5):
+        opt.zero_grad(); F.cross_entropy(model(x), y).backward(); opt.step()
+    t = time.perf_counter()
+    for _ in range(100):
+        opt.zero_grad(); F.cross_entropy(model(x), y).backward(); opt.step()
+    print("step (no all-reduce, alone): %.3f ms" % ((time.perf_counter() - t) * 10))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--latency-scale", type=float, default=1.0)
+    p.add_argument("--slow-rank", type=int, default=-1)
+    p.add_argument("--slow-factor", type=float, default=1.0)
+    p.add_argument("--out", help="record prefix (PREFIX.rank<R>.csv ...)")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units per layer")
+    p.add_argument("--layers", type=int, default=LAYERS, help="hidden layers")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--port", type=int, default=29871)
+    p.add_argument("--bench", action="store_true", help="time __getitem__ and one step, then exit")
+    a = p.parse_args()
+    if a.bench:
+        bench(a)
+        return
+    if not a.out:
+        p.error("--out is required")
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+
+
+if __name__ == "__main__":
+    main()
