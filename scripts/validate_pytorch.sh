@@ -31,10 +31,10 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the four workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, and -bigbatch-b: the bigbatch
-# runs recorded again with format 3, the waits for a core measured; scripts/pytorch_cnn.py,
-# _zlib.py, _bigbatch.py, _text.py record them): from each 1-worker trace every other real run, with
+# WORKLOADS (--workloads): the predictions on the five workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, and -bigbatch-b: the
+# bigbatch runs recorded again with format 3, the waits for a core measured;
+# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py record them): from each 1-worker trace every other real run, with
 # and without CPU sharing, the same from the traces with more workers, and the slow rank
 # healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -101,7 +101,7 @@ work, name, base, slow, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[
 def point(r):  # the scenario of a real run's settings: its workers and its latency (x0.5, half)
     m = re.match(r"w(\d+)", r)
     w = m.group(1) if m else ("1" if r.startswith(("half", "base")) else None)  # those record 1 worker
-    return w, "0.5" if ("x0.5" in r or r.startswith("half")) else "1"
+    return w, "0.5" if ("x0.5" in r or "half" in r) else "1"
 print("%s, from %s:" % (name, base))
 print("  %-10s %9s %10s %8s %5s %12s %8s" % ("real run", "real (s)", "predicted", "err %", "cpu%", "no sharing", "err %"))
 errs = []
@@ -144,6 +144,8 @@ PY
   workload bigbatch-b pytorch-bigbatch-b w3 "base w0 w2"
   workload text pytorch-text base "w0 w2 w4 half" 1
   workload text pytorch-text w4 "base w0 w2 half"
+  workload tail pytorch-tail base "w0 w2 w4 half w2-half" 2
+  workload tail pytorch-tail w4 "base w0 w2 half"
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi
