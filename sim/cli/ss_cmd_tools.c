@@ -192,10 +192,13 @@ static int info_main(int argc, char **argv)
             printf("\nmeans over all %ld iterations\n", m->iterations);
         printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
                "gap (s)", "refill", "delivery", "resid");
-        for (int g = 0; g < m->gpus; g++)
-            printf("%5d %14.6f %14.6f %4d %4d %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
-                   a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], cal.prefetch_gpu[g], cal.gap_gpu[g],
-                   cal.refill_gpu[g], cal.delivery_gpu[g], cal.resid_gpu[g]);
+        for (int g = 0; g < m->gpus; g++) {
+            char pf[16] = "-"; /* a synchronous loader has no prefetch factor (as the calibration lines) */
+            if (cal.workers_gpu[g] > 0) snprintf(pf, sizeof pf, "%d", cal.prefetch_gpu[g]);
+            printf("%5d %14.6f %14.6f %4d %4s %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
+                   a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], pf, cal.gap_gpu[g], cal.refill_gpu[g],
+                   cal.delivery_gpu[g], cal.resid_gpu[g]);
+        }
         ss_calib_free(&cal);
     }
     free(a.it_sum);
