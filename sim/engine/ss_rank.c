@@ -17,6 +17,14 @@ static int baseline_of(const ss_summary *s, ss_model m)
     return -1;
 }
 
+
+/* A cut or a heal's gain is ranked only above its model's baseline error and above
+ * SS_RANK_MIN_PCT: real runs of the same setting differ by 1-2 % from one run to the next
+ * (README, "How far to trust the predictions"), and an independent model's error is 0 by
+ * construction, which would rank a 0.2 % gain as a fix. */
+#define SS_RANK_MIN_PCT 1.0
+static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
+
 /* A heal scenario whose other settings are its model's baseline settings. */
 static int heals_baseline(const ss_scenario *sc) { return sc->heal_gpu >= 0 && sc->baseline_but_heal; }
 
@@ -54,7 +62,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         double ch = ss_summary_change_pct(s, j);
         if (isnan(ch) || ch >= 0) continue;
         double err = out->error_pct[s->sc[j].model];
-        if (!(fabs(ch) > (isnan(err) ? 0.0 : err))) {
+        if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
             out->n_within += !s->sc[j].baseline; /* a baseline's own error is not a cut */
             continue;
         }
@@ -80,7 +88,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         h->model = s->sc[j].model;
         h->gain_pct = base > 0 ? 100.0 * (base - v) / base : 0.0;
         h->gain_s_epoch = (base - v) * iterations_per_epoch;
-        h->ranked = h->gain_pct > out->error_pct[h->model];
+        h->ranked = h->gain_pct > floor_of(out->error_pct[h->model]);
     }
     qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
     return SS_OK;
