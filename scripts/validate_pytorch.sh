@@ -31,10 +31,10 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the five workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, and -bigbatch-b: the
-# bigbatch runs recorded again with format 3, the waits for a core measured;
-# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py record them): from each 1-worker trace every other real run, with
+# WORKLOADS (--workloads): the predictions on the six workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, and -bigbatch-b:
+# the bigbatch runs recorded again with format 3, the waits for a core measured;
+# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py record them): from each 1-worker trace every other real run, with
 # and without CPU sharing, the same from the traces with more workers, and the slow rank
 # healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -146,6 +146,8 @@ PY
   workload text pytorch-text w4 "base w0 w2 half"
   workload tail pytorch-tail base "w0 w2 w4 half w2-half" 2
   workload tail pytorch-tail w4 "base w0 w2 half"
+  workload seq pytorch-seq base "w0 w2 w3 half" 1
+  workload seq pytorch-seq w3 "base w0 w2 half"
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi
