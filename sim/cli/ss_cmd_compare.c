@@ -33,7 +33,9 @@ static const char compare_usage[] =
     "  --epoch E      summarise only epoch E of traces (all)\n"
     "\n"
     "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
-    "and the trace measured after it; the last rows then show the prediction error.\n";
+    "and the trace measured after it; the last rows then show the prediction error. To read\n"
+    "each prediction's error directly, put the real run first: `compare after.h5 results`\n"
+    "gives every scenario's diff% against it (prediction / real - 1).\n";
 
 typedef struct {
     char source[256];

@@ -845,9 +845,12 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             }
         }
         fprintf(out, "calibration: largest fetch-start residuals:");
-        for (int i = 0; i < nw; i++)
-            fprintf(out, "%s GPU %d %.4f s (W=%d P=%d)", i ? "," : "", worst[i], c->resid_gpu[worst[i]],
-                    c->workers_gpu[worst[i]], c->prefetch_gpu[worst[i]]);
+        for (int i = 0; i < nw; i++) {
+            char pf[16] = "-"; /* a synchronous loader has no prefetch factor */
+            if (c->workers_gpu[worst[i]] > 0) snprintf(pf, sizeof pf, "%d", c->prefetch_gpu[worst[i]]);
+            fprintf(out, "%s GPU %d %.4f s (W=%d P=%s)", i ? "," : "", worst[i], c->resid_gpu[worst[i]],
+                    c->workers_gpu[worst[i]], pf);
+        }
         fputc('\n', out);
     }
     free(v);
