@@ -718,7 +718,6 @@ void ss_calib_free(ss_calib *c)
     c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }
 
-
 /* "x" or "lo to hi" of v[0..n) with 2 decimals, into buf */
 static const char *range_text(const double *v, int n, char *buf, size_t size)
 {
