@@ -31,10 +31,11 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the six workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, and -bigbatch-b:
-# the bigbatch runs recorded again with format 3, the waits for a core measured;
-# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py record them): from each 1-worker trace every other real run, with
+# WORKLOADS (--workloads): the predictions on the seven workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, and
+# -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core measured;
+# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py, _epochs.py
+# record them): from each 1-worker trace every other real run, with
 # and without CPU sharing, the same from the traces with more workers, and the slow rank
 # healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -77,12 +78,13 @@ if [ $workloads -eq 1 ]; then
   [ -x "$stallsim" ] || "$here/scripts/setup.sh"
   work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  # workload NAME DATASET BASE "REAL..." [SLOW_GPU]: BASE predicts every REAL run (with and
-  # without CPU sharing); slow<G>.h5 healed against base.h5
+  # workload NAME DATASET BASE "REAL..." [SLOW_GPU] [BASE_WORKERS]: BASE predicts every REAL
+  # run (with and without CPU sharing); slow<G>.h5 healed against base.h5; base and half
+  # runs have BASE_WORKERS workers (1)
   workload() {
-    local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} share r
+    local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} bw=${6:-1} share r
     for share in true false; do
-      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4\nprefetch = auto\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6\nprefetch = auto\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
         "$d/$base.h5" "$share" "$work/$name-$base-$share" > "$work/$name-$base-$share.ini"
       "$stallsim" run "$work/$name-$base-$share.ini" --quiet
       for r in $reals; do
@@ -95,12 +97,12 @@ if [ $workloads -eq 1 ]; then
       "$stallsim" run "$work/$name-heal.ini" --quiet
       "$stallsim" compare "$d/base.h5" "$work/$name-heal" --csv "$work/cmp-$name-heal.csv" >/dev/null
     fi
-    $py - "$work" "$name" "$base" "$slow" $reals <<'PY'
+    $py - "$work" "$name" "$base" "$slow" "$bw" $reals <<'PY'
 import csv, os, re, sys
-work, name, base, slow, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+work, name, base, slow, bw, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
 def point(r):  # the scenario of a real run's settings: its workers and its latency (x0.5, half)
     m = re.match(r"w(\d+)", r)
-    w = m.group(1) if m else ("1" if r.startswith(("half", "base")) else None)  # those record 1 worker
+    w = m.group(1) if m else (bw if r.startswith(("half", "base")) else None)  # those record bw workers
     return w, "0.5" if ("x0.5" in r or "half" in r) else "1"
 print("%s, from %s:" % (name, base))
 print("  %-10s %9s %10s %8s %5s %12s %8s" % ("real run", "real (s)", "predicted", "err %", "cpu%", "no sharing", "err %"))
@@ -148,6 +150,8 @@ PY
   workload tail pytorch-tail w4 "base w0 w2 half"
   workload seq pytorch-seq base "w0 w2 w3 half" 1
   workload seq pytorch-seq w3 "base w0 w2 half"
+  workload epochs pytorch-epochs base "w1 w4 w6 half" 3 2
+  workload epochs pytorch-epochs w6 "base w1 w4 half" "" 2
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi

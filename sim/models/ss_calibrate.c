@@ -30,7 +30,8 @@
  * CALIB_GAP_CONTRADICT.) */
 #define CALIB_TIE_FETCH_FRACTION 0.002
 /* On a trace where the window binds more often than the worker, a worker gap may not be
- * larger than the excess a[k] of more than this fraction of the rows (fit_gaps). */
+ * larger than the excess a[k] of more than this fraction of the rows, and is 0 with a
+ * prefetch factor of 1 (fit_gaps). */
 #define CALIB_GAP_CONTRADICT 0.01
 /* Settings already fitted on another GPU are taken when they explain this GPU's starts
  * with a mean capped residual below this fraction of its median fetch time. */
@@ -210,9 +211,14 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
      * after its previous one than the gap allows) */
     const double med_b = nb ? gsl_stats_quantile_from_sorted_data(d->buf, 1, nb, 0.5) : INFINITY;
     if (na > 0 && med_a > med_b) {
+        /* with P = 1 both constraints start from the same batch k - W: where it was done
+         * after the loop asked for it, the start is done + max(gap, refill) and the two
+         * cannot be told apart, and where the window binds the worker was idle because of
+         * the window, so its idle time says nothing of the gap: the refill gap carries it */
+        const double lim = P == 1 ? 0.0 : lim_a;
         int kept = 0;
         for (int i = 0; i < ng; i++)
-            if (cg[i] <= lim_a) cg[kept++] = cg[i];
+            if (cg[i] <= lim) cg[kept++] = cg[i];
         ng = kept > 0 ? kept : 1; /* 0 stays: it is the first candidate */
     }
     /* candidates ascend: a later (larger) one must be better by more than rounding and
