@@ -118,8 +118,8 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
         if (n > 8) fprintf(out, " ... %d more;", n - 8);
         if (n == 0) fprintf(out, " none stands out;");
         if (within == 0) fprintf(out, " no other GPU\n");
-        else fprintf(out, " %d %sGPU%s gain%s less than the error, or lose\n", within, n > 0 ? "other " : "",
-                     within == 1 ? "" : "s", within == 1 ? "s" : "");
+        else fprintf(out, " %d %sGPU%s gain%s less than the error, or lose%s\n", within, n > 0 ? "other " : "",
+                     within == 1 ? "" : "s", within == 1 ? "s" : "", within == 1 ? "s" : "");
     }
 }
 
