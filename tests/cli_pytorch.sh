@@ -180,7 +180,29 @@ PY
   [ $rc -eq 1 ] && grep -q "rank1.csv" <<<"$out" && grep -q "same iteration counts" <<<"$out" && [ ! -e "$work/bad.h5" ] &&
     ok || fail "different iteration counts: rc $rc: $out"
   cp "$r.rank1.csv" "$b.rank1.csv"
-  "$stallsim" import pytorch "$b.rank0.csv" -o "$work/good.h5" >/dev/null && ok || fail "the restored copy imports"
+  "$stallsim" import pytorch "$b.rank0.csv" -o "$work/good.h5" 2>"$work/good.err" >/dev/null &&
+    ! grep -q "warning" "$work/good.err" && ok || fail "the restored copy imports: $(cat "$work/good.err")"
+  # a run killed in its last epoch (both ranks' files end after batch 4 of it): it imports,
+  # and says the epoch is short
+  cp -r "$work/w2" "$work/killed"
+  $py - "$work/killed/run" <<'PY'
+import glob, sys
+rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
+p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]  # the last pass
+for path in glob.glob(sys.argv[1] + ".rank*.csv"):
+    keep = []
+    for l in open(path).read().splitlines(True):
+        f = l.split(",")
+        if f[0] == "end" and f[1] == p:
+            continue
+        if f[0] in ("batch", "fetch") and f[1] == p and int(f[2]) >= 5:
+            continue
+        keep.append(l)
+    open(path, "w").writelines(keep)
+PY
+  out=$("$stallsim" import pytorch "$work/killed/run" -o "$work/killed.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: epoch [0-9]* has 4 of its [0-9]* batches (meta batches_per_epoch): the run ended early (killed?)" <<<"$out" &&
+    ok || fail "a killed run: rc $rc: $out"
   # a garbage line
   sed -i '25s/.*/batch,0,x,1,2/' "$b.rank0.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?

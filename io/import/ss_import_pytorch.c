@@ -74,6 +74,7 @@ typedef struct {
     pt_fetch *src;
     int nsrc;
     long workers, prefetch, batch_size, world;
+    long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
@@ -103,6 +104,7 @@ typedef struct {
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
+    long epoch_rows; /* rows of the epoch being read */
     int done;
 } pt_state;
 
@@ -284,7 +286,7 @@ static ss_status pt_rank_header(pt_rank *R)
     if (st != SS_OK) return st;
     long rank = -1;
     int have_offset = 0;
-    R->workers = R->prefetch = R->batch_size = R->world = R->cpus = -1;
+    R->workers = R->prefetch = R->batch_size = R->world = R->cpus = R->per_epoch = -1;
     for (;;) {
         pt_kind k;
         if ((st = pt_read(f, &k)) != SS_OK) return st;
@@ -311,6 +313,8 @@ static ss_status pt_rank_header(pt_rank *R)
         } else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
         else if (!strcmp(key, "cpus")) st = pt_long(f, 2, "meta cpus", 1, 1L << 20, &R->cpus);
+        else if (!strcmp(key, "batches_per_epoch"))
+            st = pt_long(f, 2, "meta batches_per_epoch", 0, LONG_MAX, &R->per_epoch);
         else if (!strcmp(key, "cpu_set")) snprintf(R->cpu_set, sizeof R->cpu_set, "%s", f->field[2]);
         if (st != SS_OK) return st;
     }
@@ -735,6 +739,17 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     return SS_OK;
 }
 
+/* A recorded epoch with fewer rows than the loader's batches per epoch (rank 0's meta
+ * batches_per_epoch): the run ended early (killed) or the loop left the epoch. */
+static void pt_check_epoch(const pt_state *S)
+{
+    const pt_rank *R = S->r[0];
+    if (R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
+        ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
+                "the loop left the epoch; the trace keeps what was recorded",
+                R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch);
+}
+
 /* The per-rank medians of one kind of CPU time (or wait) into *out (and the trace's meta
  * field *field) when every row of every rank had one (format 2, or 3 for the waits, files
  * throughout). */
@@ -838,10 +853,16 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
         }
         if (!got0) {
             S->done = 1;
+            if (S->rows > 0) pt_check_epoch(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }
-        if (S->rows == 0 || r0.epoch != S->last_epoch) S->epochs++;
+        if (S->rows > 0 && r0.epoch != S->last_epoch) pt_check_epoch(S);
+        if (S->rows == 0 || r0.epoch != S->last_epoch) {
+            S->epochs++;
+            S->epoch_rows = 0;
+        }
+        S->epoch_rows++;
         S->last_epoch = r0.epoch;
         s->epoch[i] = (int32_t)r0.epoch;
         s->index[i] = r0.k;
