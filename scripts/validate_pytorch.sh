@@ -31,11 +31,11 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the seven workloads that helper sessions wrote
-# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, and
-# -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core measured;
-# scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py, _epochs.py
-# record them): from each 1-worker trace every other real run, with
+# WORKLOADS (--workloads): the predictions on the eight workloads that helper sessions wrote
+# as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
+# and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
+# measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
+# _epochs.py, _sync.py record them): from each 1-worker trace every other real run, with
 # and without CPU sharing, the same from the traces with more workers, and the slow rank
 # healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -152,6 +152,8 @@ PY
   workload seq pytorch-seq w3 "base w0 w2 half"
   workload epochs pytorch-epochs base "w1 w4 w6 half" 3 2
   workload epochs pytorch-epochs w6 "base w1 w4 half" "" 2
+  workload sync pytorch-sync w0 "w1 w2 half0" "" 0
+  workload sync pytorch-sync w2 "w0 w1" "" 0
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi
