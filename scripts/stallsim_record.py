@@ -93,7 +93,10 @@ def _clock_offset(rounds=8):
         return 0, 0, "none"
     dist = torch.distributed
     rank, world = dist.get_rank(), dist.get_world_size()
-    buf = torch.zeros(1, dtype=torch.int64)
+    device = "cpu"
+    if dist.get_backend() == "nccl":  # NCCL sends CUDA tensors only
+        device = torch.device("cuda", torch.cuda.current_device())
+    buf = torch.zeros(1, dtype=torch.int64, device=device)
     best = (0, None)
     for peer in range(1, world):
         for _ in range(rounds):
@@ -196,7 +199,7 @@ class _FetchLog:
         self.out = w
 
     def start(self, tag):
-        if self.pid != os.getpid():
+        if self.pid != os.getpid() or self.out is None:
             self._open()
         self.cur = (tag.p, tag.k, _now(), _cpu(), _wait())
 
@@ -227,6 +230,12 @@ class _RecDataset(tud.Dataset):
             raise AttributeError(name)
         return getattr(self.inner, name)
 
+    def __setattr__(self, name, value):  # and what worker_init_fn sets goes to the user's dataset
+        if name in ("inner", "_rec_log"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
+
 
 class _RecDatasetItems(_RecDataset):
     """For datasets with __getitems__ (PyTorch >= 2 fetches whole batches through it)."""
@@ -237,6 +246,19 @@ class _RecDatasetItems(_RecDataset):
             self._rec_log.start(idxs[0])
             idxs[0] = idxs[0].value
         return self.inner.__getitems__(idxs)
+
+
+class _WorkerInit:
+    """Opens the worker's record file as the worker starts (a worker that never gets a batch
+    still has its file), then calls the user's worker_init_fn."""
+
+    def __init__(self, log, user):
+        self.log, self.user = log, user
+
+    def __call__(self, worker_id):
+        self.log._open()
+        if self.user is not None:
+            self.user(worker_id)
 
 
 class _RecCollate:
@@ -270,33 +292,53 @@ class RecordedLoader:
 
     def __iter__(self):
         rec = self._rec
+        rec._check_rank()
         p = rec._begin_pass()
-        it = iter(self._inner)
-        return self._run(it, p)
+        return _RecIter(rec, iter(self._inner), p)
 
-    def _run(self, it, p):
-        rec, w = self._rec, self._rec._w
-        k = 0
-        t_ask, c_ask, q_ask = _now(), _pcpu(), _wait()
+
+class _RecIter:
+    """One pass over the loader: yields what the DataLoader's iterator yields, recording the
+    loop's asks. An exception from the loader (a worker's error) reaches the loop as it
+    would without the recorder, and the loop may go on with the same iterator: the pass's
+    record then ends at that batch (an `end` record) and the rest of the pass is passed
+    through unrecorded. Leaving the pass early (break) ends the record when the iterator
+    goes away."""
+
+    def __init__(self, rec, it, p):
+        self.rec, self.it, self.p, self.k, self.open, self.ask = rec, it, p, 0, True, None
+
+    def __iter__(self):
+        return self
+
+    def _end(self, n, t, c, q):
+        if self.open:
+            self.open = False
+            self.rec._w.line("end,%d,%d,%d,%d,%d\n" % (self.p, n, t, c, q))
+            self.rec._w.flush()
+            self.rec._passes_done += 1
+
+    def __next__(self):
+        if not self.open:
+            return next(self.it)
+        if self.ask is None:  # the loop asks for batch k now
+            self.ask = (_now(), _pcpu(), _wait())
+        t_ask, c_ask, q_ask = self.ask
         try:
-            while True:
-                try:
-                    batch = next(it)
-                except StopIteration:
-                    w.line("end,%d,%d,%d,%d,%d\n" % (p, k, t_ask, c_ask, q_ask))
-                    w.flush()
-                    return
-                t_got = _now()
-                w.line("batch,%d,%d,%d,%d,%d,%d\n" % (p, k, t_ask, t_got, c_ask, q_ask))
-                yield batch
-                k += 1
-                t_ask, c_ask, q_ask = _now(), _pcpu(), _wait()
-        except GeneratorExit:  # the loop left the epoch early (break) after taking batch k
-            w.line("end,%d,%d,%d,%d,%d\n" % (p, k + 1, _now(), _pcpu(), _wait()))
-            w.flush()
+            batch = next(self.it)
+        except BaseException:  # the end of the pass, or the loader's error: the record ends here
+            self._end(self.k, t_ask, c_ask, q_ask)
             raise
-        finally:
-            rec._passes_done += 1
+        self.rec._w.line("batch,%d,%d,%d,%d,%d,%d\n" % (self.p, self.k, t_ask, _now(), c_ask, q_ask))
+        self.k += 1
+        self.ask = None
+        return batch
+
+    def __del__(self):
+        try:
+            self._end(self.k, _now(), _pcpu(), _wait())
+        except Exception:
+            pass
 
 
 class Recorder:
@@ -328,7 +370,7 @@ class Recorder:
         cpus, cpu_set = _cpu_set()
         self._w = _Writer(self.path, max(1, int(flush_every)))
         _MAIN_WRITERS[self.prefix] = self._w
-        self._pass, self._passes_done, self._epoch, self._loader = -1, 0, 0, None
+        self._pass, self._passes_done, self._epoch, self._wrapped = -1, 0, 0, False
         w = self._w
         w.line("stallsim-record,%d\n" % FORMAT_VERSION)
         for k, v in (("rank", self.rank), ("world_size", self.world_size), ("host", socket.gethostname()),
@@ -340,16 +382,31 @@ class Recorder:
 
     def wrap(self, loader):
         """A loader that yields exactly what `loader` yields, recording as it goes."""
-        if self._loader is not None:
+        if self._wrapped:
             raise RuntimeError("stallsim_record: one Recorder records one DataLoader")
         if not isinstance(loader, tud.DataLoader):
             raise TypeError("stallsim_record: wrap() takes a torch.utils.data.DataLoader")
-        if isinstance(loader.dataset, tud.IterableDataset) or loader.batch_sampler is None:
-            raise ValueError("stallsim_record: only map-style datasets with batching (batch_size or "
-                             "batch_sampler) are supported")
+        for name in ("__iter__", "__len__"):
+            if getattr(type(loader), name) is not getattr(tud.DataLoader, name):
+                raise TypeError("stallsim_record: %s overrides DataLoader.%s; the recorder iterates a plain "
+                                "DataLoader of the same settings and would lose what the subclass does: wrap a "
+                                "plain DataLoader" % (type(loader).__name__, name))
+        if isinstance(loader.dataset, tud.IterableDataset):
+            raise ValueError("stallsim_record: an IterableDataset is not supported (the recorder needs the "
+                             "sampler's batch indices): only map-style datasets")
+        if loader.batch_sampler is None:
+            raise ValueError("stallsim_record: a DataLoader without automatic batching (batch_size=None) is not "
+                             "supported: give batch_size or batch_sampler")
+        self._check_rank()
         log = _FetchLog(self.prefix, self.rank, 1)
+        try:
+            per_epoch = len(loader)
+        except TypeError:  # a sampler without __len__
+            per_epoch = -1
         cls = _RecDatasetItems if hasattr(loader.dataset, "__getitems__") else _RecDataset
         kw = {k: getattr(loader, k) for k in _LOADER_KEYS if hasattr(loader, k)}
+        if kw.get("num_workers", 0) > 0:  # each worker's record file exists from its start
+            kw["worker_init_fn"] = _WorkerInit(log, kw.get("worker_init_fn"))
         if kw.get("num_workers", 0) == 0 and "prefetch_factor" in kw and kw["prefetch_factor"] != 2:
             kw.pop("prefetch_factor")  # PyTorch 2.x keeps None here; 1.x refuses != 2
         if kw.get("prefetch_factor", 2) is None:
@@ -363,11 +420,21 @@ class Recorder:
                      ("batch_size", -1 if bs is None else bs), ("drop_last", int(bool(loader.drop_last))),
                      ("pin_memory", int(bool(loader.pin_memory))),
                      ("persistent_workers", int(bool(getattr(loader, "persistent_workers", False)))),
-                     ("batches_per_epoch", len(loader))):
+                     ("batches_per_epoch", per_epoch)):
             w.line("meta,%s,%s\n" % (k, v))
         w.flush()
-        self._loader = RecordedLoader(self, loader, inner)
-        return self._loader
+        self._wrapped = True  # (not the loader itself: no cycle, so its workers end with it)
+        return RecordedLoader(self, loader, inner)
+
+    def _check_rank(self):
+        """A Recorder made before init_process_group took its rank from the environment; if
+        torch.distributed now says otherwise, its files would be another rank's."""
+        if _dist_ready() and (torch.distributed.get_rank(), torch.distributed.get_world_size()) != (
+                self.rank, self.world_size):
+            raise RuntimeError("stallsim_record: this Recorder was made as rank %d of %d, but torch.distributed "
+                               "says rank %d of %d: create the Recorder after init_process_group" % (
+                                   self.rank, self.world_size, torch.distributed.get_rank(),
+                                   torch.distributed.get_world_size()))
 
     def set_epoch(self, epoch):
         """Labels the next pass over the loader (default: one more than the last pass's label,
