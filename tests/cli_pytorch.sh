@@ -164,6 +164,23 @@ assert list(t["index"][:]) == list(range(5)) + list(range(12)), t["index"][:]
 assert (t["stall_time"][:] >= 0).all() and (t["iteration_time"][:] > 0).all()
 PY
 
+# single-process setups (tests/recorder/cases.py): an error in a batch that the loop skips,
+# a worker_init_fn that sets the dataset's attributes, a worker that never fetches, a
+# DataLoader subclass; each loop gets what it gets without the recorder, and each recording
+# imports (the skipped batch's epoch with a warning: its record ends there)
+if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
+  for c in skip_w0 skip_w2 init_fn few_batches subclass; do
+    grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
+  done
+  for c in skip_w0 skip_w2 init_fn few_batches; do
+    "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
+      fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
+  done
+  grep -q "epoch 0 has 2 of its 6 batches" "$work/cases-skip_w0.err" && ok || fail "recorder case skip_w0: no short-epoch warning"
+else
+  fail "tests/recorder/cases.py: $(tail -5 "$work/cases.err")"
+fi
+
 # the importer's refusals, each naming the file (and line)
 r=$work/w2/run
 if [ -e "$r.rank1.csv" ]; then

@@ -1,0 +1,79 @@
+"""cases.py - the recorder in single-process setups a user meets, each against the same loop
+without the recorder (run by tests/cli_pytorch.sh): prints one line per case, "ok NAME" or
+"FAIL NAME: why", and writes the recordings under OUT (argv[1]) for the shell to import.
+
+    /usr/bin/python3 tests/recorder/cases.py OUT
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import torch  # noqa: E402
+import torch.utils.data as tud  # noqa: E402
+import stallsim_record as sr  # noqa: E402
+
+OUT = sys.argv[1]
+
+
+class Numbers(tud.Dataset):
+    """Sample i is i; sample `bad` raises; `offset` is what a worker_init_fn may set."""
+
+    offset = 0
+
+    def __init__(self, n, bad=-1):
+        self.n, self.bad = n, bad
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            raise ValueError("bad sample %d" % i)
+        return torch.tensor(i + self.offset)
+
+
+def set_offset(worker_id):
+    tud.get_worker_info().dataset.offset = 1000 * (worker_id + 1)
+
+
+def skipping_loop(loader):
+    """Iterates one epoch, skipping a batch whose fetch raises (the same iterator goes on)."""
+    got, it = [], iter(loader)
+    while True:
+        try:
+            got.append(next(it).tolist())
+        except StopIteration:
+            return got
+        except ValueError as e:
+            got.append("skipped: " + str(e).strip().splitlines()[-1][:40])
+
+
+def case(name, make, loop=skipping_loop):
+    plain = loop(make())
+    rec = sr.Recorder(os.path.join(OUT, name, "run"))
+    recorded = loop(rec.wrap(make()))
+    rec.close()
+    print("ok %s" % name if plain == recorded else "FAIL %s: %r != %r" % (name, recorded, plain))
+
+
+# an error in a batch: the loop goes on and gets the rest of the epoch (synchronous, 2 workers)
+for w in (0, 2):
+    case("skip_w%d" % w, lambda w=w: tud.DataLoader(Numbers(22, bad=9), batch_size=4, num_workers=w))
+# what worker_init_fn sets on the dataset reaches the user's dataset
+case("init_fn", lambda: tud.DataLoader(Numbers(16), batch_size=4, num_workers=2, worker_init_fn=set_offset))
+# more workers than batches: a worker never fetches (its file must exist for the import)
+case("few_batches", lambda: tud.DataLoader(Numbers(8), batch_size=4, num_workers=3))
+
+
+# a DataLoader subclass that changes iteration is refused, with its name
+class Doubling(tud.DataLoader):
+    def __iter__(self):
+        for b in super().__iter__():
+            yield 2 * b
+
+
+try:
+    sr.Recorder(os.path.join(OUT, "subclass", "run")).wrap(Doubling(Numbers(8), batch_size=4))
+    print("FAIL subclass: accepted")
+except TypeError as e:
+    print("ok subclass" if "Doubling overrides DataLoader.__iter__" in str(e) else "FAIL subclass: %s" % e)
