@@ -261,9 +261,12 @@ PY
     $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('fetch_cpu_time' in f or 'cpu_pool' in f)" "$work/mixed.h5" &&
     ok || fail "mixed record formats: rc $rc: $out"
   # any of the run's files names the run; a folder gets the run it holds as a hint
+  # (the same trace: info's description; the HDF5 files hold their objects' creation times)
   "$stallsim" import pytorch "$r.rank1.worker0.csv" -o "$work/by-worker-file.h5" >/dev/null &&
     "$stallsim" import pytorch "$r.rank1.csv" -o "$work/by-rank1.h5" >/dev/null &&
-    cmp -s "$work/by-worker-file.h5" "$work/by-rank1.h5" && ok || fail "a rank or worker file as PREFIX"
+    "$stallsim" info "$work/by-worker-file.h5" | tail -n +2 > "$work/by-worker-file.info" &&
+    "$stallsim" info "$work/by-rank1.h5" | tail -n +2 > "$work/by-rank1.info" &&
+    cmp -s "$work/by-worker-file.info" "$work/by-rank1.info" && ok || fail "a rank or worker file as PREFIX"
   out=$("$stallsim" import pytorch "$(dirname "$r")" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 2 ] && grep -q "is a folder; it holds the run $r: try \`stallsim import pytorch $r -o TRACE.h5\`" <<<"$out" &&
     ok || fail "a folder as PREFIX: rc $rc: $out"
