@@ -169,14 +169,16 @@ PY
 # DataLoader subclass; each loop gets what it gets without the recorder, and each recording
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
-  for c in skip_w0 skip_w2 init_fn few_batches subclass; do
+  for c in skip_w0 skip_w2 init_fn few_batches subclass peek; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
-  for c in skip_w0 skip_w2 init_fn few_batches; do
+  for c in skip_w0 skip_w2 init_fn few_batches peek; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
   grep -q "epoch 0 has 2 of its 6 batches" "$work/cases-skip_w0.err" && ok || fail "recorder case skip_w0: no short-epoch warning"
+  grep -q "is labelled epoch 0 after epoch 0 .*: it becomes epoch 1" "$work/cases-peek.err" && ok ||
+    fail "recorder case peek: no relabel warning: $(cat "$work/cases-peek.err")"
 else
   fail "tests/recorder/cases.py: $(tail -5 "$work/cases.err")"
 fi

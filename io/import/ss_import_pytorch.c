@@ -429,9 +429,17 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
             if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
             if (p != R->pass + 1)
                 return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, f->line, p, R->pass);
-            if (R->npass > 0 && e <= R->epoch)
-                return ss_fail(SS_EDATA, "%s:%ld: epoch %ld follows epoch %ld (epoch labels must increase; see "
-                               "Recorder.set_epoch)", f->path, f->line, e, R->epoch);
+            if (R->npass > 0 && e <= R->epoch) {
+                /* a pass labelled like the one before (the loader iterated twice in an epoch, or
+                 * a batch taken with next(iter(loader)) before the loop, with set_epoch): the
+                 * trace's epochs must increase, so it becomes the next label (every rank alike) */
+                if (R->rank == 0)
+                    ss_warn("%s:%ld: pass %ld is labelled epoch %ld after epoch %ld (the loader was iterated "
+                            "again within an epoch, e.g. next(iter(loader)) before the loop, with "
+                            "Recorder.set_epoch): it becomes epoch %ld",
+                            f->path, f->line, p, e, R->epoch, R->epoch + 1);
+                e = R->epoch + 1;
+            }
             R->pass = p;
             R->epoch = e;
             R->npass++;

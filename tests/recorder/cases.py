@@ -77,3 +77,21 @@ try:
     print("FAIL subclass: accepted")
 except TypeError as e:
     print("ok subclass" if "Doubling overrides DataLoader.__iter__" in str(e) else "FAIL subclass: %s" % e)
+
+
+# a batch taken with next(iter(loader)) before the loop, then set_epoch in the loop: the
+# loop's batches are the same, and the recording imports (the repeated label moves on)
+def peek_loop(loader, rec=None):
+    got = [next(iter(loader)).tolist()]
+    for e in range(2):
+        if rec is not None:
+            rec.set_epoch(e)
+        got += [b.tolist() for b in loader]
+    return got
+
+
+plain = peek_loop(tud.DataLoader(Numbers(16), batch_size=4))
+rec = sr.Recorder(os.path.join(OUT, "peek", "run"))
+recorded = peek_loop(rec.wrap(tud.DataLoader(Numbers(16), batch_size=4)), rec)
+rec.close()
+print("ok peek" if plain == recorded else "FAIL peek: %r != %r" % (recorded, plain))
