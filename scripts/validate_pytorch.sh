@@ -35,9 +35,10 @@
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
 # measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
-# _epochs.py, _sync.py record them): from each 1-worker trace every other real run, with
-# and without CPU sharing, the same from the traces with more workers, and the slow rank
-# healed (zlib, bigbatch). Predicts only (stallsim's default warm-up, as README's tables); to record such
+# _epochs.py, _sync.py record them): 18 tables, from each base trace (1 worker; 2 for
+# epochs; synchronous for sync) every other real run, with and without CPU sharing, the
+# same from a trace with more workers, and the slow rank healed where a slow-rank run and a
+# base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
@@ -66,7 +67,7 @@ while [ $# -gt 0 ]; do
     --iterations) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 { if (/^#/) print; else exit }' "$0"; exit 0 ;;
     *) echo "validate_pytorch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
