@@ -175,25 +175,28 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
  * 40-60 % too slow). */
 #define BUSY_TRACE_STRETCH 2.0
 #define MODEL_MISS 0.25 /* |model / measured - 1| above which the trace's contention is "not matched" */
+/* How far pool p's model stretch is from the measured ones: the larger of |s0 / measured - 1|
+ * for the fetches and the steps (0 without measured waits). */
+static double model_miss(const ss_share *sh, int p)
+{
+    if (!sh->s0m) return 0.0;
+    double x = fabs(sh->s0[p] / sh->s0m[p] - 1.0), y = fabs(sh->s0[p] / sh->s0m_step[p] - 1.0);
+    return y > x ? y : x;
+}
+
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
     if (!sh || !ss_config_cpu_sharing_on(cfg)) return;
-    /* the pool whose model stretch is furthest from a measured one (fetches' or steps'),
-     * else the busiest */
-    double s0 = 0.0, m0 = 0.0, ms = 0.0, miss = 0.0;
-    for (int p = 0; p < sh->pools; p++) {
-        double x = sh->s0m ? fabs(sh->s0[p] / sh->s0m[p] - 1.0) : 0.0;
-        double y = sh->s0m ? fabs(sh->s0[p] / sh->s0m_step[p] - 1.0) : 0.0;
-        x = y > x ? y : x;
-        if (sh->s0m && (x > miss || (!(miss > 0.0) && sh->s0m[p] > m0))) {
-            miss = x > miss ? x : miss;
-            s0 = sh->s0[p];
-            m0 = sh->s0m[p];
-            ms = sh->s0m_step[p];
-        }
-        if (!sh->s0m && sh->s0[p] > s0) s0 = sh->s0[p];
+    /* the pool whose model stretch is furthest from a measured one (fetches' or steps'), or
+     * the busiest (measured where the trace has the waits, else by the model) */
+    int q = 0;
+    for (int p = 1; p < sh->pools; p++) {
+        double mp = model_miss(sh, p), mq = model_miss(sh, q);
+        if (sh->s0m ? mp > mq || (mq == 0.0 && mp == 0.0 && sh->s0m[p] > sh->s0m[q]) : sh->s0[p] > sh->s0[q]) q = p;
     }
+    const double s0 = sh->s0[q], miss = model_miss(sh, q), m0 = sh->s0m ? sh->s0m[q] : 0.0,
+                 ms = sh->s0m ? sh->s0m_step[q] : 0.0;
     if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
     for (int i = 0; i < nsc; i++) {
         if (!is_pipeline(&sc[i])) continue;

@@ -17,7 +17,6 @@ static int baseline_of(const ss_summary *s, ss_model m)
     return -1;
 }
 
-
 /* A cut or a heal's gain is ranked only above its model's baseline error and above
  * SS_RANK_MIN_PCT: real runs of the same setting differ by 1-2 % from one run to the next
  * (README, "How far to trust the predictions"), and an independent model's error is 0 by
@@ -25,8 +24,6 @@ static int baseline_of(const ss_summary *s, ss_model m)
 #define SS_RANK_MIN_PCT 1.0
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
-/* A heal scenario whose other settings are its model's baseline settings. */
-static int heals_baseline(const ss_scenario *sc) { return sc->heal_gpu >= 0 && sc->baseline_but_heal; }
 
 static int cmp_top(const void *a, const void *b)
 {
@@ -73,12 +70,12 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
     free(cand);
     int nh = 0;
-    for (int j = 0; j < s->nsc; j++) nh += heals_baseline(&s->sc[j]);
+    for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */
     if (nh == 0) return SS_OK;
     out->heal = calloc((size_t)nh, sizeof *out->heal);
     if (!out->heal) return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
     for (int j = 0; j < s->nsc; j++) {
-        if (!heals_baseline(&s->sc[j])) continue;
+        if (!s->sc[j].baseline_but_heal) continue;
         int b = baseline_of(s, s->sc[j].model);
         if (b < 0) continue;
         double base = mean_iter(s, b), v = mean_iter(s, j);

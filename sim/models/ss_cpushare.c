@@ -196,18 +196,12 @@ static double period_of(const share_eval *e, const terms *t)
     return a;
 }
 
-static double period(const share_eval *e, const double *s)
+/* Every GPU's terms at the stretches s */
+static terms all_terms(const share_eval *e, const double *s)
 {
     terms t = no_terms;
     for (int g = 0; g < e->sh->gpus; g++) add_gpu(e, g, s, &t);
-    return period_of(e, &t);
-}
-
-static double delta_of(const share_eval *e, const double *s)
-{
-    terms t = no_terms;
-    for (int g = 0; g < e->sh->gpus; g++) add_gpu(e, g, s, &t);
-    return delta_of_terms(&t);
+    return t;
 }
 
 /* The threads of pool p at period T: the GPUs' training processes, one gang (they step
@@ -410,7 +404,8 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
             if (iter_mean > 0.0) ng = demands(&e, p, iter_mean, &gang, &gu, e.w, &nw);
             sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.w, ng, nw, sh->cores[p], e.prob) : 1.0;
         }
-        sh->a0 = period(&e, sh->s0);
+        const terms t = all_terms(&e, sh->s0);
+        sh->a0 = period_of(&e, &t);
     }
     eval_free(&e);
     if (st != SS_OK) ss_share_free(sh);
@@ -435,7 +430,8 @@ ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double
             }
             if (change < 1e-12 || sh->pools == 1) break;
         }
-        *delta = delta_of(&e, s1);
+        const terms t = all_terms(&e, s1);
+        *delta = delta_of_terms(&t);
     }
     eval_free(&e);
     return st;

@@ -783,7 +783,8 @@ typedef struct {
     int *wg, *pg;
     double *gg, *rg, *dg;
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
-    double *share_buf; /* CPU sharing: [6][gpus] c * s0, s1 / s0, and the loaders and fetches for the solve */
+    double *share_buf; /* CPU sharing: [7][gpus] the CPU parts' wall times, s1 / s0, and the loaders,
+                        * fetches and waits for the solve */
 } pipe_state;
 
 /* The median of v[0..n-1] without v[skip]; reorders v. */
@@ -794,6 +795,16 @@ static double median_except(double *v, int n, int skip)
         if (i != skip) v[m++] = v[i];
     gsl_sort(v, 1, (size_t)m);
     return m == 0 ? 0.0 : (v[(m - 1) / 2] + v[m / 2]) / 2;
+}
+
+/* dst[0..n) = src with dst[heal] the median of the other values (scratch: n doubles; dst
+ * may be src); a plain copy when heal is not a GPU or n < 2. */
+static void copy_healed(double *dst, const double *src, int n, int heal, double *scratch)
+{
+    if (dst != src) memcpy(dst, src, (size_t)n * sizeof *dst);
+    if (heal < 0 || heal >= n || n < 2) return;
+    memcpy(scratch, src, (size_t)n * sizeof *scratch);
+    dst[heal] = median_except(scratch, n, heal);
 }
 
 /* The healed GPU takes the median of the other GPUs' loader settings (W and P rounded). */
@@ -825,10 +836,7 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
         for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
         st->pg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
         double *arr[3] = {st->gg, st->rg, st->dg};
-        for (int a = 0; a < 3; a++) {
-            memcpy(v, arr[a], G * sizeof *v);
-            arr[a][h] = median_except(v, gpus, h);
-        }
+        for (int a = 0; a < 3; a++) copy_healed(arr[a], arr[a], gpus, h, v);
     }
     free(v);
     p->workers_gpu = st->wg;
@@ -890,18 +898,10 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         deliv[g] = l.delivery;
         c[g] = p->fetch_cpu_gpu ? p->fetch_cpu_gpu[g] : sh->fetch_cpu[g];
     }
-    memcpy(f, sh->fetch_med, G * sizeof *f); /* the healed GPU's median fetch: the others' median */
-    if (s->heal_gpu >= 0 && s->heal_gpu < gpus && gpus > 1) {
-        memcpy(wall, sh->fetch_med, G * sizeof *wall); /* scratch until the CPU parts are set below */
-        f[s->heal_gpu] = median_except(wall, gpus, s->heal_gpu);
-    }
-    if (q) { /* the measured waits for a core, the healed GPU's the others' median (as c) */
-        memcpy(q, sh->fetch_wait, G * sizeof *q);
-        if (s->heal_gpu >= 0 && s->heal_gpu < gpus && gpus > 1) {
-            memcpy(wall, sh->fetch_wait, G * sizeof *wall);
-            q[s->heal_gpu] = median_except(wall, gpus, s->heal_gpu);
-        }
-    }
+    /* the median fetch and the measured wait for a core: the healed GPU's the others' median
+     * (as c); wall is scratch until the CPU parts are set below */
+    copy_healed(f, sh->fetch_med, gpus, s->heal_gpu, wall);
+    if (q) copy_healed(q, sh->fetch_wait, gpus, s->heal_gpu, wall);
     ss_share_scenario sc = {W, gap, deliv, c, f, q, s->fetch_scale, s->compute_scale};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
@@ -943,10 +943,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         st->cg = malloc(2 * (size_t)gpus * sizeof *st->cg);
         if (!st->cg) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         else {
-            double *v = st->cg + gpus;
-            memcpy(st->cg, q->fetch_cpu_gpu, (size_t)gpus * sizeof *st->cg);
-            memcpy(v, q->fetch_cpu_gpu, (size_t)gpus * sizeof *v);
-            st->cg[st->heal] = median_except(v, gpus, st->heal);
+            copy_healed(st->cg, q->fetch_cpu_gpu, gpus, st->heal, st->cg + gpus);
             p.fetch_cpu_gpu = st->cg;
         }
     }
@@ -976,9 +973,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
      * may belong to a loader with fewer workers */
     const int h = st->heal, G = row->gpus;
     if (G > 1 && h < G && st->ps.k < (st->ps.ld[h].workers > 1 ? st->ps.ld[h].workers : 1)) {
-        memcpy(st->start_buf, row->fetch_start, (size_t)G * sizeof *st->start_buf);
-        memcpy(st->sort_buf, row->fetch_start, (size_t)G * sizeof *st->sort_buf);
-        st->start_buf[h] = median_except(st->sort_buf, G, h);
+        copy_healed(st->start_buf, row->fetch_start, G, h, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }
     ssp_replay_row_from(&st->ps, &healed, row, stall, out);
