@@ -266,8 +266,8 @@ PY
   # (the same trace: info's description; the HDF5 files hold their objects' creation times)
   "$stallsim" import pytorch "$r.rank1.worker0.csv" -o "$work/by-worker-file.h5" >/dev/null &&
     "$stallsim" import pytorch "$r.rank1.csv" -o "$work/by-rank1.h5" >/dev/null &&
-    "$stallsim" info "$work/by-worker-file.h5" | tail -n +2 > "$work/by-worker-file.info" &&
-    "$stallsim" info "$work/by-rank1.h5" | tail -n +2 > "$work/by-rank1.info" &&
+    "$stallsim" info "$work/by-worker-file.h5" | tail -n +2 | sed "s/(took [0-9.]* s)//" > "$work/by-worker-file.info" &&
+    "$stallsim" info "$work/by-rank1.h5" | tail -n +2 | sed "s/(took [0-9.]* s)//" > "$work/by-rank1.info" &&
     cmp -s "$work/by-worker-file.info" "$work/by-rank1.info" && ok || fail "a rank or worker file as PREFIX"
   out=$("$stallsim" import pytorch "$(dirname "$r")" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 2 ] && grep -q "is a folder; it holds the run $r: try \`stallsim import pytorch $r -o TRACE.h5\`" <<<"$out" &&
