@@ -42,19 +42,24 @@
 # runs again, see each dataset's README.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
-#                                    [--only "POINT..."]
+#                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
 #   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
 #   regimes 100; storage 80). --warmup N: iterations per epoch left out of every mean (default 10).
 #   --only "w2-slow1 ...": record only these points (the others' traces are kept; the
 #   provenance gets a line for them).
+#   --latency S, --compute S, --batch N, --decode S: record the grid with another workload
+#   (seconds of storage latency per sample at x1, of emulated accelerator time per step,
+#   the batch size, seconds of CPU work per sample in the loader; the grid's defaults
+#   0.006, 0.015, 12, 0), to check the predictions on a balance of your own.
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
+o_latency="" o_compute="" o_batch="" o_decode=""
 record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -65,6 +70,10 @@ while [ $# -gt 0 ]; do
     --predict) predict=1; shift ;;
     --dir) dir=$2; dir_set=1; shift 2 ;;
     --iterations) iters=$2; shift 2 ;;
+    --latency) o_latency=$2; shift 2 ;;
+    --compute) o_compute=$2; shift 2 ;;
+    --batch) o_batch=$2; shift 2 ;;
+    --decode) o_decode=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 { if (/^#/) print; else exit }' "$0"; exit 0 ;;
@@ -171,6 +180,7 @@ latency=0.006 compute=0.015 batch=12 epochs=2 ranks=4 busy_log=""
 decode=0
 [ $regimes -eq 1 ] && latency=0.003 ranks=2
 [ $storage -eq 1 ] && latency=0.003 ranks=2 batch=8 compute=0.010 decode=0.002
+latency=${o_latency:-$latency} compute=${o_compute:-$compute} batch=${o_batch:-$batch} decode=${o_decode:-$decode}
 [ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || { [ $storage -eq 1 ] && iters=80; } || iters=150; }
 
 # cpu_ticks: "busy total" clock ticks of all cores since boot (/proc/stat)

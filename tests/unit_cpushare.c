@@ -143,6 +143,26 @@ static void test_solve(void **state)
     ss_share_free(&sh);
 }
 
+/* Synchronous loading (W = 0): a GPU's fetch runs in its training process between two
+ * steps, on its own time, so its CPU is an independent thread's demand, not the gang's.
+ * Two such GPUs on one core whose steps need no CPU (loop CPU = the fetch's 0.012 s per
+ * 0.048 s): two independent threads of 1/4 on one core, s = 4/3 (closed form above; as
+ * one gang it would be 2). On two cores: one process per core, no contention. */
+static void test_synchronous(void **state)
+{
+    (void)state;
+    ss_share sh;
+    const double c[2] = {0.012, 0.012}, L[2] = {0.012, 0.012}, f[2] = {0.02, 0.02}, gap[2] = {0, 0}, d[2] = {0, 0};
+    const int pool[2] = {0, 0}, one[2] = {1, 1}, two[2] = {2, 2}, W[2] = {0, 0};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, one, f, W, gap, d, 0.048, 0.028), SS_OK);
+    assert_float_equal(sh.step_cpu[0], 0.0, 1e-15);
+    assert_float_equal(sh.s0[0], 4.0 / 3, 1e-12);
+    ss_share_free(&sh);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, two, f, W, gap, d, 0.048, 0.028), SS_OK);
+    assert_float_equal(sh.s0[0], 1.0, 1e-15);
+    ss_share_free(&sh);
+}
+
 /* Measured waits for a core (recorder format 3): the trace's measured stretches are
  * (c + q) / c and (L + its wait) / L over the pool, the CPU part's wall time c + q; a
  * scenario's step changes by min(L + wait, C) (s1 / s0 - 1) */
@@ -208,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_solve),
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
+        cmocka_unit_test(test_synchronous),
         cmocka_unit_test(test_measured_waits),
         cmocka_unit_test(test_degenerate),
     };

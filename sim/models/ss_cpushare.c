@@ -84,9 +84,11 @@ static double excess(int gang, double gu, const group *w, int ng, long nw, int c
  * would need a state per core). */
 #define SHARE_MAX_CORES 65536
 
-static double stretch_with(int gang, double gu, const group *w, int ng, long nw, int cores, double *prob)
+/* The root of R(s) - s in [1, all / cores], all the pool's real threads (the groups may
+ * also hold the fetch phases of synchronous training processes, which are not threads of
+ * their own: see demands()). */
+static double stretch_with(int gang, double gu, const group *w, int ng, long nw, long all, int cores, double *prob)
 {
-    const long all = gang + nw;
     if (all <= cores || cores < 1 || cores > SHARE_MAX_CORES) return 1.0;
     double lo = 1.0, hi = (double)all / cores;
     if (excess(gang, gu, w, ng, nw, cores, hi, prob) >= 0.0) return hi;
@@ -106,7 +108,7 @@ double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cor
     double s = 1.0;
     if (prob && w) {
         for (int j = 0; j < n; j++) w[j] = (group){u[j], 1};
-        s = stretch_with(gang, gang_u, w, n, n, cores, prob);
+        s = stretch_with(gang, gang_u, w, n, n, gang + (long)n, cores, prob);
     }
     free(prob);
     free(w);
@@ -205,10 +207,13 @@ static terms all_terms(const share_eval *e, const double *s)
 }
 
 /* The threads of pool p at period T: the GPUs' training processes, one gang (they step
- * together) whose demand *gu is the mean of theirs (the step's CPU, plus the fetches
- * where a GPU loads synchronously), and each GPU's W workers (a fetch's CPU per W
- * periods each), one group per GPU into w. Returns the groups' count; *gang the training
- * processes', *nw the workers'. */
+ * together) whose demand *gu is the mean of their steps' CPU, and each GPU's W workers (a
+ * fetch's CPU per W periods each), one group per GPU into w. A GPU that loads
+ * synchronously (W = 0) fetches in its training process between two steps, on its own
+ * time, not with the others: that fetch phase is one more independent thread of demand c /
+ * T in w (a process is never in both phases at once; counting them as independent adds
+ * little where either is small). Returns the groups' count; *gang the training
+ * processes', *nw the independent threads'. */
 static int demands(const share_eval *e, int p, double T, int *gang, double *gu, group *w, long *nw)
 {
     const ss_share *sh = e->sh;
@@ -218,11 +223,9 @@ static int demands(const share_eval *e, int p, double T, int *gang, double *gu, 
     *nw = 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
-        sum += (sh->step_cpu[g] + (W == 0 ? e->c[g] : 0.0)) / T;
-        if (W > 0) {
-            w[ng++] = (group){e->c[g] / ((double)W * T), W};
-            *nw += W;
-        }
+        sum += sh->step_cpu[g] / T;
+        w[ng++] = (group){e->c[g] / ((double)(W > 0 ? W : 1) * T), W > 0 ? W : 1};
+        *nw += W > 0 ? W : 1;
     }
     *gu = *gang > 0 ? sum / *gang : 0.0;
     return ng;
@@ -402,7 +405,7 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
             long nw = 0;
             double gu = 0.0;
             if (iter_mean > 0.0) ng = demands(&e, p, iter_mean, &gang, &gu, e.w, &nw);
-            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.w, ng, nw, sh->cores[p], e.prob) : 1.0;
+            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.w, ng, nw, threads_of(&e, p), sh->cores[p], e.prob) : 1.0;
         }
         const terms t = all_terms(&e, sh->s0);
         sh->a0 = period_of(&e, &t);
