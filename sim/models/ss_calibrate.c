@@ -158,20 +158,49 @@ static int gap_candidates(double *v, size_t n, double out[NQ])
  * over the worker constraint, b[k] = start[k] - max(ask[k-W*P], done[k-W*P]) over the
  * window; each gap is chosen among its candidates to minimise the score with the other
  * held, twice round (the smaller value on a tie: a constraint that never binds reads 0). */
-static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refill_out)
+/* The rows fit_gaps scores for W: *m of them (pos >= 1), and *fixed, the capped residuals
+ * of those before the W-th of their epoch (they start with the epoch's first batch) */
+static double fixed_rows(const gpu_cols *d, int W, long *m)
 {
-    const long n = d->n;
-    double *a = d->a, *b = d->b;
     double fixed = 0;
-    long m = 0;
-    for (long k = 0; k < n; k++) {
+    *m = 0;
+    for (long k = 0; k < d->n; k++) {
         if (d->pos[k] < 1) continue;
-        m++;
+        (*m)++;
         if (d->pos[k] < (W > 0 ? W : 1)) {
             double e = fabs(d->s[k] - d->s[d->first[k]]);
             fixed += e < d->cap ? e : d->cap;
         }
     }
+    return fixed;
+}
+
+/* a[k] and b[k] of fit_gaps for W >= 1 and P (INFINITY where the constraint has no batch) */
+static void fill_ab(gpu_cols *d, int W, int P)
+{
+    const long WP = (long)W * P;
+    for (long k = 0; k < d->n; k++) {
+        d->a[k] = d->b[k] = INFINITY;
+        if (d->pos[k] >= W) d->a[k] = d->s[k] - d->done[k - W];
+        if (d->pos[k] >= WP)
+            d->b[k] = d->s[k] - (d->ask[k - WP] > d->done[k - WP] ? d->ask[k - WP] : d->done[k - WP]);
+    }
+}
+
+/* The margin by which a refill gap of a GPU must improve the score `best` to be fitted
+ * (and by which the data must reject the prior to keep 0: refill_prior) */
+static double refill_margin(const gpu_cols *d, double best)
+{
+    const double floor_refill = CALIB_TIE_FETCH_FRACTION * d->fmed;
+    return 1e-12 * d->cap + (floor_refill < 0.5 * best ? floor_refill : 0.5 * best) + CALIB_TIE_FRACTION * best;
+}
+
+static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refill_out)
+{
+    const long n = d->n;
+    double *a = d->a, *b = d->b;
+    long m;
+    const double fixed = fixed_rows(d, W, &m);
     if (W == 0) {
         size_t c = 0;
         for (long k = 0; k < n; k++)
@@ -189,11 +218,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     }
     const long WP = (long)W * P;
     size_t na = 0, nb = 0;
-    for (long k = 0; k < n; k++) {
-        a[k] = b[k] = INFINITY;
-        if (d->pos[k] >= W) a[k] = d->s[k] - d->done[k - W];
-        if (d->pos[k] >= WP) b[k] = d->s[k] - (d->ask[k - WP] > d->done[k - WP] ? d->ask[k - WP] : d->done[k - WP]);
-    }
+    fill_ab(d, W, P);
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= W) d->buf[na++] = a[k];
     double cg[NQ], cr[NQ];
@@ -224,7 +249,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     /* candidates ascend: a later (larger) one must be better by more than rounding and
      * CALIB_TIE_FRACTION of the score to be taken, a refill gap also by
      * CALIB_TIE_FETCH_FRACTION of the median fetch */
-    const double tol_abs = 1e-12 * d->cap, floor_refill = CALIB_TIE_FETCH_FRACTION * d->fmed;
+    const double tol_abs = 1e-12 * d->cap;
     double gap = ng > 1 ? cg[1] : 0.0, refill = 0.0, best = INFINITY;
     for (int round = 0; round < 2; round++) {
         best = INFINITY;
@@ -241,8 +266,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
         pick = refill;
         for (int i = 0; i < nr; i++) {
             double sc = score_ab(d, W, fixed, m, gap, cr[i]);
-            double fl = floor_refill < 0.5 * best ? floor_refill : 0.5 * best;
-            if (i == 0 || sc < best - tol_abs - fl - CALIB_TIE_FRACTION * best) {
+            if (i == 0 || sc < best - refill_margin(d, best)) {
                 best = sc;
                 pick = cr[i];
             }
@@ -404,7 +428,25 @@ static cand fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
 
 /* Delivery: the median of stall - max(0, done - ask) (the time the loop still spends on a
  * batch once it is ready); and the medians of the start and stall residuals. */
-static void finish_gpu(gpu_cols *d, const cand *c, double *delivery, double *resid, double *stall_resid)
+/* The refill gap's prior. A refill gap is the time from the loop's ask, which frees a slot
+ * of the window, to a worker's start of the batch it sends: one hop through a queue
+ * between processes and a wake-up, as the delivery is in the other direction. Where the
+ * window never binds in the trace the fit reads 0 (nothing shows the gap); it then takes
+ * the delivery d, unless the trace rejects it (the score with refill d worse than with 0
+ * by more than the margin a fitted refill gap must gain). On the real runs whose window
+ * binds, the fitted refill gaps are 0.8-1.3 times the delivery. */
+static void refill_prior(gpu_cols *d, cand *c, double delivery)
+{
+    if (c->W < 1 || c->refill > 0.0 || !(delivery > 0.0)) return;
+    long m;
+    const double fixed = fixed_rows(d, c->W, &m);
+    fill_ab(d, c->W, c->P);
+    const double s0 = score_ab(d, c->W, fixed, m, c->gap, 0.0), sd = score_ab(d, c->W, fixed, m, c->gap, delivery);
+    if (sd <= s0 + refill_margin(d, s0)) c->refill = delivery;
+}
+
+/* A GPU's delivery (then the refill gap's prior) and residuals under its fitted settings */
+static void finish_gpu(gpu_cols *d, cand *c, double *delivery, double *resid, double *stall_resid)
 {
     size_t m = 0;
     for (long k = 0; k < d->n; k++) {
@@ -413,6 +455,7 @@ static void finish_gpu(gpu_cols *d, const cand *c, double *delivery, double *res
     }
     double dv = median_of(d->buf, m);
     *delivery = dv > 0 ? dv : 0.0;
+    refill_prior(d, c, *delivery);
     m = 0;
     for (long k = 0; k < d->n; k++) {
         double w = d->done[k] - d->ask[k];
@@ -667,6 +710,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->refill_gpu[g] = best.refill;
         if (c->no_fetch) continue;
         finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
+        c->refill_gpu[g] = best.refill;
     }
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = share_results(comm, c, want_share ? fmed : NULL);
