@@ -49,47 +49,37 @@ for g in b c d; do
   done
 done
 
-# grid D (an idle machine, 0.6 % run-to-run noise): every point predicted from the one base
-# trace; where the loader bounds the run (synchronous, 1 worker, 2 workers at x1) within
-# 5 %, and the mean |error| over all 17 points within 5 %
-if [ -e "$ds/pytorch-grid-d/w2-x1-p2.h5" ]; then
-  "$src/scripts/validate_pytorch.sh" --dir "$ds/pytorch-grid-d" > "$work/grid-d.txt" 2>&1 || fail "grid d: validate_pytorch.sh"
-  /usr/bin/python3 - "$work/grid-d.txt" <<'PY' && ok || fail "grid d: predictions from the base trace: $(cat "$work/grid-d.txt")"
+# grid_table NAME DIR "PREFIX,..." N: validate_pytorch.sh's predictions of the grid in DIR
+# from its one base trace: the N points whose names start with a PREFIX (where the loader
+# bounds the run) within 5 %, the mean |error| over all 17 within 5 %; the slow rank's
+# pipeline baselines within 2 % and rank 3 healed (pipeline) within 5 % of the run without it
+grid_table() {
+  local name=$1 dir=$2 prefixes=$3 n=$4
+  [ -e "$dir/w2-x1-p2.h5" ] || return 0
+  "$src/scripts/validate_pytorch.sh" --dir "$dir" > "$work/grid-$name.txt" 2>&1 || fail "grid $name: validate_pytorch.sh"
+  /usr/bin/python3 - "$work/grid-$name.txt" "$name" "$prefixes" "$n" <<'PY' && ok ||
 import re, sys
-text = open(sys.argv[1]).read()
+text, name, prefixes, n = open(sys.argv[1]).read(), sys.argv[2], tuple(sys.argv[3].split(",")), int(sys.argv[4])
 errs = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(w\d-x[\d.]+-p\d)\s+\S+\s+\S+\s+([-+][\d.]+)", text, re.M)}
 assert len(errs) == 18, errs
-bound = [n for n in errs if n.startswith(("w0-", "w1-", "w2-x1-"))]
-worst = max(abs(errs[n]) for n in bound)
-mean = float(re.search(r"mean \|error\| of the iteration time over the 17 other points: ([\d.]+) %", text).group(1))
-print("grid d: loader-bound points within %.1f %%, mean |error| over 17 points %.1f %%" % (worst, mean))
-assert len(bound) == 8 and worst <= 5 and mean <= 5, (worst, mean)
-PY
-fi
-
-# grid E (the same grid with another workload: batch 16, 3 ms per sample plus 0.5 ms of
-# CPU decoding, a 25 ms step; format 3): from the one base trace, the synchronous and the
-# 1-worker points at x1 within 5 %, the mean |error| over all 17 within 5 %; the slow rank's
-# pipeline baseline within 2 % and rank 3 healed (pipeline) within 5 % of the run without it
-if [ -e "$ds/pytorch-grid-e/w2-x1-p2.h5" ]; then
-  "$src/scripts/validate_pytorch.sh" --dir "$ds/pytorch-grid-e" > "$work/grid-e.txt" 2>&1 || fail "grid e: validate_pytorch.sh"
-  /usr/bin/python3 - "$work/grid-e.txt" <<'PY' && ok || fail "grid e: predictions from the base trace: $(cat "$work/grid-e.txt")"
-import re, sys
-text = open(sys.argv[1]).read()
-errs = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(w\d-x[\d.]+-p\d)\s+\S+\s+\S+\s+([-+][\d.]+)", text, re.M)}
-assert len(errs) == 18, errs
-bound = [n for n in errs if n.startswith(("w0-", "w1-x1-"))]
-worst = max(abs(errs[n]) for n in bound)
+bound = [k for k in errs if k.startswith(prefixes)]
+worst = max(abs(errs[k]) for k in bound)
 mean = float(re.search(r"mean \|error\| of the iteration time over the 17 other points: ([\d.]+) %", text).group(1))
 base = [float(m.group(1)) for m in re.finditer(r"^  pipeline\S+_fs1_cs1\s+\S+\s+measured\s+([-+][\d.]+)", text, re.M)]
 healed = [float(m.group(1)) for m in re.finditer(r"^  pipeline\S+_heal-3\s+\S+\s+healed\*\s+([-+][\d.]+)", text, re.M)]
-print("grid e: synchronous and 1-worker points within %.1f %%, mean |error| %.1f %%, pipeline baselines %s %%, healed %s %%"
-      % (worst, mean, base, healed))
-assert len(bound) == 4 and worst <= 5 and mean <= 5, (worst, mean)
+print("grid %s: the %d points %s within %.1f %%, mean |error| over 17 points %.1f %%, pipeline baselines %s %%, healed %s %%"
+      % (name, len(bound), "|".join(prefixes), worst, mean, base, healed))
+assert len(bound) == n and worst <= 5 and mean <= 5, (worst, mean)
 assert len(base) == 2 and max(abs(b) for b in base) <= 2, base
 assert len(healed) == 2 and max(abs(h) for h in healed) <= 5, healed
 PY
-fi
+    fail "grid $name: predictions from the base trace: $(cat "$work/grid-$name.txt")"
+}
+# grid D (an idle machine, 0.6 % run-to-run noise): synchronous, 1 worker, 2 workers at x1
+grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8
+# grid E (the same grid with another workload: batch 16, 3 ms per sample plus 0.5 ms of
+# CPU decoding, a 25 ms step; format 3): synchronous, 1 worker at x1
+grid_table e "$ds/pytorch-grid-e" "w0-,w1-x1-" 4
 
 r=$ds/pytorch-regimes
 if [ -e "$r/w2-slow1.h5" ]; then
