@@ -129,6 +129,15 @@ PY
 "$stallsim" compare "$work/w.h5" "$work/w40" --warmup 11 >/dev/null 2>"$work/err" || fail "explicit warmup"
 grep -q "warning: traces are summarised with --warmup 11, but" "$work/err" && ok || fail "explicit warmup warning"
 
+# traces named alike in different folders: the table names each by as many folders as
+# tell them apart (the first row's full path in the footer)
+mkdir -p "$work/a/run" "$work/b/run"
+cp "$work/w.h5" "$work/a/run/t.h5"
+"$stallsim" gen -o "$work/b/run/t.h5" --gpus 3 --iterations 200 --seed 4 >/dev/null || fail "gen b"
+"$stallsim" compare "$work/a/run/t.h5" "$work/b/run/t.h5" "$work/w.h5" > "$work/alike.txt" 2>&1 || fail "compare alike"
+grep -q '^a/run/t\.h5 ' "$work/alike.txt" && grep -q '^b/run/t\.h5 ' "$work/alike.txt" && grep -q '^w\.h5 ' "$work/alike.txt" &&
+  ok || fail "traces named alike: $(cat "$work/alike.txt")"
+
 # results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
 printf '[trace]\npath = w.h5\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 2\n' > "$work/both.ini"
 "$stallsim" run "$work/both.ini" --out "$work/both" --quiet || fail "sweep both"

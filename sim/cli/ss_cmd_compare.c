@@ -234,6 +234,31 @@ static void stem(const char *name, char *buf, size_t n)
     snprintf(buf, n, "%.*s", (int)len, name);
 }
 
+/* The last `parts` components of path ('/'-separated), or the whole path. */
+static const char *path_tail(const char *path, int parts)
+{
+    const char *p = path + strlen(path);
+    while (p > path && p[-1] == '/') p--; /* a trailing slash is not a component */
+    for (const char *q = p; q > path; q--)
+        if (q[-1] == '/' && q < p && --parts == 0) return q;
+    return path;
+}
+
+/* Row i's source as the table shows it: its file name, with as many of its folders as
+ * tell it from the other rows' sources (traces named alike in different folders, e.g.
+ * base/run.h5 and w4/run.h5) */
+static const char *shown_source(const cmp_table *t, int i)
+{
+    const char *me = t->v[i].source;
+    for (int parts = 1;; parts++) {
+        const char *tail = path_tail(me, parts);
+        int clash = 0;
+        for (int j = 0; j < t->n && !clash; j++)
+            clash = strcmp(t->v[j].source, me) && !strcmp(path_tail(t->v[j].source, parts), tail);
+        if (!clash || tail == me) return tail;
+    }
+}
+
 static void print_table(const cmp_table *t, FILE *out)
 {
     const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
@@ -245,8 +270,7 @@ static void print_table(const cmp_table *t, FILE *out)
      * at their ends: cutting them would make rows look alike) */
     int ws = 6, wn = 8;
     for (int i = 0; i < t->n; i++) {
-        const char *src = strrchr(t->v[i].source, '/');
-        src = src && src[1] ? src + 1 : t->v[i].source;
+        const char *src = shown_source(t, i);
         int a = (int)strlen(src), c = (int)strlen(t->v[i].r.text[0]);
         ws = a > ws ? a : ws;
         wn = c > wn ? c : wn;
@@ -267,9 +291,7 @@ static void print_table(const cmp_table *t, FILE *out)
     fputc('\n', out);
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
-        const char *src = strrchr(t->v[i].source, '/');
-        src = src && src[1] ? src + 1 : t->v[i].source;
-        fprintf(out, "%-*s %-*s", ws, src, wn, r->text[0]);
+        fprintf(out, "%-*s %-*s", ws, shown_source(t, i), wn, r->text[0]);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
             if (cc[k]->type != SS_COL_F64) {
