@@ -125,8 +125,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
 
 void ss_report_print_table(const ss_summary *s, FILE *out)
 {
-    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%");
+    /* the share of the cores each row keeps busy, where the trace records CPU times */
+    const int cpu_col = !isnan(ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL));
+    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s\n", "", "scenario", "iters", "iter_time (s)",
+            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
         char lab[96], a[40], b[40], c[40], chg[24];
@@ -138,10 +140,14 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         if (isnan(ch)) snprintf(chg, sizeof chg, "-");
         else snprintf(chg, sizeof chg, "%+.2f", ch);
         /* "±" is two bytes: widen the fields that hold one so columns line up */
-        fprintf(out, "%-2s %-44s %6ld %*s %*s %*s %8.2f %8s\n",
+        fprintf(out, "%-2s %-44s %6ld %*s %*s %*s %8.2f %8s",
                 j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "", lab, (long)p->n,
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
                 17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg);
+        double cl = cpu_col ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
+        if (cpu_col && isnan(cl)) fprintf(out, " %5s", "-");
+        else if (cpu_col) fprintf(out, " %5.0f", cl);
+        fputc('\n', out);
     }
     int any_baseline = 0;
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
@@ -160,6 +166,9 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
+    if (cpu_col)
+        fprintf(out, "cpu%% = the share of its busiest pool's cores the row's run keeps busy (cpu_load_pct; above 85 "
+                     "%% predictions that change the CPU load are likely optimistic)\n");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
