@@ -77,6 +77,27 @@ PY
 }
 # grid D (an idle machine, 0.6 % run-to-run noise): synchronous, 1 worker, 2 workers at x1
 grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8
+# the training processes' alignment the calibration prints, against the same shares
+# computed here from the trace: the rows whose train_start (and ask = train_start - stall)
+# spread over the GPUs is at most the median step CPU (/loop_cpu_time; workers > 0 here)
+for t in pytorch-grid-d/w2-x1-p2 pytorch-grid-d/w4-x1-p2 pytorch-grid-e/w1-x1-p2; do
+  [ -e "$ds/$t.h5" ] || continue
+  "$stallsim" info "$ds/$t.h5" > "$work/align.txt" 2>&1 || fail "info $t"
+  /usr/bin/python3 - "$ds/$t.h5" "$work/align.txt" <<'PY' && ok || fail "alignment of $t: $(grep 'started their steps' "$work/align.txt")"
+import re, sys
+import h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+ts, st = f["timeline/train_start"][:], f["timeline/stall_time"][:]
+b = np.median(f["loop_cpu_time"][:])
+together = 100 * np.mean(ts.max(1) - ts.min(1) <= b)
+ask = ts - st
+asked = 100 * np.mean(ask.max(1) - ask.min(1) <= b)
+m = re.search(r"each other in (\d+)% of the iterations and asked for their batches so in (\d+)%", open(sys.argv[2]).read())
+print("%s: steps together %d %% (printed %s), asks %d %% (printed %s)" % (sys.argv[1].split("datasets/")[-1], round(together), m.group(1), round(asked), m.group(2)))
+assert abs(together - int(m.group(1))) <= 0.5 + 1e-9 and abs(asked - int(m.group(2))) <= 0.5 + 1e-9
+PY
+done
+
 # grid E (the same grid with another workload: batch 16, 3 ms per sample plus 0.5 ms of
 # CPU decoding, a 25 ms step; format 3): synchronous, 1 worker at x1
 grid_table e "$ds/pytorch-grid-e" "w0-,w1-x1-" 4
@@ -273,20 +294,18 @@ PY
     half:_w-auto_pauto_fs0.5_"
   # a sixth, a helper's (datasets/pytorch-tail: 3 ranks, heavy-tailed storage latency, a
   # short last batch, compute-heavy steps; format 3): step-bound at 2+ workers with the cores
-  # 80 % busy, where the model's contention grows too slowly: from the 1-worker trace within
-  # 30 % each (4 workers -27.4 %) and 20 % on average, and run counts those scenarios above
-  # 85 % of the cores and marks them; rank 2 healed within 10 % (independent -8.8 %: the
-  # other two GPUs' median per iteration is never the largest of a heavy-tailed fetch) and
-  # 7 % (pipeline -5.7 %)
-  unseen_workload tail pytorch-tail 30 20 2 10 7 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs1_ w4:_w-4_pauto_fs1_ \
+  # 80 % busy: from the 1-worker trace (loader-bound, its steps apart) within 15 % each (4
+  # workers -11.6 %; -27.4 % when the model took the steps as always together) and 10 % on
+  # average; run notes the trace's measured fetch stretch far from the model's; rank 2 healed
+  # within 10 % (independent -8.8 %: the other two GPUs' median per iteration is never the
+  # largest of a heavy-tailed fetch) and 7 % (pipeline -5.4 %)
+  unseen_workload tail pytorch-tail 15 10 2 10 7 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs1_ w4:_w-4_pauto_fs1_ \
     half:_w-auto_pauto_fs0.5_ w2-half:_w-2_pauto_fs0.5_"
   tl=$ds/pytorch-tail
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 4\nprefetch = auto\n' "$tl/base.h5" > "$work/tl.ini"
   "$stallsim" run "$work/tl.ini" --out "$work/tl" > "$work/tl.out" 2>&1 || fail "tail: run"
-  grep -q "2 scenarios would keep more than 85% of them busy, where real runs came out up to 27% slower" "$work/tl.out" &&
-    grep -q "W=4 P=2 .*of the cores: likely optimistic" "$work/tl.out" &&
-    grep -q "^note: the trace's fetches measured 1.65x their CPU time in CPU work and waits for a core, its steps 1.18x" "$work/tl.out" &&
-    ok || fail "tail: the warnings of a near-saturated sweep: $(grep -i "optimistic\|^note" "$work/tl.out")"
+  grep -q "^note: the trace's fetches measured 1.65x their CPU time in CPU work and waits for a core, its steps 1.18x" "$work/tl.out" &&
+    ok || fail "tail: the note of a busy trace: $(grep -i "optimistic\|^note" "$work/tl.out")"
   # the worker gap of a window-bound trace: from the 4-worker trace, 1 worker within 15 % (a
   # 4.2 ms gap fitted to the window's noise made it +25.2 %)
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = auto\n' "$tl/w4.h5" > "$work/tl4.ini"
@@ -334,7 +353,7 @@ PY
   expect_within "$work/sy.csv" 'pipeline_.*_w-auto_.*_fs0.5_.*' "$work/sy.csv" 5 "sync: storage twice as fast, synchronous" &&
     ok || fail "sync: storage twice as fast"
   grep -q "^note: Every GPU loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost" "$work/sy.out" &&
-    grep -q "^note: the trace's fetches measured 1.37x .* CPU sharing's model puts the trace's contention at 2.96x" "$work/sy.out" &&
+    grep -q "^note: the trace's fetches measured 1.37x .* CPU sharing's model puts the trace's contention at 2.18x" "$work/sy.out" &&
     ok || fail "sync: the notes: $(grep '^note' "$work/sy.out")"
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 5\n' "$sy/slow5.h5" > "$work/sy5.ini"
   "$stallsim" run "$work/sy5.ini" --out "$work/sy5" --quiet || fail "sync: heal run"
@@ -383,8 +402,8 @@ PY
   # prints the eighteen of them, with the zlib base's mean as cli_real_runs computes it above
   if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
   [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 18 ] && ok || fail "validate_pytorch.sh --workloads: not eighteen tables"
-  grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 8.3 %' && ok ||
-    fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 8.3 %"
+  grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 9.5 %' && ok ||
+    fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 9.5 %"
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain

@@ -106,7 +106,7 @@ static ss_share two_gpus(void)
     const double c[2] = {0.012, 0.012}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
                  d[2] = {0.0015, 0.0015};
     const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {1, 1};
-    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009, NULL), SS_OK);
     return sh;
 }
 
@@ -154,12 +154,38 @@ static void test_synchronous(void **state)
     ss_share sh;
     const double c[2] = {0.012, 0.012}, L[2] = {0.012, 0.012}, f[2] = {0.02, 0.02}, gap[2] = {0, 0}, d[2] = {0, 0};
     const int pool[2] = {0, 0}, one[2] = {1, 1}, two[2] = {2, 2}, W[2] = {0, 0};
-    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, one, f, W, gap, d, 0.048, 0.028), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, one, f, W, gap, d, 0.048, 0.028, NULL), SS_OK);
     assert_float_equal(sh.step_cpu[0], 0.0, 1e-15);
     assert_float_equal(sh.s0[0], 4.0 / 3, 1e-12);
     ss_share_free(&sh);
-    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, two, f, W, gap, d, 0.048, 0.028), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, two, f, W, gap, d, 0.048, 0.028, NULL), SS_OK);
     assert_float_equal(sh.s0[0], 1.0, 1e-15);
+    ss_share_free(&sh);
+}
+
+/* The training processes together a share gamma of the time (their alignment, measured by
+ * the calibration): R is the mixture's, gamma R_gang + (1 - gamma) R_apart. Two GPUs that
+ * load synchronously with no fetch CPU, steps of 1/4 of a core each, on one core: as a
+ * gang R = 2, apart R = 1 + s/4 (closed forms above), so s = 2 gamma + (1 - gamma)(1 +
+ * s/4): s = 4 (1 + gamma) / (3 + gamma). */
+static void test_alignment(void **state)
+{
+    (void)state;
+    const double c[2] = {0, 0}, L[2] = {0.012, 0.012}, f[2] = {0.02, 0.02}, gap[2] = {0, 0}, d[2] = {0, 0};
+    const int pool[2] = {0, 0}, one[2] = {1, 1}, W[2] = {0, 0};
+    const double gammas[] = {0.0, 0.5, 1.0};
+    for (int i = 0; i < 3; i++) {
+        double g = gammas[i], align[4] = {g, 0.9, g, 0.9};
+        ss_share sh;
+        assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, one, f, W, gap, d, 0.048, 0.028, align), SS_OK);
+        assert_float_equal(sh.s0[0], 4 * (1 + g) / (3 + g), 1e-12);
+        assert_float_equal(sh.align_ahead[0], 0.9, 0.0);
+        ss_share_free(&sh);
+    }
+    /* no alignment given: always together, the gang's 2 */
+    ss_share sh;
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, one, f, W, gap, d, 0.048, 0.028, NULL), SS_OK);
+    assert_float_equal(sh.s0[0], 2.0, 1e-12);
     ss_share_free(&sh);
 }
 
@@ -173,7 +199,7 @@ static void test_measured_waits(void **state)
     const double c[2] = {0.012, 0.010}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
                  d[2] = {0.0015, 0.0015}, q[2] = {0.006, 0.004}, ql[2] = {0.002, 0.001};
     const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {1, 1};
-    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W, gap, d, 0.048, 0.009, NULL), SS_OK);
     assert_non_null(sh.s0m);
     /* (0.012 + 0.006 + 0.010 + 0.004) / (0.012 + 0.010) and (0.007 + 0.002 + 0.007 + 0.001) / 0.014 */
     assert_float_equal(sh.s0m[0], 0.032 / 0.022, 1e-12);
@@ -181,7 +207,7 @@ static void test_measured_waits(void **state)
     assert_float_equal(ss_share_cpu_wall(&sh, 1, 0.010, 0.004), 0.014, 1e-15);
     /* the model's stretch does not use the waits: the same as without them */
     ss_share plain;
-    assert_int_equal(ss_share_build(&plain, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009), SS_OK);
+    assert_int_equal(ss_share_build(&plain, 2, c, L, NULL, NULL, pool, cores, f, W, gap, d, 0.048, 0.009, NULL), SS_OK);
     assert_true(plain.s0m == NULL && plain.s0[0] == sh.s0[0]);
     assert_float_equal(ss_share_cpu_wall(&plain, 1, 0.010, 0.004), 0.010 * plain.s0[0], 1e-15);
     ss_share_free(&plain);
@@ -201,7 +227,7 @@ static void test_degenerate(void **state)
     ss_share sh;
     const double zero[1] = {0}, one[1] = {1};
     const int pool[1] = {0}, cores[1] = {1}, W[1] = {4096};
-    assert_int_equal(ss_share_build(&sh, 1, one, one, NULL, NULL, pool, cores, zero, W, zero, zero, 0.0, 0.0), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 1, one, one, NULL, NULL, pool, cores, zero, W, zero, zero, 0.0, 0.0, NULL), SS_OK);
     assert_true(sh.s0[0] == 1.0);
     double s1, delta;
     ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0};
@@ -211,7 +237,7 @@ static void test_degenerate(void **state)
     /* a measured period but a zero fetch and step: the steady-state period is 0, so the
      * scenario keeps the trace's stretch */
     const double T[1] = {0.01};
-    assert_int_equal(ss_share_build(&sh, 1, T, T, NULL, NULL, pool, cores, zero, W, zero, zero, 0.01, 0.0), SS_OK);
+    assert_int_equal(ss_share_build(&sh, 1, T, T, NULL, NULL, pool, cores, zero, W, zero, zero, 0.01, 0.0, NULL), SS_OK);
     assert_true(isfinite(sh.s0[0]) && sh.s0[0] >= 1.0);
     sc.workers = (int[]){4096};
     sc.fetch_cpu = sh.fetch_cpu;
@@ -229,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
         cmocka_unit_test(test_synchronous),
+        cmocka_unit_test(test_alignment),
         cmocka_unit_test(test_measured_waits),
         cmocka_unit_test(test_degenerate),
     };

@@ -568,8 +568,45 @@ static void calib_free_io(calib_io *io)
 /* CPU sharing's view of the trace: the calibrated loaders, each GPU's median fetch time,
  * the median over the rows of the slowest GPU's iteration time and of the step (that
  * iteration minus the largest stall); imax and smax are reordered. */
+/* The training processes' alignment (MODELS-pipeline.md, "CPU sharing"): per pool of
+ * cores, the share of the calibration's first `rows` rows whose spreads over the pool's
+ * GPUs (the largest minus the smallest: lo and hi, [pool][row][2]) of the step starts
+ * (train_start) and of the asks (train_start - stall) were at most the pool's step CPU
+ * time b (the median over its GPUs of /loop_cpu_time, the fetch left out where W = 0).
+ * Over all `rows` (every rank holds them alike after the all-reduces, so every rank finds
+ * the same shares). Writes align[2 g + j], GPU g's pool's, 1 for a pool of one GPU. */
+#define CALIB_ALIGN_BYTES (16L << 20)
+static void alignment(const ss_calib *c, const ss_trace_meta *m, const int *pid, int npools, const double *lo,
+                      const double *hi, long rows, double *align)
+{
+    const int G = c->gpus;
+    double *b = malloc((size_t)G * sizeof *b);
+    for (int p = 0; p < npools; p++) {
+        size_t nb = 0;
+        for (int g = 0; b && g < G; g++)
+            if (pid[g] == p) {
+                double L = m->loop_cpu[g] - (c->workers_gpu[g] == 0 ? m->fetch_cpu[g] : 0.0);
+                b[nb++] = L > 0.0 ? L : 0.0;
+            }
+        double bp = b ? median_of(b, nb) : 0.0, share[2] = {1.0, 1.0};
+        if (nb > 1 && rows > 0) {
+            long cnt[2] = {0, 0};
+            for (long k = 0; k < rows; k++)
+                for (int j = 0; j < 2; j++) {
+                    size_t i = ((size_t)p * (size_t)rows + (size_t)k) * 2 + (size_t)j;
+                    cnt[j] += hi[i] - lo[i] <= bp;
+                }
+            for (int j = 0; j < 2; j++) share[j] = (double)cnt[j] / (double)rows;
+        }
+        for (int g = 0; g < G; g++)
+            if (pid[g] == p)
+                for (int j = 0; j < 2; j++) align[2 * g + j] = share[j];
+    }
+    free(b);
+}
+
 static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, double *imax, double *smax,
-                             size_t n)
+                             size_t n, const double *align)
 {
     for (size_t k = 0; k < n; k++) smax[k] = imax[k] - smax[k] > 0.0 ? imax[k] - smax[k] : 0.0;
     double iter = median_of(imax, n), step = median_of(smax, n);
@@ -577,7 +614,7 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
     if (!c->share) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
     ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->fetch_wait, m->loop_wait,
                                   m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu, c->gap_gpu, c->delivery_gpu,
-                                  iter, step);
+                                  iter, step, align);
     if (st != SS_OK) {
         free(c->share);
         c->share = NULL;
@@ -667,6 +704,29 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->no_fetch = !ss_trace_meta_has_fetch(m);
     /* CPU sharing's statistics (build_share) where the trace has what it needs */
     const int want_share = !c->no_fetch && ss_trace_meta_has_cpu(m);
+    /* the training processes' alignment per pool (alignment) over the first al_rows rows */
+    int npools = 0, *pid = NULL;
+    long al_rows = 0;
+    double *al_lo = NULL, *al_hi = NULL, *align = NULL;
+    if (st == SS_OK && want_share) {
+        pid = malloc(ng * sizeof *pid);
+        align = malloc(2 * ng * sizeof *align);
+        if (pid)
+            for (int g = 0; g < G; g++) { /* pools numbered by their first GPU, as ss_share_build does */
+                int q = m->cpu_pool[g];
+                pid[g] = (q == g || q < 0 || q >= G || q > g) ? npools++ : pid[q];
+            }
+        al_rows = CALIB_ALIGN_BYTES / (4 * (long)sizeof(double) * (npools > 0 ? npools : 1));
+        al_rows = al_rows < io.rows ? al_rows : io.rows;
+        size_t na = (size_t)npools * (size_t)al_rows * 2;
+        al_lo = malloc((na ? na : 1) * sizeof *al_lo);
+        al_hi = malloc((na ? na : 1) * sizeof *al_hi);
+        if (!pid || !align || !al_lo || !al_hi) st = ss_fail(SS_ENOMEM, "out of memory for calibration (%d GPUs)", G);
+        for (size_t i = 0; st == SS_OK && i < na; i++) {
+            al_lo[i] = INFINITY;
+            al_hi[i] = -INFINITY;
+        }
+    }
     known_set known = {0};
     long pairs = 0, consistent = 0;
     /* this rank's GPUs: a contiguous run of SS_CALIB_CHUNK-GPU blocks */
@@ -690,6 +750,14 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
             for (long k = 0; k < io.rows; k++) {
                 imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
                 smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+            }
+            for (long k = 0; k < al_rows; k++) {
+                const double v[2] = {d.ask[k] + d.st[k], d.ask[k]};
+                double *lo = al_lo + ((size_t)pid[g] * (size_t)al_rows + (size_t)k) * 2, *hi = al_hi + (lo - al_lo);
+                for (int j = 0; j < 2; j++) {
+                    lo[j] = v[j] < lo[j] ? v[j] : lo[j];
+                    hi[j] = v[j] > hi[j] ? v[j] : hi[j];
+                }
             }
         }
         if (g == g_lo)
@@ -721,6 +789,11 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        const int na = (int)((long)npools * al_rows * 2);
+        if (rc == MPI_SUCCESS && want_share && na > 0)
+            rc = MPI_Allreduce(MPI_IN_PLACE, al_lo, na, MPI_DOUBLE, MPI_MIN, comm->comm);
+        if (rc == MPI_SUCCESS && want_share && na > 0)
+            rc = MPI_Allreduce(MPI_IN_PLACE, al_hi, na, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc != MPI_SUCCESS) st = ss_fail(SS_EMPI, "calibration: sharing the asks failed");
         pairs = cnt[0];
         consistent = cnt[1];
@@ -738,7 +811,14 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         }
         c->worker_gap = median_of(gaps, ng);
     }
-    if (st == SS_OK && want_share) st = build_share(c, m, fmed, imax, smax, n);
+    if (st == SS_OK && want_share) {
+        alignment(c, m, pid, npools, al_lo, al_hi, al_rows, align);
+        st = build_share(c, m, fmed, imax, smax, n, align);
+    }
+    free(pid);
+    free(align);
+    free(al_lo);
+    free(al_hi);
     calib_free_io(&io);
     free(pos);
     free(first);
@@ -827,6 +907,18 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                          "steps' %sx; the replay takes each fetch's CPU part as its CPU time plus its wait, and "
                          "scales it by the model's change of stretch\n",
                     range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
+        }
+        if (sh->align_trace) { /* how often the training processes stepped together */
+            int multi = 0;
+            for (int g = 1; g < G && !multi; g++) multi = sh->pool_of[g] == sh->pool_of[0];
+            if (multi)
+                fprintf(out, "calibration: CPU sharing: the training processes of GPU 0's pool started their steps within "
+                             "their step's CPU time of each other in %.0f%% of the iterations and asked for their "
+                             "batches so in %.0f%% (the trace's loaders %s): a scenario whose loaders %s\n",
+                        100.0 * sh->align_trace[0], 100.0 * sh->align_ahead[0], sh->bound0 ? "behind" : "ahead",
+                        sh->bound0 ? "keep ahead steps them together as often as they asked so, one whose loaders "
+                                     "stay behind as often as the trace"
+                                   : "fall behind steps them apart, one whose loaders keep ahead as often as the trace");
         }
     }
     if (c->ask_lags)

@@ -130,6 +130,8 @@ void ss_share_free(ss_share *sh)
     free(sh->gap);
     free(sh->delivery);
     free(sh->s0);
+    free(sh->align_trace);
+    free(sh->align_ahead);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -214,21 +216,50 @@ static terms all_terms(const share_eval *e, const double *s)
  * T in w (a process is never in both phases at once; counting them as independent adds
  * little where either is small). Returns the groups' count; *gang the training
  * processes', *nw the independent threads'. */
-static int demands(const share_eval *e, int p, double T, int *gang, double *gu, group *w, long *nw)
+static int demands(const share_eval *e, int p, double T, int together, int *gang, double *gu, group *w, long *nw)
 {
     const ss_share *sh = e->sh;
     int ng = 0;
     double sum = 0.0;
-    *gang = e->first[p + 1] - e->first[p];
+    *gang = together ? e->first[p + 1] - e->first[p] : 0;
     *nw = 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
         sum += sh->step_cpu[g] / T;
         w[ng++] = (group){e->c[g] / ((double)(W > 0 ? W : 1) * T), W > 0 ? W : 1};
         *nw += W > 0 ? W : 1;
+        if (!together) {
+            w[ng++] = (group){sh->step_cpu[g] / T, 1};
+            *nw += 1;
+        }
     }
+    if (!together) sum = 0.0;
     *gu = *gang > 0 ? sum / *gang : 0.0;
     return ng;
+}
+
+/* 1 when the loaders (or a synchronous fetch) set the period at the terms t, 0 when the
+ * steps and deliveries do (the loaders keep ahead) */
+static int regime_bound(const share_eval *e, const terms *t)
+{
+    double step = e->cs * e->sh->compute_med + delta_of_terms(t);
+    step = step > 0.0 ? step : 0.0;
+    return t->fsync > -INFINITY || t->lo > step + (t->dmax > -INFINITY ? t->dmax : 0.0);
+}
+
+/* The share of the time pool p's training processes step together at a scenario's terms
+ * t (MODELS-pipeline.md, "CPU sharing"): in the trace's own regime as often as in the
+ * trace; where the loaders keep ahead of a trace whose loaders were behind, as often as
+ * the trace's asks came together (every GPU then has its batch when it asks); where the
+ * loaders fall behind those of a trace that kept ahead, never (each GPU steps when its
+ * own batch arrives). 1 without the trace's alignment. */
+static double together_share(const share_eval *e, int p, const terms *t)
+{
+    const ss_share *sh = e->sh;
+    if (!sh->align_trace) return 1.0;
+    int bound = regime_bound(e, t);
+    if (bound == sh->bound0) return sh->align_trace[p];
+    return bound ? 0.0 : sh->align_ahead[p];
 }
 
 static long threads_of(const share_eval *e, int p)
@@ -236,6 +267,42 @@ static long threads_of(const share_eval *e, int p)
     long n = 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) n += 1 + (long)e->W[e->order[i]];
     return n;
+}
+
+/* R(s) - s of pool p at period T with its training processes stepping together a share
+ * gamma of the time and apart otherwise: the distribution of N is that mixture, and R is
+ * linear in it (E[N] is the same either way) */
+static double mixed_excess(share_eval *e, int p, double T, double gamma, double s)
+{
+    const int k = e->sh->cores[p];
+    int gang;
+    double gu, x = 0.0;
+    long nw;
+    if (gamma > 0.0) {
+        int ng = demands(e, p, T, 1, &gang, &gu, e->w, &nw);
+        x += gamma * excess(gang, gu, e->w, ng, nw, k, s, e->prob);
+    }
+    if (gamma < 1.0) {
+        int ng = demands(e, p, T, 0, &gang, &gu, e->w, &nw);
+        x += (1.0 - gamma) * excess(gang, gu, e->w, ng, nw, k, s, e->prob);
+    }
+    return x;
+}
+
+/* The root of mixed_excess in [1, threads / cores] */
+static double stretch_mixed(share_eval *e, int p, double T, double gamma)
+{
+    const long n = threads_of(e, p);
+    const int k = e->sh->cores[p];
+    if (n <= k || k < 1 || k > SHARE_MAX_CORES) return 1.0;
+    double lo = 1.0, hi = (double)n / k;
+    if (mixed_excess(e, p, T, gamma, hi) >= 0.0) return hi;
+    for (int i = 0; i < SHARE_BISECT; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mixed_excess(e, p, T, gamma, mid) >= 0.0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
 }
 
 /* Pool p's stretch at the scenario's own load: the root x of R(x) - x where the period
@@ -259,11 +326,7 @@ static double solve_pool(share_eval *e, int p, double *s)
         for (int j = e->first[p]; j < e->first[p + 1]; j++) add_gpu(e, e->order[j], s, &t);
         double T = sh->iter_mean * period_of(e, &t) / sh->a0;
         if (!(T > 0.0)) return 1.0;
-        int gang;
-        double gu;
-        long nw;
-        int ng = demands(e, p, T, &gang, &gu, e->w, &nw);
-        if (excess(gang, gu, e->w, ng, nw, k, mid, e->prob) >= 0.0) lo = mid;
+        if (mixed_excess(e, p, T, together_share(e, p, &t), mid) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -299,7 +362,7 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const ss_share_sc
         gmax = gp > gmax ? gp : gmax;
         if (threads_of(e, p) > sh->cores[p] && sh->cores[p] <= SHARE_MAX_CORES && sh->cores[p] > kmax) kmax = sh->cores[p];
     }
-    e->w = malloc((size_t)gmax * sizeof *e->w);
+    e->w = malloc((size_t)(2 * gmax) * sizeof *e->w);
     e->prob = malloc((size_t)kmax * sizeof *e->prob);
     if (!e->w || !e->prob) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs in a pool)", gmax);
     return SS_OK;
@@ -336,7 +399,7 @@ static void measured_stretch(const ss_share *sh, const double *cpu, const double
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
                          const double *fetch_wait, const double *loop_wait, const int *pool_first,
                          const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
-                         const double *delivery, double iter_mean, double compute_med)
+                         const double *delivery, double iter_mean, double compute_med, const double *align)
 {
     memset(sh, 0, sizeof *sh);
     const size_t G = (size_t)gpus;
@@ -351,6 +414,14 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     sh->delivery = malloc(G * sizeof *sh->delivery);
     sh->s0 = malloc(G * sizeof *sh->s0);
     const int waits = fetch_wait && loop_wait;
+    if (align) {
+        sh->align_trace = malloc(G * sizeof *sh->align_trace);
+        sh->align_ahead = malloc(G * sizeof *sh->align_ahead);
+        if (!sh->align_trace || !sh->align_ahead) {
+            ss_share_free(sh);
+            return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", gpus);
+        }
+    }
     if (waits) {
         sh->fetch_wait = malloc(G * sizeof *sh->fetch_wait);
         sh->step_wait = malloc(G * sizeof *sh->step_wait);
@@ -370,6 +441,10 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
             sh->cores[sh->pools++] = pool_cores[g] > 0 ? pool_cores[g] : 1;
         } else {
             sh->pool_of[g] = sh->pool_of[q];
+        }
+        if (align) { /* a pool's values, given on each of its GPUs */
+            sh->align_trace[sh->pool_of[g]] = align[2 * g];
+            sh->align_ahead[sh->pool_of[g]] = align[2 * g + 1];
         }
     }
     for (int g = 0; g < gpus; g++) {
@@ -399,15 +474,12 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     share_eval e;
     ss_status st = eval_alloc(&e, sh, &own);
     if (st == SS_OK) {
-        /* the trace's stretch at its measured period; then its steady-state period */
-        for (int p = 0; p < sh->pools; p++) {
-            int gang = 0, ng = 0;
-            long nw = 0;
-            double gu = 0.0;
-            if (iter_mean > 0.0) ng = demands(&e, p, iter_mean, &gang, &gu, e.w, &nw);
-            sh->s0[p] = iter_mean > 0.0 ? stretch_with(gang, gu, e.w, ng, nw, threads_of(&e, p), sh->cores[p], e.prob) : 1.0;
-        }
+        /* the trace's stretch at its measured period, its steps together as often as they
+         * were; then its steady-state period */
+        for (int p = 0; p < sh->pools; p++)
+            sh->s0[p] = iter_mean > 0.0 ? stretch_mixed(&e, p, iter_mean, sh->align_trace ? sh->align_trace[p] : 1.0) : 1.0;
         const terms t = all_terms(&e, sh->s0);
+        sh->bound0 = regime_bound(&e, &t);
         sh->a0 = period_of(&e, &t);
     }
     eval_free(&e);

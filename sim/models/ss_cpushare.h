@@ -27,6 +27,11 @@ typedef struct {
     double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
     double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
+    /* [pools] the share of the trace's iterations in which the pool's training processes
+     * started their steps together (all within their step's CPU time of each other), and
+     * in which they asked for their batches together; NULL: always together */
+    double *align_trace, *align_ahead;
+    int bound0; /* 1: the trace's period is its loaders' (or a synchronous fetch's), not its steps' */
     double *s0m;       /* [pools] the measured one, (c + q) / c over the pool's fetches
                         * (fetch_wait), or NULL */
     double *s0m_step;  /* [pools] the same for the steps, (L + its wait) / L, or NULL */
@@ -44,11 +49,13 @@ double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cor
 /* Builds sh from the per-GPU arrays (copied); loop_cpu is /loop_cpu_time (the fetch
  * included where workers[g] = 0), fetch_wait and loop_wait /fetch_wait_time and
  * /loop_wait_time (both or neither may be NULL), pool_first the first GPU of each GPU's
- * pool (/cpu_pool), pool_cores its cores. Computes a0 and s0. SS_ENOMEM. */
+ * pool (/cpu_pool), pool_cores its cores; align[2 g], align[2 g + 1] GPU g's pool's
+ * align_trace and align_ahead, or NULL (the training processes always step together).
+ * Computes a0 and s0. SS_ENOMEM. */
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
                          const double *fetch_wait, const double *loop_wait, const int *pool_first,
                          const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
-                         const double *delivery, double iter_mean, double compute_med);
+                         const double *delivery, double iter_mean, double compute_med, const double *align);
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);
