@@ -8,7 +8,7 @@ cd "$here"
 
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
           libgsl-dev libinih-dev libcmocka-dev valgrind python3 python3-h5py python3-matplotlib python3-numpy
-          libyajl-dev zlib1g-dev python3-torch)
+          libyajl-dev zlib1g-dev python3-torch python3-pil)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -158,6 +158,8 @@ PY
   workload text pytorch-text w4 "base w0 w2 half"
   workload tail pytorch-tail base "w0 w2 w4 half w2-half" 2
   workload tail pytorch-tail w4 "base w0 w2 half"
+  workload vision pytorch-vision base "w0 w1 w4 half" 2 2
+  workload vision pytorch-vision w4 "base w0 w1" "" 2
   workload seq pytorch-seq base "w0 w2 w3 half" 1
   workload seq pytorch-seq w3 "base w0 w2 half"
   workload epochs pytorch-epochs base "w1 w4 w6 half" 3 2

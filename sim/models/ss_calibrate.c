@@ -568,19 +568,26 @@ static void calib_free_io(calib_io *io)
 /* CPU sharing's view of the trace: the calibrated loaders, each GPU's median fetch time,
  * the median over the rows of the slowest GPU's iteration time and of the step (that
  * iteration minus the largest stall); imax and smax are reordered. */
-/* The training processes' alignment (MODELS-pipeline.md, "CPU sharing"): per pool of
- * cores, the share of the calibration's first `rows` rows whose spreads over the pool's
- * GPUs (the largest minus the smallest: lo and hi, [pool][row][2]) of the step starts
- * (train_start) and of the asks (train_start - stall) were at most the pool's step CPU
- * time b (the median over its GPUs of /loop_cpu_time, the fetch left out where W = 0).
- * Over all `rows` (every rank holds them alike after the all-reduces, so every rank finds
- * the same shares). Writes align[2 g + j], GPU g's pool's, 1 for a pool of one GPU. */
+/* The training processes' alignment (MODELS-pipeline.md, "CPU sharing"), per pool of
+ * cores: over the calibration's first `rows` rows, the mean of (n - 1) / (G_p - 1), where n
+ * is the largest number of the pool's G_p GPUs whose step starts (train_start; j = 1: whose
+ * asks, train_start - stall) lie within b of each other, b the pool's step CPU time (the
+ * median over its GPUs of /loop_cpu_time, the fetch left out where W = 0): 1 when every
+ * row's GPUs step together, 0 when each steps apart. v holds [row][GPU][2] (every rank
+ * holds them alike after the all-reduce, so every rank finds the same shares). Writes
+ * align[2 g + j], GPU g's pool's, 1 for a pool of one GPU. */
 #define CALIB_ALIGN_BYTES (16L << 20)
-static void alignment(const ss_calib *c, const ss_trace_meta *m, const int *pid, int npools, const double *lo,
-                      const double *hi, long rows, double *align)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void alignment(const ss_calib *c, const ss_trace_meta *m, const int *pid, int npools, const double *v,
+                      long rows, double *align)
 {
     const int G = c->gpus;
-    double *b = malloc((size_t)G * sizeof *b);
+    double *b = malloc((size_t)G * sizeof *b), *x = malloc((size_t)G * sizeof *x);
     for (int p = 0; p < npools; p++) {
         size_t nb = 0;
         for (int g = 0; b && g < G; g++)
@@ -589,20 +596,30 @@ static void alignment(const ss_calib *c, const ss_trace_meta *m, const int *pid,
                 b[nb++] = L > 0.0 ? L : 0.0;
             }
         double bp = b ? median_of(b, nb) : 0.0, share[2] = {1.0, 1.0};
-        if (nb > 1 && rows > 0) {
-            long cnt[2] = {0, 0};
-            for (long k = 0; k < rows; k++)
-                for (int j = 0; j < 2; j++) {
-                    size_t i = ((size_t)p * (size_t)rows + (size_t)k) * 2 + (size_t)j;
-                    cnt[j] += hi[i] - lo[i] <= bp;
+        if (nb > 1 && rows > 0 && x) {
+            for (int j = 0; j < 2; j++) {
+                double sum = 0.0;
+                for (long k = 0; k < rows; k++) {
+                    size_t n = 0;
+                    for (int g = 0; g < G; g++)
+                        if (pid[g] == p) x[n++] = v[((size_t)k * (size_t)G + (size_t)g) * 2 + (size_t)j];
+                    qsort(x, n, sizeof *x, cmp_double);
+                    size_t best = 1;
+                    for (size_t lo = 0, hi = 0; hi < n; hi++) { /* the widest run within bp */
+                        while (x[hi] - x[lo] > bp) lo++;
+                        best = hi - lo + 1 > best ? hi - lo + 1 : best;
+                    }
+                    sum += (double)(best - 1) / (double)(n - 1);
                 }
-            for (int j = 0; j < 2; j++) share[j] = (double)cnt[j] / (double)rows;
+                share[j] = sum / (double)rows;
+            }
         }
         for (int g = 0; g < G; g++)
             if (pid[g] == p)
                 for (int j = 0; j < 2; j++) align[2 * g + j] = share[j];
     }
     free(b);
+    free(x);
 }
 
 static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, double *imax, double *smax,
@@ -704,10 +721,11 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->no_fetch = !ss_trace_meta_has_fetch(m);
     /* CPU sharing's statistics (build_share) where the trace has what it needs */
     const int want_share = !c->no_fetch && ss_trace_meta_has_cpu(m);
-    /* the training processes' alignment per pool (alignment) over the first al_rows rows */
+    /* the training processes' alignment per pool (alignment) over the first al_rows rows:
+     * each GPU's step starts and asks, [row][GPU][2] */
     int npools = 0, *pid = NULL;
     long al_rows = 0;
-    double *al_lo = NULL, *al_hi = NULL, *align = NULL;
+    double *al_v = NULL, *align = NULL;
     if (st == SS_OK && want_share) {
         pid = malloc(ng * sizeof *pid);
         align = malloc(2 * ng * sizeof *align);
@@ -716,16 +734,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
                 int q = m->cpu_pool[g];
                 pid[g] = (q == g || q < 0 || q >= G || q > g) ? npools++ : pid[q];
             }
-        al_rows = CALIB_ALIGN_BYTES / (4 * (long)sizeof(double) * (npools > 0 ? npools : 1));
+        al_rows = CALIB_ALIGN_BYTES / (2 * (long)sizeof(double) * G);
         al_rows = al_rows < io.rows ? al_rows : io.rows;
-        size_t na = (size_t)npools * (size_t)al_rows * 2;
-        al_lo = malloc((na ? na : 1) * sizeof *al_lo);
-        al_hi = malloc((na ? na : 1) * sizeof *al_hi);
-        if (!pid || !align || !al_lo || !al_hi) st = ss_fail(SS_ENOMEM, "out of memory for calibration (%d GPUs)", G);
-        for (size_t i = 0; st == SS_OK && i < na; i++) {
-            al_lo[i] = INFINITY;
-            al_hi[i] = -INFINITY;
-        }
+        al_v = calloc((size_t)al_rows * ng * 2 + 1, sizeof *al_v);
+        if (!pid || !align || !al_v) st = ss_fail(SS_ENOMEM, "out of memory for calibration (%d GPUs)", G);
     }
     known_set known = {0};
     long pairs = 0, consistent = 0;
@@ -752,12 +764,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
                 smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
             }
             for (long k = 0; k < al_rows; k++) {
-                const double v[2] = {d.ask[k] + d.st[k], d.ask[k]};
-                double *lo = al_lo + ((size_t)pid[g] * (size_t)al_rows + (size_t)k) * 2, *hi = al_hi + (lo - al_lo);
-                for (int j = 0; j < 2; j++) {
-                    lo[j] = v[j] < lo[j] ? v[j] : lo[j];
-                    hi[j] = v[j] > hi[j] ? v[j] : hi[j];
-                }
+                al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
+                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k];
             }
         }
         if (g == g_lo)
@@ -789,11 +797,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
-        const int na = (int)((long)npools * al_rows * 2);
+        /* each GPU's values come from one rank, the others hold 0: the sum is exact */
+        const int na = (int)(al_rows * 2 * (long)G);
         if (rc == MPI_SUCCESS && want_share && na > 0)
-            rc = MPI_Allreduce(MPI_IN_PLACE, al_lo, na, MPI_DOUBLE, MPI_MIN, comm->comm);
-        if (rc == MPI_SUCCESS && want_share && na > 0)
-            rc = MPI_Allreduce(MPI_IN_PLACE, al_hi, na, MPI_DOUBLE, MPI_MAX, comm->comm);
+            rc = MPI_Allreduce(MPI_IN_PLACE, al_v, na, MPI_DOUBLE, MPI_SUM, comm->comm);
         if (rc != MPI_SUCCESS) st = ss_fail(SS_EMPI, "calibration: sharing the asks failed");
         pairs = cnt[0];
         consistent = cnt[1];
@@ -812,13 +819,12 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->worker_gap = median_of(gaps, ng);
     }
     if (st == SS_OK && want_share) {
-        alignment(c, m, pid, npools, al_lo, al_hi, al_rows, align);
+        alignment(c, m, pid, npools, al_v, al_rows, align);
         st = build_share(c, m, fmed, imax, smax, n, align);
     }
     free(pid);
     free(align);
-    free(al_lo);
-    free(al_hi);
+    free(al_v);
     calib_free_io(&io);
     free(pos);
     free(first);
@@ -912,9 +918,10 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             int multi = 0;
             for (int g = 1; g < G && !multi; g++) multi = sh->pool_of[g] == sh->pool_of[0];
             if (multi)
-                fprintf(out, "calibration: CPU sharing: the training processes of GPU 0's pool started their steps within "
-                             "their step's CPU time of each other in %.0f%% of the iterations and asked for their "
-                             "batches so in %.0f%% (the trace's loaders %s): a scenario whose loaders %s\n",
+                fprintf(out, "calibration: CPU sharing: the training processes of GPU 0's pool stepped together %.0f%% of "
+                             "the time (the share of the others that started their steps within the step's CPU time "
+                             "of each other, averaged over the iterations; their asks: %.0f%%); the trace's loaders %s: "
+                             "a scenario whose loaders %s\n",
                         100.0 * sh->align_trace[0], 100.0 * sh->align_ahead[0], sh->bound0 ? "behind" : "ahead",
                         sh->bound0 ? "keep ahead steps them together as often as they asked so, one whose loaders "
                                      "stay behind as often as the trace"
