@@ -136,6 +136,30 @@ for np in 2 3; do
   same_file "$work/wide-plain.cal" "$work/wide-$np.cal" "calibration of 150 GPUs, np=$np"
   same_file "$work/wide-plain/summary.csv" "$work/wide-$np/summary.csv" "pipeline on 150 GPUs, np=$np"
 done
+# the same wide trace with CPU datasets (two pools of 75 GPUs on 16 cores each): CPU
+# sharing's stretch and the training processes' alignment, which the calibration gathers
+# from its GPUs on every rank, give the same calibration lines and summary at any rank count
+/usr/bin/python3 - "$work" <<'PY' || fail "wide: CPU datasets"
+import shutil, sys, h5py, numpy as np
+w = sys.argv[1]
+shutil.copy(w + "/wide.h5", w + "/wide-cpu.h5")
+with h5py.File(w + "/wide-cpu.h5", "r+") as f:
+    g = 150
+    f["fetch_cpu_time"] = np.full(g, 0.12)
+    f["loop_cpu_time"] = np.full(g, 0.05)
+    f["cpu_pool"] = np.array([0] * 75 + [75] * 75, dtype=np.int32)
+    f["cpu_pool_cores"] = np.full(g, 16, dtype=np.int32)
+PY
+printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
+"$stallsim" run "$work/widec.ini" --out "$work/widec-plain" > "$work/widec-plain.txt" || fail "wide cpu plain"
+grep "^calibration:" "$work/widec-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/widec-plain.cal"
+grep -q "stepped together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
+for np in 2 3; do
+  mpirun_t $np "$stallsim" run "$work/widec.ini" --out "$work/widec-$np" > "$work/widec-$np.txt" || fail "wide cpu np=$np"
+  grep "^calibration:" "$work/widec-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/widec-$np.cal"
+  same_file "$work/widec-plain.cal" "$work/widec-$np.cal" "calibration with CPU sharing of 150 GPUs, np=$np"
+  same_file "$work/widec-plain/summary.csv" "$work/widec-$np/summary.csv" "pipeline with CPU sharing on 150 GPUs, np=$np"
+done
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"
