@@ -576,7 +576,7 @@ static void calib_free_io(calib_io *io)
  * row's GPUs step together, 0 when each steps apart. v holds [row][GPU][2] (every rank
  * holds them alike after the all-reduce, so every rank finds the same shares). Writes
  * align[2 g + j], GPU g's pool's, 1 for a pool of one GPU. */
-#define CALIB_ALIGN_BYTES (16L << 20)
+#define CALIB_ALIGN_BYTES (4L << 20)
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
