@@ -65,8 +65,8 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * 14-19 % optimistic; CPU sharing keeps most predictions below 100 %, and one that still
  * needs more is marked). */
 #define CPU_BUSY_PCT 100.0
-/* Above this share of the cores, real runs came out 0-27 % slower than predicted (README,
- * "How far to trust": the CNN, zlib, bigbatch and tail workloads at 85-98 %): the model's
+/* Above this share of the cores, real runs came out 0-20 % slower than predicted (README,
+ * "How far to trust": the CNN, bigbatch and tail workloads at 86-93 %): the model's
  * contention grows too slowly near saturation. Said once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
 /* Below this share of the iteration time, the stalls are too small for the slowest loader
@@ -193,7 +193,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                     busy, busy == 1 ? "" : "s");
         if (near > 0)
             fprintf(out, "; %d scenario%s would keep more than %.0f%% of them busy, where real runs came out up to "
-                         "27%% slower than predicted (README, \"How far to trust the predictions\")",
+                         "20%% slower than predicted (README, \"How far to trust the predictions\")",
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT);
         fputc('\n', out);
     }
