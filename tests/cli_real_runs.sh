@@ -49,17 +49,20 @@ for g in b c d; do
   done
 done
 
-# grid_table NAME DIR "PREFIX,..." N: validate_pytorch.sh's predictions of the grid in DIR
-# from its one base trace: the N points whose names start with a PREFIX (where the loader
-# bounds the run) within 5 %, the mean |error| over all 17 within 5 %; the slow rank's
-# pipeline baselines within 2 % and rank 3 healed (pipeline) within 5 % of the run without it
+# grid_table NAME DIR "PREFIX,..." N [ALL]: validate_pytorch.sh's predictions of the grid in
+# DIR from its one base trace: the N points whose names start with a PREFIX (where the
+# loader bounds the run) within 5 % (ALL = all: every one of the 17), the mean |error| over
+# all 17 within 5 %; the slow rank's pipeline baselines within 2 % and rank 3 healed
+# (pipeline) within 5 % of the run without it
 grid_table() {
-  local name=$1 dir=$2 prefixes=$3 n=$4
+  local name=$1 dir=$2 prefixes=$3 n=$4 all=${5:-}
   [ -e "$dir/w2-x1-p2.h5" ] || return 0
   "$src/scripts/validate_pytorch.sh" --dir "$dir" > "$work/grid-$name.txt" 2>&1 || fail "grid $name: validate_pytorch.sh"
-  /usr/bin/python3 - "$work/grid-$name.txt" "$name" "$prefixes" "$n" <<'PY' && ok ||
+  /usr/bin/python3 - "$work/grid-$name.txt" "$name" "$prefixes" "$n" "$all" <<'PY' && ok ||
 import re, sys
 text, name, prefixes, n = open(sys.argv[1]).read(), sys.argv[2], tuple(sys.argv[3].split(",")), int(sys.argv[4])
+if sys.argv[5] == "all":
+    prefixes, n = ("w",), 18
 errs = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(w\d-x[\d.]+-p\d)\s+\S+\s+\S+\s+([-+][\d.]+)", text, re.M)}
 assert len(errs) == 18, errs
 bound = [k for k in errs if k.startswith(prefixes)]
@@ -75,8 +78,9 @@ assert len(healed) == 2 and max(abs(h) for h in healed) <= 5, healed
 PY
     fail "grid $name: predictions from the base trace: $(cat "$work/grid-$name.txt")"
 }
-# grid D (an idle machine, 0.6 % run-to-run noise): synchronous, 1 worker, 2 workers at x1
-grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8
+# grid D (an idle machine, 0.6 % run-to-run noise): every point within 5 % (issue 11's
+# criterion; the largest miss +4.9 %, and -5.3 % before the training processes' alignment)
+grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8 all
 # the training processes' alignment the calibration prints, against the same shares
 # computed here from the trace: per row, the largest number n of the G GPUs whose
 # train_start (and ask = train_start - stall) lie within the median step CPU
