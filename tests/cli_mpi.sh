@@ -126,16 +126,22 @@ same_file "$work/ep1-plain/summary.csv" "$work/ep1-3/summary.csv" "one pipeline 
 # the same summary at 1, 2 and 3 ranks
 "$stallsim" gen -o "$work/wide.h5" --gpus 150 --iterations 300 --workers 2 --workers-gpu 70:1 --workers-gpu 140:4 \
   --slow-gpu 100:3 --delivery 0.002 --seed 9 >/dev/null || fail "gen wide"
+# wide_ranks NAME WHAT: NAME.ini's plain run, then 2 and 3 ranks: the same calibration lines
+# (without their time) and the same summary
+wide_ranks() {
+  local name=$1 what=$2 np
+  "$stallsim" run "$work/$name.ini" --out "$work/$name-plain" > "$work/$name-plain.txt" || fail "$name plain"
+  grep "^calibration:" "$work/$name-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/$name-plain.cal"
+  for np in 2 3; do
+    mpirun_t $np "$stallsim" run "$work/$name.ini" --out "$work/$name-$np" > "$work/$name-$np.txt" || fail "$name np=$np"
+    grep "^calibration:" "$work/$name-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/$name-$np.cal"
+    same_file "$work/$name-plain.cal" "$work/$name-$np.cal" "calibration of $what, np=$np"
+    same_file "$work/$name-plain/summary.csv" "$work/$name-$np/summary.csv" "pipeline on $what, np=$np"
+  done
+}
 printf '[trace]\npath = wide.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/wide.ini"
-"$stallsim" run "$work/wide.ini" --out "$work/wide-plain" > "$work/wide-plain.txt" || fail "wide plain"
-grep "^calibration:" "$work/wide-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/wide-plain.cal"
+wide_ranks wide "150 GPUs"
 grep -q "W=1" "$work/wide-plain.cal" && grep -q "W=4" "$work/wide-plain.cal" && ok || fail "wide: calibration misses the per-GPU W: $(cat "$work/wide-plain.cal")"
-for np in 2 3; do
-  mpirun_t $np "$stallsim" run "$work/wide.ini" --out "$work/wide-$np" > "$work/wide-$np.txt" || fail "wide np=$np"
-  grep "^calibration:" "$work/wide-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/wide-$np.cal"
-  same_file "$work/wide-plain.cal" "$work/wide-$np.cal" "calibration of 150 GPUs, np=$np"
-  same_file "$work/wide-plain/summary.csv" "$work/wide-$np/summary.csv" "pipeline on 150 GPUs, np=$np"
-done
 # the same wide trace with CPU datasets (two pools of 75 GPUs on 16 cores each): CPU
 # sharing's stretch and the training processes' alignment, which the calibration gathers
 # from its GPUs on every rank, give the same calibration lines and summary at any rank count
@@ -151,15 +157,8 @@ with h5py.File(w + "/wide-cpu.h5", "r+") as f:
     f["cpu_pool_cores"] = np.full(g, 16, dtype=np.int32)
 PY
 printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
-"$stallsim" run "$work/widec.ini" --out "$work/widec-plain" > "$work/widec-plain.txt" || fail "wide cpu plain"
-grep "^calibration:" "$work/widec-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/widec-plain.cal"
+wide_ranks widec "150 GPUs with CPU sharing"
 grep -q "stepped together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
-for np in 2 3; do
-  mpirun_t $np "$stallsim" run "$work/widec.ini" --out "$work/widec-$np" > "$work/widec-$np.txt" || fail "wide cpu np=$np"
-  grep "^calibration:" "$work/widec-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/widec-$np.cal"
-  same_file "$work/widec-plain.cal" "$work/widec-$np.cal" "calibration with CPU sharing of 150 GPUs, np=$np"
-  same_file "$work/widec-plain/summary.csv" "$work/widec-$np/summary.csv" "pipeline with CPU sharing on 150 GPUs, np=$np"
-done
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

@@ -22,6 +22,10 @@ static int baseline_of(const ss_summary *s, ss_model m)
  * (README, "How far to trust the predictions"), and an independent model's error is 0 by
  * construction, which would rank a 0.2 % gain as a fix. */
 #define SS_RANK_MIN_PCT 1.0
+/* A change smaller than this is no change: a scenario whose run equals the measured one
+ * (a loader already ahead, made faster) differs from it only by rounding, 1e-14 %, either
+ * way; it is neither a cut nor counted among the cuts not ranked. */
+#define SS_RANK_NO_CHANGE_PCT 1e-9
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
 
@@ -57,7 +61,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     for (int j = 0; j < s->nsc; j++) {
         if (j == ss_summary_measured(s)) continue;
         double ch = ss_summary_change_pct(s, j);
-        if (isnan(ch) || ch >= 0) continue;
+        if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT) continue;
         double err = out->error_pct[s->sc[j].model];
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
             out->n_within += !s->sc[j].baseline; /* a baseline's own error is not a cut */
