@@ -31,12 +31,13 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the eight workloads that helper sessions wrote
+# WORKLOADS (--workloads): the predictions on the ten workloads that helper sessions wrote
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
+# -vision, -spectra,
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
 # measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
-# _epochs.py, _sync.py record them): 18 tables, from each base trace (1 worker; 2 for
-# epochs; synchronous for sync) every other real run, with and without CPU sharing, the
+# _epochs.py, _sync.py, _vision.py, _spectra.py record them): 22 tables, from each base
+# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync) every other real run, with and without CPU sharing, the
 # same from a trace with more workers, and the slow rank healed where a slow-rank run and a
 # base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -160,6 +161,8 @@ PY
   workload tail pytorch-tail w4 "base w0 w2 half"
   workload vision pytorch-vision base "w0 w1 w4 half" 2 2
   workload vision pytorch-vision w4 "base w0 w1" "" 2
+  workload spectra pytorch-spectra base "w0 w1 w3 w4 half w1-x0.5" 1 2
+  workload spectra pytorch-spectra w1 "base w0 w3 w4 w1-x0.5" "" 2
   workload seq pytorch-seq base "w0 w2 w3 half" 1
   workload seq pytorch-seq w3 "base w0 w2 half"
   workload epochs pytorch-epochs base "w1 w4 w6 half" 3 2

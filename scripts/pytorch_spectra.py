@@ -1,0 +1,180 @@
+"""pytorch_spectra.py - a DDP (gloo, CPU) workload with CPU work in the loader and in the
+training step, recorded with stallsim_record; written by a helper session as a new user's
+own workload (datasets/pytorch-spectra).
+
+Each sample: sleep a lognormal "storage" latency (median 2 ms, sigma 0.3, seeded by the
+sample index), then ~1 ms of numpy CPU work (a 64x64 FFT and a few 64x64 matmuls).
+Each step: ~5 ms of numpy host-side CPU work in the training process, 20 ms sleep
+(emulated accelerator), then a tiny MLP forward/backward with the DDP all-reduce.
+
+    /usr/bin/python3 scripts/pytorch_spectra.py --nproc 3 --workers 2 --out runs/base/run
+
+--nproc N: launch N ranks as subprocesses (MASTER_ADDR/MASTER_PORT), wait for them and
+print the job's CPU time and the other processes' CPU share (from /proc/stat).
+"""
+import os
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse
+import json
+import resource
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+RECORDER_DIR = os.path.dirname(os.path.abspath(__file__))  # scripts/: the recorder
+
+
+def parse():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nproc", type=int, default=0)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--prefetch", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--iterations", type=int, default=100, help="batches per rank per epoch")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--median", type=float, default=0.002, help="median storage latency per sample (s)")
+    ap.add_argument("--sigma", type=float, default=0.3)
+    ap.add_argument("--latency-scale", type=float, default=1.0, help="multiply every rank's latency")
+    ap.add_argument("--slow-rank", type=int, default=-1)
+    ap.add_argument("--slow-factor", type=float, default=3.0)
+    ap.add_argument("--sample-mm", type=int, default=12, help="64x64 matmuls per sample (CPU work)")
+    ap.add_argument("--step-mm", type=int, default=9, help="128x128 matmuls per step (host CPU work)")
+    ap.add_argument("--accel", type=float, default=0.020, help="emulated accelerator sleep per step (s)")
+    ap.add_argument("--seed", type=int, default=7)
+    return ap.parse_args()
+
+
+# ---------------------------------------------------------------- launcher
+def cpu_busy_jiffies():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v[:8]) - idle, sum(v[:8])
+
+
+def launch(a):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc))
+    args = list(sys.argv[1:])
+    i = args.index("--nproc")
+    del args[i:i + 2]
+    hz = os.sysconf("SC_CLK_TCK")
+    b0, t0 = cpu_busy_jiffies()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.time()
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
+                              env=dict(env, RANK=str(r))) for r in range(a.nproc)]
+    rc = 0
+    try:
+        while any(p.poll() is None for p in procs):
+            if any(p.returncode for p in procs if p.returncode is not None):
+                rc = 1
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    w1 = time.time()
+    b1, t1 = cpu_busy_jiffies()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    job = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    busy = (b1 - b0) / hz
+    total = (t1 - t0) / hz
+    info = dict(wall_s=round(w1 - w0, 2), busy_cpu_s=round(busy, 2), job_cpu_s=round(job, 2),
+                others_cpu_s=round(busy - job, 2),
+                others_share_pct=round(100 * (busy - job) / total, 1) if total else None,
+                machine_busy_pct=round(100 * busy / total, 1) if total else None,
+                rc=rc or next((p.returncode for p in procs if p.returncode), 0))
+    print("CPU " + json.dumps(info), flush=True)
+    if a.out:
+        with open(a.out + ".cpu.json", "w") as f:
+            json.dump(info, f)
+    return info["rc"]
+
+
+# ---------------------------------------------------------------- one rank
+def main():
+    a = parse()
+    if a.nproc:
+        return launch(a)
+
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    import torch.utils.data as tud
+    sys.path.insert(0, RECORDER_DIR)
+    import stallsim_record
+
+    torch.set_num_threads(1)
+
+    class SpectraDataset(tud.Dataset):
+        def __init__(self, n, median, sigma, scale, seed, mm):
+            self.n, self.median, self.sigma, self.scale, self.seed, self.mm = n, median, sigma, scale, seed, mm
+
+        def __len__(self):
+            return self.n
+
+        def __getitem__(self, i):
+            rng = np.random.default_rng(self.seed * 1000003 + i)
+            lat = self.median * np.exp(self.sigma * rng.standard_normal()) * self.scale
+            time.sleep(lat)
+            x = rng.standard_normal((64, 64))
+            y = np.abs(np.fft.fft2(x)) / 64.0
+            for _ in range(self.mm):
+                y = np.tanh(y @ x * 0.05)
+            feat = torch.from_numpy(y[:4].reshape(-1)[:32].astype(np.float32))
+            return feat, int(i % 10)
+
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    rec = stallsim_record.Recorder(a.out) if a.out else None
+    scale = a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    ds = SpectraDataset(a.iterations * a.batch * world, a.median, a.sigma, scale, a.seed, a.sample_mm)
+    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
+    kw = dict(prefetch_factor=a.prefetch, persistent_workers=False) if a.workers > 0 else {}
+    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
+    if rec:
+        loader = rec.wrap(loader)
+
+    torch.manual_seed(a.seed)
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    lossf = nn.CrossEntropyLoss()
+    host = np.random.default_rng(rank).standard_normal((128, 128))
+    t0 = time.time()
+    n = 0
+    for epoch in range(a.epochs):
+        sampler.set_epoch(epoch)
+        if rec:
+            rec.set_epoch(epoch)
+        for x, y in loader:
+            h = host  # ~5 ms host-side CPU work
+            for _ in range(a.step_mm):
+                h = np.tanh(h @ host * 0.01)
+            time.sleep(a.accel)  # emulated accelerator
+            opt.zero_grad()
+            loss = lossf(model(x), y)
+            loss.backward()  # DDP all-reduce
+            opt.step()
+            n += 1
+    dt = time.time() - t0
+    if rec:
+        rec.close()
+    if rank == 0:
+        print("rank0: %d iterations in %.2f s (%.4f s/iter)" % (n, dt, dt / max(n, 1)), flush=True)
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
