@@ -915,14 +915,18 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                     range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
         }
         if (sh->align_trace) { /* how often the training processes stepped together */
-            int multi = 0;
-            for (int g = 1; g < G && !multi; g++) multi = sh->pool_of[g] == sh->pool_of[0];
-            if (multi)
-                fprintf(out, "calibration: CPU sharing: the training processes of GPU 0's pool stepped together %.0f%% of "
+            /* the first pool of more than one GPU (a pool of one has nothing to align) */
+            int g0 = -1;
+            for (int g = 0; g < G && g0 < 0; g++)
+                for (int h = g + 1; h < G && g0 < 0; h++)
+                    if (sh->pool_of[h] == sh->pool_of[g]) g0 = g;
+            const int p0 = g0 >= 0 ? sh->pool_of[g0] : 0;
+            if (g0 >= 0)
+                fprintf(out, "calibration: CPU sharing: the training processes of GPU %d's pool stepped together %.0f%% of "
                              "the time (the share of the others that started their steps within the step's CPU time "
                              "of each other, averaged over the iterations; their asks: %.0f%%); the trace's loaders %s: "
                              "a scenario whose loaders %s\n",
-                        100.0 * sh->align_trace[0], 100.0 * sh->align_ahead[0], sh->bound0 ? "behind" : "ahead",
+                        g0, 100.0 * sh->align_trace[p0], 100.0 * sh->align_ahead[p0], sh->bound0 ? "behind" : "ahead",
                         sh->bound0 ? "keep ahead steps them together as often as they asked so, one whose loaders "
                                      "stay behind as often as the trace"
                                    : "fall behind steps them apart, one whose loaders keep ahead as often as the trace");
