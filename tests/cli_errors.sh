@@ -252,4 +252,10 @@ PY
 else
   echo "note: h5py not found; crafted-HDF5 cases skipped"
 fi
+# a results.h5 given where a trace belongs: said so, with what to give instead
+printf '[trace]\npath = %s\n[scenarios]\nmodel = independent\n' "$work/good.h5" > "$work/res.ini"
+"$stallsim" run "$work/res.ini" --out "$work/res" --quiet || fail "run for a results.h5"
+"$stallsim" info "$work/res/results.h5" > /dev/null 2> "$work/res.err"; rc=$?
+[ $rc -eq 1 ] && grep -q "results.h5: a stallsim results file (the /summary of a sweep), not a trace" "$work/res.err" && ok ||
+  fail "info of a results.h5: rc=$rc $(cat "$work/res.err")"
 finish

@@ -158,7 +158,7 @@ with h5py.File(w + "/wide-cpu.h5", "r+") as f:
 PY
 printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
 wide_ranks widec "150 GPUs with CPU sharing"
-grep -q "stepped together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
+grep -q "started their steps together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

@@ -189,7 +189,7 @@ PY
 # info prints the CPU datasets: the medians per GPU and the pools
 "$stallsim" info "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
 # (a pool of one GPU has no training processes to align: no alignment line)
-grep -q "stepped together" "$work/cpu-own.info" && fail "info: an alignment line for pools of one GPU"
+grep -q "started their steps together" "$work/cpu-own.info" && fail "info: an alignment line for pools of one GPU"
 grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&
   grep -q "^cpu_pool      2 pools of cores (GPU 0's: 1 core shared by 1 GPU)" "$work/cpu-own.info" && ok ||
   fail "info: CPU lines: $(cat "$work/cpu-own.info")"

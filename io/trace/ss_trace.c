@@ -343,8 +343,13 @@ static ss_status read_meta(ss_trace_file *t)
     ss_trace_meta *m = &t->meta;
     char schema[64] = "";
     long v;
-    if (ss_h5_attr_read_string(root, "schema", schema, sizeof schema) != 0)
+    if (ss_h5_attr_read_string(root, "schema", schema, sizeof schema) != 0) {
+        if (H5Lexists(root, "summary", H5P_DEFAULT) > 0) /* run's results.h5 */
+            return ss_fail(SS_EDATA, "%s: a stallsim results file (the /summary of a sweep), not a trace: give the "
+                                     "trace the sweep read (its [trace] path), or compare the results folder",
+                           t->path);
         return ss_fail(SS_EDATA, "%s: root attribute 'schema' is missing (not a stalltrace file)", t->path);
+    }
     if (strcmp(schema, SS_TRACE_SCHEMA) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute schema = '%s', expected '%s'", t->path, schema,
                        SS_TRACE_SCHEMA);

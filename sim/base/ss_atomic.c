@@ -250,7 +250,7 @@ ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int
             return ss_fail(SS_EUSAGE, "%s: the output would replace the input %s; choose another output name", out,
                            inputs[i]);
     }
-    if (S_ISDIR(so.st_mode)) return ss_fail(SS_EUSAGE, "%s: is a folder, expected a %s file name", out, kind);
+    if (S_ISDIR(so.st_mode)) return ss_fail(SS_EUSAGE, "%s: is a folder; give the name of a %s to write", out, kind);
     if (!S_ISREG(so.st_mode))
         return ss_fail(SS_EUSAGE, "%s: is not a regular file (a device or a pipe); refusing to replace it", out);
     if (so.st_size == 0 || !is_kind || is_kind(out) == 1) return SS_OK;

@@ -110,7 +110,7 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
             }
         if (n == 0) continue;
         char who[64];
-        if (n == cal->gpus) snprintf(who, sizeof who, "%s", n == 1 ? "The GPU" : "Every GPU");
+        if (n == cal->gpus) snprintf(who, sizeof who, "%s", n == 1 ? "the GPU" : "every GPU");
         else if (n == 1) snprintf(who, sizeof who, "GPU %d", first);
         else snprintf(who, sizeof who, "GPU %d and %d more", first, n - 1);
         fprintf(out, "note: %s loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost "
@@ -143,7 +143,8 @@ static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg,
     else if (!cal->fetch_cpu_gpu)
         fprintf(out, "note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches, "
                      "decoding and collating included: for \"faster storage\" that is optimistic where the loader does "
-                     "CPU work (record with scripts/stallsim_record.py, or set [pipeline] fetch_cpu = SECONDS)\n");
+                     "CPU work (record again with the current scripts/stallsim_record.py, format 2 or later, or set "
+                     "[pipeline] fetch_cpu = SECONDS)\n");
 }
 
 /* Scenarios whose prefetch factor differs from the one the trace records (the default

@@ -902,16 +902,15 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         }
         if (klo == khi) snprintf(cores, sizeof cores, "%d", klo);
         else snprintf(cores, sizeof cores, "%d to %d", klo, khi);
-        fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the trace's CPU work took %sx as long as alone "
-                     "(contention for the cores)%s\n",
+        fprintf(out, "calibration: CPU sharing: %d %s of %s cores; the model's stretch at the trace's load: %s (CPU "
+                     "work took %sx as long as with a core to itself)\n",
                 sh->pools, ss_plural(sh->pools, "pool", "pools"), cores,
-                range_text(sh->s0, sh->pools, stretch, sizeof stretch), sh->s0m ? " by the model" : "");
+                range_text(sh->s0, sh->pools, stretch, sizeof stretch), stretch);
         if (sh->s0m) { /* what the kernel measured: the waits for a core the trace records */
             char fm[48], sm[48];
-            fprintf(out, "calibration: CPU sharing: measured (the waits for a core the trace records, "
-                         "/fetch_wait_time, /loop_wait_time): the fetches' CPU work took %sx as long as alone, the "
-                         "steps' %sx; the replay takes each fetch's CPU part as its CPU time plus its wait, and "
-                         "scales it by the model's change of stretch\n",
+            fprintf(out, "calibration: CPU sharing: measured stretch ((CPU time + wait for a core) / CPU time, from "
+                         "/fetch_wait_time and /loop_wait_time): fetches %s, steps %s; a scenario's CPU parts are "
+                         "these measured times x (the model's stretch at the scenario's load / at the trace's)\n",
                     range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
         }
         if (sh->align_trace) { /* how often the training processes stepped together */
@@ -922,14 +921,13 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                     if (sh->pool_of[h] == sh->pool_of[g]) g0 = g;
             const int p0 = g0 >= 0 ? sh->pool_of[g0] : 0;
             if (g0 >= 0)
-                fprintf(out, "calibration: CPU sharing: the training processes of GPU %d's pool stepped together %.0f%% of "
-                             "the time (the share of the others that started their steps within the step's CPU time "
-                             "of each other, averaged over the iterations; their asks: %.0f%%); the trace's loaders %s: "
-                             "a scenario whose loaders %s\n",
+                fprintf(out, "calibration: CPU sharing: GPU %d's pool: its training processes started their steps "
+                             "together %.0f%% of the time and asked for their batches together %.0f%% of the time "
+                             "(within their step's CPU time of each other). The trace's loaders were %s: a scenario "
+                             "whose loaders %s is modelled with %.0f%% together, one whose loaders %s with %.0f%%\n",
                         g0, 100.0 * sh->align_trace[p0], 100.0 * sh->align_ahead[p0], sh->bound0 ? "behind" : "ahead",
-                        sh->bound0 ? "keep ahead steps them together as often as they asked so, one whose loaders "
-                                     "stay behind as often as the trace"
-                                   : "fall behind steps them apart, one whose loaders keep ahead as often as the trace");
+                        sh->bound0 ? "keep ahead" : "stay ahead", sh->bound0 ? 100.0 * sh->align_ahead[p0] : 100.0 * sh->align_trace[p0],
+                        sh->bound0 ? "stay behind" : "fall behind", sh->bound0 ? 100.0 * sh->align_trace[p0] : 0.0);
         }
     }
     if (c->ask_lags)
