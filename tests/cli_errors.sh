@@ -106,7 +106,7 @@ expect 1 "warmup" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=9
 same_file "$work/prev.csv" "$work/prev/summary.csv" "a failed run changed the previous results"
 no_leftovers "$work/prev"
 : > "$work/plainfile"
-expect 1 "plainfile|not a folder" "$stallsim" run "$work/ok.ini" --out "$work/plainfile"
+expect 2 "plainfile|not a folder" "$stallsim" run "$work/ok.ini" --out "$work/plainfile"
 
 # ---------- CSV import ----------
 P=$work/csv/fsNprepNloadNtrain_demo_none_net_epoch1_b64_worker4_thread0

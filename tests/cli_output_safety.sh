@@ -110,4 +110,8 @@ CSV
 refuse import_over_input "$P.csv" "would replace the input" "$stallsim" import dsanalyzer "$P" -o "$P.csv"
 refuse import_over_other "$work/notes.csv" "is not a stalltrace file" "$stallsim" import dsanalyzer "$P" -o "$work/notes.csv"
 "$stallsim" import dsanalyzer "$P" -o "$work/before.h5" >/dev/null && ok || fail "import over a trace"
+# a run that fails (its trace is missing) leaves no output folder it made
+printf '[trace]\npath = %s/none.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/none.ini"
+"$stallsim" run "$work/none.ini" --out "$work/made/here" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] && [ ! -e "$work/made" ] && ok || fail "a failed run left its new output folder (rc=$rc): $(ls -R "$work/made" 2>&1)"
 finish

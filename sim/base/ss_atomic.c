@@ -50,11 +50,35 @@ void ss_atomic_untrack(const char *tmp)
         }
 }
 
-/* async-signal-safe: unlink, sigaction and raise only */
+/* The output folders this process created (parents first), removed again, when still
+ * empty, if the run fails or is interrupted: no empty folder is left for a run that wrote
+ * nothing. */
+enum { NEWDIR_SLOTS = 8 };
+static char newdir[NEWDIR_SLOTS][REG_NAME];
+static volatile sig_atomic_t newdir_n;
+
+static void remember_new_dir(const char *dir)
+{
+    if (newdir_n >= NEWDIR_SLOTS || strlen(dir) >= REG_NAME) return;
+    memcpy(newdir[newdir_n], dir, strlen(dir) + 1);
+    atomic_signal_fence(memory_order_seq_cst);
+    newdir_n++;
+}
+
+void ss_atomic_keep_new_dirs(void) { newdir_n = 0; }
+
+void ss_atomic_remove_new_dirs(void)
+{
+    for (int i = (int)newdir_n - 1; i >= 0; i--) rmdir(newdir[i]); /* fails, harmlessly, if not empty */
+    newdir_n = 0;
+}
+
+/* async-signal-safe: unlink, rmdir, sigaction and raise only */
 static void on_signal(int sig)
 {
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
+    for (int i = (int)newdir_n - 1; i >= 0; i--) rmdir(newdir[i]);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -223,15 +247,16 @@ ss_status ss_ensure_dir(const char *dir)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return ss_fail(SS_EIO, "%s: cannot create output folder: %s", buf, strerror(errno));
+        if (mkdir(buf, 0777) == 0) remember_new_dir(buf);
+        else if (errno != EEXIST) return ss_fail(SS_EIO, "%s: cannot create output folder: %s", buf, strerror(errno));
         *p = '/';
     }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return ss_fail(SS_EIO, "%s: cannot create output folder: %s", buf, strerror(errno));
+    if (mkdir(buf, 0777) == 0) remember_new_dir(buf);
+    else if (errno != EEXIST) return ss_fail(SS_EIO, "%s: cannot create output folder: %s", buf, strerror(errno));
     struct stat st;
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return ss_fail(SS_EIO, "%s: output path exists and is not a folder", buf);
+        return ss_fail(SS_EUSAGE, "%s: exists and is not a folder: the output ([output] dir, --out) is a folder, "
+                                  "give a new or a results folder", buf);
     if (access(buf, W_OK | X_OK) != 0)
         return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
     return SS_OK;

@@ -30,8 +30,14 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
 /* Tests only: 1 makes the pair commit take the path of file systems that cannot exchange
  * two names (the earlier file is kept by a hard link). */
 void ss_atomic_test_no_exchange(int on);
-/* Creates dir (and parents) if missing; SS_EIO naming it when it cannot be written. */
+/* Creates dir (and parents) if missing; SS_EIO naming it when it cannot be written. The
+ * folders it creates are removed again (when still empty) on SIGINT/SIGTERM/SIGHUP and by
+ * ss_atomic_remove_new_dirs, until ss_atomic_keep_new_dirs. */
 ss_status ss_ensure_dir(const char *dir);
+/* The run wrote its outputs: the folders ss_ensure_dir created stay. */
+void ss_atomic_keep_new_dirs(void);
+/* The run failed: removes the folders ss_ensure_dir created, deepest first, where empty. */
+void ss_atomic_remove_new_dirs(void);
 
 /* Installs the handler that removes the registered temporaries on SIGINT, SIGTERM and
  * SIGHUP, then ends the process with the signal's default action (signals that are

@@ -422,6 +422,10 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         }
     }
     st = ss_comm_agree(c, st);
+    if (c->rank == 0) { /* an output folder made for a run that wrote nothing goes again */
+        if (st == SS_OK) ss_atomic_keep_new_dirs();
+        else ss_atomic_remove_new_dirs();
+    }
     if (t && st == SS_OK && !a.quiet) ss_trace_report_warnings(t, c);
     if (t) ss_trace_close(t);
     if (st == SS_OK && a.timing) report_timing(c, &timing, cal.seconds, ss_wtime() - t_start);
