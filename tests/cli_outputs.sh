@@ -173,8 +173,11 @@ for name, meas, pipe in (("cpu-own", 100 / 3, 40), ("cpu-shared", 125 / 3, 50)):
     for r, want in zip(rows, (meas, pipe)):
         assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (name, r["scenario"], r["cpu_load_pct"], want)
 PY
-grep -q "^CPU (recorded): the measured run kept 42% of its busiest pool's 2 cores busy (the pool of GPU 0); no scenario would need more than all" \
+grep -q "^CPU (recorded): the measured run kept 42% of its 2 cores busy; no scenario would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
+# two pools (one core and two): the busiest pool named (GPU 0's 1 core: 100/3 %)
+grep -q "^CPU (recorded): the measured run kept 33% of its busiest pool's 1 core busy (the pool of GPU 0)" \
+  "$work/cpu-own.txt" && ok || fail "CPU line of two pools: $(cat "$work/cpu-own.txt")"
 grep -q "^CPU (recorded)" "$work/ptable.txt" && fail "a CPU line without recorded CPU times" || ok
 # compare gives the trace's measured run and the sweep's rows their load (the trace's from
 # its own calibration: the same 100/3 %), and - where a trace records no CPU times

@@ -3,6 +3,7 @@
 
 #include "ss_columns.h"
 #include "ss_model.h"
+#include "ss_number.h"
 #include "ss_rank.h"
 
 #include <math.h>
@@ -167,8 +168,9 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
     if (cpu_col)
-        fprintf(out, "cpu%% = the share of its busiest pool's cores the row's run keeps busy (cpu_load_pct; above 85 "
-                     "%% predictions that change the CPU load are likely optimistic)\n");
+        fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above 85 %% predictions "
+                     "that change the CPU load are likely optimistic)\n",
+                s->cpu_pools > 1 ? "busiest pool's cores" : "cores");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
@@ -183,9 +185,13 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
             busy += x > CPU_BUSY_PCT;
             near += x > CPU_NEAR_PCT && !(x > CPU_BUSY_PCT);
         }
-        fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d cores busy (the pool of GPU "
-                     "%d); ",
-                cpu, s->cpu_pool_cores, pool);
+        if (s->cpu_pools > 1)
+            fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d %s busy (the pool of "
+                         "GPU %d); ",
+                    cpu, s->cpu_pool_cores, ss_plural(s->cpu_pool_cores, "core", "cores"), pool);
+        else
+            fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its %d %s busy; ", cpu, s->cpu_pool_cores,
+                    ss_plural(s->cpu_pool_cores, "core", "cores"));
         if (busy == 0) fprintf(out, "no scenario would need more than all of them (cpu_load_pct in summary.csv)");
         else
             fprintf(out, "%d scenario%s would need more than all of them: such a run waits for cores and gains less "

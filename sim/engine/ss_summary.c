@@ -27,6 +27,8 @@ ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_me
     if (!need) return ss_fail(SS_ENOMEM, "out of memory for the CPU load of %d GPUs", m->gpus);
     for (int g = 0; g < m->gpus; g++) need[m->cpu_pool[g]] += m->loop_cpu[g] + (w[g] > 0 ? m->fetch_cpu[g] : 0.0);
     double best = -1.0;
+    s->cpu_pools = 0;
+    for (int p = 0; p < m->gpus; p++) s->cpu_pools += m->cpu_pool[p] == p;
     for (int p = 0; p < m->gpus; p++)
         if (m->cpu_pool[p] == p && need[p] / m->cpu_pool_cores[p] > best) {
             best = need[p] / m->cpu_pool_cores[p];

@@ -16,10 +16,10 @@ typedef struct {
     ss_calib calib;
     /* from the trace's CPU datasets and the calibrated worker counts
      * (ss_summary_adopt_calib): the busiest pool of cores' CPU per iteration per core,
-     * seconds, its first GPU and its cores */
+     * seconds, its first GPU and its cores; the number of pools */
     int has_cpu;
     double cpu_per_core;
-    int cpu_pool, cpu_pool_cores;
+    int cpu_pool, cpu_pool_cores, cpu_pools;
     double effective_delay_threshold;
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
