@@ -628,22 +628,54 @@ static void strip_record_suffix(char *p)
     if (dot && !strncmp(dot, ".rank", 5) && all_digits(dot + 5, (size_t)(p + end - dot - 5))) *dot = '\0';
 }
 
+/* The runs in folder `path` (their PREFIX.rank0.csv files): their count, the first three
+ * names into found */
+static int runs_in(const char *path, char found[3][256])
+{
+    int nfound = 0;
+    DIR *dir = opendir(path);
+    for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        if (l > 10 && !strcmp(e->d_name + l - 10, ".rank0.csv")) {
+            if (nfound < 3) snprintf(found[nfound], 256, "%.*s", (int)(l - 10), e->d_name);
+            nfound++;
+        }
+    }
+    if (dir) closedir(dir);
+    return nfound;
+}
+
+/* A PREFIX with no PREFIX.rank0.csv whose folder holds other runs (a slip: out/rn for
+ * out/run): says which */
+static ss_status pt_check_missing(const char *prefix)
+{
+    char path[SS_PATH_MAX + 16], folder[SS_PATH_MAX], found[3][256];
+    snprintf(path, sizeof path, "%s.rank0.csv", prefix);
+    struct stat sb;
+    if (stat(path, &sb) == 0) return SS_OK;
+    const char *slash = strrchr(prefix, '/');
+    if (slash) snprintf(folder, sizeof folder, "%.*s", (int)(slash - prefix + 1), prefix);
+    else snprintf(folder, sizeof folder, ".");
+    int n = runs_in(folder, found);
+    const char *at = slash ? folder : "";
+    if (n == 1)
+        return ss_fail(SS_EUSAGE, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds the run "
+                       "%s%s: try `stallsim import pytorch %s%s -o TRACE.h5`", prefix, prefix, folder, at, found[0],
+                       at, found[0]);
+    if (n > 1)
+        return ss_fail(SS_EUSAGE, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds %d runs "
+                       "(%s%s, %s%s%s); give one run's PREFIX", prefix, prefix, folder, n, at, found[0], at, found[1],
+                       n > 2 ? ", ..." : "");
+    return SS_OK;
+}
+
 /* A folder given as PREFIX: says which runs it holds (their PREFIX.rank0.csv files). */
 static ss_status pt_check_dir(const char *prefix)
 {
     struct stat sb;
     if (stat(prefix, &sb) != 0 || !S_ISDIR(sb.st_mode)) return SS_OK;
     char found[3][256];
-    int nfound = 0;
-    DIR *dir = opendir(prefix);
-    for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
-        size_t l = strlen(e->d_name);
-        if (l > 10 && !strcmp(e->d_name + l - 10, ".rank0.csv")) {
-            if (nfound < 3) snprintf(found[nfound], sizeof found[0], "%.*s", (int)(l - 10), e->d_name);
-            nfound++;
-        }
-    }
-    if (dir) closedir(dir);
+    int nfound = runs_in(prefix, found);
     const char *sep = prefix[strlen(prefix) - 1] == '/' ? "" : "/";
     if (nfound == 0)
         return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
@@ -680,6 +712,7 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     /* any of the run's files names the run: "run.rank1.csv", "run.rank0.worker2.csv" */
     strip_record_suffix(S->prefix);
     ss_status dst = pt_check_dir(S->prefix);
+    if (dst == SS_OK) dst = pt_check_missing(S->prefix);
     if (dst != SS_OK) return dst;
     /* rank 0 says how many ranks there are (the ranks are not moved once open: their
      * fields point into their own line buffers) */
