@@ -101,4 +101,7 @@ expect_error "no rows" "e.csv: has a header but no data rows" "$H"
 expect_error "an unterminated quote" "e.csv:2: unterminated quote" "$H
 0,1,0,0,1,1,2,\"0"
 "$stallsim" import table "$work/a.csv" "$work/a.csv" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "two files: exit 2"
+# a recorder file given to this importer: the error says which importer reads it
+expect_error "a recorder file" "e.csv looks like a stallsim_record.py file: try .stallsim import pytorch." "stallsim-record,3
+meta,rank,0"
 finish

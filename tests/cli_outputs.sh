@@ -196,7 +196,7 @@ grep -q "started their steps together" "$work/cpu-own.info" && fail "info: an al
 grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&
   grep -q "^cpu_pool      2 pools of cores (GPU 0's: 1 core shared by 1 GPU)" "$work/cpu-own.info" && ok ||
   fail "info: CPU lines: $(cat "$work/cpu-own.info")"
-grep -q "^fidelity of pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1: mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
+grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 
 # the trace writer: a units attribute on every dataset, chunked along the rows

@@ -26,6 +26,44 @@ static ss_status check_not_input(const ss_import_info *info, const char *out_pat
                                   "stalltrace file");
 }
 
+static int ends_with(const char *s, const char *end)
+{
+    size_t a = strlen(s), b = strlen(end);
+    return a >= b && !strcmp(s + a - b, end);
+}
+
+/* The importer an input's name or first bytes point to (NULL: none): a recorder file
+ * (stallsim-record header), a DFTracer trace (.pfw), a PyTorch profiler trace (.json) */
+static const char *looks_like(const char *path)
+{
+    char head[16] = "";
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = fread(head, 1, sizeof head - 1, f);
+        head[n] = '\0';
+        fclose(f);
+    }
+    if (!strncmp(head, "stallsim-record", 15)) return "pytorch";
+    if (ends_with(path, ".pfw") || ends_with(path, ".pfw.gz")) return "dftracer";
+    if (ends_with(path, ".json") || ends_with(path, ".json.gz")) return "profiler";
+    return NULL;
+}
+
+/* A data error of one importer on an input that looks like another's: says which */
+static ss_status hint_other(const ss_importer *imp, int argc, char **argv, ss_status st)
+{
+    if (st != SS_EDATA || argc < 1) return st;
+    const char *other = looks_like(argv[0]);
+    if (!other || !strcmp(other, imp->name)) return st;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", ss_errmsg());
+    ss_clear(); /* the first message recorded wins: this one replaces it, with the hint */
+    return ss_fail(st, "%s (%s looks like a %s file: try `stallsim import %s`)", msg, argv[0],
+                   !strcmp(other, "pytorch") ? "stallsim_record.py" : !strcmp(other, "dftracer") ? "DFTracer (DLIO)"
+                                                                                               : "PyTorch profiler",
+                   other);
+}
+
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
                         int *gpus_out)
 {
@@ -63,5 +101,5 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     if (gpus_out) *gpus_out = info.meta.gpus;
     ss_slab_free(&s);
     if (imp->close) imp->close(state);
-    return st;
+    return hint_other(imp, argc, argv, st);
 }

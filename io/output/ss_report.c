@@ -174,7 +174,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
-        fprintf(out, "fidelity of %s: mean iteration time %+.2f%% vs measured, per-iteration MAPE %.2f%%\n",
+        fprintf(out, "fidelity of the baseline replay (the * row, %s): mean iteration time %+.2f%% vs measured, "
+                     "per-iteration MAPE %.2f%%\n",
                 s->sc[j].name, e, ss_summary_fidelity_mape_pct(s, j));
     }
     int pool = 0, busy = 0, near = 0;
