@@ -51,4 +51,18 @@ fi
 [ $rc -eq 2 ] && grep -q "beside each" "$work/err" && ok || fail "heal = each, 2: rc=$rc"
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "is not none, each or a GPU number" "$work/err" && ok || fail "heal = x: rc=$rc"
+# the ranked answer says which of its first cuts are as good as the best (within 1 point),
+# against the printed percentages themselves
+"$stallsim" run "$src/config/examples/which-fix.ini" --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
+$py - "$work/wf.txt" <<'PY' && ok || fail "the ranked cuts' tie line: $(grep -A7 'largest predicted' "$work/wf.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+cuts = [float(m.group(1)) for m in re.finditer(r"^  \d\. .* ([-+][\d.]+)% \(", text, re.M)]
+tied = 1
+while tied < len(cuts) and cuts[tied] - cuts[0] < 1.0:
+    tied += 1
+m = re.search(r"\(the first (\d+) differ by less than 1 point: as good as equal", text)
+print("ranked cuts %s: %d within 1 point of the best, printed %s" % (cuts, tied, m.group(1) if m else None))
+assert len(cuts) >= 2 and tied > 1 and m and int(m.group(1)) == tied
+PY
 finish

@@ -74,6 +74,10 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
 #define STALL_MINOR_PCT 10.0
 
+/* Ranked cuts within this many points of the best are as good as equal (README, "How far
+ * to trust the predictions": repeats of one setting differ by 1-2 %). */
+#define RANK_TIE_PCT 1.0
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
 {
@@ -94,6 +98,13 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
             fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
                     r->top[k].change_s, base, busy);
         }
+        /* cuts closer to the best than real runs of one setting are to each other: as good */
+        int tied = 1;
+        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < RANK_TIE_PCT) tied++;
+        if (tied > 1)
+            fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
+                         "differ by 1-2 %%; take the cheapest)\n",
+                    tied, RANK_TIE_PCT, RANK_TIE_PCT == 1.0 ? "" : "s");
     } else if (s->nsc > 1) {
         fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error or 1%%\n");
     }
