@@ -32,10 +32,11 @@ static int ends_with(const char *s, const char *end)
     return a >= b && !strcmp(s + a - b, end);
 }
 
-/* The importer an input's name or first bytes point to (NULL: none): a recorder file
- * (stallsim-record header), a DFTracer trace (.pfw), a PyTorch profiler trace (.json) */
-static const char *looks_like(const char *path)
+const char *ss_import_looks_like(const char *path, const char **what)
 {
+    static const struct {
+        const char *importer, *what;
+    } kinds[] = {{"pytorch", "stallsim_record.py"}, {"dftracer", "DFTracer (DLIO)"}, {"profiler", "PyTorch profiler"}};
     char head[16] = "";
     FILE *f = fopen(path, "r");
     if (f) {
@@ -43,25 +44,25 @@ static const char *looks_like(const char *path)
         head[n] = '\0';
         fclose(f);
     }
-    if (!strncmp(head, "stallsim-record", 15)) return "pytorch";
-    if (ends_with(path, ".pfw") || ends_with(path, ".pfw.gz")) return "dftracer";
-    if (ends_with(path, ".json") || ends_with(path, ".json.gz")) return "profiler";
-    return NULL;
+    int k = -1;
+    if (!strncmp(head, "stallsim-record", 15)) k = 0;
+    else if (ends_with(path, ".pfw") || ends_with(path, ".pfw.gz")) k = 1;
+    else if (ends_with(path, ".json") || ends_with(path, ".json.gz")) k = 2;
+    if (k < 0) return NULL;
+    if (what) *what = kinds[k].what;
+    return kinds[k].importer;
 }
 
 /* A data error of one importer on an input that looks like another's: says which */
 static ss_status hint_other(const ss_importer *imp, int argc, char **argv, ss_status st)
 {
     if (st != SS_EDATA || argc < 1) return st;
-    const char *other = looks_like(argv[0]);
+    const char *what = NULL, *other = ss_import_looks_like(argv[0], &what);
     if (!other || !strcmp(other, imp->name)) return st;
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", ss_errmsg());
     ss_clear(); /* the first message recorded wins: this one replaces it, with the hint */
-    return ss_fail(st, "%s (%s looks like a %s file: try `stallsim import %s`)", msg, argv[0],
-                   !strcmp(other, "pytorch") ? "stallsim_record.py" : !strcmp(other, "dftracer") ? "DFTracer (DLIO)"
-                                                                                               : "PyTorch profiler",
-                   other);
+    return ss_fail(st, "%s (%s looks like a %s file: try `stallsim import %s`)", msg, argv[0], what, other);
 }
 
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,

@@ -38,6 +38,11 @@ const ss_importer *const *ss_importers(int *n);
 /* The importer called name, or NULL. */
 const ss_importer *ss_importer_find(const char *name);
 
+/* The importer that an input's first bytes (a stallsim_record.py header) or its name (.pfw,
+ * .json, gzipped or not) point to, or NULL; *what (may be NULL) its format's name for
+ * people ("DFTracer (DLIO)"). */
+const char *ss_import_looks_like(const char *path, const char **what);
+
 /* Runs imp over args and writes the trace to out_path, whole or not at all. Refuses an
  * out_path that is one of the importer's inputs (same device and inode). rows_out and
  * gpus_out (may be NULL) receive the shape written. Not collective. */

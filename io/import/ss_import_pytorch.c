@@ -697,17 +697,12 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     if (strlen(argv[0]) >= sizeof S->prefix - 64)
         return ss_fail(SS_EUSAGE, "import pytorch: PREFIX is too long");
     /* a profiler or DLIO trace given to the recorder's importer */
-    static const char *const other[][2] = {{".json", "profiler"}, {".json.gz", "profiler"}, {".pfw", "dftracer"},
-                                           {".pfw.gz", "dftracer"}};
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
-        size_t l = strlen(argv[0]), e = strlen(other[i][0]);
-        if (l > e && !strcmp(argv[0] + l - e, other[i][0]))
-            return ss_fail(SS_EUSAGE,
-                           "import pytorch: %s looks like a %s trace; this importer reads the files of "
-                           "scripts/stallsim_record.py (PREFIX.rank0.csv, ...): try `stallsim import %s %s -o TRACE.h5`",
-                           argv[0], strcmp(other[i][1], "profiler") ? "DFTracer (DLIO)" : "PyTorch profiler",
-                           other[i][1], argv[0]);
-    }
+    const char *what = NULL, *other = ss_import_looks_like(argv[0], &what);
+    if (other && strcmp(other, "pytorch"))
+        return ss_fail(SS_EUSAGE,
+                       "import pytorch: %s looks like a %s trace; this importer reads the files of "
+                       "scripts/stallsim_record.py (PREFIX.rank0.csv, ...): try `stallsim import %s %s -o TRACE.h5`",
+                       argv[0], what, other, argv[0]);
     snprintf(S->prefix, sizeof S->prefix, "%s", argv[0]);
     /* any of the run's files names the run: "run.rank1.csv", "run.rank0.worker2.csv" */
     strip_record_suffix(S->prefix);

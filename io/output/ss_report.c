@@ -74,10 +74,6 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
 #define STALL_MINOR_PCT 10.0
 
-/* Ranked cuts within this many points of the best are as good as equal (README, "How far
- * to trust the predictions": repeats of one setting differ by 1-2 %). */
-#define RANK_TIE_PCT 1.0
-
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
 {
@@ -100,23 +96,24 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
         }
         /* cuts closer to the best than real runs of one setting are to each other: as good */
         int tied = 1;
-        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < RANK_TIE_PCT) tied++;
+        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
         if (tied > 1)
             fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
                          "differ by 1-2 %%; take the cheapest)\n",
-                    tied, RANK_TIE_PCT, RANK_TIE_PCT == 1.0 ? "" : "s");
+                    tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
     } else if (s->nsc > 1) {
-        fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error or 1%%\n");
+        fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",
+                SS_RANK_MIN_PCT);
     }
     if (r->n_within > 0)
-        fprintf(out, "  (%d scenario%s with a smaller cut than %s model's baseline error or 1%% not ranked)\n",
-                r->n_within, r->n_within == 1 ? "" : "s", r->n_within == 1 ? "its" : "their");
+        fprintf(out, "  (%d scenario%s with a smaller cut than %s model's baseline error or %.0f%% not ranked)\n",
+                r->n_within, r->n_within == 1 ? "" : "s", r->n_within == 1 ? "its" : "their", SS_RANK_MIN_PCT);
     for (int i = 0; i < r->nheal;) {
         ss_model m = r->heal[i].model;
         int n = 0, within = 0;
         fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %.2f%% "
-                     "or 1%% not ranked):\n ",
-                ss_model_name(m), r->error_pct[m]);
+                     "or %.0f%% not ranked):\n ",
+                ss_model_name(m), r->error_pct[m], SS_RANK_MIN_PCT);
         for (; i < r->nheal && r->heal[i].model == m; i++) {
             if (!r->heal[i].ranked) {
                 within++;
@@ -179,9 +176,9 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
     if (cpu_col)
-        fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above 85 %% predictions "
+        fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above %.0f %% predictions "
                      "that change the CPU load are likely optimistic)\n",
-                s->cpu_pools > 1 ? "busiest pool's cores" : "cores");
+                s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;

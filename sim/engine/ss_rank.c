@@ -18,10 +18,8 @@ static int baseline_of(const ss_summary *s, ss_model m)
 }
 
 /* A cut or a heal's gain is ranked only above its model's baseline error and above
- * SS_RANK_MIN_PCT: real runs of the same setting differ by 1-2 % from one run to the next
- * (README, "How far to trust the predictions"), and an independent model's error is 0 by
- * construction, which would rank a 0.2 % gain as a fix. */
-#define SS_RANK_MIN_PCT 1.0
+ * SS_RANK_MIN_PCT (ss_rank.h): an independent model's error is 0 by construction, which
+ * would rank a 0.2 % gain as a fix. */
 /* A change smaller than this is no change: a scenario whose run equals the measured one
  * (a loader already ahead, made faster) differs from it only by rounding, 1e-14 %, either
  * way; it is neither a cut nor counted among the cuts not ranked. */

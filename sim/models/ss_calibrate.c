@@ -729,11 +729,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     if (st == SS_OK && want_share) {
         pid = malloc(ng * sizeof *pid);
         align = malloc(2 * ng * sizeof *align);
-        if (pid)
-            for (int g = 0; g < G; g++) { /* pools numbered by their first GPU, as ss_share_build does */
-                int q = m->cpu_pool[g];
-                pid[g] = (q == g || q < 0 || q >= G || q > g) ? npools++ : pid[q];
-            }
+        if (pid) npools = ss_share_pool_ids(G, m->cpu_pool, pid); /* as ss_share_build numbers them */
         al_rows = CALIB_ALIGN_BYTES / (2 * (long)sizeof(double) * G);
         al_rows = al_rows < io.rows ? al_rows : io.rows;
         al_v = calloc((size_t)al_rows * ng * 2 + 1, sizeof *al_v);
@@ -783,9 +779,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->workers_gpu[g] = best.W;
         c->prefetch_gpu[g] = best.P;
         c->gap_gpu[g] = best.gap;
-        c->refill_gpu[g] = best.refill;
-        if (c->no_fetch) continue;
-        finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
+        if (!c->no_fetch) /* (the delivery, then the refill gap's prior) */
+            finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
         c->refill_gpu[g] = best.refill;
     }
     st = ss_comm_any_failed(comm, st);
@@ -914,20 +909,28 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                     range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
         }
         if (sh->align_trace) { /* how often the training processes stepped together */
-            /* the first pool of more than one GPU (a pool of one has nothing to align) */
-            int g0 = -1;
-            for (int g = 0; g < G && g0 < 0; g++)
-                for (int h = g + 1; h < G && g0 < 0; h++)
-                    if (sh->pool_of[h] == sh->pool_of[g]) g0 = g;
-            const int p0 = g0 >= 0 ? sh->pool_of[g0] : 0;
-            if (g0 >= 0)
+            /* the first pool of more than one GPU (a pool of one has nothing to align): the
+             * pool of the first GPU whose pool an earlier GPU opened, named by that GPU g0 */
+            int p0 = -1, g0 = 0;
+            for (int g = 0, opened = 0; g < G && p0 < 0; g++) {
+                if (sh->pool_of[g] < opened) p0 = sh->pool_of[g];
+                else opened++;
+            }
+            while (p0 >= 0 && sh->pool_of[g0] != p0) g0++;
+            if (p0 >= 0) {
+                /* what a scenario takes (ss_cpushare.c, together_share): the trace's own share in
+                 * its regime, the asks' where the loaders get ahead, 0 where they fall behind */
+                const double ahead = 100.0 * (sh->bound0 ? sh->align_ahead[p0] : sh->align_trace[p0]),
+                             behind = sh->bound0 ? 100.0 * sh->align_trace[p0] : 0.0;
                 fprintf(out, "calibration: CPU sharing: GPU %d's pool: its training processes started their steps "
                              "together %.0f%% of the time and asked for their batches together %.0f%% of the time "
                              "(within their step's CPU time of each other). The trace's loaders were %s: a scenario "
                              "whose loaders %s is modelled with %.0f%% together, one whose loaders %s with %.0f%%\n",
-                        g0, 100.0 * sh->align_trace[p0], 100.0 * sh->align_ahead[p0], sh->bound0 ? "behind" : "ahead",
-                        sh->bound0 ? "keep ahead" : "stay ahead", sh->bound0 ? 100.0 * sh->align_ahead[p0] : 100.0 * sh->align_trace[p0],
-                        sh->bound0 ? "stay behind" : "fall behind", sh->bound0 ? 100.0 * sh->align_trace[p0] : 0.0);
+                        g0, 100.0 * sh->align_trace[p0],
+                        100.0 * sh->align_ahead[p0], sh->bound0 ? "behind" : "ahead",
+                        sh->bound0 ? "keep ahead" : "stay ahead", ahead, sh->bound0 ? "stay behind" : "fall behind",
+                        behind);
+            }
         }
     }
     if (c->ask_lags)

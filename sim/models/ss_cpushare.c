@@ -84,20 +84,33 @@ static double excess(int gang, double gu, const group *w, int ng, long nw, int c
  * would need a state per core). */
 #define SHARE_MAX_CORES 65536
 
-/* The root of R(s) - s in [1, all / cores], all the pool's real threads (the groups may
- * also hold the fetch phases of synchronous training processes, which are not threads of
- * their own: see demands()). */
-static double stretch_with(int gang, double gu, const group *w, int ng, long nw, long all, int cores, double *prob)
+/* The root of f(s) = R(s) - s in [1, all / cores] by bisection, all the pool's real
+ * threads (1 when they are no more than the cores: no contention) */
+static double root_of(long all, int cores, double (*f)(double s, void *ctx), void *ctx)
 {
     if (all <= cores || cores < 1 || cores > SHARE_MAX_CORES) return 1.0;
     double lo = 1.0, hi = (double)all / cores;
-    if (excess(gang, gu, w, ng, nw, cores, hi, prob) >= 0.0) return hi;
+    if (f(hi, ctx) >= 0.0) return hi;
     for (int i = 0; i < SHARE_BISECT; i++) {
         double mid = 0.5 * (lo + hi);
-        if (excess(gang, gu, w, ng, nw, cores, mid, prob) >= 0.0) lo = mid;
+        if (f(mid, ctx) >= 0.0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
+}
+
+/* A gang and groups of independent threads given directly (ss_share_stretch) */
+typedef struct {
+    int gang, ng, cores;
+    double gu;
+    const group *w;
+    double *prob;
+} given_pool;
+
+static double given_excess(double s, void *ctx)
+{
+    const given_pool *g = ctx;
+    return excess(g->gang, g->gu, g->w, g->ng, g->ng, g->cores, s, g->prob);
 }
 
 double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores)
@@ -108,7 +121,8 @@ double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cor
     double s = 1.0;
     if (prob && w) {
         for (int j = 0; j < n; j++) w[j] = (group){u[j], 1};
-        s = stretch_with(gang, gang_u, w, n, n, gang + (long)n, cores, prob);
+        given_pool gp = {gang, n, cores, gang_u, w, prob};
+        s = root_of(gang + (long)n, cores, given_excess, &gp);
     }
     free(prob);
     free(w);
@@ -225,15 +239,15 @@ static int demands(const share_eval *e, int p, double T, int together, int *gang
     *nw = 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
-        sum += sh->step_cpu[g] / T;
         w[ng++] = (group){e->c[g] / ((double)(W > 0 ? W : 1) * T), W > 0 ? W : 1};
         *nw += W > 0 ? W : 1;
-        if (!together) {
+        if (together) {
+            sum += sh->step_cpu[g] / T;
+        } else { /* each training process on its own */
             w[ng++] = (group){sh->step_cpu[g] / T, 1};
             *nw += 1;
         }
     }
-    if (!together) sum = 0.0;
     *gu = *gang > 0 ? sum / *gang : 0.0;
     return ng;
 }
@@ -289,20 +303,24 @@ static double mixed_excess(share_eval *e, int p, double T, double gamma, double 
     return x;
 }
 
+/* mixed_excess of one pool at a fixed period and share (root_of's function) */
+typedef struct {
+    share_eval *e;
+    int p;
+    double T, gamma;
+} mixed_pool;
+
+static double mixed_excess_at(double s, void *ctx)
+{
+    mixed_pool *m = ctx;
+    return mixed_excess(m->e, m->p, m->T, m->gamma, s);
+}
+
 /* The root of mixed_excess in [1, threads / cores] */
 static double stretch_mixed(share_eval *e, int p, double T, double gamma)
 {
-    const long n = threads_of(e, p);
-    const int k = e->sh->cores[p];
-    if (n <= k || k < 1 || k > SHARE_MAX_CORES) return 1.0;
-    double lo = 1.0, hi = (double)n / k;
-    if (mixed_excess(e, p, T, gamma, hi) >= 0.0) return hi;
-    for (int i = 0; i < SHARE_BISECT; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (mixed_excess(e, p, T, gamma, mid) >= 0.0) lo = mid;
-        else hi = mid;
-    }
-    return 0.5 * (lo + hi);
+    mixed_pool m = {e, p, T, gamma};
+    return root_of(threads_of(e, p), e->sh->cores[p], mixed_excess_at, &m);
 }
 
 /* Pool p's stretch at the scenario's own load: the root x of R(x) - x where the period
@@ -396,6 +414,16 @@ static void measured_stretch(const ss_share *sh, const double *cpu, const double
     }
 }
 
+int ss_share_pool_ids(int gpus, const int *pool_first, int *pool_of)
+{
+    int pools = 0;
+    for (int g = 0; g < gpus; g++) {
+        int q = pool_first[g];
+        pool_of[g] = (q == g || q < 0 || q >= gpus || q > g) ? pools++ : pool_of[q];
+    }
+    return pools;
+}
+
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
                          const double *fetch_wait, const double *loop_wait, const int *pool_first,
                          const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
@@ -433,15 +461,10 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
         ss_share_free(sh);
         return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", gpus);
     }
-    /* pools numbered in the order of their first GPU */
-    for (int g = 0; g < gpus; g++) {
-        int q = pool_first[g];
-        if (q == g || q < 0 || q >= gpus || q > g) {
-            sh->pool_of[g] = sh->pools;
-            sh->cores[sh->pools++] = pool_cores[g] > 0 ? pool_cores[g] : 1;
-        } else {
-            sh->pool_of[g] = sh->pool_of[q];
-        }
+    sh->pools = ss_share_pool_ids(gpus, pool_first, sh->pool_of);
+    for (int g = 0, opened = 0; g < gpus; g++) {
+        if (sh->pool_of[g] == opened) /* the GPU that opens its pool gives its cores */
+            sh->cores[opened++] = pool_cores[g] > 0 ? pool_cores[g] : 1;
         if (align) { /* a pool's values, given on each of its GPUs */
             sh->align_trace[sh->pool_of[g]] = align[2 * g];
             sh->align_ahead[sh->pool_of[g]] = align[2 * g + 1];

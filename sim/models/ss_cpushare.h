@@ -46,6 +46,11 @@ typedef struct {
  * cores. */
 double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores);
 
+/* Numbers the pools of cores in the order of their first GPU: pool_of[g] for each GPU,
+ * from pool_first (/cpu_pool: each GPU's pool's first GPU; a value that is not an earlier
+ * GPU opens a pool of its own). Returns the number of pools. */
+int ss_share_pool_ids(int gpus, const int *pool_first, int *pool_of);
+
 /* Builds sh from the per-GPU arrays (copied); loop_cpu is /loop_cpu_time (the fetch
  * included where workers[g] = 0), fetch_wait and loop_wait /fetch_wait_time and
  * /loop_wait_time (both or neither may be NULL), pool_first the first GPU of each GPU's
