@@ -472,6 +472,18 @@ for t in "$dir"/w*.h5; do
   n=$(basename "$t" .h5)
   "$stallsim" compare "$t" "$work/grid" --warmup "$warmup" --csv "$work/cmp-$n.csv" >/dev/null
 done
+# the same predictions from each repeat of the base run (w2-x1-p2-rep1, -rep2): how much a
+# prediction depends on which run of the same setting was recorded
+for r in "$dir"/w2-x1-p2-rep*.h5; do
+  [ -e "$r" ] || continue
+  b=$(basename "$r" .h5)
+  sed -e "s#^path = .*#path = $r#" -e "s#^dir = .*#dir = $work/grid-$b#" "$work/grid.ini" > "$work/grid-$b.ini"
+  "$stallsim" run "$work/grid-$b.ini" --quiet
+  for t in "$dir"/w*.h5; do
+    n=$(basename "$t" .h5)
+    "$stallsim" compare "$t" "$work/grid-$b" --warmup "$warmup" --csv "$work/cmp-$b-$n.csv" >/dev/null
+  done
+done
 
 $py - "$work" "$dir" <<'PY'
 import csv, glob, os, re, sys
@@ -483,42 +495,53 @@ def rows(path):
 def f(x):
     return float(x)
 
-# each scenario's settings, from the sweep's own summary.csv (compare's rows name the scenario)
-setting = {r["scenario"]: r for r in rows(os.path.join(work, "grid", "summary.csv"))}
-
-def match(r, w, p, x):
+# each scenario's settings come from the sweep's own summary.csv (compare's rows name the scenario)
+def match(setting, r, w, p, x):
     s = setting.get(r["scenario"])
     return (s is not None and s.get("workers") not in (None, "") and int(float(s["workers"])) == w
             and int(float(s["prefetch"])) == p and abs(f(s["fetch_scale"]) - x) < 1e-9)
+
+POINTS = [("w%d-x%g-p%d" % (w, x, p), w, p, x) for w in (0, 1, 2, 4, 8) for x in (1.0, 0.5) for p in (2, 4)
+          if w > 0 or p == 2]  # the prefetch factor means nothing without workers: one point
+
+
+def predictions(tag):
+    """(name, real row, predicted row, scenario settings) of every recorded point, from the
+    sweep grid<tag> (compare files cmp<tag>-<point>.csv)"""
+    sett = {r["scenario"]: r for r in rows(os.path.join(work, "grid" + tag, "summary.csv"))}
+    out = []
+    for name, w, p, x in POINTS:
+        path = os.path.join(work, "cmp%s-%s.csv" % (tag, name))
+        if not os.path.exists(path):
+            out.append((name, None, None, None))
+            continue
+        rr = rows(path)
+        pred = [r for r in rr[1:] if match(sett, r, w, p, x)]
+        if len(pred) != 1:
+            sys.exit("no single scenario for %s in %s" % (name, path))
+        out.append((name, rr[0], pred[0], sett[pred[0]["scenario"]]))
+    return out
+
+
+def error(real, pred):
+    return 100 * (f(pred["iter_time_mean"]) / f(real["iter_time_mean"]) - 1)
+
 
 print("Predictions from the one base trace w2-x1-p2 (pipeline model, worker_gap auto):")
 print("%-16s %9s %9s %8s   %9s %9s %9s %6s" % ("point (real)", "iter real", "iter pred", "err %",
                                                 "stall real", "stall pred", "err (ms)", "cpu%"))
 errs = []
-for w in (0, 1, 2, 4, 8):
-    for x in (1.0, 0.5):
-        for p in (2, 4):
-            name = "w%d-x%g-p%d" % (w, x, p)
-            path = os.path.join(work, "cmp-%s.csv" % name)
-            if w == 0 and p != 2:
-                continue  # the prefetch factor means nothing without workers: one point
-            if not os.path.exists(path):
-                print("%-16s (not recorded)" % name)
-                continue
-            rr = rows(path)
-            real = rr[0]
-            pred = [r for r in rr[1:] if match(r, w, p, x)]
-            if len(pred) != 1:
-                sys.exit("no single scenario for %s in %s" % (name, path))
-            pr = pred[0]
-            it_r, it_p = f(real["iter_time_mean"]), f(pr["iter_time_mean"])
-            st_r, st_p = f(real["stall_mean"]), f(pr["stall_mean"])
-            e = 100 * (it_p / it_r - 1)
-            errs.append((name, e))
-            load = setting[pr["scenario"]].get("cpu_load_pct", "")
-            print("%-16s %9.4f %9.4f %+8.1f   %9.4f %9.4f %+9.1f %6s" % (name, it_r, it_p, e, st_r, st_p,
-                                                                       1000 * (st_p - st_r),
-                                                                       "%.0f" % float(load) if load else "-"))
+for name, real, pr, sc in predictions(""):
+    if real is None:
+        print("%-16s (not recorded)" % name)
+        continue
+    it_r, it_p = f(real["iter_time_mean"]), f(pr["iter_time_mean"])
+    st_r, st_p = f(real["stall_mean"]), f(pr["stall_mean"])
+    e = error(real, pr)
+    errs.append((name, e))
+    load = sc.get("cpu_load_pct", "")
+    print("%-16s %9.4f %9.4f %+8.1f   %9.4f %9.4f %+9.1f %6s" % (name, it_r, it_p, e, st_r, st_p, 1000 * (st_p - st_r),
+                                                               "%.0f" % float(load) if load else "-"))
 others = [abs(e) for n, e in errs if n != "w2-x1-p2"]
 if others:
     print("mean |error| of the iteration time over the %d other points: %.1f %%" % (len(others), sum(others) / len(others)))
@@ -533,6 +556,35 @@ if len(reps) > 1:
     m = sum(it) / len(it)
     print("run-to-run noise (base run x%d): iteration time %s s, spread (max-min)/mean %.1f %%; stall %s s" % (
         len(it), " ".join("%.4f" % v for v in it), 100 * (max(it) - min(it)) / m, " ".join("%.4f" % v for v in st)))
+# other points recorded more than once (<point>-rep<N>.h5): their run-to-run noise
+for name, _, _, _ in POINTS:
+    extra = sorted(glob.glob(os.path.join(d, "%s-rep*.h5" % name)))
+    if name == "w2-x1-p2" or not extra or not os.path.exists(os.path.join(work, "cmp-%s.csv" % name)):
+        continue
+    it = [f(rows(os.path.join(work, "cmp-%s.csv" % n))[0]["iter_time_mean"])
+          for n in [name] + [os.path.basename(x)[:-3] for x in extra]]
+    print("run-to-run noise (%s x%d): iteration time %s s, spread (max-min)/mean %.1f %%" % (
+        name, len(it), " ".join("%.4f" % v for v in it), 100 * (max(it) - min(it)) / (sum(it) / len(it))))
+# the same predictions from the repeats of the base run
+if len(reps) > 1:
+    print()
+    print("The same predictions from each run of the base setting (which run was recorded matters):")
+    table = {"w2-x1-p2": {n: e for n, e in errs}}
+    for b in reps[1:]:
+        table[b] = {n: error(real, pr) for n, real, pr, _ in predictions("-" + b) if real is not None}
+    for b, e in table.items():
+        o = [abs(v) for n, v in e.items() if n != "w2-x1-p2"]
+        print("  from %-14s mean |error| over the %d other points %.1f %%, %d within 5 %%, worst %+.1f %%" % (
+            b, len(o), sum(o) / len(o), sum(v <= 5 for v in o), max((v for n, v in e.items() if n != "w2-x1-p2"), key=abs)))
+    spread = []
+    for name, _, _, _ in POINTS:
+        v = [e[name] for e in table.values() if name in e]
+        if name != "w2-x1-p2" and len(v) == len(table):
+            spread.append(max(v) - min(v))
+    if spread:
+        spread.sort()
+        print("  a point's prediction moves by %.1f %% (median over the points) and up to %.1f %% with the base run" % (
+            spread[len(spread) // 2], spread[-1]))
 PY
 [ -e "$dir/w2-x1-p2-slow3.h5" ] &&
   slow_report "$dir/w2-x1-p2-slow3.h5" "$dir/w2-x1-p2.h5" "$work/slow" 3 "rank 3's storage 3x slower; 2 workers, x1, prefetch 2"
