@@ -12,7 +12,10 @@
 # predicts every other point with pipeline scenarios (workers=0,1,2,4,8, prefetch=2,4,
 # fetch_scale=1,0.5), `stallsim compare` sets each prediction beside the real run, and a
 # table of errors (mean iteration time, mean stall) is printed, with the run-to-run noise
-# of the repeated base runs and the slow-rank case. Needs only the DIR/*.h5 traces.
+# of the repeated base runs (and of any point recorded again as DIR/<point>-repN.h5), the
+# same predictions from each repeat of the base run (w2-x1-p2-rep1, -rep2: how much the
+# predictions depend on which run was recorded) and the slow-rank case. Needs only the
+# DIR/*.h5 traces.
 #
 # REGIMES experiment (--regimes): 2-rank jobs with synchronous loading and 1, 2, 4
 # workers (storage 3 ms per sample, batch 12, 15 ms step, 2 epochs x 100 batches); each
