@@ -423,6 +423,8 @@ import h5py, shutil, sys
 shutil.copy(sys.argv[1], sys.argv[2])
 f = h5py.File(sys.argv[2], "a")
 del f["fetch_wait_time"], f["loop_wait_time"]
+if "fetch_wait_start_time" in f:  # only with the waits
+    del f["fetch_wait_start_time"]
 PY
   for v in wait nowait; do
     t=$bb/w3.h5; [ $v = nowait ] && t=$work/w3-nowait.h5

@@ -82,6 +82,10 @@ typedef struct {
      * their waits for a core (PT_WAIT_*): histograms for their medians, and the rows
      * without one */
     pt_hist cpu[PT_KINDS];
+    /* the waits for a core of each pass's first W·P fetches (those the loader sends out at
+     * once when a pass starts): their sum (s) and count, and how many had none */
+    double start_wait;
+    long start_n, start_missing;
     long cpus;             /* meta cpus: cores the rank may run on (-1: not recorded) */
     char cpu_set[256];     /* meta cpu_set: their list */
     /* the loop state */
@@ -101,6 +105,7 @@ typedef struct {
     double *fetch_cpu; /* [G] each rank's median fetch CPU time (the trace's /fetch_cpu_time) */
     double *loop_cpu;  /* [G] each rank's median CPU per iteration of its training process */
     double *fetch_wait, *loop_wait; /* [G] their medians of the waits for a core (format 3) */
+    double *fetch_wait_start; /* [G] the mean wait for a core of the passes' first W·P fetches */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
@@ -527,6 +532,7 @@ static void pt_free(pt_state *S)
     free(S->loop_cpu);
     free(S->fetch_wait);
     free(S->loop_wait);
+    free(S->fetch_wait_start);
     free(S->cpu_pool);
     free(S->cpu_pool_cores);
     free(S);
@@ -814,6 +820,26 @@ static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **fi
     return SS_OK;
 }
 
+/* At the end, with the waits' medians: /fetch_wait_start_time, each rank's mean wait for a
+ * core over its passes' first W·P fetches (the loader sends them out at once as a pass
+ * starts, with the workers it starts then: the start-up crush), when every rank with workers
+ * recorded all of them; 0 for a synchronous rank. */
+static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
+{
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        if (R->workers > 0 && (R->start_missing || R->start_n == 0)) return SS_OK;
+    }
+    S->fetch_wait_start = malloc((size_t)S->G * sizeof *S->fetch_wait_start);
+    if (!S->fetch_wait_start) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        S->fetch_wait_start[g] = R->workers > 0 ? R->start_wait / (double)R->start_n : 0.0;
+    }
+    m->fetch_wait_start = S->fetch_wait_start;
+    return SS_OK;
+}
+
 /* At the end: the trace's CPU datasets. The ranks whose processes run on the same host and
  * the same set of cores (meta host, cpu_set) form one pool of meta cpus cores. */
 static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
@@ -825,6 +851,7 @@ static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
     if ((st = pt_cpu_medians(S, PT_WAIT_FETCH, &S->fetch_wait, &m->fetch_wait)) != SS_OK) return st;
     if (m->fetch_wait && (st = pt_cpu_medians(S, PT_WAIT_LOOP, &S->loop_wait, &m->loop_wait)) != SS_OK) return st;
     if (!m->loop_wait) m->fetch_wait = NULL;
+    if (m->fetch_wait && (st = pt_start_waits(S, m)) != SS_OK) return st;
     for (int g = 0; g < S->G; g++)
         if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
     S->cpu_pool = malloc((size_t)S->G * sizeof *S->cpu_pool);
@@ -883,6 +910,13 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_cpu_add(&R->cpu[PT_CPU_FETCH], f->cpu);
             pt_cpu_add(&R->cpu[PT_CPU_LOOP], row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
             pt_cpu_add(&R->cpu[PT_WAIT_FETCH], f->wait);
+            if (R->workers > 0 && row.k < R->workers * (R->prefetch > 0 ? R->prefetch : 2)) {
+                if (f->wait < 0) R->start_missing++;
+                else {
+                    R->start_wait += (double)f->wait * ns;
+                    R->start_n++;
+                }
+            }
             pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
                        row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
             f->valid = 0; /* consumed */

@@ -87,6 +87,8 @@ static const ss_trace_gpu_array gpu_arrays[] = {
     GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)"),
     GPU_ARRAY(fetch_wait, "fetch_wait_time", 1, " s (per GPU: the fetching thread's wait for a core per batch, median)"),
     GPU_ARRAY(loop_wait, "loop_wait_time", 1, " s (per GPU: the training loop's wait for a core per iteration, median)"),
+    GPU_ARRAY(fetch_wait_start, "fetch_wait_start_time", 1,
+              " s (per GPU: the mean wait for a core of each epoch's first W*P fetches, sent out at once)"),
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, ""), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, ""),
 };
@@ -303,7 +305,8 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
 
 /* The optional per-GPU datasets (README, file formats): seconds finite and >= 0; /cpu_pool,
  * the first GPU of the pool of cores each GPU's processes run on, with /cpu_pool_cores,
- * that pool's cores (the same on its GPUs); /fetch_wait_time with /loop_wait_time. */
+ * that pool's cores (the same on its GPUs); /fetch_wait_time with /loop_wait_time;
+ * /fetch_wait_start_time only with them. */
 static ss_status read_gpu_arrays(ss_trace_file *t)
 {
     ss_trace_meta *m = &t->meta;
@@ -325,6 +328,9 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     if (!m->fetch_wait != !m->loop_wait)
         return ss_fail(SS_EDATA, "%s: datasets /fetch_wait_time and /loop_wait_time come together; the trace has only /%s",
                        t->path, m->fetch_wait ? "fetch_wait_time" : "loop_wait_time");
+    if (m->fetch_wait_start && !m->fetch_wait)
+        return ss_fail(SS_EDATA, "%s: dataset /fetch_wait_start_time needs /fetch_wait_time and /loop_wait_time, which "
+                       "the trace does not have", t->path);
     for (int g = 0; m->cpu_pool && g < G; g++) {
         int p = m->cpu_pool[g];
         if (p < 0 || p > g || m->cpu_pool[p] != p)

@@ -37,6 +37,10 @@ typedef struct {
                             * recorder format 3); /fetch_wait_time. NULL when not recorded */
     double *loop_wait;     /* [gpus] the same for the training loop's thread per iteration;
                             * /loop_wait_time */
+    double *fetch_wait_start; /* [gpus] the mean wait for a core of the first W·P fetches of each
+                            * epoch (those the loader sends out at once as it starts, with its
+                            * workers; recorder format 3); /fetch_wait_start_time, only with
+                            * fetch_wait. NULL when not recorded */
     int *cpu_pool;         /* [gpus] the first GPU whose processes run on the same pool of cores
                             * (a host, or one rank's CPU binding); /cpu_pool */
     int *cpu_pool_cores;   /* [gpus] the cores of that pool; /cpu_pool_cores. Both NULL or both set */

@@ -632,6 +632,10 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
     ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->fetch_wait, m->loop_wait,
                                   m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu, c->gap_gpu, c->delivery_gpu,
                                   iter, step, align);
+    if (st == SS_OK && m->fetch_wait_start && c->share->fetch_wait) {
+        st = ss_share_set_start(c->share, m->fetch_wait_start, c->prefetch_gpu);
+        if (st != SS_OK) ss_share_free(c->share);
+    }
     if (st != SS_OK) {
         free(c->share);
         c->share = NULL;

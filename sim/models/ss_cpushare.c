@@ -146,7 +146,44 @@ void ss_share_free(ss_share *sh)
     free(sh->s0);
     free(sh->align_trace);
     free(sh->align_ahead);
+    free(sh->start_wait);
+    free(sh->start_rows);
     memset(sh, 0, sizeof *sh);
+}
+
+ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch)
+{
+    const size_t G = (size_t)sh->gpus;
+    sh->start_wait = malloc(G * sizeof *sh->start_wait);
+    sh->start_rows = malloc(G * sizeof *sh->start_rows);
+    if (!sh->start_wait || !sh->start_rows) {
+        free(sh->start_wait);
+        free(sh->start_rows);
+        sh->start_wait = NULL;
+        sh->start_rows = NULL;
+        return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    }
+    for (size_t g = 0; g < G; g++) {
+        sh->start_wait[g] = start_wait[g] > 0.0 ? start_wait[g] : 0.0;
+        sh->start_rows[g] = sh->workers[g] > 0 ? (long)sh->workers[g] * (prefetch[g] > 0 ? prefetch[g] : 1) : 0;
+    }
+    return SS_OK;
+}
+
+/* phi(N) of the start-up crush: the stretch of N worker processes runnable at once on the
+ * cores, less 1 */
+static double crush_of(long n, int cores) { return (double)n / (double)cores > 1.0 ? (double)n / cores - 1.0 : 0.0; }
+
+double ss_share_start_factor(const ss_share *sh, int p, const int *workers, double r)
+{
+    long n0 = 0, n1 = 0;
+    for (int g = 0; g < sh->gpus; g++)
+        if (sh->pool_of[g] == p) {
+            n0 += sh->workers[g];
+            n1 += workers[g];
+        }
+    double phi0 = crush_of(n0, sh->cores[p]);
+    return phi0 > 0.0 ? crush_of(n1, sh->cores[p]) / phi0 : r;
 }
 
 /* The per-GPU inputs of one evaluation: the scenario's loaders, its fetch medians and CPU

@@ -35,6 +35,11 @@ typedef struct {
     double *s0m;       /* [pools] the measured one, (c + q) / c over the pool's fetches
                         * (fetch_wait), or NULL */
     double *s0m_step;  /* [pools] the same for the steps, (L + its wait) / L, or NULL */
+    /* The start-up crush (MODELS-pipeline.md, "CPU sharing", "The first window of an
+     * epoch"): [gpus] the mean wait for a core of the first start_rows[g] fetches of each
+     * epoch (/fetch_wait_start_time), the trace's W·P; NULL when not recorded */
+    double *start_wait;
+    long *start_rows;
 } ss_share;
 
 /* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
@@ -61,6 +66,17 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
                          const double *fetch_wait, const double *loop_wait, const int *pool_first,
                          const int *pool_cores, const double *fetch_med, const int *workers, const double *gap,
                          const double *delivery, double iter_mean, double compute_med, const double *align);
+
+/* Adds the start-up crush to sh (which has measured waits): start_wait[g] (seconds,
+ * /fetch_wait_start_time), and the first workers[g] * prefetch[g] rows of each epoch as the
+ * GPU's start window (sh->workers, the trace's). SS_ENOMEM. */
+ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch);
+
+/* The factor on the trace's start-up excess wait (the first window's mean wait minus the
+ * median) of pool p for a scenario whose GPUs have `workers` workers: phi(N') / phi(N),
+ * phi(N) = max(0, N / cores - 1), N the pool's worker processes in the trace, N' in the
+ * scenario; the ratio r (the change of stretch) where phi(N) = 0. */
+double ss_share_start_factor(const ss_share *sh, int p, const int *workers, double r);
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);

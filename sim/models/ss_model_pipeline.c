@@ -536,6 +536,13 @@ static inline double cpu_part_kept(double f, double c, double r, double scale)
     return f > c ? c * r + scale * (f - c) : f * r;
 }
 
+/* f of the first window's rows: its CPU part as the trace ran it, w (c + the window's mean
+ * wait), becomes n (the scenario's), the rest scaled (all of f in proportion when f <= w) */
+static inline double start_part(double f, double w, double n, double scale)
+{
+    return f > w ? n + scale * (f - w) : w > 0.0 ? f * (n / w) : f;
+}
+
 /* The step time of a row: compute_scale times the measured one, changed by CPU sharing
  * (never below 0). */
 static inline double step_of(const ssp_state *s, double compute)
@@ -561,8 +568,11 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     if (s->cpu) { /* the storage parts scaled here; the replay below scales by 1 */
         scaled = *row;
         double lo = INFINITY, hi = -INFINITY;
+        const long *sr = s->p.start_rows_gpu;
         for (int g = 0; g < G; g++) {
-            double f = cpu_part_kept(row->fetch_time[g], s->cpu[g], s->ratio ? s->ratio[g] : 1.0, scale);
+            double f = sr && s->k < sr[g] ? start_part(row->fetch_time[g], s->p.cpu_start_wall_gpu[g],
+                                                       s->p.cpu_start_new_gpu[g], scale)
+                                          : cpu_part_kept(row->fetch_time[g], s->cpu[g], s->ratio ? s->ratio[g] : 1.0, scale);
             s->fx[g] = f;
             lo = f < lo ? f : lo;
             hi = f > hi ? f : hi;
@@ -881,7 +891,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     const ss_share *sh = p->share;
     if (sh->gpus != gpus || same_load(p, s, sh, gpus)) return SS_OK;
     const size_t G = (size_t)gpus;
-    st->share_buf = malloc(7 * G * sizeof *st->share_buf);
+    st->share_buf = malloc(10 * G * sizeof *st->share_buf);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
     if (!st->share_buf || !s1 || !W) {
@@ -890,7 +900,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G,
-           *q = sh->fetch_wait ? f + G : NULL;
+           *q = sh->fetch_wait ? f + G : NULL, *qs = f + 2 * G, *swall = f + 3 * G, *snew = f + 4 * G;
     for (int g = 0; g < gpus; g++) { /* the loaders and CPU parts as healed (heal_loaders, pipe_init) */
         ssp_loader l = ssp_loader_of(p, g);
         W[g] = l.workers;
@@ -913,6 +923,18 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
         p->compute_delta = delta;
+        if (q && sh->start_wait) { /* the first window of each epoch: its start-up waits */
+            copy_healed(qs, sh->start_wait, gpus, s->heal_gpu, swall);
+            for (int g = 0; g < gpus; g++) {
+                double x = ss_share_start_factor(sh, sh->pool_of[g], W, ratio[g]);
+                double n = (c[g] + q[g]) * ratio[g] + (qs[g] - q[g]) * x;
+                swall[g] = c[g] + qs[g];
+                snew[g] = n > c[g] ? n : c[g];
+            }
+            p->start_rows_gpu = sh->start_rows;
+            p->cpu_start_wall_gpu = swall;
+            p->cpu_start_new_gpu = snew;
+        }
     }
     free(s1);
     free(W);

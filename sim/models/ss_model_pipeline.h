@@ -54,6 +54,12 @@ typedef struct {
     const ss_share *share;
     const double *cpu_wall_gpu, *cpu_ratio_gpu;
     double compute_delta;
+    /* and for the first start_rows_gpu[g] rows of each epoch (the trace's start window,
+     * whose fetches waited start_wait for a core): the CPU part as the trace ran it
+     * (c + start_wait) and as the scenario would (MODELS-pipeline.md, "The first window of
+     * an epoch"); NULL: as every other row */
+    const long *start_rows_gpu;
+    const double *cpu_start_wall_gpu, *cpu_start_new_gpu;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */
