@@ -99,6 +99,16 @@ if have_schedstat:
     q, ql = f["fetch_wait_time"][:], f["loop_wait_time"][:]
     assert q.shape == (2,) and (q >= 0).all() and (cpu + q <= np.median(ft, axis=0) + 1e-3).all(), (q, cpu)
     assert ql.shape == (2,) and (ql >= 0).all() and (ql <= np.median(it, axis=0) + 1e-3).all(), (ql,)
+    # each rank's mean wait over each pass's first W*P fetches (those sent out at once), from
+    # the raw worker files; 0 for a synchronous rank
+    qs = f["fetch_wait_start_time"][:]
+    for r in (0, 1):
+        meta = dict(l.strip().split(",")[1:3] for l in open("%s/run.rank%d.csv" % (d, r)) if l.startswith("meta,"))
+        P = int(meta["prefetch_factor"]) if W else 0
+        waits = [int(l.split(",")[7]) for w in range(W) for l in open("%s/run.rank%d.worker%d.csv" % (d, r, w))
+                 if l.startswith("fetch,") and int(l.split(",")[2]) < W * P]
+        want = sum(waits) / len(waits) * 1e-9 if W else 0.0
+        assert (W == 0 or len(waits) == 2 * W * P) and abs(qs[r] - want) <= 1e-12 + 1e-9 * want, (r, qs[r], want, len(waits))
 assert list(f["cpu_pool"][:]) == [0, 0] and list(f["cpu_pool_cores"][:]) == [len(os.sched_getaffinity(0))] * 2, \
     (f["cpu_pool"][:], f["cpu_pool_cores"][:])
 PY

@@ -140,9 +140,15 @@ PY
 "$stallsim" info pool-half.h5 >/dev/null 2>ep && fail "cpu_pool without cpu_pool_cores was accepted" ||
   { grep -q "pool-half.h5: datasets /cpu_pool and /cpu_pool_cores come together" ep && ok || fail "half pool: $(cat ep)"; }
 # the waits for a core (recorder format 3): the two come together, finite and >= 0
-for bad in half neg; do cp e.h5 wait-$bad.h5; done
+for bad in half neg start nan; do cp e.h5 wait-$bad.h5; done
 $py - <<'PY' || fail "python edits (waits)"
 import h5py, numpy as np
+with h5py.File("wait-start.h5", "r+") as f:  # the first window's waits without the medians
+    f["fetch_wait_start_time"] = np.array([0.1, 0.0, 0.02])
+with h5py.File("wait-nan.h5", "r+") as f:
+    f["fetch_wait_time"] = np.array([0.01, 0.0, 0.02])
+    f["loop_wait_time"] = np.array([0.01, 0.0, 0.02])
+    f["fetch_wait_start_time"] = np.array([0.1, np.nan, 0.02])
 with h5py.File("wait-half.h5", "r+") as f:
     f["loop_wait_time"] = np.array([0.01, 0.0, 0.02])
 with h5py.File("wait-neg.h5", "r+") as f:
@@ -154,4 +160,9 @@ PY
     ok || fail "half waits: $(cat ep)"; }
 "$stallsim" info wait-neg.h5 >/dev/null 2>ep && fail "a negative wait was accepted" ||
   { grep -q "wait-neg.h5: dataset /fetch_wait_time\[1\] = -0.5, expected finite seconds >= 0" ep && ok || fail "negative wait: $(cat ep)"; }
+"$stallsim" info wait-start.h5 >/dev/null 2>ep && fail "fetch_wait_start_time without the waits was accepted" ||
+  { grep -q "wait-start.h5: dataset /fetch_wait_start_time needs /fetch_wait_time and /loop_wait_time" ep &&
+    ok || fail "start waits alone: $(cat ep)"; }
+"$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
+  { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected finite seconds >= 0" ep && ok || fail "NaN start wait: $(cat ep)"; }
 finish

@@ -219,6 +219,33 @@ static void test_measured_waits(void **state)
     ss_share_free(&sh);
 }
 
+/* The start-up crush: the first W*P rows of each GPU, and the factor on the excess wait,
+ * phi(N') / phi(N) with phi(N) = max(0, N / cores - 1) over the pool's worker processes */
+static void test_start_factor(void **state)
+{
+    (void)state;
+    ss_share sh;
+    const double c[2] = {0.012, 0.010}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
+                 d[2] = {0.0015, 0.0015}, q[2] = {0.006, 0.004}, ql[2] = {0.002, 0.001}, qs[2] = {0.1, -1};
+    const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {8, 0}, P[2] = {4, 2};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W, gap, d, 0.048, 0.009, NULL), SS_OK);
+    assert_int_equal(ss_share_set_start(&sh, qs, P), SS_OK);
+    assert_true(sh.start_rows[0] == 32 && sh.start_rows[1] == 0); /* a synchronous GPU has no window */
+    assert_true(sh.start_wait[0] == 0.1 && sh.start_wait[1] == 0.0); /* not below 0 */
+    /* the trace: 8 workers on 2 cores, phi = 3 */
+    assert_float_equal(ss_share_start_factor(&sh, 0, (int[]){4, 0}, 0.7), (4.0 / 2 - 1) / 3.0, 1e-15);
+    assert_float_equal(ss_share_start_factor(&sh, 0, (int[]){8, 8}, 0.7), (16.0 / 2 - 1) / 3.0, 1e-15);
+    assert_true(ss_share_start_factor(&sh, 0, (int[]){1, 1}, 0.7) == 0.0); /* 2 workers on 2 cores: no crush */
+    ss_share_free(&sh);
+    /* a trace whose workers fit the cores (phi = 0): the excess scales as the stretch, r */
+    const int W1[2] = {1, 1};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W1, gap, d, 0.048, 0.009, NULL), SS_OK);
+    assert_int_equal(ss_share_set_start(&sh, qs, P), SS_OK);
+    assert_true(sh.start_rows[0] == 4 && sh.start_rows[1] == 2);
+    assert_true(ss_share_start_factor(&sh, 0, (int[]){8, 8}, 0.7) == 0.7);
+    ss_share_free(&sh);
+}
+
 /* Degenerate inputs: no time measured, no fetch, one core, the most workers; the trace's
  * stretch and a scenario's stay finite and at least 1, and the solve does not fail */
 static void test_degenerate(void **state)
@@ -257,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_synchronous),
         cmocka_unit_test(test_alignment),
         cmocka_unit_test(test_measured_waits),
+        cmocka_unit_test(test_start_factor),
         cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

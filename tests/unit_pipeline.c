@@ -482,6 +482,36 @@ static void test_cpu_sharing(void **state)
     check_replay(&p, &FETCH_CPU_HALF);
 }
 
+/* The first window of an epoch (MODELS-pipeline.md, CPU sharing): test_cpu_sharing's
+ * scenario, with GPU 0's first 2 rows' CPU part as the trace ran it .5 becoming 3 (f > .5:
+ * 3 + (f - .5)) and GPU 1's first row's 6 becoming 3 (f = 3 <= 6: 3 * 3 / 6 = 1.5); c = .25.
+ * f = [3.5,1.5] [4.5,2] [.5,3] [1,4] [.5,1] [2,1]
+ * k=0: start [0,0]; done [3.5, 1.5]; T0 = 3.75; stall [3.5, 1.5]
+ * k=1: start [0,0]; done [4.5, 2]; got [4.5, 3.75]; T1 = 4.75; stall [.75, 0]
+ * k=2: r = h = done0 = [3.5, 1.5]; done [4, 4.5]; got [4.75, 4.75]; T2 = 5; stall 0
+ * k=3: r = done1 = [4.5, 2]; h = max(T0 = 3.75, done1) = [4.5, 3.75]; done [5.5, 7.75]; T3 = 8;
+ *      stall [.5, 2.75]
+ * k=4: r = done2 = [4, 4.5]; h = max(T1 = 4.75, done2) = [4.75, 4.75]; done [5.25, 5.75]; T4 = 8.25;
+ *      stall 0
+ * k=5: r = done3 = [5.5, 7.75]; h = max(T2 = 5, done3); done [7.5, 8.75]; T5 = 9; stall [0, .5] */
+static void test_start_window(void **state)
+{
+    (void)state;
+    const double wall[2] = {2, 0}, ratio[2] = {.5, 1}, sw[2] = {.5, 6}, sn[2] = {3, 3};
+    const long rows[2] = {2, 1};
+    ssp_params p = params(2, 1);
+    p.cpu_wall_gpu = wall;
+    p.cpu_ratio_gpu = ratio;
+    p.compute_delta = -.25;
+    p.start_rows_gpu = rows;
+    p.cpu_start_wall_gpu = sw;
+    p.cpu_start_new_gpu = sn;
+    expect_r e = {.T = {3.75, 4.75, 5, 8, 8.25, 9},
+                  .stall = {3.5, 1.5, .75, 0, 0, 0, .5, 2.75, 0, 0, 0, .5},
+                  .f = {3.5, 1.5, 4.5, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
+    check_replay(&p, &e);
+}
+
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
  * k=0: done 3; T0 = 3.25; stall [3, 3]
  * k=1: done 2; T1 = 3.5; stall 0
@@ -747,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_init_rejects),
         cmocka_unit_test(test_fetch_cpu),
         cmocka_unit_test(test_cpu_sharing),
+        cmocka_unit_test(test_start_window),
         cmocka_unit_test(test_measured_delivery),
         cmocka_unit_test(test_synchronous_no_delivery),
     };
