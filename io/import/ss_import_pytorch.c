@@ -962,7 +962,9 @@ const ss_importer ss_importer_pytorch = {
             "process's median CPU per iteration, /cpu_pool and /cpu_pool_cores the ranks that share a host's\n"
             "cores and how many (summary.csv's cpu_load_pct). Format 3 adds the waits for a core (the\n"
             "kernel's run delay): /fetch_wait_time per fetch, /loop_wait_time per iteration of the loop's\n"
-            "thread (medians per rank), which CPU sharing uses for the trace's own contention.\n",
+            "thread (medians per rank), which CPU sharing uses for the trace's own contention, and\n"
+            "/fetch_wait_start_time, each rank's mean wait over the first num_workers x prefetch_factor\n"
+            "fetches of every pass (sent out at once as the workers start).\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,
