@@ -74,15 +74,82 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
 #define STALL_MINOR_PCT 10.0
 
+/* The table's labels: each row's model label without the settings that every row of its
+ * model shares (said once under the table), where the model has two rows or more. */
+#define LABEL_LEN 96
+typedef struct {
+    char (*row)[LABEL_LEN]; /* [nsc], or NULL (out of memory: the full labels) */
+    char common[SS_NMODELS][LABEL_LEN]; /* the shared "key=value" settings, "" none */
+} labels;
+
+/* 1 when the space-separated token tok (of length n) is one of label's, after its first */
+static int has_token(const char *label, const char *tok, size_t n)
+{
+    for (const char *p = strchr(label, ' '); p; p = strchr(p + 1, ' '))
+        if (!strncmp(p + 1, tok, n) && (p[1 + n] == ' ' || p[1 + n] == '\0')) return 1;
+    return 0;
+}
+
+static void labels_make(const ss_summary *s, labels *L)
+{
+    memset(L->common, 0, sizeof L->common);
+    L->row = malloc((size_t)(s->nsc > 0 ? s->nsc : 1) * sizeof *L->row);
+    if (!L->row) return;
+    for (int j = 0; j < s->nsc; j++) ss_model_get(s->sc[j].model)->label_of(&s->sc[j], L->row[j], LABEL_LEN);
+    for (int m = 0; m < SS_NMODELS; m++) {
+        int first = -1, count = 0;
+        for (int j = 0; j < s->nsc; j++)
+            if ((int)s->sc[j].model == m && j != ss_summary_measured(s)) {
+                if (first < 0) first = j;
+                count++;
+            }
+        if (count < 2) continue;
+        char full[LABEL_LEN];
+        memcpy(full, L->row[first], LABEL_LEN);
+        /* each "key=value" token of the first row that every row of the model has */
+        for (const char *p = strchr(full, ' '); p; p = strchr(p + 1, ' ')) {
+            size_t n = strcspn(p + 1, " ");
+            if (!memchr(p + 1, '=', n)) continue;
+            int shared = 1;
+            for (int j = first + 1; shared && j < s->nsc; j++)
+                if ((int)s->sc[j].model == m && j != ss_summary_measured(s)) shared = has_token(L->row[j], p + 1, n);
+            size_t len = strlen(L->common[m]);
+            if (shared && len + n + 2 < LABEL_LEN)
+                snprintf(L->common[m] + len, LABEL_LEN - len, "%s%.*s", len ? " " : "", (int)n, p + 1);
+        }
+        if (!L->common[m][0]) continue;
+        char shared[LABEL_LEN + 2]; /* "x " + the shared settings: has_token looks past the first */
+        snprintf(shared, sizeof shared, "x %s", L->common[m]);
+        for (int j = 0; j < s->nsc; j++) { /* drop them from the model's rows */
+            if ((int)s->sc[j].model != m || j == ss_summary_measured(s)) continue;
+            const char *q = L->row[j];
+            char out[LABEL_LEN];
+            size_t len = (size_t)snprintf(out, sizeof out, "%.*s", (int)strcspn(q, " "), q);
+            for (const char *p = strchr(q, ' '); p && len < sizeof out; p = strchr(p + 1, ' ')) {
+                size_t n = strcspn(p + 1, " ");
+                if (!has_token(shared, p + 1, n)) len += (size_t)snprintf(out + len, sizeof out - len, " %.*s", (int)n, p + 1);
+            }
+            memcpy(L->row[j], out, LABEL_LEN);
+        }
+    }
+}
+
+static const char *label_of(const labels *L, const ss_summary *s, int j, char *buf)
+{
+    if (L->row) return L->row[j];
+    ss_model_get(s->sc[j].model)->label_of(&s->sc[j], buf, LABEL_LEN);
+    return buf;
+}
+
 /* The ranked answer for people: at most three short paragraphs. */
-static void print_ranking(const ss_summary *s, const ss_ranking *r, FILE *out)
+static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
         fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
         for (int k = 0; k < r->ntop; k++) {
-            char lab[96];
+            char buf[LABEL_LEN];
             const ss_scenario *sc = &s->sc[r->top[k].j];
-            ss_model_get(sc->model)->label_of(sc, lab, sizeof lab);
+            const char *lab = label_of(L, s, r->top[k].j, buf);
             double err = r->error_pct[sc->model];
             double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
             char busy[64] = "";
@@ -136,12 +203,14 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
 {
     /* the share of the cores each row keeps busy, where the trace records CPU times */
     const int cpu_col = !isnan(ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL));
+    labels L;
+    labels_make(s, &L);
     fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s\n", "", "scenario", "iters", "iter_time (s)",
             "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
-        char lab[96], a[40], b[40], c[40], chg[24];
-        ss_model_get(s->sc[j].model)->label_of(&s->sc[j], lab, sizeof lab);
+        char buf[LABEL_LEN], a[40], b[40], c[40], chg[24];
+        const char *lab = label_of(&L, s, j, buf);
         pm(a, sizeof a, p, SS_M_ITER);
         pm(b, sizeof b, p, SS_M_STALL);
         pm(c, sizeof c, p, SS_M_DELAY);
@@ -170,6 +239,9 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         int seen = 0;
         for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
         if (!seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
+        if (!seen && L.common[s->sc[j].model][0])
+            fprintf(out, "%s: every %s row has %s (not repeated in its label)\n", o->label, o->label,
+                    L.common[s->sc[j].model]);
     }
     if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
@@ -226,7 +298,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                                             : "");
         }
     }
-    if (s->rank) print_ranking(s, s->rank, out);
+    if (s->rank) print_ranking(s, s->rank, &L, out);
+    free(L.row);
 }
 
 /* One JSON value of column c for row j (GPU g): null where it does not apply. */
