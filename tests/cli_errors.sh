@@ -197,6 +197,24 @@ expect 1 "text.h5|not an HDF5 file" "$stallsim" info "$work/text.h5"
 head -c 3000 "$work/good.h5" > "$work/trunc.h5"
 expect 1 "trunc.h5" "$stallsim" info "$work/trunc.h5"
 expect 1 "nosuch.h5" "$stallsim" info "$work/nosuch.h5"
+# info's options: a misspelt one is named, --warmup is checked as run's key, one trace
+expect 2 "info: unknown option '--warmpu'" "$stallsim" info "$work/good.h5" --warmpu 3
+expect 2 "info: --warmup '-1'" "$stallsim" info "$work/good.h5" --warmup -1
+expect 2 "info: --warmup needs a value" "$stallsim" info "$work/good.h5" --warmup
+expect 2 "info: one trace at a time" "$stallsim" info "$work/good.h5" "$work/good.h5"
+# --warmup 0: each GPU's mean over every row, as the trace's own column gives it
+"$stallsim" info "$work/good.h5" --warmup 0 > "$work/info0.txt" 2>&1 || fail "info --warmup 0"
+if $py -c "import h5py" 2>/dev/null; then
+  $py - "$work/good.h5" "$work/info0.txt" <<'PY' && ok || fail "info --warmup 0: $(tail -4 "$work/info0.txt")"
+import re, sys
+import h5py
+it = h5py.File(sys.argv[1], "r")["timeline/iteration_time"][:]
+text = open(sys.argv[2]).read()
+assert "means over all 60 iterations" in text, text
+rows = re.findall(r"^\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+\d+", text, re.M)
+assert len(rows) == 2 and all(abs(float(m) - it[:, int(g)].mean()) < 1e-6 for g, m in rows), (rows, it.mean(axis=0))
+PY
+fi
 if $py -c "import h5py" 2>/dev/null; then
   h5case() { # name status needles python-edit (f = the open file, np = numpy)
     cp "$work/good.h5" "$work/$1.h5"

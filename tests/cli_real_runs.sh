@@ -465,13 +465,16 @@ PY
     for v in start nostart; do
       t=$ge/w8-x0.5-p4.h5; [ $v = nostart ] && t=$work/e8-nostart.h5
       printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = 4\n' "$t" > "$work/e8-$v.ini"
-      "$stallsim" run "$work/e8-$v.ini" --out "$work/e8-$v" --quiet || fail "grid E: run from w8 ($v)"
+      "$stallsim" run "$work/e8-$v.ini" --out "$work/e8-$v" > "$work/e8-$v.out" 2>&1 || fail "grid E: run from w8 ($v)"
       "$stallsim" compare "$ge/w1-x0.5-p4.h5" "$work/e8-$v" --warmup 10 --csv "$work/e8-$v.csv" >/dev/null || fail "grid E: compare ($v)"
     done
     expect_within "$work/e8-start.csv" 'pipeline_.*_w-1_.*' "$work/e8-start.csv" 10 \
       "grid E: 1 worker from the 8-worker trace (start-up waits)" && ok || fail "grid E: 1 worker from w8 with the start waits"
     ! expect_within "$work/e8-nostart.csv" 'pipeline_.*_w-1_.*' "$work/e8-nostart.csv" 25 \
       "grid E: the same without /fetch_wait_start_time" && ok || fail "grid E: without the start waits it was not worse"
+    # and run says what is missing there (only there)
+    grep -q "^note: the trace has the waits for a core but not /fetch_wait_start_time" "$work/e8-nostart.out" &&
+      ! grep -q "fetch_wait_start_time" "$work/e8-start.out" && ok || fail "grid E: the note on a trace without the start waits"
   fi
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)

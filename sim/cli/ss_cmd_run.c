@@ -152,15 +152,23 @@ static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg,
 static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, FILE *out)
 {
     if (!cal->recorded_prefetch || !cal->prefetch_gpu || !cal->workers_gpu) return;
+    /* a sweep that also keeps the recorded factor changes it on purpose: nothing to say */
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        int keeps = sc[i].prefetch == SS_PREFETCH_AUTO;
+        for (int g = 0; !keeps && g < cal->gpus; g++)
+            if (cal->workers_gpu[g] > 0 && sc[i].prefetch == cal->prefetch_gpu[g]) keeps = 1;
+        if (keeps) return;
+    }
     for (int i = 0; i < nsc; i++) {
         if (!is_pipeline(&sc[i]) || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
         for (int g = 0; g < cal->gpus; g++) {
             if (cal->workers_gpu[g] == 0 || ssp_loader_of(&sc[i].pipe, g).workers == 0 ||
                 sc[i].prefetch == cal->prefetch_gpu[g])
                 continue;
-            fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d); scenarios with prefetch = %ld "
-                         "(2 unless set) change it, so none of them is the baseline replay: sweep prefetch = auto to "
-                         "keep the recorded one\n",
+            fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d), and every pipeline "
+                         "scenario changes it (prefetch = %ld; 2 unless set), so none of them is the baseline replay: "
+                         "sweep prefetch = auto to keep the recorded one\n",
                     cal->prefetch_gpu[g], g, sc[i].prefetch);
             return;
         }
@@ -183,6 +191,32 @@ static double model_miss(const ss_share *sh, int p)
     if (!sh->s0m) return 0.0;
     double x = fabs(sh->s0[p] / sh->s0m[p] - 1.0), y = fabs(sh->s0[p] / sh->s0m_step[p] - 1.0);
     return y > x ? y : x;
+}
+
+/* A trace with the waits for a core but without the first window's (imported before
+ * /fetch_wait_start_time existed) whose workers outnumber a pool's cores, swept to fewer
+ * workers: its start-up waits then count as storage time. */
+static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    const ss_share *sh = cal->share;
+    if (!sh || !sh->fetch_wait || sh->start_wait || !ss_config_cpu_sharing_on(cfg)) return;
+    int crowded = 0;
+    for (int p = 0; p < sh->pools && !crowded; p++) {
+        long n = 0;
+        for (int g = 0; g < sh->gpus; g++) n += sh->pool_of[g] == p ? sh->workers[g] : 0;
+        crowded = n > sh->cores[p];
+    }
+    for (int i = 0; crowded && i < nsc; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (ssp_loader_of(&sc[i].pipe, g).workers < cal->workers_gpu[g]) {
+                fprintf(out, "note: the trace has the waits for a core but not /fetch_wait_start_time (imported by an "
+                             "older stallsim): its loaders' workers outnumber the cores, so each epoch's first fetches "
+                             "waited long for one, and those waits count as storage time here; scenarios with fewer "
+                             "workers may come out too slow. Import the record files again to add it\n");
+                return;
+            }
+    }
 }
 
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
@@ -380,6 +414,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
             note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {

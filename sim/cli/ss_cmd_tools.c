@@ -33,7 +33,7 @@ static int has_help(int argc, char **argv)
 /* ---- info ---- */
 
 static const char info_usage[] =
-    "usage: stallsim info TRACE.h5\n"
+    "usage: stallsim info TRACE.h5 [--warmup N]\n"
     "\n"
     "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata (with the\n"
     "recorded CPU times and pools of cores, when the trace has them), the mean measured\n"
@@ -41,7 +41,9 @@ static const char info_usage[] =
     "measured row summarises by default; that row takes the largest over GPUs per iteration,\n"
     "so its mean is at least each GPU's), and the loader calibration per GPU (workers,\n"
     "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
-    "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n";
+    "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n"
+    "  --warmup N   leave each epoch's first N iterations out of the means (default: run's\n"
+    "               trace.warmup_iterations default), as run and compare --warmup N do\n";
 
 typedef struct {
     double *it_sum, *st_sum; /* [gpus]: iteration and stall times past each epoch's first `warmup` */
@@ -150,15 +152,47 @@ static int info_main(int argc, char **argv)
         fputs(info_usage, stdout);
         return 0;
     }
-    if (argc != 2) {
+    ss_config defaults;
+    ss_config_defaults(&defaults);
+    const char *path = NULL;
+    int warmup_given = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--warmup")) {
+            warmup_given = 1;
+            char set[128];
+            if (i + 1 >= argc) return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup needs a value"));
+            snprintf(set, sizeof set, "trace.warmup_iterations=%s", argv[++i]);
+            if (ss_config_set(&defaults, set) != SS_OK) {
+                const char *m = strstr(ss_errmsg(), "' ");
+                char why[512];
+                snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
+                ss_clear();
+                ss_config_free(&defaults);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup '%s' %s", argv[i], why));
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            ss_config_free(&defaults);
+            return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: unknown option '%s' (see stallsim info --help)", argv[i]));
+        } else if (path) {
+            ss_config_free(&defaults);
+            return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: one trace at a time ('%s' and '%s')", path, argv[i]));
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        ss_config_free(&defaults);
         fputs(info_usage, stderr);
         return 2;
     }
     ss_comm self;
     ss_comm_self(&self);
     ss_trace_file *t = NULL;
-    ss_status st = ss_trace_open(argv[1], &self, &t);
-    if (st != SS_OK) return ss_cmd_fail(st);
+    ss_status st = ss_trace_open(path, &self, &t);
+    if (st != SS_OK) {
+        ss_config_free(&defaults);
+        return ss_cmd_fail(st);
+    }
     const ss_trace_meta *m = ss_trace_meta_of(t);
     info_acc a;
     memset(&a, 0, sizeof a);
@@ -168,10 +202,9 @@ static int info_main(int argc, char **argv)
     a.st_all = calloc((size_t)m->gpus, sizeof(double));
     if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all) st = ss_fail(SS_ENOMEM, "out of memory");
     /* like run's measured row: without each epoch's first iterations (the loader's start),
-     * as trace.warmup_iterations does by default; all rows when that leaves none */
-    ss_config defaults;
-    ss_config_defaults(&defaults);
+     * as trace.warmup_iterations does (by default, or --warmup); all rows when that leaves none */
     a.warmup = defaults.warmup_iterations;
+    ss_config_free(&defaults);
     if (st == SS_OK) st = info_scan(t, &a);
     if (st == SS_OK && a.rows == 0) { /* every row is warm-up: the means of all */
         a.warmup = 0;
@@ -183,11 +216,12 @@ static int info_main(int argc, char **argv)
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
-        print_meta(argv[1], m, &a);
+        print_meta(path, m, &a);
         ss_calib_print(&cal, stdout);
         if (a.warmup > 0)
-            printf("\nmeans over the %ld of %ld iterations past each epoch's first %ld (run's default "
-                   "trace.warmup_iterations: the loader's start-up is left out)\n", a.rows, m->iterations, a.warmup);
+            printf("\nmeans over the %ld of %ld iterations past each epoch's first %ld (%s: the loader's start-up "
+                   "is left out)\n", a.rows, m->iterations, a.warmup,
+                   warmup_given ? "--warmup" : "run's default trace.warmup_iterations");
         else
             printf("\nmeans over all %ld iterations\n", m->iterations);
         printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
