@@ -34,13 +34,13 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the ten workloads that helper sessions wrote
+# WORKLOADS (--workloads): the predictions on the eleven workloads that helper sessions wrote
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
-# -vision, -spectra,
+# -vision, -spectra, -wave,
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
 # measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
-# _epochs.py, _sync.py, _vision.py, _spectra.py record them): 22 tables, from each base
-# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync) every other real run, with and without CPU sharing, the
+# _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py record them): 25 tables, from each base
+# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave) every other real run, with and without CPU sharing, the
 # same from a trace with more workers, and the slow rank healed where a slow-rank run and a
 # base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -98,7 +98,7 @@ if [ $workloads -eq 1 ]; then
   workload() {
     local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} bw=${6:-1} share r
     for share in true false; do
-      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6\nprefetch = auto\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6, 8\nprefetch = auto, 2, 4\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
         "$d/$base.h5" "$share" "$work/$name-$base-$share" > "$work/$name-$base-$share.ini"
       "$stallsim" run "$work/$name-$base-$share.ini" --quiet
       for r in $reals; do
@@ -114,22 +114,23 @@ if [ $workloads -eq 1 ]; then
     $py - "$work" "$name" "$base" "$slow" "$bw" $reals <<'PY'
 import csv, os, re, sys
 work, name, base, slow, bw, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
-def point(r):  # the scenario of a real run's settings: its workers and its latency (x0.5, half)
-    m = re.match(r"w(\d+)", r)
+def point(r):  # the scenario of a real run's settings: its workers, prefetch (wNpM) and latency (x0.5, half)
+    m = re.match(r"w(\d+)(?:p(\d+))?", r)
     w = m.group(1) if m else (bw if r.startswith(("half", "base")) else None)  # those record bw workers
-    return w, "0.5" if ("x0.5" in r or "half" in r) else "1"
+    p = m.group(2) if m and m.group(2) else "auto"
+    return w, p, "0.5" if ("x0.5" in r or "half" in r) else "1"
 print("%s, from %s:" % (name, base))
 print("  %-10s %9s %10s %8s %5s %12s %8s" % ("real run", "real (s)", "predicted", "err %", "cpu%", "no sharing", "err %"))
 errs = []
 for r in reals:
-    w, fs = point(r)
+    w, pf, fs = point(r)
     line = "  %-10s" % r
     for share in ("true", "false"):
         sset = {x["scenario"]: x for x in csv.DictReader(open(os.path.join(work, "%s-%s-%s" % (name, base, share), "summary.csv")))}
         rows = list(csv.DictReader(open(os.path.join(work, "cmp-%s-%s-%s-%s.csv" % (name, base, share, r)))))
         real = float(rows[0]["iter_time_mean"])
         # the explicit count (w-1), or auto where the trace has that count (the baseline)
-        hit = [x for x in rows[1:] if "_w-%s_pauto_fs%s_" % (w, fs) in x["scenario"]]
+        hit = [x for x in rows[1:] if "_w-%s_p%s_fs%s_" % (w, pf, fs) in x["scenario"]]
         p = float(hit[0]["iter_time_mean"])
         load = sset[hit[0]["scenario"]].get("cpu_load_pct", "")
         e = 100 * (p / real - 1)
@@ -172,6 +173,9 @@ PY
   workload epochs pytorch-epochs w6 "base w1 w4 half" "" 2
   workload sync pytorch-sync w0 "w1 w2 half0" "" 0
   workload sync pytorch-sync w2 "w0 w1" "" 0
+  workload wave pytorch-wave w8p4 "w8p4b w4p2 w4p2b w2p2 w2p2b w1p2 w1p2b w1p2c" "" 8
+  workload wave pytorch-wave w2p2 "w8p4 w8p4b w4p2 w4p2b w2p2b w1p2 w1p2b w1p2c" "" 2
+  workload wave pytorch-wave w1p2 "w8p4 w8p4b w4p2 w4p2b w2p2 w2p2b w1p2b w1p2c" "" 1
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi

@@ -446,9 +446,9 @@ PY
     grep -q "^note: the trace's fetches measured 5.73x their CPU time" "$work/bbw-wait.out" &&
     ! grep -q "measured stretch" "$work/bbw-nowait.out" && ok || fail "bigbatch-b: the measured stretch is not printed"
   # the tables of README's workloads come from validate_pytorch.sh --workloads: it runs and
-  # prints the twenty-two of them, with the zlib base's mean as cli_real_runs computes it above
+  # prints the twenty-five of them, with the zlib base's mean as cli_real_runs computes it above
   if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
-  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 22 ] && ok || fail "validate_pytorch.sh --workloads: not twenty-two tables"
+  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 25 ] && ok || fail "validate_pytorch.sh --workloads: not twenty-five tables"
   grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 9.2 %' && ok ||
     fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 9.2 %"
   # the start-up crush (grid E's 8 workers x prefetch 4: each epoch's first 32 fetches per
@@ -475,6 +475,32 @@ PY
     # and run says what is missing there (only there)
     grep -q "^note: the trace has the waits for a core but not /fetch_wait_start_time" "$work/e8-nostart.out" &&
       ! grep -q "fetch_wait_start_time" "$work/e8-start.out" && ok || fail "grid E: the note on a trace without the start waits"
+  fi
+  # the same on a new user's workload it was not built on (datasets/pytorch-wave: numpy FFTs
+  # in the loader, 8 workers x prefetch 4 on 2 cores): 1 and 2 workers from the 8-worker
+  # trace within 10 % (-2.4, +7.4 %); without /fetch_wait_start_time more than 20 % slow
+  wv=$ds/pytorch-wave
+  if [ -e "$wv/w8p4.h5" ]; then
+    /usr/bin/python3 - "$wv/w8p4.h5" "$work/wv-nostart.h5" <<'PY' || fail "wave: copy without the start waits"
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "a") as f:
+    del f["fetch_wait_start_time"]
+PY
+    for v in start nostart; do
+      t=$wv/w8p4.h5; [ $v = nostart ] && t=$work/wv-nostart.h5
+      printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 1, 2\nprefetch = 2\n' "$t" > "$work/wv-$v.ini"
+      "$stallsim" run "$work/wv-$v.ini" --out "$work/wv-$v" --quiet || fail "wave: run from w8p4 ($v)"
+      for r in w1p2 w2p2; do
+        "$stallsim" compare "$wv/$r.h5" "$work/wv-$v" --warmup 10 --csv "$work/wv-$v-$r.csv" >/dev/null || fail "wave: compare $r ($v)"
+      done
+    done
+    for w in 1 2; do
+      expect_within "$work/wv-start-w${w}p2.csv" "pipeline_.*_w-${w}_.*" "$work/wv-start-w${w}p2.csv" 10 \
+        "wave: $w worker(s) from the 8-worker trace" && ok || fail "wave: $w worker(s) from w8p4"
+      ! expect_within "$work/wv-nostart-w${w}p2.csv" "pipeline_.*_w-${w}_.*" "$work/wv-nostart-w${w}p2.csv" 20 \
+        "wave: the same without /fetch_wait_start_time" && ok || fail "wave: without the start waits $w worker(s) was not worse"
+    done
   fi
   # training on the CPU (datasets/pytorch-cputrain): 4 workers from the 1-worker trace within
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)

@@ -1,0 +1,160 @@
+"""pytorch_wave.py - a new user's own workload (datasets/pytorch-wave) for checking stallsim's predictions.
+
+4 DDP ranks (gloo, CPU) on this machine, started as subprocesses (no torchrun).
+Dataset "WaveImages": sample i is a 48x48 synthetic 'sensor frame' made from a seeded RNG;
+__getitem__ sleeps LAT seconds (emulated storage) then does real numpy CPU work:
+a 2-D FFT band-pass filter, inverse FFT, log-magnitude spectrum features, random crop 40x40
+and flip, per-image standardisation. Training step: a small conv+MLP model forward/backward
+(DDP all-reduce) plus time.sleep(STEP) as an emulated accelerator.
+
+  /usr/bin/python3 scripts/pytorch_wave.py --nproc 4 --workers 8 --prefetch 4 --out runs/w8p4/run
+
+then `stallsim import pytorch runs/w8p4/run -o w8p4.h5` (datasets/pytorch-wave/README.md).
+"""
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.utils.data as tud
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+import stallsim_record  # noqa: E402
+
+SIDE, CROP = 48, 40
+
+
+class WaveImages(tud.Dataset):
+    def __init__(self, n, latency):
+        self.n, self.latency = n, latency
+        fy = np.fft.fftfreq(SIDE)[:, None]
+        fx = np.fft.rfftfreq(SIDE)[None, :]
+        r = np.sqrt(fx * fx + fy * fy)
+        self.band = ((r > 0.03) & (r < 0.3)).astype(np.float32)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        time.sleep(self.latency)  # emulated storage read
+        rng = np.random.default_rng(i)
+        img = rng.standard_normal((SIDE, SIDE)).astype(np.float32)
+        img += np.sin(np.arange(SIDE, dtype=np.float32) * (0.1 + (i % 7) * 0.05))[None, :]
+        out = np.zeros((2, CROP, CROP), np.float32)
+        for rep in range(9):  # nine filter passes (~CPU budget)
+            spec = np.fft.rfft2(img)
+            img = np.fft.irfft2(spec * self.band, s=img.shape).astype(np.float32)
+            mag = np.log1p(np.abs(np.fft.fft2(img)))
+        y0, x0 = rng.integers(0, SIDE - CROP, 2)
+        a = img[y0:y0 + CROP, x0:x0 + CROP]
+        b = np.fft.fftshift(mag)[y0:y0 + CROP, x0:x0 + CROP]
+        if rng.random() < 0.5:
+            a, b = a[:, ::-1], b[:, ::-1]
+        out[0] = (a - a.mean()) / (a.std() + 1e-6)
+        out[1] = (b - b.mean()) / (b.std() + 1e-6)
+        return torch.from_numpy(out), int(i % 10)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 5, stride=4)
+        self.fc = nn.Linear(4 * 9 * 9, 10)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+def parse():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nproc", type=int, default=0)
+    ap.add_argument("--out")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--prefetch", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--latency", type=float, default=0.003)
+    ap.add_argument("--step", type=float, default=0.015)
+    ap.add_argument("--bench-sample", action="store_true")
+    return ap.parse_args()
+
+
+def launch(a):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc),
+               OMP_NUM_THREADS="1")
+    args = sys.argv[1:]
+    i = args.index("--nproc")
+    args = args[:i] + args[i + 2:]
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
+                              env=dict(env, RANK=str(r))) for r in range(a.nproc)]
+    try:
+        while any(p.poll() is None for p in procs):
+            if any(p.returncode for p in procs if p.returncode is not None):
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return max(p.returncode or 0 for p in procs)
+
+
+def main():
+    a = parse()
+    if a.bench_sample:
+        ds = WaveImages(1000, 0.0)
+        for i in range(50):
+            ds[i]
+        t = time.thread_time()
+        for i in range(500):
+            ds[i]
+        print("CPU per sample: %.3f ms" % ((time.thread_time() - t) / 500 * 1e3))
+        return 0
+    if a.nproc:
+        return launch(a)
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="This DataLoader will create")
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    rec = stallsim_record.Recorder(a.out)
+    ds = WaveImages(a.iterations * a.batch * world, a.latency)
+    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=7)
+    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
+                            prefetch_factor=a.prefetch if a.workers else None, drop_last=True)
+    loader = rec.wrap(loader)
+    torch.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(Net())
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    lossf = nn.CrossEntropyLoss()
+    t0 = time.time()
+    for epoch in range(a.epochs):
+        sampler.set_epoch(epoch)
+        rec.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            lossf(model(x), y).backward()
+            opt.step()
+            time.sleep(a.step)  # emulated accelerator
+    rec.close()
+    dist.barrier()
+    if rank == 0:
+        print("pytorch_wave: %d ranks, w%d p%d, %d epochs x %d batches in %.1f s" %
+              (world, a.workers, a.prefetch, a.epochs, len(loader), time.time() - t0), file=sys.stderr)
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
