@@ -259,53 +259,114 @@ static const char *shown_source(const cmp_table *t, int i)
     }
 }
 
+/* A column's short header: "iter (s)", "stall (s)", "eff.dly%", "cpu%" */
+static void short_header(const ss_column *c, char *h, size_t n)
+{
+    char st[64];
+    stem(c->name, st, sizeof st);
+    size_t l = strlen(st);
+    if (l > 5 && !strcmp(st + l - 5, "_time")) st[l -= 5] = '\0';
+    if (!strcmp(st, "effective_delay_pct")) snprintf(h, n, "eff.dly%%");
+    else if (!strcmp(st, "cpu_load_pct")) snprintf(h, n, "cpu%%");
+    else if (!strcmp(c->unit, "s")) snprintf(h, n, "%s (s)", st);
+    else if (l > 4 && !strcmp(st + l - 4, "_pct")) snprintf(h, n, "%.*s%%", (int)(l - 4), st);
+    else snprintf(h, n, "%s", st);
+}
+
+/* 1 when every scenario row (not a measured one) of source src has the '_'-separated part
+ * p (length n) in its name past the model's */
+static int all_have(const cmp_table *t, const char *src, const char *p, size_t n)
+{
+    for (int i = 0; i < t->n; i++) {
+        const char *nm = t->v[i].r.text[0];
+        if (strcmp(t->v[i].source, src) || !strcmp(nm, "measured")) continue;
+        int found = 0;
+        for (const char *q = strchr(nm, '_'); q && !found; q = strchr(q + 1, '_'))
+            found = !strncmp(q + 1, p, n) && (q[1 + n] == '_' || q[1 + n] == '\0');
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* Row i's scenario as the table shows it: its name without the parts that every scenario
+ * of its source shares (past the model's, said once under the table) */
+static void shown_name(const cmp_table *t, int i, char *buf, size_t n)
+{
+    const char *nm = t->v[i].r.text[0];
+    size_t len = (size_t)snprintf(buf, n, "%.*s", (int)strcspn(nm, "_"), nm);
+    if (!strcmp(nm, "measured")) return;
+    for (const char *q = strchr(nm, '_'); q && len < n; q = strchr(q + 1, '_')) {
+        size_t k = strcspn(q + 1, "_");
+        if (!all_have(t, t->v[i].source, q + 1, k)) len += (size_t)snprintf(buf + len, n - len, "_%.*s", (int)k, q + 1);
+    }
+}
+
 static void print_table(const cmp_table *t, FILE *out)
 {
     const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
     int ci[SS_RESULTS_MAX_COLUMNS];
     int ncc = compare_columns(cc, ci);
     const ss_results_row *b = &t->v[0].r;
-    char h[64];
+    char h[64], nm[256];
     /* the source and scenario columns as wide as their longest entries (names differ only
      * at their ends: cutting them would make rows look alike) */
     int ws = 6, wn = 8;
     for (int i = 0; i < t->n; i++) {
-        const char *src = shown_source(t, i);
-        int a = (int)strlen(src), c = (int)strlen(t->v[i].r.text[0]);
+        shown_name(t, i, nm, sizeof nm);
+        int a = (int)strlen(shown_source(t, i)), c = (int)strlen(nm);
         ws = a > ws ? a : ws;
         wn = c > wn ? c : wn;
     }
+    /* per column: its value and, against the first row, the difference in % where the
+     * column has one (iteration, stall, delay), else in its own unit (points of a share) */
     fprintf(out, "%-*s %-*s", ws, "source", wn, "scenario");
     for (int k = 0; k < ncc; k++) {
         if (cc[k]->type != SS_COL_F64) {
-            fprintf(out, " %7s", "iters");
+            fprintf(out, " %6s", "iters");
             continue;
         }
-        stem(cc[k]->name, h, sizeof h);
-        size_t hl = strlen(h);
-        if (!strcmp(cc[k]->unit, "s")) snprintf(h + hl, sizeof h - hl, " (s)");
-        else if (hl > 4 && !strcmp(h + hl - 4, "_pct")) snprintf(h + hl - 4, sizeof h - hl + 4, " %%");
-        fprintf(out, " %17.17s %9s", h, "diff");
-        if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(out, " %8s", "diff%");
+        short_header(cc[k], h, sizeof h);
+        fprintf(out, " %10.10s %8s", h, cc[k]->flags & SS_COLF_COMPARE_PCT ? "diff%" : "diff");
     }
     fputc('\n', out);
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
-        fprintf(out, "%-*s %-*s", ws, shown_source(t, i), wn, r->text[0]);
+        shown_name(t, i, nm, sizeof nm);
+        fprintf(out, "%-*s %-*s", ws, shown_source(t, i), wn, nm);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
-            if (cc[k]->type != SS_COL_F64) {
-                fprintf(out, " %7.0f", v);
-                continue;
-            }
-            if (isnan(v)) fprintf(out, " %17s %9s", "-", "-"); /* not recorded (cpu_load_pct of a trace) */
-            else if (isnan(ref)) fprintf(out, " %17.4f %9s", v, "-");
-            else fprintf(out, " %17.4f %+9.4f", v, v - ref);
-            if (cc[k]->flags & SS_COLF_COMPARE_PCT) fprintf(out, " %+8.2f", pct(v, ref));
+            const int is_pct = (cc[k]->flags & SS_COLF_COMPARE_PCT) != 0;
+            if (cc[k]->type != SS_COL_F64) fprintf(out, " %6.0f", v);
+            else if (isnan(v)) fprintf(out, " %10s %8s", "-", "-"); /* not recorded (cpu_load_pct of a trace) */
+            else if (isnan(ref)) fprintf(out, " %10.4f %8s", v, "-");
+            else if (is_pct) fprintf(out, " %10.4f %+8.2f", v, pct(v, ref));
+            else fprintf(out, " %10.2f %+8.2f", v, v - ref);
         }
         fputc('\n', out);
     }
-    fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
+    /* the name parts left out, per source */
+    for (int i = 0; i < t->n; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++) first = strcmp(t->v[j].source, t->v[i].source) != 0;
+        if (!first) continue;
+        int scen = 0;
+        for (int j = i; j < t->n; j++) scen += !strcmp(t->v[j].source, t->v[i].source) && strcmp(t->v[j].r.text[0], "measured");
+        const char *full = NULL;
+        for (int j = i; j < t->n && !full; j++)
+            if (!strcmp(t->v[j].source, t->v[i].source) && strcmp(t->v[j].r.text[0], "measured")) full = t->v[j].r.text[0];
+        if (!full || scen < 2) continue;
+        size_t len = 0;
+        nm[0] = '\0';
+        for (const char *q = strchr(full, '_'); q && len < sizeof nm; q = strchr(q + 1, '_')) {
+            size_t k = strcspn(q + 1, "_");
+            if (all_have(t, t->v[i].source, q + 1, k))
+                len += (size_t)snprintf(nm + len, sizeof nm - len, "%s%.*s", len ? "_" : "", (int)k, q + 1);
+        }
+        if (nm[0]) fprintf(out, "every scenario of %s also has %s in its name (summary.csv: the full names)\n",
+                           shown_source(t, i), nm);
+    }
+    fprintf(out, "differences are against the first row (%s, %s): diff%% in %% of its value, diff (eff.dly%%, cpu%%) in "
+                 "points; --csv FILE writes every column in full\n", t->v[0].source, b->text[0]);
 }
 
 static void csv_num(FILE *f, double v)
