@@ -233,16 +233,21 @@ static void test_start_factor(void **state)
     assert_true(sh.start_rows[0] == 32 && sh.start_rows[1] == 0); /* a synchronous GPU has no window */
     assert_true(sh.start_wait[0] == 0.1 && sh.start_wait[1] == 0.0); /* not below 0 */
     /* the trace: 8 workers on 2 cores, phi = 3 */
-    assert_float_equal(ss_share_start_factor(&sh, 0, (int[]){4, 0}, 0.7), (4.0 / 2 - 1) / 3.0, 1e-15);
-    assert_float_equal(ss_share_start_factor(&sh, 0, (int[]){8, 8}, 0.7), (16.0 / 2 - 1) / 3.0, 1e-15);
-    assert_true(ss_share_start_factor(&sh, 0, (int[]){1, 1}, 0.7) == 0.0); /* 2 workers on 2 cores: no crush */
+    double x, r = 0.7;
+    assert_int_equal(ss_share_start_factors(&sh, (int[]){4, 0}, &r, &x), SS_OK);
+    assert_float_equal(x, (4.0 / 2 - 1) / 3.0, 1e-15);
+    assert_int_equal(ss_share_start_factors(&sh, (int[]){8, 8}, &r, &x), SS_OK);
+    assert_float_equal(x, (16.0 / 2 - 1) / 3.0, 1e-15);
+    assert_int_equal(ss_share_start_factors(&sh, (int[]){1, 1}, &r, &x), SS_OK);
+    assert_true(x == 0.0); /* 2 workers on 2 cores: no crush */
     ss_share_free(&sh);
     /* a trace whose workers fit the cores (phi = 0): the excess scales as the stretch, r */
     const int W1[2] = {1, 1};
     assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W1, gap, d, 0.048, 0.009, NULL), SS_OK);
     assert_int_equal(ss_share_set_start(&sh, qs, P), SS_OK);
     assert_true(sh.start_rows[0] == 4 && sh.start_rows[1] == 2);
-    assert_true(ss_share_start_factor(&sh, 0, (int[]){8, 8}, 0.7) == 0.7);
+    assert_int_equal(ss_share_start_factors(&sh, (int[]){8, 8}, &r, &x), SS_OK);
+    assert_true(x == 0.7);
     ss_share_free(&sh);
 }
 

@@ -174,16 +174,20 @@ ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *
  * cores, less 1 */
 static double crush_of(long n, int cores) { return (double)n / (double)cores > 1.0 ? (double)n / cores - 1.0 : 0.0; }
 
-double ss_share_start_factor(const ss_share *sh, int p, const int *workers, double r)
+ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x)
 {
-    long n0 = 0, n1 = 0;
-    for (int g = 0; g < sh->gpus; g++)
-        if (sh->pool_of[g] == p) {
-            n0 += sh->workers[g];
-            n1 += workers[g];
-        }
-    double phi0 = crush_of(n0, sh->cores[p]);
-    return phi0 > 0.0 ? crush_of(n1, sh->cores[p]) / phi0 : r;
+    long *n = calloc(2 * (size_t)sh->pools, sizeof *n); /* [pool][trace, scenario] */
+    if (!n) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
+    for (int g = 0; g < sh->gpus; g++) {
+        n[2 * sh->pool_of[g]] += sh->workers[g];
+        n[2 * sh->pool_of[g] + 1] += workers[g];
+    }
+    for (int p = 0; p < sh->pools; p++) {
+        double phi0 = crush_of(n[2 * p], sh->cores[p]);
+        x[p] = phi0 > 0.0 ? crush_of(n[2 * p + 1], sh->cores[p]) / phi0 : r[p];
+    }
+    free(n);
+    return SS_OK;
 }
 
 /* The per-GPU inputs of one evaluation: the scenario's loaders, its fetch medians and CPU

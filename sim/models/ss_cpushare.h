@@ -73,10 +73,10 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
 ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch);
 
 /* The factor on the trace's start-up excess wait (the first window's mean wait minus the
- * median) of pool p for a scenario whose GPUs have `workers` workers: phi(N') / phi(N),
- * phi(N) = max(0, N / cores - 1), N the pool's worker processes in the trace, N' in the
- * scenario; the ratio r (the change of stretch) where phi(N) = 0. */
-double ss_share_start_factor(const ss_share *sh, int p, const int *workers, double r);
+ * median) of each pool p for a scenario whose GPUs have `workers` workers, into x[pools]:
+ * phi(N') / phi(N), phi(N) = max(0, N / cores - 1), N the pool's worker processes in the
+ * trace, N' in the scenario; r[p] (the pool's change of stretch) where phi(N) = 0. SS_ENOMEM. */
+ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x);
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);

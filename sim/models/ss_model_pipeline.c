@@ -923,11 +923,16 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
         p->compute_delta = delta;
-        if (q && sh->start_wait) { /* the first window of each epoch: its start-up waits */
+        double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL; /* r, x per pool */
+        if (q && sh->start_wait && !rx) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+        if (rx) { /* the first window of each epoch: its start-up waits */
+            for (int k = 0; k < sh->pools; k++) rx[k] = s1[k] / sh->s0[k];
+            rc = ss_share_start_factors(sh, W, rx, rx + sh->pools);
+        }
+        if (rx && rc == SS_OK) {
             copy_healed(qs, sh->start_wait, gpus, s->heal_gpu, swall);
             for (int g = 0; g < gpus; g++) {
-                double x = ss_share_start_factor(sh, sh->pool_of[g], W, ratio[g]);
-                double n = (c[g] + q[g]) * ratio[g] + (qs[g] - q[g]) * x;
+                double n = (c[g] + q[g]) * ratio[g] + (qs[g] - q[g]) * rx[sh->pools + sh->pool_of[g]];
                 swall[g] = c[g] + qs[g];
                 snew[g] = n > c[g] ? n : c[g];
             }
@@ -935,6 +940,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
             p->cpu_start_wall_gpu = swall;
             p->cpu_start_new_gpu = snew;
         }
+        free(rx);
     }
     free(s1);
     free(W);
