@@ -45,7 +45,12 @@
 # base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# ALL PAIRS (--pairs, with --dir DIR of a grid): each of the grid's runs w<W>-x<X>-p<P>.h5
+# predicts every other (its workers and prefetch factor, fetch_scale = its latency / the
+# base's), 18 x 17 = 306 predictions for a full grid; prints the mean |error| of the
+# iteration time, how many are within 5 %, the mean per base trace and the largest misses.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -64,12 +69,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
 o_latency="" o_compute="" o_batch="" o_decode=""
-record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
     --storage) storage=1; shift ;;
     --workloads) workloads=1; shift ;;
+    --pairs) pairs=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
     --dir) dir=$2; dir_set=1; shift 2 ;;
@@ -85,6 +91,65 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+if [ $pairs -eq 1 ]; then
+  [ $regimes -eq 0 ] && [ $storage -eq 0 ] && [ $workloads -eq 0 ] && [ $record -eq 0 ] ||
+    { echo "validate_pytorch.sh: --pairs predicts only, with --dir DIR" >&2; exit 2; }
+  stallsim=$here/build/stallsim
+  [ -x "$stallsim" ] || "$here/scripts/setup.sh"
+  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  $py - "$stallsim" "$dir" "$work" "$warmup" <<'PY'
+import csv, glob, os, re, subprocess, sys
+ss, d, work, warmup = sys.argv[1:5]
+d = os.path.abspath(d)
+pat = re.compile(r"w(\d+)-x([\d.]+)-p(\d+)\.h5$")
+pts = sorted(os.path.basename(x)[:-3] for x in glob.glob(os.path.join(d, "w*.h5")) if pat.match(os.path.basename(x)))
+if len(pts) < 2:
+    sys.exit("validate_pytorch.sh: --pairs needs grid runs w<W>-x<X>-p<P>.h5 in %s" % d)
+setting = {p: (int(m.group(1)), float(m.group(2)), int(m.group(3))) for p in pts for m in [pat.match(p + ".h5")]}
+errs, per_base = [], {}
+for b in pts:
+    wb, xb, pb = setting[b]
+    scales = sorted({setting[t][1] / xb for t in pts})
+    ini = os.path.join(work, b + ".ini")
+    with open(ini, "w") as f:
+        f.write("[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\n"
+                "workers = %s\nprefetch = %s\nfetch_scale = %s\n[output]\ndir = %s\n" % (
+                    os.path.join(d, b + ".h5"), warmup, ", ".join(str(w) for w in sorted({setting[t][0] for t in pts})),
+                    ", ".join(str(p) for p in sorted({setting[t][2] for t in pts})),
+                    ", ".join("%.17g" % x for x in scales), os.path.join(work, "o-" + b)))
+    subprocess.run([ss, "run", ini, "--quiet"], check=True)
+    sett = {r["scenario"]: r for r in csv.DictReader(open(os.path.join(work, "o-" + b, "summary.csv")))}
+    for t in pts:
+        if t == b:
+            continue
+        wt, xt, pt = setting[t]
+        c = os.path.join(work, "c.csv")
+        subprocess.run([ss, "compare", os.path.join(d, t + ".h5"), os.path.join(work, "o-" + b), "--warmup", warmup,
+                        "--csv", c], check=True, stdout=subprocess.DEVNULL)
+        rows = list(csv.DictReader(open(c)))
+        real = float(rows[0]["iter_time_mean"])
+        hit = [r for r in rows[1:] if r["scenario"] in sett and sett[r["scenario"]]["workers"] not in ("", None)
+               and int(float(sett[r["scenario"]]["workers"])) == wt
+               and (wt == 0 or int(float(sett[r["scenario"]]["prefetch"])) == pt)
+               and abs(float(sett[r["scenario"]]["fetch_scale"]) - xt / xb) < 1e-9]
+        if wt == 0:
+            hit = hit[:1]  # the prefetch factor means nothing without workers
+        if len(hit) != 1:
+            sys.exit("no single scenario for %s from %s" % (t, b))
+        e = 100 * (float(hit[0]["iter_time_mean"]) / real - 1)
+        errs.append((abs(e), e, b, t))
+        per_base.setdefault(b, []).append(abs(e))
+n = len(errs)
+print("All pairs of the %d runs of %s (each predicting the %d others; warm-up %s): %d predictions" % (
+    len(pts), d, len(pts) - 1, warmup, n))
+print("  mean |error| of the iteration time %.2f %%, %d within 5 %%" % (sum(a for a, _, _, _ in errs) / n,
+                                                                       sum(a <= 5 for a, _, _, _ in errs)))
+print("  per base trace: " + ", ".join("%s %.1f %%" % (b, sum(v) / len(v)) for b, v in per_base.items()))
+print("  largest misses: " + ", ".join("%s -> %s %+.1f %%" % (b, t, e) for _, e, b, t in sorted(errs, reverse=True)[:6]))
+PY
+  exit 0
+fi
 if [ $workloads -eq 1 ]; then
   [ $regimes -eq 0 ] && [ $storage -eq 0 ] && [ $record -eq 0 ] ||
     { echo "validate_pytorch.sh: --workloads predicts only, alone" >&2; exit 2; }

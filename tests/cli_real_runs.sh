@@ -476,6 +476,19 @@ PY
     grep -q "^note: the trace has the waits for a core but not /fetch_wait_start_time" "$work/e8-nostart.out" &&
       ! grep -q "fetch_wait_start_time" "$work/e8-start.out" && ok || fail "grid E: the note on a trace without the start waits"
   fi
+  # grid E's all pairs (validate_pytorch.sh --pairs): mean |error| within 5 % (4.43 %; 6.05 %
+  # before the first window of an epoch), and at least 190 of the 306 within 5 % (199)
+  if [ -e "$ge/w8-x0.5-p4.h5" ]; then
+    "$src/scripts/validate_pytorch.sh" --pairs --dir "$ge" > "$work/pairs-e.txt" 2>&1 || fail "validate_pytorch.sh --pairs: $(tail -3 "$work/pairs-e.txt")"
+    /usr/bin/python3 - "$work/pairs-e.txt" <<'PY' && ok || fail "grid E all pairs: $(cat "$work/pairs-e.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+n = int(re.search(r"(\d+) predictions", text).group(1))
+m = re.search(r"mean \|error\| of the iteration time ([\d.]+) %, (\d+) within 5 %", text)
+print("grid E, all pairs: %d predictions, mean |error| %s %%, %s within 5 %%" % (n, m.group(1), m.group(2)))
+assert n == 306 and float(m.group(1)) <= 5.0 and int(m.group(2)) >= 190, (n, m.groups())
+PY
+  fi
   # the same on a new user's workload it was not built on (datasets/pytorch-wave: numpy FFTs
   # in the loader, 8 workers x prefetch 4 on 2 cores): 1 and 2 workers from the 8-worker
   # trace within 10 % (-1.1, +7.4 % with warm-up 10); without /fetch_wait_start_time more
