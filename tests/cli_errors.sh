@@ -202,8 +202,9 @@ expect 2 "info: unknown option '--warmpu'" "$stallsim" info "$work/good.h5" --wa
 expect 2 "info: --warmup '-1'" "$stallsim" info "$work/good.h5" --warmup -1
 expect 2 "info: --warmup needs a value" "$stallsim" info "$work/good.h5" --warmup
 expect 2 "info: one trace at a time" "$stallsim" info "$work/good.h5" "$work/good.h5"
+expect 2 "info: --warmup 900 leaves no iteration of" "$stallsim" info "$work/good.h5" --warmup=900
 # --warmup 0: each GPU's mean over every row, as the trace's own column gives it
-"$stallsim" info "$work/good.h5" --warmup 0 > "$work/info0.txt" 2>&1 || fail "info --warmup 0"
+"$stallsim" info "$work/good.h5" --warmup=0 > "$work/info0.txt" 2>&1 || fail "info --warmup=0"
 if $py -c "import h5py" 2>/dev/null; then
   $py - "$work/good.h5" "$work/info0.txt" <<'PY' && ok || fail "info --warmup 0: $(tail -4 "$work/info0.txt")"
 import re, sys

@@ -42,8 +42,9 @@ static const char info_usage[] =
     "so its mean is at least each GPU's), and the loader calibration per GPU (workers,\n"
     "prefetch factor, worker gap, refill gap, delivery cost and how well they explain the\n"
     "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n"
-    "  --warmup N   leave each epoch's first N iterations out of the means (default: run's\n"
-    "               trace.warmup_iterations default), as run and compare --warmup N do\n";
+    "  --warmup N   leave each epoch's first N iterations out of the means, as run and\n"
+    "               compare --warmup N do (default 11, run's trace.warmup_iterations; where\n"
+    "               the default leaves no iteration, the means are over all of them)\n";
 
 typedef struct {
     double *it_sum, *st_sum; /* [gpus]: iteration and stall times past each epoch's first `warmup` */
@@ -157,18 +158,22 @@ static int info_main(int argc, char **argv)
     const char *path = NULL;
     int warmup_given = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--warmup")) {
+        if (!strcmp(argv[i], "--warmup") || !strncmp(argv[i], "--warmup=", 9)) {
             warmup_given = 1;
             char set[128];
-            if (i + 1 >= argc) return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup needs a value"));
-            snprintf(set, sizeof set, "trace.warmup_iterations=%s", argv[++i]);
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) {
+                ss_config_free(&defaults);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup needs a value"));
+            }
+            snprintf(set, sizeof set, "trace.warmup_iterations=%s", v);
             if (ss_config_set(&defaults, set) != SS_OK) {
                 const char *m = strstr(ss_errmsg(), "' ");
                 char why[512];
                 snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
                 ss_clear();
                 ss_config_free(&defaults);
-                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup '%s' %s", argv[i], why));
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup '%s' %s", v, why));
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             ss_config_free(&defaults);
@@ -206,7 +211,10 @@ static int info_main(int argc, char **argv)
     a.warmup = defaults.warmup_iterations;
     ss_config_free(&defaults);
     if (st == SS_OK) st = info_scan(t, &a);
-    if (st == SS_OK && a.rows == 0) { /* every row is warm-up: the means of all */
+    if (st == SS_OK && a.rows == 0 && warmup_given) /* as run and compare: nothing left to summarise */
+        st = ss_fail(SS_EUSAGE, "info: --warmup %ld leaves no iteration of %s to summarise (no epoch has more)", a.warmup,
+                     path);
+    if (st == SS_OK && a.rows == 0) { /* every row is warm-up by default: the means of all */
         a.warmup = 0;
         a.rows = m->iterations;
         memcpy(a.it_sum, a.it_all, (size_t)m->gpus * sizeof(double));
