@@ -34,7 +34,7 @@ import csv, re, sys
 full = [r["scenario"] for r in csv.DictReader(open(sys.argv[1])) if r["source"].endswith("long") and r["scenario"] != "measured"]
 text = open(sys.argv[2]).read()
 shown = [l.split()[1] for l in text.splitlines() if l.startswith("long ") and l.split()[1] != "measured"]
-common = re.search(r"^every scenario of long also has (\S+) in its name", text, re.M).group(1).split("_")
+common = re.search(r"^every pipeline scenario of long also has (\S+) in its name", text, re.M).group(1).split("_")
 assert len(full) == 2 and len(shown) == 2 and len(set(shown)) == 2, (full, shown)
 for f, n in zip(full, shown):
     parts = f.split("_")

@@ -273,13 +273,23 @@ static void short_header(const ss_column *c, char *h, size_t n)
     else snprintf(h, n, "%s", st);
 }
 
-/* 1 when every scenario row (not a measured one) of source src has the '_'-separated part
- * p (length n) in its name past the model's */
-static int all_have(const cmp_table *t, const char *src, const char *p, size_t n)
+/* 1 when rows i and j are scenarios of the same source and model (the part of their names
+ * before the first '_'; a measured row is none) */
+static int same_group(const cmp_table *t, int i, int j)
+{
+    const char *a = t->v[i].r.text[0], *b = t->v[j].r.text[0];
+    size_t la = strcspn(a, "_");
+    return strcmp(a, "measured") && strcmp(b, "measured") && !strcmp(t->v[i].source, t->v[j].source) &&
+           la == strcspn(b, "_") && !strncmp(a, b, la);
+}
+
+/* 1 when every scenario of row i's source and model has the '_'-separated part p (length
+ * n) in its name past the model's */
+static int all_have(const cmp_table *t, int i0, const char *p, size_t n)
 {
     for (int i = 0; i < t->n; i++) {
         const char *nm = t->v[i].r.text[0];
-        if (strcmp(t->v[i].source, src) || !strcmp(nm, "measured")) continue;
+        if (!same_group(t, i0, i)) continue;
         int found = 0;
         for (const char *q = strchr(nm, '_'); q && !found; q = strchr(q + 1, '_'))
             found = !strncmp(q + 1, p, n) && (q[1 + n] == '_' || q[1 + n] == '\0');
@@ -293,11 +303,16 @@ static int all_have(const cmp_table *t, const char *src, const char *p, size_t n
 static void shown_name(const cmp_table *t, int i, char *buf, size_t n)
 {
     const char *nm = t->v[i].r.text[0];
+    int members = 0;
+    for (int j = 0; j < t->n && members < 2; j++) members += same_group(t, i, j);
+    if (members < 2) { /* alone in its group: nothing is shared */
+        snprintf(buf, n, "%s", nm);
+        return;
+    }
     size_t len = (size_t)snprintf(buf, n, "%.*s", (int)strcspn(nm, "_"), nm);
-    if (!strcmp(nm, "measured")) return;
     for (const char *q = strchr(nm, '_'); q && len < n; q = strchr(q + 1, '_')) {
         size_t k = strcspn(q + 1, "_");
-        if (!all_have(t, t->v[i].source, q + 1, k)) len += (size_t)snprintf(buf + len, n - len, "_%.*s", (int)k, q + 1);
+        if (!all_have(t, i, q + 1, k)) len += (size_t)snprintf(buf + len, n - len, "_%.*s", (int)k, q + 1);
     }
 }
 
@@ -344,29 +359,27 @@ static void print_table(const cmp_table *t, FILE *out)
         }
         fputc('\n', out);
     }
-    /* the name parts left out, per source */
+    /* the name parts left out, per source and model */
     for (int i = 0; i < t->n; i++) {
-        int first = 1;
-        for (int j = 0; j < i && first; j++) first = strcmp(t->v[j].source, t->v[i].source) != 0;
-        if (!first) continue;
-        int scen = 0;
-        for (int j = i; j < t->n; j++) scen += !strcmp(t->v[j].source, t->v[i].source) && strcmp(t->v[j].r.text[0], "measured");
-        const char *full = NULL;
-        for (int j = i; j < t->n && !full; j++)
-            if (!strcmp(t->v[j].source, t->v[i].source) && strcmp(t->v[j].r.text[0], "measured")) full = t->v[j].r.text[0];
-        if (!full || scen < 2) continue;
+        int first = strcmp(t->v[i].r.text[0], "measured") != 0, scen = 0;
+        for (int j = 0; j < i && first; j++) first = !same_group(t, i, j);
+        for (int j = i; first && j < t->n; j++) scen += same_group(t, i, j);
+        if (!first || scen < 2) continue;
+        const char *full = t->v[i].r.text[0];
         size_t len = 0;
         nm[0] = '\0';
         for (const char *q = strchr(full, '_'); q && len < sizeof nm; q = strchr(q + 1, '_')) {
             size_t k = strcspn(q + 1, "_");
-            if (all_have(t, t->v[i].source, q + 1, k))
+            if (all_have(t, i, q + 1, k))
                 len += (size_t)snprintf(nm + len, sizeof nm - len, "%s%.*s", len ? "_" : "", (int)k, q + 1);
         }
-        if (nm[0]) fprintf(out, "every scenario of %s also has %s in its name (summary.csv: the full names)\n",
-                           shown_source(t, i), nm);
+        if (nm[0])
+            fprintf(out, "every %.*s scenario of %s also has %s in its name (summary.csv: the full names)\n",
+                    (int)strcspn(full, "_"), full, shown_source(t, i), nm);
     }
-    fprintf(out, "differences are against the first row (%s, %s): diff%% in %% of its value, diff (eff.dly%%, cpu%%) in "
-                 "points; --csv FILE writes every column in full\n", t->v[0].source, b->text[0]);
+    fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
+    fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
+                 "column with both\n");
 }
 
 static void csv_num(FILE *f, double v)
