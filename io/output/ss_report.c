@@ -168,13 +168,31 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
                          "differ by 1-2 %%; take the cheapest)\n",
                     tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
-    } else if (s->nsc > 1) {
-        fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",
-                SS_RANK_MIN_PCT);
     }
-    if (r->n_within > 0)
-        fprintf(out, "  (%d scenario%s with a smaller cut than %s model's baseline error or %.0f%% not ranked)\n",
-                r->n_within, r->n_within == 1 ? "" : "s", r->n_within == 1 ? "its" : "their", SS_RANK_MIN_PCT);
+    int known = 0; /* a model in the sweep whose baseline error is measured */
+    for (int j = 0; j < s->nsc; j++) known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]);
+    if (r->ntop == 0 && s->nsc > 1) {
+        if (known)
+            fprintf(out, "no scenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",
+                    SS_RANK_MIN_PCT);
+        else
+            fprintf(out, "no scenario cuts the mean iteration time by more than %.0f%% (the sweep has no baseline "
+                         "scenario, so the model's own error is not known)\n", SS_RANK_MIN_PCT);
+    }
+    if (r->n_within > 0) {
+        if (known)
+            fprintf(out, "  (%d scenario%s with a smaller cut than %s model's baseline error or %.0f%% not ranked:",
+                    r->n_within, r->n_within == 1 ? "" : "s", r->n_within == 1 ? "its" : "their", SS_RANK_MIN_PCT);
+        else
+            fprintf(out, "  (%d scenario%s with a smaller cut than %.0f%% not ranked:", r->n_within,
+                    r->n_within == 1 ? "" : "s", SS_RANK_MIN_PCT);
+        for (int k = 0; k < r->n_within && k < SS_RANK_TOP; k++) {
+            char buf[LABEL_LEN];
+            fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, r->within_j[k], buf),
+                    ss_summary_change_pct(s, r->within_j[k]));
+        }
+        fprintf(out, "%s)\n", r->n_within > SS_RANK_TOP ? "; ..." : "");
+    }
     for (int i = 0; i < r->nheal;) {
         ss_model m = r->heal[i].model;
         int n = 0, within = 0;

@@ -167,9 +167,9 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
                 sc[i].prefetch == cal->prefetch_gpu[g])
                 continue;
             fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d), and every pipeline "
-                         "scenario changes it (prefetch = %ld; 2 unless set), so none of them is the baseline replay: "
+                         "scenario changes it (to prefetch = %ld%s), so none of them is the baseline replay: "
                          "sweep prefetch = auto to keep the recorded one\n",
-                    cal->prefetch_gpu[g], g, sc[i].prefetch);
+                    cal->prefetch_gpu[g], g, sc[i].prefetch, sc[i].prefetch == 2 ? ", the default" : "");
             return;
         }
     }

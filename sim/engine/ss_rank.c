@@ -62,7 +62,10 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT) continue;
         double err = out->error_pct[s->sc[j].model];
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
-            out->n_within += !s->sc[j].baseline; /* a baseline's own error is not a cut */
+            if (!s->sc[j].baseline) { /* a baseline's own error is not a cut */
+                if (out->n_within < SS_RANK_TOP) out->within_j[out->n_within] = j;
+                out->n_within++;
+            }
             continue;
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas};
