@@ -34,13 +34,13 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the eleven workloads that helper sessions wrote
+# WORKLOADS (--workloads): the predictions on the twelve workloads that helper sessions wrote
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
-# -vision, -spectra, -wave,
+# -vision, -spectra, -wave, -bursty,
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
 # measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
-# _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py record them): 25 tables, from each base
-# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave) every other real run, with and without CPU sharing, the
+# _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py, _bursty.py record them): 28 tables, from each base
+# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave; prefetch 2, 1 and 8 for bursty) every other real run, with and without CPU sharing, the
 # same from a trace with more workers, and the slow rank healed where a slow-rank run and a
 # base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -163,7 +163,7 @@ if [ $workloads -eq 1 ]; then
   workload() {
     local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} bw=${6:-1} share r
     for share in true false; do
-      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6, 8\nprefetch = auto, 2, 4\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6, 8\nprefetch = auto, 1, 2, 4, 8\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
         "$d/$base.h5" "$share" "$work/$name-$base-$share" > "$work/$name-$base-$share.ini"
       "$stallsim" run "$work/$name-$base-$share.ini" --quiet
       for r in $reals; do
@@ -241,6 +241,9 @@ PY
   workload wave pytorch-wave w8p4 "w8p4b w4p2 w4p2b w2p2 w2p2b w1p2 w1p2b w1p2c" "" 8
   workload wave pytorch-wave w2p2 "w8p4 w8p4b w4p2 w4p2b w2p2b w1p2 w1p2b w1p2c" "" 2
   workload wave pytorch-wave w1p2 "w8p4 w8p4b w4p2 w4p2b w2p2 w2p2b w1p2b w1p2c" "" 1
+  workload bursty pytorch-bursty w2p2 "w2p1 w2p2b w2p4 w2p8 w4p2" "" 2
+  workload bursty pytorch-bursty w2p1 "w2p2 w2p2b w2p4 w2p8 w4p2" "" 2
+  workload bursty pytorch-bursty w2p8 "w2p1 w2p2 w2p2b w2p4 w4p2" "" 2
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi

@@ -398,7 +398,7 @@ PY
   expect_within "$work/sy.csv" 'pipeline_.*_w-auto_.*_fs0.5_.*' "$work/sy.csv" 5 "sync: storage twice as fast, synchronous" &&
     ok || fail "sync: storage twice as fast"
   grep -q "^note: every GPU loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost" "$work/sy.out" &&
-    grep -q "^note: the trace's fetches measured 1.37x .* CPU sharing's model puts the trace's contention at 2.72x" "$work/sy.out" &&
+    grep -q "^note: the trace's fetches took 1.37x .* CPU sharing's model puts the contention at 2.72x" "$work/sy.out" &&
     ok || fail "sync: the notes: $(grep '^note' "$work/sy.out")"
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 5\n' "$sy/slow5.h5" > "$work/sy5.ini"
   "$stallsim" run "$work/sy5.ini" --out "$work/sy5" --quiet || fail "sync: heal run"
@@ -443,12 +443,12 @@ print("bigbatch-b: 1 worker from the 3-worker trace %+.1f %% with the measured w
 assert abs(w) + 10 < abs(n), (w, n)
 PY
   grep -q "measured stretch ((CPU time + wait for a core) / CPU time, from /fetch_wait_time and /loop_wait_time): fetches 5.73," "$work/bbw-wait.out" &&
-    grep -q "^note: the trace's fetches measured 5.73x their CPU time" "$work/bbw-wait.out" &&
+    grep -q "^note: the trace's fetches took 5.73x their CPU time" "$work/bbw-wait.out" &&
     ! grep -q "measured stretch" "$work/bbw-nowait.out" && ok || fail "bigbatch-b: the measured stretch is not printed"
   # the tables of README's workloads come from validate_pytorch.sh --workloads: it runs and
-  # prints the twenty-five of them, with the zlib base's mean as cli_real_runs computes it above
+  # prints the twenty-eight of them, with the zlib base's mean as cli_real_runs computes it above
   if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
-  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 25 ] && ok || fail "validate_pytorch.sh --workloads: not twenty-five tables"
+  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 28 ] && ok || fail "validate_pytorch.sh --workloads: not twenty-eight tables"
   grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 9.2 %' && ok ||
     fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 9.2 %"
   # the start-up crush (grid E's 8 workers x prefetch 4: each epoch's first 32 fetches per
@@ -489,6 +489,18 @@ print("grid E, all pairs: %d predictions, mean |error| %s %%, %s within 5 %%" % 
 assert n == 306 and float(m.group(1)) <= 5.0 and int(m.group(2)) >= 190, (n, m.groups())
 PY
   fi
+  # the prefetch factor on a new user's bursty storage (datasets/pytorch-bursty: 5 % of the
+  # samples 30-60 ms): from the prefetch-2 trace, prefetch 1 within 2 % (+0.3 %), 4 and 8
+  # within 4 % (-2.6, -1.5 %), and its table's mean within 2 % (1.1 %)
+  grep -A7 '^bursty, from w2p2:' "$work/workloads.txt" > "$work/bursty.txt"
+  /usr/bin/python3 - "$work/bursty.txt" <<'PY' && ok || fail "bursty: prefetch from the prefetch-2 trace: $(cat "$work/bursty.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+err = {m.group(1): float(m.group(2)) for m in re.finditer(r"^  (w\d+p\d+b?)\s+\S+\s+\S+\s+([-+][\d.]+)", text, re.M)}
+mean = float(re.search(r"mean \|error\| with CPU sharing: ([\d.]+) %", text).group(1))
+print("bursty, from w2p2: %s, mean %.1f %%" % (err, mean))
+assert abs(err["w2p1"]) <= 2 and abs(err["w2p4"]) <= 4 and abs(err["w2p8"]) <= 4 and mean <= 2, (err, mean)
+PY
   # the same on a new user's workload it was not built on (datasets/pytorch-wave: numpy FFTs
   # in the loader, 8 workers x prefetch 4 on 2 cores): 1 and 2 workers from the 8-worker
   # trace within 10 % (-1.1, +7.4 % with warm-up 10); without /fetch_wait_start_time more

@@ -239,10 +239,13 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
         for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
         if (!changes) continue;
         if (sh->s0m)
-            fprintf(out, "note: the trace's fetches measured %.2fx their CPU time in CPU work and waits for a core, "
-                         "its steps %.2fx; CPU sharing's model puts the trace's contention at %.2fx. Predictions that "
-                         "change the CPU load (workers, storage speed) are less certain the further these are apart "
-                         "and the busier the cores (README, \"How far to trust the predictions\")\n",
+            fprintf(out, "note: the trace's fetches took %.2fx their CPU time in CPU work and waits for a core, "
+                         "its steps %.2fx; CPU sharing's model puts the contention at %.2fx (its stretch of CPU work "
+                         "while the training processes step together). Scenarios keep the measured times and scale "
+                         "them by the model's change of contention, so only that change is modelled; where the two "
+                         "figures are this far apart, check a prediction that changes the CPU load a lot (many more "
+                         "workers, much faster storage) against one real run (README, \"How far to trust the "
+                         "predictions\")\n",
                     m0, ms, s0);
         else
             fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
