@@ -214,6 +214,9 @@ text = open(sys.argv[2]).read()
 assert "means over all 60 iterations" in text, text
 rows = re.findall(r"^\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+\d+", text, re.M)
 assert len(rows) == 2 and all(abs(float(m) - it[:, int(g)].mean()) < 1e-6 for g, m in rows), (rows, it.mean(axis=0))
+# and the measured row of run and compare: the mean of the largest over the GPUs per row
+mx = re.search(r"^\s+max\s+([\d.]+)\s", text, re.M)
+assert mx and abs(float(mx.group(1)) - it.max(axis=1).mean()) < 1e-6, (mx, it.max(axis=1).mean())
 PY
 fi
 if $py -c "import h5py" 2>/dev/null; then

@@ -49,6 +49,8 @@ static const char info_usage[] =
 typedef struct {
     double *it_sum, *st_sum; /* [gpus]: iteration and stall times past each epoch's first `warmup` */
     double *it_all, *st_all; /* [gpus]: over every row */
+    /* the largest over GPUs per row (run's and compare's measured row): past the warm-up, all */
+    double max_it_sum, max_st_sum, max_it_all, max_st_all;
     long warmup, rows;       /* rows past the warm-up */
     double t_min, t_max;
     long nepochs;
@@ -80,6 +82,13 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
             }
             int counted = s.index[i] >= a->warmup;
             a->rows += counted;
+            const double itmax = s.extremes[i * SS_SLAB_NEX + SS_EX_ITER_MAX], stmax = s.extremes[i * SS_SLAB_NEX + SS_EX_STALL_MAX];
+            a->max_it_all += itmax;
+            a->max_st_all += stmax;
+            if (counted) {
+                a->max_it_sum += itmax;
+                a->max_st_sum += stmax;
+            }
             for (int g = 0; g < G; g++) {
                 long x = i * G + g;
                 a->it_all[g] += s.iteration_time[x];
@@ -219,6 +228,8 @@ static int info_main(int argc, char **argv)
         a.rows = m->iterations;
         memcpy(a.it_sum, a.it_all, (size_t)m->gpus * sizeof(double));
         memcpy(a.st_sum, a.st_all, (size_t)m->gpus * sizeof(double));
+        a.max_it_sum = a.max_it_all;
+        a.max_st_sum = a.max_st_all;
     }
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
     ss_calib cal;
@@ -241,6 +252,8 @@ static int info_main(int argc, char **argv)
                    a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], pf, cal.gap_gpu[g], cal.refill_gpu[g],
                    cal.delivery_gpu[g], cal.resid_gpu[g]);
         }
+        printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
+               "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         ss_calib_free(&cal);
     }
     free(a.it_sum);
