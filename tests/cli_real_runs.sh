@@ -454,23 +454,35 @@ PY
   # the start-up crush (grid E's 8 workers x prefetch 4: each epoch's first 32 fetches per
   # rank waited ~100 ms for a core): 1 worker from that trace within 10 % of the real run
   # with /fetch_wait_start_time, and more than 25 % too slow from the same trace without it
-  ge=$ds/pytorch-grid-e
-  if [ -e "$ge/w8-x0.5-p4.h5" ]; then
-    /usr/bin/python3 - "$ge/w8-x0.5-p4.h5" "$work/e8-nostart.h5" <<'PY' || fail "grid E: copy without the start waits"
+  # start_pair NAME TRACE "WORKERS" PREFETCH REAL...: sweeps of TRACE with and without its
+  # /fetch_wait_start_time (NAME-start, NAME-nostart; their output in NAME-*.out), each set
+  # against every REAL run (NAME-start-<real>.csv, NAME-nostart-<real>.csv; warm-up 10)
+  start_pair() {
+    local name=$1 trace=$2 workers=$3 prefetch=$4 v t r
+    shift 4
+    /usr/bin/python3 - "$trace" "$work/$name-nostart.h5" <<'PY' || fail "$name: copy without the start waits"
 import h5py, shutil, sys
 shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "a") as f:
     del f["fetch_wait_start_time"]
 PY
     for v in start nostart; do
-      t=$ge/w8-x0.5-p4.h5; [ $v = nostart ] && t=$work/e8-nostart.h5
-      printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = 4\n' "$t" > "$work/e8-$v.ini"
-      "$stallsim" run "$work/e8-$v.ini" --out "$work/e8-$v" > "$work/e8-$v.out" 2>&1 || fail "grid E: run from w8 ($v)"
-      "$stallsim" compare "$ge/w1-x0.5-p4.h5" "$work/e8-$v" --warmup 10 --csv "$work/e8-$v.csv" >/dev/null || fail "grid E: compare ($v)"
+      t=$trace; [ $v = nostart ] && t=$work/$name-nostart.h5
+      printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = %s\nprefetch = %s\n' \
+        "$t" "$workers" "$prefetch" > "$work/$name-$v.ini"
+      "$stallsim" run "$work/$name-$v.ini" --out "$work/$name-$v" > "$work/$name-$v.out" 2>&1 || fail "$name: run ($v)"
+      for r in "$@"; do
+        "$stallsim" compare "$r" "$work/$name-$v" --warmup 10 --csv "$work/$name-$v-$(basename "$r" .h5).csv" >/dev/null ||
+          fail "$name: compare $r ($v)"
+      done
     done
-    expect_within "$work/e8-start.csv" 'pipeline_.*_w-1_.*' "$work/e8-start.csv" 10 \
+  }
+  ge=$ds/pytorch-grid-e
+  if [ -e "$ge/w8-x0.5-p4.h5" ]; then
+    start_pair e8 "$ge/w8-x0.5-p4.h5" 1 4 "$ge/w1-x0.5-p4.h5"
+    expect_within "$work/e8-start-w1-x0.5-p4.csv" 'pipeline_.*_w-1_.*' "$work/e8-start-w1-x0.5-p4.csv" 10 \
       "grid E: 1 worker from the 8-worker trace (start-up waits)" && ok || fail "grid E: 1 worker from w8 with the start waits"
-    ! expect_within "$work/e8-nostart.csv" 'pipeline_.*_w-1_.*' "$work/e8-nostart.csv" 25 \
+    ! expect_within "$work/e8-nostart-w1-x0.5-p4.csv" 'pipeline_.*_w-1_.*' "$work/e8-nostart-w1-x0.5-p4.csv" 25 \
       "grid E: the same without /fetch_wait_start_time" && ok || fail "grid E: without the start waits it was not worse"
     # and run says what is missing there (only there)
     grep -q "^note: the trace has the waits for a core but not /fetch_wait_start_time" "$work/e8-nostart.out" &&
@@ -507,20 +519,7 @@ PY
   # than 20 % slow (+32.2, +22.2 %)
   wv=$ds/pytorch-wave
   if [ -e "$wv/w8p4.h5" ]; then
-    /usr/bin/python3 - "$wv/w8p4.h5" "$work/wv-nostart.h5" <<'PY' || fail "wave: copy without the start waits"
-import h5py, shutil, sys
-shutil.copy(sys.argv[1], sys.argv[2])
-with h5py.File(sys.argv[2], "a") as f:
-    del f["fetch_wait_start_time"]
-PY
-    for v in start nostart; do
-      t=$wv/w8p4.h5; [ $v = nostart ] && t=$work/wv-nostart.h5
-      printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 1, 2\nprefetch = 2\n' "$t" > "$work/wv-$v.ini"
-      "$stallsim" run "$work/wv-$v.ini" --out "$work/wv-$v" --quiet || fail "wave: run from w8p4 ($v)"
-      for r in w1p2 w2p2; do
-        "$stallsim" compare "$wv/$r.h5" "$work/wv-$v" --warmup 10 --csv "$work/wv-$v-$r.csv" >/dev/null || fail "wave: compare $r ($v)"
-      done
-    done
+    start_pair wv "$wv/w8p4.h5" "1, 2" 2 "$wv/w1p2.h5" "$wv/w2p2.h5"
     for w in 1 2; do
       expect_within "$work/wv-start-w${w}p2.csv" "pipeline_.*_w-${w}_.*" "$work/wv-start-w${w}p2.csv" 10 \
         "wave: $w worker(s) from the 8-worker trace" && ok || fail "wave: $w worker(s) from w8p4"
