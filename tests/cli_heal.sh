@@ -65,4 +65,19 @@ m = re.search(r"\(the first (\d+) differ by less than 1 point: as good as equal"
 print("ranked cuts %s: %d within 1 point of the best, printed %s" % (cuts, tied, m.group(1) if m else None))
 assert len(cuts) >= 2 and tied > 1 and m and int(m.group(1)) == tied
 PY
+# and how many of them predict exactly the same time (the model's floor), from summary.csv
+$py - "$work/wf.txt" "$work/wf/summary.csv" <<'PY' && ok || fail "the ranked cuts' same-time line: $(grep -A8 'largest predicted' "$work/wf.txt")"
+import csv, re, sys
+text = open(sys.argv[1]).read()
+rows = {r["scenario"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}
+# the ranked rows' scenarios, in order: rank the summary's rows by their cut as run does
+meas = rows.pop("measured")
+ranked = sorted((v, k) for k, v in rows.items() if 100 * (v / meas - 1) < -1.0)[:5]
+same = 1
+while same < len(ranked) and abs(ranked[same][0] - ranked[0][0]) <= 1e-9 * meas:
+    same += 1
+m = re.search(r"\(the first (\d+) predict the same time", text)
+print("ranked cuts: %d predict the same time, printed %s" % (same, m.group(1) if m else None))
+assert (same > 1 and m and int(m.group(1)) == same) or (same == 1 and not m), (same, ranked)
+PY
 finish

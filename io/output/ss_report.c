@@ -141,6 +141,9 @@ static const char *label_of(const labels *L, const ss_summary *s, int j, char *b
     return buf;
 }
 
+/* The mean iteration time of row j (the scale of an exact tie) */
+static double mean_of_row(const ss_summary *s, int j) { return s->p[j].mean[SS_M_ITER]; }
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
@@ -168,6 +171,17 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
                          "differ by 1-2 %%; take the cheapest)\n",
                     tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
+        /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
+        int same = 1;
+        while (same < r->ntop && s->sc[r->top[same].j].model == SS_MODEL_PIPELINE &&
+               fabs(r->top[same].change_s - r->top[0].change_s) <= 1e-9 * fabs(mean_of_row(s, ss_summary_measured(s))))
+            same++;
+        if (s->sc[r->top[0].j].model != SS_MODEL_PIPELINE) same = 1;
+        if (same > 1)
+            fprintf(out, "  (the first %d predict the same time: in the model their loaders keep ahead, so the step "
+                         "alone sets it and more workers, a deeper prefetch or faster storage gain nothing more; real "
+                         "runs of such settings still differ by 1-3 %%)\n",
+                    same);
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]);
