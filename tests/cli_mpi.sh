@@ -142,8 +142,9 @@ wide_ranks() {
 printf '[trace]\npath = wide.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/wide.ini"
 wide_ranks wide "150 GPUs"
 grep -q "W=1" "$work/wide-plain.cal" && grep -q "W=4" "$work/wide-plain.cal" && ok || fail "wide: calibration misses the per-GPU W: $(cat "$work/wide-plain.cal")"
-# the same wide trace with CPU datasets (two pools of 75 GPUs on 16 cores each): CPU
-# sharing's stretch and the training processes' alignment, which the calibration gathers
+# the same wide trace with CPU datasets (two pools of 75 GPUs on 16 cores each, the waits
+# for a core and the first window's): CPU sharing's stretch, the start-up crush and the
+# training processes' alignment, which the calibration gathers
 # from its GPUs on every rank, give the same calibration lines and summary at any rank count
 /usr/bin/python3 - "$work" <<'PY' || fail "wide: CPU datasets"
 import shutil, sys, h5py, numpy as np
@@ -155,6 +156,11 @@ with h5py.File(w + "/wide-cpu.h5", "r+") as f:
     f["loop_cpu_time"] = np.full(g, 0.05)
     f["cpu_pool"] = np.array([0] * 75 + [75] * 75, dtype=np.int32)
     f["cpu_pool_cores"] = np.full(g, 16, dtype=np.int32)
+    # the waits for a core, and the first window's (recorder format 3): every rank applies
+    # the start-up crush to the same rows alike
+    f["fetch_wait_time"] = np.full(g, 0.01)
+    f["loop_wait_time"] = np.full(g, 0.005)
+    f["fetch_wait_start_time"] = np.where(np.arange(g) % 2 == 0, 0.05, 0.08)
 PY
 printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
 wide_ranks widec "150 GPUs with CPU sharing"
