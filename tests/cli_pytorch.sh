@@ -137,6 +137,34 @@ for r in rows:
 PY
 done
 
+# a start-up crush: the W=2 run's record files with 50 ms more wait for a core on each
+# pass's first W*P = 6 fetches import with /fetch_wait_start_time 50 ms higher, and the
+# import warns, naming the file and the wait
+if [ -e "$work/w2/run.rank0.csv" ] && [ -e /proc/thread-self/schedstat ]; then
+  rm -rf "$work/crush" && cp -r "$work/w2" "$work/crush"
+  $py - "$work/crush" <<'PY' || fail "crush: editing the record files"
+import glob, sys
+for p in glob.glob(sys.argv[1] + "/run.rank*.worker*.csv"):
+    out = []
+    for line in open(p):
+        f = line.rstrip("\n").split(",")
+        if f[0] == "fetch" and int(f[2]) < 6 and int(f[7]) >= 0:
+            f[7] = str(int(f[7]) + 50000000)
+        out.append(",".join(f) + "\n")
+    open(p, "w").writelines(out)
+PY
+  "$stallsim" import pytorch "$work/crush/run" -o "$work/crush.h5" >/dev/null 2>"$work/crush.err" || fail "crush: import"
+  $py - "$work/w2.h5" "$work/crush.h5" <<'PY' && grep -q "warning: .*crush/run.rank.*csv: each epoch's first 6 fetches .* waited [0-9]* ms for a core" "$work/crush.err" &&
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r")["fetch_wait_start_time"][:], h5py.File(sys.argv[2], "r")["fetch_wait_start_time"][:]
+assert np.allclose(b - a, 0.05, atol=1e-9), (a, b)
+PY
+    ok || fail "crush: $(cat "$work/crush.err")"
+  # without it, no warning
+  "$stallsim" import pytorch "$work/w2/run" -o "$work/w2-again.h5" >/dev/null 2>"$work/w2-again.err" &&
+    ! grep -q "each epoch's first" "$work/w2-again.err" && ok || fail "a warning without a crush: $(cat "$work/w2-again.err")"
+fi
+
 # without torch.distributed: the rank from the launcher's variables (srun's for rank 0,
 # mpirun's for rank 1), set_epoch labels, a loop that leaves its first epoch early (the
 # batches the workers prefetched but the loop never took are left out), persistent workers

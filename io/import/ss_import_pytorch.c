@@ -820,6 +820,10 @@ static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **fi
     return SS_OK;
 }
 
+/* A first window's mean wait this much above the median (seconds) is a start-up crush
+ * worth a warning: on 2 cores, 16 worker processes gave 25-47 ms, 8 gave 2-11 ms. */
+#define START_CRUSH_S 0.010
+
 /* At the end, with the waits' medians: /fetch_wait_start_time, each rank's mean wait for a
  * core over its passes' first W·P fetches (the loader sends them out at once as a pass
  * starts, with the workers it starts then: the start-up crush), when every rank with workers
@@ -832,11 +836,23 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     }
     S->fetch_wait_start = malloc((size_t)S->G * sizeof *S->fetch_wait_start);
     if (!S->fetch_wait_start) return ss_fail(SS_ENOMEM, "out of memory");
+    int worst = -1;
     for (int g = 0; g < S->G; g++) {
         const pt_rank *R = S->r[g];
         S->fetch_wait_start[g] = R->workers > 0 ? R->start_wait / (double)R->start_n : 0.0;
+        double ex = S->fetch_wait_start[g] - (S->fetch_wait ? S->fetch_wait[g] : 0.0);
+        if (ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst])) worst = g;
     }
     m->fetch_wait_start = S->fetch_wait_start;
+    if (worst >= 0 && S->fetch_wait) { /* a start-up crush: say so once, with what avoids it */
+        const pt_rank *R = S->r[worst];
+        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, sent out at once as the workers start) "
+                "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank): stallsim "
+                "scales that start-up wait to each scenario's workers (README, \"The first window of an epoch\"), but "
+                "a base trace without it (persistent_workers=True, or fewer workers) makes steadier predictions",
+                R->main.path, R->workers * (R->prefetch > 0 ? R->prefetch : 2), 1e3 * S->fetch_wait_start[worst],
+                1e3 * S->fetch_wait[worst], R->rank, R->workers);
+    }
     return SS_OK;
 }
 
