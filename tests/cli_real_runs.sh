@@ -28,6 +28,15 @@ sys.exit(0 if abs(err) <= float(tol) else 1)
 PY
 }
 
+# one_prediction NAME TRACE WORKERS REAL: a pipeline sweep of TRACE with WORKERS workers
+# (prefetch auto) in $work/NAME (its output in NAME.out), set against the real run REAL in
+# $work/NAME.csv
+one_prediction() {
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\nprefetch = auto\n' "$2" "$3" > "$work/$1.ini"
+  "$stallsim" run "$work/$1.ini" --out "$work/$1" > "$work/$1.out" 2>&1 || fail "$1: run from $2"
+  "$stallsim" compare "$4" "$work/$1" --csv "$work/$1.csv" >/dev/null || fail "$1: compare with $4"
+}
+
 pipe_base='pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1'
 for g in b c d; do
   d=$ds/pytorch-grid-$g
@@ -331,9 +340,7 @@ PY
     ok || fail "tail: the warnings of a near-saturated sweep: $(grep -i "optimistic" "$work/tl.out")"
   # the worker gap of a window-bound trace: from the 4-worker trace, 1 worker within 15 % (a
   # 4.2 ms gap fitted to the window's noise made it +25.2 %)
-  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = auto\n' "$tl/w4.h5" > "$work/tl4.ini"
-  "$stallsim" run "$work/tl4.ini" --out "$work/tl4" --quiet || fail "tail: run from w4"
-  "$stallsim" compare "$tl/base.h5" "$work/tl4" --csv "$work/tl4.csv" >/dev/null || fail "tail: compare from w4"
+  one_prediction tl4 "$tl/w4.h5" 1 "$tl/base.h5"
   expect_within "$work/tl4.csv" 'pipeline_.*_w-1_.*' "$work/tl4.csv" 15 "tail: 1 worker from the 4-worker trace" &&
     ok || fail "tail: 1 worker from the 4-worker trace"
   # a seventh, a helper's (datasets/pytorch-seq: 2 ranks, variable-length batches, a rank
@@ -360,9 +367,7 @@ PY
   # 6 % of the base run (-4.6 %; -7.7 % when the model took the steps as always together;
   # the base's four repeats spread 13 %, this against the first)
   vi=$ds/pytorch-vision
-  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2\nprefetch = auto\n' "$vi/uneven.h5" > "$work/vi.ini"
-  "$stallsim" run "$work/vi.ini" --out "$work/vi" --quiet || fail "vision: run from uneven"
-  "$stallsim" compare "$vi/base.h5" "$work/vi" --csv "$work/vi.csv" >/dev/null || fail "vision: compare uneven"
+  one_prediction vi "$vi/uneven.h5" 2 "$vi/base.h5"
   expect_within "$work/vi.csv" 'pipeline_.*_w-2_.*' "$work/vi.csv" 6 "vision: every rank with 2 workers, from the uneven run" &&
     ok || fail "vision: every rank with 2 workers from the uneven run"
   # an eleventh, a helper's, recorded after the alignment was built (datasets/pytorch-spectra:
@@ -381,9 +386,7 @@ PY
   # refill gap: from the 6-worker trace, 1 worker within 10 % (a 32 ms worker gap fitted to
   # the window made it +74 %)
   ep=$ds/pytorch-epochs
-  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = auto\n' "$ep/w6.h5" > "$work/ep6.ini"
-  "$stallsim" run "$work/ep6.ini" --out "$work/ep6" --quiet || fail "epochs: run from w6"
-  "$stallsim" compare "$ep/w1.h5" "$work/ep6" --csv "$work/ep6.csv" >/dev/null || fail "epochs: compare from w6"
+  one_prediction ep6 "$ep/w6.h5" 1 "$ep/w1.h5"
   expect_within "$work/ep6.csv" 'pipeline_.*_w-1_.*' "$work/ep6.csv" 10 "epochs: 1 worker from the 6-worker trace (P = 1)" &&
     ok || fail "epochs: 1 worker from the 6-worker trace"
   # a ninth, a helper's (datasets/pytorch-sync: 6 ranks on 2 cores, a synchronous base):
@@ -426,12 +429,8 @@ del f["fetch_wait_time"], f["loop_wait_time"]
 if "fetch_wait_start_time" in f:  # only with the waits
     del f["fetch_wait_start_time"]
 PY
-  for v in wait nowait; do
-    t=$bb/w3.h5; [ $v = nowait ] && t=$work/w3-nowait.h5
-    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 1\nprefetch = auto\n' "$t" > "$work/bbw-$v.ini"
-    "$stallsim" run "$work/bbw-$v.ini" --out "$work/bbw-$v" > "$work/bbw-$v.out" 2>&1 || fail "bigbatch-b: run ($v)"
-    "$stallsim" compare "$bb/base.h5" "$work/bbw-$v" --csv "$work/bbw-$v.csv" >/dev/null || fail "bigbatch-b: compare ($v)"
-  done
+  one_prediction bbw-wait "$bb/w3.h5" 1 "$bb/base.h5"
+  one_prediction bbw-nowait "$work/w3-nowait.h5" 1 "$bb/base.h5"
   /usr/bin/python3 - "$work/bbw-wait.csv" "$work/bbw-nowait.csv" <<'PY' && ok || fail "bigbatch-b: the measured waits do not bring 1 worker from the 3-worker trace closer"
 import csv, sys
 def err(path):

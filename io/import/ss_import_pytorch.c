@@ -820,12 +820,16 @@ static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **fi
     return SS_OK;
 }
 
+/* The batches a rank's loader sends out at once as a pass starts: W x P (P 2, PyTorch's
+ * default, where the record has none); 0 without workers */
+static long pt_window(const pt_rank *R) { return R->workers > 0 ? R->workers * (R->prefetch > 0 ? R->prefetch : 2) : 0; }
+
 /* A first window's mean wait this much above the median (seconds) is a start-up crush
  * worth a warning: on 2 cores, 16 worker processes gave 25-47 ms, 8 gave 2-11 ms. */
 #define START_CRUSH_S 0.010
 
-/* At the end, with the waits' medians: /fetch_wait_start_time, each rank's mean wait for a
- * core over its passes' first W·P fetches (the loader sends them out at once as a pass
+/* At the end, with the waits' medians (S->fetch_wait): /fetch_wait_start_time, each rank's
+ * mean wait for a core over its passes' first W·P fetches (the loader sends them out at once as a pass
  * starts, with the workers it starts then: the start-up crush), when every rank with workers
  * recorded all of them; 0 for a synchronous rank. */
 static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
@@ -840,17 +844,17 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     for (int g = 0; g < S->G; g++) {
         const pt_rank *R = S->r[g];
         S->fetch_wait_start[g] = R->workers > 0 ? R->start_wait / (double)R->start_n : 0.0;
-        double ex = S->fetch_wait_start[g] - (S->fetch_wait ? S->fetch_wait[g] : 0.0);
+        double ex = S->fetch_wait_start[g] - S->fetch_wait[g];
         if (ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst])) worst = g;
     }
     m->fetch_wait_start = S->fetch_wait_start;
-    if (worst >= 0 && S->fetch_wait) { /* a start-up crush: say so once, with what avoids it */
+    if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, sent out at once as the workers start) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank): stallsim "
                 "scales that start-up wait to each scenario's workers (README, \"The first window of an epoch\"), but "
                 "a base trace without it (persistent_workers=True, or fewer workers) makes steadier predictions",
-                R->main.path, R->workers * (R->prefetch > 0 ? R->prefetch : 2), 1e3 * S->fetch_wait_start[worst],
+                R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst],
                 1e3 * S->fetch_wait[worst], R->rank, R->workers);
     }
     return SS_OK;
@@ -926,7 +930,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_cpu_add(&R->cpu[PT_CPU_FETCH], f->cpu);
             pt_cpu_add(&R->cpu[PT_CPU_LOOP], row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
             pt_cpu_add(&R->cpu[PT_WAIT_FETCH], f->wait);
-            if (R->workers > 0 && row.k < R->workers * (R->prefetch > 0 ? R->prefetch : 2)) {
+            if (row.k < pt_window(R)) {
                 if (f->wait < 0) R->start_missing++;
                 else {
                     R->start_wait += (double)f->wait * ns;

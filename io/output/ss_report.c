@@ -4,6 +4,7 @@
 #include "ss_columns.h"
 #include "ss_model.h"
 #include "ss_number.h"
+#include "ss_parts.h"
 #include "ss_rank.h"
 
 #include <math.h>
@@ -82,56 +83,32 @@ typedef struct {
     char common[SS_NMODELS][LABEL_LEN]; /* the shared "key=value" settings, "" none */
 } labels;
 
-/* 1 when the space-separated token tok (of length n) is one of label's, after its first */
-static int has_token(const char *label, const char *tok, size_t n)
-{
-    for (const char *p = strchr(label, ' '); p; p = strchr(p + 1, ' '))
-        if (!strncmp(p + 1, tok, n) && (p[1 + n] == ' ' || p[1 + n] == '\0')) return 1;
-    return 0;
-}
-
 static void labels_make(const ss_summary *s, labels *L)
 {
     memset(L->common, 0, sizeof L->common);
-    L->row = malloc((size_t)(s->nsc > 0 ? s->nsc : 1) * sizeof *L->row);
-    if (!L->row) return;
+    const size_t n = (size_t)(s->nsc > 0 ? s->nsc : 1);
+    L->row = malloc(n * sizeof *L->row);
+    const char **group = malloc(n * sizeof *group);
+    if (!L->row || !group) {
+        free(L->row);
+        L->row = NULL;
+        free(group);
+        return;
+    }
     for (int j = 0; j < s->nsc; j++) ss_model_get(s->sc[j].model)->label_of(&s->sc[j], L->row[j], LABEL_LEN);
-    for (int m = 0; m < SS_NMODELS; m++) {
-        int first = -1, count = 0;
+    for (int m = 0; m < SS_NMODELS; m++) { /* each model's rows: the "key=value" settings all of them have */
+        int ng = 0;
         for (int j = 0; j < s->nsc; j++)
-            if ((int)s->sc[j].model == m && j != ss_summary_measured(s)) {
-                if (first < 0) first = j;
-                count++;
-            }
-        if (count < 2) continue;
-        char full[LABEL_LEN];
-        memcpy(full, L->row[first], LABEL_LEN);
-        /* each "key=value" token of the first row that every row of the model has */
-        for (const char *p = strchr(full, ' '); p; p = strchr(p + 1, ' ')) {
-            size_t n = strcspn(p + 1, " ");
-            if (!memchr(p + 1, '=', n)) continue;
-            int shared = 1;
-            for (int j = first + 1; shared && j < s->nsc; j++)
-                if ((int)s->sc[j].model == m && j != ss_summary_measured(s)) shared = has_token(L->row[j], p + 1, n);
-            size_t len = strlen(L->common[m]);
-            if (shared && len + n + 2 < LABEL_LEN)
-                snprintf(L->common[m] + len, LABEL_LEN - len, "%s%.*s", len ? " " : "", (int)n, p + 1);
-        }
-        if (!L->common[m][0]) continue;
-        char shared[LABEL_LEN + 2]; /* "x " + the shared settings: has_token looks past the first */
-        snprintf(shared, sizeof shared, "x %s", L->common[m]);
-        for (int j = 0; j < s->nsc; j++) { /* drop them from the model's rows */
+            if ((int)s->sc[j].model == m && j != ss_summary_measured(s)) group[ng++] = L->row[j];
+        ss_parts_shared(group, ng, ' ', 1, L->common[m], LABEL_LEN);
+        for (int j = 0; L->common[m][0] && j < s->nsc; j++) {
             if ((int)s->sc[j].model != m || j == ss_summary_measured(s)) continue;
-            const char *q = L->row[j];
             char out[LABEL_LEN];
-            size_t len = (size_t)snprintf(out, sizeof out, "%.*s", (int)strcspn(q, " "), q);
-            for (const char *p = strchr(q, ' '); p && len < sizeof out; p = strchr(p + 1, ' ')) {
-                size_t n = strcspn(p + 1, " ");
-                if (!has_token(shared, p + 1, n)) len += (size_t)snprintf(out + len, sizeof out - len, " %.*s", (int)n, p + 1);
-            }
+            ss_parts_drop(L->row[j], L->common[m], ' ', out, sizeof out);
             memcpy(L->row[j], out, LABEL_LEN);
         }
     }
+    free(group);
 }
 
 static const char *label_of(const labels *L, const ss_summary *s, int j, char *buf)
@@ -140,9 +117,6 @@ static const char *label_of(const labels *L, const ss_summary *s, int j, char *b
     ss_model_get(s->sc[j].model)->label_of(&s->sc[j], buf, LABEL_LEN);
     return buf;
 }
-
-/* The mean iteration time of row j (the scale of an exact tie) */
-static double mean_of_row(const ss_summary *s, int j) { return s->p[j].mean[SS_M_ITER]; }
 
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
@@ -173,10 +147,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                     tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
         /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
         int same = 1;
-        while (same < r->ntop && s->sc[r->top[same].j].model == SS_MODEL_PIPELINE &&
-               fabs(r->top[same].change_s - r->top[0].change_s) <= 1e-9 * fabs(mean_of_row(s, ss_summary_measured(s))))
-            same++;
-        if (s->sc[r->top[0].j].model != SS_MODEL_PIPELINE) same = 1;
+        const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
+        if (s->sc[r->top[0].j].model == SS_MODEL_PIPELINE)
+            while (same < r->ntop && s->sc[r->top[same].j].model == SS_MODEL_PIPELINE &&
+                   fabs(r->top[same].change_s - r->top[0].change_s) <= tie)
+                same++;
         if (same > 1)
             fprintf(out, "  (the first %d predict the same time: in the model their loaders keep ahead, so the step "
                          "alone sets it and more workers, a deeper prefetch or faster storage gain nothing more; real "

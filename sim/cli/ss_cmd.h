@@ -4,6 +4,7 @@
 #define SS_CMD_H
 
 #include "ss_comm.h"
+#include "ss_config.h"
 
 int ss_cmd_run(const ss_comm *c, int argc, char **argv);
 int ss_cmd_info(const ss_comm *c, int argc, char **argv);
@@ -13,5 +14,11 @@ int ss_cmd_compare(const ss_comm *c, int argc, char **argv);
 
 /* Prints "stallsim: <msg>" for st (rank 0 of a size-1 view) and returns the exit code. */
 int ss_cmd_fail(ss_status st);
+
+/* A command-line option that stands for a scenario-file key (compare --warmup ->
+ * trace.warmup_iterations): sets key = value in cfg, checked as the file's key is; an
+ * invalid value is SS_EUSAGE naming the command and the option as typed ("info: --warmup
+ * '-1' must be ..."). */
+ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value);
 
 #endif

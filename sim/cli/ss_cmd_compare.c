@@ -12,6 +12,7 @@
 #include "ss_cmd.h"
 #include "ss_config.h"
 #include "ss_number.h"
+#include "ss_parts.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_sweep.h"
@@ -283,37 +284,58 @@ static int same_group(const cmp_table *t, int i, int j)
            la == strcspn(b, "_") && !strncmp(a, b, la);
 }
 
-/* 1 when every scenario of row i's source and model has the '_'-separated part p (length
- * n) in its name past the model's */
-static int all_have(const cmp_table *t, int i0, const char *p, size_t n)
+/* The rows' groups (a source's scenarios of one model; a measured row is in none), each
+ * with the name parts that all of its scenarios share past the model's */
+typedef struct {
+    int row, members; /* its first row, its rows */
+    char shared[256];
+} name_group;
+
+/* gid[i]: row i's group in *groups (-1: none); returns the number of groups, -1 out of memory */
+static int name_groups(const cmp_table *t, int *gid, name_group **groups)
 {
+    int ng = 0, cap = 0;
+    name_group *g = NULL;
     for (int i = 0; i < t->n; i++) {
-        const char *nm = t->v[i].r.text[0];
-        if (!same_group(t, i0, i)) continue;
-        int found = 0;
-        for (const char *q = strchr(nm, '_'); q && !found; q = strchr(q + 1, '_'))
-            found = !strncmp(q + 1, p, n) && (q[1 + n] == '_' || q[1 + n] == '\0');
-        if (!found) return 0;
+        gid[i] = -1;
+        if (!strcmp(t->v[i].r.text[0], "measured")) continue;
+        for (int k = 0; k < ng && gid[i] < 0; k++)
+            if (same_group(t, g[k].row, i)) gid[i] = k;
+        if (gid[i] < 0) {
+            if (ng == cap) {
+                name_group *ng2 = realloc(g, (size_t)(cap = cap ? 2 * cap : 8) * sizeof *g);
+                if (!ng2) {
+                    free(g);
+                    return -1;
+                }
+                g = ng2;
+            }
+            g[ng] = (name_group){.row = i};
+            gid[i] = ng++;
+        }
+        g[gid[i]].members++;
     }
-    return 1;
+    const char **names = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *names);
+    if (!names) {
+        free(g);
+        return -1;
+    }
+    for (int k = 0; k < ng; k++) {
+        int m = 0;
+        for (int i = 0; i < t->n; i++)
+            if (gid[i] == k) names[m++] = t->v[i].r.text[0];
+        ss_parts_shared(names, m, '_', 0, g[k].shared, sizeof g[k].shared);
+    }
+    free(names);
+    *groups = g;
+    return ng;
 }
 
 /* Row i's scenario as the table shows it: its name without the parts that every scenario
- * of its source shares (past the model's, said once under the table) */
-static void shown_name(const cmp_table *t, int i, char *buf, size_t n)
+ * of its group shares (said once under the table) */
+static void shown_name(const cmp_table *t, int i, const int *gid, const name_group *g, char *buf, size_t n)
 {
-    const char *nm = t->v[i].r.text[0];
-    int members = 0;
-    for (int j = 0; j < t->n && members < 2; j++) members += same_group(t, i, j);
-    if (members < 2) { /* alone in its group: nothing is shared */
-        snprintf(buf, n, "%s", nm);
-        return;
-    }
-    size_t len = (size_t)snprintf(buf, n, "%.*s", (int)strcspn(nm, "_"), nm);
-    for (const char *q = strchr(nm, '_'); q && len < n; q = strchr(q + 1, '_')) {
-        size_t k = strcspn(q + 1, "_");
-        if (!all_have(t, i, q + 1, k)) len += (size_t)snprintf(buf + len, n - len, "_%.*s", (int)k, q + 1);
-    }
+    ss_parts_drop(t->v[i].r.text[0], gid && gid[i] >= 0 ? g[gid[i]].shared : "", '_', buf, n);
 }
 
 static void print_table(const cmp_table *t, FILE *out)
@@ -323,11 +345,19 @@ static void print_table(const cmp_table *t, FILE *out)
     int ncc = compare_columns(cc, ci);
     const ss_results_row *b = &t->v[0].r;
     char h[64], nm[256];
+    /* without memory for the groups, the names are shown whole */
+    int *gid = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *gid);
+    name_group *g = NULL;
+    int ng = gid ? name_groups(t, gid, &g) : -1;
+    if (ng < 0) {
+        free(gid);
+        gid = NULL;
+    }
     /* the source and scenario columns as wide as their longest entries (names differ only
      * at their ends: cutting them would make rows look alike) */
     int ws = 6, wn = 8;
     for (int i = 0; i < t->n; i++) {
-        shown_name(t, i, nm, sizeof nm);
+        shown_name(t, i, gid, g, nm, sizeof nm);
         int a = (int)strlen(shown_source(t, i)), c = (int)strlen(nm);
         ws = a > ws ? a : ws;
         wn = c > wn ? c : wn;
@@ -346,7 +376,7 @@ static void print_table(const cmp_table *t, FILE *out)
     fputc('\n', out);
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
-        shown_name(t, i, nm, sizeof nm);
+        shown_name(t, i, gid, g, nm, sizeof nm);
         fprintf(out, "%-*s %-*s", ws, shown_source(t, i), wn, nm);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
@@ -360,23 +390,14 @@ static void print_table(const cmp_table *t, FILE *out)
         fputc('\n', out);
     }
     /* the name parts left out, per source and model */
-    for (int i = 0; i < t->n; i++) {
-        int first = strcmp(t->v[i].r.text[0], "measured") != 0, scen = 0;
-        for (int j = 0; j < i && first; j++) first = !same_group(t, i, j);
-        for (int j = i; first && j < t->n; j++) scen += same_group(t, i, j);
-        if (!first || scen < 2) continue;
-        const char *full = t->v[i].r.text[0];
-        size_t len = 0;
-        nm[0] = '\0';
-        for (const char *q = strchr(full, '_'); q && len < sizeof nm; q = strchr(q + 1, '_')) {
-            size_t k = strcspn(q + 1, "_");
-            if (all_have(t, i, q + 1, k))
-                len += (size_t)snprintf(nm + len, sizeof nm - len, "%s%.*s", len ? "_" : "", (int)k, q + 1);
-        }
-        if (nm[0])
+    for (int k = 0; k < ng; k++)
+        if (g[k].members >= 2 && g[k].shared[0]) {
+            const char *full = t->v[g[k].row].r.text[0];
             fprintf(out, "every %.*s scenario of %s also has %s in its name (summary.csv: the full names)\n",
-                    (int)strcspn(full, "_"), full, shown_source(t, i), nm);
-    }
+                    (int)strcspn(full, "_"), full, shown_source(t, g[k].row), g[k].shared);
+        }
+    free(g);
+    free(gid);
     fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
     fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
                  "column with both\n");
@@ -496,7 +517,6 @@ static int compare_main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
-            char set[128];
             if (i + 1 >= argc) {
                 free(inputs);
                 return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: %s needs a value", a));
@@ -506,20 +526,15 @@ static int compare_main(int argc, char **argv)
             if (!strcmp(a, "--csv")) csv = v;
             else {
                 explicit_[!strcmp(a, "--warmup") ? 0 : !strcmp(a, "--threshold") ? 1 : 2] = 1;
-                snprintf(set, sizeof set, "%s=%s",
-                         !strcmp(a, "--warmup") ? "trace.warmup_iterations"
-                         : !strcmp(a, "--epoch") ? "trace.epoch" : "summary.effective_delay_threshold", v);
-                st = ss_config_set(&opts, set);
+                st = ss_cmd_set_option(&opts, "compare", a, !strcmp(a, "--warmup") ? "trace.warmup_iterations"
+                                                            : !strcmp(a, "--epoch") ? "trace.epoch"
+                                                                                    : "summary.effective_delay_threshold",
+                                       v);
             }
             if (st != SS_OK) {
-                /* say it with the option the user typed, not the key behind it */
-                char why[512];
-                const char *m = strstr(ss_errmsg(), "' ");
-                snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
-                ss_clear();
                 free(inputs);
                 ss_config_free(&opts);
-                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: %s '%s' %s", a, v, why));
+                return ss_cmd_fail(st);
             }
         } else if (a[0] == '-' && a[1]) {
             free(inputs);

@@ -199,14 +199,9 @@ static double model_miss(const ss_share *sh, int p)
 static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
-    if (!sh || !sh->fetch_wait || sh->start_wait || !ss_config_cpu_sharing_on(cfg)) return;
-    int crowded = 0;
-    for (int p = 0; p < sh->pools && !crowded; p++) {
-        long n = 0;
-        for (int g = 0; g < sh->gpus; g++) n += sh->pool_of[g] == p ? sh->workers[g] : 0;
-        crowded = n > sh->cores[p];
-    }
-    for (int i = 0; crowded && i < nsc; i++) {
+    if (!sh || !sh->fetch_wait || sh->start_wait || !ss_config_cpu_sharing_on(cfg) || !ss_share_start_crowded(sh))
+        return;
+    for (int i = 0; i < nsc; i++) {
         if (!is_pipeline(&sc[i])) continue;
         for (int g = 0; g < cal->gpus; g++)
             if (ssp_loader_of(&sc[i].pipe, g).workers < cal->workers_gpu[g]) {

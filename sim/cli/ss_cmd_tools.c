@@ -169,20 +169,12 @@ static int info_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--warmup") || !strncmp(argv[i], "--warmup=", 9)) {
             warmup_given = 1;
-            char set[128];
             const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v) {
+            ss_status vst = v ? ss_cmd_set_option(&defaults, "info", "--warmup", "trace.warmup_iterations", v)
+                              : ss_fail(SS_EUSAGE, "info: --warmup needs a value");
+            if (vst != SS_OK) {
                 ss_config_free(&defaults);
-                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup needs a value"));
-            }
-            snprintf(set, sizeof set, "trace.warmup_iterations=%s", v);
-            if (ss_config_set(&defaults, set) != SS_OK) {
-                const char *m = strstr(ss_errmsg(), "' ");
-                char why[512];
-                snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
-                ss_clear();
-                ss_config_free(&defaults);
-                return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: --warmup '%s' %s", v, why));
+                return ss_cmd_fail(vst);
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             ss_config_free(&defaults);

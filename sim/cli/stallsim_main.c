@@ -18,14 +18,28 @@ static const char usage[] =
     "  import FORMAT INPUT... -o TRACE.h5\n"
     "                          convert a trace (dsanalyzer, pytorch, dftracer, profiler, table;\n"
     "                          see import --list) into a stalltrace file\n"
-    "  info TRACE.h5           describe a trace: GPUs, iterations, epochs, means, calibration\n"
+    "  info TRACE.h5 [--warmup N]\n"
+    "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
-    "  compare A B [...] [--csv FILE]\n"
+    "  compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E]\n"
     "                          measured traces and sweep results side by side, with differences\n"
     "  --help, --version       this text, the version\n"
     "\n"
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
+
+ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)
+{
+    char set[512];
+    snprintf(set, sizeof set, "%s=%s", key, value);
+    if (ss_config_set(cfg, set) == SS_OK) return SS_OK;
+    /* say it with the option the user typed, not the key behind it */
+    const char *m = strstr(ss_errmsg(), "' ");
+    char why[512];
+    snprintf(why, sizeof why, "%s", m ? m + 2 : "is not valid");
+    ss_clear();
+    return ss_fail(SS_EUSAGE, "%s: %s '%s' %s", cmd, opt, value, why);
+}
 
 int ss_cmd_fail(ss_status st)
 {

@@ -174,17 +174,32 @@ ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *
  * cores, less 1 */
 static double crush_of(long n, int cores) { return (double)n / (double)cores > 1.0 ? (double)n / cores - 1.0 : 0.0; }
 
+/* n[p]: pool p's worker processes, sum over its GPUs of workers[g] */
+static void pool_workers(const ss_share *sh, const int *workers, long *n)
+{
+    for (int p = 0; p < sh->pools; p++) n[p] = 0;
+    for (int g = 0; g < sh->gpus; g++) n[sh->pool_of[g]] += workers[g];
+}
+
+int ss_share_start_crowded(const ss_share *sh)
+{
+    long *n = malloc((size_t)sh->pools * sizeof *n);
+    int crowded = 0;
+    if (n) pool_workers(sh, sh->workers, n);
+    for (int p = 0; n && p < sh->pools && !crowded; p++) crowded = crush_of(n[p], sh->cores[p]) > 0.0;
+    free(n);
+    return crowded;
+}
+
 ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x)
 {
-    long *n = calloc(2 * (size_t)sh->pools, sizeof *n); /* [pool][trace, scenario] */
+    long *n = malloc(2 * (size_t)sh->pools * sizeof *n); /* the trace's per pool, then the scenario's */
     if (!n) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
-    for (int g = 0; g < sh->gpus; g++) {
-        n[2 * sh->pool_of[g]] += sh->workers[g];
-        n[2 * sh->pool_of[g] + 1] += workers[g];
-    }
+    pool_workers(sh, sh->workers, n);
+    pool_workers(sh, workers, n + sh->pools);
     for (int p = 0; p < sh->pools; p++) {
-        double phi0 = crush_of(n[2 * p], sh->cores[p]);
-        x[p] = phi0 > 0.0 ? crush_of(n[2 * p + 1], sh->cores[p]) / phi0 : r[p];
+        double phi0 = crush_of(n[p], sh->cores[p]);
+        x[p] = phi0 > 0.0 ? crush_of(n[sh->pools + p], sh->cores[p]) / phi0 : r[p];
     }
     free(n);
     return SS_OK;

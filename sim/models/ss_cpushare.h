@@ -78,6 +78,10 @@ ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *
  * trace, N' in the scenario; r[p] (the pool's change of stretch) where phi(N) = 0. SS_ENOMEM. */
 ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x);
 
+/* 1 when some pool's worker processes in the trace outnumber its cores (phi(N) > 0: its
+ * epochs can start with a crush); 0 otherwise or out of memory. */
+int ss_share_start_crowded(const ss_share *sh);
+
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);
 void ss_share_free(ss_share *sh);
