@@ -111,6 +111,10 @@ if have_schedstat:
         assert (W == 0 or len(waits) == 2 * W * P) and abs(qs[r] - want) <= 1e-12 + 1e-9 * want, (r, qs[r], want, len(waits))
 assert list(f["cpu_pool"][:]) == [0, 0] and list(f["cpu_pool_cores"][:]) == [len(os.sched_getaffinity(0))] * 2, \
     (f["cpu_pool"][:], f["cpu_pool_cores"][:])
+# every dataset carries its units (SPEC), the per-GPU ones at the root too
+units = {k: f[k].attrs.get("units") for k in f if k != "timeline"}
+units.update({"timeline/" + k: f["timeline"][k].attrs.get("units") for k in f["timeline"]})
+assert all(units.values()) and all(units[k] in ("s", b"s") for k in units if k.endswith("_time")), units
 PY
 
   # the trace replays

@@ -11,8 +11,9 @@ int ss_h5_attr_write_string(hid_t obj, const char *name, const char *value);
 /* Numeric attribute: scalar when n == 0, else a 1-D array of n values. 0 on success. */
 int ss_h5_attr_write_num(hid_t obj, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n);
 /* A 1-D dataset of n values (any size: per-GPU arrays of a million GPUs do not fit the
- * 64 KB of an attribute). 0 on success. */
-int ss_h5_write_array(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n);
+ * 64 KB of an attribute), with a "units" attribute unless units is NULL. 0 on success. */
+int ss_h5_write_array(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n,
+                      const char *units);
 /* Reads a string attribute (variable or fixed length, any character set) into out.
  * 0 on success, -1 when missing or not a string. */
 int ss_h5_attr_read_string(hid_t obj, const char *name, char *out, size_t outsz);

@@ -323,14 +323,16 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
                 const char *name;
                 const void *v;
                 int is_int;
-            } arr[] = {{"workers", c->workers_gpu, 1},      {"prefetch", c->prefetch_gpu, 1},
-                       {"worker_gap", c->gap_gpu, 0},        {"refill_gap", c->refill_gpu, 0},
-                       {"delivery", c->delivery_gpu, 0},     {"start_residual", c->resid_gpu, 0},
-                       {"stall_residual", c->stall_resid_gpu, 0}};
+                const char *units;
+            } arr[] = {{"workers", c->workers_gpu, 1, "workers"},     {"prefetch", c->prefetch_gpu, 1, "batches"},
+                       {"worker_gap", c->gap_gpu, 0, "s"},            {"refill_gap", c->refill_gpu, 0, "s"},
+                       {"delivery", c->delivery_gpu, 0, "s"},         {"start_residual", c->resid_gpu, 0, "s"},
+                       {"stall_residual", c->stall_resid_gpu, 0, "s"}};
             for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
                 if (arr[i].v)
                     rc |= ss_h5_write_array(g, arr[i].name, arr[i].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-                                            arr[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, arr[i].v, n);
+                                            arr[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, arr[i].v, n,
+                                            arr[i].units);
             const int flags[4] = {c->recorded_workers, c->recorded_prefetch, c->ask_lags, c->no_fetch};
             const char *fn[4] = {"recorded_workers", "recorded_prefetch", "ask_lags", "no_fetch"};
             for (int i = 0; i < 4; i++) rc |= ss_h5_attr_write_num(g, fn[i], H5T_STD_I32LE, H5T_NATIVE_INT, &flags[i], 0);

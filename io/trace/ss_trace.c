@@ -81,16 +81,18 @@ const ss_trace_attr *ss_trace_attrs(int *n)
     return attrs;
 }
 
-#define GPU_ARRAY(field, name, is_float, note) {name, is_float, offsetof(ss_trace_meta, field), note}
+#define GPU_ARRAY(field, name, is_float, note, units) {name, is_float, offsetof(ss_trace_meta, field), note, units}
 static const ss_trace_gpu_array gpu_arrays[] = {
-    GPU_ARRAY(fetch_cpu, "fetch_cpu_time", 1, " s (per GPU: the fetching thread's CPU time per batch, median)"),
-    GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)"),
-    GPU_ARRAY(fetch_wait, "fetch_wait_time", 1, " s (per GPU: the fetching thread's wait for a core per batch, median)"),
-    GPU_ARRAY(loop_wait, "loop_wait_time", 1, " s (per GPU: the training loop's wait for a core per iteration, median)"),
+    GPU_ARRAY(fetch_cpu, "fetch_cpu_time", 1, " s (per GPU: the fetching thread's CPU time per batch, median)", "s"),
+    GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)", "s"),
+    GPU_ARRAY(fetch_wait, "fetch_wait_time", 1, " s (per GPU: the fetching thread's wait for a core per batch, median)",
+              "s"),
+    GPU_ARRAY(loop_wait, "loop_wait_time", 1, " s (per GPU: the training loop's wait for a core per iteration, median)",
+              "s"),
     GPU_ARRAY(fetch_wait_start, "fetch_wait_start_time", 1,
-              " s (per GPU: the mean wait for a core of each epoch's first W*P fetches, sent out at once)"),
-    GPU_ARRAY(cpu_pool, "cpu_pool", 0, ""), /* info sums the pools up */
-    GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, ""),
+              " s (per GPU: the mean wait for a core of each epoch's first W*P fetches, sent out at once)", "s"),
+    GPU_ARRAY(cpu_pool, "cpu_pool", 0, "", "GPU"), /* info sums the pools up */
+    GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, "", "cores"),
 };
 #undef GPU_ARRAY
 
@@ -944,7 +946,7 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
         const void *v = *(void *const *)((const char *)m + a->offset);
         if (v)
             rc |= ss_h5_write_array(f, a->name, a->is_float ? H5T_IEEE_F64LE : H5T_STD_I32LE,
-                                    a->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, v, (hsize_t)m->gpus);
+                                    a->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, v, (hsize_t)m->gpus, a->units);
     }
     return rc;
 }

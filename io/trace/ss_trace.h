@@ -69,6 +69,7 @@ typedef struct {
     int is_float;       /* 1: double * field (finite seconds >= 0); 0: int * field */
     size_t offset;      /* of the pointer field in ss_trace_meta */
     const char *note;   /* printed after the values of a float array by `info` */
+    const char *units;  /* the dataset's "units" attribute */
 } ss_trace_gpu_array;
 
 /* The optional per-GPU datasets, in the order `info` prints them; *n receives their count. */
