@@ -49,7 +49,7 @@ def close(a, b, what):
 header = ("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
           "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
           "iter_time_change_pct,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
-          "fidelity_iter_time_mape_pct,heal_gpu,cpu_load_pct,straggler_share_gpu0,straggler_share_gpu1")
+          "fidelity_iter_time_mape_pct,heal_gpu,cpu_load_pct,cpu_stretch,straggler_share_gpu0,straggler_share_gpu1")
 for run in "ab":
     assert open(f"{work}/{run}/summary.csv").readline().strip() == header
 rows = {r["scenario"]: r for r in csv.DictReader(open(f"{work}/a/summary.csv"))}
@@ -173,6 +173,17 @@ for name, meas, pipe in (("cpu-own", 100 / 3, 40), ("cpu-shared", 125 / 3, 50)):
     for r, want in zip(rows, (meas, pipe)):
         assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (name, r["scenario"], r["cpu_load_pct"], want)
 PY
+# CPU sharing's stretch (cpu_stretch) of the baseline row, the trace's own: GPU 0 alone on its core,
+# its training process and one worker each want u = 0.25 / T0 = 1/6 of a core (T0 = 1.5 s), each
+# runnable with p = u s: with one core s = E[N^2] / E[N] = 1 + p, so s = 1 / (1 - 1/6) = 1.2; GPU 1's
+# two threads fit its two cores (1); the column gives the larger; the measured row has none
+$py - "$work" <<'PY' && ok || fail "cpu_stretch against the hand-worked value"
+import csv, sys
+rows = list(csv.DictReader(open(f"{sys.argv[1]}/cpu-own/summary.csv")))
+assert rows[0]["cpu_stretch"] == "" and abs(float(rows[1]["cpu_stretch"]) - 1.2) < 1e-9, rows
+PY
+grep -q " stretch$" "$work/cpu-own.txt" && grep -q "^\*  pipe .*  1.20x$" "$work/cpu-own.txt" && ok || fail "stretch column: $(cat "$work/cpu-own.txt")"
+grep -q " stretch$" "$work/ptable.txt" && fail "a stretch column without CPU sharing" || ok
 grep -q "^CPU (recorded): the measured run kept 42% of its 2 cores busy; no scenario would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 # two pools (one core and two): the busiest pool named (GPU 0's 1 core: 100/3 %)

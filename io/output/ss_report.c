@@ -210,10 +210,13 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
 {
     /* the share of the cores each row keeps busy, where the trace records CPU times */
     const int cpu_col = !isnan(ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL));
+    /* and CPU sharing's stretch, where some row replays with it */
+    int stretch_col = 0;
+    for (int j = 0; s->cpu_stretch && j < s->nsc; j++) stretch_col |= !isnan(s->cpu_stretch[j]);
     labels L;
     labels_make(s, &L);
-    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "");
+    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s%s\n", "", "scenario", "iters", "iter_time (s)",
+            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
         char buf[LABEL_LEN], a[40], b[40], c[40], chg[24];
@@ -232,6 +235,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         double cl = cpu_col ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
         if (cpu_col && isnan(cl)) fprintf(out, " %5s", "-");
         else if (cpu_col) fprintf(out, " %5.0f", cl);
+        if (stretch_col && isnan(s->cpu_stretch[j])) fprintf(out, " %7s", "-");
+        else if (stretch_col) fprintf(out, " %6.2fx", s->cpu_stretch[j]);
         fputc('\n', out);
     }
     int any_baseline = 0;
@@ -258,6 +263,10 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above %.0f %% predictions "
                      "that change the CPU load are likely optimistic)\n",
                 s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
+    if (stretch_col)
+        fprintf(out, "stretch = how many times longer CPU work takes than with a core to itself at the row's load "
+                     "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch at the trace's own load, the calibration's)\n",
+                s->cpu_pools > 1 ? ": the largest over the pools" : "");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;

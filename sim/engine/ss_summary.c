@@ -8,6 +8,8 @@ void ss_summary_free(ss_summary *s)
 {
     free(s->p);
     free(s->straggler);
+    free(s->cpu_stretch);
+    s->cpu_stretch = NULL;
     if (s->has_calib) ss_calib_free(&s->calib);
     s->p = NULL;
     s->straggler = NULL;

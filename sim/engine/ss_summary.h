@@ -12,6 +12,7 @@ typedef struct {
     const ss_scenario *sc;
     ss_partial *p;      /* [nsc] */
     long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
+    double *cpu_stretch; /* [nsc] the stretch of CPU work each scenario replays with (CPU sharing), or NaN */
     int has_calib;
     ss_calib calib;
     /* from the trace's CPU datasets and the calibrated worker counts

@@ -37,6 +37,7 @@ typedef struct {
 /* One block partial of one scenario, as it travels to rank 0. */
 typedef struct {
     double j, block;
+    double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
     ss_partial p;
 } record;
 
@@ -45,7 +46,7 @@ typedef struct {
     long n, cap;
 } record_list;
 
-static ss_status records_push(record_list *l, int j, long b, const ss_partial *p)
+static ss_status records_push(record_list *l, const lane *ln, long b, const ss_partial *p)
 {
     if (l->n == l->cap) {
         long cap = l->cap ? 2 * l->cap : 64;
@@ -54,8 +55,9 @@ static ss_status records_push(record_list *l, int j, long b, const ss_partial *p
         l->v = v;
         l->cap = cap;
     }
-    l->v[l->n].j = j;
+    l->v[l->n].j = ln->j;
     l->v[l->n].block = (double)b;
+    l->v[l->n].cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
     l->v[l->n].p = *p;
     l->n++;
     return SS_OK;
@@ -420,7 +422,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
             }
             ss_partial p;
             ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
-            if ((st = records_push(&w->recs, active[a]->j, b, &p)) != SS_OK) return st;
+            if ((st = records_push(&w->recs, active[a], b, &p)) != SS_OK) return st;
             for (int m = 0; m < SS_NMETRICS; m++) active[a]->series[m] = NULL;
         }
     }
@@ -474,7 +476,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
         if (b < active[a]->rec_block) continue;
         ss_partial p;
         ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
-        ss_status st = records_push(&w->recs, active[a]->j, b, &p);
+        ss_status st = records_push(&w->recs, active[a], b, &p);
         if (st != SS_OK) return st;
     }
     w->timing.replay_seconds += ss_wtime() - t2;
@@ -540,13 +542,16 @@ static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summar
 {
     ss_partial *grid = calloc((size_t)w->nsc * (size_t)w->nblocks, sizeof *grid);
     out->p = calloc((size_t)w->nsc, sizeof *out->p);
-    if (!grid || !out->p) {
+    out->cpu_stretch = malloc((size_t)w->nsc * sizeof *out->cpu_stretch);
+    if (!grid || !out->p || !out->cpu_stretch) {
         free(grid);
         return ss_fail(SS_ENOMEM, "out of memory merging results");
     }
+    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = NAN;
     for (long i = 0; i < nrec; i++) {
         long j = (long)all[i].j, b = (long)all[i].block;
         grid[j * w->nblocks + b] = all[i].p;
+        if (!isnan(all[i].cpu_stretch)) out->cpu_stretch[j] = all[i].cpu_stretch; /* the same on every rank */
     }
     for (int j = 0; j < w->nsc; j++) {
         ss_partial_zero(&out->p[j]);

@@ -83,6 +83,9 @@ typedef struct ss_model_ops {
     void (*epoch_start)(void *state);
     void (*replay_row)(void *state, const ss_row *row, double *stall, ss_step *out);
     void (*free)(void *state);
+    /* The stretch of CPU work that the scenario of this state replays with (CPU sharing:
+     * the largest over the pools of cores), or NaN where none applies. May be NULL. */
+    double (*cpu_stretch)(const void *state);
 } ss_model_ops;
 
 /* The model with id m. */

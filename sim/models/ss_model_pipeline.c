@@ -793,6 +793,8 @@ typedef struct {
     int *wg, *pg;
     double *gg, *rg, *dg;
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
+    double cpu_stretch; /* CPU sharing: the largest s1 over the pools (s0 where the load is the
+                         * trace's), NaN without it */
     double *share_buf; /* CPU sharing: [7][gpus] the CPU parts' wall times, s1 / s0, and the loaders,
                         * fetches and waits for the solve */
 } pipe_state;
@@ -883,13 +885,25 @@ static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *
     return 1;
 }
 
+/* The largest of v[0..n-1] (n >= 1). */
+static double max_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
  * p's CPU parts, their factors and the change of the step. After heal_loaders and the
  * healed CPU parts (pipe_init). */
 static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, int gpus)
 {
     const ss_share *sh = p->share;
-    if (sh->gpus != gpus || same_load(p, s, sh, gpus)) return SS_OK;
+    if (sh->gpus != gpus) return SS_OK;
+    if (same_load(p, s, sh, gpus)) {
+        st->cpu_stretch = max_of(sh->s0, sh->pools);
+        return SS_OK;
+    }
     const size_t G = (size_t)gpus;
     st->share_buf = malloc(10 * G * sizeof *st->share_buf);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
@@ -923,6 +937,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
         p->compute_delta = delta;
+        st->cpu_stretch = max_of(s1, sh->pools);
         double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL; /* r, x per pool */
         if (q && sh->start_wait && !rx) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         if (rx) { /* the first window of each epoch: its start-up waits */
@@ -961,6 +976,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     st->heal = s->heal_gpu;
+    st->cpu_stretch = NAN;
     ssp_params p = s->pipe;
     ss_status rc = SS_OK;
     const ssp_params *q = &s->pipe;
@@ -1007,6 +1023,8 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     ssp_replay_row_from(&st->ps, &healed, row, stall, out);
 }
 
+static double pipe_cpu_stretch(const void *state) { return ((const pipe_state *)state)->cpu_stretch; }
+
 static void pipe_free(void *state)
 {
     pipe_state *st = state;
@@ -1035,4 +1053,5 @@ const ss_model_ops ss_model_pipeline = {
     .epoch_start = pipe_epoch_start,
     .replay_row = pipe_replay,
     .free = pipe_free,
+    .cpu_stretch = pipe_cpu_stretch,
 };
