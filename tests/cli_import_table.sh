@@ -104,4 +104,26 @@ expect_error "an unterminated quote" "e.csv:2: unterminated quote" "$H
 # a recorder file given to this importer: the error says which importer reads it
 expect_error "a recorder file" "e.csv looks like a stallsim_record.py file: try .stallsim import pytorch." "stallsim-record,3
 meta,rank,0"
+# suspicious values are warnings, counted over the table: two fetches end 0.44 s after their
+# step started, two stalls (0.3 s) are longer than their iteration (0.1 s); a.csv has none
+printf '%s\n' "$H" 0,0,0,1,0.5,1.06,0.1,0.3 0,0,1,2,0.5,2.06,0.1,0.3 0,0,2,3,0.05,3.06,0.1,0.01 > "$work/w.csv"
+"$stallsim" import table "$work/w.csv" -o "$work/w.h5" > /dev/null 2> "$work/w.txt" &&
+  grep -q "warning: .*w.csv: in 2 of 3 GPU-iterations the fetch finished after the training step started (by up to 0.440 s)" "$work/w.txt" &&
+  grep -q "warning: .*w.csv: in 2 of 3 GPU-iterations the stall is longer than the iteration time" "$work/w.txt" && ok ||
+  fail "import table: suspicious values: $(cat "$work/w.txt")"
+"$stallsim" import table "$work/a.csv" -o "$work/a2.h5" 2>&1 | grep -q warning && fail "a clean table warned" || ok
+# a cut .gz says so (where the cut falls inside a line too, not only at a line end); an empty -o
+# is a usage error before any work
+/usr/bin/python3 -c "
+import sys; print('$H'); [print('0,1,%d,%d,0.5,%d.5,1,0' % (i, i, i)) for i in range(3000)]" | gzip > "$work/big.csv.gz"
+for cut in 1000 3000 5000; do
+  head -c "$cut" "$work/big.csv.gz" > "$work/cut.csv.gz"
+  "$stallsim" import table "$work/cut.csv.gz" -o "$work/cut.h5" > /dev/null 2> "$work/cut.txt"
+  [ $? -eq 1 ] && grep -q "cut.csv.gz:[0-9]*: the compressed file is truncated" "$work/cut.txt" && [ ! -e "$work/cut.h5" ] && ok ||
+    fail "a .gz cut at $cut bytes: $(cat "$work/cut.txt")"
+done
+"$stallsim" import table "$work/a.csv" -o "" > /dev/null 2> "$work/e.txt"
+[ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "import -o '': $(cat "$work/e.txt")"
+"$stallsim" gen -o "" --gpus 2 --iterations 5 > /dev/null 2> "$work/e.txt"
+[ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "gen -o '': $(cat "$work/e.txt")"
 finish

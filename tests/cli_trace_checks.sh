@@ -165,4 +165,17 @@ PY
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
   { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected finite seconds >= 0" ep && ok || fail "NaN start wait: $(cat ep)"; }
+# the integer root attributes are bounded: a prefetch factor of 2^32 + 3 is refused by name (it
+# was read as 3), as are negative counts and a non-integer
+for bad in "prefetch_factor 4294967299 0 to 1024" "prefetch_factor -3 0 to 1024" "batch_size -1 0 to"; do
+  set -- $bad
+  cp e.h5 attr.h5
+  $py -c "import h5py, numpy as np; h5py.File('attr.h5', 'r+').attrs['$1'] = np.int64($2)" || fail "python edits"
+  "$stallsim" info attr.h5 >/dev/null 2>ep && fail "$1 = $2 was accepted" ||
+    { grep -q "attr.h5: root attribute $1 = $2, expected $3 $4 $5" ep && ok || fail "$1 = $2: $(cat ep)"; }
+done
+cp e.h5 attr.h5
+$py -c "import h5py; h5py.File('attr.h5', 'r+').attrs['epochs'] = 2.5" || fail "python edits"
+"$stallsim" info attr.h5 >/dev/null 2>ep && fail "epochs = 2.5 was accepted" ||
+  { grep -q "attr.h5: root attribute 'epochs' is not one integer" ep && ok || fail "epochs = 2.5: $(cat ep)"; }
 finish

@@ -83,6 +83,12 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
         /* a NUL byte inside the line: gzgets read further than strlen sees */
         n += got;
         if (n > 0 && r->buf[n - 1] == '\n') break;
+        /* no newline: the end of the file, or of what a truncated stream gave before its
+         * error (zlib hands out the partial data and records the error) */
+        int code;
+        gzerror(r->f, &code);
+        if (code == Z_BUF_ERROR) return ss_fail(SS_EDATA, "%s:%ld: the compressed file is truncated", r->path, r->line);
+        if (code != Z_OK) return gz_error(r);
         if (got == 0 || (r->cap - n > 1 && !gzeof(r->f))) {
             /* short read without a newline and not at the end: a NUL byte */
             return ss_fail(SS_EDATA, "%s:%ld: contains a NUL byte (not a text file)", r->path, r->line);

@@ -65,6 +65,42 @@ static ss_status hint_other(const ss_importer *imp, int argc, char **argv, ss_st
     return ss_fail(st, "%s (%s looks like a %s file: try `stallsim import %s`)", msg, argv[0], what, other);
 }
 
+/* Suspicious but possible values, counted over the imported rows (README "Errors and
+ * warnings"): a fetch that ends more than 1 ms after its step started, a stall longer than
+ * the iteration. */
+typedef struct {
+    long late, long_stall, cells;
+    double worst;
+} suspicious;
+
+static void count_suspicious(suspicious *c, const ss_slab *s, int with_fetch)
+{
+    const long n = s->n * (long)s->gpus;
+    for (long x = 0; x < n; x++) {
+        double over = s->fetch_start[x] + s->fetch_time[x] - s->train_start[x];
+        if (with_fetch && over > 1e-3) {
+            c->late++;
+            c->worst = over > c->worst ? over : c->worst;
+        }
+        c->long_stall += s->stall_time[x] > s->iteration_time[x];
+    }
+    c->cells += n;
+}
+
+static void warn_suspicious(const suspicious *c, int argc, char **argv)
+{
+    char what[4200];
+    if (argc > 1) snprintf(what, sizeof what, "%s (and %d more)", argv[0], argc - 1);
+    else snprintf(what, sizeof what, "%s", argv[0]);
+    if (c->late)
+        ss_warn("%s: in %ld of %ld GPU-iterations the fetch finished after the training step started "
+                "(by up to %.3f s): clocks of the loader and training logs may differ",
+                what, c->late, c->cells, c->worst);
+    if (c->long_stall)
+        ss_warn("%s: in %ld of %ld GPU-iterations the stall is longer than the iteration time", what, c->long_stall,
+                c->cells);
+}
+
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
                         int *gpus_out)
 {
@@ -76,6 +112,7 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     ss_slab s;
     memset(&s, 0, sizeof s);
     long rows = 0;
+    suspicious odd = {0, 0, 0, 0.0};
     ss_status st = imp->open(&state, argc, argv, &info);
     if (st == SS_OK && (info.meta.gpus < 1 || info.meta.gpus > SS_MAX_GPUS))
         st = ss_fail(SS_EDATA, "%s import: %d %s found; expected 1 to %d", imp->name, info.meta.gpus,
@@ -89,12 +126,14 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
         st = imp->next(state, &s, &info);
         if (st != SS_OK || s.n == 0) break;
         st = ss_trace_append(w, &s);
+        count_suspicious(&odd, &s, ss_trace_meta_has_fetch(&info.meta));
         rows += s.n;
     }
     if (st == SS_OK && rows == 0) st = ss_fail(SS_EDATA, "%s import: no iterations found in the input", imp->name);
     if (st == SS_OK) {
         info.meta.iterations = rows;
         st = ss_trace_finish_with(w, &info.meta);
+        if (st == SS_OK && argc > 0) warn_suspicious(&odd, argc, argv);
     } else if (w) {
         ss_trace_abort(w);
     }

@@ -266,29 +266,6 @@ static void set_times(loader *L, long NG, ss_slab *s, ss_trace_meta *m)
     ss_time_format_iso(origin, m->time_origin, sizeof m->time_origin);
 }
 
-/* Suspicious but possible values are warnings, not errors (README "Errors and warnings"). */
-static void warn_suspicious(const char *prefix, const ss_slab *s)
-{
-    const int G = s->gpus;
-    long late = 0, long_stall = 0;
-    double worst = 0.0;
-    for (long x = 0; x < s->n * G; x++) {
-        double over = s->fetch_start[x] + s->fetch_time[x] - s->train_start[x];
-        if (over > 1e-3) {
-            late++;
-            worst = over > worst ? over : worst;
-        }
-        long_stall += s->stall_time[x] > s->iteration_time[x];
-    }
-    if (late)
-        ss_warn("%s: in %ld of %ld GPU-iterations the fetch finished after the training step started "
-                "(by up to %.3f s): clocks of the loader and training logs may differ",
-                prefix, late, s->n * G, worst);
-    if (long_stall)
-        ss_warn("%s: in %ld of %ld GPU-iterations the stall is longer than the iteration time", prefix, long_stall,
-                s->n * G);
-}
-
 void ss_dsa_meta_from_name(const char *prefix, ss_trace_meta *m)
 {
     const char *base = strrchr(prefix, '/');
@@ -352,7 +329,6 @@ ss_status ss_dsa_load(const char *prefix, ss_trace_meta *meta, ss_slab *rows)
         meta->gpus = G;
         meta->iterations = N;
         set_times(&L, N * G, rows, meta);
-        warn_suspicious(prefix, rows);
         ss_dsa_meta_from_name(prefix, meta);
         snprintf(meta->source, sizeof meta->source, "dsanalyzer:%s", prefix);
     } else {

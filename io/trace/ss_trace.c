@@ -57,23 +57,25 @@ struct ss_trace_writer {
     char path[4096], tmp[4200];
 };
 
-#define STR_ATTR(name, note) {#name, 1, offsetof(ss_trace_meta, name), sizeof(((ss_trace_meta *)0)->name), note}
-#define LONG_ATTR(name, note) {#name, 0, offsetof(ss_trace_meta, name), sizeof(long), note}
+#define STR_ATTR(name, note) {#name, 1, offsetof(ss_trace_meta, name), sizeof(((ss_trace_meta *)0)->name), note, 0, 0}
+#define LONG_ATTR(name, note, lo, hi) {#name, 0, offsetof(ss_trace_meta, name), sizeof(long), note, lo, hi}
+#define ANY_COUNT (1L << 53) /* counts of things: any that a double holds exactly */
 static const ss_trace_attr attrs[] = {
     STR_ATTR(log_type, ""),
     STR_ATTR(dataset, ""),
     STR_ATTR(augmentation, ""),
     STR_ATTR(model, ""),
     STR_ATTR(source, ""),
-    LONG_ATTR(batch_size, ""),
-    LONG_ATTR(workers, " (as logged: total over GPUs)"),
-    LONG_ATTR(threads, ""),
-    LONG_ATTR(epochs, ""),
-    LONG_ATTR(prefetch_factor, ""),
+    LONG_ATTR(batch_size, "", 0, ANY_COUNT),
+    LONG_ATTR(workers, " (as logged: total over GPUs)", 0, ANY_COUNT),
+    LONG_ATTR(threads, "", 0, ANY_COUNT),
+    LONG_ATTR(epochs, "", 0, ANY_COUNT),
+    LONG_ATTR(prefetch_factor, "", 0, SS_MAX_PREFETCH), /* 0: none (synchronous loading) */
     STR_ATTR(fetch_times, ""),
 };
 #undef STR_ATTR
 #undef LONG_ATTR
+#undef ANY_COUNT
 
 const ss_trace_attr *ss_trace_attrs(int *n)
 {
@@ -376,8 +378,18 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing", t->path);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         char *field = (char *)m + attrs[i].offset;
-        if (attrs[i].is_string) ss_h5_attr_read_string(root, attrs[i].name, field, attrs[i].size);
-        else ss_h5_attr_read_long(root, attrs[i].name, (long *)field);
+        if (attrs[i].is_string) {
+            ss_h5_attr_read_string(root, attrs[i].name, field, attrs[i].size);
+            continue;
+        }
+        long *x = (long *)field;
+        int rc = ss_h5_attr_read_long(root, attrs[i].name, x);
+        if (rc == -2)
+            return ss_fail(SS_EDATA, "%s: root attribute '%s' is not one integer", t->path, attrs[i].name);
+        if (rc == 0 && (*x < attrs[i].lo || *x > attrs[i].hi))
+            return ss_fail(SS_EDATA, "%s: root attribute %s = %ld, expected %ld to %ld", t->path, attrs[i].name, *x,
+                           attrs[i].lo, attrs[i].hi);
+        if (rc != 0) *x = -1;
     }
     if (strcmp(m->fetch_times, "") && strcmp(m->fetch_times, "measured") && strcmp(m->fetch_times, "absent"))
         return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,

@@ -56,6 +56,7 @@ typedef struct {
     size_t offset;      /* of the field in ss_trace_meta */
     size_t size;        /* of the field (strings) */
     const char *note;   /* printed after the value by `info` ("" none) */
+    long lo, hi;        /* integers: the values a reader accepts */
 } ss_trace_attr;
 
 /* The optional root attributes (not schema, schema_version, gpus, iterations, time_origin,

@@ -267,6 +267,7 @@ ss_status ss_ensure_dir(const char *dir)
 ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
                                  const char *kind)
 {
+    if (!out[0]) return ss_fail(SS_EUSAGE, "the output file name is empty");
     struct stat so;
     if (stat(out, &so) != 0) return SS_OK; /* nothing there yet (or unreachable: the write says why) */
     for (int i = 0; i < ninputs; i++) {

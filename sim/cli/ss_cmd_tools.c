@@ -314,6 +314,11 @@ static int import_main(int argc, char **argv)
             rest[nrest++] = argv[i];
         }
     }
+    if (out && !out[0]) {
+        free(rest);
+        fprintf(stderr, "stallsim: import: -o needs a file name (it was given an empty one)\n");
+        return 2;
+    }
     if (!out || nrest == 0) {
         free(rest);
         fprintf(stderr, "usage: stallsim import %s %s -o TRACE.h5\n", imp->name, imp->usage);
@@ -442,6 +447,10 @@ static int gen_main(int argc, char **argv)
     }
     if (!out) {
         fprintf(stderr, "stallsim: gen: -o TRACE.h5 is required\n%s", gen_usage);
+        return 2;
+    }
+    if (!out[0]) {
+        fprintf(stderr, "stallsim: gen: -o needs a file name (it was given an empty one)\n");
         return 2;
     }
     ss_status st = ss_atomic_check_output(out, NULL, 0, ss_trace_is_trace, "stalltrace file");
