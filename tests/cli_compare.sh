@@ -117,6 +117,23 @@ fi
 mkdir -p "$work/empty"
 "$stallsim" compare "$work/empty" 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "empty: folder holds no results.h5" "$work/err" && ok || fail "empty folder: rc=$rc"
+# a results.h5 whose /summary lacks a column (an older stallsim's, or damaged): a number it
+# lacks is shown as - (was 0, with a difference made from it); a name it lacks is an error
+for col in cpu_load_pct scenario; do
+  rm -rf "$work/lack" && cp -r "$work/sweep" "$work/lack"
+  $py -c "
+import h5py, numpy.lib.recfunctions as rf
+f = h5py.File('$work/lack/results.h5', 'r+'); d = rf.drop_fields(f['summary'][()], ['$col'])
+del f['summary']; f.create_dataset('summary', data=d)" || fail "python edits"
+  "$stallsim" compare "$work/lack" --csv "$work/lack.csv" > "$work/out" 2> "$work/err"; rc=$?
+  if [ $col = scenario ]; then
+    [ $rc -eq 1 ] && grep -q "lack/results.h5: /summary has no column 'scenario'" "$work/err" && ok || fail "no scenario column: rc=$rc $(cat "$work/err")"
+  else
+    [ $rc -eq 0 ] && $py -c "
+import csv; rows = list(csv.DictReader(open('$work/lack.csv')))
+assert rows and all(r['cpu_load_pct'] == '' for r in rows), rows" && ok || fail "no cpu_load_pct column: rc=$rc $(cat "$work/err")"
+  fi
+done
 "$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?

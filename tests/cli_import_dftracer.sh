@@ -197,4 +197,17 @@ grep -q "both are rank 0" "$work/e.txt" && ok || fail "same rank message: $(cat 
   fail "missing input: $(cat "$work/e.txt")"
 "$stallsim" import dftracer --bogus "$work/pfw" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unknown option exit status"
 "$stallsim" import dftracer --help | grep -q "loop.iter or fetch.iter" && ok || fail "help"
+# files of ranks 0 and 2 of a 3-rank job (rank 1's forgotten): imported, with a warning that
+# names the job's size and which GPU is which rank; rank 0 of 2 alone warns too
+mkdir -p "$work/gap" "$work/one"
+/usr/bin/python3 -c "
+s = open('$src/tests/fuzz/corpus/dftracer/two_ranks.pfw').read().split('\n%%file%%\n')
+open('$work/gap/trace-0-of-3.pfw', 'w').write(s[0]); open('$work/gap/trace-2-of-3.pfw', 'w').write(s[1])
+open('$work/one/trace-0-of-2.pfw', 'w').write(s[0])"
+"$stallsim" import dftracer "$work/gap" -o "$work/gap.h5" > /dev/null 2> "$work/e.txt" &&
+  grep -q "warning: import dftracer: the trace holds ranks 0, 2 of a job of 3 ranks: GPU 1 is rank 2; the other ranks' stalls" "$work/e.txt" &&
+  ok || fail "a missing rank: $(cat "$work/e.txt")"
+"$stallsim" import dftracer "$work/one" -o "$work/one.h5" > /dev/null 2> "$work/e.txt" &&
+  grep -q "warning: import dftracer: the trace holds rank 0 of a job of 2 ranks; the other" "$work/e.txt" &&
+  ok || fail "one rank of two: $(cat "$work/e.txt")"
 finish

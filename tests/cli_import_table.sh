@@ -122,6 +122,19 @@ for cut in 1000 3000 5000; do
   [ $? -eq 1 ] && grep -q "cut.csv.gz:[0-9]*: the compressed file is truncated" "$work/cut.txt" && [ ! -e "$work/cut.h5" ] && ok ||
     fail "a .gz cut at $cut bytes: $(cat "$work/cut.txt")"
 done
+# CR-only line ends (and CRLF) read as LF ones: the same trace
+tr '\n' '\r' < "$work/a.csv" > "$work/cr.csv"
+sed 's/$/\r/' "$work/a.csv" > "$work/crlf.csv"
+for v in cr crlf; do
+  "$stallsim" import table "$work/$v.csv" -o "$work/$v.h5" > /dev/null 2> "$work/e.txt" || fail "$v line ends: $(cat "$work/e.txt")"
+done
+$py - "$work/a.h5" "$work/cr.h5" "$work/crlf.h5" <<'PY' && ok || fail "CR-only or CRLF line ends read differently"
+import sys, h5py, numpy as np
+a, *others = (h5py.File(p, "r") for p in sys.argv[1:])
+for o in others:
+    for k in a["timeline"]:
+        assert np.array_equal(a["timeline"][k][()], o["timeline"][k][()]), (o.filename, k)
+PY
 "$stallsim" import table "$work/a.csv" -o "" > /dev/null 2> "$work/e.txt"
 [ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "import -o '': $(cat "$work/e.txt")"
 "$stallsim" gen -o "" --gpus 2 --iterations 5 > /dev/null 2> "$work/e.txt"

@@ -14,6 +14,7 @@ struct ss_gzline {
     char *buf;
     size_t cap;
     long line;
+    size_t rest_off, rest_len; /* what followed a lone CR (a line end of its own) in buf */
 };
 
 ss_status ss_gzline_open(const char *path, ss_gzline **out)
@@ -57,6 +58,12 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
     *len = 0;
     size_t n = 0;
     r->line++;
+    if (r->rest_len) { /* the rest of the last read, after a lone CR */
+        memmove(r->buf, r->buf + r->rest_off, r->rest_len);
+        n = r->rest_len;
+        r->rest_len = 0;
+        if (r->buf[n - 1] == '\n') goto split; /* it ends where that read ended: at a line end */
+    }
     for (;;) {
         if (r->cap - n < 2) {
             if (r->cap >= (size_t)SS_GZLINE_MAX)
@@ -94,6 +101,15 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
             return ss_fail(SS_EDATA, "%s:%ld: contains a NUL byte (not a text file)", r->path, r->line);
         }
         if (gzeof(r->f)) break;
+    }
+split:;
+    /* a CR not followed by LF ends a line too (files with CR-only line ends) */
+    char *cr = memchr(r->buf, '\r', n);
+    while (cr && cr + 1 < r->buf + n && cr[1] == '\n') cr = memchr(cr + 2, '\r', n - (size_t)(cr + 2 - r->buf));
+    if (cr && cr + 1 < r->buf + n) {
+        r->rest_off = (size_t)(cr + 1 - r->buf);
+        r->rest_len = n - r->rest_off;
+        n = (size_t)(cr - r->buf);
     }
     if (n > 0 && r->buf[n - 1] == '\n') n--;
     if (n > 0 && r->buf[n - 1] == '\r') n--;

@@ -109,6 +109,24 @@ int ss_rank_from_name(const char *path, long *rank, long *of)
     return 0;
 }
 
+void ss_check_ranks(const char *what, const long *ranks, int n, long world)
+{
+    int first_off = -1; /* the first GPU that is not the rank of its number */
+    for (int g = 0; g < n && first_off < 0; g++)
+        if (ranks[g] != g) first_off = g;
+    long size = world > ranks[n - 1] ? world : ranks[n - 1] + 1;
+    if (first_off < 0 && size == n) return;
+    char list[160] = "", off[64] = "";
+    size_t l = 0;
+    for (int g = 0; g < n && l + 24 < sizeof list; g++)
+        l += (size_t)snprintf(list + l, sizeof list - l, "%s%ld", g ? ", " : "", ranks[g]);
+    if (l + 24 >= sizeof list) snprintf(list + l, sizeof list - l, ", ...");
+    if (first_off >= 0) snprintf(off, sizeof off, ": GPU %d is rank %ld", first_off, ranks[first_off]);
+    ss_warn("import %s: the trace holds %s %s of a job of %s%ld ranks%s; the other ranks' stalls, which the job "
+            "waited for too, are not in it",
+            what, n == 1 ? "rank" : "ranks", list, world > 0 ? "" : "at least ", size, off);
+}
+
 int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us)
 {
     if (!(t_us >= 0.0 && t_us < 9.0e15)) return -1;

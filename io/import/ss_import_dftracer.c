@@ -313,6 +313,16 @@ static ss_status order_by_rank(ss_filelist *l)
                 return st;
             }
         for (int i = 0; i < l->n; i++) l->path[i] = rk[i].path;
+        long *r = malloc((size_t)l->n * sizeof *r);
+        if (!r) {
+            free(rk);
+            return ss_fail(SS_ENOMEM, "out of memory");
+        }
+        for (int i = 0; i < l->n; i++) r[i] = rk[i].rank;
+        ss_check_ranks("dftracer", r, l->n, n0);
+        free(r);
+        free(rk);
+        return SS_OK;
     }
     free(rk);
     return SS_OK;

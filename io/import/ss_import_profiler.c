@@ -278,6 +278,13 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     for (int g = 0; g < d->G; g++)
         if (d->f[g].world > 0 && d->f[g].rank >= d->f[g].world)
             return ss_fail(SS_EDATA, "%s: rank %ld of a world of %ld", d->f[g].path, d->f[g].rank, d->f[g].world);
+    if (opt_rank < 0) { /* (--rank names one file's rank: it is imported alone, as GPU 0) */
+        long *r = malloc((size_t)d->G * sizeof *r);
+        if (!r) return ss_fail(SS_ENOMEM, "out of memory");
+        for (int g = 0; g < d->G; g++) r[g] = d->f[g].rank;
+        ss_check_ranks("profiler", r, d->G, d->f[0].world);
+        free(r);
+    }
     /* time 0: the whole second before the earliest ask (legacy lists count µs from each
      * rank's profiler start: their origin is 1970-01-01 and the ranks are not aligned) */
     double lo = d->f[0].ask[0];

@@ -429,9 +429,22 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
         int nc, ntext = 0;
         const ss_column *cols = ss_columns(&nc);
         hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ss_results_row));
-        for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
+        hid_t ft = H5Dget_type(d);
+        /* a column the file lacks (an older stallsim's, or a damaged file): the names and
+         * the iteration counts and times are needed; other numbers are NaN (shown as -) */
+        int absent[SS_RESULTS_MAX_COLUMNS] = {0};
+        for (int k = 0; st == SS_OK && k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
             const ss_column *c = &cols[k];
             if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
+            if (H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, c->name) >= 0) continue;
+            if (c->type == SS_COL_STR || !strcmp(c->name, "iterations") || !strcmp(c->name, "iter_time_mean"))
+                st = ss_fail(SS_EDATA, "%s: /summary has no column '%s'", path, c->name);
+            absent[k] = 1;
+        }
+        if (ft >= 0) H5Tclose(ft);
+        for (int k = 0; st == SS_OK && k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
+            const ss_column *c = &cols[k];
+            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5) || absent[k]) continue;
             if (c->type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT) {
                 hid_t s1 = H5Tcopy(H5T_C_S1);
                 H5Tset_size(s1, sizeof(((ss_results_row *)0)->text[0]));
@@ -441,10 +454,13 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
                 H5Tinsert(t, c->name, HOFFSET(ss_results_row, num) + (size_t)k * sizeof(double), H5T_NATIVE_DOUBLE);
             }
         }
-        *rows = calloc((size_t)count, sizeof **rows);
-        if (!*rows) st = ss_fail(SS_ENOMEM, "out of memory");
-        else if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
+        *rows = st == SS_OK ? calloc((size_t)count, sizeof **rows) : NULL;
+        if (st == SS_OK && !*rows) st = ss_fail(SS_ENOMEM, "out of memory");
+        else if (st == SS_OK && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0)
             st = ss_fail(SS_EDATA, "%s: /summary lacks the expected columns", path);
+        for (long i = 0; st == SS_OK && i < (long)count; i++)
+            for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+                if (absent[k]) (*rows)[i].num[k] = NAN;
         H5Tclose(t);
     }
     if (sp >= 0) H5Sclose(sp);

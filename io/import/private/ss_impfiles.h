@@ -21,6 +21,12 @@ void ss_filelist_free(ss_filelist *l);
  * "rankR". Returns 1 and fills *rank (and *of, or -1) when found, else 0. */
 int ss_rank_from_name(const char *path, long *rank, long *of);
 
+/* The ranks of the n input files, sorted and distinct (GPU g is the g-th), against the
+ * job's rank count `world` (-1 unknown): warns when they are not all of the job's ranks
+ * (the trace lacks the others' stalls; names the first GPU that is not the rank of its
+ * number). what: the importer's name. */
+void ss_check_ranks(const char *what, const long *ranks, int n, long world);
+
 /* The whole second at or before t_us (µs since 1970) as an ISO 8601 origin in iso and in
  * µs in *origin_us. Returns -1 (nothing set) when t_us is not from 1970 to 2255. */
 int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us);
