@@ -670,7 +670,9 @@ static int on_ini_placeholder(void *user, const char *section, const char *name,
         snprintf(v->p->msg, sizeof v->p->msg, "not a 'key = value' line");
         return 0;
     }
-    return on_ini_pair(v->p, section, name, v->values[i]);
+    char sec[128]; /* "[ output ]" is [output], as check_sections reads it */
+    snprintf(sec, sizeof sec, "%s", section);
+    return on_ini_pair(v->p, trim(sec), name, v->values[i]);
 }
 
 static void dirname_of(const char *file, char *out)
@@ -721,7 +723,10 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
     if (st != SS_OK) return st;
     char dir[SS_PATH_MAX];
     dirname_of(file, dir);
-    if (!regular) dir[0] = '\0'; /* a pipe: relative paths are taken from the current folder */
+    /* a pipe, or a stream named by the system (/dev/stdin, /dev/fd/N, /proc/self/fd/N, a
+     * regular file when the shell redirects one: its folder is not the file's): relative
+     * paths are taken from the current folder */
+    if (!regular || !strncmp(file, "/dev/", 5) || !strncmp(file, "/proc/", 6)) dir[0] = '\0';
     parse_ctx p = {.cfg = c, .base_dir = dir, .check_dupes = 1};
     ini_values vals = {.p = &p};
     char *rewritten = NULL;

@@ -27,6 +27,13 @@ cat written.ini | "$stallsim" run /dev/stdin --out r-pipe --quiet && same_file r
 cp "$deep/t.h5" here.h5
 printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = none, min\nstart_align = avg\n' | "$stallsim" run /dev/stdin --out r-rel --quiet &&
   same_file r-plain/summary.csv r-rel/summary.csv "relative path from a pipe" || fail "relative path from a pipe"
+# ... and with the file redirected (/dev/stdin is then the regular file, in another folder)
+printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = none, min\nstart_align = avg\n' > rel.ini
+"$stallsim" run /dev/stdin --out r-rel2 --quiet < rel.ini &&
+  same_file r-plain/summary.csv r-rel2/summary.csv "relative path from a redirected file" || fail "relative path, < rel.ini"
+# a section header with spaces inside its brackets is that section, as a key's spaces are
+printf '[ trace ]\npath = here.h5\n[scenarios ]\nfetch_align = none, min\n\n; a comment\nstart_align = avg\n' > spaced.ini
+"$stallsim" run spaced.ini --out r-spaced --quiet && same_file r-plain/summary.csv r-spaced/summary.csv "[ trace ]" || fail "[ trace ] refused"
 # an empty pipe is a scenario file without a trace
 "$stallsim" run /dev/stdin --out r-empty < /dev/null 2>err && fail "an empty scenario file was accepted" || { grep -q "path is missing" err && ok || fail "empty: $(cat err)"; }
 finish
