@@ -102,6 +102,24 @@ for j, r in zip(doc["scenarios"], rows):
         assert float(r[k]) == j[k], (k, r[k], j[k])
 PY
 
+# a trace of zero durations: the changes against its zero mean are undefined, null in the
+# JSON (which has no inf), empty in summary.csv
+"$stallsim" gen -o "$work/z.h5" --gpus 2 --iterations 30 --workers 1 --fetch-mean 0.05 --compute-mean 0.02 >/dev/null
+$py -c "
+import h5py; f = h5py.File('$work/z.h5', 'r+')
+for c in ('fetch_time', 'iteration_time', 'stall_time'): f['timeline/' + c][...] = 0.0" || fail "python edits"
+printf '[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\n' "$work/z.h5" > "$work/z.ini"
+"$stallsim" run "$work/z.ini" --out "$work/z" --json > "$work/z.json" 2>/dev/null || fail "run --json, zero durations"
+$py - "$work/z.json" "$work/z/summary.csv" <<'PY' && ok || fail "zero durations: JSON or CSV"
+import csv, json, sys
+def refuse(c):
+    raise ValueError(c)
+j = json.loads(open(sys.argv[1]).read(), parse_constant=refuse)
+assert j["scenarios"][1]["iter_time_change_pct"] is None, j["scenarios"][1]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert rows[1]["iter_time_change_pct"] == "" and "inf" not in open(sys.argv[2]).read(), rows
+PY
+
 # h5dump reads what stallsim writes
 if command -v h5dump >/dev/null; then
   h5dump -H "$work/ff.h5" > /dev/null && ok || fail "h5dump cannot read a trace"

@@ -318,13 +318,20 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     free(L.row);
 }
 
+/* A JSON number: null where it is not finite (JSON has no inf or NaN). */
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+    else fputs("null", f);
+}
+
 /* One JSON value of column c for row j (GPU g): null where it does not apply. */
 static void json_value(FILE *f, const ss_column *c, const ss_summary *s, int j, int g)
 {
     ss_colval v;
     if (!ss_column_get(c, s, j, g, &v)) fputs("null", f);
     else if (c->type == SS_COL_STR) fprintf(f, "\"%s\"", v.str);
-    else if (c->type == SS_COL_F64) fprintf(f, "%.17g", v.d);
+    else if (c->type == SS_COL_F64) json_num(f, v.d);
     else fprintf(f, "%ld", v.l);
 }
 
@@ -362,25 +369,35 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
         int first = 1;
         for (int m = 0; m < SS_NMODELS; m++) {
             if (isnan(r->error_pct[m])) continue;
-            fprintf(f, "%s\"%s\": %.17g", first ? "" : ", ", ss_model_name((ss_model)m), r->error_pct[m]);
+            fprintf(f, "%s\"%s\": ", first ? "" : ", ", ss_model_name((ss_model)m));
+            json_num(f, r->error_pct[m]);
             first = 0;
         }
         fputs("},\n  \"top\": [", f);
         for (int k = 0; k < r->ntop; k++) {
             double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
-            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": %.17g, \"change_s\": %.17g", k ? ", " : "",
-                    s->sc[r->top[k].j].name, r->top[k].change_pct, r->top[k].change_s);
-            if (!isnan(cpu))
-                fprintf(f, ", \"cpu_load_pct\": %.17g, \"optimistic\": %s", cpu, cpu > CPU_BUSY_PCT ? "true" : "false");
+            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[r->top[k].j].name);
+            json_num(f, r->top[k].change_pct);
+            fputs(", \"change_s\": ", f);
+            json_num(f, r->top[k].change_s);
+            if (!isnan(cpu)) {
+                fputs(", \"cpu_load_pct\": ", f);
+                json_num(f, cpu);
+                fprintf(f, ", \"optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false");
+            }
             fputc('}', f);
         }
-        fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": %.17g,\n  \"heal\": [", r->n_within,
-                r->iterations_per_epoch);
-        for (int k = 0; k < r->nheal; k++)
-            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"gain_pct\": %.17g, \"gain_s_per_epoch\": %.17g, "
-                       "\"ranked\": %s}",
-                    k ? ",\n    " : "", ss_model_name(r->heal[k].model), r->heal[k].gpu, r->heal[k].gain_pct,
-                    r->heal[k].gain_s_epoch, r->heal[k].ranked ? "true" : "false");
+        fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": ", r->n_within);
+        json_num(f, r->iterations_per_epoch);
+        fputs(",\n  \"heal\": [", f);
+        for (int k = 0; k < r->nheal; k++) {
+            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"gain_pct\": ", k ? ",\n    " : "",
+                    ss_model_name(r->heal[k].model), r->heal[k].gpu);
+            json_num(f, r->heal[k].gain_pct);
+            fputs(", \"gain_s_per_epoch\": ", f);
+            json_num(f, r->heal[k].gain_s_epoch);
+            fprintf(f, ", \"ranked\": %s}", r->heal[k].ranked ? "true" : "false");
+        }
         fputs("]}", f);
     }
     fputs("}\n", f);

@@ -59,7 +59,8 @@ int ss_summary_measured(const ss_summary *s)
 double ss_summary_change_pct(const ss_summary *s, int j)
 {
     const ss_partial *m = &s->p[ss_summary_measured(s)];
-    if (j == ss_summary_measured(s) || m->n == 0 || s->p[j].n == 0) return NAN;
+    /* (a measured mean of 0, a trace of zero durations, leaves the change undefined) */
+    if (j == ss_summary_measured(s) || m->n == 0 || s->p[j].n == 0 || !(m->mean[SS_M_ITER] > 0)) return NAN;
     return 100.0 * (s->p[j].mean[SS_M_ITER] / m->mean[SS_M_ITER] - 1.0);
 }
 
