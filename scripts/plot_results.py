@@ -263,7 +263,9 @@ def main():
     except OSError as e:
         die(f"cannot create {out}: {e}")
     written = []
-    plot_summary(summary, names, gpus, out, written, a.top)
+    # the rows as run's table labels them (summary.csv's label column; older results: the names)
+    labels = [text(v) for v in summary["label"]] if "label" in summary.dtype.names else names
+    plot_summary(summary, labels, gpus, out, written, a.top)
     if "measured" in series:
         chosen = a.scenario
         if chosen is None and len(names) > 1:

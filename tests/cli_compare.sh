@@ -23,24 +23,34 @@ start_align = none, avg, min
 INI
 "$stallsim" run "$work/ff.ini" --out "$work/sweep" --quiet || fail "sweep"
 "$stallsim" compare "$work/ff.h5" "$work/sweep" --csv "$work/cmp.csv" > "$work/cmp.txt" || fail "compare"
-# the terminal table names every scenario by its model and the parts of its name that not
-# every scenario of its source shares (those are said once under the table): each full name
-# of the CSV comes back from one row and that line, and no two rows look alike
+# the terminal table labels every scenario as run's table does (its model and the settings
+# that not every scenario of its source has; those are said once under the table): each
+# full label of the CSV comes back from one row and that line, and no two rows look alike
 printf '[trace]\npath = ff.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/long.ini"
 "$stallsim" run "$work/long.ini" --out "$work/long" --quiet || fail "pipeline sweep"
 "$stallsim" compare "$work/ff.h5" "$work/long" --csv "$work/long.csv" > "$work/long.txt" || fail "compare long names"
-$py - "$work/long.csv" "$work/long.txt" <<'PY' && ok || fail "compare table's scenario names: $(cat "$work/long.txt")"
+$py - "$work/long.csv" "$work/long.txt" <<'PY' && ok || fail "compare table's scenario labels: $(cat "$work/long.txt")"
 import csv, re, sys
-full = [r["scenario"] for r in csv.DictReader(open(sys.argv[1])) if r["source"].endswith("long") and r["scenario"] != "measured"]
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["source"].endswith("long") and r["scenario"] != "measured"]
+full = [r["label"] for r in rows]
 text = open(sys.argv[2]).read()
-shown = [l.split()[1] for l in text.splitlines() if l.startswith("long ") and l.split()[1] != "measured"]
-common = re.search(r"^every pipeline scenario of long also has (\S+) in its name", text, re.M).group(1).split("_")
+shown = [m.group(1) for m in re.finditer(r"^long\s+(.+?)\s+\d+\s+\d+\.\d+", text, re.M) if m.group(1) != "measured"]
+common = re.search(r"^every pipe row of long has (.+) \(not repeated in its label", text, re.M).group(1).split()
 assert len(full) == 2 and len(shown) == 2 and len(set(shown)) == 2, (full, shown)
 for f, n in zip(full, shown):
-    parts = f.split("_")
-    assert n.split("_") == [parts[0]] + [p for p in parts[1:] if p not in common], (f, n, common)
-    assert sorted(parts[1:]) == sorted([p for p in parts[1:] if p not in common] + common), (f, common)
+    parts = f.split()
+    assert parts[0] == "pipe" and n.split() == [parts[0]] + [p for p in parts[1:] if p not in common], (f, n, common)
+    assert sorted(parts[1:]) == sorted(n.split()[1:] + common), (f, common)
 PY
+# a results.h5 of an older stallsim, without labels: the names stand for them, shortened alike
+rm -rf "$work/old" && cp -r "$work/long" "$work/old"
+$py -c "
+import h5py, numpy.lib.recfunctions as rf
+f = h5py.File('$work/old/results.h5', 'r+'); d = rf.drop_fields(f['summary'][()], ['label'])
+del f['summary']; f.create_dataset('summary', data=d)" || fail "python edits"
+"$stallsim" compare "$work/ff.h5" "$work/old" > "$work/old.txt" &&
+  grep -q "^every pipeline scenario of old also has .* in its name (summary.csv: the full names)" "$work/old.txt" &&
+  grep -q "^old *pipeline_w-" "$work/old.txt" && ok || fail "compare, no labels: $(cat "$work/old.txt")"
 
 # every published mean (4 decimals) appears in the compare CSV, with its difference
 # against the measured trace; the columns are looked up by name

@@ -46,7 +46,7 @@ import csv, sys, h5py, numpy as np
 work, version = sys.argv[1], sys.argv[2]
 def close(a, b, what):
     assert abs(a - b) <= 1e-12 * (1 + abs(b)), (what, a, b)
-header = ("scenario,model,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
+header = ("scenario,model,label,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
           "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
           "iter_time_change_pct,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
           "fidelity_iter_time_mape_pct,heal_gpu,cpu_load_pct,cpu_stretch,straggler_share_gpu0,straggler_share_gpu1")

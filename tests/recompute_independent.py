@@ -114,15 +114,16 @@ def main():
         scn = table_row["scenario"]
         if table_row["model"] == "measured":
             fa, sa, heal = "none", "none", None
-            names = ("measured", "measured", "", "")
+            names = ("measured", "measured", "", "", "measured")
         elif table_row["model"] == "independent":
             fa, sa = table_row["fetch_align"], table_row["start_align"]
             heal = int(table_row["heal_gpu"]) if table_row.get("heal_gpu", "") != "" else None
             names = ("independent_fetch-%s_start-%s%s" % (fa, sa, "" if heal is None else "_heal-%d" % heal),
-                     "independent", fa, sa)
+                     "independent", fa, sa,
+                     "indep f=%s s=%s%s" % (fa, sa, "" if heal is None else " heal=%d" % heal))
         else:
             continue
-        for col, want in zip(("scenario", "model", "fetch_align", "start_align"), names):
+        for col, want in zip(("scenario", "model", "fetch_align", "start_align", "label"), names):
             if table_row[col] != want:
                 bad += 1
                 print("%s %s: %r, expected %r" % (scn, col, table_row[col], want))
@@ -150,7 +151,7 @@ def main():
         for g in range(G):
             check(scn, "straggler_share_gpu%d" % g, sum(1 for o in out if o["straggler"] == g) / n)
         checked += 1
-    extra = set(table[0].keys()) - {"scenario", "model", "fetch_align", "start_align", "iterations",
+    extra = set(table[0].keys()) - {"scenario", "model", "label", "fetch_align", "start_align", "iterations",
                                     "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
                                     "fidelity_iter_time_mape_pct", "heal_gpu", "cpu_load_pct", "cpu_stretch"} - {

@@ -437,14 +437,19 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
             const ss_column *c = &cols[k];
             if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
             if (H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, c->name) >= 0) continue;
-            if (c->type == SS_COL_STR || !strcmp(c->name, "iterations") || !strcmp(c->name, "iter_time_mean"))
+            if ((c->type == SS_COL_STR && strcmp(c->name, "label")) || !strcmp(c->name, "iterations") ||
+                !strcmp(c->name, "iter_time_mean")) /* (a label is left empty: the name stands for it) */
                 st = ss_fail(SS_EDATA, "%s: /summary has no column '%s'", path, c->name);
             absent[k] = 1;
         }
         if (ft >= 0) H5Tclose(ft);
         for (int k = 0; st == SS_OK && k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
             const ss_column *c = &cols[k];
-            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5) || absent[k]) continue;
+            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
+            if (absent[k]) {
+                ntext += c->type == SS_COL_STR; /* its text stays empty */
+                continue;
+            }
             if (c->type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT) {
                 hid_t s1 = H5Tcopy(H5T_C_S1);
                 H5Tset_size(s1, sizeof(((ss_results_row *)0)->text[0]));

@@ -43,7 +43,8 @@ int ss_results_csv_digest(const char *path, char *out);
 
 /* One row of a results.h5 /summary table as `stallsim compare` reads it back: the
  * columns flagged SS_COLF_COMPARE (ss_columns.h), text columns in table order into
- * text[] (text[0] the scenario, text[1] the model), numbers into num[column index]. */
+ * text[] (text[0] the scenario, text[1] the model, text[2]
+ * its label, empty where the file has none), numbers into num[column index]. */
 #define SS_RESULTS_MAX_COLUMNS 64
 #define SS_RESULTS_MAX_TEXT 4
 typedef struct {

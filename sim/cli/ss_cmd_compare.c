@@ -274,14 +274,26 @@ static void short_header(const ss_column *c, char *h, size_t n)
     else snprintf(h, n, "%s", st);
 }
 
-/* 1 when rows i and j are scenarios of the same source and model (the part of their names
- * before the first '_'; a measured row is none) */
+/* Row i's scenario as run's table labels it ("pipe W=2 fs=0.5", parts apart by spaces), or
+ * its summary.csv name (parts apart by '_') where the file has no labels (an older
+ * stallsim's); *sep receives the separator */
+static const char *row_name(const cmp_table *t, int i, char *sep)
+{
+    const ss_results_row *r = &t->v[i].r;
+    *sep = r->text[2][0] ? ' ' : '_';
+    return r->text[2][0] ? r->text[2] : r->text[0];
+}
+
+/* 1 when rows i and j are scenarios of the same source and model (the first part of their
+ * names, told apart alike; a measured row is none) */
 static int same_group(const cmp_table *t, int i, int j)
 {
-    const char *a = t->v[i].r.text[0], *b = t->v[j].r.text[0];
-    size_t la = strcspn(a, "_");
-    return strcmp(a, "measured") && strcmp(b, "measured") && !strcmp(t->v[i].source, t->v[j].source) &&
-           la == strcspn(b, "_") && !strncmp(a, b, la);
+    char si, sj;
+    const char *a = row_name(t, i, &si), *b = row_name(t, j, &sj);
+    const char set[2] = {si, '\0'};
+    size_t la = strcspn(a, set);
+    return si == sj && strcmp(t->v[i].r.text[0], "measured") && strcmp(t->v[j].r.text[0], "measured") &&
+           !strcmp(t->v[i].source, t->v[j].source) && la == strcspn(b, set) && !strncmp(a, b, la);
 }
 
 /* The rows' groups (a source's scenarios of one model; a measured row is in none), each
@@ -322,20 +334,24 @@ static int name_groups(const cmp_table *t, int *gid, name_group **groups)
     }
     for (int k = 0; k < ng; k++) {
         int m = 0;
+        char sep = '_';
         for (int i = 0; i < t->n; i++)
-            if (gid[i] == k) names[m++] = t->v[i].r.text[0];
-        ss_parts_shared(names, m, '_', 0, g[k].shared, sizeof g[k].shared);
+            if (gid[i] == k) names[m++] = row_name(t, i, &sep);
+        /* labels: their key=value settings, as run's table drops them */
+        ss_parts_shared(names, m, sep, sep == ' ', g[k].shared, sizeof g[k].shared);
     }
     free(names);
     *groups = g;
     return ng;
 }
 
-/* Row i's scenario as the table shows it: its name without the parts that every scenario
- * of its group shares (said once under the table) */
+/* Row i's scenario as the table shows it: its label (or name) without the parts that every
+ * scenario of its group shares (said once under the table) */
 static void shown_name(const cmp_table *t, int i, const int *gid, const name_group *g, char *buf, size_t n)
 {
-    ss_parts_drop(t->v[i].r.text[0], gid && gid[i] >= 0 ? g[gid[i]].shared : "", '_', buf, n);
+    char sep;
+    const char *name = row_name(t, i, &sep);
+    ss_parts_drop(name, gid && gid[i] >= 0 ? g[gid[i]].shared : "", sep, buf, n);
 }
 
 static void print_table(const cmp_table *t, FILE *out)
@@ -392,9 +408,14 @@ static void print_table(const cmp_table *t, FILE *out)
     /* the name parts left out, per source and model */
     for (int k = 0; k < ng; k++)
         if (g[k].members >= 2 && g[k].shared[0]) {
-            const char *full = t->v[g[k].row].r.text[0];
-            fprintf(out, "every %.*s scenario of %s also has %s in its name (summary.csv: the full names)\n",
-                    (int)strcspn(full, "_"), full, shown_source(t, g[k].row), g[k].shared);
+            char sep;
+            const char *full = row_name(t, g[k].row, &sep);
+            if (sep == ' ')
+                fprintf(out, "every %.*s row of %s has %s (not repeated in its label; summary.csv: the full labels)\n",
+                        (int)strcspn(full, " "), full, shown_source(t, g[k].row), g[k].shared);
+            else
+                fprintf(out, "every %.*s scenario of %s also has %s in its name (summary.csv: the full names)\n",
+                        (int)strcspn(full, "_"), full, shown_source(t, g[k].row), g[k].shared);
         }
     free(g);
     free(gid);
@@ -466,7 +487,7 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     int ci[SS_RESULTS_MAX_COLUMNS];
     int ncc = compare_columns(cc, ci);
     char h[64];
-    fputs("source,scenario,model", f);
+    fputs("source,scenario,model,label", f);
     for (int k = 0; k < ncc; k++) {
         fprintf(f, ",%s", cc[k]->name);
         if (cc[k]->type != SS_COL_F64) continue;
@@ -479,7 +500,8 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
         csv_text(f, t->v[i].source);
-        fprintf(f, ",%s,%s", r->text[0], r->text[1]);
+        fprintf(f, ",%s,%s,", r->text[0], r->text[1]);
+        csv_text(f, r->text[2]);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
             if (cc[k]->type != SS_COL_F64) {

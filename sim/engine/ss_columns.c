@@ -13,6 +13,8 @@
 static const ss_column columns[] = {
     {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, 160},
     {"model", SS_COL_STR, "", "every row", "measured, or the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
+    {"label", SS_COL_STR, "", "every row", "the scenario as run's table labels it (its model and settings, in full)",
+     SS_CV_LABEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 96},
     {"fetch_align", SS_COL_STR, "", "replay rows", "alignment of the fetch times", SS_CV_FETCH_ALIGN, 0, SS_COLF_H5, 8},
     {"start_align", SS_COL_STR, "", "replay rows", "alignment of the loader starts", SS_CV_START_ALIGN, 0, SS_COLF_H5, 8},
     {"iterations", SS_COL_LONG, "1", "every row", "iterations summarised (after warm-up, in the selected epochs)",
@@ -89,6 +91,10 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     switch (c->value) {
     case SS_CV_SCENARIO: v->str = sc->name; return 1;
     case SS_CV_MODEL: v->str = ss_model_name(sc->model); return 1;
+    case SS_CV_LABEL:
+        ops->label_of(sc, v->buf, sizeof v->buf);
+        v->str = v->buf;
+        return 1;
     case SS_CV_FETCH_ALIGN:
         v->str = ss_align_name(sc->fetch_align);
         return sc->model != SS_MODEL_MEASURED;

@@ -12,7 +12,7 @@ typedef enum { SS_COL_STR, SS_COL_LONG, SS_COL_INT, SS_COL_F64 } ss_col_type;
 
 /* What a column holds (the evaluator's switch). */
 typedef enum {
-    SS_CV_SCENARIO, SS_CV_MODEL, SS_CV_FETCH_ALIGN, SS_CV_START_ALIGN, SS_CV_ITERATIONS,
+    SS_CV_SCENARIO, SS_CV_MODEL, SS_CV_LABEL, SS_CV_FETCH_ALIGN, SS_CV_START_ALIGN, SS_CV_ITERATIONS,
     SS_CV_MEAN, SS_CV_STD, SS_CV_EFFECTIVE_DELAY, SS_CV_CHANGE, SS_CV_WORKERS, SS_CV_PREFETCH,
     SS_CV_FETCH_SCALE, SS_CV_COMPUTE_SCALE, SS_CV_HEAL_GPU, SS_CV_FIDELITY_ERR, SS_CV_FIDELITY_MAPE, SS_CV_CPU_LOAD, SS_CV_CPU_STRETCH, SS_CV_STRAGGLER
 } ss_col_value;
@@ -46,9 +46,10 @@ const ss_column *ss_column_find(const char *name);
 
 /* A value: the text, the integer or the number, by the column's type. */
 typedef struct {
-    const char *str;
+    const char *str; /* (may point into buf) */
     long l;
     double d;
+    char buf[96];    /* a text made for the value (the label) */
 } ss_colval;
 
 /* Row j's value of column c (GPU g for per-GPU columns). Returns 0 when the column does
