@@ -130,6 +130,12 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 assert rows[1]["iter_time_change_pct"] == "" and "inf" not in open(sys.argv[2]).read(), rows
 PY
 
+# a difference in % against 0 (the delay of a 1-GPU trace is always 0) is shown as -, not nan
+"$stallsim" gen -o "$work/one.h5" --gpus 1 --iterations 40 >/dev/null
+printf '[trace]\npath = %s\n[scenarios]\nfetch_align = none\n' "$work/one.h5" > "$work/one.ini"
+"$stallsim" run "$work/one.ini" --out "$work/one" --quiet && "$stallsim" compare "$work/one.h5" "$work/one" > "$work/one.txt" &&
+  ! grep -qi "nan" "$work/one.txt" && grep -q "0.0000        -" "$work/one.txt" && ok || fail "diff% against 0: $(cat "$work/one.txt")"
+
 # h5dump reads what stallsim writes
 if command -v h5dump >/dev/null; then
   h5dump -H "$work/ff.h5" > /dev/null && ok || fail "h5dump cannot read a trace"

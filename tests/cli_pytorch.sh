@@ -264,6 +264,27 @@ PY
   out=$("$stallsim" import pytorch "$work/killed/run" -o "$work/killed.h5" 2>&1); rc=$?
   [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: epoch [0-9]* has 4 of its [0-9]* batches (meta batches_per_epoch): the run ended early (killed?)" <<<"$out" &&
     ok || fail "a killed run: rc $rc: $out"
+  # killed, and each rank lost its own last buffered lines: rank 1 has 3 batches of the last
+  # pass more than rank 0; the trace keeps the rows both have, and says so
+  cp -r "$work/w2" "$work/killed2"
+  $py - "$work/killed2/run" <<'PY'
+import glob, sys
+rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
+p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]
+for path in glob.glob(sys.argv[1] + ".rank*.csv"):
+    last = 8 if ".rank1.csv" in path else 5
+    keep = [l for l in open(path).read().splitlines(True)
+            if not (l.split(",")[0] == "end" and l.split(",")[1] == p) and
+            not (l.split(",")[0] in ("batch", "fetch") and l.split(",")[1] == p and int(l.split(",")[2]) >= last)]
+    open(path, "w").writelines(keep)
+PY
+  out=$("$stallsim" import pytorch "$work/killed2/run" -o "$work/killed2.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: cut off after [0-9]* rows (the run crashed or was killed), where rank 1's file goes on" <<<"$out" &&
+    $py -c "
+import h5py
+a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/killed2.h5', 'r')
+assert a.attrs['iterations'] == b.attrs['iterations'], (a.attrs['iterations'], b.attrs['iterations'])" &&
+    ok || fail "a killed run, ranks cut differently: rc $rc: $out"
   # a garbage line
   sed -i '25s/.*/batch,0,x,1,2/' "$b.rank0.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?

@@ -165,6 +165,15 @@ PY
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
   { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected finite seconds >= 0" ep && ok || fail "NaN start wait: $(cat ep)"; }
+# a trace compressed with a filter this HDF5 lacks (h5py's LZF) names the filter, not damage
+$py -c "
+import h5py
+with h5py.File('e.h5', 'r') as a, h5py.File('lzf.h5', 'w') as b:
+    for k, v in a.attrs.items(): b.attrs[k] = v
+    g = b.create_group('timeline')
+    for k, d in a['timeline'].items(): g.create_dataset(k, data=d[()], compression='lzf', chunks=True)" || fail "python edits"
+"$stallsim" info lzf.h5 >/dev/null 2>ep && fail "an LZF trace was read" ||
+  { grep -q "lzf.h5: dataset /timeline/.* is compressed with filter 32000 (lzf), which this HDF5 library does not have" ep && ok || fail "LZF: $(cat ep)"; }
 # the integer root attributes are bounded: a prefetch factor of 2^32 + 3 is refused by name (it
 # was read as 3), as are negative counts and a non-integer
 for bad in "prefetch_factor 4294967299 0 to 1024" "prefetch_factor -3 0 to 1024" "batch_size -1 0 to"; do

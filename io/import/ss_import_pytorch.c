@@ -91,6 +91,7 @@ typedef struct {
     /* the loop state */
     long pass, epoch, npass;
     int have_cur;
+    int cut; /* its file ended within a batch (no next ask: the run crashed or was killed) */
     pt_batch cur;
 } pt_rank;
 
@@ -479,7 +480,10 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     row->ask = R->cur.ask;
     row->got = R->cur.got;
     row->line = R->cur.line;
-    if (k == PT_EOF) return SS_OK; /* cut off (a crash): the last batch has no step end */
+    if (k == PT_EOF) { /* cut off (a crash): the last batch has no step end */
+        R->cut = 1;
+        return SS_OK;
+    }
     if (k == PT_EPOCH)
         return ss_fail(SS_EDATA, "%s:%ld: a new pass starts, but pass %ld has no 'end' record", f->path, f->line,
                        R->pass);
@@ -909,9 +913,15 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 got0 = got;
             } else if (got != got0) {
                 pt_rank *a = got ? R : S->r[0], *b = got ? S->r[0] : R;
-                return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends after "
-                               "%ld rows: the ranks do not have the same iteration counts", a->main.path, a->main.line,
-                               a->rank, b->rank, b->main.path, S->rows);
+                if (!b->cut)
+                    return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends "
+                                   "after %ld rows: the ranks do not have the same iteration counts", a->main.path,
+                                   a->main.line, a->rank, b->rank, b->main.path, S->rows);
+                /* a crash: each rank lost its own last few buffered lines; the rows every rank has */
+                ss_warn("%s: cut off after %ld rows (the run crashed or was killed), where rank %d's file goes on: "
+                        "the trace keeps the %ld iterations every rank has", b->main.path, S->rows, a->rank, S->rows);
+                got0 = 0;
+                break;
             } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
                 return ss_fail(SS_EDATA, "%s:%ld: epoch %ld batch %ld, but %s:%ld is at epoch %ld batch %ld: the "
                                "ranks do not have the same iteration counts per epoch", R->main.path, row.line,

@@ -252,6 +252,23 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     if (want_rank == 2 && (long)dims[1] != t->meta.gpus)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu columns but attribute gpus = %d", t->path,
                        full, (unsigned long long)dims[1], t->meta.gpus);
+    /* a compression filter this HDF5 lacks (h5py's lzf, a plugin's) would read as damage */
+    hid_t fp = H5Dget_create_plist(d);
+    int nf = fp >= 0 ? H5Pget_nfilters(fp) : 0;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, conf;
+        size_t ncd = 0;
+        char fname[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(fp, (unsigned)i, &flags, &ncd, NULL, sizeof fname, fname, &conf);
+        if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+            H5Pclose(fp);
+            return ss_fail(SS_EDATA,
+                           "%s: dataset %s is compressed with filter %d (%s), which this HDF5 library does not have: "
+                           "write the trace with gzip compression (h5py: compression='gzip') or none",
+                           t->path, full, (int)id, fname[0] ? fname : id == 32000 ? "lzf" : "unknown");
+        }
+    }
+    if (fp >= 0) H5Pclose(fp);
     if (want_rank == 2) {
         hid_t dcpl = H5Dget_create_plist(d);
         hsize_t cd[2];

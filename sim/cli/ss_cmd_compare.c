@@ -400,6 +400,7 @@ static void print_table(const cmp_table *t, FILE *out)
             if (cc[k]->type != SS_COL_F64) fprintf(out, " %6.0f", v);
             else if (isnan(v)) fprintf(out, " %10s %8s", "-", "-"); /* not recorded (cpu_load_pct of a trace) */
             else if (isnan(ref)) fprintf(out, " %10.4f %8s", v, "-");
+            else if (is_pct && !isfinite(pct(v, ref))) fprintf(out, " %10.4f %8s", v, "-"); /* against 0 */
             else if (is_pct) fprintf(out, " %10.4f %+8.2f", v, pct(v, ref));
             else fprintf(out, " %10.2f %+8.2f", v, v - ref);
         }
