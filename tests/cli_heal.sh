@@ -47,6 +47,12 @@ if command -v mpirun >/dev/null; then
 fi
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=8 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "heal = 8, but the trace has 8 GPUs" "$work/err" && ok || fail "heal = 8: rc=$rc $(cat "$work/err")"
+# a trace of 1 GPU has no other GPUs whose median a healed one would take
+"$stallsim" gen -o "$work/g1.h5" --gpus 1 --iterations 30 >/dev/null
+for h in 0 each; do
+  "$stallsim" run "$work/h11.ini" --set trace.path="$work/g1.h5" --set scenarios.heal=$h --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+  [ $rc -eq 2 ] && grep -q "the trace has 1 GPU, and healing one .* it needs 2 or more" "$work/err" && ok || fail "heal = $h of 1 GPU: rc=$rc $(cat "$work/err")"
+done
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=each,2 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "beside each" "$work/err" && ok || fail "heal = each, 2: rc=$rc"
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?

@@ -46,6 +46,11 @@ INI
 done
 path=$(sed -n 's/^timing: vector instructions of the hot loops: \([^ ]*\).*/\1/p' a-default.err)
 echo "default path on this CPU: $path"
+# a value it does not know is named in a warning, not ignored in silence
+"$stallsim" gen -o isa-warn.h5 --gpus 2 --iterations 30 > /dev/null
+printf '[trace]\npath = isa-warn.h5\n' > isa-warn.ini
+STALLSIM_ISA=genric "$stallsim" run isa-warn.ini --out isa-warn --quiet 2> isa-warn.err
+grep -q "STALLSIM_ISA = 'genric' is not generic, avx2 or avx512: ignored" isa-warn.err && ok || fail "STALLSIM_ISA typo: $(cat isa-warn.err)"
 if [ "$path" = generic ] && [ "$failures" -eq 0 ]; then
   echo "skipped: this CPU has no AVX2, so both runs took the baseline path ($checks checks passed)"
   exit 77

@@ -334,8 +334,9 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
         struct stat sb;
         if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
         if (now - sb.st_mtime < 15 * 60) {
-            ss_warn("%s: a temporary file of process %ld, which does not run on this machine; if no run on another "
-                    "machine is writing it, remove it",
+            ss_warn("%s: a temporary file of process %ld, which is not running here (it was killed, or it runs on "
+                    "another machine that writes into this folder): the next run removes it once it is 15 minutes "
+                    "old; remove it now if no other machine's run writes it",
                     path, pid);
             continue;
         }

@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "ss_status.h"
 
 static ss_isa_level detect(void)
 {
@@ -23,8 +26,11 @@ ss_isa_level ss_isa(void)
     if (!known) {
         level = detect();
         const char *want = getenv("STALLSIM_ISA");
-        if (want && !strcmp(want, "generic")) level = SS_ISA_GENERIC;
-        else if (want && !strcmp(want, "avx2") && level > SS_ISA_AVX2) level = SS_ISA_AVX2;
+        if (want && !strcasecmp(want, "generic")) level = SS_ISA_GENERIC;
+        else if (want && !strcasecmp(want, "avx2") && level > SS_ISA_AVX2) level = SS_ISA_AVX2;
+        else if (want && want[0] && strcasecmp(want, "avx2") && strcasecmp(want, "avx512"))
+            ss_warn("STALLSIM_ISA = '%s' is not generic, avx2 or avx512: ignored (the hot loops use %s)", want,
+                    ss_isa_name(level));
         known = 1;
     }
     return level;

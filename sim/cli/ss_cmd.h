@@ -5,6 +5,8 @@
 
 #include "ss_comm.h"
 #include "ss_config.h"
+#include "ss_summary.h"
+#include "ss_trace.h"
 
 int ss_cmd_run(const ss_comm *c, int argc, char **argv);
 int ss_cmd_info(const ss_comm *c, int argc, char **argv);
@@ -20,5 +22,10 @@ int ss_cmd_fail(ss_status st);
  * invalid value is SS_EUSAGE naming the command and the option as typed ("info: --warmup
  * '-1' must be ..."). */
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value);
+
+/* SS_OK when the measured row of s summarises some iteration of trace t; else SS_EDATA
+ * saying why: the selected epoch is not in the trace (naming its epochs), or no iteration
+ * of the selection is past the warm-up. */
+ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t);
 
 #endif

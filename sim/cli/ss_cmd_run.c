@@ -30,7 +30,7 @@ static const char run_usage[] =
     "                --set scenarios.fetch_align=min,avg --set trace.epoch=1\n"
     "  --out DIR     write results to DIR (relative to the current folder)\n"
     "  --json        print the summary as JSON instead of the table\n"
-    "  --quiet       print nothing on success\n"
+    "  --quiet       print nothing on success (with --json: the JSON only)\n"
     "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
     "                memory on stderr\n"
     "\n"
@@ -254,25 +254,6 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
     }
 }
 
-static ss_status check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
-{
-    if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
-    if (!cfg->epoch_all) {
-        int found = 0;
-        char list[160];
-        ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
-        if (st != SS_OK) return st;
-        if (!found)
-            return ss_fail(SS_EDATA, "%s: trace.epoch = %ld: the trace has no epoch %ld (its epochs: %s)", trace,
-                           cfg->epoch, cfg->epoch, list);
-    }
-    if (cfg->epoch_all)
-        return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
-                       trace, cfg->warmup_iterations);
-    return ss_fail(SS_EDATA, "%s: no iteration of epoch %ld has index >= warmup_iterations = %ld: nothing to summarise",
-                   trace, cfg->epoch, cfg->warmup_iterations);
-}
-
 static int is_summary_csv(const char *path) { return ss_atomic_starts_with(path, "scenario,"); }
 
 /* Rank 0, before any work: results.h5 and summary.csv may replace earlier results only,
@@ -426,7 +407,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        st = check_selection(&sum, &cfg, cfg.trace_path, t);
+        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t);
         long rows = 0, epochs = 0;
         if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? -1 : cfg.epoch, &rows, &epochs);
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);

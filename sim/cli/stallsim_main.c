@@ -28,6 +28,25 @@ static const char usage[] =
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
 
+ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
+{
+    if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    if (!cfg->epoch_all) {
+        int found = 0;
+        char list[160];
+        ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
+        if (st != SS_OK) return st;
+        if (!found)
+            return ss_fail(SS_EDATA, "%s: trace.epoch = %ld: the trace has no epoch %ld (its epochs: %s)", trace,
+                           cfg->epoch, cfg->epoch, list);
+    }
+    if (cfg->epoch_all)
+        return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
+                       trace, cfg->warmup_iterations);
+    return ss_fail(SS_EDATA, "%s: no iteration of epoch %ld has index >= warmup_iterations = %ld: nothing to summarise",
+                   trace, cfg->epoch, cfg->warmup_iterations);
+}
+
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)
 {
     char set[512];

@@ -61,6 +61,9 @@ static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
                                    c->file, c->heal[i]);
     for (int i = 0; i < c->n_heal; i++) {
         int v = c->heal[i];
+        if ((v >= 0 || v == SS_HEAL_EACH) && gpus == 1)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal: the trace has 1 GPU, and healing one replaces its fetch times "
+                           "by the other GPUs' median: it needs 2 or more", c->file);
         if (v >= 0 && gpus > 0 && v >= gpus)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %d, but the trace has %d GPU%s (0 to %d)", c->file, v,
                            gpus, gpus == 1 ? "" : "s", gpus - 1);
