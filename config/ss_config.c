@@ -281,7 +281,7 @@ static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {
     double v;
-    if (parse_number(s, &v) || !(v > k->min) || v > k->max) return "must be a positive number";
+    if (parse_number(s, &v) || !(v > k->min) || v > k->max) return bounds_text(k, "must be a positive number up to");
     ((double *)arr)[i] = v;
     return NULL;
 }

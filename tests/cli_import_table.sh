@@ -135,6 +135,8 @@ for o in others:
     for k in a["timeline"]:
         assert np.array_equal(a["timeline"][k][()], o["timeline"][k][()]), (o.filename, k)
 PY
+"$stallsim" import table --bogus "$work/a.csv" -o "$work/x.h5" > /dev/null 2> "$work/e.txt"
+[ $? -eq 2 ] && grep -q "import table: unknown option '--bogus'" "$work/e.txt" && ok || fail "import --bogus: $(cat "$work/e.txt")"
 "$stallsim" import table "$work/a.csv" -o "" > /dev/null 2> "$work/e.txt"
 [ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "import -o '': $(cat "$work/e.txt")"
 "$stallsim" gen -o "" --gpus 2 --iterations 5 > /dev/null 2> "$work/e.txt"

@@ -174,6 +174,15 @@ with h5py.File('e.h5', 'r') as a, h5py.File('lzf.h5', 'w') as b:
     for k, d in a['timeline'].items(): g.create_dataset(k, data=d[()], compression='lzf', chunks=True)" || fail "python edits"
 "$stallsim" info lzf.h5 >/dev/null 2>ep && fail "an LZF trace was read" ||
   { grep -q "lzf.h5: dataset /timeline/.* is compressed with filter 32000 (lzf), which this HDF5 library does not have" ep && ok || fail "LZF: $(cat ep)"; }
+# a trace another process holds open for writing (HDF5's file lock) is said to be so
+$py -c "
+import h5py, time
+f = h5py.File('e.h5', 'r+'); open('held', 'w').close(); time.sleep(20)" &
+holder=$!
+for _ in $(seq 100); do [ -e held ] && break; sleep 0.1; done
+"$stallsim" info e.h5 >/dev/null 2>ep && fail "a locked trace was read (or no lock)" ||
+  { grep -q "e.h5: another process has the file open for writing (HDF5's file lock)" ep && ok || fail "locked: $(cat ep)"; }
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
 # the integer root attributes are bounded: a prefetch factor of 2^32 + 3 is refused by name (it
 # was read as 3), as are negative counts and a non-integer
 for bad in "prefetch_factor 4294967299 0 to 1024" "prefetch_factor -3 0 to 1024" "batch_size -1 0 to"; do

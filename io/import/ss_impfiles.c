@@ -127,6 +127,15 @@ void ss_check_ranks(const char *what, const long *ranks, int n, long world)
             what, n == 1 ? "rank" : "ranks", list, world > 0 ? "" : "at least ", size, off);
 }
 
+ss_status ss_import_no_options(const char *what, int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1])
+            return ss_fail(SS_EUSAGE, "import %s: unknown option '%s' (see stallsim import %s --help)", what, argv[i],
+                           what);
+    return SS_OK;
+}
+
 int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us)
 {
     if (!(t_us >= 0.0 && t_us < 9.0e15)) return -1;

@@ -8,6 +8,7 @@
 
 #include "ss_csv.h"
 #include "ss_import.h"
+#include "ss_impfiles.h"
 #include "ss_timefmt.h"
 
 typedef struct {
@@ -359,6 +360,8 @@ typedef struct {
 
 static ss_status dsa_open(void **state, int argc, char **argv, ss_import_info *info)
 {
+    ss_status ost = ss_import_no_options("dsanalyzer", argc, argv);
+    if (ost != SS_OK) return ost;
     if (argc != 1)
         return ss_fail(SS_EUSAGE, "import dsanalyzer: expected one PREFIX (see stallsim import dsanalyzer --help)");
     dsa_state *d = calloc(1, sizeof *d);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ss_import.h"
+#include "ss_impfiles.h"
 #include "ss_limits.h"
 #include "ss_timefmt.h"
 
@@ -48,6 +49,7 @@ typedef struct {
     int64_t cpu; /* CPU time of the fetching thread, ns; -1 not recorded (format 1) */
     int64_t wait; /* its wait for a core, ns; -1 not recorded (formats 1, 2, or no schedstat) */
     long line;
+    int seen;  /* a record was read: p, k and line are the last one's */
 } pt_fetch;
 
 typedef struct {
@@ -341,6 +343,8 @@ static ss_status pt_rank_header(pt_rank *R)
     return SS_OK;
 }
 
+static int key_less(long p1, long k1, long p2, long k2) { return p1 < p2 || (p1 == p2 && k1 < k2); }
+
 /* Moves fetch source s's head to its next fetch record (or EOF). */
 static ss_status pt_fetch_advance(pt_fetch *s)
 {
@@ -355,9 +359,15 @@ static ss_status pt_fetch_advance(pt_fetch *s)
             return SS_OK;
         }
         if (k != PT_FETCH) continue; /* meta lines; the rank file's loop records */
-        long w = 0;
+        long w = 0, p0 = s->p, k0 = s->k;
         if ((st = pt_long(f, 1, "the fetch's pass", 0, LONG_MAX, &s->p)) != SS_OK) return st;
         if ((st = pt_long(f, 2, "the fetch's batch", 0, LONG_MAX, &s->k)) != SS_OK) return st;
+        /* a file's fetches come in batch order (the importer reads each file once, in step) */
+        if (s->seen && !key_less(p0, k0, s->p, s->k))
+            return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld comes after batch %ld of pass %ld (line %ld): a "
+                           "file's fetch records must be in the order they were written",
+                           f->path, f->line, s->k, s->p, k0, p0, s->line);
+        s->seen = 1;
         if ((st = pt_long(f, 3, "the fetch's worker", -1, SS_MAX_WORKERS - 1, &w)) != SS_OK) return st;
         if ((st = pt_time(f, 4, "the fetch's start time", &s->start)) != SS_OK) return st;
         if ((st = pt_time(f, 5, "the fetch's ready time", &s->ready)) != SS_OK) return st;
@@ -374,8 +384,6 @@ static ss_status pt_fetch_advance(pt_fetch *s)
         return SS_OK;
     }
 }
-
-static int key_less(long p1, long k1, long p2, long k2) { return p1 < p2 || (p1 == p2 && k1 < k2); }
 
 /* The fetch record of batch (p, k) of rank R: the head of one source, after skipping
  * batches that were fetched but never taken by the loop (each source is in batch order). */
@@ -395,6 +403,12 @@ static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
     if (R->workers == 0)
         return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in this file", R->main.path,
                        R->cur.line, k, p);
+    for (int i = 0; i < R->nsrc; i++) /* a later batch ahead of it: the records may be out of order */
+        if (R->src[i].valid)
+            return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker "
+                           "files before their next ones (%s:%ld is batch %ld of pass %ld): a file's records out of order?",
+                           R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[i].file.path, R->src[i].line,
+                           R->src[i].k, R->src[i].p);
     return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker files "
                    "(%s and the others)", R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[0].file.path);
 }
@@ -699,6 +713,8 @@ static ss_status pt_check_dir(const char *prefix)
 
 static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *info)
 {
+    ss_status ost = ss_import_no_options("pytorch", argc, argv);
+    if (ost != SS_OK) return ost;
     if (argc != 1)
         return ss_fail(SS_EUSAGE, "import pytorch: expected one PREFIX (see stallsim import pytorch --help)");
     pt_state *S = calloc(1, sizeof *S);

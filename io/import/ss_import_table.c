@@ -10,6 +10,7 @@
 #include "ss_gzline.h"
 #include "ss_csv.h"
 #include "ss_import.h"
+#include "ss_impfiles.h"
 #include "ss_limits.h"
 #include "ss_number.h"
 #include "ss_timefmt.h"
@@ -288,6 +289,8 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
     tab_state *t = calloc(1, sizeof *t);
     if (!t) return ss_fail(SS_ENOMEM, "out of memory");
     *state = t;
+    ss_status ost = ss_import_no_options("table", argc, argv);
+    if (ost != SS_OK) return ost;
     if (argc != 1 || (argv[0][0] == '-' && argv[0][1]))
         return ss_fail(SS_EUSAGE, "import table: expected one FILE (see stallsim import table --help)");
     if (!(t->path = strdup(argv[0]))) return ss_fail(SS_ENOMEM, "out of memory");

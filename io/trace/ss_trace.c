@@ -428,11 +428,23 @@ static ss_status open_datasets(ss_trace_file *t)
     return st;
 }
 
+/* Opens path read-only without HDF5's file lock (NULL fapl where the library has none). */
+static hid_t open_unlocked(const char *path)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+    H5Pset_file_locking(fapl, 0, 1);
+#endif
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
 int ss_trace_is_trace(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (H5Fis_hdf5(path) <= 0) return 0;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = open_unlocked(path); /* (a trace another process has open for writing is one still) */
     if (f < 0) return 0;
     int yes = H5Aexists(f, "schema") > 0;
     H5Fclose(f);
@@ -479,7 +491,17 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 #endif
     t->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
-    if (t->file < 0) st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
+    if (t->file < 0) {
+        /* HDF5's file lock: another process has it open for writing (h5py 'r+' or 'a', say) */
+        hid_t u = open_unlocked(path);
+        if (u >= 0) {
+            H5Fclose(u);
+            st = ss_fail(SS_EIO, "%s: another process has the file open for writing (HDF5's file lock): close it "
+                         "there first (or set HDF5_USE_FILE_LOCKING=FALSE if it no longer writes)", path);
+        } else {
+            st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
+        }
+    }
     if (st == SS_OK) st = read_meta(t);
     if (st == SS_OK) st = open_datasets(t);
     if (st != SS_OK) {

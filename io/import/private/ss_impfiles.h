@@ -27,6 +27,10 @@ int ss_rank_from_name(const char *path, long *rank, long *of);
  * number). what: the importer's name. */
 void ss_check_ranks(const char *what, const long *ranks, int n, long world);
 
+/* SS_EUSAGE naming the first of argv[0..argc) that looks like an option ("-x", "--x"),
+ * for an importer that takes none; else SS_OK. what: the importer's name. */
+ss_status ss_import_no_options(const char *what, int argc, char **argv);
+
 /* The whole second at or before t_us (µs since 1970) as an ISO 8601 origin in iso and in
  * µs in *origin_us. Returns -1 (nothing set) when t_us is not from 1970 to 2255. */
 int ss_origin_from_us(double t_us, char *iso, int isosize, double *origin_us);
