@@ -114,4 +114,11 @@ refuse import_over_other "$work/notes.csv" "is not a stalltrace file" "$stallsim
 printf '[trace]\npath = %s/none.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/none.ini"
 "$stallsim" run "$work/none.ini" --out "$work/made/here" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] && [ ! -e "$work/made" ] && ok || fail "a failed run left its new output folder (rc=$rc): $(ls -R "$work/made" 2>&1)"
+# what goes to the standard output and cannot be written (a full disk) is an error, not silence
+if [ -w /dev/full ]; then
+  "$stallsim" info "$work/before.h5" > /dev/full 2> "$work/err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "writing to the standard output failed" "$work/err" && ok || fail "info > /dev/full: rc=$rc $(cat "$work/err")"
+else
+  echo "note: no writable /dev/full: the standard-output check is skipped"
+fi
 finish

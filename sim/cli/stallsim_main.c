@@ -1,4 +1,5 @@
 /* stallsim_main.c - the stallsim command: dispatch to run, info, import, gen. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +68,16 @@ int ss_cmd_fail(ss_status st)
     return ss_exit_code(st);
 }
 
+/* rc, or 1 with a message where the standard output could not be written (a full disk
+ * under `run --json > pred.json`, a closed pipe): what was asked for did not arrive. */
+static int stdout_checked(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    int e = errno;
+    fprintf(stderr, "stallsim: writing to the standard output failed: %s\n", e ? strerror(e) : "I/O error");
+    return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -76,11 +87,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
-        return 0;
+        return stdout_checked(0);
     }
     if (!strcmp(cmd, "--version")) {
         printf("stallsim %s\n", SS_VERSION);
-        return 0;
+        return stdout_checked(0);
     }
     int (*fn)(const ss_comm *, int, char **) = NULL;
     if (!strcmp(cmd, "run")) fn = ss_cmd_run;
@@ -97,7 +108,7 @@ int main(int argc, char **argv)
     if (st != SS_OK) return ss_cmd_fail(st);
     /* after MPI's start-up, which installs handlers of its own */
     ss_atomic_install_signals();
-    int rc = fn(&c, argc - 1, argv + 1);
+    int rc = stdout_checked(fn(&c, argc - 1, argv + 1));
     if (ss_atomic_unclosable()) {
         /* an HDF5 file could not be closed (full disk): libhdf5 1.10 would crash in its
          * exit handlers (at MPI_Finalize or exit), so the process ends without them */
