@@ -35,6 +35,10 @@ no_leftovers() {
 
 # ---------- a good trace and scenario file ----------
 "$stallsim" gen -o "$work/good.h5" --gpus 2 --iterations 60 --seed 3 >/dev/null || fail "gen"
+# gen's bounds keep every time finite and every seed its own
+expect 2 "must be at most 100000 s" "$stallsim" gen -o "$work/inf.h5" --fetch-mean 1e307 --iterations 100
+expect 2 "--seed must be from 0 to 4294967295" "$stallsim" gen -o "$work/seed.h5" --seed 4294967297 --iterations 10
+[ ! -e "$work/inf.h5" ] && [ ! -e "$work/seed.h5" ] && ok || fail "a refused gen wrote its file"
 good_ini() {
   cat > "$work/$1" <<INI
 [trace]

@@ -177,11 +177,14 @@ with h5py.File('e.h5', 'r') as a, h5py.File('lzf.h5', 'w') as b:
 # a trace another process holds open for writing (HDF5's file lock) is said to be so
 $py -c "
 import h5py, time
-f = h5py.File('e.h5', 'r+'); open('held', 'w').close(); time.sleep(20)" &
+f = h5py.File('e.h5', 'r+'); open('held', 'w').close(); time.sleep(30)" &
 holder=$!
 for _ in $(seq 100); do [ -e held ] && break; sleep 0.1; done
 "$stallsim" info e.h5 >/dev/null 2>ep && fail "a locked trace was read (or no lock)" ||
   { grep -q "e.h5: another process has the file open for writing (HDF5's file lock)" ep && ok || fail "locked: $(cat ep)"; }
+# ... and gen does not replace it (that process's writes would go to a file no longer there)
+"$stallsim" gen -o e.h5 --gpus 2 --iterations 5 >/dev/null 2>ep && fail "gen replaced a locked trace" ||
+  { grep -q "e.h5: another process has the file open for writing" ep && ok || fail "gen over a locked trace: $(cat ep)"; }
 kill $holder 2>/dev/null; wait $holder 2>/dev/null
 # the integer root attributes are bounded: a prefetch factor of 2^32 + 3 is refused by name (it
 # was read as 3), as are negative counts and a non-integer

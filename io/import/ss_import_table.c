@@ -99,12 +99,24 @@ static ss_status cell_whole(tab_state *t, long line, int c, long long lo, long l
 static ss_status cell_time(tab_state *t, long line, int c, double *v)
 {
     const char *s = t->f[t->col[c]];
-    if (!t->iso) return cell_number(t, line, c, v);
+    if (!t->iso) {
+        ss_status st = cell_number(t, line, c, v);
+        /* past 1e10 s (the year 2286 as Unix time): milli-, micro- or nanoseconds, most likely */
+        if (st == SS_OK && fabs(*v) > 1e10)
+            return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds %s, which as seconds is more than 300 years: the "
+                           "table's times must be seconds (these look like milli-, micro- or nanoseconds)",
+                           t->path, line, col_names[c], s);
+        return st;
+    }
     int64_t ns;
     if (ss_time_parse(s, &ns) != 0)
         return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2024-05-01T12:00:00.123456 (the table's times are timestamps)",
                        t->path, line, col_names[c], s);
-    *v = (double)(ns - t->origin_ns) * 1e-9; /* both within 1678..2261: no overflow */
+    /* both within 1678..2261, but their difference may not fit 64 bits (more than 292 years
+     * apart): then in long double (exact for any two int64 on x86-64) */
+    int64_t d;
+    if (__builtin_sub_overflow(ns, t->origin_ns, &d)) *v = (double)(((long double)ns - (long double)t->origin_ns) * 1e-9L);
+    else *v = (double)d * 1e-9;
     return SS_OK;
 }
 

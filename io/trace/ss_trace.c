@@ -440,6 +440,23 @@ static hid_t open_unlocked(const char *path)
     return f;
 }
 
+/* 1 when path is an HDF5 file that another process holds open for writing: HDF5's lock
+ * refuses a read-only open that succeeds without the lock. */
+static int held_for_writing(const char *path)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f >= 0) {
+        H5Fclose(f);
+        return 0;
+    }
+    hid_t u = open_unlocked(path);
+    if (u < 0) return 0;
+    H5Fclose(u);
+    return 1;
+}
+
 int ss_trace_is_trace(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -1007,6 +1024,9 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     *out = NULL;
     if (m->gpus < 1 || m->iterations < 0)
         return ss_fail(SS_EDATA, "%s: a trace needs at least one GPU", path);
+    if (held_for_writing(path))
+        return ss_fail(SS_EIO, "%s: another process has the file open for writing (HDF5's file lock): close it there "
+                       "first; replacing it now would lose what that process writes", path);
     ss_trace_writer *w = calloc(1, sizeof *w);
     if (!w) return ss_fail(SS_ENOMEM, "out of memory creating %s", path);
     w->meta = *m;

@@ -363,7 +363,7 @@ static const char gen_usage[] =
     "  --delivery S          time from a batch being ready to the loop having it, seconds,\n"
     "                        part of every stall (0)\n"
     "  --slow-gpu G:F        GPU G's fetches take F times longer (repeatable)\n"
-    "  --seed n              random seed (1)\n"
+    "  --seed n              random seed, 0 to 4294967295 (1; 0 is GSL's default seed, as 4357)\n"
     "  --chunk-rows N        rows drawn and written at a time (default: 64 MB of rows)\n";
 
 typedef struct {

@@ -30,6 +30,8 @@ void ss_gen_defaults(ss_gen_params *p)
     p->seed = 1;
 }
 
+#define GEN_MAX_SECONDS 1e5
+
 ss_status ss_gen_check(const ss_gen_params *p)
 {
     if (p->gpus < 1 || p->gpus > SS_MAX_GPUS) return ss_fail(SS_EUSAGE, "gen: --gpus must be from 1 to %d", SS_MAX_GPUS);
@@ -63,6 +65,16 @@ ss_status ss_gen_check(const ss_gen_params *p)
     if (!(p->straggler_scale > 0)) return ss_fail(SS_EUSAGE, "gen: --straggler-scale must be positive");
     if (!(p->worker_gap >= 0) || !(p->refill_gap >= 0))
         return ss_fail(SS_EUSAGE, "gen: --worker-gap and --refill-gap must not be negative");
+    /* bounds that keep every time of the largest trace finite */
+    const double times[5] = {p->fetch_mean, p->compute_mean, p->delivery, p->worker_gap, p->refill_gap};
+    for (int i = 0; i < 5; i++)
+        if (times[i] > GEN_MAX_SECONDS)
+            return ss_fail(SS_EUSAGE, "gen: --fetch-mean, --compute-mean, --delivery, --worker-gap and --refill-gap "
+                           "must be at most %g s", GEN_MAX_SECONDS);
+    if (p->fetch_cv > 100 || p->compute_cv > 100 || p->straggler_scale > 1e6)
+        return ss_fail(SS_EUSAGE, "gen: --fetch-cv and --compute-cv must be at most 100, --straggler-scale at most 1e6");
+    if (p->seed > 4294967295UL)
+        return ss_fail(SS_EUSAGE, "gen: --seed must be from 0 to 4294967295 (the generator takes 32 bits)");
     return SS_OK;
 }
 
