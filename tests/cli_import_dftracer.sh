@@ -197,6 +197,15 @@ grep -q "both are rank 0" "$work/e.txt" && ok || fail "same rank message: $(cat 
   fail "missing input: $(cat "$work/e.txt")"
 "$stallsim" import dftracer --bogus "$work/pfw" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unknown option exit status"
 "$stallsim" import dftracer --help | grep -q "loop.iter or fetch.iter" && ok || fail "help"
+# a worker count a reader would refuse (read_threads=5000 on the command line) is left out of
+# the trace, with a warning, so the trace stays readable
+mkdir -p "$work/rt"
+/usr/bin/python3 -c "
+s = open('$src/tests/fuzz/corpus/dftracer/two_ranks.pfw').read().split('\n%%file%%\n')
+for i, t in enumerate(s): open('$work/rt/trace-%d-of-2.pfw' % i, 'w').write(t.replace('read_threads=0', 'read_threads=5000'))"
+"$stallsim" import dftracer "$work/rt" -o "$work/rt.h5" > /dev/null 2> "$work/e.txt" &&
+  grep -q "loader_workers is left out of the trace: GPU 0's 5000 is not from 0 to 4096" "$work/e.txt" &&
+  "$stallsim" info "$work/rt.h5" > /dev/null && ok || fail "read_threads=5000: $(cat "$work/e.txt")"
 # files of ranks 0 and 2 of a 3-rank job (rank 1's forgotten): imported, with a warning that
 # names the job's size and which GPU is which rank; rank 0 of 2 alone warns too
 mkdir -p "$work/gap" "$work/one"

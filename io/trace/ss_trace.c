@@ -992,6 +992,26 @@ static hid_t create_ds(hid_t grp, const char *name, hid_t type, int rank, long n
     return d;
 }
 
+/* What a reader would refuse is not written (a batch size read off a file name, a worker
+ * count off a command line): each such optional attribute is left out, with a warning.
+ * m's loader_workers may be set to NULL (the caller keeps its array). */
+static void drop_unreadable(ss_trace_meta *m, const char *path)
+{
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        long *x = (long *)((char *)m + attrs[i].offset);
+        if (attrs[i].is_string || *x < 0 || (*x >= attrs[i].lo && *x <= attrs[i].hi)) continue;
+        ss_warn("%s: %s = %ld is left out of the trace (a reader takes %ld to %ld)", path, attrs[i].name, *x,
+                attrs[i].lo, attrs[i].hi);
+        *x = -1;
+    }
+    for (int g = 0; m->loader_workers && g < m->gpus; g++)
+        if (m->loader_workers[g] < 0 || m->loader_workers[g] > SS_MAX_WORKERS) {
+            ss_warn("%s: loader_workers is left out of the trace: GPU %d's %d is not from 0 to %d", path, g,
+                    m->loader_workers[g], SS_MAX_WORKERS);
+            m->loader_workers = NULL;
+        }
+}
+
 static int write_meta(hid_t f, const ss_trace_meta *m)
 {
     int rc = ss_h5_attr_write_string(f, "schema", SS_TRACE_SCHEMA);
@@ -1123,6 +1143,7 @@ ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m)
     if (st == SS_OK) {
         ss_trace_meta fin = *m;
         fin.iterations = w->rows_written;
+        drop_unreadable(&fin, w->path);
         if (w->rows_written < 1) st = ss_fail(SS_EDATA, "%s: a trace needs at least one iteration", w->path);
         else if (write_meta(w->file, &fin) != 0) st = ss_fail(SS_EIO, "%s: cannot write the attributes", w->path);
     }
