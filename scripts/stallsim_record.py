@@ -356,6 +356,10 @@ class Recorder:
             r, ws = _env_rank_world()
         self.rank = r if rank is None else int(rank)
         self.world_size = ws if world_size is None else int(world_size)
+        prefix = os.fspath(prefix)
+        if not prefix or prefix.endswith(os.sep) or os.path.isdir(prefix):
+            raise ValueError("Recorder: prefix %r names a folder, not files: give a folder and a file stem, "
+                             "e.g. 'runs/base/run' (records runs/base/run.rank0.csv ...)" % prefix)
         self.prefix = os.path.abspath(prefix)
         d = os.path.dirname(self.prefix)
         if d:

@@ -169,6 +169,21 @@ PY
     ! grep -q "each epoch's first" "$work/w2-again.err" && ok || fail "a warning without a crush: $(cat "$work/w2-again.err")"
 fi
 
+# a prefix that names a folder ('', '.', 'runs/') is refused: the files would land beside it
+(cd "$work" && $py - "$src/scripts" <<'PY') && ok || fail "recorder: a folder as prefix"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import stallsim_record
+for p in ("", ".", "x/"):
+    try:
+        stallsim_record.Recorder(p, rank=0, world_size=1)
+    except ValueError as e:
+        assert "names a folder" in str(e), e
+    else:
+        raise SystemExit("Recorder(%r) was accepted" % p)
+assert not [f for f in os.listdir("..") if f.endswith(".rank0.csv")], os.listdir("..")
+PY
+
 # without torch.distributed: the rank from the launcher's variables (srun's for rank 0,
 # mpirun's for rank 1), set_epoch labels, a loop that leaves its first epoch early (the
 # batches the workers prefetched but the loop never took are left out), persistent workers

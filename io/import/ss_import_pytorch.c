@@ -150,6 +150,9 @@ static ss_status pt_open_file(pt_file *f, const char *path)
     f->path = strdup(path);
     if (!f->path) return ss_fail(SS_ENOMEM, "out of memory");
     f->f = fopen(path, "rb");
+    if (!f->f && errno == EMFILE)
+        return ss_fail(SS_EIO, "%s: cannot open: %s (the import reads every rank's and worker's file at once: raise "
+                       "the limit, e.g. ulimit -n 65536)", path, strerror(errno));
     if (!f->f) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
     return SS_OK;
 }
@@ -713,6 +716,13 @@ static ss_status pt_check_dir(const char *prefix)
 
 static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *info)
 {
+    /* every rank's and worker's file is open at once (lockstep): as many as the hard limit
+     * allows (128 ranks x 8 workers are 1,152 files, past the usual soft limit of 1,024) */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     ss_status ost = ss_import_no_options("pytorch", argc, argv);
     if (ost != SS_OK) return ost;
     if (argc != 1)
