@@ -42,6 +42,12 @@ for f, n in zip(full, shown):
     assert parts[0] == "pipe" and n.split() == [parts[0]] + [p for p in parts[1:] if p not in common], (f, n, common)
     assert sorted(parts[1:]) == sorted(n.split()[1:] + common), (f, common)
 PY
+# values that differ only past 6 digits are labelled apart, as they are named apart
+"$stallsim" run "$work/long.ini" --set scenarios.workers=auto --set scenarios.fetch_scale=0.1,0.1000000001 --out "$work/close" --quiet &&
+  $py -c "
+import csv; rows = list(csv.DictReader(open('$work/close/summary.csv')))[1:]
+assert len({r['label'] for r in rows}) == 2 and rows[1]['label'].endswith('fs=0.1000000001 cs=1'), rows" && ok ||
+  fail "labels of close values"
 # a results.h5 of an older stallsim, without labels: the names stand for them, shortened alike
 rm -rf "$work/old" && cp -r "$work/long" "$work/old"
 $py -c "

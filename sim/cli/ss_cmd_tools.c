@@ -458,9 +458,13 @@ static int gen_main(int argc, char **argv)
     ss_atomic_sweep_stale_beside(out);
     st = ss_gen_write(&p, out, 1);
     if (st != SS_OK) return ss_cmd_fail(st);
-    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s, prefetch %d, seed %lu\n", out, p.gpus,
+    char own[64] = "";
+    if (p.n_wgpu > 0)
+        snprintf(own, sizeof own, " (%d %s with %s own: --workers-gpu)", p.n_wgpu, ss_plural(p.n_wgpu, "GPU", "GPUs"),
+                 p.n_wgpu == 1 ? "its" : "their");
+    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s%s, prefetch %d, seed %lu\n", out, p.gpus,
            ss_plural(p.gpus, "GPU", "GPUs"), p.iterations, ss_plural(p.iterations, "iteration", "iterations"),
-           p.epochs, ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"),
+           p.epochs, ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"), own,
            p.prefetch, p.seed);
     return 0;
 }

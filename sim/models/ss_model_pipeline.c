@@ -667,13 +667,15 @@ static void range_label(const ss_scenario *s, int prefetch, char *buf, size_t n)
 
 static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[32], p[32], heal[32] = "";
+    char w[32], p[32], heal[32] = "", fs[40], cs[40];
+    ss_format_number(s->fetch_scale, fs, sizeof fs); /* as in the name: values that differ read apart */
+    ss_format_number(s->compute_scale, cs, sizeof cs);
     range_label(s, 0, w, sizeof w);
     range_label(s, 1, p, sizeof p);
     if (!strcmp(w, "0")) snprintf(p, sizeof p, "-"); /* synchronous loading has no prefetch */
     if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
-    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%g cs=%g%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, p, s->fetch_scale, s->compute_scale, heal);
+    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%s cs=%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, p, fs, cs, heal);
 }
 
 static int pipe_baseline(const ss_scenario *s)
