@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 typedef enum {
@@ -334,9 +335,11 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         return NULL;
     case K_GAP_AUTO: return parse_autoval(k, v, 0, field);
     case K_BOOL:
-        if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on")) *(int *)field = 1;
-        else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off")) *(int *)field = 0;
-        else return "is not true or false";
+        /* (any case: Python writes True and False) */
+        if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "on")) *(int *)field = 1;
+        else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+            *(int *)field = 0;
+        else return "is not true or false (or yes/no, on/off, 1/0)";
         return NULL;
     }
     return "has an unknown kind";

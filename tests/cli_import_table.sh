@@ -99,6 +99,8 @@ expect_error "mixed time formats" "e.csv:3: column 'fetch_start' holds '3', not 
 0,1,1,3,1,2024-01-01T00:00:04,2,0"
 expect_error "times in nanoseconds" "e.csv:2: column 'fetch_start' holds 1714564800000000000, which as seconds is more than 300 years" "$H
 0,1,0,1714564800000000000,1,1714564800100000000,2,0"
+expect_error "a column and its alias" "e.csv:1: columns 'rank' and 'gpu' are the same column \(rank\): keep one" "rank,gpu,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time
+0,0,1,0,0,1,1,2,0"
 expect_error "no rows" "e.csv: has a header but no data rows" "$H"
 expect_error "an unterminated quote" "e.csv:2: unterminated quote" "$H
 0,1,0,0,1,1,2,\"0"

@@ -34,6 +34,8 @@ printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = none, min\nstart_ali
 # a section header with spaces inside its brackets is that section, as a key's spaces are
 printf '[ trace ]\npath = here.h5\n[scenarios ]\nfetch_align = none, min\n\n; a comment\nstart_align = avg\n' > spaced.ini
 "$stallsim" run spaced.ini --out r-spaced --quiet && same_file r-plain/summary.csv r-spaced/summary.csv "[ trace ]" || fail "[ trace ] refused"
+# a switch in Python's spelling (True) is a switch
+"$stallsim" run spaced.ini --set output.per_iteration=True --out r-true --quiet && [ -n "$(ls r-true)" ] && ok || fail "per_iteration = True"
 # an empty pipe is a scenario file without a trace
 "$stallsim" run /dev/stdin --out r-empty < /dev/null 2>err && fail "an empty scenario file was accepted" || { grep -q "path is missing" err && ok || fail "empty: $(cat err)"; }
 finish

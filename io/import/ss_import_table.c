@@ -329,6 +329,9 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
         for (int c = 0; c < NCOL; c++)
             if (!strcasecmp(t->f[i], col_names[c]) || (c == C_RANK && !strcasecmp(t->f[i], "gpu")) ||
                 (c == C_STALL && !strcasecmp(t->f[i], "stall"))) {
+                if (t->col[c] >= 0 && strcasecmp(t->f[t->col[c]], t->f[i]))
+                    return ss_fail(SS_EDATA, "%s:1: columns '%s' and '%s' are the same column (%s): keep one",
+                                   t->path, t->f[t->col[c]], t->f[i], col_names[c]);
                 if (t->col[c] >= 0)
                     return ss_fail(SS_EDATA, "%s:1: column '%s' appears twice", t->path, col_names[c]);
                 t->col[c] = i;
