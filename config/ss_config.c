@@ -8,6 +8,7 @@
 #include <ini.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,7 +306,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
             p->cfg->epoch_all = 1;
             return NULL;
         }
-        if (parse_long(v, &l) || l < 0) return "is not 'all' or an epoch number";
+        if (parse_long(v, &l) || l < INT32_MIN || l > INT32_MAX) return "is not 'all' or an epoch number";
         p->cfg->epoch_all = 0;
         p->cfg->epoch = l;
         return NULL;

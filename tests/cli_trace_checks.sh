@@ -165,6 +165,20 @@ PY
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
   { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected finite seconds >= 0" ep && ok || fail "NaN start wait: $(cat ep)"; }
+# a negative epoch (import table and pytorch keep them) can be selected: run and compare agree,
+# and results.h5 tells that epoch -1 from every epoch (epoch_all)
+cp e.h5 neg.h5
+$py -c "
+import h5py; f = h5py.File('neg.h5', 'r+'); e = f['timeline/epoch']; e[...] = e[()] - 2" || fail "python edits"
+printf '[trace]\npath = neg.h5\nepoch = -1\nwarmup_iterations = 0\n' > neg.ini
+"$stallsim" run neg.ini --out rneg --quiet && "$stallsim" compare neg.h5 rneg --csv neg.csv > /dev/null 2> ep &&
+  $py -c "
+import csv, h5py
+rows = list(csv.DictReader(open('neg.csv')))
+a = h5py.File('rneg/results.h5', 'r').attrs
+assert a['epoch'] == -1 and a['epoch_all'] == 0, dict(a)
+assert rows[0]['iterations'] == rows[1]['iterations'] == '40', rows
+assert rows[0]['iter_time_mean'] == rows[1]['iter_time_mean'], rows" && ! grep -q . ep && ok || fail "epoch -1: $(cat ep)"
 # a trace compressed with a filter this HDF5 lacks (h5py's LZF) names the filter, not damage
 $py -c "
 import h5py

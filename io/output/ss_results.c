@@ -13,6 +13,7 @@
 #include "ss_model.h"
 #include "ss_rank.h"
 #include "ss_h5util.h"
+#include "ss_limits.h"
 #include "ss_version.h"
 
 enum { RD_ITER, RD_STALL, RD_DELAY, RD_FETCH, RD_START, RD_STALL_TIME, RD_INDEX, RD_EPOCH, RD_N };
@@ -308,7 +309,10 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
     rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
-    rc |= ss_h5_attr_write_num(f, "epoch", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->epoch, 0);
+    /* epoch: the one summarised, or -1 (every epoch, and epoch_all = 1: an epoch may be -1) */
+    const long ep = s->epoch == SS_EPOCH_ALL ? -1 : s->epoch, all = s->epoch == SS_EPOCH_ALL;
+    rc |= ss_h5_attr_write_num(f, "epoch", H5T_STD_I64LE, H5T_NATIVE_LONG, &ep, 0);
+    rc |= ss_h5_attr_write_num(f, "epoch_all", H5T_STD_I64LE, H5T_NATIVE_LONG, &all, 0);
     if (s->rank) rc |= write_ranking(f, s);
     if (s->has_calib) {
         const ss_calib *c = &s->calib;
@@ -396,6 +400,9 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
     out->known = ss_h5_attr_read_long(f, "warmup_iterations", &out->warmup_iterations) == 0 &&
                  ss_h5_attr_read_long(f, "epoch", &out->epoch) == 0;
+    long all = -1; /* (files before epoch_all: a negative epoch is every epoch) */
+    if (out->known && (ss_h5_attr_read_long(f, "epoch_all", &all) == 0 ? all != 0 : out->epoch < 0))
+        out->epoch = SS_EPOCH_ALL;
     hid_t a = H5Aexists(f, "effective_delay_threshold") > 0 ? H5Aopen(f, "effective_delay_threshold", H5P_DEFAULT)
                                                            : H5I_INVALID_HID;
     if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;

@@ -56,7 +56,7 @@ typedef struct {
 typedef struct {
     int known;              /* 0: an older file without these attributes */
     long warmup_iterations;
-    long epoch;             /* -1: every epoch */
+    long epoch;             /* SS_EPOCH_ALL: every epoch */
     double threshold;       /* effective_delay_threshold */
 } ss_results_settings;
 

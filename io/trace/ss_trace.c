@@ -930,7 +930,7 @@ ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *
         long n = N - r0 < chunk ? N - r0 : chunk;
         st = read_epochs(t, r0, n, e);
         for (long i = 0; st == SS_OK && i < n; i++) {
-            if (epoch >= 0 && e[i] != epoch) continue;
+            if (epoch != SS_EPOCH_ALL && e[i] != epoch) continue;
             if (n_rows == 0 || e[i] != last) n_ep++;
             last = e[i];
             n_rows++;

@@ -151,7 +151,7 @@ ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, s
  * read more than once (by several ranks, or scenarios) count once. Collective when the
  * trace was opened collectively. */
 void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
-/* The rows and the distinct epochs of the trace, all epochs (epoch < 0) or one; reads
+/* The rows and the distinct epochs of the trace, all epochs (SS_EPOCH_ALL) or one; reads
  * the epoch column in slabs. Independent. */
 ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);
 /* Collective when the trace was opened collectively. */

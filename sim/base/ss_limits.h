@@ -20,4 +20,8 @@
 /* Items one [scenarios] list may have. */
 #define SS_LIST_MAX 16
 
+/* "Every epoch" where an epoch number is expected (an epoch is a 32-bit integer, which
+ * may be negative). */
+#define SS_EPOCH_ALL (-(1L << 40))
+
 #endif

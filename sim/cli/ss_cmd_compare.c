@@ -12,6 +12,7 @@
 #include "ss_cmd.h"
 #include "ss_config.h"
 #include "ss_number.h"
+#include "ss_limits.h"
 #include "ss_parts.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
@@ -126,6 +127,13 @@ static void check_pair(const char *dir, const char *results)
                 dir);
 }
 
+/* An epoch as the messages say it: its number, or "all". */
+static void epoch_text(long e, char *buf, size_t n)
+{
+    if (e == SS_EPOCH_ALL) snprintf(buf, n, "all");
+    else snprintf(buf, n, "%ld", e);
+}
+
 /* Results inputs carry the selection they were summarised with: traces are summarised the
  * same way unless an option says otherwise (then with a warning), and results that
  * disagree with each other are refused. explicit[3]: --warmup, --threshold, --epoch given. */
@@ -150,11 +158,14 @@ static ss_status align_settings(char **inputs, int n, ss_config *opts, const int
             first_arg = inputs[i];
         } else if (cur.warmup_iterations != first.warmup_iterations || cur.epoch != first.epoch ||
                    cur.threshold != first.threshold) {
+            char ec[32], ef[32];
+            epoch_text(cur.epoch, ec, sizeof ec);
+            epoch_text(first.epoch, ef, sizeof ef);
             return ss_fail(SS_EDATA,
-                           "%s was summarised with warmup %ld, epoch %ld, threshold %g but %s with warmup %ld, "
-                           "epoch %ld, threshold %g: the rows are not comparable (epoch -1: all)",
-                           inputs[i], cur.warmup_iterations, cur.epoch, cur.threshold, first_arg,
-                           first.warmup_iterations, first.epoch, first.threshold);
+                           "%s was summarised with warmup %ld, epoch %s, threshold %g but %s with warmup %ld, "
+                           "epoch %s, threshold %g: the rows are not comparable",
+                           inputs[i], cur.warmup_iterations, ec, cur.threshold, first_arg,
+                           first.warmup_iterations, ef, first.threshold);
         }
     }
     if (!first_arg) return SS_OK;
@@ -166,13 +177,15 @@ static ss_status align_settings(char **inputs, int n, ss_config *opts, const int
     else if (opts->effective_delay_threshold != first.threshold)
         ss_warn("traces are summarised with --threshold %g, but %s used %g", opts->effective_delay_threshold,
                 first_arg, first.threshold);
-    long e = opts->epoch_all ? -1 : opts->epoch;
+    long e = opts->epoch_all ? SS_EPOCH_ALL : opts->epoch;
     if (!explicit_[2]) {
-        opts->epoch_all = first.epoch < 0;
-        opts->epoch = first.epoch < 0 ? 0 : first.epoch;
+        opts->epoch_all = first.epoch == SS_EPOCH_ALL;
+        opts->epoch = first.epoch == SS_EPOCH_ALL ? 0 : first.epoch;
     } else if (e != first.epoch) {
-        ss_warn("traces are summarised with --epoch %ld, but %s used %s", e, first_arg,
-                first.epoch < 0 ? "every epoch" : "another epoch");
+        char ee[32];
+        epoch_text(e, ee, sizeof ee);
+        ss_warn("traces are summarised with --epoch %s, but %s used %s", ee, first_arg,
+                first.epoch == SS_EPOCH_ALL ? "every epoch" : "another epoch");
     }
     return SS_OK;
 }

@@ -10,6 +10,7 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
+#include "ss_limits.h"
 #include "ss_config.h"
 #include "ss_number.h"
 #include "ss_rank.h"
@@ -409,7 +410,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK && c->rank == 0) {
         st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t);
         long rows = 0, epochs = 0;
-        if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? -1 : cfg.epoch, &rows, &epochs);
+        if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
         if (st == SS_OK) sum.rank = &ranking;
         if (have_cal) {

@@ -24,7 +24,7 @@ typedef struct {
     double effective_delay_threshold;
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
-    long epoch;             /* -1: every epoch */
+    long epoch;             /* SS_EPOCH_ALL: every epoch */
 } ss_summary;
 
 void ss_summary_free(ss_summary *s);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ss_limits.h"
 #include "ss_model.h"
 #include "ss_nodeslab.h"
 
@@ -724,7 +725,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
     out->warmup_iterations = cfg->warmup_iterations;
-    out->epoch = cfg->epoch_all ? -1 : cfg->epoch;
+    out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
     if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
