@@ -55,12 +55,14 @@ void ss_atomic_untrack(const char *tmp)
  * nothing. */
 enum { NEWDIR_SLOTS = 8 };
 static char newdir[NEWDIR_SLOTS][REG_NAME];
+static char newlock[NEWDIR_SLOTS][REG_NAME + 32]; /* its commit lock, "<dir>/.stallsim.lock" */
 static volatile sig_atomic_t newdir_n;
 
 static void remember_new_dir(const char *dir)
 {
     if (newdir_n >= NEWDIR_SLOTS || strlen(dir) >= REG_NAME) return;
     memcpy(newdir[newdir_n], dir, strlen(dir) + 1);
+    snprintf(newlock[newdir_n], sizeof newlock[0], "%s/.stallsim.lock", dir);
     atomic_signal_fence(memory_order_seq_cst);
     newdir_n++;
 }
@@ -69,7 +71,10 @@ void ss_atomic_keep_new_dirs(void) { newdir_n = 0; }
 
 void ss_atomic_remove_new_dirs(void)
 {
-    for (int i = (int)newdir_n - 1; i >= 0; i--) rmdir(newdir[i]); /* fails, harmlessly, if not empty */
+    for (int i = (int)newdir_n - 1; i >= 0; i--) {
+        unlink(newlock[i]); /* the lock of a commit this run began: the folder is its own */
+        rmdir(newdir[i]);   /* fails, harmlessly, if not empty */
+    }
     newdir_n = 0;
 }
 
@@ -78,7 +83,10 @@ static void on_signal(int sig)
 {
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
-    for (int i = (int)newdir_n - 1; i >= 0; i--) rmdir(newdir[i]);
+    for (int i = (int)newdir_n - 1; i >= 0; i--) {
+        unlink(newlock[i]);
+        rmdir(newdir[i]);
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
