@@ -204,6 +204,7 @@ typedef struct {
     ss_config *cfg;
     const char *base_dir; /* folder relative paths are taken from */
     unsigned char seen[NKEYS];
+    unsigned char overridden[NKEYS]; /* keys a --set gives: the file's value may be bad */
     int check_dupes;
     char msg[512];
 } parse_ctx;
@@ -442,7 +443,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     }
     p->seen[i] = 1;
     const char *e = apply_value(p, &keys[i], value);
-    if (e) {
+    if (e && !p->overridden[i]) {
         snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s' %s", section, name, value, e);
         return 0;
     }
@@ -732,6 +733,15 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
      * paths are taken from the current folder */
     if (!regular || !strncmp(file, "/dev/", 5) || !strncmp(file, "/proc/", 6)) dir[0] = '\0';
     parse_ctx p = {.cfg = c, .base_dir = dir, .check_dupes = 1};
+    for (int i = 0; i < n_sets; i++) { /* "section.key=value": the file's value of that key is replaced */
+        char sk[256];
+        snprintf(sk, sizeof sk, "%s", sets[i]);
+        char *eq = strchr(sk, '='), *dot = strchr(sk, '.');
+        if (!eq || !dot || dot > eq) continue; /* (ss_config_set says what is wrong) */
+        *eq = *dot = '\0';
+        int known, k = find_key(trim(sk), trim(dot + 1), &known);
+        if (k >= 0) p.overridden[k] = 1;
+    }
     ini_values vals = {.p = &p};
     char *rewritten = NULL;
     if ((st = ini_rewrite(file, c->text, &rewritten, &vals)) != SS_OK) {

@@ -36,6 +36,11 @@ printf '[ trace ]\npath = here.h5\n[scenarios ]\nfetch_align = none, min\n\n; a 
 "$stallsim" run spaced.ini --out r-spaced --quiet && same_file r-plain/summary.csv r-spaced/summary.csv "[ trace ]" || fail "[ trace ] refused"
 # a switch in Python's spelling (True) is a switch
 "$stallsim" run spaced.ini --set output.per_iteration=True --out r-true --quiet && [ -n "$(ls r-true)" ] && ok || fail "per_iteration = True"
+# --set replaces a value the file has wrong (the file's is not checked then); without it, refused
+printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = bogus\nstart_align = avg\n' > badval.ini
+"$stallsim" run badval.ini --set scenarios.fetch_align=none,min --out r-fixed --quiet &&
+  same_file r-plain/summary.csv r-fixed/summary.csv "--set over a bad value" || fail "--set over a bad value"
+"$stallsim" run badval.ini --out r-bad --quiet 2>/dev/null && fail "a bad value without --set was accepted" || ok
 # an empty pipe is a scenario file without a trace
 "$stallsim" run /dev/stdin --out r-empty < /dev/null 2>err && fail "an empty scenario file was accepted" || { grep -q "path is missing" err && ok || fail "empty: $(cat err)"; }
 finish
