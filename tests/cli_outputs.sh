@@ -184,6 +184,17 @@ assert rows[0]["cpu_stretch"] == "" and abs(float(rows[1]["cpu_stretch"]) - 1.2)
 PY
 grep -q " stretch$" "$work/cpu-own.txt" && grep -q "^\*  pipe .*  1.20x$" "$work/cpu-own.txt" && ok || fail "stretch column: $(cat "$work/cpu-own.txt")"
 grep -q " stretch$" "$work/ptable.txt" && fail "a stretch column without CPU sharing" || ok
+# a row that heals a GPU counts that GPU's loader at the others' median CPU per batch: healing
+# GPU 1 (0.5 s per batch) in the shared pool gives it GPU 0's 0.25 s: (0.25 + 0.25) x 2 / (2 x T)
+"$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu-shared.h5" --set scenarios.heal=none,1 --set pipeline.cpu_sharing=false \
+  --out "$work/cpu-heal" --quiet || fail "run cpu-heal"
+$py - "$work/cpu-heal/summary.csv" <<'PY' && ok || fail "cpu_load_pct of a healed row"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+h = [r for r in rows if r["heal_gpu"] == "1"][0]
+want = 100 * 1.0 / (2 * float(h["iter_time_mean"]))
+assert abs(float(h["cpu_load_pct"]) - want) < 1e-9, (h["cpu_load_pct"], want)
+PY
 grep -q "^CPU (recorded): the measured run kept 42% of its 2 cores busy; no scenario would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 # two pools (one core and two): the busiest pool named (GPU 0's 1 core: 100/3 %)
