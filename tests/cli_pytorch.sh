@@ -164,6 +164,13 @@ a, b = h5py.File(sys.argv[1], "r")["fetch_wait_start_time"][:], h5py.File(sys.ar
 assert np.allclose(b - a, 0.05, atol=1e-9), (a, b)
 PY
     ok || fail "crush: $(cat "$work/crush.err")"
+  # its advice follows the run's loader: persistent workers already, or not
+  for pw in 0 1; do
+    sed -i "s/^meta,persistent_workers,.*/meta,persistent_workers,$pw/" "$work/crush"/run.rank*.csv
+    "$stallsim" import pytorch "$work/crush/run" -o "$work/crush$pw.h5" >/dev/null 2>"$work/crush$pw.err"
+    if [ $pw = 1 ]; then want="fewer workers or a smaller prefetch_factor: the workers persist already"; else want="persistent_workers=True, or fewer workers"; fi
+    grep -q "($want) makes steadier" "$work/crush$pw.err" && ok || fail "crush advice (persistent $pw): $(cat "$work/crush$pw.err")"
+  done
   # without it, no warning
   "$stallsim" import pytorch "$work/w2/run" -o "$work/w2-again.h5" >/dev/null 2>"$work/w2-again.err" &&
     ! grep -q "each epoch's first" "$work/w2-again.err" && ok || fail "a warning without a crush: $(cat "$work/w2-again.err")"

@@ -77,6 +77,7 @@ typedef struct {
     int nsrc;
     long workers, prefetch, batch_size, world;
     long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
+    long persistent; /* meta persistent_workers (0 or 1), -1 unknown */
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
@@ -297,7 +298,7 @@ static ss_status pt_rank_header(pt_rank *R)
     if (st != SS_OK) return st;
     long rank = -1;
     int have_offset = 0;
-    R->workers = R->prefetch = R->batch_size = R->world = R->cpus = R->per_epoch = -1;
+    R->workers = R->prefetch = R->batch_size = R->world = R->cpus = R->per_epoch = R->persistent = -1;
     for (;;) {
         pt_kind k;
         if ((st = pt_read(f, &k)) != SS_OK) return st;
@@ -327,6 +328,7 @@ static ss_status pt_rank_header(pt_rank *R)
         else if (!strcmp(key, "batches_per_epoch"))
             st = pt_long(f, 2, "meta batches_per_epoch", 0, LONG_MAX, &R->per_epoch);
         else if (!strcmp(key, "cpu_set")) snprintf(R->cpu_set, sizeof R->cpu_set, "%s", f->field[2]);
+        else if (!strcmp(key, "persistent_workers")) st = pt_long(f, 2, "meta persistent_workers", 0, 1, &R->persistent);
         if (st != SS_OK) return st;
     }
     if (rank < 0) return ss_fail(SS_EDATA, "%s: no 'meta,rank' line", f->path);
@@ -880,12 +882,14 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     m->fetch_wait_start = S->fetch_wait_start;
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
-        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, sent out at once as the workers start) "
+        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, sent out at once as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank): stallsim "
                 "scales that start-up wait to each scenario's workers (README, \"The first window of an epoch\"), but "
-                "a base trace without it (persistent_workers=True, or fewer workers) makes steadier predictions",
-                R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst],
-                1e3 * S->fetch_wait[worst], R->rank, R->workers);
+                "a base trace without it (%s) makes steadier predictions",
+                R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
+                R->workers,
+                R->persistent == 1 ? "fewer workers or a smaller prefetch_factor: the workers persist already"
+                                   : "persistent_workers=True, or fewer workers");
     }
     return SS_OK;
 }
