@@ -184,6 +184,10 @@ assert rows[0]["cpu_stretch"] == "" and abs(float(rows[1]["cpu_stretch"]) - 1.2)
 PY
 grep -q " stretch$" "$work/cpu-own.txt" && grep -q "^\*  pipe .*  1.20x$" "$work/cpu-own.txt" && ok || fail "stretch column: $(cat "$work/cpu-own.txt")"
 grep -q " stretch$" "$work/ptable.txt" && fail "a stretch column without CPU sharing" || ok
+# a loader that takes 2x the CPU of the others' median is named where it shares its cores
+# (cpu-shared: GPU 1's 0.5 s against 0.25 s), not where it has its own (cpu-own)
+grep -q "^CPU-heavy loader (recorded): GPU 1's fetches take 2.0x the CPU of the other GPUs' median (0.5000 against 0.2500 s per batch)" \
+  "$work/cpu-shared.txt" && ! grep -q "CPU-heavy" "$work/cpu-own.txt" && ok || fail "CPU-heavy line: $(cat "$work/cpu-shared.txt")"
 # a row that heals a GPU counts that GPU's loader at the others' median CPU per batch: healing
 # GPU 1 (0.5 s per batch) in the shared pool gives it GPU 0's 0.25 s: (0.25 + 0.25) x 2 / (2 x T)
 "$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu-shared.h5" --set scenarios.heal=none,1 --set pipeline.cpu_sharing=false \

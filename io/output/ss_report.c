@@ -314,6 +314,13 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                                             : "");
         }
     }
+    double own, others;
+    const int heavy = ss_summary_cpu_heavy_gpu(s, &own, &others);
+    if (heavy >= 0)
+        fprintf(out, "CPU-heavy loader (recorded): GPU %d's fetches take %.1fx the CPU of the other GPUs' median (%.4f "
+                     "against %.4f s per batch); it slows the GPUs that share its cores, which no stall shows: heal=%d "
+                     "with the pipeline model replays it with the others' CPU\n",
+                heavy, own / others, own, others, heavy);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
 }

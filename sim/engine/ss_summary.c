@@ -114,6 +114,20 @@ double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool)
     return 100.0 * s->cpu_per_core / s->p[j].mean[SS_M_ITER];
 }
 
+int ss_summary_cpu_heavy_gpu(const ss_summary *s, double *own, double *others)
+{
+    if (!s->has_cpu || !s->cpu_loop || s->gpus < 2) return -1;
+    int h = 0;
+    for (int g = 1; g < s->gpus; g++) h = s->cpu_fetch[g] > s->cpu_fetch[h] ? g : h;
+    const double med = fetch_median_without(s, h);
+    int shared = 0;
+    for (int g = 0; g < s->gpus; g++) shared |= g != h && s->cpu_pool_of[g] == s->cpu_pool_of[h];
+    if (!shared || !(s->cpu_fetch[h] >= 1.5 * med) || !(med > 0)) return -1;
+    *own = s->cpu_fetch[h];
+    *others = med;
+    return h;
+}
+
 int ss_summary_measured(const ss_summary *s)
 {
     (void)s;

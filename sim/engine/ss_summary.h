@@ -52,6 +52,11 @@ int ss_summary_slowest_gpu(const ss_summary *s, int j);
  * iteration time). *pool (may be NULL) receives the first GPU of that pool. NaN when the
  * trace does not record the CPU times and pools (README, "How far to trust"). */
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
+/* The GPU whose loader uses the most CPU per batch, when that is at least 1.5 times the
+ * other GPUs' median and it shares its pool of cores with other GPUs (it slows them
+ * through the cores, which no stall shows); *own and *others receive the two (seconds).
+ * -1 otherwise, or without the trace's CPU times. */
+int ss_summary_cpu_heavy_gpu(const ss_summary *s, double *own, double *others);
 /* Moves the calibration into the summary, which frees its arrays from then on (the
  * caller's copy keeps its figures, not the ownership), and derives the CPU figures above
  * from the trace's metadata m (its /fetch_cpu_time, /loop_cpu_time and pools). */
