@@ -50,7 +50,13 @@
 # base's), 18 x 17 = 306 predictions for a full grid; prints the mean |error| of the
 # iteration time, how many are within 5 %, the mean per base trace and the largest misses.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# TWO FAULTS (--twofaults): datasets/pytorch-twofaults (a new user's 4 ranks, rank 1's storage
+# 3.5x slower and rank 3's loader CPU work 5x heavier, both on 2 cores; every run twice): from
+# each base run, which rank to fix first (heal = each) against the real runs with each fault
+# fixed, 4 workers instead, and both fixed (estimated by fetch_align = median, the middle
+# two GPUs' mean); both models; errors against the mean of each point's two real runs.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -69,12 +75,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
 o_latency="" o_compute="" o_batch="" o_decode=""
-record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
     --storage) storage=1; shift ;;
     --workloads) workloads=1; shift ;;
+    --twofaults) twofaults=1; shift ;;
     --pairs) pairs=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
@@ -147,6 +154,62 @@ print("  mean |error| of the iteration time %.2f %%, %d within 5 %%" % (sum(a fo
                                                                        sum(a <= 5 for a, _, _, _ in errs)))
 print("  per base trace: " + ", ".join("%s %.1f %%" % (b, sum(v) / len(v)) for b, v in per_base.items()))
 print("  largest misses: " + ", ".join("%s -> %s %+.1f %%" % (b, t, e) for _, e, b, t in sorted(errs, reverse=True)[:6]))
+PY
+  exit 0
+fi
+if [ $twofaults -eq 1 ]; then
+  d=$here/datasets/pytorch-twofaults
+  stallsim=$here/build/stallsim
+  [ -x "$stallsim" ] || "$here/scripts/setup.sh"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  echo "Two faults (datasets/pytorch-twofaults; warm-up $warmup): predicted s / error against the real runs' mean"
+  for b in base base-rep; do
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each\nworkers = auto, 4\n[output]\ndir = %s\n' \
+      "$d/$b.h5" "$warmup" "$work/$b" > "$work/$b.ini"
+    "$stallsim" run "$work/$b.ini" > "$work/$b.txt"
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nfetch_align = median\n[output]\ndir = %s\n' \
+      "$d/$b.h5" "$warmup" "$work/$b-med" > "$work/$b-med.ini"
+    "$stallsim" run "$work/$b-med.ini" --quiet
+  done
+  for r in base base-rep stofix stofix-rep cpufix cpufix-rep healthy healthy-rep w4 w4-rep; do
+    "$stallsim" compare "$d/$r.h5" --warmup "$warmup" --csv "$work/real-$r.csv" >/dev/null
+  done
+  $py - "$work" <<'PY'
+import csv, os, sys
+work = sys.argv[1]
+real = {}
+for r in ("base", "stofix", "cpufix", "healthy", "w4"):
+    v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
+    real[r] = (v, sum(v) / 2)
+points = (("rank 1's storage fixed (heal = 1)", "stofix", lambda x: x["heal_gpu"] == "1" and x["workers"] in ("", "2")),
+          ("rank 3's CPU fault fixed (heal = 3)", "cpufix", lambda x: x["heal_gpu"] == "3" and x["workers"] in ("", "2")),
+          ("4 workers instead", "w4", lambda x: x["heal_gpu"] == "" and x["workers"] == "4"),
+          ("both fixed (fetch_align = median)", "healthy", None))
+errs = {"independent": [], "pipeline": []}
+for b in ("base", "base-rep"):
+    rows = list(csv.DictReader(open(os.path.join(work, b, "summary.csv"))))
+    med = list(csv.DictReader(open(os.path.join(work, b + "-med", "summary.csv"))))
+    print("from %s (real %.4f s):" % (b, real["base"][0][0 if b == "base" else 1]))
+    print("  %-38s %-16s %-18s %-18s" % ("what-if", "real s", "independent", "pipeline"))
+    for what, r, sel in points:
+        cells = []
+        for model in ("independent", "pipeline"):
+            src = med if sel is None else rows
+            hit = [x for x in src if x["model"] == model and (sel is None or sel(x))]
+            if not hit:
+                cells.append("%-18s" % "-")
+                continue
+            p = float(hit[0]["iter_time_mean"])
+            e = 100 * (p / real[r][1] - 1)
+            errs[model].append(abs(e))
+            cells.append("%.4f %+6.1f %%   " % (p, e))
+        print("  %-38s %.4f, %.4f %s" % (what, real[r][0][0], real[r][0][1], " ".join(cells)))
+    print("  " + "\n  ".join(l.strip() for l in open(os.path.join(work, b + ".txt"))
+                             if l.startswith("  GPU ") or l.startswith("GPUs to fix first")
+                             or l.startswith("CPU-heavy")))
+for m, e in errs.items():
+    print("mean |error| %s: %.1f %% over %d predictions" % (m, sum(e) / len(e), len(e)))
 PY
   exit 0
 fi

@@ -548,6 +548,23 @@ load = [float(r["cpu_load_pct"]) for r in csv.DictReader(open(sys.argv[1])) if "
 print("training on the CPU: cpu_load_pct of the 4-worker prediction %.0f %%" % load)
 assert 50 < load < 100, load
 PY
+  # two faults (datasets/pytorch-twofaults): from the base run, the pipeline model ranks rank 1
+  # (slow storage) before rank 3 (a CPU-heavy loader, which no stall shows), and predicts each
+  # fixed run within 7 % of its first recording (storage +6.3, CPU +3.2 %; the recordings of
+  # each differ by up to 1.7 %); run names the CPU-heavy loader
+  tf=$ds/pytorch-twofaults
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nheal = none, each\n' "$tf/base.h5" > "$work/tf.ini"
+  "$stallsim" run "$work/tf.ini" --out "$work/tf" --json > "$work/tf.json" 2>/dev/null || fail "twofaults: run"
+  "$stallsim" run "$work/tf.ini" --out "$work/tf" > "$work/tf.txt" 2>&1 || fail "twofaults: run"
+  /usr/bin/python3 -c "
+import json; h = [x for x in json.load(open('$work/tf.json'))['ranking']['heal'] if x['ranked']]
+assert [x['gpu'] for x in h] == [1, 3], h" && grep -q "^CPU-heavy loader (recorded): GPU 3's" "$work/tf.txt" && ok ||
+    fail "twofaults: ranking or CPU-heavy line: $(tail -5 "$work/tf.txt")"
+  for pt in "stofix heal-1" "cpufix heal-3"; do
+    set -- $pt
+    "$stallsim" compare "$tf/$1.h5" "$work/tf" --warmup 10 --csv "$work/tf-$1.csv" >/dev/null || fail "twofaults: compare $1"
+    expect_within "$work/tf-$1.csv" "pipeline_.*_$2" "$work/tf-$1.csv" 7 "two faults: $2 against $1" && ok || fail "twofaults: $2"
+  done
 else
   fail "datasets/pytorch-storage/w1-x1.h5 or w1-x0.5.h5 is missing (committed with the repository)"
 fi
