@@ -180,7 +180,7 @@ done
 [ $rc -eq 1 ] && grep -q "no iteration has index >= warmup_iterations = 900: nothing to summarise" "$work/err" && ok ||
   fail "empty selection: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --epoch 7 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "the trace has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"
+[ $rc -eq 1 ] && grep -q "ff.h5: --epoch 7: the trace has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"
 # like with like: a trace beside a sweep summarised with other settings is summarised as
 # that sweep was; sweeps with different settings are refused
 "$stallsim" gen -o "$work/w.h5" --gpus 3 --iterations 200 --seed 3 >/dev/null || fail "gen w"

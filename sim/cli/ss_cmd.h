@@ -25,7 +25,9 @@ ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, co
 
 /* SS_OK when the measured row of s summarises some iteration of trace t; else SS_EDATA
  * saying why: the selected epoch is not in the trace (naming its epochs), or no iteration
- * of the selection is past the warm-up. */
-ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t);
+ * of the selection is past the warm-up. epoch_opt: how the user chose the epoch
+ * ("trace.epoch", "--epoch"). */
+ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
+                                 const char *epoch_opt);
 
 #endif

@@ -29,7 +29,8 @@ static const char usage[] =
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
 
-ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t)
+ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
+                                 const char *epoch_opt)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
     if (!cfg->epoch_all) {
@@ -38,8 +39,8 @@ ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, cons
         ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
         if (st != SS_OK) return st;
         if (!found)
-            return ss_fail(SS_EDATA, "%s: trace.epoch = %ld: the trace has no epoch %ld (its epochs: %s)", trace,
-                           cfg->epoch, cfg->epoch, list);
+            return ss_fail(SS_EDATA, "%s: %s%s%ld: the trace has no epoch %ld (its epochs: %s)", trace, epoch_opt,
+                           epoch_opt[0] == '-' ? " " : " = ", cfg->epoch, cfg->epoch, list);
     }
     if (cfg->epoch_all)
         return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
