@@ -700,19 +700,30 @@ static ss_status append_text(ss_config *c, const char *line)
     return SS_OK;
 }
 
-ss_status ss_config_set(ss_config *c, const char *assignment)
+/* "SECTION.KEY=VALUE" split in buf[4096] (a copy of assignment): 0 and the three parts
+ * (section and key trimmed), or -1 when too long or not of that form. */
+static int split_assignment(const char *assignment, char *buf, char **section, char **key, char **value)
 {
-    char buf[4096], section[64];
-    if (strlen(assignment) >= sizeof buf) return ss_fail(SS_ECONFIG, "--set %.60s...: too long", assignment);
+    if (strlen(assignment) >= 4096) return -1;
     strcpy(buf, assignment);
     char *eq = strchr(buf, '='), *dot = strchr(buf, '.');
-    if (!eq || !dot || dot > eq || dot == buf)
+    if (!eq || !dot || dot > eq || dot == buf) return -1;
+    *eq = *dot = '\0';
+    *section = trim(buf);
+    *key = trim(dot + 1);
+    *value = eq + 1;
+    return 0;
+}
+
+ss_status ss_config_set(ss_config *c, const char *assignment)
+{
+    char buf[4096], section[64], *sec, *key, *value;
+    if (strlen(assignment) >= sizeof buf) return ss_fail(SS_ECONFIG, "--set %.60s...: too long", assignment);
+    if (split_assignment(assignment, buf, &sec, &key, &value) != 0)
         return ss_fail(SS_ECONFIG, "--set %s: expected SECTION.KEY=VALUE", assignment);
-    *eq = '\0';
-    *dot = '\0';
-    snprintf(section, sizeof section, "%s", trim(buf));
+    snprintf(section, sizeof section, "%s", sec);
     parse_ctx p = {.cfg = c, .base_dir = "", .check_dupes = 0};
-    if (!apply(&p, section, trim(dot + 1), eq + 1)) return ss_fail(SS_ECONFIG, "--set %s: %s", assignment, p.msg);
+    if (!apply(&p, section, key, value)) return ss_fail(SS_ECONFIG, "--set %s: %s", assignment, p.msg);
     char line[4200];
     snprintf(line, sizeof line, "; --set %s", assignment);
     return append_text(c, line);
@@ -733,14 +744,10 @@ ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets
      * paths are taken from the current folder */
     if (!regular || !strncmp(file, "/dev/", 5) || !strncmp(file, "/proc/", 6)) dir[0] = '\0';
     parse_ctx p = {.cfg = c, .base_dir = dir, .check_dupes = 1};
-    for (int i = 0; i < n_sets; i++) { /* "section.key=value": the file's value of that key is replaced */
-        char sk[256];
-        snprintf(sk, sizeof sk, "%s", sets[i]);
-        char *eq = strchr(sk, '='), *dot = strchr(sk, '.');
-        if (!eq || !dot || dot > eq) continue; /* (ss_config_set says what is wrong) */
-        *eq = *dot = '\0';
-        int known, k = find_key(trim(sk), trim(dot + 1), &known);
-        if (k >= 0) p.overridden[k] = 1;
+    for (int i = 0; i < n_sets; i++) { /* the keys --set gives: the file's values of them are replaced */
+        char buf[4096], *sec, *key, *value;
+        int known, k = split_assignment(sets[i], buf, &sec, &key, &value) == 0 ? find_key(sec, key, &known) : -1;
+        if (k >= 0) p.overridden[k] = 1; /* (a malformed one: ss_config_set says what is wrong) */
     }
     ini_values vals = {.p = &p};
     char *rewritten = NULL;

@@ -7,8 +7,6 @@ with stallsim_record.
 import argparse
 import os
 import random
-import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -19,6 +17,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 FEATURES = 32
@@ -42,33 +41,6 @@ class BurstyStore(tud.Dataset):
         return x, torch.tensor(i % 10)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def launch(a):
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
-               WORLD_SIZE=str(a.nproc), OMP_NUM_THREADS="1")
-    args = sys.argv[1:]
-    i = args.index("--nproc")
-    args = args[:i] + args[i + 2:]
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(a.nproc)]
-    try:
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode for p in procs):
-                break
-            time.sleep(0.2)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return next((p.returncode for p in procs if p.returncode), 0)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nproc", type=int, default=0)
@@ -82,7 +54,7 @@ def main():
     ap.add_argument("--lat-seed", type=int, default=7, help="seed of which samples are slow (7: set A)")
     a = ap.parse_args()
     if a.nproc:
-        return launch(a)
+        return ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
     dist.init_process_group("gloo")

@@ -9,8 +9,6 @@ forward/backward with the DDP all-reduce.
 """
 import argparse
 import os
-import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -22,6 +20,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 FEAT = 64
@@ -84,34 +83,10 @@ def parse():
     return ap.parse_args()
 
 
-def launch(a):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc),
-               OMP_NUM_THREADS="1")
-    args = list(sys.argv[1:])
-    i = args.index("--nproc")
-    del args[i:i + 2]
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args, env=dict(env, RANK=str(r)))
-             for r in range(a.nproc)]
-    rc = 0
-    try:
-        for p in procs:
-            p.wait()
-            rc = rc or p.returncode
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return rc
-
-
 def main():
     a = parse()
     if a.nproc:
-        return launch(a)
+        return ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
     dist.init_process_group("gloo")

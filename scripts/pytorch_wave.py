@@ -13,8 +13,6 @@ then `stallsim import pytorch runs/w8p4/run -o w8p4.h5` (datasets/pytorch-wave/R
 """
 import argparse
 import os
-import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -26,6 +24,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 SIDE, CROP = 48, 40
@@ -87,30 +86,6 @@ def parse():
     return ap.parse_args()
 
 
-def launch(a):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc),
-               OMP_NUM_THREADS="1")
-    args = sys.argv[1:]
-    i = args.index("--nproc")
-    args = args[:i] + args[i + 2:]
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
-                              env=dict(env, RANK=str(r))) for r in range(a.nproc)]
-    try:
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode for p in procs if p.returncode is not None):
-                break
-            time.sleep(0.2)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return max(p.returncode or 0 for p in procs)
-
-
 def main():
     a = parse()
     if a.bench_sample:
@@ -123,7 +98,7 @@ def main():
         print("CPU per sample: %.3f ms" % ((time.thread_time() - t) / 500 * 1e3))
         return 0
     if a.nproc:
-        return launch(a)
+        return ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
     dist.init_process_group("gloo")

@@ -103,10 +103,10 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
         if (gzeof(r->f)) break;
     }
 split:;
-    /* a CR not followed by LF ends a line too (files with CR-only line ends) */
+    /* a CR not followed by LF ends a line too (files with CR-only line ends); an LF is
+     * only ever the last byte, so the first CR is either lone or that line's CRLF */
     char *cr = memchr(r->buf, '\r', n);
-    while (cr && cr + 1 < r->buf + n && cr[1] == '\n') cr = memchr(cr + 2, '\r', n - (size_t)(cr + 2 - r->buf));
-    if (cr && cr + 1 < r->buf + n) {
+    if (cr && cr + 1 < r->buf + n && cr[1] != '\n') {
         r->rest_off = (size_t)(cr + 1 - r->buf);
         r->rest_len = n - r->rest_off;
         n = (size_t)(cr - r->buf);

@@ -334,12 +334,8 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     dft_state *d = calloc(1, sizeof *d);
     if (!d) return ss_fail(SS_ENOMEM, "out of memory");
     *state = d;
-    ss_status st = SS_OK;
-    for (int i = 0; i < argc && st == SS_OK; i++) {
-        if (argv[i][0] == '-' && argv[i][1])
-            return ss_fail(SS_EUSAGE, "import dftracer: unknown option '%s' (see stallsim import dftracer --help)", argv[i]);
-        st = ss_filelist_add(&d->files, argv[i], suffixes);
-    }
+    ss_status st = ss_import_no_options("dftracer", argc, argv);
+    for (int i = 0; i < argc && st == SS_OK; i++) st = ss_filelist_add(&d->files, argv[i], suffixes);
     if (st == SS_OK) st = order_by_rank(&d->files);
     if (st != SS_OK) return st;
     d->G = d->files.n;

@@ -2,6 +2,7 @@
 #include "ss_report.h"
 
 #include "ss_columns.h"
+#include "ss_limits.h"
 #include "ss_model.h"
 #include "ss_number.h"
 #include "ss_parts.h"
@@ -77,7 +78,7 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 
 /* The table's labels: each row's model label without the settings that every row of its
  * model shares (said once under the table), where the model has two rows or more. */
-#define LABEL_LEN 96
+#define LABEL_LEN SS_LABEL_MAX
 typedef struct {
     char (*row)[LABEL_LEN]; /* [nsc], or NULL (out of memory: the full labels) */
     char common[SS_NMODELS][LABEL_LEN]; /* the shared "key=value" settings, "" none */
@@ -265,7 +266,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                 s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
     if (stretch_col)
         fprintf(out, "stretch = how many times longer CPU work takes than with a core to itself at the row's load "
-                     "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch at the trace's own load, the calibration's)\n",
+                     "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch "
+                     "at the trace's own load, the calibration's)\n",
                 s->cpu_pools > 1 ? ": the largest over the pools" : "");
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);

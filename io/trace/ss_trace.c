@@ -457,6 +457,13 @@ static int held_for_writing(const char *path)
     return 1;
 }
 
+/* The error for a trace that held_for_writing: what then to do. */
+static ss_status held_error(const char *path, const char *todo)
+{
+    return ss_fail(SS_EIO, "%s: another process has the file open for writing (HDF5's file lock): close it there first%s",
+                   path, todo);
+}
+
 int ss_trace_is_trace(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -508,17 +515,11 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 #endif
     t->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
-    if (t->file < 0) {
-        /* HDF5's file lock: another process has it open for writing (h5py 'r+' or 'a', say) */
-        hid_t u = open_unlocked(path);
-        if (u >= 0) {
-            H5Fclose(u);
-            st = ss_fail(SS_EIO, "%s: another process has the file open for writing (HDF5's file lock): close it "
-                         "there first (or set HDF5_USE_FILE_LOCKING=FALSE if it no longer writes)", path);
-        } else {
-            st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
-        }
-    }
+    /* (HDF5's file lock: another process has it open for writing, h5py 'r+' or 'a', say) */
+    if (t->file < 0 && held_for_writing(path))
+        st = held_error(path, " (or set HDF5_USE_FILE_LOCKING=FALSE if it no longer writes)");
+    else if (t->file < 0)
+        st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
     if (st == SS_OK) st = read_meta(t);
     if (st == SS_OK) st = open_datasets(t);
     if (st != SS_OK) {
@@ -1045,8 +1046,7 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     if (m->gpus < 1 || m->iterations < 0)
         return ss_fail(SS_EDATA, "%s: a trace needs at least one GPU", path);
     if (held_for_writing(path))
-        return ss_fail(SS_EIO, "%s: another process has the file open for writing (HDF5's file lock): close it there "
-                       "first; replacing it now would lose what that process writes", path);
+        return held_error(path, "; replacing it now would lose what that process writes");
     ss_trace_writer *w = calloc(1, sizeof *w);
     if (!w) return ss_fail(SS_ENOMEM, "out of memory creating %s", path);
     w->meta = *m;

@@ -69,12 +69,19 @@ static void remember_new_dir(const char *dir)
 
 void ss_atomic_keep_new_dirs(void) { newdir_n = 0; }
 
-void ss_atomic_remove_new_dirs(void)
+/* async-signal-safe: the folders this run created, with the lock of a commit it began
+ * in them (the folder is its own); rmdir fails, harmlessly, on one that is not empty */
+static void unmake_new_dirs(void)
 {
     for (int i = (int)newdir_n - 1; i >= 0; i--) {
-        unlink(newlock[i]); /* the lock of a commit this run began: the folder is its own */
-        rmdir(newdir[i]);   /* fails, harmlessly, if not empty */
+        unlink(newlock[i]);
+        rmdir(newdir[i]);
     }
+}
+
+void ss_atomic_remove_new_dirs(void)
+{
+    unmake_new_dirs();
     newdir_n = 0;
 }
 
@@ -83,10 +90,7 @@ static void on_signal(int sig)
 {
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
-    for (int i = (int)newdir_n - 1; i >= 0; i--) {
-        unlink(newlock[i]);
-        rmdir(newdir[i]);
-    }
+    unmake_new_dirs();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;

@@ -14,7 +14,7 @@ static const ss_column columns[] = {
     {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, 160},
     {"model", SS_COL_STR, "", "every row", "measured, or the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
     {"label", SS_COL_STR, "", "every row", "the scenario as run's table labels it (its model and settings, in full)",
-     SS_CV_LABEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 96},
+     SS_CV_LABEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_LABEL_MAX},
     {"fetch_align", SS_COL_STR, "", "replay rows", "alignment of the fetch times", SS_CV_FETCH_ALIGN, 0, SS_COLF_H5, 8},
     {"start_align", SS_COL_STR, "", "replay rows", "alignment of the loader starts", SS_CV_START_ALIGN, 0, SS_COLF_H5, 8},
     {"iterations", SS_COL_LONG, "1", "every row", "iterations summarised (after warm-up, in the selected epochs)",

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "ss_limits.h"
 #include "ss_summary.h"
 
 typedef enum { SS_COL_STR, SS_COL_LONG, SS_COL_INT, SS_COL_F64 } ss_col_type;
@@ -49,7 +50,7 @@ typedef struct {
     const char *str; /* (may point into buf) */
     long l;
     double d;
-    char buf[96];    /* a text made for the value (the label) */
+    char buf[SS_LABEL_MAX]; /* a text made for the value (the label) */
 } ss_colval;
 
 /* Row j's value of column c (GPU g for per-GPU columns). Returns 0 when the column does

@@ -16,18 +16,15 @@ typedef struct {
     int has_calib;
     ss_calib calib;
     /* from the trace's CPU datasets and the calibrated worker counts
-     * (ss_summary_adopt_calib): the busiest pool of cores' CPU per iteration per core,
-     * seconds, its first GPU and its cores; the number of pools */
+     * (ss_summary_adopt_calib) */
     int has_cpu;
-    double cpu_per_core;
-    int cpu_pool, cpu_pool_cores, cpu_pools;
-    /* per GPU, for the rows that heal one: the training process's CPU per iteration, the
-     * loader's per batch (0 where synchronous), its pool and the pool's cores; the loaders'
-     * sorted (NULL without CPU data) */
-    double *cpu_loop, *cpu_fetch, *cpu_fetch_sorted;
-    int *cpu_pool_of, *cpu_cores_of;
-    double *cpu_pool_need; /* [cpu_pools] each pool's CPU per iteration */
-    int *cpu_pool_head;    /* [cpu_pools] its first GPU */
+    int cpu_pool, cpu_pool_cores, cpu_pools; /* the measured row's busiest pool (its first GPU), its cores */
+    /* per GPU: its loader's CPU per batch (0 where synchronous), the same sorted, its pool's
+     * index; per pool: its CPU per iteration, first GPU and cores (NULL without CPU data) */
+    double *cpu_fetch, *cpu_fetch_sorted;
+    int *cpu_pool_index;
+    double *cpu_pool_need;
+    int *cpu_pool_head, *cpu_pool_ncores;
     double effective_delay_threshold;
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */

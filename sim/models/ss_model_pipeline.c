@@ -3,6 +3,7 @@
 #include "ss_model_pipeline.h"
 
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -797,8 +798,9 @@ typedef struct {
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
     double cpu_stretch; /* CPU sharing: the largest s1 over the pools (s0 where the load is the
                          * trace's), NaN without it */
-    double *share_buf; /* CPU sharing: [7][gpus] the CPU parts' wall times, s1 / s0, and the loaders,
-                        * fetches and waits for the solve */
+    double *share_buf; /* CPU sharing: [10][gpus] the CPU parts' wall times, s1 / s0, the loaders,
+                        * fetches and waits for the solve, and the first window's waits and
+                        * CPU parts (share_init) */
 } pipe_state;
 
 /* The median of v[0..n-1] without v[skip]; reorders v. */
@@ -887,14 +889,6 @@ static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *
     return 1;
 }
 
-/* The largest of v[0..n-1] (n >= 1). */
-static double max_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++) m = v[i] > m ? v[i] : m;
-    return m;
-}
-
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
  * p's CPU parts, their factors and the change of the step. After heal_loaders and the
  * healed CPU parts (pipe_init). */
@@ -903,7 +897,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     const ss_share *sh = p->share;
     if (sh->gpus != gpus) return SS_OK;
     if (same_load(p, s, sh, gpus)) {
-        st->cpu_stretch = max_of(sh->s0, sh->pools);
+        st->cpu_stretch = gsl_stats_max(sh->s0, 1, (size_t)sh->pools);
         return SS_OK;
     }
     const size_t G = (size_t)gpus;
@@ -939,7 +933,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
         p->compute_delta = delta;
-        st->cpu_stretch = max_of(s1, sh->pools);
+        st->cpu_stretch = gsl_stats_max(s1, 1, (size_t)sh->pools);
         double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL; /* r, x per pool */
         if (q && sh->start_wait && !rx) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         if (rx) { /* the first window of each epoch: its start-up waits */

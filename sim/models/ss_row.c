@@ -186,13 +186,16 @@ static int first_index(const double *a, int n, double v)
 /* Element p of a[] with index r left out. */
 static inline double without(const double *a, int r, int p) { return p < r ? a[p] : a[p + 1]; }
 
+double ss_median_without(const double *sorted, int n, double v)
+{
+    int k = first_index(sorted, n, v), m = n - 1;
+    return (without(sorted, k, (m - 1) / 2) + without(sorted, k, m / 2)) / 2;
+}
+
 double ss_row_median_others(const ss_row *r, int g)
 {
-    const int G = r->gpus;
-    if (G == 1) return r->fetch_time[0];
-    const double *a = r->fetch_sorted;
-    int k = first_index(a, G, r->fetch_time[g]), n = G - 1;
-    return (without(a, k, (n - 1) / 2) + without(a, k, n / 2)) / 2;
+    if (r->gpus == 1) return r->fetch_time[0];
+    return ss_median_without(r->fetch_sorted, r->gpus, r->fetch_time[g]);
 }
 
 void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf)
@@ -206,7 +209,7 @@ void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf)
     const double *a = r->fetch_sorted;
     const double fg = r->fetch_time[g];
     int k = first_index(a, G, fg), n = G - 1;
-    double m = (without(a, k, (n - 1) / 2) + without(a, k, n / 2)) / 2;
+    double m = ss_median_without(a, G, fg);
     double lo = without(a, k, 0), hi = without(a, k, n - 1);
     fetch_buf[g] = m;
     out->fetch_min = m < lo ? m : lo;

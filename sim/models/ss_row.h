@@ -53,6 +53,10 @@ void ss_row_prepare(ss_row *r, int want_median, double *scratch);
 /* Sorts the row's fetch times into sorted[gpus] for ss_row_heal (after ss_row_prepare). */
 void ss_row_prepare_heal(ss_row *r, double *sorted);
 
+/* The median (GSL's: the mean of the two middle values for an even count) of the n values
+ * sorted[0..n-1] without one that equals v (n >= 2); O(log n). */
+double ss_median_without(const double *sorted, int n, double v);
+
 /* The median of the fetch times of every GPU but g (GSL's median: the mean of the two
  * middle values for an even count); g's own fetch time when there is one GPU. Needs
  * ss_row_prepare_heal; O(log G). */

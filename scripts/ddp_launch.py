@@ -1,0 +1,37 @@
+"""ddp_launch.py - starts a workload script's ranks on this machine, as torchrun would: one
+process per rank (gloo rendezvous on a free local port, one thread each), for the
+scripts/pytorch_*.py workloads, which call launch() when given --nproc N."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(script, nproc):
+    """Runs `script` with this process's arguments less `--nproc N` as ranks 0..nproc-1; stops
+    the others when one fails. Returns the first failing rank's status, or 0."""
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(nproc),
+               OMP_NUM_THREADS="1")
+    args = sys.argv[1:]
+    i = args.index("--nproc")
+    args = args[:i] + args[i + 2:]
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(script)] + args,
+                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(nproc)]
+    try:
+        while any(p.poll() is None for p in procs):
+            if any(p.returncode for p in procs):
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return next((p.returncode for p in procs if p.returncode), 0)
