@@ -342,7 +342,7 @@ busy_pct() {
 }
 
 # waits (up to 2 minutes) until nothing else uses more than 10 % of the CPU: other jobs
-# change the runs by up to 20 % (README, "How far to trust the predictions")
+# change the runs by up to 20 % (datasets/VALIDATION.md)
 wait_idle() {
   local t=0 b
   while b=$(busy_pct); [ "$b" -gt 10 ]; do
