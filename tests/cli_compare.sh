@@ -177,7 +177,7 @@ done
 "$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "no iteration has index >= warmup_iterations = 900: nothing to summarise" "$work/err" && ok ||
+[ $rc -eq 1 ] && grep -q "no iteration has index >= --warmup 900: nothing to summarise (the epochs are shorter than the warm-up left out; set --warmup lower" "$work/err" && ok ||
   fail "empty selection: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --epoch 7 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "ff.h5: --epoch 7: the trace has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"

@@ -28,6 +28,6 @@ ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, co
  * of the selection is past the warm-up. epoch_opt: how the user chose the epoch
  * ("trace.epoch", "--epoch"). */
 ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
-                                 const char *epoch_opt);
+                                 const char *epoch_opt, const char *warmup_opt);
 
 #endif

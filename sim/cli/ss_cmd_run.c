@@ -408,7 +408,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t, "trace.epoch");
+        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t, "trace.epoch",
+                                    "trace.warmup_iterations");
         long rows = 0, epochs = 0;
         if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);

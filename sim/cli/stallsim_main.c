@@ -30,7 +30,7 @@ static const char usage[] =
     "2 usage or configuration error, 1 any other failure.\n";
 
 ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
-                                 const char *epoch_opt)
+                                 const char *epoch_opt, const char *warmup_opt)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
     if (!cfg->epoch_all) {
@@ -43,10 +43,14 @@ ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, cons
                            epoch_opt[0] == '-' ? " " : " = ", cfg->epoch, cfg->epoch, list);
     }
     if (cfg->epoch_all)
-        return ss_fail(SS_EDATA, "%s: no iteration has index >= warmup_iterations = %ld: nothing to summarise",
-                       trace, cfg->warmup_iterations);
-    return ss_fail(SS_EDATA, "%s: no iteration of epoch %ld has index >= warmup_iterations = %ld: nothing to summarise",
-                   trace, cfg->epoch, cfg->warmup_iterations);
+        return ss_fail(SS_EDATA,
+                       "%s: no iteration has index >= %s%s%ld: nothing to summarise (the epochs are shorter than the "
+                       "warm-up left out; set %s lower, 0 keeps every iteration)",
+                       trace, warmup_opt, warmup_opt[0] == '-' ? " " : " = ", cfg->warmup_iterations, warmup_opt);
+    return ss_fail(SS_EDATA,
+                   "%s: no iteration of epoch %ld has index >= %s%s%ld: nothing to summarise (the epoch is shorter than "
+                   "the warm-up left out; set %s lower, 0 keeps every iteration)",
+                   trace, cfg->epoch, warmup_opt, warmup_opt[0] == '-' ? " " : " = ", cfg->warmup_iterations, warmup_opt);
 }
 
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)
