@@ -13,8 +13,6 @@ environment); without it the script is one rank of a job started by another laun
 import argparse
 import os
 import warnings
-import socket
-import subprocess
 import sys
 import time
 
@@ -24,6 +22,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 FEATURES = 32
@@ -75,37 +74,10 @@ def parse():
     return ap.parse_args()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def launch(a):
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(a.nproc),
-               OMP_NUM_THREADS="1")
-    args = [a for a in sys.argv[1:]]
-    i = args.index("--nproc")
-    del args[i:i + 2]
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(a.nproc)]
-    try:  # a failed rank ends the others (they would wait for it in the all-reduce)
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode for p in procs):
-                break
-            time.sleep(0.2)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return next((p.returncode for p in procs if p.returncode), 0)
-
-
 def main():
     a = parse()
     if a.nproc:
-        return launch(a)
+        return ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
     if "RANK" not in os.environ:  # mpirun, srun: the rank from their variables, one host

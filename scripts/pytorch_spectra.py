@@ -19,14 +19,14 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse
 import json
 import resource
-import socket
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-RECORDER_DIR = os.path.dirname(os.path.abspath(__file__))  # scripts/: the recorder
+RECORDER_DIR = os.path.dirname(os.path.abspath(__file__))  # scripts/: the recorder and ddp_launch
+sys.path.insert(0, RECORDER_DIR)
+import ddp_launch  # noqa: E402
 
 
 def parse():
@@ -59,31 +59,11 @@ def cpu_busy_jiffies():
 
 
 def launch(a):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc))
-    args = list(sys.argv[1:])
-    i = args.index("--nproc")
-    del args[i:i + 2]
     hz = os.sysconf("SC_CLK_TCK")
     b0, t0 = cpu_busy_jiffies()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.time()
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
-                              env=dict(env, RANK=str(r))) for r in range(a.nproc)]
-    rc = 0
-    try:
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode for p in procs if p.returncode is not None):
-                rc = 1
-                break
-            time.sleep(0.2)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    rc = ddp_launch.launch(__file__, a.nproc)
     w1 = time.time()
     b1, t1 = cpu_busy_jiffies()
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -94,7 +74,7 @@ def launch(a):
                 others_cpu_s=round(busy - job, 2),
                 others_share_pct=round(100 * (busy - job) / total, 1) if total else None,
                 machine_busy_pct=round(100 * busy / total, 1) if total else None,
-                rc=rc or next((p.returncode for p in procs if p.returncode), 0))
+                rc=rc)
     print("CPU " + json.dumps(info), flush=True)
     if a.out:
         with open(a.out + ".cpu.json", "w") as f:

@@ -15,8 +15,6 @@ DDP all-reduce synchronises the ranks.
 import argparse
 import io
 import os
-import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -29,6 +27,7 @@ import torch.utils.data as tud
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # scripts/: the recorder
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 NIMG, SIDE, CROP = 4000, 64, 56
@@ -93,34 +92,10 @@ def parse():
     return ap.parse_args()
 
 
-def launch(a):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(a.nproc),
-               OMP_NUM_THREADS="1")
-    args = list(sys.argv[1:])
-    i = args.index("--nproc")
-    del args[i:i + 2]
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args, env=dict(env, RANK=str(r)))
-             for r in range(a.nproc)]
-    try:
-        while any(p.poll() is None for p in procs):
-            if any(p.returncode for p in procs):
-                break
-            time.sleep(0.2)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return next((p.returncode for p in procs if p.returncode), 0)
-
-
 def main():
     a = parse()
     if a.nproc:
-        return launch(a)
+        return ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
     dist.init_process_group("gloo")
