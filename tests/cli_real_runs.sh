@@ -144,7 +144,9 @@ for t in pytorch-grid-f/w2-x1-p2 pytorch-twofaults/base; do
 import csv, json, re, sys
 import h5py, numpy as np
 rows = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
-top = [x["scenario"] for x in json.load(open(sys.argv[3]))["ranking"]["top"]]
+jtop = json.load(open(sys.argv[3]))["ranking"]["top"]
+top = [x["scenario"] for x in jtop]
+h5top = h5py.File(sys.argv[1] + "/results.h5", "r")["ranking/top"][:]
 med = float(np.median(h5py.File(sys.argv[1] + "/results.h5", "r")["calibration/delivery"][:]))
 measured = next(r for r in rows if r["model"] == "measured")
 behind = float(measured["stall_mean"]) > 3 * med
@@ -157,6 +159,8 @@ for l, name in zip(lines, top):  # the terminal's cuts are the JSON's, in the sa
     r = next(r for r in rows if r["scenario"] == name)
     want = behind and float(r["stall_mean"]) < 2 * med
     assert ("loaders now ahead: less certain" in l) == want, (l, r["stall_mean"], med)
+    k = top.index(name)  # the same flag in the JSON and in results.h5 /ranking/top
+    assert jtop[k]["loaders_ahead"] == want and bool(h5top["loaders_ahead"][k]) == want, (jtop[k], h5top[k])
     marked += want
 assert marked >= 1 and ("(loaders now ahead: the trace's loaders were behind" in text) == (marked > 0), text
 print("%s: %d of %d cuts marked loaders-ahead" % (sys.argv[1], marked, len(lines)))

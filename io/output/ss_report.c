@@ -76,40 +76,6 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
 #define STALL_MINOR_PCT 10.0
 
-/* A trace whose loaders were behind: the measured run's mean stall is more than this many
- * times the median delivery cost (the part of a stall that remains with the batch ready). */
-#define BEHIND_STALLS 3.0
-/* A pipeline prediction whose loaders keep ahead: its mean stall is less than this many
- * times the median delivery cost (the largest of the GPUs' deliveries is about 1.5-2 times
- * their median). */
-#define AHEAD_STALLS 2.0
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind:
- * on the idle grids the real runs of such predictions came out about 4 % slower on average
- * (up to 13 %), the runs of one setting 7-10 % apart; the two-fault runs' 4 workers 3-9 %
- * faster (datasets/VALIDATION.md). Needs the calibration. */
-static int ahead_of_behind(const ss_summary *s, int j)
-{
-    if (!s->has_calib || !s->calib.delivery_gpu || s->calib.gpus < 1 || s->sc[j].model != SS_MODEL_PIPELINE)
-        return 0;
-    const int G = s->calib.gpus;
-    double *d = malloc((size_t)G * sizeof *d);
-    if (!d) return 0;
-    memcpy(d, s->calib.delivery_gpu, (size_t)G * sizeof *d);
-    qsort(d, (size_t)G, sizeof *d, cmp_double);
-    const double med = (d[(G - 1) / 2] + d[G / 2]) / 2;
-    free(d);
-    const int m = ss_summary_measured(s);
-    return med > 0.0 && s->p[m].n > 0 && s->p[j].n > 0 && s->p[m].mean[SS_M_STALL] > BEHIND_STALLS * med &&
-           s->p[j].mean[SS_M_STALL] < AHEAD_STALLS * med;
-}
-
 /* The table's labels: each row's model label without the settings that every row of its
  * model shares (said once under the table), where the model has two rows or more. */
 #define LABEL_LEN SS_LABEL_MAX
@@ -168,7 +134,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             char busy[64] = "";
             if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
             else if (cpu > CPU_NEAR_PCT) snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
-            else if (ahead_of_behind(s, r->top[k].j)) {
+            else if (r->top[k].loaders_ahead) {
                 snprintf(busy, sizeof busy, "; loaders now ahead: less certain");
                 ahead++;
             }
@@ -439,6 +405,7 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
                 json_num(f, cpu);
                 fprintf(f, ", \"optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false");
             }
+            fprintf(f, ", \"loaders_ahead\": %s", r->top[k].loaders_ahead ? "true" : "false");
             fputc('}', f);
         }
         fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": ", r->n_within);

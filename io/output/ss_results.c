@@ -217,6 +217,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
         char scenario[160];
         double change_pct, change_s;
         double cpu_load_pct; /* NaN: the trace records no CPU times */
+        int loaders_ahead;   /* 1: the scenario's loaders keep ahead of the trace's, which were behind */
     } top_row;
     typedef struct {
         char model[16];
@@ -234,6 +235,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "cpu_load_pct", HOFFSET(top_row, cpu_load_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "loaders_ahead", HOFFSET(top_row, loaders_ahead), H5T_NATIVE_INT);
     hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof(heal_row));
     H5Tinsert(ht, "model", HOFFSET(heal_row, model), s16);
     H5Tinsert(ht, "gpu", HOFFSET(heal_row, gpu), H5T_NATIVE_INT);
@@ -248,6 +250,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
         top[k].change_pct = r->top[k].change_pct;
         top[k].change_s = r->top[k].change_s;
         top[k].cpu_load_pct = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
+        top[k].loaders_ahead = r->top[k].loaders_ahead;
     }
     for (int k = 0; !rc && k < r->nheal; k++) {
         snprintf(heal[k].model, sizeof heal[k].model, "%s", ss_model_name(r->heal[k].model));

@@ -412,13 +412,13 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
                                     "trace.warmup_iterations");
         long rows = 0, epochs = 0;
         if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
-        if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
-        if (st == SS_OK) sum.rank = &ranking;
-        if (have_cal) {
+        if (have_cal) { /* before the ranking, which reads the calibrated delivery costs */
             if (st == SS_OK) st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
             else ss_calib_free(&cal);
             have_cal = 0;
         }
+        if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
+        if (st == SS_OK) sum.rank = &ranking;
     }
     /* summary.csv under a temporary name first; it is renamed into place with results.h5 */
     char csv_path[SS_PATH_MAX + 16], csv_tmp[SS_PATH_MAX + 64];
