@@ -607,6 +607,17 @@ else
   fail "datasets/pytorch-storage/w1-x1.h5 or w1-x0.5.h5 is missing (committed with the repository)"
 fi
 
+# ranks that all-reduce only every 4 steps (datasets/pytorch-accum): run's note on the
+# traces whose ranks drift apart (a slow rank), none on the balanced ones or on grid F's base
+for t in pytorch-accum/slow:1 pytorch-accum/w4:1 pytorch-accum/healthy:0 pytorch-accum/healthy-w4:0 pytorch-grid-f/w2-x1-p2:0; do
+  f=${t%:*} want=${t#*:}
+  [ -e "$ds/$f.h5" ] || { fail "missing $f.h5"; continue; }
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$ds/$f.h5" > "$work/lock.ini"
+  "$stallsim" run "$work/lock.ini" --out "$work/lock" > "$work/lock.txt" 2>&1 || { fail "run $f (lockstep)"; continue; }
+  n=$(grep -c "^note: the GPUs' loops ask for their batches .* the ranks do not step together" "$work/lock.txt")
+  [ "$n" = "$want" ] && ok || fail "not-lockstep note on $f: $n, want $want"
+done
+
 # a loop that leaves every epoch early (datasets/pytorch-breakloop, recorded after the models):
 # from each 2-worker base, 4 workers within 5 % (-3.4, -3.3 %), rank 1 healed within 2 %
 # by both models (-0.3, -0.1 %; independent -0.1, +0.2 %), both within 6 % (-0.3, -4.7 %)

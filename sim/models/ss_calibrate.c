@@ -807,6 +807,11 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     if (st == SS_OK) {
         for (long k = 0; k < io.rows; k++) spread[k] = amax[k] - amin[k];
         c->ask_spread = median_of(spread, n);
+        /* the period of the last ask: successive rows of one epoch (spread is free again) */
+        size_t np_ = 0;
+        for (long k = 1; k < io.rows; k++)
+            if (io.epoch[k] == io.epoch[k - 1]) spread[np_++] = amax[k] - amax[k - 1];
+        c->ask_period = median_of(spread, np_);
         c->asks_consistent = pairs > 0 && (double)consistent >= 0.99 * (double)pairs;
         c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
         c->agree = 1;

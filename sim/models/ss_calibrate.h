@@ -45,6 +45,10 @@ typedef struct {
      * replay then takes each GPU's measured lag (ssp_params.ask_lags). */
     int asks_consistent, ask_lags;
     double ask_spread;
+    /* the median over successive rows of one epoch of the last GPU's ask minus the one
+     * before: the step period. A spread of half of it or more says the ranks do not step
+     * together (gradient accumulation under no_sync, separate jobs): run warns. */
+    double ask_period;
     long rows_used;
     double seconds;        /* time the calibration took */
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches
