@@ -131,18 +131,21 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
  * run committed with the project the median spread of the asks is at most 0.18 of the step
  * period. Ranks that synchronise only every few steps (gradient accumulation under DDP's
  * no_sync) drift apart in between: 1.5 and 4.2 of the period on a real 2-rank run with one
- * slow rank, whose healing was then predicted 220 % too slow. */
+ * slow rank, whose healing was then predicted 215 % too slow (datasets/pytorch-accum). */
 #define NOT_LOCKSTEP_SPREAD 0.5
 static void note_not_lockstep(const ss_calib *cal, FILE *out)
 {
     if (cal->gpus < 2 || !(cal->ask_period > 0.0) || !(cal->ask_spread > NOT_LOCKSTEP_SPREAD * cal->ask_period)) return;
+    char every[96] = "";
+    if (cal->ask_together_every >= 1.5)
+        snprintf(every, sizeof every, "; they ask together once every %.1f iterations", cal->ask_together_every);
     fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times the "
-                 "step period (%.4f s): the ranks do not step together, as if they synchronised only every few "
+                 "step period (%.4f s%s): the ranks do not step together, as if they synchronised only every few "
                  "steps (gradient accumulation under DDP's no_sync) or ran as separate jobs. Both models end every "
                  "step with all GPUs together, so their predictions can be far off (README, How far to trust the "
                  "predictions: a real 2-rank run with gradient accumulation over 4 steps and one slow rank: that "
-                 "rank healed predicted +220 %%, 4 workers +65 %%)\n",
-            cal->ask_spread, cal->ask_spread / cal->ask_period, cal->ask_period);
+                 "rank healed predicted +215 %%, 4 workers +64 %%; datasets/pytorch-accum)\n",
+            cal->ask_spread, cal->ask_spread / cal->ask_period, cal->ask_period, every);
 }
 
 static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)

@@ -812,6 +812,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         for (long k = 1; k < io.rows; k++)
             if (io.epoch[k] == io.epoch[k - 1]) spread[np_++] = amax[k] - amax[k - 1];
         c->ask_period = median_of(spread, np_);
+        /* how often they come together: rows whose asks lie within a quarter period */
+        long together = 0;
+        for (long k = 0; k < io.rows; k++) together += amax[k] - amin[k] < 0.25 * c->ask_period;
+        c->ask_together_every = together > 0 ? (double)io.rows / (double)together : 0.0;
         c->asks_consistent = pairs > 0 && (double)consistent >= 0.99 * (double)pairs;
         c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
         c->agree = 1;

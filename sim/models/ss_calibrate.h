@@ -49,6 +49,7 @@ typedef struct {
      * before: the step period. A spread of half of it or more says the ranks do not step
      * together (gradient accumulation under no_sync, separate jobs): run warns. */
     double ask_period;
+    double ask_together_every; /* rows / rows whose asks lie within a quarter period (0: none) */
     long rows_used;
     double seconds;        /* time the calibration took */
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches
