@@ -41,24 +41,30 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind:
- * on the idle grids the real runs of such predictions came out about 4 % slower on average
- * (up to 13 %), the runs of one setting 7-10 % apart; the two-fault runs' 4 workers 3-9 %
- * faster (datasets/VALIDATION.md). Needs the calibration. */
-static int loaders_ahead_of_behind(const ss_summary *s, int j)
+/* The median of the calibrated delivery costs into *med (0 without a calibration). */
+static ss_status median_delivery(const ss_summary *s, double *med)
 {
-    if (!s->has_calib || !s->calib.delivery_gpu || s->calib.gpus < 1 || s->sc[j].model != SS_MODEL_PIPELINE)
-        return 0;
+    *med = 0.0;
+    if (!s->has_calib || !s->calib.delivery_gpu || s->calib.gpus < 1) return SS_OK;
     const int G = s->calib.gpus;
     double *d = malloc((size_t)G * sizeof *d);
-    if (!d) return 0;
+    if (!d) return ss_fail(SS_ENOMEM, "out of memory ranking (%d GPUs)", G);
     memcpy(d, s->calib.delivery_gpu, (size_t)G * sizeof *d);
     qsort(d, (size_t)G, sizeof *d, cmp_double);
-    const double med = (d[(G - 1) / 2] + d[G / 2]) / 2;
+    *med = (d[(G - 1) / 2] + d[G / 2]) / 2;
     free(d);
+    return SS_OK;
+}
+
+/* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind
+ * (med: the median calibrated delivery cost): on the idle grids the real runs of such
+ * predictions came out about 4 % slower on average (up to 13 %), the runs of one setting
+ * 7-10 % apart; the two-fault runs' 4 workers 3-9 % faster (datasets/VALIDATION.md). */
+static int loaders_ahead_of_behind(const ss_summary *s, int j, double med)
+{
     const int m = ss_summary_measured(s);
-    return med > 0.0 && s->p[m].n > 0 && s->p[j].n > 0 && s->p[m].mean[SS_M_STALL] > BEHIND_STALLS * med &&
-           s->p[j].mean[SS_M_STALL] < AHEAD_STALLS * med;
+    return s->sc[j].model == SS_MODEL_PIPELINE && med > 0.0 && s->p[m].n > 0 && s->p[j].n > 0 &&
+           s->p[m].mean[SS_M_STALL] > BEHIND_STALLS * med && s->p[j].mean[SS_M_STALL] < AHEAD_STALLS * med;
 }
 
 static int cmp_top(const void *a, const void *b)
@@ -107,7 +113,13 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
-    for (int k = 0; k < out->ntop; k++) out->top[k].loaders_ahead = loaders_ahead_of_behind(s, out->top[k].j);
+    double med;
+    ss_status st = median_delivery(s, &med);
+    if (st != SS_OK) {
+        free(cand);
+        return st;
+    }
+    for (int k = 0; k < out->ntop; k++) out->top[k].loaders_ahead = loaders_ahead_of_behind(s, out->top[k].j, med);
     free(cand);
     int nh = 0;
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */

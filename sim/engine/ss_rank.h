@@ -18,7 +18,7 @@ typedef struct {
     double change_pct; /* 100 x (mean iteration time / measured - 1) */
     double change_s;   /* mean iteration time - measured, seconds per iteration */
     int loaders_ahead; /* a pipeline row whose loaders keep ahead of the trace's, which were
-                        * behind: less certain (ss_rank.c, README "The ranked answer") */
+                        * behind: less certain (ss_rank.c; README, "Which GPU, which fix") */
 } ss_rank_top;
 
 typedef struct {
