@@ -2,13 +2,15 @@
 (`if k == STEPS: break`, before training the batch it just got), with one rank's storage
 slower; recorded with stallsim_record (datasets/pytorch-breakloop).
 
-Each sample sleeps --latency seconds (rank --slow-rank: --slow-factor times that) and is a
+--accumulate N all-reduces only every N steps (gradient accumulation; scripts/pytorch_accum.py
+runs it with N = 4 and whole epochs). Each sample sleeps --latency seconds (rank --slow-rank: --slow-factor times that) and is a
 random 64-float vector; each step sleeps --compute seconds (the emulated accelerator) and
 trains a linear layer with the DDP all-reduce. Batch 8, persistent workers.
 
     /usr/bin/python3 scripts/pytorch_breakloop.py --nproc 2 --workers 2 --out runs/w2/run
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -35,12 +37,13 @@ class SlowSamples(Dataset):
         return torch.randn(64), i % 5
 
 
-def parse():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parse(doc=__doc__, steps=60, accumulate=1):
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--nproc", type=int, default=0, help="start this many ranks here (0: be one rank)")
     ap.add_argument("--out", required=True, help="record PREFIX")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--steps", type=int, default=60, help="the loop leaves each epoch at this batch")
+    ap.add_argument("--steps", type=int, default=steps, help="the loop leaves each epoch at this batch (0: never)")
+    ap.add_argument("--accumulate", type=int, default=accumulate, help="all-reduce every this many steps")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--latency", type=float, default=0.004, help="seconds of storage latency per sample")
     ap.add_argument("--compute", type=float, default=0.010, help="seconds of emulated accelerator time per step")
@@ -49,10 +52,10 @@ def parse():
     return ap.parse_args()
 
 
-def main():
-    a = parse()
+def main(a=None, script=__file__):
+    a = a or parse()
     if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
+        return ddp_launch.launch(script, a.nproc)
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -67,12 +70,15 @@ def main():
         sampler.set_epoch(epoch)
         rec.set_epoch(epoch)
         for k, (x, y) in enumerate(loader):
-            if k == a.steps:
+            if a.steps and k == a.steps:
                 break
             time.sleep(a.compute)
-            opt.zero_grad()
-            nn.functional.cross_entropy(model(x), y).backward()
-            opt.step()
+            sync = (k + 1) % a.accumulate == 0  # DDP's no_sync on the other steps: no all-reduce
+            with contextlib.nullcontext() if sync else model.no_sync():
+                nn.functional.cross_entropy(model(x), y).backward()
+            if sync:
+                opt.step()
+                opt.zero_grad()
     rec.close()
     dist.destroy_process_group()
     return 0
