@@ -609,13 +609,16 @@ fi
 
 # ranks that all-reduce only every 4 steps (datasets/pytorch-accum): run's note on the
 # traces whose ranks drift apart (a slow rank), none on the balanced ones or on grid F's base
-for t in pytorch-accum/slow:1 pytorch-accum/w4:1 pytorch-accum/healthy:0 pytorch-accum/healthy-w4:0 pytorch-grid-f/w2-x1-p2:0; do
-  f=${t%:*} want=${t#*:}
+# (with the pipeline model from the calibration, with the independent one without it)
+for t in pytorch-accum/slow:1:pipeline pytorch-accum/w4:1:pipeline pytorch-accum/healthy:0:pipeline \
+         pytorch-accum/healthy-w4:0:pipeline pytorch-grid-f/w2-x1-p2:0:pipeline pytorch-accum/slow:1:independent \
+         pytorch-accum/healthy:0:independent pytorch-grid-f/w2-x1-p2:0:independent; do
+  IFS=: read -r f want model <<<"$t"
   [ -e "$ds/$f.h5" ] || { fail "missing $f.h5"; continue; }
-  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$ds/$f.h5" > "$work/lock.ini"
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = %s\n' "$ds/$f.h5" "$model" > "$work/lock.ini"
   "$stallsim" run "$work/lock.ini" --out "$work/lock" > "$work/lock.txt" 2>&1 || { fail "run $f (lockstep)"; continue; }
   n=$(grep -c "^note: the GPUs' loops ask for their batches .* the ranks do not step together" "$work/lock.txt")
-  [ "$n" = "$want" ] && ok || fail "not-lockstep note on $f: $n, want $want"
+  [ "$n" = "$want" ] && ok || fail "not-lockstep note on $f ($model): $n, want $want"
 done
 
 # a loop that leaves every epoch early (datasets/pytorch-breakloop, recorded after the models):

@@ -59,6 +59,56 @@ typedef struct {
 
 static double median_of(double *v, size_t n) { return n ? gsl_stats_median(v, 1, n) : 0.0; }
 
+/* From each row's first and last ask (amin, amax) over the GPUs: the median spread, the
+ * step period (the median of the last ask's step between successive rows of one epoch) and
+ * how often the asks come together (rows / rows within a quarter period; 0: never).
+ * scratch: rows doubles. */
+static void asks_summary(const double *amin, const double *amax, const int32_t *epoch, long rows, double *scratch,
+                         double *spread, double *period, double *every)
+{
+    for (long k = 0; k < rows; k++) scratch[k] = amax[k] - amin[k];
+    *spread = median_of(scratch, (size_t)rows);
+    size_t np = 0;
+    for (long k = 1; k < rows; k++)
+        if (epoch[k] == epoch[k - 1]) scratch[np++] = amax[k] - amax[k - 1];
+    *period = median_of(scratch, np);
+    long together = 0;
+    for (long k = 0; k < rows; k++) together += amax[k] - amin[k] < 0.25 * *period;
+    *every = together > 0 ? (double)rows / (double)together : 0.0;
+}
+
+ss_status ss_calib_asks(ss_trace_file *t, long max_rows, double *spread, double *period, double *every)
+{
+    *spread = *period = *every = 0.0;
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    const long rows = m->iterations < max_rows ? m->iterations : max_rows;
+    const int G = m->gpus, B = 64; /* GPUs read at a time */
+    if (rows < 2 || G < 2) return SS_OK;
+    const size_t nb = (size_t)rows * (size_t)(G < B ? G : B);
+    double *ts = malloc(3 * nb * sizeof *ts), *amin = malloc(3 * (size_t)rows * sizeof *amin);
+    int32_t *ep = malloc((size_t)rows * sizeof *ep);
+    ss_status st = ts && amin && ep ? SS_OK : ss_fail(SS_ENOMEM, "out of memory reading the asks of %ld rows", rows);
+    double *amax = amin ? amin + rows : NULL, *scratch = amin ? amin + 2 * rows : NULL;
+    for (long k = 0; st == SS_OK && k < rows; k++) amin[k] = INFINITY, amax[k] = -INFINITY;
+    if (st == SS_OK) st = ss_trace_read_epochs(t, 0, rows, ep);
+    for (int g0 = 0; st == SS_OK && g0 < G; g0 += B) {
+        const int ng = G - g0 < B ? G - g0 : B;
+        double *it = ts + nb, *stall = ts + 2 * nb;
+        st = ss_trace_read_loop_columns(t, 0, rows, g0, ng, ts, it, stall);
+        for (long k = 0; st == SS_OK && k < rows; k++)
+            for (int g = 0; g < ng; g++) {
+                double a = ts[k * ng + g] - stall[k * ng + g];
+                if (a < amin[k]) amin[k] = a;
+                if (a > amax[k]) amax[k] = a;
+            }
+    }
+    if (st == SS_OK) asks_summary(amin, amax, ep, rows, scratch, spread, period, every);
+    free(ts);
+    free(amin);
+    free(ep);
+    return st;
+}
+
 /* The start of batch k under (W, P, gap, refill) from measured quantities. The first
  * max(W, 1) batches of an epoch start with the epoch's first batch. */
 static double predict(const gpu_cols *d, long k, int W, int P, double gap, double refill)
@@ -805,17 +855,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         consistent = cnt[1];
     }
     if (st == SS_OK) {
-        for (long k = 0; k < io.rows; k++) spread[k] = amax[k] - amin[k];
-        c->ask_spread = median_of(spread, n);
-        /* the period of the last ask: successive rows of one epoch (spread is free again) */
-        size_t np_ = 0;
-        for (long k = 1; k < io.rows; k++)
-            if (io.epoch[k] == io.epoch[k - 1]) spread[np_++] = amax[k] - amax[k - 1];
-        c->ask_period = median_of(spread, np_);
-        /* how often they come together: rows whose asks lie within a quarter period */
-        long together = 0;
-        for (long k = 0; k < io.rows; k++) together += amax[k] - amin[k] < 0.25 * c->ask_period;
-        c->ask_together_every = together > 0 ? (double)io.rows / (double)together : 0.0;
+        asks_summary(amin, amax, io.epoch, io.rows, spread, &c->ask_spread, &c->ask_period, &c->ask_together_every);
         c->asks_consistent = pairs > 0 && (double)consistent >= 0.99 * (double)pairs;
         c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
         c->agree = 1;

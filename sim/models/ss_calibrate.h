@@ -57,6 +57,11 @@ typedef struct {
     ss_share *share;
 } ss_calib;
 
+/* The calibration's three figures of the loops' asks (ask_spread, ask_period,
+ * ask_together_every) alone, from the first max_rows rows, for sweeps that do not
+ * calibrate. Local (not collective). SS_ENOMEM, or the trace's read errors. */
+ss_status ss_calib_asks(ss_trace_file *t, long max_rows, double *spread, double *period, double *every);
+
 /* Calibrates on the first rows of the trace (at most max_rows; see SS_CALIB_ROWS),
  * reading columns for batches of GPUs in bounded memory (about 32 MB); the rows depend
  * on the GPU count only, not on slab settings. Local (not collective) and deterministic:
