@@ -78,6 +78,9 @@ static const key_def keys[] = {
      "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},
+    {"pipeline", "sync_every", K_COUNT, F(sync_every), 0, "1", 0, 1e18,
+     "the ranks all-reduce every this many steps (gradient accumulation under DDP's no_sync); between two, "
+     "each GPU steps on its own time; 1 (or 0): every step. Needs a trace whose asks the replay keeps"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
      "delay above which an iteration counts as effectively delayed, seconds"},
     {"output", "dir", K_PATH, F(out_dir), 0, "results", NOB,

@@ -56,6 +56,7 @@ typedef struct {
     int delivery_per_batch; /* delivery = auto: each batch's measured delivery (else the GPU's median) */
     int cpu_sharing; /* stretch CPU work by the contention for the cores (traces with CPU times) */
     double step_gap;
+    long sync_every; /* [pipeline] sync_every: the ranks all-reduce every this many steps (0, 1: every step) */
 
     /* [summary] */
     double effective_delay_threshold;

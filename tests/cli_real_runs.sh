@@ -621,6 +621,25 @@ for t in pytorch-accum/slow:1:pipeline pytorch-accum/w4:1:pipeline pytorch-accum
   [ "$n" = "$want" ] && ok || fail "not-lockstep note on $f ($model): $n, want $want"
 done
 
+# with [pipeline] sync_every = 4 the pipeline model replays that job: from the slow trace,
+# rank 1 healed, 4 workers and both within 5 % (+3.7, -2.3, -0.1 %; +215, +64, +298 % with
+# every step synchronised), the baseline within 1 %
+ac=$ds/pytorch-accum
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nheal = none, 1\n[pipeline]\nsync_every = 4\n' \
+  "$ac/slow.h5" > "$work/acc.ini"
+if "$stallsim" run "$work/acc.ini" --out "$work/acc" > "$work/acc.txt" 2>&1; then
+  grep -q "^note: the GPUs' loops ask" "$work/acc.txt" && fail "sync_every set, the note still printed" || ok
+  for pt in "slow _w-auto_p2_fs1_cs1 1" "healthy _w-auto_p2_fs1_cs1_heal-1 5" "w4 _w-4_p2_fs1_cs1 5" \
+            "healthy-w4 _w-4_p2_fs1_cs1_heal-1 5"; do
+    set -- $pt
+    "$stallsim" compare "$ac/$1.h5" "$work/acc" --csv "$work/acc-$1.csv" >/dev/null 2>&1 || { fail "accum: compare $1"; continue; }
+    expect_within "$work/acc-$1.csv" "pipeline_fetch-none_start-none$2" "$work/acc-$1.csv" "$3" \
+      "accum, sync_every = 4: $2 against $1" && ok || fail "accum, sync_every = 4: $2 against $1"
+  done
+else
+  fail "accum: run with sync_every = 4: $(tail -3 "$work/acc.txt")"
+fi
+
 # a loop that leaves every epoch early (datasets/pytorch-breakloop, recorded after the models):
 # from each 2-worker base, 4 workers within 5 % (-3.4, -3.3 %), rank 1 healed within 2 %
 # by both models (-0.3, -0.1 %; independent -0.1, +0.2 %), both within 6 % (-0.3, -4.7 %)

@@ -327,6 +327,38 @@ static void test_lagged_by_hand(void **state)
     ssp_free(&s);
 }
 
+/* Gradient accumulation (sync_every = 2, MODELS-pipeline.md), by hand: 2 GPUs, W = 1, P = 1,
+ * no gaps, no delivery; fetches f = (1, 3) in every row; every measured row has both asks
+ * at 0, no stall and iteration times 1 (so each GPU's own step and the row's step are 1):
+ *   k=0: starts 0, 0; done 1, 3; asks 0, 0; stalls 1, 3; no all-reduce: next asks 0+1+1 = 2
+ *        and 0+3+1 = 4; iteration 4
+ *   k=1: asks 2, 4; starts max(done[0], window max(ask[0], done[0])) = 1, 3; done 2, 6;
+ *        stalls 0, 2; the all-reduce: T = 6 + 1 = 7 for both; iteration max(7-2, 7-4) = 5
+ *   k=2: asks 7, 7; starts 2, 6; done 3, 9; stalls 0, 2; next asks 8, 10; iteration 3
+ *   k=3: asks 8, 10; starts max(3, 7), max(9, 7) = 7, 9; done 8, 12; stalls 0, 2;
+ *        the all-reduce: T = 13; iteration max(13-8, 13-10) = 5 */
+static void test_accumulation_by_hand(void **state)
+{
+    (void)state;
+    ssp_params p = {.workers = 1, .prefetch = 1, .fetch_scale = 1, .compute_scale = 1,
+                    .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE, .ask_lags = 1, .sync_every = 2};
+    ssp_state s;
+    assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+    const double ft[2] = {1, 3}, zero[2] = {0, 0}, one[2] = {1, 1};
+    double done[2];
+    ss_row row = {.gpus = 2, .fetch_start = zero, .fetch_time = ft, .iteration_time = one, .stall_time = zero,
+                  .train_start = zero, .done = done, .fetch_min = 1, .fetch_max = 3};
+    const double iter[4] = {4, 5, 3, 5}, st1[4] = {3, 2, 2, 2};
+    double stall[2];
+    for (int k = 0; k < 4; k++) {
+        ss_step out;
+        ssp_replay_row(&s, &row, stall, &out);
+        assert_true(fabs(out.iter_time - iter[k]) < 1e-12);
+        assert_true(fabs(stall[1] - st1[k]) < 1e-12 && fabs(stall[0] - (k == 0 ? 1 : 0)) < 1e-12);
+    }
+    ssp_free(&s);
+}
+
 /* A trace made by the lagged recurrence itself (each row: every GPU's loop asks at its
  * own time, like real DDP ranks leaving a step a few ms apart; train_start = the ask plus
  * the stall, iteration_time = the next ask minus this one): the calibration finds the asks
@@ -455,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_delivery_by_hand),
         cmocka_unit_test(test_lagged_by_hand),
+        cmocka_unit_test(test_accumulation_by_hand),
         cmocka_unit_test(test_lagged_identity),
         cmocka_unit_test(test_heal_takes_others_loader),
         cmocka_unit_test(test_recovers_and_replays),

@@ -133,19 +133,22 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
  * no_sync) drift apart in between: 1.5 and 4.2 of the period on a real 2-rank run with one
  * slow rank, whose healing was then predicted 215 % too slow (datasets/pytorch-accum). */
 #define NOT_LOCKSTEP_SPREAD 0.5
-static void note_not_lockstep(double spread, double period, double together_every, FILE *out)
+static void note_not_lockstep(double spread, double period, double together_every, long sync_every, FILE *out)
 {
-    if (!(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
-    char every[96] = "";
-    if (together_every >= 1.5)
+    if (sync_every > 1 || !(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
+    char every[96] = "", set[96] = "";
+    if (together_every >= 1.5) {
         snprintf(every, sizeof every, "; they ask together once every %.1f iterations", together_every);
+        snprintf(set, sizeof set, " ([pipeline] sync_every = %.0f, if they all-reduce that often)", floor(together_every + 0.5));
+    }
     fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times the "
                  "step period (%.4f s%s): the ranks do not step together, as if they synchronised only every few "
-                 "steps (gradient accumulation under DDP's no_sync) or ran as separate jobs. Both models end every "
-                 "step with all GPUs together, so their predictions can be far off (README, How far to trust the "
-                 "predictions: a real 2-rank run with gradient accumulation over 4 steps and one slow rank: that "
-                 "rank healed predicted +215 %%, 4 workers +64 %%; datasets/pytorch-accum)\n",
-            spread, spread / period, period, every);
+                 "steps (gradient accumulation under DDP's no_sync) or ran as separate jobs. Unless told, both "
+                 "models end every step with all GPUs together, and their predictions can be far off (README, How "
+                 "far to trust the predictions: a real 2-rank run with gradient accumulation over 4 steps and one "
+                 "slow rank: that rank healed predicted +215 %%, 4 workers +64 %%; datasets/pytorch-accum); the "
+                 "pipeline model replays the all-reduce every N steps with [pipeline] sync_every = N%s\n",
+            spread, spread / period, period, every, set);
 }
 
 static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
@@ -412,13 +415,14 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         /* a sweep that does not calibrate still says when the ranks do not step together */
         double spread, period, every;
         st = ss_calib_asks(t, SS_CALIB_MIN_ROWS, &spread, &period, &every);
-        if (st == SS_OK) note_not_lockstep(spread, period, every, a.json ? stderr : stdout);
+        if (st == SS_OK) note_not_lockstep(spread, period, every, cfg.sync_every, a.json ? stderr : stdout);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
         if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
-            note_not_lockstep(cal.ask_spread, cal.ask_period, cal.ask_together_every, a.json ? stderr : stdout);
+            note_not_lockstep(cal.ask_spread, cal.ask_period, cal.ask_together_every, cfg.sync_every,
+                              a.json ? stderr : stdout);
             note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);

@@ -105,6 +105,10 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->lag = malloc((size_t)gpus * sizeof *s->lag);
         s->lag_next = malloc((size_t)gpus * sizeof *s->lag_next);
         lags_ok = lags_ok && s->A && s->lag && s->lag_next;
+        if (p->sync_every > 1) {
+            s->nxt = malloc((size_t)gpus * sizeof *s->nxt);
+            lags_ok = lags_ok && s->nxt;
+        }
     }
     int cpu_ok = 1;
     if (p->cpu_ratio_gpu || (p->fetch_scale != 1.0 && (p->fetch_cpu_gpu || p->fetch_cpu > 0))) {
@@ -146,6 +150,7 @@ void ssp_free(ssp_state *s)
     free(s->A);
     free(s->lag);
     free(s->lag_next);
+    free(s->nxt);
     free(s->dm);
     free(s->cpu);
     free(s->fx);
@@ -556,6 +561,40 @@ static inline double step_of(const ssp_state *s, double compute)
     return c;
 }
 
+/* A batch with sync_every > 1 (MODELS-pipeline.md, "Gradient accumulation"): GPU g asks
+ * for batch k at A[k][g], its own next ask after the previous batch; the lagged advance
+ * runs with lag[g] = T[k-1] - A[k][g] (T[k-1] the last GPU's ask) and the row's step c.
+ * Then each GPU's next ask: on a batch that ends with the all-reduce ((k + 1) a multiple
+ * of sync_every) T[k] for every GPU (they step together); on the others the time it had
+ * its batch, A + stall, plus step_gap and its own step, its measured iteration time less
+ * its stall (compute_scale and CPU sharing applied), when no all-reduce waits for the
+ * others. T[k] becomes the last of those asks; the row's iteration time is the longest
+ * time between one GPU's two asks. */
+static void advance_accumulating(ssp_state *s, const ss_row *row, const double *f, double c, double *stall,
+                                 double *tp, ss_step *out)
+{
+    const int G = s->gpus;
+    const long k = s->k;
+    if (k > 0) { /* the asks as this replay made them, not the measured lags */
+        double last = *T_at(s, k - 1);
+        for (int g = 0; g < G; g++) s->lag[g] = last - s->nxt[g];
+    }
+    for (int g = 0; g < G; g++) s->lag_next[g] = 0.0;
+    const double T = ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, tp, out);
+    const double *A = A_row(s, k);
+    const int sync = (k + 1) % s->p.sync_every == 0;
+    double last = -INFINITY, it = -INFINITY;
+    for (int g = 0; g < G; g++) {
+        double own = row->iteration_time[g] - row->stall_time[g];
+        double n = sync ? T : A[g] + stall[g] + s->p.step_gap + step_of(s, own > 0.0 ? own : 0.0);
+        s->nxt[g] = n;
+        last = n > last ? n : last;
+        it = n - A[g] > it ? n - A[g] : it;
+    }
+    *T_at(s, k) = last;
+    out->iter_time = it;
+}
+
 void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured, double *stall, ss_step *out)
 {
     const int G = s->gpus;
@@ -625,6 +664,11 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
             s->lag_next[g] = nmax - s->lag_next[g];
         }
         double c = step_of(s, nmax - tmax > 0.0 ? nmax - tmax : 0.0);
+        if (s->nxt) {
+            advance_accumulating(s, row, f, c, stall, &tp, out);
+            s->dm_row = NULL;
+            return;
+        }
         ssp_advance_lagged(s, f, c, row->fetch_start, s->lag, s->lag_next, NULL, stall, &tp, out);
     } else {
         ssp_advance(s, f, step_of(s, row->compute), row->fetch_start, NULL, stall, &tp, out);
@@ -688,7 +732,7 @@ static int pipe_baseline(const ss_scenario *s)
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
 {
     return s->workers.is_auto || s->prefetch == SS_PREFETCH_AUTO || c->worker_gap.is_auto || c->refill_gap.is_auto ||
-           c->delivery.is_auto;
+           c->delivery.is_auto || c->sync_every > 1; /* the asks' lags come from the calibration */
 }
 
 /* 1 when the resolved scenario changes nothing: no align, scale or heal, and every GPU's
@@ -774,6 +818,13 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     }
     if (ss_config_cpu_sharing_on(c) && cal && cal->share) p->share = cal->share;
     p->step_gap = c->step_gap;
+    p->sync_every = c->sync_every;
+    if (c->sync_every > 1 && !(cal && cal->ask_lags))
+        return ss_fail(SS_ECONFIG,
+                       "%s: [pipeline] sync_every = %ld needs a trace whose GPUs ask for their batches at their own "
+                       "times, as the recorder's traces show (train_start and stall_time consistent with "
+                       "iteration_time on 99 %% of the rows); this trace's asks are %s",
+                       c->file, c->sync_every, cal && cal->asks_consistent ? "simultaneous" : "not consistent");
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
     p->fetch_align = s->fetch_align;

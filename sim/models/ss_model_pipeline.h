@@ -31,6 +31,11 @@ typedef struct {
      * train_start and stall_time (ssp_replay_row with row->train_start); set by the
      * calibration when the trace's asks are consistent and not simultaneous. */
     int ask_lags;
+    /* > 1: the GPUs step together only on every sync_every-th batch of an epoch (index + 1
+     * a multiple of it: gradient accumulation under DDP's no_sync); on the others each GPU
+     * asks for its next batch after its own step (its measured iteration time less its
+     * stall). Needs ask_lags and the rows' train_start; 0 or 1: every batch. */
+    long sync_every;
     /* > 0: each replayed batch's delivery cost is the one measured on that batch and GPU
      * (stall - max(0, done - ask) of the row) times this factor, instead of the GPU's
      * constant; the replay of a row computes it (ssp_replay_row_from). 0: the constants. */
@@ -82,6 +87,7 @@ typedef struct {
     double *T;       /* [ring + 1]: T[j] at slot (j + 1) % (ring + 1), T[-1] at slot 0 */
     double *r, *f, *h; /* [gpus] scratch */
     double *lag, *lag_next; /* [gpus] scratch (ask_lags) */
+    double *nxt;            /* [gpus] each GPU's ask for the next batch (sync_every > 1) */
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
     /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
      * delivery cost, and the factor of the measured delivery (0 for a GPU made
