@@ -133,9 +133,25 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
  * no_sync) drift apart in between: 1.5 and 4.2 of the period on a real 2-rank run with one
  * slow rank, whose healing was then predicted 215 % too slow (datasets/pytorch-accum). */
 #define NOT_LOCKSTEP_SPREAD 0.5
-static void note_not_lockstep(double spread, double period, double together_every, long sync_every, FILE *out)
+/* 1 when a scenario of another model than the pipeline (which alone has sync_every) is swept */
+static int other_models(const ss_scenario *sc, int nsc)
 {
-    if (sync_every > 1 || !(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
+    for (int i = 0; i < nsc; i++)
+        if (!is_pipeline(&sc[i]) && sc[i].model != SS_MODEL_MEASURED) return 1;
+    return 0;
+}
+static void note_not_lockstep(double spread, double period, double together_every, long sync_every, int other_models,
+                              FILE *out)
+{
+    if (!(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
+    if (sync_every > 1) {
+        if (other_models)
+            fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times "
+                         "the step period: [pipeline] sync_every = %ld replays the pipeline rows with an all-reduce "
+                         "every %ld steps, but the other models' rows still take every step as synchronised\n",
+                    spread, spread / period, sync_every, sync_every);
+        return;
+    }
     char every[96] = "", set[96] = "";
     if (together_every >= 1.5) {
         snprintf(every, sizeof every, "; they ask together once every %.1f iterations", together_every);
@@ -415,14 +431,15 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         /* a sweep that does not calibrate still says when the ranks do not step together */
         double spread, period, every;
         st = ss_calib_asks(t, SS_CALIB_MIN_ROWS, &spread, &period, &every);
-        if (st == SS_OK) note_not_lockstep(spread, period, every, cfg.sync_every, a.json ? stderr : stdout);
+        if (st == SS_OK)
+            note_not_lockstep(spread, period, every, cfg.sync_every, other_models(sc, nsc), a.json ? stderr : stdout);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
         if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
             note_not_lockstep(cal.ask_spread, cal.ask_period, cal.ask_together_every, cfg.sync_every,
-                              a.json ? stderr : stdout);
+                              other_models(sc, nsc), a.json ? stderr : stdout);
             note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
