@@ -57,7 +57,7 @@ static const key_def keys[] = {
      "pipeline: factor on every compute time"},
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
      "GPUs whose fetch times (and, pipeline, loader settings) become the other GPUs' median: none, "
-     "GPU numbers, or each (one scenario per GPU)"},
+     "a GPU number, several healed together (1+3, 8-15), or each (one scenario per GPU)"},
     {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0, "0.000002", 0, 1e18,
      "stall given to a batch that the scenario makes ready in time, seconds"},
     {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0, "0.01", 0, 1e18,
@@ -276,13 +276,18 @@ static const char *item_prefetch(const key_def *k, const char *s, void *arr, int
 }
 static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
 {
-    long v;
-    int *h = arr;
-    if (!strcmp(s, "none")) h[i] = SS_HEAL_NONE;
-    else if (!strcmp(s, "each")) h[i] = SS_HEAL_EACH;
-    else if (parse_long(s, &v) || v < k->min || v > k->max) return "is not none, each or a GPU number";
-    else h[i] = (int)v;
-    return NULL;
+    ss_heal_item *h = (ss_heal_item *)arr + i;
+    memset(h, 0, sizeof *h);
+    if (!strcmp(s, "none")) return NULL;
+    if (!strcmp(s, "each")) {
+        h->each = 1;
+        return NULL;
+    }
+    const char *why = ss_healset_parse(s, (int)k->max, &h->gpus);
+    if (!why) return NULL;
+    if (strstr(why, "beyond")) return bounds_text(k, "has GPU numbers that must be");
+    if (strstr(why, "is not a GPU number")) return "is not none, each, a GPU number or GPUs healed together (1+3, 8-15)";
+    return why;
 }
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {

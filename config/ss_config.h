@@ -8,12 +8,16 @@
 #include <stdio.h>
 
 #include "ss_align.h"
+#include "ss_healset.h"
 #include "ss_limits.h"
 #include "ss_model_ids.h"
 
-/* Values of scenarios.heal besides GPU numbers. */
-#define SS_HEAL_NONE (-1)
-#define SS_HEAL_EACH (-2)
+/* One item of scenarios.heal: none (each = 0, gpus.n = 0), each (one scenario per GPU), or
+ * the GPUs that one scenario heals together (3, 1+3, 8-15). */
+typedef struct {
+    int each;
+    ss_healset gpus;
+} ss_heal_item;
 
 /* A setting that is a number, or "auto" (the calibrated value) times a factor:
  * "auto", "auto*2", "auto/2", "auto*0.5". */
@@ -45,7 +49,7 @@ typedef struct {
     long prefetch[SS_LIST_MAX];
     double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
     int n_heal;
-    int heal[SS_LIST_MAX]; /* GPU numbers; SS_HEAL_NONE, or SS_HEAL_EACH (one scenario per GPU) */
+    ss_heal_item heal[SS_LIST_MAX];
 
     /* [independent] */
     double stall_floor, stall_sensitivity;

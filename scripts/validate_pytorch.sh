@@ -165,7 +165,7 @@ if [ $twofaults -eq 1 ]; then
   trap 'rm -rf "$work"' EXIT
   echo "Two faults (datasets/pytorch-twofaults; warm-up $warmup): predicted s / error against the real runs' mean"
   for b in base base-rep; do
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each\nworkers = auto, 4\n[output]\ndir = %s\n' \
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each, 1+3\nworkers = auto, 4\n[output]\ndir = %s\n' \
       "$d/$b.h5" "$warmup" "$work/$b" > "$work/$b.ini"
     "$stallsim" run "$work/$b.ini" > "$work/$b.txt"
     printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nfetch_align = median\n[output]\ndir = %s\n' \
@@ -184,7 +184,8 @@ for r in ("base", "stofix", "cpufix", "healthy", "w4"):
     real[r] = (v, sum(v) / 2)
 points = (("rank 1's storage fixed (heal = 1)", "stofix", lambda x: x["heal_gpu"] == "1" and x["workers"] in ("", "2")),
           ("rank 3's CPU fault fixed (heal = 3)", "cpufix", lambda x: x["heal_gpu"] == "3" and x["workers"] in ("", "2")),
-          ("4 workers instead", "w4", lambda x: x["heal_gpu"] == "" and x["workers"] == "4"),
+          ("4 workers instead", "w4", lambda x: x["heal_gpus"] == "" and x["workers"] == "4"),
+          ("both fixed (heal = 1+3)", "healthy", lambda x: x["heal_gpus"] == "1+3" and x["workers"] in ("", "2")),
           ("both fixed (fetch_align = median)", "healthy", None))
 errs = {"independent": [], "pipeline": []}
 for b in ("base", "base-rep"):

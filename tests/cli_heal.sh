@@ -3,7 +3,9 @@
 # predicts the mean iteration time of the same trace generated without the slow GPU (same
 # seed) within 1 %, for both models; the ranking puts that GPU first; healing any other
 # GPU changes the mean by less than the larger of the model's baseline error and 0.1 %;
-# heal = each is the same at 1 and 3 ranks; bad heal values are refused.
+# heal = each is the same at 1 and 3 ranks; bad heal values are refused. Two slow GPUs
+# healed together (heal = 2+5) predict the trace generated without either, a node's GPUs
+# as a range (4-7) are named and written as scenarios.heal reads them, the same at 3 ranks.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 for seed in 11 12; do
@@ -56,7 +58,57 @@ done
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=each,2 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "beside each" "$work/err" && ok || fail "heal = each, 2: rc=$rc"
 "$stallsim" run "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "is not none, each or a GPU number" "$work/err" && ok || fail "heal = x: rc=$rc"
+[ $rc -eq 2 ] && grep -q "is not none, each, a GPU number or GPUs healed together" "$work/err" && ok || fail "heal = x: rc=$rc"
+# two slow GPUs healed together: 2+5 (written 5+2, taken in order) predicts the trace without
+# either within 1 % for both models; in the pipeline model neither alone comes near it (the
+# other still holds every step back: healing GPU 2 alone gains nothing, so "GPUs to fix
+# first" ranks GPU 5 only); a range heals a node's GPUs
+"$stallsim" gen -o "$work/slow2.h5" --gpus 8 --iterations 300 --epochs 2 --seed 11 --slow-gpu 2:2.5 --slow-gpu 5:3 >/dev/null || fail "gen 2 slow"
+printf '[trace]\npath = slow2.h5\n[scenarios]\nmodel = pipeline, independent\nheal = none, 2, 5, 5+2, 4-7\n' > "$work/h2.ini"
+"$stallsim" run "$work/h2.ini" --out "$work/r2" > "$work/out2.txt" || fail "heal-set sweep"
+"$stallsim" compare "$work/fast11.h5" "$work/r2" --csv "$work/c2.csv" >/dev/null || fail "compare heal sets"
+$py - "$work/c2.csv" "$work/r2/summary.csv" <<'PY' && ok || fail "two GPUs healed together"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+truth = float(rows[0]["iter_time_mean"])
+by = {r["scenario"]: float(r["iter_time_mean"]) for r in rows[1:]}
+for model, base in (("pipeline", "pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"), ("independent", "independent_fetch-none_start-none")):
+    both = by[base + "_heal-2+5"]
+    assert abs(both / truth - 1) < 0.01, (model, both, truth)
+    for one in ("2", "5"):
+        assert model == "independent" or by[base + "_heal-" + one] / truth - 1 > 0.05, (model, one, by[base + "_heal-" + one], truth)
+summ = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[2]))}
+r = summ["pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1_heal-2+5"]
+assert r["heal_gpus"] == "2+5" and r["heal_gpu"] == "" and r["label"].endswith(" heal=2+5"), r
+r = summ["independent_fetch-none_start-none_heal-4-7"]
+assert r["heal_gpus"] == "4-7" and r["heal_gpu"] == "", r
+r = summ["independent_fetch-none_start-none_heal-2"]
+assert r["heal_gpus"] == "2" and r["heal_gpu"] == "2", r
+assert summ["measured"]["heal_gpus"] == ""
+PY
+grep -q "^heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed" "$work/out2.txt" &&
+  ok || fail "heal-set legend"
+# only single GPUs are ranked as "GPUs to fix first" (the sets are among the largest cuts)
+grep -A1 "GPUs to fix first, pipeline model" "$work/out2.txt" | grep -q "^  GPU 5 -16.*; 1 other GPU gains less" &&
+  grep -A2 "^largest predicted cuts" "$work/out2.txt" | grep -q "^  1\. pipe heal=2+5 " && ok ||
+  fail "ranking of two slow GPUs: $(grep -A3 'largest predicted\|GPUs to fix first' "$work/out2.txt")"
+if command -v mpirun >/dev/null; then
+  mpirun_t 3 "$stallsim" run "$work/h2.ini" --out "$work/r2m" --quiet && ok || fail "heal sets at 3 ranks"
+  same_file "$work/r2/summary.csv" "$work/r2m/summary.csv" "heal sets at 3 ranks"
+fi
+for bad in "0-7" "1-" "3-1" "1++3" "2+8" "1+x"; do
+  "$stallsim" run "$work/h2.ini" --set "scenarios.heal=$bad" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+  case $bad in
+    0-7) want="heals every GPU of the trace" ;;
+    2+8) want="heal = 2+8 names GPU 8, but the trace has 8 GPUs" ;;
+    1-) want="has a range without its last GPU" ;;
+    3-1) want="has a range whose last GPU comes before its first" ;;
+    *) want="is not none, each, a GPU number or GPUs healed together" ;;
+  esac
+  [ $rc -eq 2 ] && grep -q -- "$want" "$work/err" && ok || fail "heal = $bad: rc=$rc $(cat "$work/err")"
+done
+"$stallsim" run "$work/h2.ini" --set "scenarios.heal=1+3,3+1" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "lists the same value twice" "$work/err" && ok || fail "heal = 1+3, 3+1: rc=$rc $(cat "$work/err")"
 # the ranked answer says which of its first cuts are as good as the best (within 1 point),
 # against the printed percentages themselves
 "$stallsim" run "$src/config/examples/which-fix.ini" --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"

@@ -4,7 +4,7 @@
 # plain Python over the trace read with h5py), agrees to 1e-9: a generated trace of
 # 3 GPUs x 60 iterations x 2 epochs, the independent model with every fetch and start
 # align, with the default settings and with other epoch, warm-up, threshold, floor and
-# sensitivity values, healing each GPU; and a 1-GPU trace.
+# sensitivity values, healing each GPU and two GPUs together; and a 1-GPU trace.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
@@ -21,6 +21,9 @@ $py "$src/tests/recompute_independent.py" t.h5 r2/summary.csv epoch=2 warmup=5 t
 # healing each GPU, with every align
 "$stallsim" run all.ini --set scenarios.heal=none,each --out r4 --quiet || fail "run heal"
 $py "$src/tests/recompute_independent.py" t.h5 r4/summary.csv && ok || fail "heal"
+# GPUs healed together (each takes the median of the GPUs not healed), with every align
+"$stallsim" run all.ini --set scenarios.heal=0+2,1-2 --out r5 --quiet || fail "run heal sets"
+$py "$src/tests/recompute_independent.py" t.h5 r5/summary.csv && ok || fail "heal sets"
 printf '[trace]\npath = one.h5\n[scenarios]\nfetch_align = none, min\nstart_align = none, avg\n' > one.ini
 "$stallsim" run one.ini --out r3 --quiet || fail "run 1 GPU"
 $py "$src/tests/recompute_independent.py" one.h5 r3/summary.csv && ok || fail "1 GPU"

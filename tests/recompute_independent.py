@@ -34,18 +34,28 @@ def new_stall(done, done_sim, st, floor, sens):
     return st
 
 
+def heal_set(text):
+    """The GPUs of a heal_gpus cell ("3", "1+3", "8-15"), in order; [] for none."""
+    gpus = []
+    for part in text.split("+") if text else []:
+        lo, _, hi = part.partition("-")
+        gpus += range(int(lo), int(hi or lo) + 1)
+    return gpus
+
+
 def replay(row, fa, sa, p, heal):
     fs, ft, it, st = row
     G = len(fs)
     it_max, st_max = max(it), max(st)
     done = [fs[g] + ft[g] for g in range(G)]
-    if heal is not None:  # MODELS-independent.md 2a: h's fetch time, not its done
-        others = [ft[g] for g in range(G) if g != heal]
+    if heal:  # MODELS-independent.md 2a: the healed GPUs' fetch times, not their done
+        others = [ft[g] for g in range(G) if g not in heal]
         ft = list(ft)
-        ft[heal] = median(others) if others else ft[heal]
+        for h in heal:
+            ft[h] = median(others) if others else ft[h]
     out = {"fetch_diff": max(ft) - min(ft) if fa == "none" else 0.0,
            "start_diff": max(fs) - min(fs) if sa == "none" else 0.0}
-    if fa == "none" and sa == "none" and heal is None:
+    if fa == "none" and sa == "none" and not heal:
         new = list(st)
         out["iter_time"] = it_max
     else:
@@ -113,14 +123,15 @@ def main():
     for table_row in table:
         scn = table_row["scenario"]
         if table_row["model"] == "measured":
-            fa, sa, heal = "none", "none", None
+            fa, sa, heal = "none", "none", []
             names = ("measured", "measured", "", "", "measured")
         elif table_row["model"] == "independent":
             fa, sa = table_row["fetch_align"], table_row["start_align"]
-            heal = int(table_row["heal_gpu"]) if table_row.get("heal_gpu", "") != "" else None
-            names = ("independent_fetch-%s_start-%s%s" % (fa, sa, "" if heal is None else "_heal-%d" % heal),
+            text = table_row.get("heal_gpus", "")
+            heal = heal_set(text)
+            names = ("independent_fetch-%s_start-%s%s" % (fa, sa, "_heal-" + text if heal else ""),
                      "independent", fa, sa,
-                     "indep f=%s s=%s%s" % (fa, sa, "" if heal is None else " heal=%d" % heal))
+                     "indep f=%s s=%s%s" % (fa, sa, " heal=" + text if heal else ""))
         else:
             continue
         for col, want in zip(("scenario", "model", "fetch_align", "start_align", "label"), names):
@@ -129,7 +140,7 @@ def main():
                 print("%s %s: %r, expected %r" % (scn, col, table_row[col], want))
         out = [replay(r, fa, sa, p, heal) for r in rows]
         if "heal_gpu" in table_row:
-            check(scn, "heal_gpu", heal)
+            check(scn, "heal_gpu", heal[0] if len(heal) == 1 else None)
         if int(table_row["iterations"]) != n:
             bad += 1
             print("%s iterations: %s, expected %d" % (scn, table_row["iterations"], n))
@@ -154,7 +165,7 @@ def main():
     extra = set(table[0].keys()) - {"scenario", "model", "label", "fetch_align", "start_align", "iterations",
                                     "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
-                                    "fidelity_iter_time_mape_pct", "heal_gpu", "cpu_load_pct", "cpu_stretch"} - {
+                                    "fidelity_iter_time_mape_pct", "heal_gpu", "heal_gpus", "cpu_load_pct", "cpu_stretch"} - {
         m + s for m in ("iter_time", "stall", "delay", "start_diff", "fetch_diff") for s in ("_mean", "_std")} - {
         "straggler_share_gpu%d" % g for g in range(G)}
     if extra:

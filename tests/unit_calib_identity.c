@@ -482,6 +482,67 @@ static void test_heal_takes_others_loader(void **state)
     free(sc);
 }
 
+/* GPUs healed together (heal = 1+3): trace A has GPU 1 loading synchronously and GPU 3's
+ * fetches 3x slower beside three GPUs with 4 workers and the same fetches; B has neither
+ * fault. Healing both on A replays B's measured run (each healed GPU takes the median of
+ * the GPUs not healed: their fetch time and their 4 workers) from the second row on (a
+ * healed GPU starts the epoch's first batches at the median of the others' measured starts,
+ * which gen draws apart by a few ms); healing either alone does not. */
+static void test_heal_set_takes_others_loader(void **state)
+{
+    (void)state;
+    char a[512], b[512], ini[1024];
+    snprintf(a, sizeof a, "%s/healset-a.h5", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/healset-b.h5", tu_tmpdir());
+    ss_gen_params p;
+    ss_gen_defaults(&p);
+    p.gpus = 5;
+    p.iterations = 200;
+    p.fetch_cv = 0;
+    p.compute_cv = 0;
+    p.fetch_mean = 1.0;
+    p.compute_mean = 0.2;
+    p.no_loader_attrs = 1;
+    assert_int_equal(ss_gen_write(&p, b, 0), SS_OK);
+    p.n_wgpu = 1;
+    p.wgpu_gpu[0] = 1;
+    p.wgpu_workers[0] = 0;
+    p.n_slow = 1;
+    p.slow_gpu[0] = 3;
+    p.slow_factor[0] = 3.0;
+    assert_int_equal(ss_gen_write(&p, a, 0), SS_OK);
+    ss_summary sb, sa;
+    ss_scenario *sc;
+    int nsc;
+    snprintf(ini, sizeof ini, "[trace]\npath = %s\nwarmup_iterations = 1\n[scenarios]\nmodel = independent\n", b);
+    if (tu_run_sweep(ini, &sb, &sc, &nsc) != SS_OK) fail_msg("sweep B: %s", ss_errmsg());
+    free(sc);
+    snprintf(ini, sizeof ini,
+             "[trace]\npath = %s\nwarmup_iterations = 1\n[scenarios]\nmodel = pipeline, independent\nprefetch = auto\n"
+             "heal = 1, 3, 3+1\n", a);
+    if (tu_run_sweep(ini, &sa, &sc, &nsc) != SS_OK) fail_msg("sweep A: %s", ss_errmsg());
+    assert_int_equal(sa.calib.workers_gpu[1], 0);
+    assert_int_equal(sa.calib.workers_gpu[0], 4);
+    const double mb = sb.p[0].mean[SS_M_ITER];
+    const int both = tu_find(sc, nsc, "pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1_heal-1+3");
+    const int one = tu_find(sc, nsc, "pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1_heal-1");
+    const int three = tu_find(sc, nsc, "pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1_heal-3");
+    const int indep = tu_find(sc, nsc, "independent_fetch-none_start-none_heal-1+3");
+    assert_true(both > 0 && one > 0 && three > 0 && indep > 0);
+    assert_int_equal(sc[both].heal_gpu, -1);
+    assert_int_equal(sc[one].heal_gpu, 1);
+    assert_false(sc[both].baseline_but_heal); /* not one GPU: not in the per-GPU ranking */
+    print_message("A measured %.6f s; healed 1: %.6f, 3: %.6f, 1+3: %.6f s (independent %.6f s); B measured %.6f s\n",
+                  sa.p[0].mean[SS_M_ITER], sa.p[one].mean[SS_M_ITER], sa.p[three].mean[SS_M_ITER],
+                  sa.p[both].mean[SS_M_ITER], sa.p[indep].mean[SS_M_ITER], mb);
+    if (fabs(sa.p[both].mean[SS_M_ITER] - mb) > TOL) fail_msg("healed 1+3 %.12g s, B %.12g s", sa.p[both].mean[SS_M_ITER], mb);
+    assert_true(fabs(sa.p[both].mean[SS_M_STALL] - sb.p[0].mean[SS_M_STALL]) < TOL);
+    assert_true(sa.p[one].mean[SS_M_ITER] > mb + 0.1 && sa.p[three].mean[SS_M_ITER] > mb + 0.1);
+    ss_summary_free(&sa);
+    ss_summary_free(&sb);
+    free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_accumulation_by_hand),
         cmocka_unit_test(test_lagged_identity),
         cmocka_unit_test(test_heal_takes_others_loader),
+        cmocka_unit_test(test_heal_set_takes_others_loader),
         cmocka_unit_test(test_recovers_and_replays),
         cmocka_unit_test(test_recorded_settings),
         cmocka_unit_test(test_deterministic),

@@ -1,5 +1,6 @@
 /* unit_heal.c - healing a GPU on hand-worked cases: the median of the other GPUs' fetch
- * times (odd and even counts, ties), the healed row's statistics, the independent model's
+ * times (odd and even counts, ties), the healed row's statistics, GPUs healed together
+ * (the set as written, the median of the GPUs not healed), the independent model's
  * stalls, the pipeline model against the same recurrence run on rows edited by hand, a
  * whole sweep with scenarios.heal, and the ranking that names the GPU to fix. */
 #define _DEFAULT_SOURCE
@@ -226,10 +227,85 @@ static void test_fast_path_equals_general(void **state)
     }
 }
 
+/* GPUs healed together: the set as scenarios.heal writes it (parts sorted and merged,
+ * ranges), membership and counts, and what is refused. */
+static void test_heal_set_text(void **state)
+{
+    (void)state;
+    ss_healset h, k;
+    char buf[SS_HEAL_TEXT_MAX];
+    assert_null(ss_healset_parse("3+1", 100, &h));
+    ss_healset_format(&h, buf, sizeof buf);
+    assert_string_equal(buf, "1+3");
+    assert_int_equal(ss_healset_count(&h), 2);
+    assert_int_equal(ss_healset_single(&h), -1);
+    assert_true(ss_healset_has(&h, 3) && !ss_healset_has(&h, 2));
+    assert_null(ss_healset_parse(" 9 - 11 + 8+12 + 3 ", 100, &h)); /* adjacent parts merge */
+    ss_healset_format(&h, buf, sizeof buf);
+    assert_string_equal(buf, "3+8-12");
+    assert_int_equal(ss_healset_count(&h), 6);
+    assert_int_equal(ss_healset_max(&h), 12);
+    assert_null(ss_healset_parse("4-7+5", 100, &k)); /* overlapping */
+    ss_healset_format(&k, buf, sizeof buf);
+    assert_string_equal(buf, "4-7");
+    assert_non_null(ss_healset_parse("7-4+4-6+7", 100, &h)); /* a range backwards */
+    assert_null(ss_healset_parse("6+4-5+7", 100, &h));
+    assert_memory_equal(&h, &k, sizeof h); /* one set, one form: equal byte for byte */
+    assert_null(ss_healset_parse("5", 100, &h));
+    assert_int_equal(ss_healset_single(&h), 5);
+    unsigned char mask[8];
+    assert_null(ss_healset_parse("1+5-6", 100, &h));
+    ss_healset_mask(&h, mask, 8);
+    assert_memory_equal(mask, ((unsigned char[]){0, 1, 0, 0, 0, 1, 1, 0}), 8);
+    const char *bad[] = {"", "+", "1+", "1-", "-3", "1++2", "a", "1+b", "2-1", "101", "1 2", "0-99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (ss_healset_parse(bad[i], 100, &h) == NULL) fail_msg("accepted \"%s\"", bad[i]);
+    /* 17 separate GPUs are more ranges than a set keeps; a set too long to name a scenario by */
+    assert_non_null(ss_healset_parse("0+2+4+6+8+10+12+14+16+18+20+22+24+26+28+30+32", 100, &h));
+    assert_non_null(ss_healset_parse("100000+100002+100004+100006+100008+100010+100012+100014+100016+100018", 1000000, &h));
+}
+
+/* fetch {1, 5, 2, 8, 4} with GPUs 1 and 3 healed: the GPUs not healed {1, 2, 4} have the
+ * median 2, so the row becomes {1, 2, 2, 2, 4}: min 1, max 4, mean 11/5, median 2. With GPUs
+ * 0-1+3 healed the others are {2, 4}: median 3, row {3, 3, 2, 3, 4}. */
+static void test_heal_set_row(void **state)
+{
+    (void)state;
+    rowbuf b;
+    const double z[5] = {0}, one[5] = {1, 1, 1, 1, 1};
+    make_row(&b, 5, z, (const double[]){1, 5, 2, 8, 4}, one, z);
+    ss_healset hs;
+    assert_null(ss_healset_parse("3+1", 10, &hs));
+    double scratch[8];
+    near(ss_median_unhealed(b.ft, 5, &hs, scratch), 2, "median of the GPUs not healed");
+    ss_row h;
+    ss_row_heal_set(&b.r, &hs, &h, b.buf, scratch);
+    const double want[5] = {1, 2, 2, 2, 4};
+    for (int g = 0; g < 5; g++) near(h.fetch_time[g], want[g], "healed set fetch");
+    near(h.fetch_min, 1, "set min");
+    near(h.fetch_max, 4, "set max");
+    near(h.fetch_mean, 11.0 / 5, "set mean");
+    near(h.fetch_median, 2, "set median");
+    near(b.r.fetch_time[3], 8, "measured row untouched");
+    assert_null(ss_healset_parse("0-1+3", 10, &hs));
+    ss_row_heal_set(&b.r, &hs, &h, b.buf, scratch);
+    const double want2[5] = {3, 3, 2, 3, 4};
+    for (int g = 0; g < 5; g++) near(h.fetch_time[g], want2[g], "healed set 0-1+3 fetch");
+    near(h.fetch_median, 3, "set 0-1+3 median");
+    /* one GPU as a set: the same row as ss_row_heal */
+    ss_row one_h;
+    double buf2[8];
+    assert_null(ss_healset_parse("3", 10, &hs));
+    ss_row_heal(&b.r, 3, &one_h, buf2);
+    ss_row_heal_set(&b.r, &hs, &h, b.buf, scratch);
+    for (int g = 0; g < 5; g++) near(h.fetch_time[g], one_h.fetch_time[g], "set of one against ss_row_heal");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median_others), cmocka_unit_test(test_healed_row),
+        cmocka_unit_test(test_heal_set_text), cmocka_unit_test(test_heal_set_row),
         cmocka_unit_test(test_independent), cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_sweep_and_ranking), cmocka_unit_test(test_fast_path_equals_general),
     };

@@ -256,9 +256,10 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     fprintf(out, "M = the measured run; %schange%% is against M.\n",
             any_baseline ? "* = baseline replay (nothing changed); " : "");
     /* what the labels' abbreviations mean: each model in the table says it once */
-    int heal = 0;
+    int heal = 0, heal_set = 0;
     for (int j = 0; j < s->nsc; j++) {
         heal |= s->sc[j].heal_gpu >= 0;
+        heal_set |= s->sc[j].heal.n > 0 && s->sc[j].heal_gpu < 0;
         const ss_model_ops *o = ss_model_get(s->sc[j].model);
         int seen = 0;
         for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
@@ -268,6 +269,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                     L.common[s->sc[j].model]);
     }
     if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
+    if (heal_set)
+        fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);

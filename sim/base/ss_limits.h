@@ -21,7 +21,7 @@
 #define SS_LIST_MAX 16
 
 /* Bytes of a scenario's terminal label (ss_model_ops.label_of), its terminator included. */
-#define SS_LABEL_MAX 96
+#define SS_LABEL_MAX 128
 
 /* "Every epoch" where an epoch number is expected (an epoch is a 32-bit integer, which
  * may be negative). */

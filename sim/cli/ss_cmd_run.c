@@ -414,7 +414,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
                      "read it. Record the run with scripts/stallsim_record.py and `stallsim import pytorch` to get "
                      "fetch times.",
                      cfg.trace_path);
-    if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0] != SS_HEAL_NONE)) {
+    if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0].each || cfg.heal[0].gpus.n > 0)) {
         /* heal = each and GPU numbers need the trace's GPU count */
         free(sc);
         sc = NULL;

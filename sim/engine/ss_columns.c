@@ -45,9 +45,13 @@ static const ss_column columns[] = {
      "100 x (replayed / measured mean iteration time - 1)", SS_CV_FIDELITY_ERR, 0, SS_COLF_H5, 0},
     {"fidelity_iter_time_mape_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
      "mean of 100 x |replayed - measured| / measured iteration time", SS_CV_FIDELITY_MAPE, 0, SS_COLF_H5, 0},
-    {"heal_gpu", SS_COL_INT, "1", "rows that heal a GPU",
+    {"heal_gpu", SS_COL_INT, "1", "rows that heal one GPU",
      "the GPU whose fetch times (pipeline: and loader settings) were replaced by the other GPUs' median",
      SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"heal_gpus", SS_COL_STR, "", "rows that heal GPUs",
+     "the healed GPUs as scenarios.heal writes them: G, or G+H and G-H ranges for GPUs healed together (each "
+     "taking the median of the GPUs not healed)",
+     SS_CV_HEAL_GPUS, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, SS_HEAL_TEXT_MAX},
     {"cpu_load_pct", SS_COL_F64, "%", "traces that record the CPU times and pools of cores",
      "CPU the run would keep busy, in % of its cores (the busiest pool: the loaders' and training processes' "
      "recorded CPU per iteration over cores x mean iteration time)", SS_CV_CPU_LOAD, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
@@ -111,6 +115,10 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_FETCH_SCALE: v->d = sc->fetch_scale; return (ops->axes & SS_AXIS_FETCH_SCALE) != 0;
     case SS_CV_COMPUTE_SCALE: v->d = sc->compute_scale; return (ops->axes & SS_AXIS_COMPUTE_SCALE) != 0;
     case SS_CV_HEAL_GPU: v->l = sc->heal_gpu; return sc->heal_gpu >= 0;
+    case SS_CV_HEAL_GPUS:
+        ss_healset_format(&sc->heal, v->buf, sizeof v->buf);
+        v->str = v->buf;
+        return sc->heal.n > 0;
     case SS_CV_FIDELITY_ERR: return num(ss_summary_fidelity_err_pct(s, j), v);
     case SS_CV_FIDELITY_MAPE: return num(ss_summary_fidelity_mape_pct(s, j), v);
     case SS_CV_CPU_LOAD: return num(ss_summary_cpu_load_pct(s, j, NULL), v);

@@ -40,36 +40,52 @@ enum { AX_HEAL, AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FE
 static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL, SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
                                         SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
 
-/* The values of scenarios.heal with `each` expanded to every GPU: -1 (none) or GPU numbers. */
+/* The values of scenarios.heal with `each` expanded to every GPU: sets of GPUs (n = 0:
+ * none). */
 typedef struct {
     int n;
-    int *gpu;
+    ss_healset *set;
 } heal_list;
 
 static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
 {
     long n = 0;
-    for (int i = 0; i < c->n_heal; i++) n += c->heal[i] == SS_HEAL_EACH ? (gpus > 0 ? gpus : 1) : 1;
-    h->gpu = malloc((size_t)(n > 0 ? n : 1) * sizeof *h->gpu);
-    if (!h->gpu) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int i = 0; i < c->n_heal; i++) n += c->heal[i].each ? (gpus > 0 ? gpus : 1) : 1;
+    h->set = calloc((size_t)(n > 0 ? n : 1), sizeof *h->set);
+    if (!h->set) return ss_fail(SS_ENOMEM, "out of memory");
     h->n = 0;
-    for (int i = 0; i < c->n_heal; i++)
-        if (c->heal[i] >= 0)
-            for (int j = 0; j < c->n_heal; j++)
-                if (c->heal[j] == SS_HEAL_EACH)
-                    return ss_fail(SS_ECONFIG, "%s: scenarios.heal lists GPU %d beside each, which heals it already",
-                                   c->file, c->heal[i]);
     for (int i = 0; i < c->n_heal; i++) {
-        int v = c->heal[i];
-        if ((v >= 0 || v == SS_HEAL_EACH) && gpus == 1)
+        int one = ss_healset_single(&c->heal[i].gpus);
+        if (one >= 0)
+            for (int j = 0; j < c->n_heal; j++)
+                if (c->heal[j].each)
+                    return ss_fail(SS_ECONFIG, "%s: scenarios.heal lists GPU %d beside each, which heals it already",
+                                   c->file, one);
+    }
+    for (int i = 0; i < c->n_heal; i++) {
+        const ss_heal_item *v = &c->heal[i];
+        const long count = ss_healset_count(&v->gpus);
+        char text[64];
+        ss_healset_format(&v->gpus, text, sizeof text);
+        if ((count > 0 || v->each) && gpus == 1)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal: the trace has 1 GPU, and healing one replaces its fetch times "
                            "by the other GPUs' median: it needs 2 or more", c->file);
-        if (v >= 0 && gpus > 0 && v >= gpus)
-            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %d, but the trace has %d GPU%s (0 to %d)", c->file, v,
+        if (count == 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s, but the trace has %d GPU%s (0 to %d)", c->file, text,
                            gpus, gpus == 1 ? "" : "s", gpus - 1);
-        if (v == SS_HEAL_EACH)
-            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) h->gpu[h->n++] = g;
-        else h->gpu[h->n++] = v;
+        if (count > 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s names GPU %d, but the trace has %d GPUs (0 to %d)",
+                           c->file, text, ss_healset_max(&v->gpus), gpus, gpus - 1);
+        if (count > 1 && gpus > 0 && count >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s heals every GPU of the trace: the healed GPUs take the "
+                           "median of the GPUs not healed, so at least one must be left out", c->file, text);
+        if (v->each)
+            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) {
+                ss_healset *e = &h->set[h->n++];
+                e->n = 1;
+                e->lo[0] = e->hi[0] = g;
+            }
+        else h->set[h->n++] = v->gpus;
     }
     return SS_OK;
 }
@@ -88,7 +104,8 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     const ss_model_ops *ops = ss_model_get(m);
     memset(s, 0, sizeof *s);
     s->model = m;
-    s->heal_gpu = (ops->axes & SS_AXIS_HEAL) ? h->gpu[pos[AX_HEAL]] : -1;
+    if (ops->axes & SS_AXIS_HEAL) s->heal = h->set[pos[AX_HEAL]];
+    s->heal_gpu = ss_healset_single(&s->heal);
     s->fetch_align = (ops->axes & SS_AXIS_FETCH_ALIGN) ? c->fetch_align[pos[AX_FETCH_ALIGN]] : SS_ALIGN_NONE;
     s->start_align = (ops->axes & SS_AXIS_START_ALIGN) ? c->start_align[pos[AX_START_ALIGN]] : SS_ALIGN_NONE;
     s->workers = (ops->axes & SS_AXIS_WORKERS) ? c->workers[pos[AX_WORKERS]] : (ss_autoval){0, 0};
@@ -97,6 +114,7 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     s->compute_scale = (ops->axes & SS_AXIS_COMPUTE_SCALE) ? c->compute_scale[pos[AX_COMPUTE_SCALE]] : 1.0;
     s->baseline = ops->is_baseline(s);
     ss_scenario unhealed = *s;
+    memset(&unhealed.heal, 0, sizeof unhealed.heal);
     unhealed.heal_gpu = -1;
     s->baseline_but_heal = s->heal_gpu >= 0 && ops->is_baseline(&unhealed);
     ops->name_of(s, s->name, sizeof s->name);
@@ -115,7 +133,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     heal_list h = {0, NULL};
     if (st == SS_OK) st = heal_values(c, gpus, &h);
     if (st != SS_OK) {
-        free(h.gpu);
+        free(h.set);
         return st;
     }
     long total = 1;
@@ -127,13 +145,13 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         total += per;
     }
     if (total > SS_MAX_SCENARIOS) {
-        free(h.gpu);
+        free(h.set);
         return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)", c->file,
                        total, SS_MAX_SCENARIOS);
     }
     ss_scenario *sc = calloc((size_t)total, sizeof *sc);
     if (!sc) {
-        free(h.gpu);
+        free(h.set);
         return ss_fail(SS_ENOMEM, "out of memory for %ld scenarios", total);
     }
     int k = 0;
@@ -149,7 +167,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
             if (a < 0) break;
         }
     }
-    free(h.gpu);
+    free(h.set);
     *out = sc;
     *n = k;
     return SS_OK;
@@ -177,7 +195,7 @@ ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const
 int ss_scenarios_want_heal(const ss_scenario *sc, int n)
 {
     for (int i = 0; i < n; i++)
-        if (sc[i].heal_gpu >= 0) return 1;
+        if (sc[i].heal.n > 0) return 1;
     return 0;
 }
 

@@ -26,21 +26,40 @@ void ss_summary_free(ss_summary *s)
     s->has_cpu = 0;
 }
 
-/* The busiest pool's CPU per iteration per core, with GPU h's loader (h >= 0) at the other
- * GPUs' median CPU per batch, as healing gives it; *pool (may be NULL) receives that
- * pool's first GPU and *cores its cores. */
-static double busiest_per_core(const ss_summary *s, int h, int *pool, int *cores)
+/* The busiest pool's CPU per iteration per core, with the loaders of the GPUs of h (NULL:
+ * none) at the other GPUs' median CPU per batch, as healing gives it; *pool (may be NULL)
+ * receives that pool's first GPU and *cores its cores. NaN when out of memory. */
+static double busiest_per_core(const ss_summary *s, const ss_healset *h, int *pool, int *cores)
 {
-    const double dh = h >= 0 ? ss_median_without(s->cpu_fetch_sorted, s->gpus, s->cpu_fetch[h]) - s->cpu_fetch[h] : 0.0;
+    const int one = h ? ss_healset_single(h) : -1, G = s->gpus;
+    const int several = h && h->n > 0 && one < 0;
+    double *extra = NULL; /* several: per pool, what healing adds to its CPU */
+    if (several) {
+        double *scratch = malloc((size_t)G * sizeof *scratch);
+        extra = calloc((size_t)s->cpu_pools, sizeof *extra);
+        if (!scratch || !extra) {
+            free(scratch);
+            free(extra);
+            return NAN;
+        }
+        const double med = ss_median_unhealed(s->cpu_fetch, G, h, scratch);
+        for (int g = 0; g < G; g++)
+            if (ss_healset_has(h, g)) extra[s->cpu_pool_index[g]] += med - s->cpu_fetch[g];
+        free(scratch);
+    }
+    const double dh = one >= 0 && one < G ? ss_median_without(s->cpu_fetch_sorted, G, s->cpu_fetch[one]) - s->cpu_fetch[one]
+                                          : 0.0;
     double best = -1.0;
     for (int k = 0; k < s->cpu_pools; k++) {
-        const double x = (s->cpu_pool_need[k] + (h >= 0 && s->cpu_pool_index[h] == k ? dh : 0.0)) / s->cpu_pool_ncores[k];
+        const double add = several ? extra[k] : one >= 0 && one < G && s->cpu_pool_index[one] == k ? dh : 0.0;
+        const double x = (s->cpu_pool_need[k] + add) / s->cpu_pool_ncores[k];
         if (x > best) {
             best = x;
             if (pool) *pool = s->cpu_pool_head[k];
             if (cores) *cores = s->cpu_pool_ncores[k];
         }
     }
+    free(extra);
     return best;
 }
 
@@ -75,7 +94,7 @@ ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_me
         s->cpu_pool_need[k] += m->loop_cpu[g] + s->cpu_fetch[g];
     }
     gsl_sort(s->cpu_fetch_sorted, 1, G);
-    busiest_per_core(s, -1, &s->cpu_pool, &s->cpu_pool_cores);
+    busiest_per_core(s, NULL, &s->cpu_pool, &s->cpu_pool_cores);
     s->has_cpu = 1;
     return SS_OK;
 }
@@ -83,8 +102,8 @@ ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_me
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool)
 {
     if (!s->has_cpu || s->p[j].n == 0 || !(s->p[j].mean[SS_M_ITER] > 0)) return NAN;
-    const int h = s->sc && s->gpus > 1 ? s->sc[j].heal_gpu : -1;
-    return 100.0 * busiest_per_core(s, h < s->gpus ? h : -1, pool, NULL) / s->p[j].mean[SS_M_ITER];
+    const ss_healset *h = s->sc && s->gpus > 1 ? &s->sc[j].heal : NULL;
+    return 100.0 * busiest_per_core(s, h, pool, NULL) / s->p[j].mean[SS_M_ITER];
 }
 
 int ss_summary_cpu_heavy_gpu(const ss_summary *s, double *own, double *others)

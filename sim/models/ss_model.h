@@ -33,9 +33,11 @@ typedef struct {
     ss_autoval workers;   /* as configured (auto, auto*2, 3) */
     long prefetch;
     double fetch_scale, compute_scale;
-    int heal_gpu;         /* the GPU whose fetch times become the others' median, or -1 */
+    ss_healset heal;      /* the GPUs whose fetch times (and, pipeline, loader settings) become
+                           * the median of the GPUs not healed; n = 0: none */
+    int heal_gpu;         /* the healed GPU when the set holds one, else -1 */
     int baseline;         /* nothing changed: the replay should give the measured run back */
-    int baseline_but_heal; /* nothing but the healed GPU changed (the heal ranking pairs such a
+    int baseline_but_heal; /* nothing but one healed GPU changed (the heal ranking pairs such a
                             * scenario with its model's baseline) */
     ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
                            * per-GPU arrays point into the calibration, which must outlive

@@ -222,37 +222,40 @@ void ssi_replay_row_always(const ss_row *r, ss_align fa, ss_align sa, const ssi_
 typedef struct {
     ssi_params p;
     ss_align fetch_align, start_align;
-    int heal;           /* GPU healed, or -1 */
+    int heal;           /* the GPU healed alone, or -1 */
+    ss_healset heals;   /* the GPUs healed (n = 0: none) */
     int need_stalls;    /* per-iteration output: the per-GPU stalls are written */
-    double *fetch_buf;  /* [gpus] the healed row's fetch times */
+    double *fetch_buf;  /* [2][gpus] the healed row's fetch times, and scratch */
 } ind_state;
 
 static void ind_name(const ss_scenario *s, char *buf, size_t n)
 {
-    char heal[32] = "";
-    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    char heal[SS_HEAL_TEXT_MAX + 8] = "", set[SS_HEAL_TEXT_MAX];
+    ss_healset_format(&s->heal, set, sizeof set);
+    if (s->heal.n > 0) snprintf(heal, sizeof heal, "_heal-%s", set);
     snprintf(buf, n, "independent_fetch-%s_start-%s%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align),
              heal);
 }
 
 static void ind_label(const ss_scenario *s, char *buf, size_t n)
 {
-    char heal[32] = "";
-    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    char heal[SS_HEAL_TEXT_MAX + 8] = "", set[SS_HEAL_TEXT_MAX];
+    ss_healset_format(&s->heal, set, sizeof set);
+    if (s->heal.n > 0) snprintf(heal, sizeof heal, " heal=%s", set);
     snprintf(buf, n, "indep f=%s s=%s%s", ss_align_name(s->fetch_align), ss_align_name(s->start_align), heal);
 }
 
 static int ind_baseline(const ss_scenario *s)
 {
-    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->heal_gpu < 0;
+    return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->heal.n == 0;
 }
 
 static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)gpus;
     ind_state *st = calloc(1, sizeof *st);
-    if (st && s->heal_gpu >= 0) st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
-    if (!st || (s->heal_gpu >= 0 && !st->fetch_buf)) {
+    if (st && s->heal.n > 0) st->fetch_buf = malloc(2 * (size_t)gpus * sizeof *st->fetch_buf);
+    if (!st || (s->heal.n > 0 && !st->fetch_buf)) {
         free(st);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
@@ -260,6 +263,7 @@ static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c
     st->fetch_align = s->fetch_align;
     st->start_align = s->start_align;
     st->heal = s->heal_gpu;
+    st->heals = s->heal;
     st->need_stalls = c->per_iteration;
     *state = st;
     return SS_OK;
@@ -268,15 +272,20 @@ static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c
 static void ind_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
     const ind_state *st = state;
-    if (st->heal < 0) {
+    if (st->heals.n == 0) {
         ssi_replay_row(row, st->fetch_align, st->start_align, &st->p, st->need_stalls ? stall : NULL, out);
+        return;
+    }
+    ss_row healed;
+    if (st->heal < 0) { /* several GPUs healed together */
+        ss_row_heal_set(row, &st->heals, &healed, st->fetch_buf, st->fetch_buf + row->gpus);
+        ssi_replay_row_always(&healed, st->fetch_align, st->start_align, &st->p, st->need_stalls ? stall : NULL, out);
         return;
     }
     if (st->fetch_align == SS_ALIGN_NONE && st->start_align == SS_ALIGN_NONE) {
         ssi_replay_healed(row, st->heal, &st->p, st->need_stalls ? stall : NULL, out);
         return;
     }
-    ss_row healed;
     ss_row_heal(row, st->heal, &healed, st->fetch_buf);
     ssi_replay_row_always(&healed, st->fetch_align, st->start_align, &st->p, st->need_stalls ? stall : NULL, out);
 }

@@ -680,13 +680,14 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
 
 static void pipe_name(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[48], fs[32], cs[32], pf[24], heal[32] = "";
+    char w[48], fs[32], cs[32], pf[24], heal[SS_HEAL_TEXT_MAX + 8] = "", set[SS_HEAL_TEXT_MAX];
     ss_autoval_format(&s->workers, w, sizeof w);
     ss_format_number(s->fetch_scale, fs, sizeof fs);
     ss_format_number(s->compute_scale, cs, sizeof cs);
     if (s->prefetch == SS_PREFETCH_AUTO) snprintf(pf, sizeof pf, "auto");
     else snprintf(pf, sizeof pf, "%ld", s->prefetch);
-    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, "_heal-%d", s->heal_gpu);
+    ss_healset_format(&s->heal, set, sizeof set);
+    if (s->heal.n > 0) snprintf(heal, sizeof heal, "_heal-%s", set);
     snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s%s", ss_align_name(s->fetch_align),
              ss_align_name(s->start_align), w, pf, fs, cs, heal);
 }
@@ -712,13 +713,14 @@ static void range_label(const ss_scenario *s, int prefetch, char *buf, size_t n)
 
 static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 {
-    char w[32], p[32], heal[32] = "", fs[40], cs[40];
+    char w[32], p[32], heal[SS_HEAL_TEXT_MAX + 8] = "", set[SS_HEAL_TEXT_MAX], fs[40], cs[40];
     ss_format_number(s->fetch_scale, fs, sizeof fs); /* as in the name: values that differ read apart */
     ss_format_number(s->compute_scale, cs, sizeof cs);
     range_label(s, 0, w, sizeof w);
     range_label(s, 1, p, sizeof p);
     if (!strcmp(w, "0")) snprintf(p, sizeof p, "-"); /* synchronous loading has no prefetch */
-    if (s->heal_gpu >= 0) snprintf(heal, sizeof heal, " heal=%d", s->heal_gpu);
+    ss_healset_format(&s->heal, set, sizeof set);
+    if (s->heal.n > 0) snprintf(heal, sizeof heal, " heal=%s", set);
     snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%s cs=%s%s", ss_align_name(s->fetch_align),
              ss_align_name(s->start_align), w, p, fs, cs, heal);
 }
@@ -726,7 +728,7 @@ static void pipe_label(const ss_scenario *s, char *buf, size_t n)
 static int pipe_baseline(const ss_scenario *s)
 {
     return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->fetch_scale == 1.0 &&
-           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal_gpu < 0;
+           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal.n == 0;
 }
 
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
@@ -742,7 +744,7 @@ static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c)
 static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal, int ignore_heal)
 {
     if (s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE || s->fetch_scale != 1.0 ||
-        s->compute_scale != 1.0 || (s->heal_gpu >= 0 && !ignore_heal))
+        s->compute_scale != 1.0 || (s->heal.n > 0 && !ignore_heal))
         return 0;
     const int check_p = s->prefetch == SS_PREFETCH_AUTO || cal->recorded_prefetch;
     for (int g = 0; g < cal->gpus; g++) {
@@ -839,7 +841,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
 
 typedef struct {
     ssp_state ps;
-    int heal;          /* GPU healed, or -1 */
+    int heal;          /* the GPU healed alone, or -1 */
+    ss_healset heals;  /* the GPUs healed (n = 0: none) */
     double *fetch_buf; /* [gpus] the healed row's fetch times */
     double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
     /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
@@ -854,27 +857,7 @@ typedef struct {
                         * CPU parts (share_init) */
 } pipe_state;
 
-/* The median of v[0..n-1] without v[skip]; reorders v. */
-static double median_except(double *v, int n, int skip)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (i != skip) v[m++] = v[i];
-    gsl_sort(v, 1, (size_t)m);
-    return m == 0 ? 0.0 : (v[(m - 1) / 2] + v[m / 2]) / 2;
-}
-
-/* dst[0..n) = src with dst[heal] the median of the other values (scratch: n doubles; dst
- * may be src); a plain copy when heal is not a GPU or n < 2. */
-static void copy_healed(double *dst, const double *src, int n, int heal, double *scratch)
-{
-    if (dst != src) memcpy(dst, src, (size_t)n * sizeof *dst);
-    if (heal < 0 || heal >= n || n < 2) return;
-    memcpy(scratch, src, (size_t)n * sizeof *scratch);
-    dst[heal] = median_except(scratch, n, heal);
-}
-
-/* The healed GPU takes the median of the other GPUs' loader settings (W and P rounded). */
+/* The healed GPUs take the median of the other GPUs' loader settings (W and P rounded). */
 static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
 {
     const size_t G = (size_t)gpus;
@@ -883,7 +866,7 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
     st->gg = malloc(G * sizeof *st->gg);
     st->rg = malloc(G * sizeof *st->rg);
     st->dg = malloc(G * sizeof *st->dg);
-    double *v = malloc(G * sizeof *v);
+    double *v = malloc(2 * G * sizeof *v);
     if (!st->wg || !st->pg || !st->gg || !st->rg || !st->dg || !v) {
         free(v);
         return ss_fail(SS_ENOMEM, "out of memory for a healed scenario");
@@ -896,14 +879,16 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
         st->rg[g] = l.refill_gap;
         st->dg[g] = l.delivery;
     }
-    const int h = st->heal;
+    const ss_healset *h = &st->heals;
     if (gpus > 1) {
         for (int g = 0; g < gpus; g++) v[g] = st->wg[g];
-        st->wg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        const int w = (int)floor(ss_median_unhealed(v, gpus, h, v + G) + 0.5);
         for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
-        st->pg[h] = (int)floor(median_except(v, gpus, h) + 0.5);
+        const int pf = (int)floor(ss_median_unhealed(v, gpus, h, v + G) + 0.5);
+        for (int g = 0; g < gpus; g++)
+            if (ss_healset_has(h, g)) st->wg[g] = w, st->pg[g] = pf;
         double *arr[3] = {st->gg, st->rg, st->dg};
-        for (int a = 0; a < 3; a++) copy_healed(arr[a], arr[a], gpus, h, v);
+        for (int a = 0; a < 3; a++) ss_copy_healed(arr[a], arr[a], gpus, h, v);
     }
     free(v);
     p->workers_gpu = st->wg;
@@ -934,7 +919,7 @@ static void pipe_state_free(pipe_state *st)
  * changes nothing (its load is the trace's). */
 static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *sh, int gpus)
 {
-    if (s->fetch_scale != 1.0 || s->compute_scale != 1.0 || s->heal_gpu >= 0) return 0;
+    if (s->fetch_scale != 1.0 || s->compute_scale != 1.0 || s->heal.n > 0) return 0;
     for (int g = 0; g < gpus; g++)
         if (ssp_loader_of(p, g).workers != sh->workers[g]) return 0;
     return 1;
@@ -971,8 +956,8 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     }
     /* the median fetch and the measured wait for a core: the healed GPU's the others' median
      * (as c); wall is scratch until the CPU parts are set below */
-    copy_healed(f, sh->fetch_med, gpus, s->heal_gpu, wall);
-    if (q) copy_healed(q, sh->fetch_wait, gpus, s->heal_gpu, wall);
+    ss_copy_healed(f, sh->fetch_med, gpus, &s->heal, wall);
+    if (q) ss_copy_healed(q, sh->fetch_wait, gpus, &s->heal, wall);
     ss_share_scenario sc = {W, gap, deliv, c, f, q, s->fetch_scale, s->compute_scale};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
@@ -992,7 +977,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
             rc = ss_share_start_factors(sh, W, rx, rx + sh->pools);
         }
         if (rx && rc == SS_OK) {
-            copy_healed(qs, sh->start_wait, gpus, s->heal_gpu, swall);
+            ss_copy_healed(qs, sh->start_wait, gpus, &s->heal, swall);
             for (int g = 0; g < gpus; g++) {
                 double n = (c[g] + q[g]) * ratio[g] + (qs[g] - q[g]) * rx[sh->pools + sh->pool_of[g]];
                 swall[g] = c[g] + qs[g];
@@ -1013,28 +998,29 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
 {
     (void)c;
     pipe_state *st = calloc(1, sizeof *st);
-    if (st && s->heal_gpu >= 0) {
+    if (st && s->heal.n > 0) {
         st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
         st->start_buf = malloc((size_t)gpus * sizeof *st->start_buf);
         st->sort_buf = malloc((size_t)gpus * sizeof *st->sort_buf);
     }
-    if (!st || (s->heal_gpu >= 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf))) {
+    if (!st || (s->heal.n > 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf))) {
         if (st) pipe_state_free(st);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     st->heal = s->heal_gpu;
+    st->heals = s->heal;
     st->cpu_stretch = NAN;
     ssp_params p = s->pipe;
     ss_status rc = SS_OK;
     const ssp_params *q = &s->pipe;
-    if (st->heal >= 0 && st->heal < gpus &&
-        (q->workers_gpu || q->prefetch_gpu || q->worker_gap_gpu || q->refill_gap_gpu || q->delivery_gpu))
+    const int healing = st->heals.n > 0 && st->heals.lo[0] < gpus;
+    if (healing && (q->workers_gpu || q->prefetch_gpu || q->worker_gap_gpu || q->refill_gap_gpu || q->delivery_gpu))
         rc = heal_loaders(st, &p, gpus);
-    if (rc == SS_OK && st->heal >= 0 && st->heal < gpus && q->fetch_cpu_gpu && gpus > 1) {
+    if (rc == SS_OK && healing && q->fetch_cpu_gpu && gpus > 1) {
         st->cg = malloc(2 * (size_t)gpus * sizeof *st->cg);
         if (!st->cg) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         else {
-            copy_healed(st->cg, q->fetch_cpu_gpu, gpus, st->heal, st->cg + gpus);
+            ss_copy_healed(st->cg, q->fetch_cpu_gpu, gpus, &st->heals, st->cg + gpus);
             p.fetch_cpu_gpu = st->cg;
         }
     }
@@ -1053,18 +1039,25 @@ static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)stat
 static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
     pipe_state *st = state;
-    if (st->heal < 0) {
+    if (st->heals.n == 0) {
         ssp_replay_row(&st->ps, row, stall, out);
         return;
     }
     ss_row healed;
-    ss_row_heal(row, st->heal, &healed, st->fetch_buf);
-    /* the measured starts serve the epoch's first batches, max(W, 1) of them: the healed
+    const int G = row->gpus;
+    if (st->heal >= 0) ss_row_heal(row, st->heal, &healed, st->fetch_buf);
+    else ss_row_heal_set(row, &st->heals, &healed, st->fetch_buf, st->sort_buf);
+    /* the measured starts serve the epoch's first batches, max(W, 1) of them: a healed
      * GPU's loader starts them like the others (the median of their starts), as its own
      * may belong to a loader with fewer workers */
-    const int h = st->heal, G = row->gpus;
-    if (G > 1 && h < G && st->ps.k < (st->ps.ld[h].workers > 1 ? st->ps.ld[h].workers : 1)) {
-        copy_healed(st->start_buf, row->fetch_start, G, h, st->sort_buf);
+    int first = 0; /* the most first batches of a healed GPU */
+    for (int i = 0; i < st->heals.n; i++)
+        for (int g = st->heals.lo[i]; g <= st->heals.hi[i] && g < G; g++) {
+            int w = st->ps.ld[g].workers > 1 ? st->ps.ld[g].workers : 1;
+            first = w > first ? w : first;
+        }
+    if (G > 1 && st->ps.k < first) {
+        ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }
     ssp_replay_row_from(&st->ps, &healed, row, stall, out);

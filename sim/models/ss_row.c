@@ -217,3 +217,43 @@ void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf)
     out->fetch_mean = r->fetch_mean + (m - fg) / G;
     out->fetch_median = m; /* the median of the others is the median once it is added to them */
 }
+
+double ss_median_unhealed(const double *v, int n, const ss_healset *h, double *scratch)
+{
+    int m = 0;
+    for (int g = 0; g < n; g++)
+        if (!ss_healset_has(h, g)) scratch[m++] = v[g];
+    if (m == 0) return v[0];
+    gsl_sort(scratch, 1, (size_t)m);
+    return (scratch[(m - 1) / 2] + scratch[m / 2]) / 2;
+}
+
+void ss_copy_healed(double *dst, const double *src, int n, const ss_healset *h, double *scratch)
+{
+    if (dst != src) memcpy(dst, src, (size_t)n * sizeof *dst);
+    if (h->n == 0 || n < 2) return;
+    const double m = ss_median_unhealed(src, n, h, scratch);
+    for (int i = 0; i < h->n; i++)
+        for (int g = h->lo[i]; g <= h->hi[i] && g < n; g++) dst[g] = m;
+}
+
+void ss_row_heal_set(const ss_row *r, const ss_healset *h, ss_row *out, double *fetch_buf, double *scratch)
+{
+    const int G = r->gpus;
+    *out = *r;
+    ss_copy_healed(fetch_buf, r->fetch_time, G, h, scratch);
+    out->fetch_time = fetch_buf;
+    out->fetch_sorted = NULL;
+    double lo = fetch_buf[0], hi = fetch_buf[0], sum = 0.0;
+    for (int g = 0; g < G; g++) {
+        lo = fetch_buf[g] < lo ? fetch_buf[g] : lo;
+        hi = fetch_buf[g] > hi ? fetch_buf[g] : hi;
+        sum += fetch_buf[g];
+    }
+    out->fetch_min = lo;
+    out->fetch_max = hi;
+    out->fetch_mean = sum / G;
+    memcpy(scratch, fetch_buf, (size_t)G * sizeof *scratch);
+    gsl_sort(scratch, 1, (size_t)G);
+    out->fetch_median = gsl_stats_median_from_sorted_data(scratch, 1, (size_t)G);
+}

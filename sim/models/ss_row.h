@@ -4,6 +4,7 @@
 #define SS_ROW_H
 
 #include "ss_align.h"
+#include "ss_healset.h"
 
 typedef struct {
     int gpus;
@@ -67,6 +68,20 @@ double ss_row_median_others(const ss_row *r, int g);
  * updated; starts, done (the measured ready times), stalls and iteration times as
  * measured. O(G) for the copy, O(log G) for the statistics. */
 void ss_row_heal(const ss_row *r, int g, ss_row *out, double *fetch_buf);
+
+/* The median (GSL's: the mean of the two middle values for an even count) of v[g] over the
+ * GPUs g < n not in h, sorting a copy in scratch[n]; v[0]'s value when every GPU is in h. */
+double ss_median_unhealed(const double *v, int n, const ss_healset *h, double *scratch);
+
+/* dst[0..n) = src with every GPU of h replaced by the median of the GPUs not in h
+ * (ss_median_unhealed; dst may be src, scratch n doubles). */
+void ss_copy_healed(double *dst, const double *src, int n, const ss_healset *h, double *scratch);
+
+/* The row with the GPUs of h healed together (h of 2 or more GPUs; ss_row_heal heals one):
+ * their fetch times replaced by the median of the other GPUs' (into fetch_buf[gpus]) and
+ * the fetch statistics recomputed (min, max, mean in GPU order, median; scratch[gpus]);
+ * starts, done, stalls and iteration times as measured. O(G log G). */
+void ss_row_heal_set(const ss_row *r, const ss_healset *h, ss_row *out, double *fetch_buf, double *scratch);
 
 /* The aligned fetch time of the row for a non-none align (MODELS-independent.md, step 2). */
 double ss_row_fetch_aligned(const ss_row *r, ss_align a);
