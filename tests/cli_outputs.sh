@@ -199,6 +199,28 @@ h = [r for r in rows if r["heal_gpu"] == "1"][0]
 want = 100 * 1.0 / (2 * float(h["iter_time_mean"]))
 assert abs(float(h["cpu_load_pct"]) - want) < 1e-9, (h["cpu_load_pct"], want)
 PY
+# GPUs healed together each count at the median CPU per batch of the GPUs not healed: fetch CPU
+# 0.25, 0.5, 0.75 s per batch on one pool of 2 cores, loops 0.25 s each; healing 1+2 gives both
+# GPU 0's 0.25 s: (3 x 0.25 + 3 x 0.25) / (2 x T); healing 2 alone the median of {0.25, 0.5}
+"$stallsim" gen -o "$work/cpu3.h5" --gpus 3 --iterations 40 --seed 5 >/dev/null || fail "gen cpu3"
+$py - "$work/cpu3.h5" <<'PY' || fail "python edits (CPU datasets of 3 GPUs)"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    f["fetch_cpu_time"] = np.array([0.25, 0.5, 0.75])
+    f["loop_cpu_time"] = np.array([0.25, 0.25, 0.25])
+    f["cpu_pool"] = np.array([0, 0, 0], dtype=np.int32)
+    f["cpu_pool_cores"] = np.array([2, 2, 2], dtype=np.int32)
+PY
+"$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu3.h5" --set scenarios.heal=none,2,1+2 --set pipeline.cpu_sharing=false \
+  --out "$work/cpu3-heal" --quiet || fail "run cpu3-heal"
+$py - "$work/cpu3-heal/summary.csv" <<'PY' && ok || fail "cpu_load_pct of GPUs healed together"
+import csv, sys
+rows = {r["heal_gpus"]: r for r in csv.DictReader(open(sys.argv[1])) if r["model"] == "pipeline"}
+for heal, need in (("", 0.75 + 1.5), ("2", 0.75 + 0.25 + 0.5 + 0.375), ("1-2", 0.75 + 0.75)):  # 1+2 is written 1-2
+    r = rows[heal]
+    want = 100 * need / (2 * float(r["iter_time_mean"]))
+    assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (heal, r["cpu_load_pct"], want)
+PY
 grep -q "^CPU (recorded): the measured run kept 42% of its 2 cores busy; no scenario would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 # two pools (one core and two): the busiest pool named (GPU 0's 1 core: 100/3 %)
