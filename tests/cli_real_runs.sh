@@ -589,9 +589,11 @@ PY
   # two faults (datasets/pytorch-twofaults): from the base run, the pipeline model ranks rank 1
   # (slow storage) before rank 3 (a CPU-heavy loader, which no stall shows), and predicts each
   # fixed run within 7 % of its first recording (storage +6.3, CPU +3.2 %; the recordings of
-  # each differ by up to 1.7 %); run names the CPU-heavy loader
+  # each differ by up to 1.7 %); run names the CPU-heavy loader; both fixed together
+  # (heal = 1+3) within 10 % of the first real run without either fault (+6.3 %; the two real
+  # runs without them differ by 9 %)
   tf=$ds/pytorch-twofaults
-  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nheal = none, each\n' "$tf/base.h5" > "$work/tf.ini"
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nheal = none, each, 1+3\n' "$tf/base.h5" > "$work/tf.ini"
   "$stallsim" run "$work/tf.ini" --out "$work/tf" --json > "$work/tf.json" 2>/dev/null || fail "twofaults: run"
   "$stallsim" run "$work/tf.ini" --out "$work/tf" > "$work/tf.txt" 2>&1 || fail "twofaults: run"
   /usr/bin/python3 -c "
@@ -603,6 +605,9 @@ assert [x['gpu'] for x in h] == [1, 3], h" && grep -q "^CPU-heavy loader (record
     "$stallsim" compare "$tf/$1.h5" "$work/tf" --warmup 10 --csv "$work/tf-$1.csv" >/dev/null || fail "twofaults: compare $1"
     expect_within "$work/tf-$1.csv" "pipeline_.*_$2" "$work/tf-$1.csv" 7 "two faults: $2 against $1" && ok || fail "twofaults: $2"
   done
+  "$stallsim" compare "$tf/healthy.h5" "$work/tf" --warmup 10 --csv "$work/tf-healthy.csv" >/dev/null || fail "twofaults: compare healthy"
+  expect_within "$work/tf-healthy.csv" 'pipeline_.*_heal-1\+3' "$work/tf-healthy.csv" 10 "two faults: heal-1+3 against healthy" &&
+    ok || fail "twofaults: both healed together"
 else
   fail "datasets/pytorch-storage/w1-x1.h5 or w1-x0.5.h5 is missing (committed with the repository)"
 fi
