@@ -435,19 +435,17 @@ static void test_lagged_identity(void **state)
     }
 }
 
-/* Healing a GPU also gives it the other GPUs' (median) loader settings: trace A has GPU 3
- * loading synchronously (W = 0) beside three GPUs with 4 workers, trace B has 4 workers
- * everywhere, both with constant fetch and compute times and the same draws; healing GPU
- * 3 on A replays B's measured run (mean iteration time and stall to 1e-9 s). */
-static void test_heal_takes_others_loader(void **state)
+/* Writes the traces of the heal tests into a and b (size bytes each, named after tag):
+ * B with `gpus` GPUs of 4 workers and constant fetch (1 s) and compute (0.2 s) times, A the
+ * same draws with GPU sync_gpu loading synchronously and, when slow_gpu >= 0, GPU slow_gpu's
+ * fetches 3x slower. */
+static void heal_traces(char *a, char *b, size_t size, const char *tag, int gpus, int sync_gpu, int slow_gpu)
 {
-    (void)state;
-    char a[512], b[512], ini[1024];
-    snprintf(a, sizeof a, "%s/heal-a.h5", tu_tmpdir());
-    snprintf(b, sizeof b, "%s/heal-b.h5", tu_tmpdir());
+    snprintf(a, size, "%s/%s-a.h5", tu_tmpdir(), tag);
+    snprintf(b, size, "%s/%s-b.h5", tu_tmpdir(), tag);
     ss_gen_params p;
     ss_gen_defaults(&p);
-    p.gpus = 4;
+    p.gpus = gpus;
     p.iterations = 200;
     p.fetch_cv = 0;
     p.compute_cv = 0;
@@ -456,9 +454,25 @@ static void test_heal_takes_others_loader(void **state)
     p.no_loader_attrs = 1;
     assert_int_equal(ss_gen_write(&p, b, 0), SS_OK);
     p.n_wgpu = 1;
-    p.wgpu_gpu[0] = 3;
+    p.wgpu_gpu[0] = sync_gpu;
     p.wgpu_workers[0] = 0;
+    if (slow_gpu >= 0) {
+        p.n_slow = 1;
+        p.slow_gpu[0] = slow_gpu;
+        p.slow_factor[0] = 3.0;
+    }
     assert_int_equal(ss_gen_write(&p, a, 0), SS_OK);
+}
+
+/* Healing a GPU also gives it the other GPUs' (median) loader settings: trace A has GPU 3
+ * loading synchronously (W = 0) beside three GPUs with 4 workers, trace B has 4 workers
+ * everywhere, both with constant fetch and compute times and the same draws; healing GPU
+ * 3 on A replays B's measured run (mean iteration time and stall to 1e-9 s). */
+static void test_heal_takes_others_loader(void **state)
+{
+    (void)state;
+    char a[512], b[512], ini[1024];
+    heal_traces(a, b, sizeof a, "heal", 4, 3, -1);
     ss_summary sb, sa;
     ss_scenario *sc;
     int nsc;
@@ -492,25 +506,7 @@ static void test_heal_set_takes_others_loader(void **state)
 {
     (void)state;
     char a[512], b[512], ini[1024];
-    snprintf(a, sizeof a, "%s/healset-a.h5", tu_tmpdir());
-    snprintf(b, sizeof b, "%s/healset-b.h5", tu_tmpdir());
-    ss_gen_params p;
-    ss_gen_defaults(&p);
-    p.gpus = 5;
-    p.iterations = 200;
-    p.fetch_cv = 0;
-    p.compute_cv = 0;
-    p.fetch_mean = 1.0;
-    p.compute_mean = 0.2;
-    p.no_loader_attrs = 1;
-    assert_int_equal(ss_gen_write(&p, b, 0), SS_OK);
-    p.n_wgpu = 1;
-    p.wgpu_gpu[0] = 1;
-    p.wgpu_workers[0] = 0;
-    p.n_slow = 1;
-    p.slow_gpu[0] = 3;
-    p.slow_factor[0] = 3.0;
-    assert_int_equal(ss_gen_write(&p, a, 0), SS_OK);
+    heal_traces(a, b, sizeof a, "healset", 5, 1, 3);
     ss_summary sb, sa;
     ss_scenario *sc;
     int nsc;
