@@ -22,6 +22,7 @@ import socket
 import sys
 import threading
 import time
+import weakref
 
 import torch
 import torch.utils.data as tud
@@ -303,10 +304,13 @@ class _RecIter:
     would without the recorder, and the loop may go on with the same iterator: the pass's
     record then ends at that batch (an `end` record) and the rest of the pass is passed
     through unrecorded. Leaving the pass early (break) ends the record when the iterator
-    goes away."""
+    goes away, when the next pass starts or when the Recorder closes, whichever comes first
+    (a step-based loop calls next() len(loader) times and keeps the iterator until the next
+    epoch's iter(loader); a kept peek iterator lives on beside the epochs' own)."""
 
     def __init__(self, rec, it, p):
         self.rec, self.it, self.p, self.k, self.open, self.ask = rec, it, p, 0, True, None
+        rec._open_passes.add(self)
 
     def __iter__(self):
         return self
@@ -314,6 +318,7 @@ class _RecIter:
     def _end(self, n, t, c, q):
         if self.open:
             self.open = False
+            self.rec._open_passes.discard(self)
             self.rec._w.line("end,%d,%d,%d,%d,%d\n" % (self.p, n, t, c, q))
             self.rec._w.flush()
             self.rec._passes_done += 1
@@ -375,6 +380,7 @@ class Recorder:
         self._w = _Writer(self.path, max(1, int(flush_every)))
         _MAIN_WRITERS[self.prefix] = self._w
         self._pass, self._passes_done, self._epoch, self._wrapped = -1, 0, 0, False
+        self._open_passes = weakref.WeakSet()  # passes whose record has not ended (_RecIter)
         w = self._w
         w.line("stallsim-record,%d\n" % FORMAT_VERSION)
         for k, v in (("rank", self.rank), ("world_size", self.world_size), ("host", socket.gethostname()),
@@ -445,7 +451,16 @@ class Recorder:
         starting at 0). Labels must increase from pass to pass."""
         self._epoch = int(epoch)
 
+    def _end_open_passes(self):
+        """Ends the record of every pass still open (its iterator kept, not exhausted) now:
+        the loop has left it, as it starts another pass or closes the recorder."""
+        if len(self._open_passes):
+            t, c, q = _now(), _pcpu(), _wait()
+            for it in sorted(self._open_passes, key=lambda x: x.p):
+                it._end(it.k, t, c, q)
+
     def _begin_pass(self):
+        self._end_open_passes()  # before the new pass's workers start
         self._pass += 1
         e = self._epoch
         self._epoch = e + 1
@@ -453,6 +468,7 @@ class Recorder:
         return self._pass
 
     def close(self):
+        self._end_open_passes()
         self._w.close()
 
     def __enter__(self):

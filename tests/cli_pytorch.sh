@@ -6,6 +6,9 @@
 # no overlapping fetches of one worker, batches ready before the loop got them), that the
 # loop received exactly the batches it receives without the recorder, and the importer's
 # refusals (ranks with different iteration counts, a missing worker file, a bad line).
+# Single-process cases (tests/recorder/cases.py) include a step-based loop and a kept peek
+# iterator (each pass's record ends as the next starts), an older recording of them, and a
+# pass one rank made alone (named, and left out with --skip-pass).
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
@@ -233,12 +236,71 @@ PY
 # DataLoader subclass; each loop gets what it gets without the recorder, and each recording
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
-  for c in skip_w0 skip_w2 init_fn few_batches subclass peek; do
+  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
-  for c in skip_w0 skip_w2 init_fn few_batches peek; do
+  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
+  done
+  # a step-based loop and a kept peek iterator: every pass's record ends before the next
+  # starts (in file order), so every batch is in the trace (3 x 4, and 1 + 2 x 4), and the
+  # last batch of a pass ends where the next pass starts (not after its workers started)
+  $py - "$work/cases" "$work/cases-steploop.h5" "$work/cases-kept_peek.h5" <<'PY' && ok || fail "step loop, kept peek: records and traces"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+for name, path, rows in (("steploop", sys.argv[2], 12), ("kept_peek", sys.argv[3], 9)):
+    recs = [l.split(",")[:2] for l in open("%s/%s/run.rank0.csv" % (d, name)) if l.startswith(("epoch,", "end,"))]
+    kinds = [k for k, _ in recs]
+    assert kinds == ["epoch", "end"] * (len(kinds) // 2), (name, recs)
+    assert [int(p) for _, p in recs] == sorted(int(p) for _, p in recs), (name, recs)
+    t = h5py.File(path, "r")["timeline"]
+    it = t["iteration_time"][:, 0]
+    assert len(it) == rows and (it > 0).all(), (name, it)
+PY
+  ! grep -q "no 'end' record" "$work/cases-steploop.err" "$work/cases-kept_peek.err" && ok || fail "a pass without its end record"
+  # a recording of the recorder before it ended such passes itself (each 'end' written when
+  # the iterator went away, after the next pass's 'epoch'; the last one lost): it imports, the
+  # passes ending where the next starts, with a warning
+  $py - "$work/cases/steploop/run.rank0.csv" "$work/old-steploop.csv" <<'PY' || fail "python edits (old record order)"
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+out, held = [], None
+for l in lines:
+    if l.startswith("end,"):
+        held = l
+        continue
+    out.append(l)
+    if l.startswith("epoch,") and held:
+        out.append(held)
+        held = None
+open(sys.argv[2], "w").writelines(out)
+PY
+  mkdir -p "$work/old" && cp "$work/cases/steploop/"run.rank0.worker*.csv "$work/old/" && cp "$work/old-steploop.csv" "$work/old/run.rank0.csv"
+  "$stallsim" import pytorch "$work/old/run" -o "$work/old.h5" >/dev/null 2>"$work/old.err" &&
+    grep -q "pass 0 has no 'end' record before pass 1 starts .*: its last batch ends where the next pass starts" "$work/old.err" && ok ||
+    fail "an old step-loop recording: $(cat "$work/old.err")"
+  $py - "$work/old.h5" "$work/cases-steploop.h5" <<'PY' && ok || fail "an old step-loop recording: rows"
+import sys, h5py, numpy as np
+old, new = (h5py.File(p, "r")["timeline"] for p in sys.argv[1:3])
+# the last pass lost its end: its last batch is left out (as after a crash); the others match
+assert old["iteration_time"].shape[0] == 11, old["iteration_time"].shape
+assert np.array_equal(old["iteration_time"][:3], new["iteration_time"][:3])
+PY
+  # a pass that rank 0 made alone: the import stops, naming it and the option; --skip-pass
+  # leaves it out (2 epochs x 4 batches), as if it had not been recorded
+  "$stallsim" import pytorch "$work/cases/rank_alone/run" -o "$work/alone.h5" >/dev/null 2>"$work/alone.err"; rc=$?
+  [ $rc -ne 0 ] && grep -q "rank 0's pass 0 ended after 1 batch where rank 1's went on: .*--skip-pass 0:0. leaves it out" "$work/alone.err" &&
+    ok || fail "a pass rank 0 made alone: rc=$rc $(cat "$work/alone.err")"
+  "$stallsim" import pytorch "$work/cases/rank_alone/run" -o "$work/alone.h5" --skip-pass 0:0 >/dev/null 2>"$work/alone.err" &&
+    grep -q "rank 0's pass 0 (labelled epoch 0) is left out (--skip-pass 0:0)" "$work/alone.err" &&
+    $py -c "
+import sys, h5py; t = h5py.File(sys.argv[1], 'r')['timeline']
+assert t['iteration_time'].shape == (8, 2) and list(t['epoch'][:]) == [0] * 4 + [1] * 4, (t['iteration_time'].shape, t['epoch'][:])" "$work/alone.h5" &&
+    ok || fail "--skip-pass 0:0: $(cat "$work/alone.err")"
+  for bad in "0" "0:" "x:1" "0:-1" ":1"; do
+    "$stallsim" import pytorch "$work/cases/rank_alone/run" -o "$work/alone2.h5" --skip-pass "$bad" >/dev/null 2>"$work/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "expected RANK:PASS" "$work/err" && ok || fail "--skip-pass $bad: rc=$rc $(cat "$work/err")"
   done
   grep -q "epoch 0 has 2 of its 6 batches" "$work/cases-skip_w0.err" && ok || fail "recorder case skip_w0: no short-epoch warning"
   grep -q "is labelled epoch 0 after epoch 0 .*: it becomes epoch 1" "$work/cases-peek.err" && ok ||

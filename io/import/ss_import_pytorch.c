@@ -70,6 +70,20 @@ typedef struct {
     long n, missing;
 } pt_hist;
 
+/* Passes of one rank's record that the import leaves out (--skip-pass R:P, repeatable). */
+#define PT_SKIP_MAX 64
+typedef struct {
+    int n;
+    long rank[PT_SKIP_MAX], pass[PT_SKIP_MAX];
+} pt_state_skips;
+
+static int pt_skipped(const pt_state_skips *k, long rank, long pass)
+{
+    for (int i = 0; k && i < k->n; i++)
+        if (k->rank[i] == rank && k->pass[i] == pass) return 1;
+    return 0;
+}
+
 typedef struct {
     int rank;
     pt_file main;
@@ -96,6 +110,15 @@ typedef struct {
     int have_cur;
     int cut; /* its file ended within a batch (no next ask: the run crashed or was killed) */
     pt_batch cur;
+    /* an 'epoch' record read as the end of a pass that had no 'end' record (recordings made
+     * before the recorder ended a kept iterator's pass itself): its pass and label, taken
+     * up when the next row is asked for */
+    int have_epoch;
+    long epoch_p, epoch_e, epoch_line;
+    int *warned_open; /* the import's: such a pass was warned about (once for all ranks) */
+    const pt_state_skips *skips; /* the passes --skip-pass leaves out (every rank's) */
+    int skipping;     /* the pass being read is left out: its records are passed over */
+    long skipped_batches;
 } pt_rank;
 
 typedef struct {
@@ -115,6 +138,8 @@ typedef struct {
     long rows, epochs, last_epoch;
     long epoch_rows; /* rows of the epoch being read */
     int done;
+    int warned_open; /* a pass without an 'end' record was warned about */
+    pt_state_skips skips; /* --skip-pass R:P */
 } pt_state;
 
 #define PT_CPU_LO 1e-7   /* seconds: the histogram's first bin holds shorter CPU times */
@@ -445,15 +470,33 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     pt_kind k;
     *got = 0;
     while (!R->have_cur) {
-        if ((st = pt_read(f, &k)) != SS_OK) return st;
-        if (k == PT_EOF) return SS_OK;
-        if (k == PT_META || k == PT_FETCH) continue;
+        long p = 0, e = 0, line = f->line;
+        if (R->have_epoch) { /* read already, as the end of the pass before */
+            k = PT_EPOCH;
+            p = R->epoch_p;
+            e = R->epoch_e;
+            line = R->epoch_line;
+            R->have_epoch = 0;
+        } else {
+            if ((st = pt_read(f, &k)) != SS_OK) return st;
+            if (k == PT_EOF) return SS_OK;
+            if (k == PT_META || k == PT_FETCH) continue;
+            line = f->line;
+            if (k == PT_EPOCH) {
+                if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
+                if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
+            }
+        }
         if (k == PT_EPOCH) {
-            long p, e;
-            if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
-            if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
             if (p != R->pass + 1)
-                return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, f->line, p, R->pass);
+                return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, line, p, R->pass);
+            R->skipping = pt_skipped(R->skips, R->rank, p);
+            if (R->skipping) { /* as if the pass were not in the record: no label, no rows */
+                ss_warn("%s:%ld: rank %d's pass %ld (labelled epoch %ld) is left out (--skip-pass %d:%ld)", f->path,
+                        line, R->rank, p, e, R->rank, p);
+                R->pass = p;
+                continue;
+            }
             if (R->npass > 0 && e <= R->epoch) {
                 /* a pass labelled like the one before (the loader iterated twice in an epoch, or
                  * a batch taken with next(iter(loader)) before the loop, with set_epoch): the
@@ -462,7 +505,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
                     ss_warn("%s:%ld: pass %ld is labelled epoch %ld after epoch %ld (the loader was iterated "
                             "again within an epoch, e.g. next(iter(loader)) before the loop, with "
                             "Recorder.set_epoch): it becomes epoch %ld",
-                            f->path, f->line, p, e, R->epoch, R->epoch + 1);
+                            f->path, line, p, e, R->epoch, R->epoch + 1);
                 e = R->epoch + 1;
             }
             R->pass = p;
@@ -471,6 +514,10 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
             continue;
         }
         if (k == PT_END) continue; /* an empty pass (or the end after a batch already closed) */
+        if (R->skipping) { /* a batch of a pass left out */
+            R->skipped_batches++;
+            continue;
+        }
         /* a batch that opens a pass */
         pt_batch b;
         if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &b.p)) != SS_OK) return st;
@@ -487,10 +534,16 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     }
     if (R->cur.got < R->cur.ask)
         return ss_fail(SS_EDATA, "%s:%ld: the loop got the batch before it asked for it", f->path, R->cur.line);
-    /* the next record closes the current batch */
+    /* the next record closes the current batch (an 'end' of an earlier pass, which an
+     * iterator kept alive may write late, closes nothing) */
     for (;;) {
         if ((st = pt_read(f, &k)) != SS_OK) return st;
         if (k == PT_META || k == PT_FETCH) continue;
+        if (k == PT_END) {
+            long p;
+            if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
+            if (p < R->cur.p) continue;
+        }
         break;
     }
     row->epoch = R->epoch;
@@ -503,11 +556,35 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         R->cut = 1;
         return SS_OK;
     }
-    if (k == PT_EPOCH)
-        return ss_fail(SS_EDATA, "%s:%ld: a new pass starts, but pass %ld has no 'end' record", f->path, f->line,
-                       R->pass);
     long p, kk;
     int64_t t = 0;
+    if (k == PT_EPOCH) {
+        /* a pass without an 'end' record: the loop kept its iterator and started the next
+         * pass (a step-based loop that calls next() len(loader) times, a peek iterator kept
+         * beside the epochs'); recorders before format 3's pass ending wrote its 'end' only
+         * when the iterator went away, later. It ends where the next pass starts. */
+        if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &R->epoch_p)) != SS_OK) return st;
+        if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &R->epoch_e)) != SS_OK) return st;
+        if ((st = pt_time(f, 3, "the pass's start time", &t)) != SS_OK) return st;
+        if (t < R->cur.ask)
+            return ss_fail(SS_EDATA, "%s:%ld: time goes backwards (pass %ld starts before the step of line %ld)",
+                           f->path, f->line, R->epoch_p, R->cur.line);
+        if (!*R->warned_open)
+            ss_warn("%s:%ld: pass %ld has no 'end' record before pass %ld starts (the loop kept the pass's iterator: "
+                    "a step-based loop, or a peek with next(iter(loader)) kept beside the epochs; a recorder of "
+                    "this version ends such a pass itself): its last batch ends where the next pass starts",
+                    f->path, f->line, R->pass, R->epoch_p);
+        *R->warned_open = 1;
+        R->epoch_line = f->line;
+        R->have_epoch = 1;
+        R->have_cur = 0;
+        row->next_ask = t;
+        row->ask_cpu = R->cur.cpu;
+        row->ask_wait = R->cur.wait;
+        row->next_cpu = row->next_wait = -1;
+        *got = 1;
+        return SS_OK;
+    }
     if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
     if ((st = pt_long(f, 2, k == PT_END ? "the batch count" : "the batch", 0, LONG_MAX, &kk)) != SS_OK) return st;
     if ((st = pt_time(f, 3, k == PT_END ? "the end time" : "the ask time", &t)) != SS_OK) return st;
@@ -562,19 +639,26 @@ static void pt_free(pt_state *S)
 }
 
 /* The rows the import will write when it succeeds: rank 0's batches that have a step end
- * (a batch closed by the next batch or by the end of its pass). Knowing it up front lets
+ * (a batch closed by the next batch, by the end of its pass or, without one, by the start
+ * of the next pass; an earlier pass's late 'end' closes nothing). Knowing it up front lets
  * the writer size its chunks to the trace. */
-static ss_status pt_count_rows(const char *path, long *rows)
+static ss_status pt_count_rows(const char *path, const pt_state_skips *skips, long *rows)
 {
     pt_file f = {0};
     ss_status st = pt_open_file(&f, path);
     if (st == SS_OK) st = pt_header(&f);
-    int open_batch = 0;
+    int open_batch = 0, skipping = 0;
+    long pass = -1, p = 0;
     *rows = 0;
     while (st == SS_OK) {
         pt_kind k;
         if ((st = pt_read(&f, &k)) != SS_OK || k == PT_EOF) break;
-        if (k == PT_BATCH || k == PT_END) *rows += open_batch;
+        if (k == PT_END && (st = pt_long(&f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) break;
+        if (k == PT_END && p < pass) continue;
+        if (k == PT_EPOCH && (st = pt_long(&f, 1, "the pass", 0, LONG_MAX, &pass)) != SS_OK) break;
+        if (k == PT_EPOCH) skipping = pt_skipped(skips, 0, pass);
+        if ((k == PT_BATCH || k == PT_END) && skipping) continue; /* a pass left out (rank 0's) */
+        if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) *rows += open_batch;
         if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) open_batch = k == PT_BATCH;
     }
     pt_close_file(&f);
@@ -725,23 +809,50 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    ss_status ost = ss_import_no_options("pytorch", argc, argv);
-    if (ost != SS_OK) return ost;
-    if (argc != 1)
-        return ss_fail(SS_EUSAGE, "import pytorch: expected one PREFIX (see stallsim import pytorch --help)");
     pt_state *S = calloc(1, sizeof *S);
     if (!S) return ss_fail(SS_ENOMEM, "out of memory");
     *state = S;
-    if (strlen(argv[0]) >= sizeof S->prefix - 64)
+    /* --skip-pass R:P (or --skip-pass=R:P), repeatable; the one PREFIX */
+    const char *prefix = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--skip-pass")) {
+            if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "import pytorch: --skip-pass needs RANK:PASS, e.g. --skip-pass 0:0");
+            v = argv[++i];
+        } else if (!strncmp(argv[i], "--skip-pass=", 12)) {
+            v = argv[i] + 12;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return ss_fail(SS_EUSAGE, "import pytorch: unknown option '%s' (see stallsim import pytorch --help)", argv[i]);
+        } else if (prefix) {
+            return ss_fail(SS_EUSAGE, "import pytorch: expected one PREFIX (see stallsim import pytorch --help)");
+        } else {
+            prefix = argv[i];
+            continue;
+        }
+        long r, p;
+        char *e1, *e2;
+        errno = 0;
+        r = strtol(v, &e1, 10);
+        p = *e1 == ':' ? strtol(e1 + 1, &e2, 10) : -1;
+        if (errno || e1 == v || *e1 != ':' || e2 == e1 + 1 || *e2 || r < 0 || p < 0 || r > INT_MAX)
+            return ss_fail(SS_EUSAGE, "import pytorch: --skip-pass %s: expected RANK:PASS (whole numbers, the pass as "
+                           "numbered in that rank's file: its 'epoch,PASS,...' line), e.g. --skip-pass 0:0", v);
+        if (S->skips.n == PT_SKIP_MAX)
+            return ss_fail(SS_EUSAGE, "import pytorch: more than %d --skip-pass options", PT_SKIP_MAX);
+        S->skips.rank[S->skips.n] = r;
+        S->skips.pass[S->skips.n++] = p;
+    }
+    if (!prefix) return ss_fail(SS_EUSAGE, "import pytorch: expected one PREFIX (see stallsim import pytorch --help)");
+    if (strlen(prefix) >= sizeof S->prefix - 64)
         return ss_fail(SS_EUSAGE, "import pytorch: PREFIX is too long");
     /* a profiler or DLIO trace given to the recorder's importer */
-    const char *what = NULL, *other = ss_import_looks_like(argv[0], &what);
+    const char *what = NULL, *other = ss_import_looks_like(prefix, &what);
     if (other && strcmp(other, "pytorch"))
         return ss_fail(SS_EUSAGE,
                        "import pytorch: %s looks like a %s trace; this importer reads the files of "
                        "scripts/stallsim_record.py (PREFIX.rank0.csv, ...): try `stallsim import %s %s -o TRACE.h5`",
-                       argv[0], what, other, argv[0]);
-    snprintf(S->prefix, sizeof S->prefix, "%s", argv[0]);
+                       prefix, what, other, prefix);
+    snprintf(S->prefix, sizeof S->prefix, "%s", prefix);
     /* any of the run's files names the run: "run.rank1.csv", "run.rank0.worker2.csv" */
     strip_record_suffix(S->prefix);
     ss_status dst = pt_check_dir(S->prefix);
@@ -756,6 +867,8 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
         return ss_fail(SS_ENOMEM, "out of memory");
     }
     S->r[0] = r0;
+    r0->warned_open = &S->warned_open;
+    r0->skips = &S->skips;
     S->G = 1;
     ss_status st = pt_open_rank(S, 0);
     if (st != SS_OK) return st;
@@ -766,6 +879,8 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     for (int g = 1; g < world; g++) {
         S->r[g] = calloc(1, sizeof *S->r[g]);
         if (!S->r[g]) return ss_fail(SS_ENOMEM, "out of memory");
+        S->r[g]->warned_open = &S->warned_open;
+        S->r[g]->skips = &S->skips;
         S->G = g + 1;
         if ((st = pt_open_rank(S, g)) != SS_OK) return st;
         if (S->r[g]->world != world)
@@ -800,7 +915,7 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     info->ninputs = S->ninputs;
     ss_trace_meta *m = &info->meta;
     m->gpus = S->G;
-    if ((st = pt_count_rows(r0->main.path, &m->iterations)) != SS_OK) return st;
+    if ((st = pt_count_rows(r0->main.path, &S->skips, &m->iterations)) != SS_OK) return st;
     ss_time_format_iso(S->origin_ns, m->time_origin, sizeof m->time_origin);
     snprintf(m->log_type, sizeof m->log_type, "pytorch");
     snprintf(m->source, sizeof m->source, "stallsim_record.py %.300s (torch %.60s, host %.100s)", S->prefix,
@@ -953,9 +1068,22 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 got0 = 0;
                 break;
             } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
+                /* one rank has started a new pass where the other goes on with its pass: the
+                 * first rank's pass before may be one that it made alone */
+                char why[400] = "";
+                if ((row.k == 0) != (r0.k == 0)) {
+                    const pt_rank *a = row.k == 0 ? R : S->r[0];
+                    const long ap = row.k == 0 ? row.p : r0.p, n = row.k == 0 ? r0.k : row.k;
+                    snprintf(why, sizeof why,
+                             "; rank %d's pass %ld ended after %ld batch%s where rank %d's went on: a pass that rank %d "
+                             "made alone (e.g. a batch taken with next(iter(loader)) on that rank only)? `stallsim import "
+                             "pytorch ... --skip-pass %d:%ld` leaves it out",
+                             a->rank, ap - 1, n, n == 1 ? "" : "es", a == R ? S->r[0]->rank : R->rank, a->rank, a->rank,
+                             ap - 1);
+                }
                 return ss_fail(SS_EDATA, "%s:%ld: epoch %ld batch %ld, but %s:%ld is at epoch %ld batch %ld: the "
-                               "ranks do not have the same iteration counts per epoch", R->main.path, row.line,
-                               row.epoch, row.k, S->r[0]->main.path, r0.line, r0.epoch, r0.k);
+                               "ranks do not have the same iteration counts per epoch%s", R->main.path, row.line,
+                               row.epoch, row.k, S->r[0]->main.path, r0.line, r0.epoch, r0.k, why);
             }
             if (!got) continue;
             pt_fetch *f = NULL;
@@ -1008,7 +1136,7 @@ static void pt_close(void *state) { pt_free(state); }
 const ss_importer ss_importer_pytorch = {
     .name = "pytorch",
     .summary = "record files of scripts/stallsim_record.py (PREFIX.rank<R>.csv, PREFIX.rank<R>.worker<W>.csv)",
-    .usage = "PREFIX",
+    .usage = "PREFIX [--skip-pass RANK:PASS]...",
     .help = "Reads the files that scripts/stallsim_record.py wrote for one run: PREFIX.rank<R>.csv for\n"
             "R = 0 .. world_size-1 and, per rank, PREFIX.rank<R>.worker<W>.csv for W = 0 .. num_workers-1\n"
             "(any of those files may be named instead of PREFIX). One GPU column per rank, one row\n"
@@ -1024,7 +1152,11 @@ const ss_importer ss_importer_pytorch = {
             "kernel's run delay): /fetch_wait_time per fetch, /loop_wait_time per iteration of the loop's\n"
             "thread (medians per rank), which CPU sharing uses for the trace's own contention, and\n"
             "/fetch_wait_start_time, each rank's mean wait over the first num_workers x prefetch_factor\n"
-            "fetches of every pass (sent out at once as the workers start).\n",
+            "fetches of every pass (sent out at once as the workers start).\n"
+            "A pass whose iterator the loop kept (a step-based loop, a kept peek iterator) ends where\n"
+            "the next pass starts. --skip-pass RANK:PASS (repeatable) leaves out that rank's pass (as\n"
+            "numbered in its file's 'epoch,PASS,...' line): a pass one rank made alone, such as a batch\n"
+            "taken with next(iter(loader)) on rank 0 only, which the other ranks do not have.\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,

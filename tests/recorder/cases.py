@@ -95,3 +95,55 @@ rec = sr.Recorder(os.path.join(OUT, "peek", "run"))
 recorded = peek_loop(rec.wrap(tud.DataLoader(Numbers(16), batch_size=4)), rec)
 rec.close()
 print("ok peek" if plain == recorded else "FAIL peek: %r != %r" % (recorded, plain))
+
+
+# a step-based loop: per epoch it = iter(loader), then next(it) len(loader) times, never
+# reaching StopIteration (the pass's record ends when the next pass starts, or at close)
+def step_loop(loader, rec=None):
+    got = []
+    for e in range(3):
+        it = iter(loader)
+        for _ in range(len(loader)):
+            got.append(next(it).tolist())
+    return got
+
+
+plain = step_loop(tud.DataLoader(Numbers(16), batch_size=4, num_workers=2))
+rec = sr.Recorder(os.path.join(OUT, "steploop", "run"))
+recorded = step_loop(rec.wrap(tud.DataLoader(Numbers(16), batch_size=4, num_workers=2)))
+rec.close()
+print("ok steploop" if plain == recorded else "FAIL steploop: %r != %r" % (recorded, plain))
+
+
+# a peek iterator kept beside the epochs (dataiter = iter(loader); next(dataiter)), then
+# two ordinary epochs with set_epoch
+def kept_peek_loop(loader, rec=None):
+    dataiter = iter(loader)
+    got = [next(dataiter).tolist()]
+    for e in range(2):
+        if rec is not None:
+            rec.set_epoch(e)
+        got += [b.tolist() for b in loader]
+    return got, dataiter
+
+
+plain, _ = kept_peek_loop(tud.DataLoader(Numbers(16), batch_size=4, num_workers=2))
+rec = sr.Recorder(os.path.join(OUT, "kept_peek", "run"))
+recorded, kept = kept_peek_loop(rec.wrap(tud.DataLoader(Numbers(16), batch_size=4, num_workers=2)), rec)
+rec.close()
+del kept
+print("ok kept_peek" if plain == recorded else "FAIL kept_peek: %r != %r" % (recorded, plain))
+
+# two ranks of one job written from one process (no torch.distributed): rank 0 alone takes
+# a batch before the epochs (a sample to log), rank 1 does not; both then run 2 epochs
+for r in (0, 1):
+    rec = sr.Recorder(os.path.join(OUT, "rank_alone", "run"), rank=r, world_size=2)
+    loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
+    if r == 0:
+        next(iter(loader))
+    for e in range(2):
+        rec.set_epoch(e)
+        for b in loader:
+            pass
+    rec.close()
+print("ok rank_alone")
