@@ -79,9 +79,17 @@ def save(fig, out, name, written):
     written.append(path)
 
 
+def healed(r, fields):
+    """1 when the row heals a GPU (or several): heal_gpus is set, or, in results of older
+    versions, heal_gpu (NaN in the table when none)."""
+    if "heal_gpus" in fields:
+        return text(r["heal_gpus"]) != ""
+    return "heal_gpu" in fields and np.isfinite(float(r["heal_gpu"]))
+
+
 def baseline_rows(summary):
-    """Indices of the baseline replays: independent with both aligns none, and the
-    pipeline baseline (the row with fidelity figures)."""
+    """Indices of the baseline replays: independent with both aligns none and nothing
+    healed, and the pipeline baseline (the row with fidelity figures)."""
     fields = summary.dtype.names
     rows = []
     for i in range(1, len(summary)):
@@ -89,7 +97,7 @@ def baseline_rows(summary):
         if "fidelity_iter_time_err_pct" in fields and np.isfinite(float(r["fidelity_iter_time_err_pct"])):
             rows.append(i)
         elif {"model", "fetch_align", "start_align"} <= set(fields) and text(r["model"]) == "independent" \
-                and text(r["fetch_align"]) == "none" and text(r["start_align"]) == "none":
+                and text(r["fetch_align"]) == "none" and text(r["start_align"]) == "none" and not healed(r, fields):
             rows.append(i)
     return rows
 

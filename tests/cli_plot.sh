@@ -89,6 +89,14 @@ grep -q "note: summary.png shows the 40 fastest of 2000 scenarios, plus the meas
   fail "--top 5: $(cat "$work/out6")"
 "$py" "$plot" "$work/big" --top 0 >/dev/null 2>&1
 [ $? -eq 2 ] && ok || fail "--top 0 should exit 2"
+# rows that heal a GPU are not baselines, even with both aligns none: heal = each on 60 GPUs
+# with --top 5 shows the 5 fastest plus the measured run and the one baseline
+"$stallsim" gen -o "$work/g60.h5" --gpus 60 --iterations 40 --seed 3 >/dev/null || fail "gen 60 GPUs"
+printf '[trace]\npath = g60.h5\n[scenarios]\nheal = none, each\n' > "$work/h60.ini"
+"$stallsim" run "$work/h60.ini" --out "$work/h60" --quiet || fail "heal = each on 60 GPUs"
+"$py" "$plot" "$work/h60" --top 5 > "$work/out7" 2>&1 &&
+  grep -q "note: summary.png shows the 5 fastest of 61 scenarios, plus the measured run and the baseline " "$work/out7" && ok ||
+  fail "heal rows taken for baselines: $(cat "$work/out7")"
 
 # 3. folders without results: status 1, a one-line message naming the folder
 mkdir -p "$work/empty" "$work/bogus"
