@@ -95,6 +95,7 @@ static const key_def keys[] = {
 #undef F
 #undef NOB
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+_Static_assert(sizeof keys / sizeof keys[0] <= SS_CONFIG_MAX_KEYS, "raise SS_CONFIG_MAX_KEYS");
 
 #define SS_MODEL_NAME_(id, name, ops) name,
 static const char *const model_names[] = {SS_MODEL_LIST(SS_MODEL_NAME_)};
@@ -224,7 +225,11 @@ static const char *parse_list(const key_def *k, char *v, int *n,
         if (comma) *comma = '\0';
         char *item = trim(tok);
         if (!item[0]) return "has an empty item";
-        if (count == SS_LIST_MAX) return "has more than 16 items";
+        if (count == SS_LIST_MAX) {
+            static char many[64];
+            snprintf(many, sizeof many, "has more than %d items", SS_LIST_MAX);
+            return many;
+        }
         const char *e = fn(k, item, arr, count);
         if (e) return e;
         count++;
@@ -452,7 +457,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     p->seen[i] = 1;
     const char *e = apply_value(p, &keys[i], value);
     if (e && !p->overridden[i]) {
-        snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s' %s", section, name, value, e);
+        snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s%s' %s", section, name, value, strlen(value) > 200 ? "..." : "", e);
         return 0;
     }
     return 1;
@@ -731,10 +736,30 @@ ss_status ss_config_set(ss_config *c, const char *assignment)
         return ss_fail(SS_ECONFIG, "--set %s: expected SECTION.KEY=VALUE", assignment);
     snprintf(section, sizeof section, "%s", sec);
     parse_ctx p = {.cfg = c, .base_dir = "", .check_dupes = 0};
-    if (!apply(&p, section, key, value)) return ss_fail(SS_ECONFIG, "--set %s: %s", assignment, p.msg);
+    if (!apply(&p, section, key, value)) /* (the message holds the value: a long one is not repeated) */
+        return ss_fail(SS_ECONFIG, "--set %.80s%s: %s", assignment, strlen(assignment) > 80 ? "..." : "", p.msg);
+    int known, k = find_key(section, key, &known);
+    if (k >= 0) c->from_set[k] = 1;
     char line[4200];
     snprintf(line, sizeof line, "; --set %s", assignment);
     return append_text(c, line);
+}
+
+const char *ss_config_origin(const ss_config *c, const char *section, const char *key)
+{
+    static char buf[SS_PATH_MAX + 64];
+    int any = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        if (!c->from_set[i] || strcmp(keys[i].section, section) != 0) continue;
+        if (key && !strcmp(keys[i].key, key)) {
+            snprintf(buf, sizeof buf, "--set %s.%s", section, key);
+            return buf;
+        }
+        any = 1;
+    }
+    if (key || !any) return c->file;
+    snprintf(buf, sizeof buf, "%s (with its --set options)", c->file);
+    return buf;
 }
 
 ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets)

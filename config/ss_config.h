@@ -29,8 +29,12 @@ typedef struct {
 /* prefetch = auto in [scenarios] (the calibrated or recorded P of each GPU) */
 #define SS_PREFETCH_AUTO 0L
 
+/* Keys of the option table at most (ss_config.c checks it). */
+#define SS_CONFIG_MAX_KEYS 48
+
 typedef struct {
     char file[SS_PATH_MAX]; /* the scenario file as given */
+    unsigned char from_set[SS_CONFIG_MAX_KEYS]; /* per key of the option table: a --set gave its value */
     char *text;             /* its text plus the applied overrides (owned) */
 
     /* [trace] */
@@ -77,6 +81,12 @@ typedef struct {
 /* 1 when the pipeline model's CPU sharing is on: cpu_sharing and fetch_cpu = auto (the
  * trace's recorded CPU parts, unscaled). */
 int ss_config_cpu_sharing_on(const ss_config *c);
+
+/* Where the value of [section] key came from, to begin a message with: "--set section.key"
+ * when a --set gave it, else the scenario file; with key NULL, the file, followed by "
+ * (with its --set options)" when a --set gave any key of the section. The text stays valid
+ * until the next call. */
+const char *ss_config_origin(const ss_config *c, const char *section, const char *key);
 
 /* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);

@@ -2,7 +2,7 @@
 # cli_ini.sh - scenario files as people write and pass them: from a pipe (/dev/stdin) and
 # a process substitution <(...), with indented sections and keys, '#' and ';' comments
 # after values, and a path longer than inih's line buffer; each gives the same
-# summary.csv as the plain file.
+# summary.csv as the plain file. Refusals name a --set that gave the value.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 cd "$work" || exit 1
 deep=$work/$(printf 'd%.0s' $(seq 1 230))/$(printf 'e%.0s' $(seq 1 100))
@@ -41,6 +41,19 @@ printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = bogus\nstart_align =
 "$stallsim" run badval.ini --set scenarios.fetch_align=none,min --out r-fixed --quiet &&
   same_file r-plain/summary.csv r-fixed/summary.csv "--set over a bad value" || fail "--set over a bad value"
 "$stallsim" run badval.ini --out r-bad --quiet 2>/dev/null && fail "a bad value without --set was accepted" || ok
+# a value a --set gave is named as the --set in a later refusal, not as the file's; a long
+# --set value is not echoed whole (its reason stays in the message); lists of up to 64 items
+"$stallsim" run rel.ini --set scenarios.fetch_align=min,min --out r-bad --quiet 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: --set scenarios.fetch_align: scenarios.fetch_align lists the same value twice" err && ok ||
+  fail "a --set's repeated value: rc=$rc $(cat err)"
+printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = min, min\n' > twice.ini
+"$stallsim" run twice.ini --out r-bad --quiet 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: twice.ini: scenarios.fetch_align lists the same value twice" err && ok ||
+  fail "the file's repeated value: rc=$rc $(cat err)"
+"$stallsim" run rel.ini --set "scenarios.model=pipeline" --set "scenarios.workers=$(seq -s, 1 65)" --out r-bad --quiet 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "has more than 64 items$" err && [ "$(wc -c < err)" -lt 700 ] && ok || fail "a long --set list: rc=$rc $(cat err)"
+"$stallsim" run rel.ini --set "scenarios.model=pipeline" --set "scenarios.workers=$(seq -s, 1 64)" --set scenarios.prefetch=1 --set scenarios.fetch_align=none --set scenarios.start_align=none \
+  --out r-64 --quiet && [ "$(($(wc -l < r-64/summary.csv) - 1))" -eq 65 ] && ok || fail "a list of 64 items"
 # an empty pipe is a scenario file without a trace
 "$stallsim" run /dev/stdin --out r-empty < /dev/null 2>err && fail "an empty scenario file was accepted" || { grep -q "path is missing" err && ok || fail "empty: $(cat err)"; }
 finish

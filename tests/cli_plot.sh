@@ -63,7 +63,7 @@ n=$(find "$work/q/plots" -name '*.png' | wc -l)
 [ "$n" -eq 1 ] && ok || fail "expected only summary.png without per-iteration data, got $n PNGs"
 grep -q "per_iteration = true" "$work/out3" && ok || fail "no note to rerun with per_iteration = true: $(cat "$work/out3")"
 
-# 2b. a sweep of 2000 scenarios (the largest lists allowed are 16 items): summary.png shows
+# 2b. a sweep of 2000 scenarios: summary.png shows
 # the 40 fastest plus the measured and baseline rows, at a bounded size, and says so
 cat > "$work/big.ini" <<INI
 [trace]

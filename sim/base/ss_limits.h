@@ -17,8 +17,8 @@
 /* Scenarios one sweep may have. */
 #define SS_MAX_SCENARIOS 100000
 
-/* Items one [scenarios] list may have. */
-#define SS_LIST_MAX 16
+/* Items one [scenarios] list may have (the sweep is their product, at most SS_MAX_SCENARIOS). */
+#define SS_LIST_MAX 64
 
 /* Bytes of a scenario's terminal label (ss_model_ops.label_of), its terminator included. */
 #define SS_LABEL_MAX 128

@@ -388,7 +388,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK && a.help) {
         if (c->rank == 0) {
             fputs(run_usage, stdout);
-            fputs("\nScenario file keys (default, then what it does); lists are comma separated:\n\n", stdout);
+            fprintf(stdout, "\nScenario file keys (default, then what it does); lists are comma separated, at most %d items\n(the sweep is their product, at most %d scenarios):\n\n", SS_LIST_MAX, SS_MAX_SCENARIOS);
             ss_config_print_keys(stdout);
         }
         free(a.sets);

@@ -30,7 +30,8 @@ static ss_status check_repeats(const ss_config *c)
                                                 c->workers[i].value == c->workers[j].value)
                                              : !memcmp((const char *)lists[l].v + i * lists[l].size,
                                                        (const char *)lists[l].v + j * lists[l].size, lists[l].size))
-                    return ss_fail(SS_ECONFIG, "%s: scenarios.%s lists the same value twice (items %d and %d)", c->file,
+                    return ss_fail(SS_ECONFIG, "%s: scenarios.%s lists the same value twice (items %d and %d)",
+                                   ss_config_origin(c, "scenarios", lists[l].key),
                                    lists[l].key, i + 1, j + 1);
     return SS_OK;
 }
@@ -54,13 +55,14 @@ static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
     h->set = calloc((size_t)(n > 0 ? n : 1), sizeof *h->set);
     if (!h->set) return ss_fail(SS_ENOMEM, "out of memory");
     h->n = 0;
+    const char *where = ss_config_origin(c, "scenarios", "heal");
     for (int i = 0; i < c->n_heal; i++) {
         int one = ss_healset_single(&c->heal[i].gpus);
         if (one >= 0)
             for (int j = 0; j < c->n_heal; j++)
                 if (c->heal[j].each)
                     return ss_fail(SS_ECONFIG, "%s: scenarios.heal lists GPU %d beside each, which heals it already",
-                                   c->file, one);
+                                   where, one);
     }
     for (int i = 0; i < c->n_heal; i++) {
         const ss_heal_item *v = &c->heal[i];
@@ -69,16 +71,16 @@ static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
         ss_healset_format(&v->gpus, text, sizeof text);
         if ((count > 0 || v->each) && gpus == 1)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal: the trace has 1 GPU, and healing one replaces its fetch times "
-                           "by the other GPUs' median: it needs 2 or more", c->file);
+                           "by the other GPUs' median: it needs 2 or more", where);
         if (count == 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
-            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s, but the trace has %d GPU%s (0 to %d)", c->file, text,
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s, but the trace has %d GPU%s (0 to %d)", where, text,
                            gpus, gpus == 1 ? "" : "s", gpus - 1);
         if (count > 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s names GPU %d, but the trace has %d GPUs (0 to %d)",
-                           c->file, text, ss_healset_max(&v->gpus), gpus, gpus - 1);
+                           where, text, ss_healset_max(&v->gpus), gpus, gpus - 1);
         if (count > 1 && gpus > 0 && count >= gpus)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s heals every GPU of the trace: the healed GPUs take the "
-                           "median of the GPUs not healed, so at least one must be left out", c->file, text);
+                           "median of the GPUs not healed, so at least one must be left out", where, text);
         if (v->each)
             for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) {
                 ss_healset *e = &h->set[h->n++];
@@ -146,7 +148,8 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     }
     if (total > SS_MAX_SCENARIOS) {
         free(h.set);
-        return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)", c->file,
+        return ss_fail(SS_ECONFIG, "%s: the sweep has %ld scenarios; at most %d (split it into several runs)",
+                       ss_config_origin(c, "scenarios", NULL),
                        total, SS_MAX_SCENARIOS);
     }
     ss_scenario *sc = calloc((size_t)total, sizeof *sc);

@@ -779,7 +779,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
             char spec[48];
             ss_autoval_format(&s->workers, spec, sizeof spec);
             return ss_fail(SS_ECONFIG, "%s: scenarios.workers = %s gives %.0f workers per GPU (calibrated: up to %d); at most %d",
-                           c->file, spec, wmax, cal->workers, SS_MAX_WORKERS);
+                           ss_config_origin(c, "scenarios", "workers"), spec, wmax, cal->workers, SS_MAX_WORKERS);
         }
         p->workers = (int)wmax;
     } else if (s->workers.is_auto) {
@@ -826,7 +826,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
                        "%s: [pipeline] sync_every = %ld needs a trace whose GPUs ask for their batches at their own "
                        "times, as the recorder's traces show (train_start and stall_time consistent with "
                        "iteration_time on 99 %% of the rows); this trace's asks are %s",
-                       c->file, c->sync_every, cal && cal->asks_consistent ? "simultaneous" : "not consistent");
+                       ss_config_origin(c, "pipeline", "sync_every"), c->sync_every,
+                       cal && cal->asks_consistent ? "simultaneous" : "not consistent");
     p->fetch_scale = s->fetch_scale;
     p->compute_scale = s->compute_scale;
     p->fetch_align = s->fetch_align;
