@@ -213,4 +213,9 @@ cp e.h5 attr.h5
 $py -c "import h5py; h5py.File('attr.h5', 'r+').attrs['epochs'] = 2.5" || fail "python edits"
 "$stallsim" info attr.h5 >/dev/null 2>ep && fail "epochs = 2.5 was accepted" ||
   { grep -q "attr.h5: root attribute 'epochs' is not one integer" ep && ok || fail "epochs = 2.5: $(cat ep)"; }
+# a time_origin that is a number, not the ISO 8601 text, is named as such (it read "missing")
+cp e.h5 attr.h5
+$py -c "import h5py; h5py.File('attr.h5', 'r+').attrs['time_origin'] = 0" || fail "python edits"
+"$stallsim" info attr.h5 >/dev/null 2>ep && fail "time_origin = 0 was accepted" ||
+  { grep -q "attr.h5: root attribute 'time_origin' is missing or not a string" ep && ok || fail "time_origin = 0: $(cat ep)"; }
 finish

@@ -392,7 +392,8 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing or negative", t->path);
     if (m->iterations == 0) return ss_fail(SS_EDATA, "%s: the trace has zero iterations", t->path);
     if (ss_h5_attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
-        return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing", t->path);
+        return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing or not a string (the wall-clock time of "
+                       "time 0, ISO 8601: '2024-05-01T12:00:00Z')", t->path);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         char *field = (char *)m + attrs[i].offset;
         if (attrs[i].is_string) {
