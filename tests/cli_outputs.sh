@@ -146,6 +146,10 @@ for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 
     close(float(r["iter_time_change_pct"]), err, run + " change")
 PY
 grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
+# scenarios whose settings resolve alike (workers = auto and the calibrated 1) are named as one
+"$stallsim" run "$work/pipe.ini" --set scenarios.workers=auto,1,2 --out "$work/same" > "$work/same.txt" 2>&1 || fail "run same settings"
+grep -q '^same settings: 2 scenarios are all "pipe f=none s=none W=1 .*" here (pipeline_fetch-none_start-none_w-auto_.*, pipeline_fetch-none_start-none_w-1_.*): an auto value' \
+  "$work/same.txt" && [ "$(grep -c '^same settings' "$work/same.txt")" -eq 1 ] && ok || fail "same settings line: $(cat "$work/same.txt")"
 # the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
 # processes' 0.25 s per iteration (both GPUs have workers), GPU 0 alone on 1 core and GPU 1
 # on 2: 0.5 / (1 x T) and 0.75 / (2 x T), the larger counts: measured (T = 1.5) 100/3 %,

@@ -119,6 +119,58 @@ static const char *label_of(const labels *L, const ss_summary *s, int j, char *b
     return buf;
 }
 
+/* Rows of one model whose full labels are the same (their settings resolve alike: prefetch
+ * = auto and the number it gives, workers = auto and the calibrated count) are named under
+ * the table, at most three such groups, so that two equal rows are not read as two results. */
+static const ss_summary *same_s;
+static char (*same_lab)[LABEL_LEN];
+static int cmp_same(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = (int)same_s->sc[x].model - (int)same_s->sc[y].model;
+    if (!c) c = strcmp(same_lab[x], same_lab[y]);
+    return c ? c : x - y;
+}
+
+static void print_same_settings(const ss_summary *s, FILE *out)
+{
+    const size_t n = (size_t)(s->nsc > 0 ? s->nsc : 1);
+    int *idx = malloc(n * sizeof *idx);
+    char(*lab)[LABEL_LEN] = malloc(n * sizeof *lab);
+    if (!idx || !lab) { /* (a note only: nothing is lost without it) */
+        free(idx);
+        free(lab);
+        return;
+    }
+    int m = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        if (j == ss_summary_measured(s)) continue;
+        ss_model_get(s->sc[j].model)->label_of(&s->sc[j], lab[j], LABEL_LEN);
+        idx[m++] = j;
+    }
+    same_s = s;
+    same_lab = lab;
+    qsort(idx, (size_t)m, sizeof *idx, cmp_same);
+    int groups = 0, more = 0;
+    for (int a = 0; a < m;) {
+        int b = a + 1;
+        while (b < m && s->sc[idx[b]].model == s->sc[idx[a]].model && !strcmp(lab[idx[b]], lab[idx[a]])) b++;
+        if (b - a > 1 && groups < 3) {
+            fprintf(out, "same settings: %d scenarios are all \"%s\" here (", b - a, lab[idx[a]]);
+            for (int i = a; i < b && i < a + 3; i++) fprintf(out, "%s%s", i > a ? ", " : "", s->sc[idx[i]].name);
+            fprintf(out, "%s): an auto value gives what the number gives, so their rows are one result\n",
+                    b - a > 3 ? ", ..." : "");
+            groups++;
+        } else if (b - a > 1) {
+            more++;
+        }
+        a = b;
+    }
+    if (more) fprintf(out, "same settings: %d more such groups (summary.csv names each scenario)\n", more);
+    free(idx);
+    free(lab);
+}
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
@@ -271,6 +323,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
     if (heal_set)
         fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
+    print_same_settings(s, out);
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
