@@ -28,9 +28,12 @@ gpu,epoch,step,train_start,fetch_start,fetch_time,iteration_time,stall
 1,2,0,2023-11-14T22:13:35,2023-11-14T22:13:34.25,0.5,2,1
 0,2,0,2023-11-14T22:13:35,2023-11-14T22:13:34,0.5,2,1
 CSV
+# the same times with zones (+01:00 is an hour later in local time; Z as given) give the same trace
+sed -e 's/\(2023-11-14[T ]\)22\(:[0-9:.]*\)/\123\2+01:00/g' "$work/b.csv" > "$work/bz.csv"
+"$stallsim" import table "$work/bz.csv" -o "$work/bz.h5" > "$work/o.txt" 2>&1 || fail "bz.csv (zones): $(cat "$work/o.txt")"
 gzip "$work/b.csv"
 "$stallsim" import table "$work/b.csv.gz" -o "$work/b.h5" > "$work/o.txt" 2>&1 || fail "b.csv.gz: $(cat "$work/o.txt")"
-$py - "$work/a.h5" "$work/b.h5" <<'PY' && ok || fail "table values"
+$py - "$work/a.h5" "$work/b.h5" "$work/bz.h5" <<'PY' && ok || fail "table values"
 import sys, h5py, numpy as np
 exp = dict(epoch=[1, 1, 2], index=[0, 1, 0],
            # seconds after the origin 2023-11-14T22:13:30 (Unix time 1700000010)
@@ -97,6 +100,9 @@ expect_error "a short row" "e.csv:2: 7 fields, the header has 8" "$H
 expect_error "mixed time formats" "e.csv:3: column 'fetch_start' holds '3', not a timestamp" "$H
 0,1,0,2024-01-01T00:00:00,1,2024-01-01T00:00:01,2,0
 0,1,1,3,1,2024-01-01T00:00:04,2,0"
+expect_error "timestamps with and without a zone" "e.csv:3: column 'fetch_start' holds '2024-01-01T00:00:03', without a time zone where the first fetch_start has one" "$H
+0,1,0,2024-01-01T00:00:00Z,1,2024-01-01T00:00:01Z,2,0
+0,1,1,2024-01-01T00:00:03,1,2024-01-01T00:00:04,2,0"
 expect_error "times in nanoseconds" "e.csv:2: column 'fetch_start' holds 1714564800000000000, which as seconds is more than 300 years" "$H
 0,1,0,1714564800000000000,1,1714564800100000000,2,0"
 expect_error "a column and its alias" "e.csv:1: columns 'rank' and 'gpu' are the same column \(rank\): keep one" "rank,gpu,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time

@@ -1,5 +1,5 @@
-/* unit_timefmt.c - DS-Analyzer timestamps (io/ss_timefmt.h): parsing to nanoseconds with 0 to 9
- * fraction digits, leap days, rejected inputs, and ISO 8601 formatting with microseconds. The
+/* unit_timefmt.c - ISO 8601 timestamps (io/ss_timefmt.h): parsing to nanoseconds with 0 to 9
+ * fraction digits, leap days, time zones, rejected inputs, and formatting with microseconds. The
  * expected seconds are worked out by hand from day counts (and agree with `date -u -d ... +%s`). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +114,32 @@ static void test_bad_inputs(void **state)
     rejected("abcd-ef-gh ij:kl:mn");
 }
 
+/* A zone moves the time to UTC: 12:00+02:00 is 10:00Z, 12:00-05:30 is 17:30Z; Z and +00:00
+ * change nothing; the zone is reported. 2024-05-01 is 19844 days after 1970-01-01 (54 years,
+ * 13 leap days, and 121 days of 2024's January to April): 1714521600 s. */
+static void test_zones(void **state)
+{
+    (void)state;
+    const int64_t noon = (1714521600LL + 12 * 3600) * NS;
+    int64_t ns = 0;
+    int zoned = -1;
+    parses_to("2024-05-01T12:00:00Z", noon);
+    parses_to("2024-05-01T12:00:00+00:00", noon);
+    parses_to("2024-05-01T12:00:00+02:00", noon - 2 * 3600 * NS);
+    parses_to("2024-05-01T12:00:00+0200", noon - 2 * 3600 * NS);
+    parses_to("2024-05-01T12:00:00+02", noon - 2 * 3600 * NS);
+    parses_to("2024-05-01T12:00:00.5-05:30", noon + (5 * 3600 + 30 * 60) * NS + NS / 2);
+    assert_int_equal(ss_time_parse_zone("2024-05-01T12:00:00+02:00", &ns, &zoned), 0);
+    assert_int_equal(zoned, 1);
+    assert_int_equal(ss_time_parse_zone("2024-05-01T12:00:00", &ns, &zoned), 0);
+    assert_int_equal(zoned, 0);
+    rejected("2024-05-01T12:00:00+2:00");
+    rejected("2024-05-01T12:00:00+24:00");
+    rejected("2024-05-01T12:00:00+02:60");
+    rejected("2024-05-01T12:00:00ZZ");
+    rejected("2024-05-01T12:00:00+02:00:00");
+}
+
 /* February 29 exists only in leap years: 2021, 2023 and 1900, 2100 (centuries not divisible by
  * 400) have none. */
 static void test_feb29_of_common_years(void **state)
@@ -168,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_fraction_digits),
         cmocka_unit_test(test_leap_days),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_zones),
         cmocka_unit_test(test_feb29_of_common_years),
         cmocka_unit_test(test_format_iso),
         cmocka_unit_test(test_round_trip),

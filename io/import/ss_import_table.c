@@ -33,6 +33,7 @@ typedef struct {
     int nfields;
     char **f;      /* [nfields] field pointers into the current line */
     int iso;       /* times are ISO timestamps (else seconds) */
+    int zoned;     /* iso: the first timestamp gave a time zone (all must, or none) */
     int have_origin;
     int64_t origin_ns;
     double origin_s;
@@ -109,9 +110,15 @@ static ss_status cell_time(tab_state *t, long line, int c, double *v)
         return st;
     }
     int64_t ns;
-    if (ss_time_parse(s, &ns) != 0)
-        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2024-05-01T12:00:00.123456 (the table's times are timestamps)",
+    int zoned = 0;
+    if (ss_time_parse_zone(s, &ns, &zoned) != 0)
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a timestamp like 2024-05-01T12:00:00.123456 "
+                       "(or with a zone: ...Z, ...+02:00; the table's times are timestamps)",
                        t->path, line, col_names[c], s);
+    if (zoned != t->zoned)
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', %s a time zone where the first fetch_start has %s: "
+                       "give every timestamp with a zone or none", t->path, line, col_names[c], s,
+                       zoned ? "with" : "without", t->zoned ? "one" : "none");
     /* both within 1678..2261, but their difference may not fit 64 bits (more than 292 years
      * apart): then in long double (exact for any two int64 on x86-64) */
     int64_t d;
@@ -160,7 +167,7 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         if (end != s && !*end && errno != ERANGE && isfinite(v)) {
             t->iso = 0;
             t->origin_s = floor(v);
-        } else if (ss_time_parse(s, &ns) == 0) {
+        } else if (ss_time_parse_zone(s, &ns, &t->zoned) == 0) {
             t->iso = 1;
             t->origin_ns = ns - ((ns % 1000000000LL) + 1000000000LL) % 1000000000LL;
         } else {
@@ -421,7 +428,8 @@ const ss_importer ss_importer_table = {
         "                    (iteration_time = step_end - (train_start - stall_time)), or\n"
         "  iteration_time    seconds from asking for this batch to asking for the next\n"
         "Times are seconds (any origin; e.g. Unix time) or ISO timestamps like\n"
-        "2024-05-01T12:00:00.123456, as the first row's fetch_start is; durations are seconds.\n"
+        "2024-05-01T12:00:00.123456 (with a zone, Z or +02:00, moved to UTC: all with one or none),\n"
+        "as the first row's fetch_start is; durations are seconds.\n"
         "Rows must be sorted by epoch, then step; the rows of one step (one per rank, every\n"
         "rank of the first step) may come in any order. Blank lines and lines starting with #\n"
         "are skipped; fields may be double-quoted (no line breaks inside). One step is held in\n"

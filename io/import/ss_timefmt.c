@@ -39,7 +39,9 @@ static int digits(const char **p, int n, int *out)
     return 0;
 }
 
-int ss_time_parse(const char *s, int64_t *ns)
+int ss_time_parse(const char *s, int64_t *ns) { return ss_time_parse_zone(s, ns, NULL); }
+
+int ss_time_parse_zone(const char *s, int64_t *ns, int *zoned)
 {
     int Y, M, D, h, mi, se;
     const char *p = s;
@@ -64,9 +66,24 @@ int ss_time_parse(const char *s, int64_t *ns)
         if (n == 0 || isdigit((unsigned char)*p)) return -1;
         for (; n < 9; n++) frac *= 10;
     }
+    /* a time zone: Z, or +HH:MM, +HHMM, +HH (and -): the time is moved to UTC */
+    int zone = 0, off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        zone = 1;
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
+        if (digits(&p, 2, &oh)) return -1;
+        if (*p == ':') p++;
+        if (isdigit((unsigned char)*p) && digits(&p, 2, &om)) return -1;
+        if (oh > 23 || om > 59) return -1;
+        zone = 1;
+        off = sign * (oh * 3600 + om * 60);
+    }
     while (*p == ' ') p++;
     if (*p) return -1;
-    int64_t secs = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + se, v;
+    if (zoned) *zoned = zone;
+    int64_t secs = days_from_civil(Y, M, D) * 86400 + h * 3600 + mi * 60 + se - off, v;
     /* nanoseconds since 1970 fit int64 for the years 1678 to 2261 */
     if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) || __builtin_add_overflow(v, frac, &v)) return -1;
     *ns = v;
