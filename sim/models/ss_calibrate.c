@@ -939,6 +939,20 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         }
         fprintf(out, "calibration: the trace records the fetches' CPU time: %.4f to %.4f s per batch (median per GPU); "
                      "with [pipeline] fetch_cpu = auto (the default) fetch_scale keeps it and scales the rest\n", lo, hi);
+        /* a fetch's thread cannot use more CPU than its wall time: such a value is in other
+         * units, or not a per-batch median (CPU sharing and cpu_load_pct rest on it) */
+        int worst = -1;
+        for (int g = 0; c->share && c->share->fetch_med && g < G; g++) {
+            const double f = c->share->fetch_med[g], x = c->fetch_cpu_gpu[g];
+            if (f > 0 && x > 1.05 * f && (worst < 0 || x / f > c->fetch_cpu_gpu[worst] / c->share->fetch_med[worst]))
+                worst = g;
+        }
+        if (worst >= 0)
+            fprintf(out, "calibration: warning: GPU %d's recorded CPU per fetch (/fetch_cpu_time, %.4g s) is %.1fx its "
+                         "median fetch time (%.4g s): one fetching thread cannot use more CPU than its wall time, so the "
+                         "dataset is likely in other units or not per batch; CPU sharing and cpu_load_pct rest on it\n",
+                    worst, c->fetch_cpu_gpu[worst], c->fetch_cpu_gpu[worst] / c->share->fetch_med[worst],
+                    c->share->fetch_med[worst]);
     }
     if (c->share && c->share->pools > 0) {
         const ss_share *sh = c->share;
