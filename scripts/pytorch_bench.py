@@ -64,8 +64,10 @@ def parse():
     ap.add_argument("--compute", type=float, default=0.015, help="seconds of emulated accelerator time per step")
     ap.add_argument("--compute-cpu", action="store_true",
                     help="spend --compute seconds of the training process's CPU per step instead of waiting")
-    ap.add_argument("--slow-rank", type=int, default=-1, help="this rank's storage is --slow-factor times slower")
-    ap.add_argument("--slow-factor", type=float, default=3.0)
+    ap.add_argument("--slow-rank", default="-1",
+                    help="this rank's storage is --slow-factor times slower; several: 1,3 (each its own factor, or one "
+                         "for all)")
+    ap.add_argument("--slow-factor", default="3.0", help="the factor, or one per slow rank: 3,2")
     ap.add_argument("--persistent", action="store_true", help="persistent_workers=True")
     ap.add_argument("--dump", help="save the batches this rank received to DUMP.rank<R>.pt")
     ap.add_argument("--dump-plain", help="first iterate the same loader without the recorder (no training) and "
@@ -88,7 +90,12 @@ def main():
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     rec = stallsim_record.Recorder(a.out) if a.out else None
-    latency = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
+    slow = [int(x) for x in a.slow_rank.split(",")]
+    factors = [float(x) for x in a.slow_factor.split(",")]
+    if len(factors) not in (1, len(slow)):
+        raise SystemExit("pytorch_bench: --slow-factor gives %d factors for %d slow ranks" % (len(factors), len(slow)))
+    factor = dict(zip(slow, factors * len(slow) if len(factors) == 1 else factors))
+    latency = a.latency * factor.get(rank, 1.0)
     ds = SlowStorage(a.iterations * a.batch * world, latency, a.decode)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent) if a.workers > 0 else {}

@@ -56,7 +56,13 @@
 # fixed, 4 workers instead, and both fixed (estimated by fetch_align = median, the middle
 # two GPUs' mean); both models; errors against the mean of each point's two real runs.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# TWO SLOW RANKS (--twoslow, DIR defaults to datasets/pytorch-twoslow): the grid's workload
+# (4 ranks, 2 workers, prefetch 2) with ranks 1 and 3's storage 3x and 2x slower (slow13),
+# each alone (slow1, slow3) and neither (healthy), every point twice (-rep). From each slow13
+# run: both healed together (heal = 1+3) against the healthy runs, rank 1 healed against
+# slow3 and rank 3 healed against slow1, both models; errors against each point's mean.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -75,13 +81,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
 o_latency="" o_compute="" o_batch="" o_decode=""
-record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
     --storage) storage=1; shift ;;
     --workloads) workloads=1; shift ;;
     --twofaults) twofaults=1; shift ;;
+    --twoslow) twoslow=1; shift ;;
     --pairs) pairs=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
@@ -314,6 +321,7 @@ fi
 [ $regimes -eq 1 ] && [ $storage -eq 1 ] && { echo "validate_pytorch.sh: --regimes or --storage, not both" >&2; exit 2; }
 [ $regimes -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-regimes
 [ $storage -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-storage
+[ $twoslow -eq 1 ] && [ $dir_set -eq 0 ] && dir=$here/datasets/pytorch-twoslow
 stallsim=$here/build/stallsim
 [ -x "$stallsim" ] || "$here/scripts/setup.sh"
 mkdir -p "$dir"
@@ -390,7 +398,15 @@ record_point() {
   gzip -f "$raw"/*.csv
 }
 
-if [ $record -eq 1 ] && [ $regimes -eq 1 ]; then
+if [ $record -eq 1 ] && [ $twoslow -eq 1 ]; then
+  start=$(date -u +%FT%TZ)
+  for rep in "" -rep; do
+    record_point "slow13$rep" 2 1 2 --slow-rank 1,3 --slow-factor 3,2
+    record_point "slow1$rep" 2 1 2 --slow-rank 1 --slow-factor 3
+    record_point "slow3$rep" 2 1 2 --slow-rank 3 --slow-factor 2
+    record_point "healthy$rep" 2 1 2
+  done
+elif [ $record -eq 1 ] && [ $regimes -eq 1 ]; then
   start=$(date -u +%FT%TZ)
   for w in 0 1 2 4; do record_point "w$w" $w 1 2; done
   record_point w2-slow1 2 1 2 --slow-rank 1 --slow-factor 3
@@ -424,13 +440,61 @@ machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | 
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
 bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
        --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P$([ $storage -eq 1 ] || echo " [--slow-rank R --slow-factor 3]")
-       (regimes experiment: $regimes; storage experiment: $storage)
+       (regimes experiment: $regimes; storage experiment: $storage; two slow ranks: $twoslow, slow13 = --slow-rank 1,3 --slow-factor 3,2)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU busy just before each point (other processes; must be <= 10 %): $busy_log
 EOF
 fi
 
 [ $predict -eq 1 ] || exit 0
+
+if [ $twoslow -eq 1 ]; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  echo "Two slow ranks ($dir; warm-up $warmup): predicted s / error against the real runs' mean"
+  for b in slow13 slow13-rep; do
+    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1, 3, 1+3\n[output]\ndir = %s\n' \
+      "$dir/$b.h5" "$warmup" "$work/$b" > "$work/$b.ini"
+    "$stallsim" run "$work/$b.ini" > "$work/$b.txt"
+  done
+  for r in slow13 slow13-rep slow1 slow1-rep slow3 slow3-rep healthy healthy-rep; do
+    "$stallsim" compare "$dir/$r.h5" --warmup "$warmup" --csv "$work/real-$r.csv" >/dev/null
+  done
+  $py - "$work" <<'PY'
+import csv, os, sys
+work = sys.argv[1]
+real = {}
+for r in ("slow13", "slow1", "slow3", "healthy"):
+    v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
+    real[r] = (v, sum(v) / 2)
+points = (("rank 1 fixed (heal = 1), rank 3 still slow", "slow3", "1"),
+          ("rank 3 fixed (heal = 3), rank 1 still slow", "slow1", "3"),
+          ("both fixed (heal = 1+3)", "healthy", "1+3"),
+          ("baseline replay", "slow13", None))
+errs = {"independent": [], "pipeline": []}
+for b in ("slow13", "slow13-rep"):
+    rows = list(csv.DictReader(open(os.path.join(work, b, "summary.csv"))))
+    print("from %s (real %.4f s):" % (b, real["slow13"][0][0 if b == "slow13" else 1]))
+    print("  %-42s %-16s %-18s %-18s" % ("what-if", "real s", "independent", "pipeline"))
+    for what, r, heal in points:
+        cells = []
+        for model in ("independent", "pipeline"):
+            hit = [x for x in rows if x["model"] == model and x["heal_gpus"] == (heal or "")]
+            p = float(hit[0]["iter_time_mean"])
+            e = 100 * (p / real[r][1] - 1)
+            if heal:
+                errs[model].append(abs(e))
+            cells.append("%.4f %+6.1f %%   " % (p, e))
+        print("  %-42s %.4f, %.4f %s" % (what, real[r][0][0], real[r][0][1], " ".join(cells)))
+    print("  " + "\n  ".join(l.strip() for l in open(os.path.join(work, b + ".txt"))
+                             if l.startswith("  GPU ") or l.startswith("GPUs to fix first")))
+for r, (v, m) in real.items():
+    print("real %-8s %.4f and %.4f s (%.1f %% apart)" % (r, v[0], v[1], 100 * abs(v[0] - v[1]) / m))
+for m, e in errs.items():
+    print("mean |error| of the healed predictions, %s: %.1f %% over %d" % (m, sum(e) / len(e), len(e)))
+PY
+  exit 0
+fi
 
 # slow_report SLOW.h5 HEALTHY.h5 RUN_DIR GPU WHAT: the slow-rank sweep in RUN_DIR (its
 # replays, and the same with GPU healed) against the slow run's own mean, and the healed
