@@ -236,10 +236,10 @@ PY
 # DataLoader subclass; each loop gets what it gets without the recorder, and each recording
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
-  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone; do
+  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
-  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek; do
+  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
@@ -258,7 +258,13 @@ for name, path, rows in (("steploop", sys.argv[2], 12), ("kept_peek", sys.argv[3
     it = t["iteration_time"][:, 0]
     assert len(it) == rows and (it > 0).all(), (name, it)
 PY
-  ! grep -q "no 'end' record" "$work/cases-steploop.err" "$work/cases-kept_peek.err" && ok || fail "a pass without its end record"
+  [ -e "$work/cases-steploop.h5" ] && [ -e "$work/cases-kept_peek.h5" ] &&
+    ! grep -q "no 'end' record" "$work/cases-steploop.err" "$work/cases-kept_peek.err" && ok || fail "a pass without its end record"
+  # the kept iterator's worker wrote pass 0's batch 3 after pass 1's fetches: passed over
+  $py -c "
+import sys, h5py; t = h5py.File(sys.argv[1], 'r')['timeline']
+assert t['iteration_time'].shape == (9, 1), t['iteration_time'].shape" "$work/cases-late_fetch.h5" &&
+    grep -h "^fetch,0,3," "$work/cases/late_fetch/"run.rank0.worker*.csv > /dev/null && ok || fail "a late fetch of a kept pass"
   # a recording of the recorder before it ended such passes itself (each 'end' written when
   # the iterator went away, after the next pass's 'epoch'; the last one lost): it imports, the
   # passes ending where the next starts, with a warning
@@ -286,6 +292,10 @@ old, new = (h5py.File(p, "r")["timeline"] for p in sys.argv[1:3])
 # the last pass lost its end: its last batch is left out (as after a crash); the others match
 assert old["iteration_time"].shape[0] == 11, old["iteration_time"].shape
 assert np.array_equal(old["iteration_time"][:3], new["iteration_time"][:3])
+# row 3, pass 0's last batch, ends where pass 1 starts (its 'epoch' record's time), as the
+# new recorder's 'end' record says (written just before): within 1 ms
+assert abs(old["iteration_time"][3, 0] - new["iteration_time"][3, 0]) < 1e-3, (old["iteration_time"][3], new["iteration_time"][3])
+assert np.array_equal(old["iteration_time"][4:7], new["iteration_time"][4:7])
 PY
   # a pass that rank 0 made alone: the import stops, naming it and the option; --skip-pass
   # leaves it out (2 epochs x 4 batches), as if it had not been recorded
@@ -298,6 +308,20 @@ PY
 import sys, h5py; t = h5py.File(sys.argv[1], 'r')['timeline']
 assert t['iteration_time'].shape == (8, 2) and list(t['epoch'][:]) == [0] * 4 + [1] * 4, (t['iteration_time'].shape, t['epoch'][:])" "$work/alone.h5" &&
     ok || fail "--skip-pass 0:0: $(cat "$work/alone.err")"
+  # without set_epoch the recorder labelled rank 0's later passes one higher: they take the
+  # labels they would have had without the pass left out
+  "$stallsim" import pytorch "$work/cases/rank_alone_nolabel/run" -o "$work/alone3.h5" --skip-pass 0:0 >/dev/null 2>"$work/alone3.err" &&
+    $py -c "
+import sys, h5py; t = h5py.File(sys.argv[1], 'r')['timeline']
+assert list(t['epoch'][:]) == [0] * 4 + [1] * 4, t['epoch'][:]" "$work/alone3.h5" && ok || fail "--skip-pass without set_epoch: $(cat "$work/alone3.err")"
+  # a --skip-pass that names no rank or no pass of the run is refused, nothing written
+  for bad in "7:0 the run has ranks 0 to 0" "0:9 rank 0's record has no pass 9 (its passes are 0 to 2)"; do
+    set -- $bad
+    rm -f "$work/alone4.h5"
+    "$stallsim" import pytorch "$work/cases/steploop/run" -o "$work/alone4.h5" --skip-pass "$1" >/dev/null 2>"$work/err"; rc=$?
+    shift
+    [ $rc -eq 2 ] && grep -qF -- "$*" "$work/err" && [ ! -e "$work/alone4.h5" ] && ok || fail "--skip-pass $bad: rc=$rc $(cat "$work/err")"
+  done
   for bad in "0" "0:" "x:1" "0:-1" ":1"; do
     "$stallsim" import pytorch "$work/cases/rank_alone/run" -o "$work/alone2.h5" --skip-pass "$bad" >/dev/null 2>"$work/err"; rc=$?
     [ $rc -eq 2 ] && grep -q "expected RANK:PASS" "$work/err" && ok || fail "--skip-pass $bad: rc=$rc $(cat "$work/err")"
@@ -369,6 +393,27 @@ import h5py
 a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/killed2.h5', 'r')
 assert a.attrs['iterations'] == b.attrs['iterations'], (a.attrs['iterations'], b.attrs['iterations'])" &&
     ok || fail "a killed run, ranks cut differently: rc $rc: $out"
+  # the same with rank 1 cut shorter than rank 0 (whose file sizes the trace): the trace
+  # keeps the rows both have (it failed with "rows written of ... declared")
+  cp -r "$work/w2" "$work/killed3"
+  $py - "$work/killed3/run" <<'PY'
+import glob, sys
+rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
+p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]
+for path in glob.glob(sys.argv[1] + ".rank*.csv"):
+    last = 8 if ".rank0.csv" in path else 5
+    keep = [l for l in open(path).read().splitlines(True)
+            if not (l.split(",")[0] == "end" and l.split(",")[1] == p) and
+            not (l.split(",")[0] in ("batch", "fetch") and l.split(",")[1] == p and int(l.split(",")[2]) >= last)]
+    open(path, "w").writelines(keep)
+PY
+  out=$("$stallsim" import pytorch "$work/killed3/run" -o "$work/killed3.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "warning: .*run.rank1.csv: cut off after [0-9]* rows (the run crashed or was killed), where rank 0's file goes on" <<<"$out" &&
+    $py -c "
+import h5py
+a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/killed3.h5', 'r')
+assert a.attrs['iterations'] == b.attrs['iterations'] == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])" &&
+    "$stallsim" info "$work/killed3.h5" >/dev/null && ok || fail "a killed run, rank 1 cut shorter: rc $rc: $out"
   # a garbage line
   sed -i '25s/.*/batch,0,x,1,2/' "$b.rank0.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?

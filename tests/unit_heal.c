@@ -299,6 +299,10 @@ static void test_heal_set_row(void **state)
     ss_row_heal(&b.r, 3, &one_h, buf2);
     ss_row_heal_set(&b.r, &hs, &h, b.buf, scratch);
     for (int g = 0; g < 5; g++) near(h.fetch_time[g], one_h.fetch_time[g], "set of one against ss_row_heal");
+    near(h.fetch_min, one_h.fetch_min, "set of one: min");
+    near(h.fetch_max, one_h.fetch_max, "set of one: max");
+    near(h.fetch_mean, one_h.fetch_mean, "set of one: mean");
+    near(h.fetch_median, one_h.fetch_median, "set of one: median");
 }
 
 int main(void)

@@ -75,12 +75,25 @@ typedef struct {
 typedef struct {
     int n;
     long rank[PT_SKIP_MAX], pass[PT_SKIP_MAX];
+    int used[PT_SKIP_MAX]; /* the pass was found and left out */
 } pt_state_skips;
 
-static int pt_skipped(const pt_state_skips *k, long rank, long pass)
+/* 1 when rank's pass is listed to be left out */
+static int pt_skip_listed(const pt_state_skips *k, long rank, long pass)
 {
     for (int i = 0; k && i < k->n; i++)
         if (k->rank[i] == rank && k->pass[i] == pass) return 1;
+    return 0;
+}
+
+/* 1 when rank's pass is to be left out; marks it found */
+static int pt_skipped(pt_state_skips *k, long rank, long pass)
+{
+    for (int i = 0; k && i < k->n; i++)
+        if (k->rank[i] == rank && k->pass[i] == pass) {
+            k->used[i] = 1;
+            return 1;
+        }
     return 0;
 }
 
@@ -116,9 +129,11 @@ typedef struct {
     int have_epoch;
     long epoch_p, epoch_e, epoch_line;
     int *warned_open; /* the import's: such a pass was warned about (once for all ranks) */
-    const pt_state_skips *skips; /* the passes --skip-pass leaves out (every rank's) */
+    pt_state_skips *skips; /* the passes --skip-pass leaves out (every rank's) */
     int skipping;     /* the pass being read is left out: its records are passed over */
-    long skipped_batches;
+    int any_skipped;  /* a pass of this rank was left out */
+    long raw_label;   /* the label the file gave the pass before (-1 before the first) */
+    int nraw;         /* passes read, left out or not */
 } pt_rank;
 
 typedef struct {
@@ -392,6 +407,13 @@ static ss_status pt_fetch_advance(pt_fetch *s)
         long w = 0, p0 = s->p, k0 = s->k;
         if ((st = pt_long(f, 1, "the fetch's pass", 0, LONG_MAX, &s->p)) != SS_OK) return st;
         if ((st = pt_long(f, 2, "the fetch's batch", 0, LONG_MAX, &s->k)) != SS_OK) return st;
+        /* a fetch of an earlier pass after a later pass's: a kept iterator's workers went on
+         * prefetching after the loop left that pass, so the loop never took the batch */
+        if (s->seen && s->p < p0) {
+            s->p = p0;
+            s->k = k0;
+            continue;
+        }
         /* a file's fetches come in batch order (the importer reads each file once, in step) */
         if (s->seen && !key_less(p0, k0, s->p, s->k))
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld comes after batch %ld of pass %ld (line %ld): a "
@@ -490,13 +512,21 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
         if (k == PT_EPOCH) {
             if (p != R->pass + 1)
                 return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, line, p, R->pass);
+            /* the recorder labels a pass one more than the pass before unless set_epoch gave its
+             * label: such a default label follows a left-out pass's, and is taken as the label it
+             * would have had without that pass (one more than the last pass kept, 0 for the first) */
+            const int dflt = R->nraw > 0 && e == R->raw_label + 1;
+            R->raw_label = e;
+            R->nraw++;
             R->skipping = pt_skipped(R->skips, R->rank, p);
             if (R->skipping) { /* as if the pass were not in the record: no label, no rows */
                 ss_warn("%s:%ld: rank %d's pass %ld (labelled epoch %ld) is left out (--skip-pass %d:%ld)", f->path,
                         line, R->rank, p, e, R->rank, p);
                 R->pass = p;
+                R->any_skipped = 1;
                 continue;
             }
+            if (R->any_skipped && dflt) e = R->npass > 0 ? R->epoch + 1 : 0;
             if (R->npass > 0 && e <= R->epoch) {
                 /* a pass labelled like the one before (the loader iterated twice in an epoch, or
                  * a batch taken with next(iter(loader)) before the loop, with set_epoch): the
@@ -514,10 +544,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
             continue;
         }
         if (k == PT_END) continue; /* an empty pass (or the end after a batch already closed) */
-        if (R->skipping) { /* a batch of a pass left out */
-            R->skipped_batches++;
-            continue;
-        }
+        if (R->skipping) continue; /* a batch of a pass left out */
         /* a batch that opens a pass */
         pt_batch b;
         if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &b.p)) != SS_OK) return st;
@@ -656,7 +683,7 @@ static ss_status pt_count_rows(const char *path, const pt_state_skips *skips, lo
         if (k == PT_END && (st = pt_long(&f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) break;
         if (k == PT_END && p < pass) continue;
         if (k == PT_EPOCH && (st = pt_long(&f, 1, "the pass", 0, LONG_MAX, &pass)) != SS_OK) break;
-        if (k == PT_EPOCH) skipping = pt_skipped(skips, 0, pass);
+        if (k == PT_EPOCH) skipping = pt_skip_listed(skips, 0, pass);
         if ((k == PT_BATCH || k == PT_END) && skipping) continue; /* a pass left out (rank 0's) */
         if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) *rows += open_batch;
         if (k == PT_BATCH || k == PT_END || k == PT_EPOCH) open_batch = k == PT_BATCH;
@@ -887,6 +914,10 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
             return ss_fail(SS_EDATA, "%s: world_size %ld, but %s says %ld", S->r[g]->main.path, S->r[g]->world,
                            r0->main.path, world);
     }
+    for (int i = 0; i < S->skips.n; i++)
+        if (S->skips.rank[i] >= world)
+            return ss_fail(SS_EUSAGE, "import pytorch: --skip-pass %ld:%ld: the run has ranks 0 to %ld", S->skips.rank[i],
+                           S->skips.pass[i], world - 1);
     /* the inputs (so that -o cannot overwrite one), loader workers, origin */
     long nin = 0;
     for (int g = 0; g < S->G; g++) nin += 1 + (S->r[g]->workers > 0 ? S->r[g]->nsrc : 0);
@@ -1071,7 +1102,8 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 /* one rank has started a new pass where the other goes on with its pass: the
                  * first rank's pass before may be one that it made alone */
                 char why[400] = "";
-                if ((row.k == 0) != (r0.k == 0)) {
+                if ((row.k == 0) != (r0.k == 0) &&
+                    !pt_skip_listed(&S->skips, row.k == 0 ? R->rank : S->r[0]->rank, (row.k == 0 ? row.p : r0.p) - 1)) {
                     const pt_rank *a = row.k == 0 ? R : S->r[0];
                     const long ap = row.k == 0 ? row.p : r0.p, n = row.k == 0 ? r0.k : row.k;
                     snprintf(why, sizeof why,
@@ -1110,6 +1142,11 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             f->valid = 0; /* consumed */
         }
         if (!got0) {
+            for (int q = 0; q < S->skips.n; q++) /* a --skip-pass that found no pass: a mistyped one */
+                if (!S->skips.used[q])
+                    return ss_fail(SS_EUSAGE, "import pytorch: --skip-pass %ld:%ld: rank %ld's record has no pass %ld "
+                                   "(its passes are 0 to %ld)", S->skips.rank[q], S->skips.pass[q],
+                                   S->skips.rank[q], S->skips.pass[q], S->r[S->skips.rank[q]]->pass);
             S->done = 1;
             if (S->rows > 0) pt_check_epoch(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;

@@ -39,7 +39,11 @@ static int digits(const char **p, int n, int *out)
     return 0;
 }
 
-int ss_time_parse(const char *s, int64_t *ns) { return ss_time_parse_zone(s, ns, NULL); }
+int ss_time_parse(const char *s, int64_t *ns)
+{
+    int zoned = 0; /* DS-Analyzer's timestamps have no zone */
+    return ss_time_parse_zone(s, ns, &zoned) != 0 || zoned ? -1 : 0;
+}
 
 int ss_time_parse_zone(const char *s, int64_t *ns, int *zoned)
 {
@@ -74,8 +78,12 @@ int ss_time_parse_zone(const char *s, int64_t *ns, int *zoned)
     } else if (*p == '+' || *p == '-') {
         int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
         if (digits(&p, 2, &oh)) return -1;
-        if (*p == ':') p++;
-        if (isdigit((unsigned char)*p) && digits(&p, 2, &om)) return -1;
+        if (*p == ':') {
+            p++;
+            if (digits(&p, 2, &om)) return -1; /* +HH:MM: the minutes must follow */
+        } else if (isdigit((unsigned char)*p) && digits(&p, 2, &om)) {
+            return -1;
+        }
         if (oh > 23 || om > 59) return -1;
         zone = 1;
         off = sign * (oh * 3600 + om * 60);

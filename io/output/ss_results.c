@@ -214,7 +214,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
 {
     const ss_ranking *r = s->rank;
     typedef struct {
-        char scenario[160];
+        char scenario[SS_NAME_MAX];
         double change_pct, change_s;
         double cpu_load_pct; /* NaN: the trace records no CPU times */
         int loaders_ahead;   /* 1: the scenario's loaders keep ahead of the trace's, which were behind */
@@ -228,7 +228,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     if (g < 0) return -1;
     int rc = 0;
     hid_t s160 = H5Tcopy(H5T_C_S1), s16 = H5Tcopy(H5T_C_S1);
-    H5Tset_size(s160, 160);
+    H5Tset_size(s160, SS_NAME_MAX);
     H5Tset_size(s16, 16);
     hid_t tt = H5Tcreate(H5T_COMPOUND, sizeof(top_row));
     H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);

@@ -48,7 +48,7 @@ int ss_results_csv_digest(const char *path, char *out);
 #define SS_RESULTS_MAX_COLUMNS 64
 #define SS_RESULTS_MAX_TEXT 4
 typedef struct {
-    char text[SS_RESULTS_MAX_TEXT][160];
+    char text[SS_RESULTS_MAX_TEXT][SS_NAME_MAX];
     double num[SS_RESULTS_MAX_COLUMNS];
 } ss_results_row;
 

@@ -1136,10 +1136,21 @@ static int writer_close(ss_trace_writer *w, int discard)
 ss_status ss_trace_finish_with(ss_trace_writer *w, const ss_trace_meta *m)
 {
     ss_status st = SS_OK;
-    if (!w->streaming && w->rows_written != w->meta.iterations)
+    /* fewer rows than declared where the caller says so (m->iterations): an import whose
+     * ranks were cut off unevenly keeps the rows every rank has; the datasets shrink */
+    if (!w->streaming && w->rows_written < w->meta.iterations && m->iterations == w->rows_written &&
+        w->rows_written > 0) {
+        hsize_t d1[1] = {(hsize_t)w->rows_written}, d2[2] = {(hsize_t)w->rows_written, (hsize_t)w->meta.gpus};
+        int rc = H5Dset_extent(w->d_epoch, d1) < 0;
+        rc |= H5Dset_extent(w->d_index, d1) < 0;
+        for (int i = 0; i < DS_NF64; i++) rc |= H5Dset_extent(w->d_f64[i], d2) < 0;
+        if (rc) st = ss_fail(SS_EIO, "%s: cannot shorten the timeline to %ld rows", w->path, w->rows_written);
+        else w->meta.iterations = w->rows_written;
+    }
+    if (st == SS_OK && !w->streaming && w->rows_written != w->meta.iterations)
         st = ss_fail(SS_EINTERNAL, "%s: %ld rows written of %ld declared", w->path, w->rows_written,
                      w->meta.iterations);
-    else if (m->gpus != w->meta.gpus)
+    else if (st == SS_OK && m->gpus != w->meta.gpus)
         st = ss_fail(SS_EINTERNAL, "%s: the GPU count changed while writing", w->path);
     if (st == SS_OK) {
         ss_trace_meta fin = *m;

@@ -20,8 +20,12 @@
 /* Items one [scenarios] list may have (the sweep is their product, at most SS_MAX_SCENARIOS). */
 #define SS_LIST_MAX 64
 
-/* Bytes of a scenario's terminal label (ss_model_ops.label_of), its terminator included. */
-#define SS_LABEL_MAX 128
+/* Bytes of a scenario's terminal label (ss_model_ops.label_of), its terminator included:
+ * room for every setting at full precision and a heal set (SS_HEAL_TEXT_MAX). */
+#define SS_LABEL_MAX 192
+
+/* Bytes of a scenario's name (ss_model_ops.name_of), its terminator included: the same. */
+#define SS_NAME_MAX 256
 
 /* "Every epoch" where an epoch number is expected (an epoch is a 32-bit integer, which
  * may be negative). */

@@ -11,7 +11,7 @@
     {n "_mean", SS_COL_F64, unit, "every row", help, SS_CV_MEAN, m, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0}
 #define STD(n, m, unit, help) {n "_std", SS_COL_F64, unit, "rows of 2 or more iterations", help, SS_CV_STD, m, SS_COLF_H5, 0}
 static const ss_column columns[] = {
-    {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, 160},
+    {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_NAME_MAX},
     {"model", SS_COL_STR, "", "every row", "measured, or the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
     {"label", SS_COL_STR, "", "every row", "the scenario as run's table labels it (its model and settings, in full)",
      SS_CV_LABEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_LABEL_MAX},

@@ -8,6 +8,7 @@
 
 #include "ss_calibrate.h"
 #include "ss_config.h"
+#include "ss_limits.h"
 #include "ss_model_pipeline.h"
 #include "ss_row.h"
 #include "ss_status.h"
@@ -27,7 +28,7 @@ enum {
 /* One point of a sweep: a model and its value on each axis. Axes that the model is not
  * swept over hold their neutral value (aligns none, scales 1, workers 0, prefetch 0). */
 typedef struct {
-    char name[160];
+    char name[SS_NAME_MAX];
     ss_model model;
     ss_align fetch_align, start_align;
     ss_autoval workers;   /* as configured (auto, auto*2, 3) */

@@ -147,3 +147,45 @@ for r in (0, 1):
             pass
     rec.close()
 print("ok rank_alone")
+
+# the same without set_epoch: the recorder labels rank 0's passes 0, 1, 2 and rank 1's 0, 1
+for r in (0, 1):
+    rec = sr.Recorder(os.path.join(OUT, "rank_alone_nolabel", "run"), rank=r, world_size=2)
+    loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
+    if r == 0:
+        next(iter(loader))
+    for e in range(2):
+        for b in loader:
+            pass
+    rec.close()
+print("ok rank_alone_nolabel")
+
+
+class SlowOnce(Numbers):
+    """Each sample takes 20 ms; sample 12 takes 0.3 s the first time any process fetches it (a
+    marker file), so that a kept peek iterator's worker writes pass 0's batch 3 amid the next
+    passes' fetches."""
+
+    def __init__(self, n, marker):
+        super().__init__(n)
+        self.marker = marker
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(0.02)
+        if i == 12 and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            time.sleep(0.3)
+        return super().__getitem__(i)
+
+
+marker = os.path.join(OUT, "late_fetch.marker")
+rec = sr.Recorder(os.path.join(OUT, "late_fetch", "run"))
+loader = rec.wrap(tud.DataLoader(SlowOnce(16, marker), batch_size=4, num_workers=2))
+kept = iter(loader)
+got = [next(kept).tolist()]
+for e in range(2):
+    got += [b.tolist() for b in loader]
+rec.close()
+del kept
+print("ok late_fetch" if len(got) == 9 else "FAIL late_fetch: %r" % got)

@@ -5,11 +5,11 @@
 
 #include <stdint.h>
 
-/* Parses s into nanoseconds since 1970-01-01 00:00:00 (without a zone, the time is taken
- * as given; with one, Z or +HH:MM, +HHMM, +HH and their -, it is moved to UTC).
- * Returns 0 on success, -1 when s is not such a timestamp. */
+/* Parses s, without a time zone, into nanoseconds since 1970-01-01 00:00:00 (the time is
+ * taken as given). Returns 0 on success, -1 when s is not such a timestamp. */
 int ss_time_parse(const char *s, int64_t *ns);
-/* The same, and *zoned (may be NULL) = 1 when s gave a zone. */
+/* The same, also with a zone (Z, or +HH:MM, +HHMM, +HH and their -: the time is moved to
+ * UTC); *zoned (may be NULL) = 1 when s gave one. */
 int ss_time_parse_zone(const char *s, int64_t *ns, int *zoned);
 
 /* Formats ns as "YYYY-MM-DDTHH:MM:SS.ffffff" (microseconds; ns must be whole us). */
