@@ -109,6 +109,31 @@ for bad in "0-7" "1-" "3-1" "1++3" "2+8" "1+x"; do
 done
 "$stallsim" run "$work/h2.ini" --set "scenarios.heal=1+3,3+1" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "lists the same value twice" "$work/err" && ok || fail "heal = 1+3, 3+1: rc=$rc $(cat "$work/err")"
+# the longest sets with settings at full precision keep whole, distinct names and labels
+# (with per-iteration output each scenario is a group of results.h5 named after it)
+"$stallsim" gen -o "$work/g64.h5" --gpus 64 --iterations 40 --seed 2 >/dev/null || fail "gen 64 GPUs"
+cat > "$work/long.ini" <<INI
+[trace]
+path = g64.h5
+[scenarios]
+model = pipeline, independent
+fetch_align = median
+start_align = mean
+fetch_scale = 0.00012345678901234567
+compute_scale = 0.00098765432109876543
+workers = auto*0.333333333333333
+heal = 10-11+13-14+16-17+19-20+22-23+25-26+28-29+31-32+34-35+37-38+40, 10-11+13-14+16-17+19-20+22-23+25-26+28-29+31-32+34-35+37-38+42
+[output]
+per_iteration = true
+INI
+"$stallsim" run "$work/long.ini" --out "$work/long" > "$work/long.txt" 2>&1 &&
+  $py - "$work/long/summary.csv" <<'PY' && ! grep -q "^same settings" "$work/long.txt" && ok || fail "long heal sets: $(tail -3 "$work/long.txt")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))[1:]
+names, labels = [r["scenario"] for r in rows], [r["label"] for r in rows]
+assert len(set(names)) == len(names) == 4 and len(set(labels)) == 4, (names, labels)
+assert all(n.endswith(r["heal_gpus"]) and l.endswith("heal=" + r["heal_gpus"]) for n, l, r in zip(names, labels, rows)), rows
+PY
 # the ranked answer says which of its first cuts are as good as the best (within 1 point),
 # against the printed percentages themselves
 "$stallsim" run "$src/config/examples/which-fix.ini" --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
