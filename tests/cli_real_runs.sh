@@ -606,6 +606,22 @@ assert [x['gpu'] for x in h] == [1, 3], h" && grep -q "^CPU-heavy loader (record
     expect_within "$work/tf-$1.csv" "pipeline_.*_$2" "$work/tf-$1.csv" 7 "two faults: $2 against $1" && ok || fail "twofaults: $2"
   done
   "$stallsim" compare "$tf/healthy.h5" "$work/tf" --warmup 10 --csv "$work/tf-healthy.csv" >/dev/null || fail "twofaults: compare healthy"
+  # two slow ranks (datasets/pytorch-twoslow), from the first slow13 run: each fix and both
+  # together within 3 % of the first real run of each (pipeline: -1.2, -0.3, -1.5 %); the
+  # independent model takes fixing rank 1 alone for fixing both (-47 %)
+  ts=$ds/pytorch-twoslow
+  printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1, 3, 1+3\n' \
+    "$ts/slow13.h5" > "$work/ts.ini"
+  "$stallsim" run "$work/ts.ini" --out "$work/ts" --quiet || fail "twoslow: run"
+  for pt in "slow3 heal-1" "slow1 heal-3" "healthy heal-1\\+3"; do
+    set -- $pt
+    "$stallsim" compare "$ts/$1.h5" "$work/ts" --warmup 10 --csv "$work/ts-$1.csv" >/dev/null || fail "twoslow: compare $1"
+    expect_within "$work/ts-$1.csv" "pipeline_.*_$2" "$work/ts-$1.csv" 3 "two slow ranks: pipeline $2 against $1" && ok ||
+      fail "twoslow: $2"
+  done
+  expect_within "$work/ts-slow3.csv" "independent_.*_heal-1" "$work/ts-slow3.csv" 60 "two slow ranks: independent heal-1 against slow3" &&
+    ! expect_within "$work/ts-slow3.csv" "independent_.*_heal-1" "$work/ts-slow3.csv" 30 "(more than 30 % off)" && ok ||
+    fail "twoslow: the independent model's heal-1"
   expect_within "$work/tf-healthy.csv" 'pipeline_.*_heal-1\+3' "$work/tf-healthy.csv" 10 "two faults: heal-1+3 against healthy" &&
     ok || fail "twofaults: both healed together"
 else
