@@ -374,18 +374,23 @@ PY
     ok || fail "a killed run: rc $rc: $out"
   # killed, and each rank lost its own last buffered lines: rank 1 has 3 batches of the last
   # pass more than rank 0; the trace keeps the rows both have, and says so
-  cp -r "$work/w2" "$work/killed2"
-  $py - "$work/killed2/run" <<'PY'
+  # cut_last_pass DIR LONGER: the run in DIR killed in its last pass, rank LONGER with 8 of
+  # its batches, the other with 5 (no 'end' record)
+  cut_last_pass() {
+    cp -r "$work/w2" "$1"
+    $py - "$1/run" "$2" <<'PY'
 import glob, sys
 rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
 p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]
 for path in glob.glob(sys.argv[1] + ".rank*.csv"):
-    last = 8 if ".rank1.csv" in path else 5
+    last = 8 if ".rank%s.csv" % sys.argv[2] in path else 5
     keep = [l for l in open(path).read().splitlines(True)
             if not (l.split(",")[0] == "end" and l.split(",")[1] == p) and
             not (l.split(",")[0] in ("batch", "fetch") and l.split(",")[1] == p and int(l.split(",")[2]) >= last)]
     open(path, "w").writelines(keep)
 PY
+  }
+  cut_last_pass "$work/killed2" 1
   out=$("$stallsim" import pytorch "$work/killed2/run" -o "$work/killed2.h5" 2>&1); rc=$?
   [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: cut off after [0-9]* rows (the run crashed or was killed), where rank 1's file goes on" <<<"$out" &&
     $py -c "
@@ -395,18 +400,7 @@ assert a.attrs['iterations'] == b.attrs['iterations'], (a.attrs['iterations'], b
     ok || fail "a killed run, ranks cut differently: rc $rc: $out"
   # the same with rank 1 cut shorter than rank 0 (whose file sizes the trace): the trace
   # keeps the rows both have (it failed with "rows written of ... declared")
-  cp -r "$work/w2" "$work/killed3"
-  $py - "$work/killed3/run" <<'PY'
-import glob, sys
-rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
-p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]
-for path in glob.glob(sys.argv[1] + ".rank*.csv"):
-    last = 8 if ".rank0.csv" in path else 5
-    keep = [l for l in open(path).read().splitlines(True)
-            if not (l.split(",")[0] == "end" and l.split(",")[1] == p) and
-            not (l.split(",")[0] in ("batch", "fetch") and l.split(",")[1] == p and int(l.split(",")[2]) >= last)]
-    open(path, "w").writelines(keep)
-PY
+  cut_last_pass "$work/killed3" 0
   out=$("$stallsim" import pytorch "$work/killed3/run" -o "$work/killed3.h5" 2>&1); rc=$?
   [ $rc -eq 0 ] && grep -q "warning: .*run.rank1.csv: cut off after [0-9]* rows (the run crashed or was killed), where rank 0's file goes on" <<<"$out" &&
     $py -c "
