@@ -88,6 +88,10 @@ assert summ["measured"]["heal_gpus"] == ""
 PY
 grep -q "^heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed" "$work/out2.txt" &&
   ok || fail "heal-set legend"
+# run names the two slow loaders and the set that heals both (here in the sweep); a trace
+# with one slow GPU gets no such line
+grep -q "^slow loaders (calibration): GPUs 2 and 5 take 2.[0-9]x and 3.[0-9]x the usual fetch time .*heal = 2+5 replays them fixed together (in this sweep)$" \
+  "$work/out2.txt" && ! grep -q "^slow loaders" "$work/out11.txt" && ok || fail "slow loaders line: $(grep '^slow loaders' "$work/out2.txt" "$work/out11.txt")"
 # only single GPUs are ranked as "GPUs to fix first" (the sets are among the largest cuts)
 grep -A1 "GPUs to fix first, pipeline model" "$work/out2.txt" | grep -q "^  GPU 5 -16.*; 1 other GPU gains less" &&
   grep -A2 "^largest predicted cuts" "$work/out2.txt" | grep -q "^  1\. pipe heal=2+5 " && ok ||

@@ -606,6 +606,8 @@ assert [x['gpu'] for x in h] == [1, 3], h" && grep -q "^CPU-heavy loader (record
     expect_within "$work/tf-$1.csv" "pipeline_.*_$2" "$work/tf-$1.csv" 7 "two faults: $2 against $1" && ok || fail "twofaults: $2"
   done
   "$stallsim" compare "$tf/healthy.h5" "$work/tf" --warmup 10 --csv "$work/tf-healthy.csv" >/dev/null || fail "twofaults: compare healthy"
+  grep -q "^slow loaders (calibration): GPUs 1 and 3 take .* heal = 1+3 replays them fixed together (in this sweep)$" "$work/tf.txt" &&
+    ok || fail "twofaults: the slow loaders line: $(grep '^slow' "$work/tf.txt")"
   # two slow ranks (datasets/pytorch-twoslow), from the first slow13 run: each fix and both
   # together within 3 % of the first real run of each (pipeline: -1.2, -0.3, -1.5 %); the
   # independent model takes fixing rank 1 alone for fixing both (-47 %)

@@ -390,6 +390,27 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                      "against %.4f s per batch); it slows the GPUs that share its cores, which no stall shows: heal=%d "
                      "with the pipeline model replays it with the others' CPU\n",
                 heavy, own / others, own, others, heavy);
+    ss_healset slow;
+    double med = 0.0;
+    const int nslow = ss_summary_slow_loaders(s, &slow, &med);
+    if (nslow >= 2) { /* several slow loaders: the per-GPU ranking heals one at a time */
+        char text[SS_HEAL_TEXT_MAX];
+        ss_healset_format(&slow, text, sizeof text);
+        int swept = 0;
+        for (int j = 0; j < s->nsc; j++) swept |= !memcmp(&s->sc[j].heal, &slow, sizeof slow);
+        char gpus[256] = "", times[256] = "";
+        size_t ug = 0, ut = 0;
+        for (int i = 0, k = 0; i < slow.n; i++)
+            for (int g = slow.lo[i]; g <= slow.hi[i]; g++, k++) {
+                const char *sep = k == 0 ? "" : k == nslow - 1 ? " and " : ", ";
+                if (ug < sizeof gpus) ug += (size_t)snprintf(gpus + ug, sizeof gpus - ug, "%s%d", sep, g);
+                if (ut < sizeof times)
+                    ut += (size_t)snprintf(times + ut, sizeof times - ut, "%s%.1fx", sep, s->calib.fetch_med_gpu[g] / med);
+            }
+        fprintf(out, "slow loaders (calibration): GPUs %s take %s the usual fetch time (the lower quartile over GPUs, "
+                     "%.4f s): fixing one may gain nothing while another still holds every step back; heal = %s "
+                     "replays them fixed together%s\n", gpus, times, med, text, swept ? " (in this sweep)" : "");
+    }
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
 }

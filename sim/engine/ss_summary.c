@@ -2,9 +2,11 @@
 #include "ss_summary.h"
 
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ss_row.h"
 
@@ -118,6 +120,42 @@ int ss_summary_cpu_heavy_gpu(const ss_summary *s, double *own, double *others)
     *own = s->cpu_fetch[h];
     *others = med;
     return h;
+}
+
+/* A loader this many times slower than the usual GPU's is a slow one (the two-slow-rank
+ * runs: 3x and 2x; per-GPU noise on the grids stays within 1.2x). */
+#define SLOW_LOADER_FACTOR 1.5
+
+int ss_summary_slow_loaders(const ss_summary *s, ss_healset *set, double *med)
+{
+    memset(set, 0, sizeof *set);
+    const int G = s->gpus;
+    if (!s->has_calib || s->calib.no_fetch || !s->calib.fetch_med_gpu || G < 3 || s->calib.gpus != G) return 0;
+    double *v = malloc((size_t)G * sizeof *v);
+    if (!v) return 0; /* (a hint only) */
+    memcpy(v, s->calib.fetch_med_gpu, (size_t)G * sizeof *v);
+    gsl_sort(v, 1, (size_t)G);
+    /* the usual fetch time: the lower quartile (the median would count the slow GPUs when
+     * they are half of them) */
+    *med = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)G, 0.25);
+    free(v);
+    if (!(*med > 0)) return 0;
+    /* the slow GPUs as text ("1+3"), then the one canonical set of ss_healset_parse */
+    char text[4 * SS_HEAL_TEXT_MAX] = "";
+    size_t used = 0;
+    int n = 0;
+    for (int g = 0; g < G; g++) {
+        if (!(s->calib.fetch_med_gpu[g] >= SLOW_LOADER_FACTOR * *med)) continue;
+        if (++n > G / 2) return 0;
+        int w = snprintf(text + used, sizeof text - used, "%s%d", used ? "+" : "", g);
+        if (w < 0 || (size_t)w >= sizeof text - used) return 0; /* too many to name: not a pair of slow nodes */
+        used += (size_t)w;
+    }
+    if (n < 2 || ss_healset_parse(text, G - 1, set) != NULL) {
+        memset(set, 0, sizeof *set);
+        return 0;
+    }
+    return n;
 }
 
 int ss_summary_measured(const ss_summary *s)

@@ -54,6 +54,12 @@ double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
  * through the cores, which no stall shows); *own and *others receive the two (seconds).
  * -1 otherwise, or without the trace's CPU times. */
 int ss_summary_cpu_heavy_gpu(const ss_summary *s, double *own, double *others);
+/* The GPUs whose median fetch time over the calibration rows is at least 1.5 times the
+ * usual one (the lower quartile over all GPUs), into *set, when there are two or more of
+ * them and at most half of the GPUs (fixing one may then gain nothing while another holds
+ * every step back); their count, 0 otherwise or without a calibration with fetch timings.
+ * *med receives the usual fetch time. */
+int ss_summary_slow_loaders(const ss_summary *s, ss_healset *set, double *med);
 /* Moves the calibration into the summary, which frees its arrays from then on (the
  * caller's copy keeps its figures, not the ownership), and derives the CPU figures above
  * from the trace's metadata m (its /fetch_cpu_time, /loop_cpu_time and pools). */

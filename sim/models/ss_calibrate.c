@@ -701,15 +701,14 @@ ss_status ss_calibrate(ss_trace_file *t, long max_rows, ss_calib *c)
 }
 
 /* Adds every rank's per-GPU results (each GPU is fitted on one rank, the others hold 0,
- * so the sums are exact), with the fetch medians for CPU sharing when fmed is given.
- * Collective. */
+ * so the sums are exact), with the fetch medians fmed. Collective. */
 static ss_status share_results(const ss_comm *comm, ss_calib *c, double *fmed)
 {
     if (!comm->mpi || comm->size == 1) return SS_OK;
     int G = c->gpus, rc = MPI_SUCCESS;
     int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
     double *dv[6] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, fmed};
-    const int nd = fmed ? 6 : 5;
+    const int nd = 6;
     for (int i = 0; rc == MPI_SUCCESS && i < 2; i++) rc = MPI_Allreduce(MPI_IN_PLACE, iv[i], G, MPI_INT, MPI_SUM, comm->comm);
     for (int i = 0; rc == MPI_SUCCESS && i < nd; i++)
         rc = MPI_Allreduce(MPI_IN_PLACE, dv[i], G, MPI_DOUBLE, MPI_SUM, comm->comm);
@@ -807,8 +806,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         st = load_gpu(&io, g, &d);
         if (st != SS_OK) break;
         ask_stats(&io, &d, &pairs, &consistent, amin, amax);
+        fmed[g] = d.fmed;
         if (want_share) {
-            fmed[g] = d.fmed;
             for (long k = 0; k < io.rows; k++) {
                 imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
                 smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
@@ -838,7 +837,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->refill_gpu[g] = best.refill;
     }
     st = ss_comm_any_failed(comm, st);
-    if (st == SS_OK) st = share_results(comm, c, want_share ? fmed : NULL);
+    if (st == SS_OK) st = share_results(comm, c, fmed);
     if (st == SS_OK && comm->mpi && comm->size > 1) {
         long cnt[2] = {pairs, consistent};
         int rc = MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_LONG, MPI_SUM, comm->comm);
@@ -878,7 +877,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     free(first);
     free(work);
     free(gaps);
-    free(fmed);
+    c->fetch_med_gpu = fmed; /* (NULL out of memory: then st != SS_OK) */
     if (st != SS_OK) ss_calib_free(c);
     c->seconds = ss_wtime() - t0;
     return st;
@@ -894,6 +893,7 @@ void ss_calib_free(ss_calib *c)
     free(c->resid_gpu);
     free(c->stall_resid_gpu);
     free(c->fetch_cpu_gpu);
+    free(c->fetch_med_gpu);
     c->fetch_cpu_gpu = NULL;
     if (c->share) ss_share_free(c->share);
     free(c->share);

@@ -32,6 +32,7 @@ typedef struct {
     double *resid_gpu;     /* median |predicted - measured fetch_start| over the fitted rows */
     double *stall_resid_gpu; /* median |predicted - measured stall| */
     double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
+    double *fetch_med_gpu; /* each GPU's median fetch time over the calibration rows, seconds */
     /* over GPUs */
     int workers;           /* the largest W */
     double worker_gap;     /* median of the GPUs' worker gaps */
