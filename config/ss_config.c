@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -288,11 +289,11 @@ static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
         h->each = 1;
         return NULL;
     }
-    const char *why = ss_healset_parse(s, (int)k->max, &h->gpus);
-    if (!why) return NULL;
-    if (strstr(why, "beyond")) return bounds_text(k, "has GPU numbers that must be");
-    if (strstr(why, "is not a GPU number")) return "is not none, each, a GPU number or GPUs healed together (1+3, 8-15)";
-    return why;
+    const char *why = ss_healset_parse(s, INT_MAX, &h->gpus);
+    if (why == ss_healset_not_a_set) return "is not none, each, a GPU number or GPUs healed together (1+3, 8-15)";
+    if (why) return why;
+    if (ss_healset_max(&h->gpus) > k->max) return bounds_text(k, "has GPU numbers that must be");
+    return NULL;
 }
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {

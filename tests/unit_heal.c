@@ -260,6 +260,12 @@ static void test_heal_set_text(void **state)
     const char *bad[] = {"", "+", "1+", "1-", "-3", "1++2", "a", "1+b", "2-1", "101", "1 2", "0-99999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (ss_healset_parse(bad[i], 100, &h) == NULL) fail_msg("accepted \"%s\"", bad[i]);
+    /* built GPU by GPU (ascending): adjacent GPUs merge, as parsing "1+2+3+7" does */
+    ss_healset b = {0};
+    const int add[] = {1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) assert_int_equal(ss_healset_add(&b, add[i]), 0);
+    assert_null(ss_healset_parse("1+2+3+7", 100, &h));
+    assert_memory_equal(&b, &h, sizeof h);
     /* 17 separate GPUs are more ranges than a set keeps; a set too long to name a scenario by */
     assert_non_null(ss_healset_parse("0+2+4+6+8+10+12+14+16+18+20+22+24+26+28+30+32", 100, &h));
     assert_non_null(ss_healset_parse("100000+100002+100004+100006+100008+100010+100012+100014+100016+100018", 1000000, &h));

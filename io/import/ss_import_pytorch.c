@@ -78,23 +78,23 @@ typedef struct {
     int used[PT_SKIP_MAX]; /* the pass was found and left out */
 } pt_state_skips;
 
-/* 1 when rank's pass is listed to be left out */
-static int pt_skip_listed(const pt_state_skips *k, long rank, long pass)
+/* The index of rank's pass among those listed to be left out, or -1 */
+static int pt_skip_index(const pt_state_skips *k, long rank, long pass)
 {
     for (int i = 0; k && i < k->n; i++)
-        if (k->rank[i] == rank && k->pass[i] == pass) return 1;
-    return 0;
+        if (k->rank[i] == rank && k->pass[i] == pass) return i;
+    return -1;
 }
+
+/* 1 when rank's pass is listed to be left out */
+static int pt_skip_listed(const pt_state_skips *k, long rank, long pass) { return pt_skip_index(k, rank, pass) >= 0; }
 
 /* 1 when rank's pass is to be left out; marks it found */
 static int pt_skipped(pt_state_skips *k, long rank, long pass)
 {
-    for (int i = 0; k && i < k->n; i++)
-        if (k->rank[i] == rank && k->pass[i] == pass) {
-            k->used[i] = 1;
-            return 1;
-        }
-    return 0;
+    const int i = pt_skip_index(k, rank, pass);
+    if (i >= 0) k->used[i] = 1;
+    return i >= 0;
 }
 
 typedef struct {
@@ -123,11 +123,6 @@ typedef struct {
     int have_cur;
     int cut; /* its file ended within a batch (no next ask: the run crashed or was killed) */
     pt_batch cur;
-    /* an 'epoch' record read as the end of a pass that had no 'end' record (recordings made
-     * before the recorder ended a kept iterator's pass itself): its pass and label, taken
-     * up when the next row is asked for */
-    int have_epoch;
-    long epoch_p, epoch_e, epoch_line;
     int *warned_open; /* the import's: such a pass was warned about (once for all ranks) */
     pt_state_skips *skips; /* the passes --skip-pass leaves out (every rank's) */
     int skipping;     /* the pass being read is left out: its records are passed over */
@@ -492,24 +487,14 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     pt_kind k;
     *got = 0;
     while (!R->have_cur) {
-        long p = 0, e = 0, line = f->line;
-        if (R->have_epoch) { /* read already, as the end of the pass before */
-            k = PT_EPOCH;
-            p = R->epoch_p;
-            e = R->epoch_e;
-            line = R->epoch_line;
-            R->have_epoch = 0;
-        } else {
-            if ((st = pt_read(f, &k)) != SS_OK) return st;
-            if (k == PT_EOF) return SS_OK;
-            if (k == PT_META || k == PT_FETCH) continue;
-            line = f->line;
-            if (k == PT_EPOCH) {
-                if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
-                if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
-            }
-        }
+        if ((st = pt_read(f, &k)) != SS_OK) return st;
+        if (k == PT_EOF) return SS_OK;
+        if (k == PT_META || k == PT_FETCH) continue;
+        const long line = f->line;
         if (k == PT_EPOCH) {
+            long p, e;
+            if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
+            if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
             if (p != R->pass + 1)
                 return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, line, p, R->pass);
             /* the recorder labels a pass one more than the pass before unless set_epoch gave its
@@ -590,20 +575,18 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
          * pass (a step-based loop that calls next() len(loader) times, a peek iterator kept
          * beside the epochs'); recorders before format 3's pass ending wrote its 'end' only
          * when the iterator went away, later. It ends where the next pass starts. */
-        if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &R->epoch_p)) != SS_OK) return st;
-        if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &R->epoch_e)) != SS_OK) return st;
+        if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
         if ((st = pt_time(f, 3, "the pass's start time", &t)) != SS_OK) return st;
         if (t < R->cur.ask)
             return ss_fail(SS_EDATA, "%s:%ld: time goes backwards (pass %ld starts before the step of line %ld)",
-                           f->path, f->line, R->epoch_p, R->cur.line);
+                           f->path, f->line, p, R->cur.line);
         if (!*R->warned_open)
             ss_warn("%s:%ld: pass %ld has no 'end' record before pass %ld starts (the loop kept the pass's iterator: "
                     "a step-based loop, or a peek with next(iter(loader)) kept beside the epochs; a recorder of "
                     "this version ends such a pass itself): its last batch ends where the next pass starts",
-                    f->path, f->line, R->pass, R->epoch_p);
+                    f->path, f->line, R->pass, p);
         *R->warned_open = 1;
-        R->epoch_line = f->line;
-        R->have_epoch = 1;
+        f->pushed = 1; /* the record starts the next pass as well: read again for the next row */
         R->have_cur = 0;
         row->next_ask = t;
         row->ask_cpu = R->cur.cpu;

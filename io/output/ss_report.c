@@ -119,45 +119,41 @@ static const char *label_of(const labels *L, const ss_summary *s, int j, char *b
     return buf;
 }
 
-/* Rows of one model whose full labels are the same (their settings resolve alike: prefetch
- * = auto and the number it gives, workers = auto and the calibrated count) are named under
- * the table, at most three such groups, so that two equal rows are not read as two results. */
-static const ss_summary *same_s;
-static char (*same_lab)[LABEL_LEN];
+/* Rows of one model whose labels are the same (their settings resolve alike: prefetch =
+ * auto and the number it gives, workers = auto and the calibrated count) are named under
+ * the table, at most three such groups, so that two equal rows are not read as two results.
+ * The table's labels serve (a model's rows lose the same shared parts, so equal labels
+ * stay equal and different ones different); the full label is printed. */
+typedef struct {
+    int model, j;
+    const char *lab;
+} same_key;
+
 static int cmp_same(const void *a, const void *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    int c = (int)same_s->sc[x].model - (int)same_s->sc[y].model;
-    if (!c) c = strcmp(same_lab[x], same_lab[y]);
-    return c ? c : x - y;
+    const same_key *x = a, *y = b;
+    int c = x->model - y->model;
+    if (!c) c = strcmp(x->lab, y->lab);
+    return c ? c : x->j - y->j;
 }
 
-static void print_same_settings(const ss_summary *s, FILE *out)
+static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
 {
-    const size_t n = (size_t)(s->nsc > 0 ? s->nsc : 1);
-    int *idx = malloc(n * sizeof *idx);
-    char(*lab)[LABEL_LEN] = malloc(n * sizeof *lab);
-    if (!idx || !lab) { /* (a note only: nothing is lost without it) */
-        free(idx);
-        free(lab);
-        return;
-    }
+    same_key *v = L->row ? malloc((size_t)(s->nsc > 0 ? s->nsc : 1) * sizeof *v) : NULL;
+    if (!v) return; /* (a note only: nothing is lost without it) */
     int m = 0;
-    for (int j = 0; j < s->nsc; j++) {
-        if (j == ss_summary_measured(s)) continue;
-        ss_model_get(s->sc[j].model)->label_of(&s->sc[j], lab[j], LABEL_LEN);
-        idx[m++] = j;
-    }
-    same_s = s;
-    same_lab = lab;
-    qsort(idx, (size_t)m, sizeof *idx, cmp_same);
+    for (int j = 0; j < s->nsc; j++)
+        if (j != ss_summary_measured(s)) v[m++] = (same_key){(int)s->sc[j].model, j, L->row[j]};
+    qsort(v, (size_t)m, sizeof *v, cmp_same);
     int groups = 0, more = 0;
     for (int a = 0; a < m;) {
         int b = a + 1;
-        while (b < m && s->sc[idx[b]].model == s->sc[idx[a]].model && !strcmp(lab[idx[b]], lab[idx[a]])) b++;
+        while (b < m && v[b].model == v[a].model && !strcmp(v[b].lab, v[a].lab)) b++;
         if (b - a > 1 && groups < 3) {
-            fprintf(out, "same settings: %d scenarios are all \"%s\" here (", b - a, lab[idx[a]]);
-            for (int i = a; i < b && i < a + 3; i++) fprintf(out, "%s%s", i > a ? ", " : "", s->sc[idx[i]].name);
+            char full[LABEL_LEN];
+            ss_model_get(s->sc[v[a].j].model)->label_of(&s->sc[v[a].j], full, sizeof full);
+            fprintf(out, "same settings: %d scenarios are all \"%s\" here (", b - a, full);
+            for (int i = a; i < b && i < a + 3; i++) fprintf(out, "%s%s", i > a ? ", " : "", s->sc[v[i].j].name);
             fprintf(out, "%s): an auto value gives what the number gives, so their rows are one result\n",
                     b - a > 3 ? ", ..." : "");
             groups++;
@@ -167,8 +163,7 @@ static void print_same_settings(const ss_summary *s, FILE *out)
         a = b;
     }
     if (more) fprintf(out, "same settings: %d more such groups (summary.csv names each scenario)\n", more);
-    free(idx);
-    free(lab);
+    free(v);
 }
 
 /* The ranked answer for people: at most three short paragraphs. */
@@ -323,7 +318,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
     if (heal_set)
         fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
-    print_same_settings(s, out);
+    print_same_settings(s, &L, out);
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);

@@ -23,6 +23,31 @@ static int read_gpu(const char **p, int max, int *v)
     return 0;
 }
 
+const char ss_healset_not_a_set[] = "is not a GPU number or a set such as 1+3 or 8-15";
+
+/* 1 when the set is written in fewer than SS_HEAL_TEXT_MAX bytes */
+static int short_enough(const ss_healset *h)
+{
+    char buf[4 * SS_HEAL_TEXT_MAX];
+    ss_healset_format(h, buf, sizeof buf);
+    return strlen(buf) < SS_HEAL_TEXT_MAX;
+}
+
+int ss_healset_add(ss_healset *h, int g)
+{
+    ss_healset next = *h;
+    if (next.n > 0 && g == next.hi[next.n - 1] + 1) {
+        next.hi[next.n - 1] = g;
+    } else {
+        if (next.n == SS_HEAL_RANGES) return -1;
+        next.lo[next.n] = next.hi[next.n] = g;
+        next.n++;
+    }
+    if (!short_enough(&next)) return -1;
+    *h = next;
+    return 0;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
     const int *x = a, *y = b;
@@ -38,7 +63,7 @@ const char *ss_healset_parse(const char *text, int max_gpu, ss_healset *out)
     for (;;) {
         if (n == 4 * SS_HEAL_RANGES) return "has too many parts";
         int lo, hi, rc = read_gpu(&p, max_gpu, &lo);
-        if (rc) return rc == -2 ? "names a GPU number beyond the limit" : "is not a GPU number or a set such as 1+3 or 8-15";
+        if (rc) return rc == -2 ? "names a GPU number beyond the limit" : ss_healset_not_a_set;
         hi = lo;
         if (*p == '-') {
             p++;
@@ -50,7 +75,7 @@ const char *ss_healset_parse(const char *text, int max_gpu, ss_healset *out)
         r[n][1] = hi;
         n++;
         if (*p == '\0') break;
-        if (*p != '+') return "is not a GPU number or a set such as 1+3 or 8-15";
+        if (*p != '+') return ss_healset_not_a_set;
         p++;
     }
     qsort(r, (size_t)n, sizeof r[0], cmp_range);
@@ -66,9 +91,7 @@ const char *ss_healset_parse(const char *text, int max_gpu, ss_healset *out)
         m++;
     }
     out->n = m;
-    char buf[4 * SS_HEAL_TEXT_MAX];
-    ss_healset_format(out, buf, sizeof buf);
-    if (strlen(buf) >= SS_HEAL_TEXT_MAX) return "is too long a set to name a scenario by (at most 63 characters as written)";
+    if (!short_enough(out)) return "is too long a set to name a scenario by (at most 63 characters as written)";
     return NULL;
 }
 

@@ -25,6 +25,15 @@ typedef struct {
  * more). */
 const char *ss_healset_parse(const char *text, int max_gpu, ss_healset *out);
 
+/* What ss_healset_parse says of a text that is not a set of GPU numbers at all (the
+ * caller may word it with its own other values). */
+extern const char ss_healset_not_a_set[];
+
+/* Adds GPU g, above every GPU of the set, merging it into the last range when adjacent.
+ * 0, or -1 when the set already has SS_HEAL_RANGES ranges or would be written in
+ * SS_HEAL_TEXT_MAX bytes or more (a set that ss_healset_parse would refuse). */
+int ss_healset_add(ss_healset *h, int g);
+
 /* The set written as ss_healset_parse reads it ("1+3", "8-15"). */
 void ss_healset_format(const ss_healset *h, char *buf, size_t size);
 

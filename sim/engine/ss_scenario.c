@@ -67,26 +67,20 @@ static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
     for (int i = 0; i < c->n_heal; i++) {
         const ss_heal_item *v = &c->heal[i];
         const long count = ss_healset_count(&v->gpus);
-        char text[64];
+        char text[SS_HEAL_TEXT_MAX], names[40] = "";
         ss_healset_format(&v->gpus, text, sizeof text);
+        if (count > 1) snprintf(names, sizeof names, " names GPU %d", ss_healset_max(&v->gpus));
         if ((count > 0 || v->each) && gpus == 1)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal: the trace has 1 GPU, and healing one replaces its fetch times "
                            "by the other GPUs' median: it needs 2 or more", where);
-        if (count == 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
-            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s, but the trace has %d GPU%s (0 to %d)", where, text,
-                           gpus, gpus == 1 ? "" : "s", gpus - 1);
-        if (count > 1 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
-            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s names GPU %d, but the trace has %d GPUs (0 to %d)",
-                           where, text, ss_healset_max(&v->gpus), gpus, gpus - 1);
+        if (count > 0 && gpus > 0 && ss_healset_max(&v->gpus) >= gpus)
+            return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s%s, but the trace has %d GPU%s (0 to %d)", where, text,
+                           names, gpus, gpus == 1 ? "" : "s", gpus - 1);
         if (count > 1 && gpus > 0 && count >= gpus)
             return ss_fail(SS_ECONFIG, "%s: scenarios.heal = %s heals every GPU of the trace: the healed GPUs take the "
                            "median of the GPUs not healed, so at least one must be left out", where, text);
         if (v->each)
-            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) {
-                ss_healset *e = &h->set[h->n++];
-                e->n = 1;
-                e->lo[0] = e->hi[0] = g;
-            }
+            for (int g = 0; g < (gpus > 0 ? gpus : 1); g++) ss_healset_add(&h->set[h->n++], g); /* (one GPU: never fails) */
         else h->set[h->n++] = v->gpus;
     }
     return SS_OK;

@@ -140,18 +140,15 @@ int ss_summary_slow_loaders(const ss_summary *s, ss_healset *set, double *med)
     *med = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)G, 0.25);
     free(v);
     if (!(*med > 0)) return 0;
-    /* the slow GPUs as text ("1+3"), then the one canonical set of ss_healset_parse */
-    char text[4 * SS_HEAL_TEXT_MAX] = "";
-    size_t used = 0;
     int n = 0;
     for (int g = 0; g < G; g++) {
         if (!(s->calib.fetch_med_gpu[g] >= SLOW_LOADER_FACTOR * *med)) continue;
-        if (++n > G / 2) return 0;
-        int w = snprintf(text + used, sizeof text - used, "%s%d", used ? "+" : "", g);
-        if (w < 0 || (size_t)w >= sizeof text - used) return 0; /* too many to name: not a pair of slow nodes */
-        used += (size_t)w;
+        if (++n > G / 2 || ss_healset_add(set, g) != 0) { /* more than half, or too many to name */
+            n = 0;
+            break;
+        }
     }
-    if (n < 2 || ss_healset_parse(text, G - 1, set) != NULL) {
+    if (n < 2) {
         memset(set, 0, sizeof *set);
         return 0;
     }

@@ -844,6 +844,8 @@ typedef struct {
     ssp_state ps;
     int heal;          /* the GPU healed alone, or -1 */
     ss_healset heals;  /* the GPUs healed (n = 0: none) */
+    long heal_first;   /* the epoch's first rows whose measured starts a healed GPU takes from
+                        * the others: the largest max(W, 1) over the healed GPUs */
     double *fetch_buf; /* [gpus] the healed row's fetch times */
     double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
     /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
@@ -1031,6 +1033,11 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         pipe_state_free(st);
         return rc;
     }
+    for (int i = 0; i < st->heals.n; i++)
+        for (int g = st->heals.lo[i]; g <= st->heals.hi[i] && g < gpus; g++) {
+            const long w = st->ps.ld[g].workers > 1 ? st->ps.ld[g].workers : 1;
+            st->heal_first = w > st->heal_first ? w : st->heal_first;
+        }
     *state = st;
     return SS_OK;
 }
@@ -1051,13 +1058,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     /* the measured starts serve the epoch's first batches, max(W, 1) of them: a healed
      * GPU's loader starts them like the others (the median of their starts), as its own
      * may belong to a loader with fewer workers */
-    int first = 0; /* the most first batches of a healed GPU */
-    for (int i = 0; i < st->heals.n; i++)
-        for (int g = st->heals.lo[i]; g <= st->heals.hi[i] && g < G; g++) {
-            int w = st->ps.ld[g].workers > 1 ? st->ps.ld[g].workers : 1;
-            first = w > first ? w : first;
-        }
-    if (G > 1 && st->ps.k < first) {
+    if (G > 1 && st->ps.k < st->heal_first) {
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }

@@ -79,8 +79,9 @@ void ss_copy_healed(double *dst, const double *src, int n, const ss_healset *h, 
 
 /* The row with the GPUs of h healed together (h of 2 or more GPUs; ss_row_heal heals one):
  * their fetch times replaced by the median of the other GPUs' (into fetch_buf[gpus]) and
- * the fetch statistics recomputed (min, max, mean in GPU order, median; scratch[gpus]);
- * starts, done, stalls and iteration times as measured. O(G log G). */
+ * the fetch statistics recomputed (min, max, mean in GPU order; the median is that median
+ * of the others, as with one GPU healed; scratch[gpus]); starts, done, stalls and
+ * iteration times as measured. O(G log G). */
 void ss_row_heal_set(const ss_row *r, const ss_healset *h, ss_row *out, double *fetch_buf, double *scratch);
 
 /* The aligned fetch time of the row for a non-none align (MODELS-independent.md, step 2). */

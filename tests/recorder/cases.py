@@ -135,30 +135,25 @@ del kept
 print("ok kept_peek" if plain == recorded else "FAIL kept_peek: %r != %r" % (recorded, plain))
 
 # two ranks of one job written from one process (no torch.distributed): rank 0 alone takes
-# a batch before the epochs (a sample to log), rank 1 does not; both then run 2 epochs
-for r in (0, 1):
-    rec = sr.Recorder(os.path.join(OUT, "rank_alone", "run"), rank=r, world_size=2)
-    loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
-    if r == 0:
-        next(iter(loader))
-    for e in range(2):
-        rec.set_epoch(e)
-        for b in loader:
-            pass
-    rec.close()
-print("ok rank_alone")
+# a batch before the epochs (a sample to log), rank 1 does not; both then run 2 epochs, with
+# set_epoch or without (the recorder then labels rank 0's passes 0, 1, 2 and rank 1's 0, 1)
+def rank_alone(name, label):
+    for r in (0, 1):
+        rec = sr.Recorder(os.path.join(OUT, name, "run"), rank=r, world_size=2)
+        loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
+        if r == 0:
+            next(iter(loader))
+        for e in range(2):
+            if label:
+                rec.set_epoch(e)
+            for b in loader:
+                pass
+        rec.close()
+    print("ok " + name)
 
-# the same without set_epoch: the recorder labels rank 0's passes 0, 1, 2 and rank 1's 0, 1
-for r in (0, 1):
-    rec = sr.Recorder(os.path.join(OUT, "rank_alone_nolabel", "run"), rank=r, world_size=2)
-    loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
-    if r == 0:
-        next(iter(loader))
-    for e in range(2):
-        for b in loader:
-            pass
-    rec.close()
-print("ok rank_alone_nolabel")
+
+rank_alone("rank_alone", True)
+rank_alone("rank_alone_nolabel", False)
 
 
 class SlowOnce(Numbers):
