@@ -12,7 +12,8 @@ then `stallsim import pytorch out/run -o run.h5`.
 What the loop receives is unchanged: the recorder iterates a private copy of the DataLoader
 whose dataset, collate function and batch sampler are thin wrappers around the user's
 (the first index of each batch carries a tag that the dataset wrapper removes before the
-user's dataset sees it); nothing is attached to the batches. Each rank writes
+user's dataset sees it; an IterableDataset is iterated itself, the tag riding on the
+batch's list of placeholder indices); nothing is attached to the batches. Each rank writes
 PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by line; see the
 README ("PyTorch record files") for the exact format.
 """
@@ -153,11 +154,35 @@ class _Tag:
         return (_Tag, (self.value, self.p, self.k))
 
 
-class _TagSampler:
-    """Wraps the loader's batch sampler: tags the first index of every batch."""
+class _TagList(list):
+    """An IterableDataset's batch of indices (PyTorch's placeholders, which its fetcher only
+    counts) with the pass and batch number: the fetcher iterating it starts the batch's fetch
+    (the next samples are then drawn from the worker's iterator), in the process fetching it,
+    recorded by the log of the Recorder named by `log`."""
+    __slots__ = ("log", "p", "k")
 
-    def __init__(self, inner, rec):
-        self.inner, self.rec = inner, rec
+    def __init__(self, items, log, p, k):
+        super().__init__(items)
+        self.log, self.p, self.k = log, p, k
+
+    def __reduce__(self):
+        return (_TagList, (list(self), self.log, self.p, self.k))
+
+    def __iter__(self):
+        log = _LOGS.get(self.log)
+        if log is not None:
+            log.start(self.p, self.k)
+        return super().__iter__()
+
+
+class _TagSampler:
+    """Wraps the loader's batch sampler: tags the first index of every batch (map-style), or
+    the batch itself (an IterableDataset's, `log` naming the fetch log). Batch k is the k-th
+    the loader hands out in the pass; with an IterableDataset a worker whose iterator is
+    exhausted gets some that yield nothing, so the fetches' numbers may skip."""
+
+    def __init__(self, inner, rec, log=None):
+        self.inner, self.rec, self.log = inner, rec, log
 
     def __len__(self):
         return len(self.inner)
@@ -165,10 +190,16 @@ class _TagSampler:
     def __iter__(self):
         p = self.rec._pass
         for k, batch in enumerate(self.inner):
+            if self.log is not None:
+                yield _TagList(batch, self.log, p, k)
+                continue
             batch = list(batch)
             if batch:
                 batch[0] = _Tag(batch[0], p, k)
             yield batch
+
+
+_LOGS = {}  # "PREFIX#RANK" -> that Recorder's _FetchLog in this process (for _TagList)
 
 
 class _FetchLog:
@@ -178,6 +209,8 @@ class _FetchLog:
     def __init__(self, prefix, rank, flush_every):
         self.prefix, self.rank, self.flush_every = prefix, rank, flush_every
         self.pid, self.out, self.worker, self.cur = None, None, -1, None
+        self.key = "%s#%d" % (prefix, rank)
+        _LOGS[self.key] = self  # (a worker started by spawn registers the copy it unpickled)
 
     def __getstate__(self):
         return {"prefix": self.prefix, "rank": self.rank, "flush_every": self.flush_every}
@@ -199,10 +232,10 @@ class _FetchLog:
         w.line("meta,pid,%d\n" % self.pid)
         self.out = w
 
-    def start(self, tag):
+    def start(self, p, k):
         if self.pid != os.getpid() or self.out is None:
             self._open()
-        self.cur = (tag.p, tag.k, _now(), _cpu(), _wait())
+        self.cur = (p, k, _now(), _cpu(), _wait())
 
     def ready(self):
         t, c, q = _now(), _cpu(), _wait()
@@ -222,7 +255,7 @@ class _RecDataset(tud.Dataset):
 
     def __getitem__(self, idx):
         if type(idx) is _Tag:
-            self._rec_log.start(idx)
+            self._rec_log.start(idx.p, idx.k)
             idx = idx.value
         return self.inner[idx]
 
@@ -244,7 +277,7 @@ class _RecDatasetItems(_RecDataset):
     def __getitems__(self, idxs):
         idxs = list(idxs)
         if idxs and type(idxs[0]) is _Tag:
-            self._rec_log.start(idxs[0])
+            self._rec_log.start(idxs[0].p, idxs[0].k)
             idxs[0] = idxs[0].value
         return self.inner.__getitems__(idxs)
 
@@ -401,9 +434,7 @@ class Recorder:
                 raise TypeError("stallsim_record: %s overrides DataLoader.%s; the recorder iterates a plain "
                                 "DataLoader of the same settings and would lose what the subclass does: wrap a "
                                 "plain DataLoader" % (type(loader).__name__, name))
-        if isinstance(loader.dataset, tud.IterableDataset):
-            raise ValueError("stallsim_record: an IterableDataset is not supported (the recorder needs the "
-                             "sampler's batch indices): only map-style datasets")
+        iterable = isinstance(loader.dataset, tud.IterableDataset)
         if loader.batch_sampler is None:
             raise ValueError("stallsim_record: a DataLoader without automatic batching (batch_size=None) is not "
                              "supported: give batch_size or batch_sampler")
@@ -413,7 +444,6 @@ class Recorder:
             per_epoch = len(loader)
         except TypeError:  # a sampler without __len__
             per_epoch = -1
-        cls = _RecDatasetItems if hasattr(loader.dataset, "__getitems__") else _RecDataset
         kw = {k: getattr(loader, k) for k in _LOADER_KEYS if hasattr(loader, k)}
         if kw.get("num_workers", 0) > 0:  # each worker's record file exists from its start
             kw["worker_init_fn"] = _WorkerInit(log, kw.get("worker_init_fn"))
@@ -421,12 +451,23 @@ class Recorder:
             kw.pop("prefetch_factor")  # PyTorch 2.x keeps None here; 1.x refuses != 2
         if kw.get("prefetch_factor", 2) is None:
             kw.pop("prefetch_factor")
-        inner = tud.DataLoader(cls(loader.dataset, log), batch_sampler=_TagSampler(loader.batch_sampler, self),
-                               collate_fn=_RecCollate(loader.collate_fn, log), **kw)
+        collate = _RecCollate(loader.collate_fn, log)
+        if iterable:
+            # your dataset itself (its workers' iterators, get_worker_info sharding as they are);
+            # the batches of placeholder indices carry the tags. PyTorch takes no batch sampler
+            # with an IterableDataset, so the tagging one replaces the loader's own after it is
+            # made (the loader only iterates it, as it would its own).
+            inner = tud.DataLoader(loader.dataset, batch_size=loader.batch_size, drop_last=loader.drop_last,
+                                   collate_fn=collate, **kw)
+            object.__setattr__(inner, "batch_sampler", _TagSampler(inner.batch_sampler, self, log.key))
+        else:
+            cls = _RecDatasetItems if hasattr(loader.dataset, "__getitems__") else _RecDataset
+            inner = tud.DataLoader(cls(loader.dataset, log), batch_sampler=_TagSampler(loader.batch_sampler, self),
+                                   collate_fn=collate, **kw)
         bs = loader.batch_size if loader.batch_size is not None else getattr(loader.batch_sampler, "batch_size", -1)
         pf = getattr(loader, "prefetch_factor", None) if loader.num_workers > 0 else 0
         w = self._w
-        for k, v in (("num_workers", loader.num_workers), ("prefetch_factor", -1 if pf is None else pf),
+        for k, v in (("dataset", "iterable" if iterable else "map"), ("num_workers", loader.num_workers), ("prefetch_factor", -1 if pf is None else pf),
                      ("batch_size", -1 if bs is None else bs), ("drop_last", int(bool(loader.drop_last))),
                      ("pin_memory", int(bool(loader.pin_memory))),
                      ("persistent_workers", int(bool(getattr(loader, "persistent_workers", False)))),

@@ -236,13 +236,28 @@ PY
 # DataLoader subclass; each loop gets what it gets without the recorder, and each recording
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
-  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch; do
+  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
+    iterable_w0 iterable_w2 iterable_drop; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
-  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch; do
+  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
+  # an IterableDataset: each row's fetch is the batch the loop got, told by its fetch time
+  # (a worker-1 sample takes 20 ms, a worker-0 one 10 ms): worker 1 runs out first, the
+  # fetches' numbers skip the one it returned nothing for, and a dropped short batch has no row
+  $py - "$work" <<'PY' && ok || fail "IterableDataset recordings: rows and fetch times"
+import sys, h5py
+for name, ms in (("iterable_w0", [40, 40, 20]), ("iterable_w2", [40, 60, 40, 20]), ("iterable_drop", [40, 80, 40])):
+    t = h5py.File("%s/cases-%s.h5" % (sys.argv[1], name), "r")["timeline"]
+    ft = [1e3 * x for x in t["fetch_time"][:, 0]]
+    assert len(ft) == 2 * len(ms) and list(t["epoch"][:]) == [0] * len(ms) + [1] * len(ms), (name, ft, t["epoch"][:])
+    assert all(m - 1 <= f <= m + 15 for f, m in zip(ft, ms + ms)), (name, ft, ms)
+    assert (t["train_start"][:, 0] >= t["fetch_start"][:, 0] + t["fetch_time"][:, 0] - 1e-6).all(), name
+skipped = [l.split(",")[2] for l in open("%s/cases/iterable_w2/run.rank0.worker0.csv" % sys.argv[1]) if l.startswith("fetch,0,")]
+assert skipped == ["0", "2", "4"], skipped
+PY
   # a step-based loop and a kept peek iterator: every pass's record ends before the next
   # starts (in file order), so every batch is in the trace (3 x 4, and 1 + 2 x 4), and the
   # last batch of a pass ends where the next pass starts (not after its workers started)
@@ -331,6 +346,27 @@ assert list(t['epoch'][:]) == [0] * 4 + [1] * 4, t['epoch'][:]" "$work/alone3.h5
     fail "recorder case peek: no relabel warning: $(cat "$work/cases-peek.err")"
 else
   fail "tests/recorder/cases.py: $(tail -5 "$work/cases.err")"
+fi
+
+# loader workers started by spawn and by forkserver (they unpickle the recorder's wrappers
+# and tagged indices): the loops get their batches, the recordings import, and the
+# IterableDataset's rows are its batches in order (a worker-1 batch takes 60 ms, worker 0's 30)
+if timeout -k 5 240 $py "$src/tests/recorder/spawn_cases.py" "$work/spawn" > "$work/spawn.txt" 2>"$work/spawn.err"; then
+  for c in spawn_map spawn_iterable forkserver_map forkserver_iterable; do
+    grep -qx "ok $c" "$work/spawn.txt" && "$stallsim" import pytorch "$work/spawn/$c/run" -o "$work/spawn-$c.h5" \
+      >/dev/null 2>"$work/spawn-$c.err" && ok || fail "recorder case $c: $(grep "$c" "$work/spawn.txt") $(cat "$work/spawn-$c.err")"
+  done
+  $py - "$work" <<'PY' && ok || fail "spawned workers' recordings: rows and fetch times"
+import sys, h5py
+for m in ("spawn", "forkserver"):
+    t = h5py.File("%s/spawn-%s_map.h5" % (sys.argv[1], m), "r")["timeline"]
+    assert t["fetch_time"].shape == (8, 1), (m, t["fetch_time"].shape)
+    t = h5py.File("%s/spawn-%s_iterable.h5" % (sys.argv[1], m), "r")["timeline"]
+    ft = [1e3 * x for x in t["fetch_time"][:, 0]]
+    assert len(ft) == 6 and all(e - 1 <= f <= e + 15 for f, e in zip(ft, [30, 60, 30] * 2)), (m, ft)
+PY
+else
+  fail "tests/recorder/spawn_cases.py: $(tail -5 "$work/spawn.err")"
 fi
 
 # the importer's refusals, each naming the file (and line)

@@ -105,6 +105,7 @@ typedef struct {
     long workers, prefetch, batch_size, world;
     long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
     long persistent; /* meta persistent_workers (0 or 1), -1 unknown */
+    int iterable;    /* meta dataset: 1 iterable (its fetches' batch numbers may skip), 0 map-style */
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
@@ -361,9 +362,15 @@ static ss_status pt_rank_header(pt_rank *R)
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
         else if (!strcmp(key, "cpus")) st = pt_long(f, 2, "meta cpus", 1, 1L << 20, &R->cpus);
         else if (!strcmp(key, "batches_per_epoch"))
-            st = pt_long(f, 2, "meta batches_per_epoch", 0, LONG_MAX, &R->per_epoch);
+            st = pt_long(f, 2, "meta batches_per_epoch", -1, LONG_MAX, &R->per_epoch); /* -1: no len(loader) */
         else if (!strcmp(key, "cpu_set")) snprintf(R->cpu_set, sizeof R->cpu_set, "%s", f->field[2]);
         else if (!strcmp(key, "persistent_workers")) st = pt_long(f, 2, "meta persistent_workers", 0, 1, &R->persistent);
+        else if (!strcmp(key, "dataset")) {
+            R->iterable = !strcmp(f->field[2], "iterable");
+            if (!R->iterable && strcmp(f->field[2], "map"))
+                st = ss_fail(SS_EDATA, "%s:%ld: meta dataset is '%s', expected 'map' or 'iterable'", f->path, f->line,
+                             f->field[2]);
+        }
         if (st != SS_OK) return st;
     }
     if (rank < 0) return ss_fail(SS_EDATA, "%s: no 'meta,rank' line", f->path);
@@ -432,10 +439,37 @@ static ss_status pt_fetch_advance(pt_fetch *s)
     }
 }
 
+/* An IterableDataset's batch k of pass p: the loader hands batch numbers out to its workers
+ * in turn and returns the batches in that order, but a worker whose iterator is exhausted
+ * returns nothing for the numbers it still gets, so the loop's k-th batch is the pass's
+ * fetch with the k-th smallest number: the smallest left (each source is in batch order,
+ * the batches before were consumed, and the pass's fetches the loop never took, after it
+ * left the pass, are passed over with the pass). */
+static ss_status pt_find_fetch_iterable(pt_rank *R, long p, long k, pt_fetch **out)
+{
+    pt_fetch *best = NULL;
+    for (int i = 0; i < R->nsrc; i++) {
+        pt_fetch *s = &R->src[i];
+        while (!s->eof && (!s->valid || s->p < p)) {
+            ss_status st = pt_fetch_advance(s);
+            if (st != SS_OK) return st;
+        }
+        if (s->valid && s->p == p && (!best || s->k < best->k)) best = s;
+    }
+    if (best) {
+        *out = best;
+        return SS_OK;
+    }
+    return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record left in rank %d's %s (an "
+                   "IterableDataset's: the pass's fetches are taken in order)", R->main.path, R->cur.line, k, p,
+                   R->rank, R->workers == 0 ? "file" : "worker files");
+}
+
 /* The fetch record of batch (p, k) of rank R: the head of one source, after skipping
  * batches that were fetched but never taken by the loop (each source is in batch order). */
 static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
 {
+    if (R->iterable) return pt_find_fetch_iterable(R, p, k, out);
     for (int i = 0; i < R->nsrc; i++) {
         pt_fetch *s = &R->src[i];
         while (!s->eof && (!s->valid || key_less(s->p, s->k, p, k))) {
@@ -943,11 +977,12 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
 }
 
 /* A recorded epoch with fewer rows than the loader's batches per epoch (rank 0's meta
- * batches_per_epoch): the run ended early (killed) or the loop left the epoch. */
+ * batches_per_epoch): the run ended early (killed) or the loop left the epoch. Not for an
+ * IterableDataset, whose len(loader) is only its len(dataset)'s guess. */
 static void pt_check_epoch(const pt_state *S)
 {
     const pt_rank *R = S->r[0];
-    if (R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
+    if (!R->iterable && R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
         ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
                 "the loop left the epoch; the trace keeps what was recorded",
                 R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch);

@@ -11,25 +11,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 import torch.utils.data as tud  # noqa: E402
 import stallsim_record as sr  # noqa: E402
+from rec_datasets import Numbers, Stream  # noqa: E402
 
 OUT = sys.argv[1]
-
-
-class Numbers(tud.Dataset):
-    """Sample i is i; sample `bad` raises; `offset` is what a worker_init_fn may set."""
-
-    offset = 0
-
-    def __init__(self, n, bad=-1):
-        self.n, self.bad = n, bad
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        if i == self.bad:
-            raise ValueError("bad sample %d" % i)
-        return torch.tensor(i + self.offset)
 
 
 def set_offset(worker_id):
@@ -184,3 +168,26 @@ for e in range(2):
 rec.close()
 del kept
 print("ok late_fetch" if len(got) == 9 else "FAIL late_fetch: %r" % got)
+
+
+def epochs_loop(loader, rec=None):
+    got = []
+    for e in range(2):
+        if rec is not None:
+            rec.set_epoch(e)
+        got += [b.tolist() for b in loader]
+    return got
+
+
+# an IterableDataset, synchronous and with 2 workers of uneven shards: worker 1 runs out
+# first and the loader skips the batch numbers it still hands it (the fetches' numbers then
+# skip: 0 1 2 4 ...), with and without drop_last (a last short batch kept or dropped)
+for name, make in (("iterable_w0", lambda: tud.DataLoader(Stream([10]), batch_size=4)),
+                   ("iterable_w2", lambda: tud.DataLoader(Stream([10, 3]), batch_size=4, num_workers=2)),
+                   ("iterable_drop", lambda: tud.DataLoader(Stream([10, 7]), batch_size=4, num_workers=2,
+                                                            drop_last=True))):
+    plain = epochs_loop(make())
+    rec = sr.Recorder(os.path.join(OUT, name, "run"))
+    recorded = epochs_loop(rec.wrap(make()), rec)
+    rec.close()
+    print("ok %s" % name if plain == recorded else "FAIL %s: %r != %r" % (name, recorded, plain))
