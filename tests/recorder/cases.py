@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 import torch.utils.data as tud  # noqa: E402
 import stallsim_record as sr  # noqa: E402
-from rec_datasets import Numbers, Stream  # noqa: E402
+from rec_datasets import Numbers, Stream, epochs_loop  # noqa: E402
 
 OUT = sys.argv[1]
 
@@ -168,15 +168,6 @@ for e in range(2):
 rec.close()
 del kept
 print("ok late_fetch" if len(got) == 9 else "FAIL late_fetch: %r" % got)
-
-
-def epochs_loop(loader, rec=None):
-    got = []
-    for e in range(2):
-        if rec is not None:
-            rec.set_epoch(e)
-        got += [b.tolist() for b in loader]
-    return got
 
 
 # an IterableDataset, synchronous and with 2 workers of uneven shards: worker 1 runs out

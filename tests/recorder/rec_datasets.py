@@ -1,5 +1,6 @@
-"""rec_datasets.py - the small datasets of the recorder's cases (tests/recorder/cases.py,
-spawn_cases.py), in a module of their own so that spawned loader workers can import them."""
+"""rec_datasets.py - the small datasets (and the two-epoch loop) of the recorder's cases
+(tests/recorder/cases.py, spawn_cases.py), in a module of their own so that spawned loader
+workers can import them."""
 import time
 
 import torch
@@ -39,3 +40,13 @@ class Stream(tud.IterableDataset):
             yield torch.tensor(100 * w + i)
 
 
+
+
+def epochs_loop(loader, rec=None):
+    """Two epochs over loader (labelled with rec.set_epoch when rec is given): the batches."""
+    got = []
+    for e in range(2):
+        if rec is not None:
+            rec.set_epoch(e)
+        got += [b.tolist() for b in loader]
+    return got

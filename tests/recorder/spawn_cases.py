@@ -12,16 +12,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import torch.utils.data as tud  # noqa: E402
 import stallsim_record as sr  # noqa: E402
-from rec_datasets import Numbers, Stream  # noqa: E402
-
-
-def epochs(loader, rec=None):
-    got = []
-    for e in range(2):
-        if rec is not None:
-            rec.set_epoch(e)
-        got += [b.tolist() for b in loader]
-    return got
+from rec_datasets import Numbers, Stream, epochs_loop  # noqa: E402
 
 
 def main(out):
@@ -32,9 +23,9 @@ def main(out):
             def make():
                 return tud.DataLoader(ds(), batch_size=3, num_workers=2, persistent_workers=True,
                                       multiprocessing_context=method)
-            plain = epochs(make())
+            plain = epochs_loop(make())
             rec = sr.Recorder(os.path.join(out, name, "run"))
-            recorded = epochs(rec.wrap(make()), rec)
+            recorded = epochs_loop(rec.wrap(make()), rec)
             rec.close()
             print("ok %s" % name if plain == recorded else "FAIL %s: %r != %r" % (name, recorded, plain))
             sys.stdout.flush()
