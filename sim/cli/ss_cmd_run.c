@@ -115,9 +115,10 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
         else if (n == 1) snprintf(who, sizeof who, "GPU %d", first);
         else snprintf(who, sizeof who, "GPU %d and %d more", first, n - 1);
         fprintf(out, "note: %s loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost "
-                     "that a loader with workers adds to every batch (queue, unpickling; 0.6-7 ms per batch on the "
-                     "README's real runs); scenarios that give workers to it, such as %s, assume none and are "
-                     "optimistic by it: to include it, sweep them with [pipeline] delivery = SECONDS (which then "
+                     "that a loader with workers adds to every batch (queue, unpickling, and the waits for a core on "
+                     "busy cores: 0.7-10 ms per batch on the README's real runs, the busier the cores the longer); "
+                     "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
+                     "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = SECONDS (which then "
                      "applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
                 who, sc[i].name);
         return;
