@@ -133,7 +133,9 @@ start_align = none
 [output]
 dir = res$W
 INI
-  "$stallsim" run "$work/w$W.ini" --quiet && ok || fail "stallsim run on the recorded trace, W=$W"
+  # (the model describes this run: its pipeline baseline gets no note of being off)
+  "$stallsim" run "$work/w$W.ini" > "$work/run$W.out" && ! grep -q "^note: that baseline replay" "$work/run$W.out" &&
+    ok || fail "stallsim run on the recorded trace, W=$W: $(grep -A1 fidelity "$work/run$W.out")"
   $py - "$work/res$W/summary.csv" <<'PY' && ok || fail "summary of the recorded trace, W=$W"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -237,10 +239,11 @@ PY
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
   for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
-    iterable_w0 iterable_w2 iterable_drop; do
+    iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
-  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop; do
+  for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop \
+    iterable_early iterable_idle; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
@@ -258,6 +261,23 @@ for name, ms in (("iterable_w0", [40, 40, 20]), ("iterable_w2", [40, 60, 40, 20]
 skipped = [l.split(",")[2] for l in open("%s/cases/iterable_w2/run.rank0.worker0.csv" % sys.argv[1]) if l.startswith("fetch,0,")]
 assert skipped == ["0", "2", "4"], skipped
 PY
+  # an IterableDataset's worker that runs out early (after 2 of the pass's 12 batches; not
+  # the 2 of 4 of iterable_w2) is named, and so are workers that never deliver: the trace
+  # takes the 2 that did, with the 4 x 2 batches in flight shared among them (prefetch 4);
+  # and run says that the baseline replay of the early one is far off the measured run
+  grep -q "iterable_early/run.rank0.worker1.csv: this worker of rank 0 delivered its last batch of pass 0 at batch 3 of 12, and 2 workers and passes in all ran out early" \
+    "$work/cases-iterable_early.err" && ! grep -q "ran out early" "$work/cases-iterable_w2.err" && ok ||
+    fail "an IterableDataset's worker that ran out early: $(cat "$work/cases-iterable_early.err")"
+  grep -q "rank 0's loader had 4 workers, but the loop took batches from only 2 of them" "$work/cases-iterable_idle.err" &&
+    $py -c "
+import sys, h5py; a = h5py.File(sys.argv[1], 'r').attrs
+assert list(a['loader_workers']) == [2] and a['prefetch_factor'] == 4 and a['workers'] == 2, dict(a)" "$work/cases-iterable_idle.h5" &&
+    ok || fail "an IterableDataset's idle workers: $(cat "$work/cases-iterable_idle.err")"
+  printf '[trace]\npath = cases-iterable_early.h5\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\n[output]\ndir = early\n' \
+    > "$work/early.ini"
+  "$stallsim" run "$work/early.ini" > "$work/early.out" 2>&1 &&
+    grep -q "^note: that baseline replay is [0-9.]*% off the measured run, so the model does not describe this run" "$work/early.out" &&
+    ok || fail "run on a trace whose worker ran out early: $(grep -A1 fidelity "$work/early.out")"
   # a step-based loop and a kept peek iterator: every pass's record ends before the next
   # starts (in file order), so every batch is in the trace (3 x 4, and 1 + 2 x 4), and the
   # last batch of a pass ends where the next pass starts (not after its workers started)

@@ -106,6 +106,11 @@ typedef struct {
     long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
     long persistent; /* meta persistent_workers (0 or 1), -1 unknown */
     int iterable;    /* meta dataset: 1 iterable (its fetches' batch numbers may skip), 0 map-style */
+    /* which workers the loop took batches from: over the run (took) and, in the pass being
+     * read (trk_pass; -1 before the first), each one's last batch (last_k, -1 none) */
+    unsigned char *took;
+    long *last_k;
+    long trk_pass, trk_n;
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
@@ -150,6 +155,10 @@ typedef struct {
     long epoch_rows; /* rows of the epoch being read */
     int done;
     int warned_open; /* a pass without an 'end' record was warned about */
+    /* workers of an IterableDataset that ran out early: how many (per worker and pass), and
+     * the first: rank, worker, pass, its last batch, the pass's batches */
+    long early_n;
+    long early[5];
     pt_state_skips skips; /* --skip-pass R:P */
 } pt_state;
 
@@ -666,6 +675,8 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
+            free(R->took);
+            free(R->last_k);
             for (int j = 0; j < PT_KINDS; j++) free(R->cpu[j].bins);
             free(R);
         }
@@ -731,7 +742,10 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    int bins_ok = 1;
+    R->took = calloc((size_t)nsrc, sizeof *R->took);
+    R->last_k = calloc((size_t)nsrc, sizeof *R->last_k);
+    R->trk_pass = -1;
+    int bins_ok = R->took && R->last_k;
     for (int j = 0; j < PT_KINDS; j++) bins_ok = (R->cpu[j].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[j].bins)) && bins_ok;
     if (!R->src || !bins_ok) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
@@ -1087,6 +1101,83 @@ static ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
     return SS_OK;
 }
 
+/* The pass that rank R's tracking holds ended: an IterableDataset's worker whose last batch
+ * of it came more than 2 W batches before the pass's end ran out early (the loader hands
+ * batches to its workers in turn, so each worker delivers one of the last W while it has
+ * samples), and the loader went on with fewer workers. Counted, the first kept. */
+static void pt_pass_end(pt_state *S, pt_rank *R)
+{
+    if (!R->iterable || R->workers < 2 || R->trk_pass < 0) return;
+    for (int w = 0; w < R->nsrc; w++)
+        if (R->last_k[w] >= 0 && R->last_k[w] < R->trk_n - 2 * R->workers) {
+            if (S->early_n++ == 0) {
+                const long e[5] = {R->rank, w, R->trk_pass, R->last_k[w], R->trk_n};
+                memcpy(S->early, e, sizeof e);
+            }
+        }
+}
+
+/* The loop took batch k of pass p of rank R from source (worker) w. */
+static void pt_took(pt_state *S, pt_rank *R, long p, long k, int w)
+{
+    if (R->workers < 1) return;
+    if (p != R->trk_pass) {
+        pt_pass_end(S, R);
+        for (int i = 0; i < R->nsrc; i++) R->last_k[i] = -1;
+        R->trk_pass = p;
+    }
+    R->took[w] = 1;
+    R->last_k[w] = k;
+    R->trk_n = k + 1;
+}
+
+/* At the end: workers that delivered no batch the loop took over the whole run (an
+ * IterableDataset with fewer shards than workers, or fewer batches than workers) did not
+ * take part, and the trace's loader_workers counts those that did, with their share of
+ * the batches in flight as the prefetch factor (the loader keeps W x P batches out among
+ * the workers it still has); workers that ran out early are said. */
+static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
+{
+    long total = 0, prefetch = 0, nidle = 0, first = -1, first_w = 0, first_n = 0;
+    for (int g = 0; g < S->G; g++) {
+        pt_rank *R = S->r[g];
+        pt_pass_end(S, R);
+        R->trk_pass = -1;
+        long n = 0, p = R->prefetch;
+        for (int w = 0; R->workers > 0 && w < R->nsrc; w++) n += R->took[w];
+        if (R->workers > 0 && n > 0 && n < R->workers) {
+            if (nidle++ == 0) {
+                first = g;
+                first_w = R->workers;
+                first_n = n;
+            }
+            S->loader_workers[g] = (int)n;
+            p = R->prefetch > 0 && (R->workers * R->prefetch) % n == 0 ? R->workers * R->prefetch / n : -1;
+        }
+        total += S->loader_workers[g];
+        if (g == 0) prefetch = p;
+        else if (p != prefetch) prefetch = -1;
+    }
+    if (nidle > 0) {
+        m->workers = total;
+        m->prefetch_factor = prefetch > 0 ? prefetch : -1;
+        ss_warn("%s: rank %ld's loader had %ld workers, but the loop took batches from only %ld of them%s (an "
+                "IterableDataset with fewer shards than workers, or fewer batches than workers): the trace takes the "
+                "workers that took part (loader_workers %ld, and the batches in flight, workers x prefetch_factor, "
+                "shared among them); a scenario with more workers gains only where the dataset gives them work",
+                S->r[first]->main.path, first, first_w, first_n,
+                nidle > 1 ? ", and the same on other ranks" : "", first_n);
+    }
+    if (S->early_n > 0)
+        ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld at batch %ld of %ld, and %ld "
+                "worker%s and pass%s in all ran out early like it (an IterableDataset whose workers' shards are "
+                "uneven): from there the loader had fewer workers, which the models do not follow (they keep every "
+                "worker to the end of the pass), so the baseline replay and the what-ifs made from it are off (run's "
+                "fidelity line says by how much); shards of the same length per worker avoid it",
+                S->r[S->early[0]]->src[S->early[1]].file.path, S->early[0], S->early[2], S->early[3], S->early[4],
+                S->early_n, S->early_n == 1 ? "" : "s", S->early_n == 1 ? "" : "es");
+}
+
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
 {
     pt_state *S = state;
@@ -1157,6 +1248,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             }
             pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
                        row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
+            pt_took(S, R, row.p, row.k, (int)(f - R->src));
             f->valid = 0; /* consumed */
         }
         if (!got0) {
@@ -1167,6 +1259,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                                    S->skips.rank[q], S->skips.pass[q], S->r[S->skips.rank[q]]->pass);
             S->done = 1;
             if (S->rows > 0) pt_check_epoch(S);
+            pt_idle_workers(S, &info->meta);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }

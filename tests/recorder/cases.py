@@ -176,7 +176,11 @@ print("ok late_fetch" if len(got) == 9 else "FAIL late_fetch: %r" % got)
 for name, make in (("iterable_w0", lambda: tud.DataLoader(Stream([10]), batch_size=4)),
                    ("iterable_w2", lambda: tud.DataLoader(Stream([10, 3]), batch_size=4, num_workers=2)),
                    ("iterable_drop", lambda: tud.DataLoader(Stream([10, 7]), batch_size=4, num_workers=2,
-                                                            drop_last=True))):
+                                                            drop_last=True)),
+                   # worker 1 runs out after 2 of the pass's 12 batches (the import says so)
+                   ("iterable_early", lambda: tud.DataLoader(Stream([40, 8]), batch_size=4, num_workers=2)),
+                   # 4 workers, 2 of them with no shard: they never deliver (the trace takes 2)
+                   ("iterable_idle", lambda: tud.DataLoader(Stream([8, 8, 0, 0]), batch_size=4, num_workers=4))):
     plain = epochs_loop(make())
     rec = sr.Recorder(os.path.join(OUT, name, "run"))
     recorded = epochs_loop(rec.wrap(make()), rec)
