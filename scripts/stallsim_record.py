@@ -13,7 +13,8 @@ What the loop receives is unchanged: the recorder iterates a private copy of the
 whose dataset, collate function and batch sampler are thin wrappers around the user's
 (the first index of each batch carries a tag that the dataset wrapper removes before the
 user's dataset sees it; an IterableDataset is iterated itself, the tag riding on the
-batch's list of placeholder indices); nothing is attached to the batches. Each rank writes
+batch's list of placeholder indices, or, with batch_size=None, wrapped so that each next()
+starts a batch's fetch); nothing is attached to the batches. Each rank writes
 PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by line; see the
 README ("PyTorch record files") for the exact format.
 """
@@ -181,8 +182,8 @@ class _TagSampler:
     the loader hands out in the pass; with an IterableDataset a worker whose iterator is
     exhausted gets some that yield nothing, so the fetches' numbers may skip."""
 
-    def __init__(self, inner, rec, log=None):
-        self.inner, self.rec, self.log = inner, rec, log
+    def __init__(self, inner, rec, log=None, single=False):
+        self.inner, self.rec, self.log, self.single = inner, rec, log, single
 
     def __len__(self):
         return len(self.inner)
@@ -190,6 +191,9 @@ class _TagSampler:
     def __iter__(self):
         p = self.rec._pass
         for k, batch in enumerate(self.inner):
+            if self.single:  # batch_size=None: the sampler's index is the batch's (the dataset returns batches)
+                yield _Tag(batch, p, k)
+                continue
             if self.log is not None:
                 yield _TagList(batch, self.log, p, k)
                 continue
@@ -280,6 +284,56 @@ class _RecDatasetItems(_RecDataset):
             self._rec_log.start(idxs[0].p, idxs[0].k)
             idxs[0] = idxs[0].value
         return self.inner.__getitems__(idxs)
+
+
+class _RecIterable(tud.IterableDataset):
+    """An IterableDataset that yields whole batches (a DataLoader with batch_size=None): the
+    fetcher takes each batch with one next() on the dataset's iterator, which starts its
+    fetch. The loader hands the batches to its W workers in turn (skipping those whose
+    iterator has run out), so worker w's j-th batch of a pass is numbered j W + w: in that
+    order the loop gets them. A worker learns its pass from the Recorder as it starts (forked,
+    or its number when pickled for spawn), one more at every later pass (persistent workers
+    make a new iterator per pass)."""
+
+    def __init__(self, inner, log, rec):
+        self.inner, self._rec_log, self._rec, self._rec_p = inner, log, rec, None
+
+    def __getstate__(self):  # spawn, forkserver: the pass as the worker starts, not the Recorder
+        return {"inner": self.inner, "_rec_log": self._rec_log, "_rec": None, "_rec_p": self._rec._pass - 1}
+
+    def __setstate__(self, st):
+        self.__dict__.update(st)
+
+    def __iter__(self):
+        info = tud.get_worker_info()
+        if info is None:  # synchronous loading: the Recorder itself
+            p, W, w = self._rec._pass, 1, 0
+        else:
+            if self._rec_p is None:  # forked: the Recorder as it was at the fork
+                self._rec_p = self._rec._pass - 1
+            self._rec_p += 1
+            p, W, w = self._rec_p, info.num_workers, info.id
+        log, it, j = self._rec_log, iter(self.inner), 0
+        while True:
+            log.start(p, j * W + w)
+            try:
+                item = next(it)
+            except StopIteration:
+                log.cur = None
+                return
+            yield item
+            j += 1
+
+    def __getattr__(self, name):  # the user's dataset attributes (e.g. in worker_init_fn)
+        if name in ("inner", "_rec_log", "_rec", "_rec_p") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        if name in ("inner", "_rec_log", "_rec", "_rec_p"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
 
 
 class _WorkerInit:
@@ -435,9 +489,6 @@ class Recorder:
                                 "DataLoader of the same settings and would lose what the subclass does: wrap a "
                                 "plain DataLoader" % (type(loader).__name__, name))
         iterable = isinstance(loader.dataset, tud.IterableDataset)
-        if loader.batch_sampler is None:
-            raise ValueError("stallsim_record: a DataLoader without automatic batching (batch_size=None) is not "
-                             "supported: give batch_size or batch_sampler")
         self._check_rank()
         log = _FetchLog(self.prefix, self.rank, 1)
         try:
@@ -452,7 +503,12 @@ class Recorder:
         if kw.get("prefetch_factor", 2) is None:
             kw.pop("prefetch_factor")
         collate = _RecCollate(loader.collate_fn, log)
-        if iterable:
+        if loader.batch_sampler is None and iterable:  # batch_size=None: the dataset yields batches
+            inner = tud.DataLoader(_RecIterable(loader.dataset, log, self), batch_size=None, collate_fn=collate, **kw)
+        elif loader.batch_sampler is None:  # batch_size=None: dataset[index] is a batch
+            inner = tud.DataLoader(_RecDataset(loader.dataset, log), batch_size=None,
+                                   sampler=_TagSampler(loader.sampler, self, single=True), collate_fn=collate, **kw)
+        elif iterable:
             # your dataset itself (its workers' iterators, get_worker_info sharding as they are);
             # the batches of placeholder indices carry the tags. PyTorch takes no batch sampler
             # with an IterableDataset, so the tagging one replaces the loader's own after it is

@@ -239,11 +239,11 @@ PY
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
   for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
-    iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle; do
+    iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
   for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop \
-    iterable_early iterable_idle; do
+    iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
@@ -252,7 +252,10 @@ if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/ca
   # fetches' numbers skip the one it returned nothing for, and a dropped short batch has no row
   $py - "$work" <<'PY' && ok || fail "IterableDataset recordings: rows and fetch times"
 import sys, h5py
-for name, ms in (("iterable_w0", [40, 40, 20]), ("iterable_w2", [40, 60, 40, 20]), ("iterable_drop", [40, 80, 40])):
+for name, ms in (("iterable_w0", [40, 40, 20]), ("iterable_w2", [40, 60, 40, 20]), ("iterable_drop", [40, 80, 40]),
+                 # batch_size=None: an item is a batch; worker 1's take 20 ms, worker 0's 10
+                 ("nobatch_w0", [10] * 5), ("nobatch_w2", [10, 20, 10, 20, 10, 10, 10, 10]),
+                 ("nobatch_persist", [10, 20] * 3)):
     t = h5py.File("%s/cases-%s.h5" % (sys.argv[1], name), "r")["timeline"]
     ft = [1e3 * x for x in t["fetch_time"][:, 0]]
     assert len(ft) == 2 * len(ms) and list(t["epoch"][:]) == [0] * len(ms) + [1] * len(ms), (name, ft, t["epoch"][:])
@@ -260,6 +263,8 @@ for name, ms in (("iterable_w0", [40, 40, 20]), ("iterable_w2", [40, 60, 40, 20]
     assert (t["train_start"][:, 0] >= t["fetch_start"][:, 0] + t["fetch_time"][:, 0] - 1e-6).all(), name
 skipped = [l.split(",")[2] for l in open("%s/cases/iterable_w2/run.rank0.worker0.csv" % sys.argv[1]) if l.startswith("fetch,0,")]
 assert skipped == ["0", "2", "4"], skipped
+t = h5py.File("%s/cases-nobatch_map.h5" % sys.argv[1], "r")["timeline"]
+assert t["fetch_time"].shape == (16, 1) and list(t["epoch"][:]) == [0] * 8 + [1] * 8, t["fetch_time"].shape
 PY
   # an IterableDataset's worker that runs out early (after 2 of the pass's 12 batches; not
   # the 2 of 4 of iterable_w2) is named, and so are workers that never deliver: the trace
@@ -372,7 +377,7 @@ fi
 # and tagged indices): the loops get their batches, the recordings import, and the
 # IterableDataset's rows are its batches in order (a worker-1 batch takes 60 ms, worker 0's 30)
 if timeout -k 5 240 $py "$src/tests/recorder/spawn_cases.py" "$work/spawn" > "$work/spawn.txt" 2>"$work/spawn.err"; then
-  for c in spawn_map spawn_iterable forkserver_map forkserver_iterable; do
+  for c in spawn_map spawn_iterable spawn_nobatch forkserver_map forkserver_iterable forkserver_nobatch; do
     grep -qx "ok $c" "$work/spawn.txt" && "$stallsim" import pytorch "$work/spawn/$c/run" -o "$work/spawn-$c.h5" \
       >/dev/null 2>"$work/spawn-$c.err" && ok || fail "recorder case $c: $(grep "$c" "$work/spawn.txt") $(cat "$work/spawn-$c.err")"
   done
@@ -384,6 +389,9 @@ for m in ("spawn", "forkserver"):
     t = h5py.File("%s/spawn-%s_iterable.h5" % (sys.argv[1], m), "r")["timeline"]
     ft = [1e3 * x for x in t["fetch_time"][:, 0]]
     assert len(ft) == 6 and all(e - 1 <= f <= e + 15 for f, e in zip(ft, [30, 60, 30] * 2)), (m, ft)
+    t = h5py.File("%s/spawn-%s_nobatch.h5" % (sys.argv[1], m), "r")["timeline"]
+    ft = [1e3 * x for x in t["fetch_time"][:, 0]]
+    assert len(ft) == 8 and all(e - 1 <= f <= e + 15 for f, e in zip(ft, [10, 20, 10, 10] * 2)), (m, ft)
 PY
 else
   fail "tests/recorder/spawn_cases.py: $(tail -5 "$work/spawn.err")"

@@ -180,7 +180,15 @@ for name, make in (("iterable_w0", lambda: tud.DataLoader(Stream([10]), batch_si
                    # worker 1 runs out after 2 of the pass's 12 batches (the import says so)
                    ("iterable_early", lambda: tud.DataLoader(Stream([40, 8]), batch_size=4, num_workers=2)),
                    # 4 workers, 2 of them with no shard: they never deliver (the trace takes 2)
-                   ("iterable_idle", lambda: tud.DataLoader(Stream([8, 8, 0, 0]), batch_size=4, num_workers=4))):
+                   ("iterable_idle", lambda: tud.DataLoader(Stream([8, 8, 0, 0]), batch_size=4, num_workers=4)),
+                   # batch_size=None: each item the dataset yields is a batch (worker 1 runs out
+                   # after 2, worker 0 goes on alone), in process, and with persistent workers
+                   ("nobatch_w0", lambda: tud.DataLoader(Stream([5]), batch_size=None)),
+                   ("nobatch_w2", lambda: tud.DataLoader(Stream([6, 2]), batch_size=None, num_workers=2)),
+                   ("nobatch_persist", lambda: tud.DataLoader(Stream([3, 3]), batch_size=None, num_workers=2,
+                                                              persistent_workers=True)),
+                   # and a map-style dataset whose dataset[i] is a batch
+                   ("nobatch_map", lambda: tud.DataLoader(Numbers(8), batch_size=None, num_workers=2))):
     plain = epochs_loop(make())
     rec = sr.Recorder(os.path.join(OUT, name, "run"))
     recorded = epochs_loop(rec.wrap(make()), rec)
