@@ -111,6 +111,7 @@ typedef struct {
     unsigned char *took;
     long *last_k;
     long trk_pass, trk_n;
+    int64_t pass_t0; /* the pass being read: its 'epoch' record's time */
     int64_t offset;
     char host[256], torch[64];
     int64_t first_epoch_ns;
@@ -159,9 +160,17 @@ typedef struct {
      * the first: rank, worker, pass, its last batch, the pass's batches */
     long early_n;
     long early[5];
+    /* from each pass's start to its first fetch's start (the workers starting), over the
+     * ranks with workers and their passes: the sum (ns) and count; the longest, its rank */
+    double startup_sum;
+    long startup_n, startup_rank;
+    int64_t startup_max;
     pt_state_skips skips; /* --skip-pass R:P */
 } pt_state;
 
+/* seconds: a mean start-up of the workers longer than this is said (forked workers start in
+ * milliseconds; spawned ones import torch, about a second each on 2 cores) */
+#define PT_STARTUP_NOTE_S 0.5
 #define PT_CPU_LO 1e-7   /* seconds: the histogram's first bin holds shorter CPU times */
 #define PT_CPU_BINS 2560 /* of 1 % each from PT_CPU_LO: up to 1e4 s */
 
@@ -538,6 +547,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
             long p, e;
             if ((st = pt_long(f, 1, "the pass", 0, LONG_MAX, &p)) != SS_OK) return st;
             if ((st = pt_long(f, 2, "the epoch", INT32_MIN, INT32_MAX, &e)) != SS_OK) return st;
+            if ((st = pt_time(f, 3, "the pass's start time", &R->pass_t0)) != SS_OK) return st;
             if (p != R->pass + 1)
                 return ss_fail(SS_EDATA, "%s:%ld: pass %ld follows pass %ld", f->path, line, p, R->pass);
             /* the recorder labels a pass one more than the pass before unless set_epoch gave its
@@ -1168,6 +1178,18 @@ static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
                 S->r[first]->main.path, first, first_w, first_n,
                 nidle > 1 ? ", and the same on other ranks" : "", first_n);
     }
+    const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
+    if (up > PT_STARTUP_NOTE_S) {
+        const pt_rank *R = S->r[S->startup_rank];
+        ss_warn("%s: each pass's first fetch started %.2f s after the pass began, on average over the ranks (up to "
+                "%.2f s, rank %ld): the loader's %ld worker process%s starting%s. The summaries leave each epoch's "
+                "first warmup_iterations out, and with them this start-up, which grows with the workers: what "
+                "stallsim predicts is the iterations after it, not an epoch's whole time%s",
+                R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
+                R->workers == 1 ? "" : "es", R->persistent == 0 ? " again at every pass (persistent_workers=False; started by spawn or forkserver?)"
+                                   : "",
+                R->persistent == 0 ? "; persistent_workers=True starts them once" : "");
+    }
     if (S->early_n > 0)
         ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld at batch %ld of %ld, and %ld "
                 "worker%s and pass%s in all ran out early like it (an IterableDataset whose workers' shards are "
@@ -1249,6 +1271,15 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
                        row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
             pt_took(S, R, row.p, row.k, (int)(f - R->src));
+            if (row.k == 0 && R->workers > 0) { /* the workers' start-up: the pass's start to its first fetch */
+                const int64_t up = f->start > R->pass_t0 ? f->start - R->pass_t0 : 0;
+                S->startup_sum += (double)up;
+                S->startup_n++;
+                if (up > S->startup_max) {
+                    S->startup_max = up;
+                    S->startup_rank = R->rank;
+                }
+            }
             f->valid = 0; /* consumed */
         }
         if (!got0) {
