@@ -34,13 +34,13 @@
 # comes with the share of the cores it would keep busy (cpu_load_pct). DIR defaults to
 # datasets/pytorch-storage.
 #
-# WORKLOADS (--workloads): the predictions on the twelve workloads that helper sessions wrote
+# WORKLOADS (--workloads): the predictions on the thirteen workloads that helper sessions wrote
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
-# -vision, -spectra, -wave, -bursty,
+# -vision, -spectra, -wave, -bursty, -stream (an IterableDataset),
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
 # measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
-# _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py, _bursty.py record them): 28 tables, from each base
-# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave; prefetch 2, 1 and 8 for bursty) every other real run, with and without CPU sharing, the
+# _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py, _bursty.py, _stream.py record them): 30 tables, from each base
+# trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave; prefetch 2, 1 and 8 for bursty; two base runs for stream) every other real run, with and without CPU sharing, the
 # same from a trace with more workers, and the slow rank healed where a slow-rank run and a
 # base.h5 were recorded. Predicts only (stallsim's default warm-up, as README's tables); to record such
 # runs again, see each dataset's README.
@@ -315,6 +315,8 @@ PY
   workload bursty pytorch-bursty w2p2 "w2p1 w2p2b w2p4 w2p8 w4p2" "" 2
   workload bursty pytorch-bursty w2p1 "w2p2 w2p2b w2p4 w2p8 w4p2" "" 2
   workload bursty pytorch-bursty w2p8 "w2p1 w2p2 w2p2b w2p4 w4p2" "" 2
+  workload stream pytorch-stream base "w0 w0b w2 w2b w3 w3b w4 w4b half halfb w0-x0.5 w0-x0.5b w2-x0.5 w2-x0.5b base2" "" 1
+  workload stream pytorch-stream base2 "w0 w0b w2 w2b w3 w3b w4 w4b half halfb w0-x0.5 w0-x0.5b w2-x0.5 w2-x0.5b base" "" 1
   echo "cpu%: the share of the cores the predicted run would keep busy (cpu_load_pct); no sharing: [pipeline] cpu_sharing = false"
   exit 0
 fi

@@ -498,7 +498,7 @@ PY
   # the tables of README's workloads come from validate_pytorch.sh --workloads: it runs and
   # prints the twenty-eight of them, with the zlib base's mean as cli_real_runs computes it above
   if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
-  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 28 ] && ok || fail "validate_pytorch.sh --workloads: not twenty-eight tables"
+  [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 30 ] && ok || fail "validate_pytorch.sh --workloads: not thirty tables"
   grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 9.2 %' && ok ||
     fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 9.2 %"
   # the start-up crush (grid E's 8 workers x prefetch 4: each epoch's first 32 fetches per
