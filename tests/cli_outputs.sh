@@ -256,6 +256,27 @@ grep -q "started their steps together" "$work/cpu-own.info" && fail "info: an al
 grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&
   grep -q "^cpu_pool      2 pools of cores (GPU 0's: 1 core shared by 1 GPU)" "$work/cpu-own.info" && ok ||
   fail "info: CPU lines: $(cat "$work/cpu-own.info")"
+# each pool's GPUs as the heal set that fixes that node (a pool of one GPU: that GPU); a
+# single pool (cpu-shared) lists none (healing every GPU is refused)
+grep -qx "              pool of GPU 0: 1 core, GPU 0 alone (heal = 0 heals it)" "$work/cpu-own.info" &&
+  grep -qx "              pool of GPU 1: 2 cores, GPU 1 alone (heal = 1 heals it)" "$work/cpu-own.info" &&
+  "$stallsim" info "$work/cpu-shared.h5" > "$work/cpu-shared.info" && ! grep -q "pool of GPU" "$work/cpu-shared.info" &&
+  ok || fail "info: the pools' heal sets: $(grep -A3 ^cpu_pool "$work/cpu-own.info")"
+# a node of GPUs 0 and 3 and one of GPUs 1-2 (a generated trace of 4 GPUs given pools)
+"$stallsim" gen -o "$work/pools4.h5" --gpus 4 --iterations 20 > /dev/null || fail "gen pools4"
+$py - "$work/pools4.h5" <<'PY' || fail "python edits (pools4.h5)"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    f["fetch_cpu_time"] = np.full(4, 0.01)
+    f["loop_cpu_time"] = np.full(4, 0.01)
+    f["cpu_pool"] = np.array([0, 1, 1, 0], dtype=np.int32)
+    f["cpu_pool_cores"] = np.array([2, 1, 1, 2], dtype=np.int32)
+PY
+"$stallsim" info "$work/pools4.h5" > "$work/pools4.info" &&
+  grep -qx "              pool of GPU 0: 2 cores, GPUs 0+3 (heal = 0+3 heals them together)" "$work/pools4.info" &&
+  grep -qx "              pool of GPU 1: 1 core, GPUs 1-2 (heal = 1-2 heals them together)" "$work/pools4.info" &&
+  ok || fail "info: two nodes' heal sets: $(grep -A3 ^cpu_pool "$work/pools4.info")"
+
 grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 

@@ -9,6 +9,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_config.h"
+#include "ss_healset.h"
 #include "ss_import.h"
 #include "ss_limits.h"
 #include "ss_number.h"
@@ -108,6 +109,9 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
     return st;
 }
 
+/* info lists at most this many pools of cores with their GPUs */
+#define INFO_POOLS_MAX 16
+
 /* GPUs in the pool of cores whose first GPU is p. */
 static int count_pool(const ss_trace_meta *m, int p)
 {
@@ -153,6 +157,29 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         printf("%-13s %d pool%s of cores (GPU 0's: %d core%s shared by %d GPU%s)\n", "cpu_pool", pools,
                pools == 1 ? "" : "s", m->cpu_pool_cores[0], m->cpu_pool_cores[0] == 1 ? "" : "s",
                count_pool(m, 0), count_pool(m, 0) == 1 ? "" : "s");
+        /* each pool's GPUs as a heal set: `heal = SET` fixes a node (its GPUs together) */
+        for (int p = 0, shown = 0; pools > 1 && p < m->gpus; p++) {
+            if (m->cpu_pool[p] != p) continue;
+            if (shown++ == INFO_POOLS_MAX) {
+                printf("              ... (%d pools more)\n", pools - INFO_POOLS_MAX);
+                break;
+            }
+            ss_healset h = {0};
+            int fits = 1;
+            for (int g = p; g < m->gpus && fits; g++)
+                if (m->cpu_pool[g] == p) fits = ss_healset_add(&h, g) == 0;
+            char set[SS_HEAL_TEXT_MAX];
+            ss_healset_format(&h, set, sizeof set);
+            if (fits && ss_healset_count(&h) == 1)
+                printf("              pool of GPU %d: %d core%s, GPU %s alone (heal = %s heals it)\n", p,
+                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", set, set);
+            else if (fits)
+                printf("              pool of GPU %d: %d core%s, GPUs %s (heal = %s heals them together)\n", p,
+                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", set, set);
+            else
+                printf("              pool of GPU %d: %d core%s, %d GPUs, too scattered for one heal set\n", p,
+                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", count_pool(m, p));
+        }
     }
 }
 
