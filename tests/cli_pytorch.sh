@@ -500,6 +500,12 @@ assert a.attrs['iterations'] == b.attrs['iterations'] == b['timeline/iteration_t
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 1 ] && grep -q "run.rank0.csv:25:" <<<"$out" && ok || fail "bad line: rc $rc: $out"
   cp "$r.rank0.csv" "$b.rank0.csv"
+  # an unknown kind of dataset (meta dataset is map or iterable)
+  sed -i 's/^meta,dataset,.*/meta,dataset,stream/' "$b.rank0.csv"
+  out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "run.rank0.csv:[0-9]*: meta dataset is 'stream', expected 'map' or 'iterable'" <<<"$out" &&
+    [ ! -e "$work/bad.h5" ] && ok || fail "meta dataset stream: rc $rc: $out"
+  cp "$r.rank0.csv" "$b.rank0.csv"
   # a missing worker file
   rm "$b.rank1.worker1.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?
