@@ -19,6 +19,7 @@ PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by lin
 README ("PyTorch record files") for the exact format.
 """
 
+import itertools
 import os
 import socket
 import sys
@@ -166,8 +167,8 @@ class _TagList(list):
         super().__init__(items)
         self.log, self.p, self.k = log, p, k
 
-    def __reduce__(self):
-        return (_TagList, (list(self), self.log, self.p, self.k))
+    def __reduce__(self):  # (self[:], a plain list: list(self) would call __iter__ and start a fetch here)
+        return (_TagList, (self[:], self.log, self.p, self.k))
 
     def __iter__(self):
         log = _LOGS.get(self.log)
@@ -203,24 +204,27 @@ class _TagSampler:
             yield batch
 
 
-_LOGS = {}  # "PREFIX#RANK" -> that Recorder's _FetchLog in this process (for _TagList)
+_LOG_IDS = itertools.count()
+_LOGS = weakref.WeakValueDictionary()  # a Recorder's log key -> its _FetchLog in this process (for _TagList)
 
 
 class _FetchLog:
     """Per-process fetch state shared by the dataset and collate wrappers: the batch being
     fetched and where its records go (the worker's file, or the rank file in-process)."""
 
-    def __init__(self, prefix, rank, flush_every):
+    def __init__(self, prefix, rank, flush_every, key=None):
         self.prefix, self.rank, self.flush_every = prefix, rank, flush_every
         self.pid, self.out, self.worker, self.cur = None, None, -1, None
-        self.key = "%s#%d" % (prefix, rank)
+        # one key per Recorder (another Recorder of the same prefix and rank in this process,
+        # a notebook cell run again, has its own), kept by the copies pickled for workers
+        self.key = key or "%s#%d#%d#%d" % (prefix, rank, os.getpid(), next(_LOG_IDS))
         _LOGS[self.key] = self  # (a worker started by spawn registers the copy it unpickled)
 
     def __getstate__(self):
-        return {"prefix": self.prefix, "rank": self.rank, "flush_every": self.flush_every}
+        return {"prefix": self.prefix, "rank": self.rank, "flush_every": self.flush_every, "key": self.key}
 
     def __setstate__(self, st):
-        self.__init__(st["prefix"], st["rank"], st["flush_every"])
+        self.__init__(st["prefix"], st["rank"], st["flush_every"], st.get("key"))
 
     def _open(self):
         info = tud.get_worker_info()

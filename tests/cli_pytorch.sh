@@ -262,11 +262,12 @@ PY
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
   for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
-    iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map; do
+    iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map \
+    break_w4 tag_pickle; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
   for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop \
-    iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map; do
+    iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map break_w4; do
     "$stallsim" import pytorch "$work/cases/$c/run" -o "$work/cases-$c.h5" >/dev/null 2>"$work/cases-$c.err" && ok ||
       fail "recorder case $c: import: $(cat "$work/cases-$c.err")"
   done
@@ -293,14 +294,20 @@ PY
   # the 2 of 4 of iterable_w2) is named, and so are workers that never deliver: the trace
   # takes the 2 that did, with the 4 x 2 batches in flight shared among them (prefetch 4);
   # and run says that the baseline replay of the early one is far off the measured run
-  grep -q "iterable_early/run.rank0.worker1.csv: this worker of rank 0 delivered its last batch of pass 0 at batch 3 of 12, and 2 workers and passes in all ran out early" \
+  grep -q "iterable_early/run.rank0.worker1.csv: this worker of rank 0 delivered its last batch of pass 0 as the pass's batch 3 (from 0) of 12; 2 times in all a worker ran out that early in a pass, this one included" \
     "$work/cases-iterable_early.err" && ! grep -q "ran out early" "$work/cases-iterable_w2.err" && ok ||
     fail "an IterableDataset's worker that ran out early: $(cat "$work/cases-iterable_early.err")"
-  grep -q "rank 0's loader had 4 workers, but the loop took batches from only 2 of them" "$work/cases-iterable_idle.err" &&
+  grep -q "rank 0's loader had 4 workers, but only 2 of them fetched a batch (the others' files have no fetch record" "$work/cases-iterable_idle.err" &&
     $py -c "
 import sys, h5py; a = h5py.File(sys.argv[1], 'r').attrs
 assert list(a['loader_workers']) == [2] and a['prefetch_factor'] == 4 and a['workers'] == 2, dict(a)" "$work/cases-iterable_idle.h5" &&
     ok || fail "an IterableDataset's idle workers: $(cat "$work/cases-iterable_idle.err")"
+  # a loop that leaves each pass after 2 batches of 4 workers: the other two fetched (their
+  # batches were left), so the trace keeps 4 workers and no worker is called idle
+  ! grep -q "fetched a batch" "$work/cases-break_w4.err" && $py -c "
+import sys, h5py; a = h5py.File(sys.argv[1], 'r').attrs
+assert list(a['loader_workers']) == [4] and a['prefetch_factor'] == 2, dict(a)" "$work/cases-break_w4.h5" &&
+    ok || fail "a loop that leaves its passes early: $(cat "$work/cases-break_w4.err")"
   printf '[trace]\npath = cases-iterable_early.h5\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\n[output]\ndir = early\n' \
     > "$work/early.ini"
   "$stallsim" run "$work/early.ini" > "$work/early.out" 2>&1 &&

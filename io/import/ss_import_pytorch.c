@@ -171,6 +171,9 @@ typedef struct {
 /* seconds: a mean start-up of the workers longer than this is said (forked workers start in
  * milliseconds; spawned ones import torch, about a second each on 2 cores) */
 #define PT_STARTUP_NOTE_S 0.5
+/* ns: a fetch's ready time may lie this much after the loop got its batch (the worker and
+ * its training process read one host's clock: the batch is ready before it is sent) */
+#define PT_READY_SLACK_NS 1000000
 #define PT_CPU_LO 1e-7   /* seconds: the histogram's first bin holds shorter CPU times */
 #define PT_CPU_BINS 2560 /* of 1 % each from PT_CPU_LO: up to 1e4 s */
 
@@ -463,7 +466,7 @@ static ss_status pt_fetch_advance(pt_fetch *s)
  * fetch with the k-th smallest number: the smallest left (each source is in batch order,
  * the batches before were consumed, and the pass's fetches the loop never took, after it
  * left the pass, are passed over with the pass). */
-static ss_status pt_find_fetch_iterable(pt_rank *R, long p, long k, pt_fetch **out)
+static ss_status pt_find_fetch_iterable(pt_rank *R, long p, long k, long line, pt_fetch **out)
 {
     pt_fetch *best = NULL;
     for (int i = 0; i < R->nsrc; i++) {
@@ -479,15 +482,15 @@ static ss_status pt_find_fetch_iterable(pt_rank *R, long p, long k, pt_fetch **o
         return SS_OK;
     }
     return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record left in rank %d's %s (an "
-                   "IterableDataset's: the pass's fetches are taken in order)", R->main.path, R->cur.line, k, p,
+                   "IterableDataset's: the pass's fetches are taken in order)", R->main.path, line, k, p,
                    R->rank, R->workers == 0 ? "file" : "worker files");
 }
 
 /* The fetch record of batch (p, k) of rank R: the head of one source, after skipping
  * batches that were fetched but never taken by the loop (each source is in batch order). */
-static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
+static ss_status pt_find_fetch(pt_rank *R, long p, long k, long line, pt_fetch **out)
 {
-    if (R->iterable) return pt_find_fetch_iterable(R, p, k, out);
+    if (R->iterable) return pt_find_fetch_iterable(R, p, k, line, out);
     for (int i = 0; i < R->nsrc; i++) {
         pt_fetch *s = &R->src[i];
         while (!s->eof && (!s->valid || key_less(s->p, s->k, p, k))) {
@@ -501,15 +504,15 @@ static ss_status pt_find_fetch(pt_rank *R, long p, long k, pt_fetch **out)
     }
     if (R->workers == 0)
         return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in this file", R->main.path,
-                       R->cur.line, k, p);
+                       line, k, p);
     for (int i = 0; i < R->nsrc; i++) /* a later batch ahead of it: the records may be out of order */
         if (R->src[i].valid)
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker "
                            "files before their next ones (%s:%ld is batch %ld of pass %ld): a file's records out of order?",
-                           R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[i].file.path, R->src[i].line,
+                           R->main.path, line, k, p, R->rank, R->nsrc, R->src[i].file.path, R->src[i].line,
                            R->src[i].k, R->src[i].p);
     return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker files "
-                   "(%s and the others)", R->main.path, R->cur.line, k, p, R->rank, R->nsrc, R->src[0].file.path);
+                   "(%s and the others)", R->main.path, line, k, p, R->rank, R->nsrc, R->src[0].file.path);
 }
 
 /* Fields i and i + 1 of a batch or end record: the training process's CPU time in ns
@@ -1146,7 +1149,7 @@ static void pt_took(pt_state *S, pt_rank *R, long p, long k, int w)
  * take part, and the trace's loader_workers counts those that did, with their share of
  * the batches in flight as the prefetch factor (the loader keeps W x P batches out among
  * the workers it still has); workers that ran out early are said. */
-static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
+static ss_status pt_idle_workers(pt_state *S, ss_trace_meta *m)
 {
     long total = 0, prefetch = 0, nidle = 0, first = -1, first_w = 0, first_n = 0;
     for (int g = 0; g < S->G; g++) {
@@ -1154,7 +1157,16 @@ static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
         pt_pass_end(S, R);
         R->trk_pass = -1;
         long n = 0, p = R->prefetch;
-        for (int w = 0; R->workers > 0 && w < R->nsrc; w++) n += R->took[w];
+        for (int w = 0; R->workers > 0 && w < R->nsrc; w++) {
+            pt_fetch *src = &R->src[w];
+            /* a worker none of whose batches the loop took (it left its passes early) may still
+             * have fetched: the import reads a worker's file only as far as it needs */
+            if (!R->took[w] && !src->seen && !src->valid && !src->eof) {
+                ss_status st = pt_fetch_advance(src);
+                if (st != SS_OK) return st;
+            }
+            n += R->took[w] || src->seen;
+        }
         if (R->workers > 0 && n > 0 && n < R->workers) {
             if (nidle++ == 0) {
                 first = g;
@@ -1171,12 +1183,17 @@ static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
     if (nidle > 0) {
         m->workers = total;
         m->prefetch_factor = prefetch > 0 ? prefetch : -1;
-        ss_warn("%s: rank %ld's loader had %ld workers, but the loop took batches from only %ld of them%s (an "
-                "IterableDataset with fewer shards than workers, or fewer batches than workers): the trace takes the "
-                "workers that took part (loader_workers %ld, and the batches in flight, workers x prefetch_factor, "
-                "shared among them); a scenario with more workers gains only where the dataset gives them work",
-                S->r[first]->main.path, first, first_w, first_n,
-                nidle > 1 ? ", and the same on other ranks" : "", first_n);
+        const pt_rank *F = S->r[first];
+        ss_warn("%s: rank %ld's loader had %ld workers, but only %ld of them fetched a batch%s (the others' files have "
+                "no fetch record: an IterableDataset with fewer shards than workers, or fewer batches than workers): the "
+                "trace takes the workers that took part (loader_workers %ld, and the %ld batches in flight, workers x "
+                "prefetch_factor, shared among them%s); a scenario with more workers gains only where the dataset "
+                "gives them work",
+                F->main.path, first, first_w, first_n, nidle > 1 ? ", and the same on other ranks" : "", first_n,
+                F->workers * F->prefetch,
+                F->prefetch > 0 && (F->workers * F->prefetch) % first_n == 0
+                    ? ""
+                    : ": not evenly, so the trace has no prefetch_factor and the calibration fits one");
     }
     const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
     if (up > PT_STARTUP_NOTE_S) {
@@ -1191,13 +1208,14 @@ static void pt_idle_workers(pt_state *S, ss_trace_meta *m)
                 R->persistent == 0 ? "; persistent_workers=True starts them once" : "");
     }
     if (S->early_n > 0)
-        ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld at batch %ld of %ld, and %ld "
-                "worker%s and pass%s in all ran out early like it (an IterableDataset whose workers' shards are "
-                "uneven): from there the loader had fewer workers, which the models do not follow (they keep every "
+        ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld as the pass's batch %ld (from 0) "
+                "of %ld; %ld time%s in all a worker ran out that early in a pass, this one included (an "
+                "IterableDataset whose workers' shards are uneven): from there the loader had fewer workers, which the models do not follow (they keep every "
                 "worker to the end of the pass), so the baseline replay and the what-ifs made from it are off (run's "
                 "fidelity line says by how much); shards of the same length per worker avoid it",
                 S->r[S->early[0]]->src[S->early[1]].file.path, S->early[0], S->early[2], S->early[3], S->early[4],
-                S->early_n, S->early_n == 1 ? "" : "s", S->early_n == 1 ? "" : "es");
+                S->early_n, S->early_n == 1 ? "" : "s");
+    return SS_OK;
 }
 
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
@@ -1250,7 +1268,12 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             }
             if (!got) continue;
             pt_fetch *f = NULL;
-            if ((st = pt_find_fetch(R, row.p, row.k, &f)) != SS_OK) return st;
+            if ((st = pt_find_fetch(R, row.p, row.k, row.line, &f)) != SS_OK) return st;
+            if (R->iterable && f->ready > row.got + PT_READY_SLACK_NS) /* one host's clock: never, unless one is lost */
+                return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld: the next fetch record of the pass (%s:%ld) was "
+                               "ready %.3f s after the loop got the batch: a fetch record missing from this IterableDataset's "
+                               "files?", R->main.path, row.line, row.k, row.p, f->file.path, f->line,
+                               1e-9 * (double)(f->ready - row.got));
             const double ns = 1e-9;
             const int64_t off = R->offset - S->origin_ns;
             s->fetch_start[i * G + g] = (double)(f->start + off) * ns;
@@ -1271,7 +1294,9 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
                        row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
             pt_took(S, R, row.p, row.k, (int)(f - R->src));
-            if (row.k == 0 && R->workers > 0) { /* the workers' start-up: the pass's start to its first fetch */
+            /* the workers' start-up: the pass's start to its first fetch (persistent workers start
+             * once: later passes may first finish fetches queued before the loop left a pass) */
+            if (row.k == 0 && R->workers > 0 && (R->persistent != 1 || R->npass == 1)) {
                 const int64_t up = f->start > R->pass_t0 ? f->start - R->pass_t0 : 0;
                 S->startup_sum += (double)up;
                 S->startup_n++;
@@ -1290,7 +1315,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                                    S->skips.rank[q], S->skips.pass[q], S->r[S->skips.rank[q]]->pass);
             S->done = 1;
             if (S->rows > 0) pt_check_epoch(S);
-            pt_idle_workers(S, &info->meta);
+            if ((st = pt_idle_workers(S, &info->meta)) != SS_OK) return st;
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }

@@ -194,3 +194,33 @@ for name, make in (("iterable_w0", lambda: tud.DataLoader(Stream([10]), batch_si
     recorded = epochs_loop(rec.wrap(make()), rec)
     rec.close()
     print("ok %s" % name if plain == recorded else "FAIL %s: %r != %r" % (name, recorded, plain))
+
+
+# a loop that leaves each of 2 passes after 2 batches, with 4 persistent workers: the other
+# two workers fetched batches the loop left (the import must not call them idle)
+def break_loop(loader, rec=None):
+    got = []
+    for e in range(2):
+        for k, b in enumerate(loader):
+            if k == 2:
+                break
+            got.append(b.tolist())
+    return got
+
+
+plain = break_loop(tud.DataLoader(Numbers(64), batch_size=4, num_workers=4, persistent_workers=True))
+rec = sr.Recorder(os.path.join(OUT, "break_w4", "run"))
+recorded = break_loop(rec.wrap(tud.DataLoader(Numbers(64), batch_size=4, num_workers=4, persistent_workers=True)))
+rec.close()
+print("ok break_w4" if plain == recorded else "FAIL break_w4: %r != %r" % (recorded, plain))
+
+
+# handing an IterableDataset's tagged batch to a worker (pickling it) starts no fetch in the
+# training process: its fetch log is never opened there (no record, no /proc file held)
+rec = sr.Recorder(os.path.join(OUT, "tag_pickle", "run"))
+loader = rec.wrap(tud.DataLoader(Stream([6, 6]), batch_size=2, num_workers=2))
+got = epochs_loop(loader, rec)
+rec.close()
+log = loader._inner.collate_fn.log
+print("ok tag_pickle" if len(got) == 12 and log.pid is None and log.cur is None
+      else "FAIL tag_pickle: %d batches, the training process's fetch log pid %r cur %r" % (len(got), log.pid, log.cur))
