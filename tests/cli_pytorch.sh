@@ -151,17 +151,8 @@ done
 # import warns, naming the file and the wait
 if [ -e "$work/w2/run.rank0.csv" ] && [ -e /proc/thread-self/schedstat ]; then
   rm -rf "$work/crush" && cp -r "$work/w2" "$work/crush"
-  $py - "$work/crush" <<'PY' || fail "crush: editing the record files"
-import glob, sys
-for p in glob.glob(sys.argv[1] + "/run.rank*.worker*.csv"):
-    out = []
-    for line in open(p):
-        f = line.rstrip("\n").split(",")
-        if f[0] == "fetch" and int(f[2]) < 6 and int(f[7]) >= 0:
-            f[7] = str(int(f[7]) + 50000000)
-        out.append(",".join(f) + "\n")
-    open(p, "w").writelines(out)
-PY
+  $py "$src/tests/recorder/edit_records.py" fetch 7 50000000 --below 6 "$work/crush"/run.rank*.worker*.csv ||
+    fail "crush: editing the record files"
   "$stallsim" import pytorch "$work/crush/run" -o "$work/crush.h5" >/dev/null 2>"$work/crush.err" || fail "crush: import"
   $py - "$work/w2.h5" "$work/crush.h5" <<'PY' && grep -q "warning: .*crush/run.rank.*csv: each epoch's first 6 fetches .* waited [0-9]* ms for a core" "$work/crush.err" &&
 import sys, h5py, numpy as np
@@ -184,17 +175,8 @@ PY
   # first fetch then 2 s after it (plus the recorded start-up), is said, with the advice
   # that follows the loader
   rm -rf "$work/slowup" && cp -r "$work/w2" "$work/slowup"
-  $py - "$work/slowup" <<'PY' || fail "slow start-up: editing the record files"
-import glob, sys
-for p in glob.glob(sys.argv[1] + "/run.rank?.csv"):
-    out = []
-    for line in open(p):
-        f = line.rstrip("\n").split(",")
-        if f[0] == "epoch":
-            f[3] = str(int(f[3]) - 2000000000)
-        out.append(",".join(f) + "\n")
-    open(p, "w").writelines(out)
-PY
+  $py "$src/tests/recorder/edit_records.py" epoch 3 -2000000000 "$work/slowup"/run.rank?.csv ||
+    fail "slow start-up: editing the record files"
   for pw in 0 1; do
     sed -i "s/^meta,persistent_workers,.*/meta,persistent_workers,$pw/" "$work/slowup"/run.rank*.csv
     "$stallsim" import pytorch "$work/slowup/run" -o "$work/slowup$pw.h5" >/dev/null 2>"$work/slowup$pw.err"
