@@ -1360,7 +1360,12 @@ const ss_importer ss_importer_pytorch = {
             "A pass whose iterator the loop kept (a step-based loop, a kept peek iterator) ends where\n"
             "the next pass starts. --skip-pass RANK:PASS (repeatable) leaves out that rank's pass (as\n"
             "numbered in its file's 'epoch,PASS,...' line): a pass one rank made alone, such as a batch\n"
-            "taken with next(iter(loader)) on rank 0 only, which the other ranks do not have.\n",
+            "taken with next(iter(loader)) on rank 0 only, which the other ranks do not have.\n"
+            "An IterableDataset's fetches (meta dataset iterable) are taken in the order the loader\n"
+            "handed the batches out, and a worker that ran out long before its pass ended (uneven\n"
+            "shards) is named. Workers that never fetched (fewer shards or batches than workers) are\n"
+            "left out of loader_workers; workers slow to start (a pass's first fetch more than 0.5 s\n"
+            "after it began, on average) are said.\n",
     .open = pt_open,
     .next = pt_next,
     .close = pt_close,
