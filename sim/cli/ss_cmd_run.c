@@ -257,6 +257,36 @@ static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *c
     }
 }
 
+/* An epoch start this much longer (seconds, and times the step period) than a step is the
+ * loader's workers starting: spawned ones import torch, about a second each on 2 cores. */
+#define STARTUP_NOTE_S 0.5
+#define STARTUP_NOTE_PERIODS 5.0
+
+/* Where each epoch's first batch came long after the loop asked for it (the loader's workers
+ * starting, again at every epoch when they do not persist), a scenario that changes the
+ * workers predicts the iterations after that start-up, not an epoch's time. Says it once. */
+static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    if (cal->startup_epochs < 1 || !(cal->startup > STARTUP_NOTE_S) ||
+        !(cal->startup > STARTUP_NOTE_PERIODS * cal->ask_period))
+        return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) {
+                fprintf(out, "note: each epoch's first batch came %.2f s after the loop asked for it (mean over the %ld "
+                             "epoch%s the calibration read; a step takes %.4f s): the loader's workers starting. The "
+                             "summaries leave each epoch's first %ld iterations out (warmup_iterations), and that "
+                             "start-up with them, so a scenario with other workers, such as %s, predicts the "
+                             "iterations after it; an epoch's time also has the start-up, which grows with the "
+                             "workers unless they persist (persistent_workers=True starts them once)\n",
+                        cal->startup, cal->startup_epochs, cal->startup_epochs == 1 ? "" : "s", cal->ask_period,
+                        cfg->warmup_iterations, sc[i].name);
+                return;
+            }
+    }
+}
+
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
@@ -446,6 +476,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
             note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_startup(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {

@@ -807,11 +807,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (st != SS_OK) break;
         ask_stats(&io, &d, &pairs, &consistent, amin, amax);
         fmed[g] = d.fmed;
+        for (long k = 0; k < io.rows; k++) /* (also the loader's start-up: each epoch's first row) */
+            smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
         if (want_share) {
-            for (long k = 0; k < io.rows; k++) {
-                imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
-                smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
-            }
+            for (long k = 0; k < io.rows; k++) imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
             for (long k = 0; k < al_rows; k++) {
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
                 al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k];
@@ -844,7 +843,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amin, (int)n, MPI_DOUBLE, MPI_MIN, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
-        if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         /* each GPU's values come from one rank, the others hold 0: the sum is exact */
         const int na = (int)(al_rows * 2 * (long)G);
         if (rc == MPI_SUCCESS && want_share && na > 0)
@@ -864,6 +863,16 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
             gaps[g] = c->gap_gpu[g];
         }
         c->worker_gap = median_of(gaps, ng);
+        /* the loader's start-up: the largest stall of each epoch's first row, on average */
+        double up = 0.0;
+        long ne = 0;
+        for (long k = 0; k < io.rows; k++)
+            if (k == 0 || io.epoch[k] != io.epoch[k - 1]) {
+                up += smax[k];
+                ne++;
+            }
+        c->startup = ne > 0 ? up / (double)ne : 0.0;
+        c->startup_epochs = ne;
     }
     if (st == SS_OK && want_share) {
         alignment(c, m, pid, npools, al_v, al_rows, align);

@@ -51,6 +51,10 @@ typedef struct {
      * together (gradient accumulation under no_sync, separate jobs): run warns. */
     double ask_period;
     double ask_together_every; /* rows / rows whose asks lie within a quarter period (0: none) */
+    /* the loader's start-up: the mean over the epochs that begin in the calibration rows of
+     * the largest stall of the epoch's first row (its workers starting), and how many */
+    double startup;
+    long startup_epochs;
     long rows_used;
     double seconds;        /* time the calibration took */
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches
