@@ -80,6 +80,21 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
+# make_work: a scratch folder in $work, removed when the script ends
+make_work() {
+  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+}
+# scenario_ini INI TRACE WARMUP 'LINES': a scenario file INI replaying TRACE (warm-up
+# WARMUP; empty: stallsim's default) over the [scenarios] LINES (\n between them; later
+# sections may follow), writing to INI's name less .ini
+scenario_ini() {
+  {
+    printf '[trace]\npath = %s\n' "$2"
+    if [ -n "$3" ]; then printf 'warmup_iterations = %s\n' "$3"; fi
+    printf '[scenarios]\n%b\n[output]\ndir = %s\n' "$4" "${1%.ini}"
+  } > "$1"
+}
 o_latency="" o_compute="" o_batch="" o_decode=""
 record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
@@ -110,8 +125,7 @@ if [ $pairs -eq 1 ]; then
     { echo "validate_pytorch.sh: --pairs predicts only, with --dir DIR" >&2; exit 2; }
   stallsim=$here/build/stallsim
   [ -x "$stallsim" ] || "$here/scripts/setup.sh"
-  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   $py - "$stallsim" "$dir" "$work" "$warmup" <<'PY'
 import csv, glob, os, re, subprocess, sys
 ss, d, work, warmup = sys.argv[1:5]
@@ -168,15 +182,12 @@ if [ $twofaults -eq 1 ]; then
   d=$here/datasets/pytorch-twofaults
   stallsim=$here/build/stallsim
   [ -x "$stallsim" ] || "$here/scripts/setup.sh"
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   echo "Two faults (datasets/pytorch-twofaults; warm-up $warmup): predicted s / error against the real runs' mean"
   for b in base base-rep; do
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each, 1+3\nworkers = auto, 4\n[output]\ndir = %s\n' \
-      "$d/$b.h5" "$warmup" "$work/$b" > "$work/$b.ini"
+    scenario_ini "$work/$b.ini" "$d/$b.h5" "$warmup" 'model = independent, pipeline\nheal = none, each, 1+3\nworkers = auto, 4'
     "$stallsim" run "$work/$b.ini" > "$work/$b.txt"
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nfetch_align = median\n[output]\ndir = %s\n' \
-      "$d/$b.h5" "$warmup" "$work/$b-med" > "$work/$b-med.ini"
+    scenario_ini "$work/$b-med.ini" "$d/$b.h5" "$warmup" 'model = independent, pipeline\nfetch_align = median'
     "$stallsim" run "$work/$b-med.ini" --quiet
   done
   for r in base base-rep stofix stofix-rep cpufix cpufix-rep healthy healthy-rep w4 w4-rep; do
@@ -226,24 +237,22 @@ if [ $workloads -eq 1 ]; then
     { echo "validate_pytorch.sh: --workloads predicts only, alone" >&2; exit 2; }
   stallsim=$here/build/stallsim
   [ -x "$stallsim" ] || "$here/scripts/setup.sh"
-  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   # workload NAME DATASET BASE "REAL..." [SLOW_GPU] [BASE_WORKERS]: BASE predicts every REAL
   # run (with and without CPU sharing); slow<G>.h5 healed against base.h5; base and half
   # runs have BASE_WORKERS workers (1)
   workload() {
     local name=$1 d=$here/datasets/$2 base=$3 reals=$4 slow=${5:-} bw=${6:-1} share r
     for share in true false; do
-      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6, 8\nprefetch = auto, 1, 2, 4, 8\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n[output]\ndir = %s\n' \
-        "$d/$base.h5" "$share" "$work/$name-$base-$share" > "$work/$name-$base-$share.ini"
+      scenario_ini "$work/$name-$base-$share.ini" "$d/$base.h5" "" \
+        "model = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6, 8\nprefetch = auto, 1, 2, 4, 8\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = $share"
       "$stallsim" run "$work/$name-$base-$share.ini" --quiet
       for r in $reals; do
         "$stallsim" compare "$d/$r.h5" "$work/$name-$base-$share" --csv "$work/cmp-$name-$base-$share-$r.csv" >/dev/null
       done
     done
     if [ -n "$slow" ]; then
-      printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = %s\n[output]\ndir = %s\n' \
-        "$d/slow$slow.h5" "$slow" "$work/$name-heal" > "$work/$name-heal.ini"
+      scenario_ini "$work/$name-heal.ini" "$d/slow$slow.h5" "" "model = independent, pipeline\nprefetch = auto\nheal = $slow"
       "$stallsim" run "$work/$name-heal.ini" --quiet
       "$stallsim" compare "$d/base.h5" "$work/$name-heal" --csv "$work/cmp-$name-heal.csv" >/dev/null
     fi
@@ -451,12 +460,10 @@ fi
 [ $predict -eq 1 ] || exit 0
 
 if [ $twoslow -eq 1 ]; then
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   echo "Two slow ranks ($dir; warm-up $warmup): predicted s / error against the real runs' mean"
   for b in slow13 slow13-rep; do
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1, 3, 1+3\n[output]\ndir = %s\n' \
-      "$dir/$b.h5" "$warmup" "$work/$b" > "$work/$b.ini"
+    scenario_ini "$work/$b.ini" "$dir/$b.h5" "$warmup" 'model = independent, pipeline\nheal = none, 1, 3, 1+3'
     "$stallsim" run "$work/$b.ini" > "$work/$b.txt"
   done
   for r in slow13 slow13-rep slow1 slow1-rep slow3 slow3-rep healthy healthy-rep; do
@@ -534,15 +541,14 @@ PY
 if [ $storage -eq 1 ]; then
   # each x1 trace predicts its x0.5 run: fetch_scale 0.5 on the storage part only (the
   # recorded CPU part stays), and on the whole fetch
-  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   for w in 1 2; do
     for t in "w$w-x1" "w$w-x0.5"; do
       [ -e "$dir/$t.h5" ] || { echo "validate_pytorch.sh: no trace $dir/$t.h5 (run --storage --record first)" >&2; exit 1; }
     done
     for cpu in auto 0; do
-      printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n[output]\ndir = %s\n' \
-        "$dir/w$w-x1.h5" "$warmup" "$cpu" "$work/w$w-$cpu" > "$work/w$w-$cpu.ini"
+      scenario_ini "$work/w$w-$cpu.ini" "$dir/w$w-x1.h5" "$warmup" \
+        "model = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = $cpu"
       "$stallsim" run "$work/w$w-$cpu.ini" --quiet
       "$stallsim" compare "$dir/w$w-x0.5.h5" "$work/w$w-$cpu" --warmup "$warmup" --csv "$work/cmp-w$w-$cpu.csv" >/dev/null
     done
@@ -594,12 +600,10 @@ PY
 fi
 if [ $regimes -eq 1 ]; then
   # every trace predicts every other: workers = 0, 1, 2, 4 from each
-  work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
-  trap 'rm -rf "$work"' EXIT
+  make_work
   for b in 0 1 2 4; do
     [ -e "$dir/w$b.h5" ] || { echo "validate_pytorch.sh: no trace $dir/w$b.h5 (run --regimes --record first)" >&2; exit 1; }
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = pipeline\nworkers = 0, 1, 2, 4\n[output]\ndir = %s\n' \
-      "$dir/w$b.h5" "$warmup" "$work/from-w$b" > "$work/from-w$b.ini"
+    scenario_ini "$work/from-w$b.ini" "$dir/w$b.h5" "$warmup" 'model = pipeline\nworkers = 0, 1, 2, 4'
     "$stallsim" run "$work/from-w$b.ini" --quiet
     for t in 0 1 2 4; do
       "$stallsim" compare "$dir/w$t.h5" "$work/from-w$b" --warmup "$warmup" --csv "$work/cmp-$b-$t.csv" >/dev/null
@@ -632,8 +636,7 @@ print("mean |error| over the %d predictions of another regime: %.1f %%" % (len(e
 PY
   if [ -e "$dir/w2-slow1.h5" ]; then
     # the slow rank, healed: "what if rank 1's storage were as fast as rank 0's"
-    printf '[trace]\npath = %s\nwarmup_iterations = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1\n[output]\ndir = %s\n' \
-      "$dir/w2-slow1.h5" "$warmup" "$work/slow" > "$work/slow.ini"
+    scenario_ini "$work/slow.ini" "$dir/w2-slow1.h5" "$warmup" 'model = independent, pipeline\nheal = none, 1'
     "$stallsim" run "$work/slow.ini" --quiet
     slow_report "$dir/w2-slow1.h5" "$dir/w2.h5" "$work/slow" 1 "rank 1's storage 3x slower; 2 workers"
   fi
@@ -641,8 +644,7 @@ PY
 fi
 base=$dir/w2-x1-p2.h5
 [ -e "$base" ] || { echo "validate_pytorch.sh: no base trace $base (run --record first)" >&2; exit 1; }
-work=$(mktemp -d /tmp/stallsim-validate-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_work
 
 # the predictions: every grid point from the base trace
 cat > "$work/grid.ini" <<EOF
