@@ -106,9 +106,8 @@ typedef struct {
     long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
     long persistent; /* meta persistent_workers (0 or 1), -1 unknown */
     int iterable;    /* meta dataset: 1 iterable (its fetches' batch numbers may skip), 0 map-style */
-    /* which workers the loop took batches from: over the run (took) and, in the pass being
-     * read (trk_pass; -1 before the first), each one's last batch (last_k, -1 none) */
-    unsigned char *took;
+    /* in the pass being read (trk_pass; -1 before the first): each worker's last batch that
+     * the loop took (last_k, -1 none), and the batches the loop took (trk_n) */
     long *last_k;
     long trk_pass, trk_n;
     int64_t pass_t0; /* the pass being read: its 'epoch' record's time */
@@ -168,9 +167,6 @@ typedef struct {
     pt_state_skips skips; /* --skip-pass R:P */
 } pt_state;
 
-/* seconds: a mean start-up of the workers longer than this is said (forked workers start in
- * milliseconds; spawned ones import torch, about a second each on 2 cores) */
-#define PT_STARTUP_NOTE_S 0.5
 /* ns: a fetch's ready time may lie this much after the loop got its batch (the worker and
  * its training process read one host's clock: the batch is ready before it is sent) */
 #define PT_READY_SLACK_NS 1000000
@@ -688,7 +684,6 @@ static void pt_free(pt_state *S)
             pt_close_file(&R->main);
             for (int i = 0; i < R->nsrc; i++) pt_close_file(&R->src[i].file);
             free(R->src);
-            free(R->took);
             free(R->last_k);
             for (int j = 0; j < PT_KINDS; j++) free(R->cpu[j].bins);
             free(R);
@@ -755,10 +750,9 @@ static ss_status pt_open_rank(pt_state *S, int g)
     if (st != SS_OK) return st;
     int nsrc = R->workers > 0 ? (int)R->workers : 1;
     R->src = calloc((size_t)nsrc, sizeof *R->src);
-    R->took = calloc((size_t)nsrc, sizeof *R->took);
     R->last_k = calloc((size_t)nsrc, sizeof *R->last_k);
     R->trk_pass = -1;
-    int bins_ok = R->took && R->last_k;
+    int bins_ok = R->last_k != NULL;
     for (int j = 0; j < PT_KINDS; j++) bins_ok = (R->cpu[j].bins = calloc(PT_CPU_BINS, sizeof *R->cpu[j].bins)) && bins_ok;
     if (!R->src || !bins_ok) return ss_fail(SS_ENOMEM, "out of memory");
     R->nsrc = nsrc; /* only now: pt_free closes nsrc sources */
@@ -1130,47 +1124,54 @@ static void pt_pass_end(pt_state *S, pt_rank *R)
         }
 }
 
-/* The loop took batch k of pass p of rank R from source (worker) w. */
-static void pt_took(pt_state *S, pt_rank *R, long p, long k, int w)
+/* The loop took the batch of row from rank R's worker fetch f: the pass's last batch of
+ * each worker, and, for the pass's first batch, the workers' start-up (from the pass's start
+ * to that fetch's; persistent workers start once: in a later pass the first fetch may wait
+ * for fetches queued before the loop left the pass before). */
+static void pt_took(pt_state *S, pt_rank *R, const pt_row *row, const pt_fetch *f)
 {
     if (R->workers < 1) return;
-    if (p != R->trk_pass) {
+    if (row->p != R->trk_pass) {
         pt_pass_end(S, R);
         for (int i = 0; i < R->nsrc; i++) R->last_k[i] = -1;
-        R->trk_pass = p;
+        R->trk_pass = row->p;
     }
-    R->took[w] = 1;
-    R->last_k[w] = k;
-    R->trk_n = k + 1;
+    R->last_k[f - R->src] = row->k;
+    R->trk_n = row->k + 1;
+    if (row->k == 0 && (R->persistent != 1 || R->npass == 1)) {
+        const int64_t up = f->start > R->pass_t0 ? f->start - R->pass_t0 : 0;
+        S->startup_sum += (double)up;
+        S->startup_n++;
+        if (up > S->startup_max) {
+            S->startup_max = up;
+            S->startup_rank = R->rank;
+        }
+    }
 }
 
-/* At the end: workers that delivered no batch the loop took over the whole run (an
- * IterableDataset with fewer shards than workers, or fewer batches than workers) did not
- * take part, and the trace's loader_workers counts those that did, with their share of
- * the batches in flight as the prefetch factor (the loader keeps W x P batches out among
- * the workers it still has); workers that ran out early are said. */
+/* At the end: workers whose files have no fetch record (an IterableDataset with fewer
+ * shards than workers, or fewer batches than workers) did not take part, and the trace's
+ * loader_workers counts those that did, with their share of the batches in flight as the
+ * prefetch factor (the loader keeps W x P batches out among the workers it still has). */
 static ss_status pt_idle_workers(pt_state *S, ss_trace_meta *m)
 {
-    long total = 0, prefetch = 0, nidle = 0, first = -1, first_w = 0, first_n = 0;
+    long total = 0, prefetch = 0, nidle = 0, first = -1, first_n = 0;
     for (int g = 0; g < S->G; g++) {
         pt_rank *R = S->r[g];
-        pt_pass_end(S, R);
-        R->trk_pass = -1;
         long n = 0, p = R->prefetch;
         for (int w = 0; R->workers > 0 && w < R->nsrc; w++) {
             pt_fetch *src = &R->src[w];
-            /* a worker none of whose batches the loop took (it left its passes early) may still
-             * have fetched: the import reads a worker's file only as far as it needs */
-            if (!R->took[w] && !src->seen && !src->valid && !src->eof) {
+            /* the import reads a worker's file only as far as it needs: one whose batches the
+             * loop never took (it left its passes early) may still have fetched */
+            if (!src->seen && !src->valid && !src->eof) {
                 ss_status st = pt_fetch_advance(src);
                 if (st != SS_OK) return st;
             }
-            n += R->took[w] || src->seen;
+            n += src->seen;
         }
         if (R->workers > 0 && n > 0 && n < R->workers) {
             if (nidle++ == 0) {
                 first = g;
-                first_w = R->workers;
                 first_n = n;
             }
             S->loader_workers[g] = (int)n;
@@ -1189,33 +1190,42 @@ static ss_status pt_idle_workers(pt_state *S, ss_trace_meta *m)
                 "trace takes the workers that took part (loader_workers %ld, and the %ld batches in flight, workers x "
                 "prefetch_factor, shared among them%s); a scenario with more workers gains only where the dataset "
                 "gives them work",
-                F->main.path, first, first_w, first_n, nidle > 1 ? ", and the same on other ranks" : "", first_n,
+                F->main.path, first, F->workers, first_n, nidle > 1 ? ", and the same on other ranks" : "", first_n,
                 F->workers * F->prefetch,
                 F->prefetch > 0 && (F->workers * F->prefetch) % first_n == 0
                     ? ""
                     : ": not evenly, so the trace has no prefetch_factor and the calibration fits one");
     }
+    return SS_OK;
+}
+
+/* At the end: says how long the workers took to start, when long (pt_took measured it), and
+ * the workers that ran out early within a pass (pt_pass_end counted them). */
+static void pt_say_workers(pt_state *S)
+{
+    for (int g = 0; g < S->G; g++) pt_pass_end(S, S->r[g]); /* each rank's last pass */
     const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
-    if (up > PT_STARTUP_NOTE_S) {
+    if (up > SS_STARTUP_NOTE_S) {
         const pt_rank *R = S->r[S->startup_rank];
         ss_warn("%s: each pass's first fetch started %.2f s after the pass began, on average over the ranks (up to "
                 "%.2f s, rank %ld): the loader's %ld worker process%s starting%s. The summaries leave each epoch's "
                 "first warmup_iterations out, and with them this start-up, which grows with the workers: what "
                 "stallsim predicts is the iterations after it, not an epoch's whole time%s",
                 R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
-                R->workers == 1 ? "" : "es", R->persistent == 0 ? " again at every pass (persistent_workers=False; started by spawn or forkserver?)"
+                R->workers == 1 ? "" : "es",
+                R->persistent == 0 ? " again at every pass (persistent_workers=False; started by spawn or forkserver?)"
                                    : "",
                 R->persistent == 0 ? "; persistent_workers=True starts them once" : "");
     }
     if (S->early_n > 0)
         ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld as the pass's batch %ld (from 0) "
                 "of %ld; %ld time%s in all a worker ran out that early in a pass, this one included (an "
-                "IterableDataset whose workers' shards are uneven): from there the loader had fewer workers, which the models do not follow (they keep every "
-                "worker to the end of the pass), so the baseline replay and the what-ifs made from it are off (run's "
-                "fidelity line says by how much); shards of the same length per worker avoid it",
+                "IterableDataset whose workers' shards are uneven): from there the loader had fewer workers, which "
+                "the models do not follow (they keep every worker to the end of the pass), so the baseline replay "
+                "and the what-ifs made from it are off (run's fidelity line says by how much); shards of the same "
+                "length per worker avoid it",
                 S->r[S->early[0]]->src[S->early[1]].file.path, S->early[0], S->early[2], S->early[3], S->early[4],
                 S->early_n, S->early_n == 1 ? "" : "s");
-    return SS_OK;
 }
 
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
@@ -1293,18 +1303,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             }
             pt_cpu_add(&R->cpu[PT_WAIT_LOOP],
                        row.ask_wait >= 0 && row.next_wait >= row.ask_wait ? row.next_wait - row.ask_wait : -1);
-            pt_took(S, R, row.p, row.k, (int)(f - R->src));
-            /* the workers' start-up: the pass's start to its first fetch (persistent workers start
-             * once: later passes may first finish fetches queued before the loop left a pass) */
-            if (row.k == 0 && R->workers > 0 && (R->persistent != 1 || R->npass == 1)) {
-                const int64_t up = f->start > R->pass_t0 ? f->start - R->pass_t0 : 0;
-                S->startup_sum += (double)up;
-                S->startup_n++;
-                if (up > S->startup_max) {
-                    S->startup_max = up;
-                    S->startup_rank = R->rank;
-                }
-            }
+            pt_took(S, R, &row, f);
             f->valid = 0; /* consumed */
         }
         if (!got0) {
@@ -1316,6 +1315,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             S->done = 1;
             if (S->rows > 0) pt_check_epoch(S);
             if ((st = pt_idle_workers(S, &info->meta)) != SS_OK) return st;
+            pt_say_workers(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }

@@ -27,6 +27,11 @@
 /* Bytes of a scenario's name (ss_model_ops.name_of), its terminator included: the same. */
 #define SS_NAME_MAX 256
 
+/* Seconds: a loader's start-up (from an epoch's start to its first batch) longer than this
+ * is said, by `import pytorch` and by `run` (forked workers start in milliseconds; spawned
+ * ones import torch, about a second each on 2 cores). */
+#define SS_STARTUP_NOTE_S 0.5
+
 /* "Every epoch" where an epoch number is expected (an epoch is a 32-bit integer, which
  * may be negative). */
 #define SS_EPOCH_ALL (-(1L << 40))

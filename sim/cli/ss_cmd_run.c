@@ -118,8 +118,8 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
                      "that a loader with workers adds to every batch (queue, unpickling, and the waits for a core on "
                      "busy cores: 0.7-10 ms per batch on the README's real runs, the busier the cores the longer); "
                      "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
-                     "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = SECONDS (which then "
-                     "applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
+                     "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = "
+                     "SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
                 who, sc[i].name);
         return;
     }
@@ -257,9 +257,8 @@ static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *c
     }
 }
 
-/* An epoch start this much longer (seconds, and times the step period) than a step is the
- * loader's workers starting: spawned ones import torch, about a second each on 2 cores. */
-#define STARTUP_NOTE_S 0.5
+/* An epoch start longer than SS_STARTUP_NOTE_S and this many step periods is the loader's
+ * workers starting. */
 #define STARTUP_NOTE_PERIODS 5.0
 
 /* Where each epoch's first batch came long after the loop asked for it (the loader's workers
@@ -267,7 +266,7 @@ static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *c
  * workers predicts the iterations after that start-up, not an epoch's time. Says it once. */
 static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
-    if (cal->startup_epochs < 1 || !(cal->startup > STARTUP_NOTE_S) ||
+    if (cal->startup_epochs < 1 || !(cal->startup > SS_STARTUP_NOTE_S) ||
         !(cal->startup > STARTUP_NOTE_PERIODS * cal->ask_period))
         return;
     for (int i = 0; i < nsc; i++) {
