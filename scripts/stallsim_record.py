@@ -19,6 +19,7 @@ PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by lin
 README ("PyTorch record files") for the exact format.
 """
 
+import functools
 import itertools
 import os
 import socket
@@ -167,6 +168,10 @@ class _TagList(list):
         super().__init__(items)
         self.log, self.p, self.k = log, p, k
 
+    @staticmethod
+    def of(log, batch, p, k):
+        return _TagList(batch, log, p, k)
+
     def __reduce__(self):  # (self[:], a plain list: list(self) would call __iter__ and start a fetch here)
         return (_TagList, (self[:], self.log, self.p, self.k))
 
@@ -177,14 +182,22 @@ class _TagList(list):
         return super().__iter__()
 
 
-class _TagSampler:
-    """Wraps the loader's batch sampler: tags the first index of every batch (map-style), or
-    the batch itself (an IterableDataset's, `log` naming the fetch log). Batch k is the k-th
-    the loader hands out in the pass; with an IterableDataset a worker whose iterator is
-    exhausted gets some that yield nothing, so the fetches' numbers may skip."""
+def _tag_first(batch, p, k):
+    """A map-style batch of indices, its first index tagged (the dataset wrapper takes it off)."""
+    batch = list(batch)
+    if batch:
+        batch[0] = _Tag(batch[0], p, k)
+    return batch
 
-    def __init__(self, inner, rec, log=None, single=False):
-        self.inner, self.rec, self.log, self.single = inner, rec, log, single
+
+class _TagSampler:
+    """Wraps the loader's (batch) sampler: each batch it hands out, k-th of the pass, becomes
+    tag(batch, p, k): _tag_first for map-style batches, _Tag for a batch_size=None index, a
+    _TagList for an IterableDataset's batch. With an IterableDataset a worker whose iterator
+    is exhausted gets some batches that yield nothing, so the fetches' numbers may skip."""
+
+    def __init__(self, inner, rec, tag):
+        self.inner, self.rec, self.tag = inner, rec, tag
 
     def __len__(self):
         return len(self.inner)
@@ -192,16 +205,7 @@ class _TagSampler:
     def __iter__(self):
         p = self.rec._pass
         for k, batch in enumerate(self.inner):
-            if self.single:  # batch_size=None: the sampler's index is the batch's (the dataset returns batches)
-                yield _Tag(batch, p, k)
-                continue
-            if self.log is not None:
-                yield _TagList(batch, self.log, p, k)
-                continue
-            batch = list(batch)
-            if batch:
-                batch[0] = _Tag(batch[0], p, k)
-            yield batch
+            yield self.tag(batch, p, k)
 
 
 _LOG_IDS = itertools.count()
@@ -254,7 +258,25 @@ class _FetchLog:
         self.cur = None
 
 
-class _RecDataset(tud.Dataset):
+class _PassThrough:
+    """A dataset wrapper's attributes other than its own (_OWN) are the user's dataset's
+    (self.inner): read (e.g. in worker_init_fn) and set (what worker_init_fn sets on
+    get_worker_info().dataset reaches the user's dataset)."""
+    _OWN = ("inner", "_rec_log")
+
+    def __getattr__(self, name):
+        if name in type(self)._OWN or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        if name in type(self)._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
+
+
+class _RecDataset(_PassThrough, tud.Dataset):
     def __init__(self, inner, log):
         self.inner, self._rec_log = inner, log
 
@@ -266,17 +288,6 @@ class _RecDataset(tud.Dataset):
             self._rec_log.start(idx.p, idx.k)
             idx = idx.value
         return self.inner[idx]
-
-    def __getattr__(self, name):  # the user's dataset attributes (e.g. in worker_init_fn)
-        if name in ("inner", "_rec_log") or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def __setattr__(self, name, value):  # and what worker_init_fn sets goes to the user's dataset
-        if name in ("inner", "_rec_log"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self.inner, name, value)
 
 
 class _RecDatasetItems(_RecDataset):
@@ -290,7 +301,7 @@ class _RecDatasetItems(_RecDataset):
         return self.inner.__getitems__(idxs)
 
 
-class _RecIterable(tud.IterableDataset):
+class _RecIterable(_PassThrough, tud.IterableDataset):
     """An IterableDataset that yields whole batches (a DataLoader with batch_size=None): the
     fetcher takes each batch with one next() on the dataset's iterator, which starts its
     fetch. The loader hands the batches to its W workers in turn (skipping those whose
@@ -298,6 +309,8 @@ class _RecIterable(tud.IterableDataset):
     order the loop gets them. A worker learns its pass from the Recorder as it starts (forked,
     or its number when pickled for spawn), one more at every later pass (persistent workers
     make a new iterator per pass)."""
+
+    _OWN = ("inner", "_rec_log", "_rec", "_rec_p")
 
     def __init__(self, inner, log, rec):
         self.inner, self._rec_log, self._rec, self._rec_p = inner, log, rec, None
@@ -327,17 +340,6 @@ class _RecIterable(tud.IterableDataset):
                 return
             yield item
             j += 1
-
-    def __getattr__(self, name):  # the user's dataset attributes (e.g. in worker_init_fn)
-        if name in ("inner", "_rec_log", "_rec", "_rec_p") or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def __setattr__(self, name, value):
-        if name in ("inner", "_rec_log", "_rec", "_rec_p"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self.inner, name, value)
 
 
 class _WorkerInit:
@@ -511,7 +513,7 @@ class Recorder:
             inner = tud.DataLoader(_RecIterable(loader.dataset, log, self), batch_size=None, collate_fn=collate, **kw)
         elif loader.batch_sampler is None:  # batch_size=None: dataset[index] is a batch
             inner = tud.DataLoader(_RecDataset(loader.dataset, log), batch_size=None,
-                                   sampler=_TagSampler(loader.sampler, self, single=True), collate_fn=collate, **kw)
+                                   sampler=_TagSampler(loader.sampler, self, _Tag), collate_fn=collate, **kw)
         elif iterable:
             # your dataset itself (its workers' iterators, get_worker_info sharding as they are);
             # the batches of placeholder indices carry the tags. PyTorch takes no batch sampler
@@ -519,15 +521,18 @@ class Recorder:
             # made (the loader only iterates it, as it would its own).
             inner = tud.DataLoader(loader.dataset, batch_size=loader.batch_size, drop_last=loader.drop_last,
                                    collate_fn=collate, **kw)
-            object.__setattr__(inner, "batch_sampler", _TagSampler(inner.batch_sampler, self, log.key))
+            tag = functools.partial(_TagList.of, log.key)
+            object.__setattr__(inner, "batch_sampler", _TagSampler(inner.batch_sampler, self, tag))
         else:
             cls = _RecDatasetItems if hasattr(loader.dataset, "__getitems__") else _RecDataset
-            inner = tud.DataLoader(cls(loader.dataset, log), batch_sampler=_TagSampler(loader.batch_sampler, self),
+            inner = tud.DataLoader(cls(loader.dataset, log),
+                                   batch_sampler=_TagSampler(loader.batch_sampler, self, _tag_first),
                                    collate_fn=collate, **kw)
         bs = loader.batch_size if loader.batch_size is not None else getattr(loader.batch_sampler, "batch_size", -1)
         pf = getattr(loader, "prefetch_factor", None) if loader.num_workers > 0 else 0
         w = self._w
-        for k, v in (("dataset", "iterable" if iterable else "map"), ("num_workers", loader.num_workers), ("prefetch_factor", -1 if pf is None else pf),
+        for k, v in (("dataset", "iterable" if iterable else "map"), ("num_workers", loader.num_workers),
+                     ("prefetch_factor", -1 if pf is None else pf),
                      ("batch_size", -1 if bs is None else bs), ("drop_last", int(bool(loader.drop_last))),
                      ("pin_memory", int(bool(loader.pin_memory))),
                      ("persistent_workers", int(bool(getattr(loader, "persistent_workers", False)))),
