@@ -464,6 +464,18 @@ static void heal_traces(char *a, char *b, size_t size, const char *tag, int gpus
     assert_int_equal(ss_gen_write(&p, a, 0), SS_OK);
 }
 
+/* The measured run of trace b (the independent model's sweep, warm-up warmup) into *sb. */
+static void measured_of(const char *b, int warmup, ss_summary *sb)
+{
+    char ini[1024];
+    ss_scenario *sc;
+    int nsc;
+    snprintf(ini, sizeof ini, "[trace]\npath = %s\nwarmup_iterations = %d\n[scenarios]\nmodel = independent\n", b,
+             warmup);
+    if (tu_run_sweep(ini, sb, &sc, &nsc) != SS_OK) fail_msg("sweep B: %s", ss_errmsg());
+    free(sc);
+}
+
 /* Healing a GPU also gives it the other GPUs' (median) loader settings: trace A has GPU 3
  * loading synchronously (W = 0) beside three GPUs with 4 workers, trace B has 4 workers
  * everywhere, both with constant fetch and compute times and the same draws; healing GPU
@@ -476,9 +488,7 @@ static void test_heal_takes_others_loader(void **state)
     ss_summary sb, sa;
     ss_scenario *sc;
     int nsc;
-    snprintf(ini, sizeof ini, "[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = independent\n", b);
-    if (tu_run_sweep(ini, &sb, &sc, &nsc) != SS_OK) fail_msg("sweep B: %s", ss_errmsg());
-    free(sc);
+    measured_of(b, 0, &sb);
     snprintf(ini, sizeof ini,
              "[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\nprefetch = auto\nheal = none, 3\n", a);
     if (tu_run_sweep(ini, &sa, &sc, &nsc) != SS_OK) fail_msg("sweep A: %s", ss_errmsg());
@@ -510,9 +520,7 @@ static void test_heal_set_takes_others_loader(void **state)
     ss_summary sb, sa;
     ss_scenario *sc;
     int nsc;
-    snprintf(ini, sizeof ini, "[trace]\npath = %s\nwarmup_iterations = 1\n[scenarios]\nmodel = independent\n", b);
-    if (tu_run_sweep(ini, &sb, &sc, &nsc) != SS_OK) fail_msg("sweep B: %s", ss_errmsg());
-    free(sc);
+    measured_of(b, 1, &sb);
     snprintf(ini, sizeof ini,
              "[trace]\npath = %s\nwarmup_iterations = 1\n[scenarios]\nmodel = pipeline, independent\nprefetch = auto\n"
              "heal = 1, 3, 3+1\n", a);

@@ -170,15 +170,10 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
                 if (m->cpu_pool[g] == p) fits = ss_healset_add(&h, g) == 0;
             char set[SS_HEAL_TEXT_MAX];
             ss_healset_format(&h, set, sizeof set);
-            if (fits && ss_healset_count(&h) == 1)
-                printf("              pool of GPU %d: %d core%s, GPU %s alone (heal = %s heals it)\n", p,
-                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", set, set);
-            else if (fits)
-                printf("              pool of GPU %d: %d core%s, GPUs %s (heal = %s heals them together)\n", p,
-                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", set, set);
-            else
-                printf("              pool of GPU %d: %d core%s, %d GPUs, too scattered for one heal set\n", p,
-                       m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s", count_pool(m, p));
+            printf("              pool of GPU %d: %d core%s, ", p, m->cpu_pool_cores[p], m->cpu_pool_cores[p] == 1 ? "" : "s");
+            if (!fits) printf("%d GPUs, too scattered for one heal set\n", count_pool(m, p));
+            else if (ss_healset_count(&h) == 1) printf("GPU %s alone (heal = %s heals it)\n", set, set);
+            else printf("GPUs %s (heal = %s heals them together)\n", set, set);
         }
     }
 }
