@@ -10,8 +10,8 @@
 # the measured row's evaluations, which cost little), the fraction of the kernel ceiling
 # (independent), the pipeline step alone against the 1e9 GPU-steps/s goal (ss_pipe_probe.c)
 # and of the memory bandwidth reached, peak RSS per rank against the 64 MB budget, the
-# parallel efficiency between rank counts (each figure the best of three runs; also against
-# the first rank count run with one core per rank), and the comparison with the notebook that
+# parallel efficiency between rank counts (each figure the best of three runs, the rank counts
+# run in turns round after round; also against the first rank count run with one core per rank), and the comparison with the notebook that
 # stallsim replaces (FusionFlow's 9-scenario sweep, when ../shared/reference is present).
 #
 # usage: scripts/bench.sh [--gpus G] [--iterations N] [--ranks "1 2"] [--hostfile FILE] [--dir DIR] [--best-of K]
@@ -75,18 +75,18 @@ write_ini pipeline4 "$trace" "model = pipeline" "workers = auto, auto*2" "fetch_
 write_ini pipeline1-e10 "$trace10" "model = pipeline" "workers = auto"
 write_ini pipeline4-e10 "$trace10" "model = pipeline" "workers = auto, auto*2" "fetch_scale = 1, 0.5"
 
-# best_of LOG CMD...: runs CMD $reps times (3 unless --best-of), keeps in LOG the stderr of the run with the
-# shortest internal wall time (this machine's timings vary from run to run)
+# keep_best LOG CMD...: runs CMD once and keeps its stderr in LOG when its internal wall time is the
+# shortest so far (LOG absent: the first run). The rank counts of a sweep are run in turns, round after
+# round ($reps rounds, 3 unless --best-of), so that a slow spell of this shared machine falls on every
+# rank count alike rather than on all the runs of one (the parallel efficiencies compare them).
 wall_of() { sed -n 's/^timing: .* wall \([0-9.]*\) s.*/\1/p' "$1"; }
-best_of() {
-  local log=$1 best="" i w
+keep_best() {
+  local log=$1 w best=""
   shift
-  for i in $(seq "$reps"); do
-    "$@" 2> "$log.try"
-    w=$(wall_of "$log.try")
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$w; mv "$log.try" "$log"; fi
-  done
-  rm -f "$log.try"
+  "$@" 2> "$log.try"
+  w=$(wall_of "$log.try")
+  [ -e "$log" ] && best=$(wall_of "$log")
+  if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then mv "$log.try" "$log"; else rm -f "$log.try"; fi
 }
 
 mpi_opts=()
@@ -99,9 +99,19 @@ first=$(echo $ranks | cut -d' ' -f1)
 for bench in independent:4 pipeline1:5 pipeline4:5 pipeline1-e10:5 pipeline4-e10:5; do
   name=${bench%%:*} cols=${bench##*:}
   declare -A wall=()
+  rm -f "$dir/$name"-np*.log
+  for round in $(seq "$reps"); do
+    for np in $ranks; do
+      keep_best "$dir/$name-np$np.log" mpirun "${mpi_opts[@]}" -np "$np" "$stallsim" run "$dir/$name.ini" \
+        --out "$dir/out-$name-np$np" --quiet --timing
+    done
+    # the first rank count once more with one core per rank: without the read-ahead thread,
+    # which takes a second core when the node has one spare
+    keep_best "$dir/$name-np$first-1core.log" env STALLSIM_NO_READ_AHEAD=1 mpirun "${mpi_opts[@]}" \
+      -x STALLSIM_NO_READ_AHEAD -np "$first" "$stallsim" run "$dir/$name.ini" --out "$dir/out-$name-1core" --quiet --timing
+  done
   for np in $ranks; do
     log=$dir/$name-np$np.log out=$dir/out-$name-np$np
-    best_of "$log" mpirun "${mpi_opts[@]}" -np "$np" "$stallsim" run "$dir/$name.ini" --out "$out" --quiet --timing
     wall[$np]=$(wall_of "$log")
     # rank 0's line: read s, rows, replay s, evaluations; the worst peak RSS of any rank
     awk -v np="$np" -v name="$name" -v w="${wall[$np]}" -v G="$gpus" -v cols="$cols" -v bw="$bw" -v ceil="$ceil" '
@@ -125,15 +135,11 @@ for bench in independent:4 pipeline1:5 pipeline4:5 pipeline1-e10:5 pipeline4-e10
     cmp -s "$dir/out-$name-np$first/summary.csv" "$out/summary.csv" ||
       echo "bench: WARNING: $name summary.csv differs between $first and $np ranks" >&2
   done
-  # the first rank count once more with one core per rank: without the read-ahead thread,
-  # which takes a second core when the node has one spare
-  best_of "$dir/$name-np$first-1core.log" env STALLSIM_NO_READ_AHEAD=1 mpirun "${mpi_opts[@]}" -x STALLSIM_NO_READ_AHEAD \
-    -np "$first" "$stallsim" run "$dir/$name.ini" --out "$dir/out-$name-1core" --quiet --timing
   one=$(wall_of "$dir/$name-np$first-1core.log")
   for np in $ranks; do
     [ "$np" = "$first" ] && continue
     awk -v a="${wall[$first]}" -v c="$one" -v b="${wall[$np]}" -v n="$np" -v f="$first" -v m="$name" -v k="$reps" \
-      'BEGIN { printf "bench: %-13s parallel efficiency %s -> %s ranks: %.1f %% (internal wall time, best of %d); %.1f %% against %s rank(s) of one core each (%.3f s without read-ahead)\n", m, f, n, 100 * a * f / (b * n), k, 100 * c * f / (b * n), f, c }'
+      'BEGIN { printf "bench: %-13s parallel efficiency %s -> %s ranks: %.1f %% (internal wall time, best of %d rounds, rank counts in turns); %.1f %% against %s rank(s) of one core each (%.3f s without read-ahead)\n", m, f, n, 100 * a * f / (b * n), k, 100 * c * f / (b * n), f, c }'
   done
   unset wall
 done
