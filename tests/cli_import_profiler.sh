@@ -93,6 +93,40 @@ expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut
 head -c 300 "$work/tiny_rank1.json.gz" > "$work/cut.json.gz"
 expect_error "a cut .gz" "cut.json.gz.*(truncated|incomplete)" "$work/cut.json.gz"
 
+# ---- the times' origin: baseTimeNanoseconds (Kineto since PyTorch 2.4: ts counts µs from
+# each process's own start), Unix µs in a bare list (early Kineto), or a profiler's own start ----
+base_doc() { # FILE RANK BASE_NS TS0_US: two steps of one rank, ts from the base
+  local t=$4
+  printf '{"distributedInfo": {"rank": %d, "world_size": 2}, "traceEvents": [%s], "baseTimeNanoseconds": %s}\n' "$2" \
+    "$(printf "$S,$W,$S,$W" 1 "$t" 1000 "$((t + 10))" 2 "$((t + 1000))" 1000 "$((t + 1010))")" "$3" > "$1"
+}
+mkdir -p "$work/base"
+# rank 1's process started 2.5 s after rank 0's; both ask for step 1 at 1700000000.1 s (+3 µs)
+base_doc "$work/base/r0.json" 0 1700000000000000000 100000
+base_doc "$work/base/r1.json" 1 1700000002500000000 $((100000 - 2500000 + 3))
+"$stallsim" import profiler "$work/base" -o "$work/base.h5" > "$work/o.txt" 2>&1 || fail "baseTimeNanoseconds: $(cat "$work/o.txt")"
+$py - "$work/base.h5" <<'PY' && ok || fail "baseTimeNanoseconds: the origin and the ranks' alignment"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    o = f.attrs["time_origin"]; o = o.decode() if isinstance(o, bytes) else o
+    ask = f["timeline/train_start"][()] - f["timeline/stall_time"][()]
+assert o == "2023-11-14T22:13:20.000000", o
+assert np.allclose(ask[:, 0], [0.100010, 0.101010], rtol=0, atol=1e-7), ask   # the second before: 1700000000 s
+assert np.allclose(ask[:, 1] - ask[:, 0], 3e-6, rtol=0, atol=2e-7), ask       # 3 µs apart, not 2.5 s
+PY
+# a bare list (early Kineto) with Unix µs: dated, not 1970
+printf '[%s]\n' "$(printf "$S,$W,$S,$W" 1 1606910596297231 1000 1606910596297241 2 1606910596298231 1000 1606910596298241)" \
+  > "$work/list_unix.json"
+"$stallsim" import profiler "$work/list_unix.json" -o "$work/lu.h5" > /dev/null 2>&1 &&
+  "$stallsim" info "$work/lu.h5" | grep -q "time origin:  2020-12-02T12:03:16" && ok || fail "a bare list with Unix µs"
+# the legacy profiler's times from its own start: 1970 origin, and two such ranks said not aligned
+for r in 0 1; do
+  printf '[%s]\n' "$(printf "$S,$W,$S,$W" 1 500 1000 510 2 1500 1000 1510)" > "$work/rel_rank$r.json"
+done
+"$stallsim" import profiler "$work/rel_rank0.json" "$work/rel_rank1.json" -o "$work/rel.h5" > "$work/o.txt" 2>&1 &&
+  grep -q "count from its profiler's start.*not aligned" "$work/o.txt" &&
+  "$stallsim" info "$work/rel.h5" | grep -q "time origin:  1970-01-01" && ok || fail "relative times: $(cat "$work/o.txt")"
+
 # ---- the HTA reference traces ----
 hta=$shared/reference/pytorch-profiler-hta
 if [ -d "$hta" ]; then

@@ -23,6 +23,7 @@ typedef struct {
     char *path;
     long rank, world;
     int is_list;
+    int relative; /* its times count from its profiler's start, not from 1970 (below) */
     span *steps, *waits;
     long nsteps, nwaits, capsteps, capwaits;
     /* per step after matching: the ask (µs) and the wait */
@@ -129,6 +130,19 @@ static ss_status read_file(prof_state *d, pfile *f)
         f->rank = ss_jsonev_rank(j);
         f->world = ss_jsonev_world_size(j);
         f->is_list = ss_jsonev_is_list(j);
+        /* Kineto since PyTorch 2.4 counts ts from baseTimeNanoseconds (each process's own
+         * start); before, and in Chrome traces, ts is µs since 1970 already, except the
+         * legacy profiler's, which count from its own start: told apart by their size
+         * (1e14 µs is 1973-03-03, far longer than any profiler runs) */
+        long long base = ss_jsonev_base_ns(j);
+        if (base > 0) {
+            double add = (double)(base / 1000) + (double)(base % 1000) * 1e-3;
+            for (long i = 0; i < f->nsteps; i++) f->steps[i].ts += add;
+            for (long i = 0; i < f->nwaits; i++) f->waits[i].ts += add;
+        }
+        double lo = INFINITY;
+        for (long i = 0; i < f->nsteps; i++) lo = f->steps[i].ts < lo ? f->steps[i].ts : lo;
+        f->relative = f->nsteps > 0 && lo < 1e14;
     }
     ss_jsonev_free(j);
     ss_gzline_close(r);
@@ -243,7 +257,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     info->ninputs = d->files.n;
     d->f = calloc((size_t)d->G, sizeof *d->f);
     if (!d->f) return ss_fail(SS_ENOMEM, "out of memory");
-    int legacy = 0;
+    int relative = 0; /* files whose times count from their profiler's start */
     for (int g = 0; g < d->G && st == SS_OK; g++) {
         pfile *f = &d->f[g];
         f->path = d->files.path[g];
@@ -260,7 +274,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
             return ss_fail(SS_EDATA, "%s: the rank is unknown (no distributedInfo, no rank in the file name like rank3 or rank-3); import it alone with --rank R",
                            f->path);
         if (f->rank < 0) f->rank = 0;
-        legacy |= f->is_list;
+        relative += f->relative;
     }
     if (st != SS_OK) return st;
     qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_rank);
@@ -285,17 +299,22 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
         ss_check_ranks("profiler", r, d->G, d->f[0].world);
         free(r);
     }
-    /* time 0: the whole second before the earliest ask (legacy lists count µs from each
-     * rank's profiler start: their origin is 1970-01-01 and the ranks are not aligned) */
+    /* time 0: the whole second before the earliest ask (times that count from each rank's
+     * profiler start: the origin is 1970-01-01 and the ranks are not aligned) */
     double lo = d->f[0].ask[0];
     for (int g = 0; g < d->G; g++)
         for (long i = 0; i < d->f[g].nsteps; i++) lo = d->f[g].ask[i] < lo ? d->f[g].ask[i] : lo;
-    if (legacy) lo = 0.0;
+    if (relative) lo = 0.0;
     if (ss_origin_from_us(lo, info->meta.time_origin, sizeof info->meta.time_origin, &d->origin_us) != 0)
         return ss_fail(SS_EDATA, "%s: a wait begins at %.0f µs, not a time from 1970 to 2255", d->f[0].path, lo);
-    if (legacy && d->G > 1)
-        ss_warn("%s: a legacy profiler list: times count from each rank's profiler start, so the ranks' timelines are not aligned",
-                d->f[0].path);
+    for (int g = 0; relative && g < d->G; g++)
+        if (d->f[g].relative) {
+            if (d->G > 1)
+                ss_warn("%s: its times count from its profiler's start (ts below 1e14 µs, no baseTimeNanoseconds), not "
+                        "from 1970: the ranks' timelines are not aligned (%d of %d files are so)",
+                        d->f[g].path, relative, d->G);
+            break;
+        }
     ss_trace_meta *m = &info->meta;
     m->gpus = d->G;
     m->iterations = 0;
@@ -363,7 +382,10 @@ const ss_importer ss_importer_profiler = {
         "                              times (attribute fetch_times = absent); info, compare\n"
         "                              and the measured row use the trace, the what-if models\n"
         "                              need fetch times (record with `stallsim import pytorch`)\n"
-        "Times are µs in the file. Only steps and waits are kept in memory, never events.\n",
+        "Times are µs in the file: from baseTimeNanoseconds where the file has it (Kineto of\n"
+        "PyTorch 2.4 and later: each process's start), else Unix µs; a legacy profiler list\n"
+        "that counts from its own start (ts below 1e14) gets the origin 1970-01-01 and its\n"
+        "ranks are not aligned (a warning says so). Only steps and waits are kept in memory.\n",
     .open = prof_open,
     .next = prof_next,
     .close = prof_close,

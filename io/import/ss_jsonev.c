@@ -12,7 +12,7 @@
 #define MAXD 64 /* levels whose keys are tracked (deeper ones are only counted) */
 
 enum { K_NONE, K_NAME, K_CAT, K_PH, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_EVENTS, K_DIST, K_RANK, K_WORLD,
-       K_STEP, K_EPOCH, K_ARGNAME };
+       K_STEP, K_EPOCH, K_ARGNAME, K_BASE };
 
 struct ss_jsonev {
     yajl_handle h;
@@ -26,6 +26,7 @@ struct ss_jsonev {
     unsigned char key[MAXD + 1];
     long long nev;
     long rank, world;
+    long long base_ns; /* the document's baseTimeNanoseconds, or -1 */
     int is_list;
     ss_jev ev;
 };
@@ -67,6 +68,22 @@ static int whole(const char *s, size_t n, long long *out)
     return 1;
 }
 
+/* baseTimeNanoseconds (Kineto since PyTorch 2.4: each event's ts counts µs from this Unix
+ * time in ns): digits only, up to 19 (int64); -1 when it is anything else */
+static long long base_time(const char *s, size_t n)
+{
+    while (n > 0 && *s == ' ') s++, n--;
+    while (n > 0 && s[n - 1] == ' ') n--;
+    if (n == 0 || n > 19) return -1;
+    long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        if (v > (0x7fffffffffffffffLL - (s[i] - '0')) / 10) return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
 static int on_scalar(ss_jsonev *p, const char *s, size_t n, int is_str)
 {
     int k = cur_key(p);
@@ -78,7 +95,10 @@ static int on_scalar(ss_jsonev *p, const char *s, size_t n, int is_str)
         }
         return 1;
     }
-    if (!p->ev_depth) return 1;
+    if (!p->ev_depth) {
+        if (k == K_BASE && p->depth == 1) p->base_ns = base_time(s, n);
+        return 1;
+    }
     ss_jev *e = &p->ev;
     if (p->depth == p->ev_depth) {
         switch (k) {
@@ -171,7 +191,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
     } else if (p->ev_depth && p->depth == p->ev_depth + 1 && p->key[p->ev_depth] == K_ARGS) {
         k = IS("step") ? K_STEP : IS("epoch") ? K_EPOCH : IS("name") ? K_ARGNAME : K_NONE;
     } else if (!p->lines && !p->ev_depth && p->depth == 1) {
-        k = IS("traceEvents") ? K_EVENTS : IS("distributedInfo") ? K_DIST : K_NONE;
+        k = IS("traceEvents") ? K_EVENTS : IS("distributedInfo") ? K_DIST : IS("baseTimeNanoseconds") ? K_BASE : K_NONE;
     } else if (p->in_dist && p->depth == 2) {
         k = IS("rank") ? K_RANK : IS("world_size") ? K_WORLD : K_NONE;
     }
@@ -192,6 +212,7 @@ ss_status ss_jsonev_new(int lines, const char *path, ss_jev_fn fn, void *user, s
     p->fn = fn;
     p->user = user;
     p->rank = p->world = -1;
+    p->base_ns = -1;
     p->path = strdup(path);
     p->h = yajl_alloc(&callbacks, NULL, p);
     if (!p->path || !p->h) {
@@ -257,6 +278,7 @@ ss_status ss_jsonev_finish(ss_jsonev *p)
 long ss_jsonev_rank(const ss_jsonev *p) { return p->rank; }
 long ss_jsonev_world_size(const ss_jsonev *p) { return p->world; }
 int ss_jsonev_is_list(const ss_jsonev *p) { return p->is_list; }
+long long ss_jsonev_base_ns(const ss_jsonev *p) { return p->base_ns; }
 long long ss_jsonev_events(const ss_jsonev *p) { return p->nev; }
 
 void ss_jsonev_free(ss_jsonev *p)

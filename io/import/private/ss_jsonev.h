@@ -39,6 +39,9 @@ ss_status ss_jsonev_finish(ss_jsonev *p);
 /* distributedInfo.rank / .world_size of a document (-1 when absent). */
 long ss_jsonev_rank(const ss_jsonev *p);
 long ss_jsonev_world_size(const ss_jsonev *p);
+/* A document's top-level baseTimeNanoseconds (Kineto since PyTorch 2.4: the events' ts
+ * count µs from that Unix time), or -1 when absent or not a whole number of ns. */
+long long ss_jsonev_base_ns(const ss_jsonev *p);
 /* 1 when the document was a bare list of events (the legacy profiler's export). */
 int ss_jsonev_is_list(const ss_jsonev *p);
 long long ss_jsonev_events(const ss_jsonev *p);
