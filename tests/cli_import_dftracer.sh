@@ -73,6 +73,36 @@ for k, v in exp.items():
     assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
 PY
 
+# ---- inputs a user may give by mistake: each named, with what is wrong ----
+expect_dft_error() { # WHAT PATTERN INPUTS...
+  local what=$1 pat=$2
+  shift 2
+  if "$stallsim" import dftracer "$@" -o "$work/x.h5" > "$work/e.txt" 2>&1; then fail "$what accepted"; return; fi
+  grep -Eq -- "$pat" "$work/e.txt" && ok || fail "$what: $(cat "$work/e.txt")"
+}
+mkdir -p "$work/misc"
+zcat -f "$work/hand/trace-1-of-2.pfw.gz" > "$work/misc/r1.pfw"
+# several ranks' loops in one file (a merged trace): one file per rank, says which processes
+cat "$work/hand/trace-0-of-2.pfw" "$work/misc/r1.pfw" | grep -v '^[][]$' > "$work/misc/merged.pfw"
+expect_dft_error "a merged file" "merged.pfw:[0-9]+: loop.iter of process 20, but line [0-9]+ has one of process 10: .*one file per rank" \
+  "$work/misc/merged.pfw"
+: > "$work/misc/empty.pfw"
+expect_dft_error "an empty file" "empty.pfw: an empty file" "$work/misc/empty.pfw"
+ev 10 11 TorchDataset.__getitem__ 250 200 1 > "$work/misc/noloop.pfw"
+expect_dft_error "no loop.iter" "noloop.pfw: no loop.iter or fetch.iter events" "$work/misc/noloop.pfw"
+mkdir -p "$work/misc/onempty" && cp "$work/hand/trace-0-of-2.pfw" "$work/misc/onempty/" && : > "$work/misc/onempty/trace-1-of-2.pfw"
+expect_dft_error "one rank's file empty" "trace-1-of-2.pfw holds no steps \(an empty file\), but .*trace-0-of-2.pfw has some" \
+  "$work/misc/onempty"
+# a folder's hidden files (a macOS archive's ._ files) are not traces
+mkdir -p "$work/misc/hidden" && cp "$work"/hand/* "$work/misc/hidden/" && printf '\0\5junk' > "$work/misc/hidden/._trace-0-of-2.pfw"
+"$stallsim" import dftracer "$work/misc/hidden" -o "$work/hidden.h5" > /dev/null 2>&1 &&
+  h5diff "$work/hand.h5" "$work/hidden.h5" /timeline /timeline > /dev/null && ok || fail "a hidden file in the folder"
+# files without ranks in their names: GPU g is the g-th by name, digits by value (r2 before r10)
+cp "$work/hand/trace-0-of-2.pfw" "$work/misc/dlio-r2.pfw"
+cp "$work/misc/r1.pfw" "$work/misc/dlio-r10.pfw"
+"$stallsim" import dftracer "$work/misc/dlio-r10.pfw" "$work/misc/dlio-r2.pfw" -o "$work/named.h5" > /dev/null 2>&1 &&
+  h5diff "$work/hand.h5" "$work/named.h5" /timeline /timeline > /dev/null && ok || fail "files in natural order by name"
+
 tgz=$shared/reference/dftracer-dlio-8rank/dftracer-dlio.tar.gz
 if [ ! -f "$tgz" ]; then
   echo "note: no reference DLIO trace at $tgz: the checks on the real trace are skipped"

@@ -88,6 +88,19 @@ cp "$work/a.json" "$work/b.json"
 expect_error "unknown ranks" "a.json: the rank is unknown .* --rank R" "$work/a.json" "$work/b.json"
 "$stallsim" import profiler "$work/a.json" --rank 5 -o "$work/a.h5" > /dev/null 2>&1 && ok || fail "--rank on one file"
 "$stallsim" import profiler "$work/a.json" "$work/b.json" --rank 5 -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "--rank with two files: exit 2"
+# --rank is for a file that tells no rank: against distributedInfo or the name it is refused
+"$stallsim" import profiler "$work/tiny_rank1.json" --rank 5 -o "$work/x.h5" > "$work/e.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "tiny_rank1.json: --rank 5, but distributedInfo.rank says rank 1" "$work/e.txt" && ok ||
+  fail "--rank against distributedInfo: rc=$rc $(cat "$work/e.txt")"
+cp "$work/a.json" "$work/job_rank7.json"
+"$stallsim" import profiler "$work/job_rank7.json" --rank 2 -o "$work/x.h5" > "$work/e.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "job_rank7.json: --rank 2, but its name says rank 7" "$work/e.txt" && ok ||
+  fail "--rank against the name: rc=$rc $(cat "$work/e.txt")"
+"$stallsim" import profiler "$work/job_rank7.json" --rank 7 -o "$work/r7.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "the trace holds rank 7 of a job of at least 8 ranks" "$work/e.txt" && ok || fail "--rank as named: $(cat "$work/e.txt")"
+# steps #3-4 are all inside the default warm-up: info takes them all and says what run and compare do
+"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 11, which run and compare leave out" &&
+  ok || fail "info's note on a trace that is all warm-up"
 head -c 700 "$work/tiny_rank1.json" > "$work/cut.json"
 expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut.json"
 head -c 300 "$work/tiny_rank1.json.gz" > "$work/cut.json.gz"

@@ -28,7 +28,35 @@ static int ends_with(const char *s, const char *suf)
     return a > b && !strcmp(s + a - b, suf);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* Names in natural order: runs of digits compare by their value ("r2" before "r10"),
+ * the rest byte by byte; equal values with more leading zeros first, then strcmp. */
+int ss_name_cmp(const char *a, const char *b)
+{
+    const char *p = a, *q = b;
+    while (*p && *q) {
+        if (isdigit((unsigned char)*p) && isdigit((unsigned char)*q)) {
+            const char *p0 = p, *q0 = q;
+            while (*p0 == '0') p0++;
+            while (*q0 == '0') q0++;
+            const char *pe = p0, *qe = q0;
+            while (isdigit((unsigned char)*pe)) pe++;
+            while (isdigit((unsigned char)*qe)) qe++;
+            if (pe - p0 != qe - q0) return pe - p0 < qe - q0 ? -1 : 1;
+            int c = strncmp(p0, q0, (size_t)(pe - p0));
+            if (c) return c < 0 ? -1 : 1;
+            p = pe;
+            q = qe;
+            continue;
+        }
+        if (*p != *q) return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
+        p++, q++;
+    }
+    if (*p || *q) return *p ? 1 : -1;
+    int c = strcmp(a, b);
+    return c < 0 ? -1 : c > 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return ss_name_cmp(*(char *const *)a, *(char *const *)b); }
 
 ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *suffixes)
 {
@@ -42,6 +70,8 @@ ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *s
     struct dirent *e;
     while (st == SS_OK && (e = readdir(d)) != NULL) {
         int ok = 0;
+        /* hidden files are not traces (._name: the resource forks a macOS archive carries) */
+        if (e->d_name[0] == '.') continue;
         for (int i = 0; suffixes[i] && !ok; i++) ok = ends_with(e->d_name, suffixes[i]);
         if (!ok) continue;
         char full[4200];
@@ -58,6 +88,24 @@ ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *s
     }
     qsort(l->path + first, (size_t)(l->n - first), sizeof *l->path, cmp_str);
     return SS_OK;
+}
+
+static const char *base_of(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int c = ss_name_cmp(base_of(x), base_of(y));
+    return c ? c : ss_name_cmp(x, y);
+}
+
+void ss_filelist_sort(ss_filelist *l)
+{
+    if (l->n > 1) qsort(l->path, (size_t)l->n, sizeof *l->path, cmp_base);
 }
 
 void ss_filelist_free(ss_filelist *l)

@@ -50,6 +50,9 @@ typedef struct {
     long read_threads, epochs, batch;
     char workload[64];
     long nsteps, nreads_missing;
+    long long loop_pid; /* the process of its loop.iter events (-1: none seen yet) */
+    long loop_pid_line;
+    long long events;   /* events read (metadata included) */
 } drank;
 
 typedef struct {
@@ -98,6 +101,7 @@ static ss_status finish_open(drank *k, int epoch_ends, double next_ask)
 static ss_status on_event(void *user, const ss_jev *e)
 {
     drank *k = user;
+    k->events++;
     if (e->has_ts && (!k->has_first || e->ts < k->first_ts)) {
         k->first_ts = e->ts;
         k->has_first = 1;
@@ -144,6 +148,17 @@ static ss_status on_event(void *user, const ss_jev *e)
     if (!is_loop_wait(e->name)) return SS_OK;
     if (!e->has_ts || !e->has_dur || !e->has_step)
         return ss_fail(SS_EDATA, "%s:%ld: %s event without a numeric ts, dur or args.step", k->path, k->line, e->name);
+    if (e->has_pid) { /* one training loop per file: a merged file holds several ranks' */
+        if (k->loop_pid < 0) {
+            k->loop_pid = e->pid;
+            k->loop_pid_line = k->line;
+        } else if (e->pid != k->loop_pid) {
+            return ss_fail(SS_EDATA, "%s:%ld: %s of process %lld, but line %ld has one of process %lld: the file holds "
+                           "the training loops of several ranks (a merged trace?); give one file per rank, as DFTracer "
+                           "writes them (trace-R-of-N.pfw)", k->path, k->line, e->name, e->pid, k->loop_pid_line,
+                           k->loop_pid);
+        }
+    }
     int new_epoch = k->open ? e->step <= k->cur.step : 1;
     long long epoch = e->has_epoch ? e->epoch : (new_epoch ? k->epoch_ordinal + 1 : k->epoch_ordinal);
     if (k->open) {
@@ -272,8 +287,8 @@ static int cmp_ranked(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Orders the files by the rank in their names ("trace-R-of-N"), or keeps the given order
- * when no name has one. */
+/* Orders the files by the rank in their names ("trace-R-of-N"), or by their names (natural
+ * order: "r2" before "r10") when no name has one. */
 static ss_status order_by_rank(ss_filelist *l)
 {
     int named = 0;
@@ -325,6 +340,7 @@ static ss_status order_by_rank(ss_filelist *l)
         return SS_OK;
     }
     free(rk);
+    ss_filelist_sort(l);
     return SS_OK;
 }
 
@@ -346,6 +362,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
         drank *k = &d->rk[g];
         k->path = d->files.path[g];
         k->read_threads = k->epochs = k->batch = -1;
+        k->loop_pid = -1;
         if ((st = ss_gzline_open(k->path, &k->r)) != SS_OK) return st;
         if ((st = ss_jsonev_new(1, k->path, on_event, k, &k->j)) != SS_OK) return st;
     }
@@ -384,7 +401,7 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
     s->n = 0;
     while (s->n < s->cap) {
         long r = s->n;
-        dstep first;
+        dstep first = {0};
         int got0 = 0;
         for (int g = 0; g < G; g++) {
             dstep x;
@@ -393,8 +410,11 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
             if (g == 0) got0 = got;
             if (got != got0) {
                 const drank *a = &d->rk[got ? 0 : g], *b = &d->rk[got ? g : 0];
-                return ss_fail(SS_EDATA, "%s ends after %ld steps, but %s has more (line %ld): the ranks ran different steps",
-                               a->path, d->rows, b->path, b->line);
+                if (a->nsteps == 0)
+                    return ss_fail(SS_EDATA, "%s holds no steps (%s), but %s has some: give every rank's file", a->path,
+                                   a->events ? "no loop.iter or fetch.iter events" : "an empty file", b->path);
+                return ss_fail(SS_EDATA, "%s ends after %ld steps, but %s has more (line %ld): the ranks ran different "
+                               "steps, or it was cut short", a->path, d->rows, b->path, b->line);
             }
             if (!got) continue;
             if (g == 0) first = x;
@@ -434,6 +454,13 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
         s->n++;
         d->rows++;
     }
+    if (s->n == 0 && d->rows == 0) { /* no step at all: say of which file, and why */
+        const drank *k = &d->rk[0];
+        return ss_fail(SS_EDATA, "%s%s: %s%s", k->path, G > 1 ? " (and every other file)" : "",
+                       k->events ? "no loop.iter or fetch.iter events" : "an empty file",
+                       k->events ? " among its events: the training loop's steps are unknown (a DLIO trace of DLIO 2.0 "
+                                   "or later, traced by DFTracer, has them; POSIX or other traces do not)" : "");
+    }
     if (s->n == 0) {
         /* the end: metadata and how the fetch columns were filled */
         set_meta(d, info);
@@ -456,7 +483,9 @@ const ss_importer ss_importer_dftracer = {
     .help =
         "Reads DFTracer traces of the DLIO benchmark: JSON lines (.pfw, or gzip-compressed\n"
         ".pfw.gz), one file per rank; a folder stands for its *.pfw and *.pfw.gz files. GPU g\n"
-        "is the file of rank g (names like trace-R-of-N.pfw), else the g-th file by name.\n"
+        "is the file of rank g (names like trace-R-of-N.pfw), else the g-th file by name\n"
+        "(digits by value: r2 before r10); one training process per file (merged files of\n"
+        "several ranks are refused); a folder's hidden files are passed over.\n"
         "Per rank and step (events matched by args.step):\n"
         "  loop.iter or fetch.iter   ts = the loop asks for the batch; dur = stall_time\n"
         "  train_start               = ts + dur\n"

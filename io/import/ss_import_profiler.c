@@ -194,8 +194,8 @@ static ss_status match_steps(prof_state *d, pfile *f)
             n++;
         }
         if (!n)
-            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld (event %lld) has no DataLoader wait inside it", f->path, s->n,
-                           s->seq);
+            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld (event %lld) has no %s inside it", f->path, s->n, s->seq,
+                           d->nwait_names ? "wait event of the --wait names" : "DataLoader wait");
     }
     return SS_OK;
 }
@@ -265,11 +265,16 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
         if (st == SS_OK) st = match_steps(d, f);
         if (st != SS_OK) break;
         long r, of;
-        if (f->rank < 0 && opt_rank >= 0) f->rank = opt_rank;
+        const char *told = f->rank >= 0 ? "distributedInfo.rank" : NULL;
         if (f->rank < 0 && ss_rank_from_name(f->path, &r, &of)) {
             f->rank = r;
             f->world = of;
+            told = "its name";
         }
+        if (opt_rank >= 0 && told && f->rank != opt_rank)
+            return ss_fail(SS_EUSAGE, "%s: --rank %ld, but %s says rank %ld: leave --rank out (it is for a file that "
+                           "tells no rank)", f->path, opt_rank, told, f->rank);
+        if (f->rank < 0 && opt_rank >= 0) f->rank = opt_rank;
         if (f->rank < 0 && d->G > 1)
             return ss_fail(SS_EDATA, "%s: the rank is unknown (no distributedInfo, no rank in the file name like rank3 or rank-3); import it alone with --rank R",
                            f->path);
@@ -292,7 +297,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     for (int g = 0; g < d->G; g++)
         if (d->f[g].world > 0 && d->f[g].rank >= d->f[g].world)
             return ss_fail(SS_EDATA, "%s: rank %ld of a world of %ld", d->f[g].path, d->f[g].rank, d->f[g].world);
-    if (opt_rank < 0) { /* (--rank names one file's rank: it is imported alone, as GPU 0) */
+    {
         long *r = malloc((size_t)d->G * sizeof *r);
         if (!r) return ss_fail(SS_ENOMEM, "out of memory");
         for (int g = 0; g < d->G; g++) r[g] = d->f[g].rank;
@@ -372,6 +377,8 @@ const ss_importer ss_importer_profiler = {
         "CPU-side complete events (ph X) only:\n"
         "  ProfilerStep#N            one row per step: epoch = 0, index = N; steps must be\n"
         "                            consecutive, not overlap, and the same on every rank\n"
+        "                            (N counts the steps since the profiler began: run's\n"
+        "                            warm-up, trace.warmup_iterations, leaves out N below it)\n"
         "  wait events               enumerate(DataLoader)#...__next__ and '## data_load ##'\n"
         "                            (or the --wait NAME names): the outermost ones starting\n"
         "                            inside the step; ask = the first one's ts\n"

@@ -251,7 +251,8 @@ ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno
     ys = yajl_parse(p->h, (const unsigned char *)" ", 1);
     if (ys != yajl_status_ok) return parse_error(p, (const unsigned char *)" ", 1, lineno);
     if (p->depth != 0)
-        return ss_fail(SS_EDATA, "%s:%ld: not valid JSON (the object does not end on its line)", p->path, lineno);
+        return ss_fail(SS_EDATA, "%s:%ld: not valid JSON (the object does not end on its line: a line cut short, "
+                       "as in a file whose end is missing?)", p->path, lineno);
     if (p->nev != before + 1)
         return ss_fail(SS_EDATA, "%s:%ld: expected one JSON object on the line (a trace event)", p->path, lineno);
     return SS_OK;

@@ -237,7 +237,9 @@ static int info_main(int argc, char **argv)
     if (st == SS_OK && a.rows == 0 && warmup_given) /* as run and compare: nothing left to summarise */
         st = ss_fail(SS_EUSAGE, "info: --warmup %ld leaves no iteration of %s to summarise (no epoch has more)", a.warmup,
                      path);
+    long fell_back = 0; /* the default warm-up that left no row, when info then took them all */
     if (st == SS_OK && a.rows == 0) { /* every row is warm-up by default: the means of all */
+        fell_back = a.warmup;
         a.warmup = 0;
         a.rows = m->iterations;
         memcpy(a.it_sum, a.it_all, (size_t)m->gpus * sizeof(double));
@@ -255,17 +257,28 @@ static int info_main(int argc, char **argv)
             printf("\nmeans over the %ld of %ld iterations past each epoch's first %ld (%s: the loader's start-up "
                    "is left out)\n", a.rows, m->iterations, a.warmup,
                    warmup_given ? "--warmup" : "run's default trace.warmup_iterations");
+        else if (fell_back)
+            printf("\nmeans over all %ld iterations: no iteration is past each epoch's first %ld, which run and "
+                   "compare leave out by default (the loader's start-up); give them trace.warmup_iterations = 0 "
+                   "(compare: --warmup 0) to summarise these\n", m->iterations, fell_back);
         else
             printf("\nmeans over all %ld iterations\n", m->iterations);
         printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
                "gap (s)", "refill", "delivery", "resid");
         for (int g = 0; g < m->gpus; g++) {
+            if (cal.no_fetch && !m->loader_workers) { /* nothing fitted, nothing recorded: no loader to show */
+                printf("%5d %14.6f %14.6f %4s %4s %9s %9s %9s %9s\n", g, a.it_sum[g] / (double)a.rows,
+                       a.st_sum[g] / (double)a.rows, "-", "-", "-", "-", "-", "-");
+                continue;
+            }
             char pf[16] = "-"; /* a synchronous loader has no prefetch factor (as the calibration lines) */
             if (cal.workers_gpu[g] > 0) snprintf(pf, sizeof pf, "%d", cal.prefetch_gpu[g]);
             printf("%5d %14.6f %14.6f %4d %4s %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
                    a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], pf, cal.gap_gpu[g], cal.refill_gpu[g],
                    cal.delivery_gpu[g], cal.resid_gpu[g]);
         }
+        if (cal.no_fetch && !m->loader_workers)
+            printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         ss_calib_free(&cal);

@@ -13,9 +13,15 @@ typedef struct {
 } ss_filelist;
 
 /* Appends path; a folder adds its files whose names end with one of the suffixes (NULL
- * terminated list), sorted by name. A folder without any is SS_EDATA naming it. */
+ * terminated list) and do not begin with '.', in natural order (ss_name_cmp). A folder
+ * without any is SS_EDATA naming it. */
 ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *suffixes);
 void ss_filelist_free(ss_filelist *l);
+/* The files' natural order: digit runs by value ("rank2" before "rank10"), else bytes;
+ * -1, 0, 1. */
+int ss_name_cmp(const char *a, const char *b);
+/* Sorts l's paths by their base names in natural order (then by the whole path). */
+void ss_filelist_sort(ss_filelist *l);
 
 /* The rank in a file's base name: "-R-of-N" (DLIO), "rankRofN", "rank-R", "rank_R",
  * "rankR". Returns 1 and fills *rank (and *of, or -1) when found, else 0. */
