@@ -26,6 +26,7 @@ import socket
 import sys
 import threading
 import time
+import warnings
 import weakref
 
 import torch
@@ -439,26 +440,50 @@ class _RecIter:
             pass
 
 
+_RECORDERS = weakref.WeakValueDictionary()  # (prefix, rank) -> the last Recorder made of it in this process
+
+
 class Recorder:
     """Records one DataLoader of this rank into PREFIX.rank<R>.csv (+ one file per worker).
 
-    Call it after torch.distributed.init_process_group when the job is distributed: the
-    constructor is then collective (it measures this rank's clock offset against rank 0).
-    rank/world_size default to torch.distributed, else RANK/WORLD_SIZE,
-    OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS, else 0/1."""
+    Call it after torch.distributed.init_process_group when the job is distributed, on EVERY
+    rank: the constructor is then collective (it measures this rank's clock offset against
+    rank 0), and a rank that does not call it leaves the others waiting. A loader that one
+    rank iterates alone (validation on rank 0) is recorded with Recorder(prefix,
+    world_size=1) on that rank: a job of one rank, nothing collective. rank/world_size
+    default to torch.distributed, else RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/SIZE,
+    PMI_RANK/SIZE, SLURM_PROCID/NTASKS, else 0/1; given, they are taken as they are.
+    Each loader gets its own prefix (train and validation: 'runs/a/train', 'runs/a/val'):
+    a second Recorder of a prefix that an open Recorder of this process records is refused."""
 
     def __init__(self, prefix, rank=None, world_size=None, flush_every=8):
         if _dist_ready():
             r, ws = torch.distributed.get_rank(), torch.distributed.get_world_size()
         else:
             r, ws = _env_rank_world()
+        self._explicit = rank is not None or world_size is not None
+        if world_size is not None and int(world_size) == 1 and rank is None:
+            r = 0  # a rank recording alone is rank 0 of its job of one
         self.rank = r if rank is None else int(rank)
         self.world_size = ws if world_size is None else int(world_size)
+        if not 0 <= self.rank < self.world_size:
+            raise ValueError("Recorder: rank %d of a world of %d ranks" % (self.rank, self.world_size))
         prefix = os.fspath(prefix)
         if not prefix or prefix.endswith(os.sep) or os.path.isdir(prefix):
             raise ValueError("Recorder: prefix %r names a folder, not files: give a folder and a file stem, "
                              "e.g. 'runs/base/run' (records runs/base/run.rank0.csv ...)" % prefix)
         self.prefix = os.path.abspath(prefix)
+        self._closed = False
+        other = _RECORDERS.get((self.prefix, self.rank))
+        if other is not None and not other._closed:
+            raise ValueError("Recorder: another Recorder of this process records %r (rank %d) and is still open: "
+                             "its records would be lost. Give each loader its own prefix (e.g. 'runs/a/train' and "
+                             "'runs/a/val'), or close() the other first" % (prefix, self.rank))
+        if other is not None:
+            warnings.warn("stallsim_record: this Recorder replaces the records of an earlier, closed Recorder of %r "
+                          "in this process (a loader made anew every epoch? make it once and iterate it every epoch, "
+                          "or give each its own prefix)" % prefix, stacklevel=2)
+        _RECORDERS[(self.prefix, self.rank)] = self
         d = os.path.dirname(self.prefix)
         if d:
             os.makedirs(d, exist_ok=True)
@@ -468,7 +493,13 @@ class Recorder:
                 os.remove(stale)
             elif stale != self.path:
                 break
-        offset, rtt, how = _clock_offset()
+        if self.world_size == 1:  # alone: no other rank to compare clocks with (and none waits for this one)
+            offset, rtt, how = 0, 0, "alone"
+        elif self._explicit and _dist_ready() and (torch.distributed.get_rank(), torch.distributed.get_world_size()) != (
+                self.rank, self.world_size):
+            offset, rtt, how = 0, 0, "none"  # given ranks that are not torch.distributed's: nothing to exchange with
+        else:
+            offset, rtt, how = _clock_offset()
         cpus, cpu_set = _cpu_set()
         self._w = _Writer(self.path, max(1, int(flush_every)))
         _MAIN_WRITERS[self.prefix] = self._w
@@ -486,7 +517,10 @@ class Recorder:
     def wrap(self, loader):
         """A loader that yields exactly what `loader` yields, recording as it goes."""
         if self._wrapped:
-            raise RuntimeError("stallsim_record: one Recorder records one DataLoader")
+            raise RuntimeError("stallsim_record: one Recorder records one DataLoader, and this one has one already. "
+                               "A loader made anew every epoch: make it once and iterate it every epoch "
+                               "(persistent_workers=True keeps its workers), or give each loader a Recorder of its "
+                               "own prefix; a second loader (validation): a Recorder of its own prefix")
         if not isinstance(loader, tud.DataLoader):
             raise TypeError("stallsim_record: wrap() takes a torch.utils.data.DataLoader")
         for name in ("__iter__", "__len__"):
@@ -545,7 +579,7 @@ class Recorder:
     def _check_rank(self):
         """A Recorder made before init_process_group took its rank from the environment; if
         torch.distributed now says otherwise, its files would be another rank's."""
-        if _dist_ready() and (torch.distributed.get_rank(), torch.distributed.get_world_size()) != (
+        if not self._explicit and _dist_ready() and (torch.distributed.get_rank(), torch.distributed.get_world_size()) != (
                 self.rank, self.world_size):
             raise RuntimeError("stallsim_record: this Recorder was made as rank %d of %d, but torch.distributed "
                                "says rank %d of %d: create the Recorder after init_process_group" % (
@@ -576,6 +610,7 @@ class Recorder:
     def close(self):
         self._end_open_passes()
         self._w.close()
+        self._closed = True
 
     def __enter__(self):
         return self

@@ -245,7 +245,7 @@ PY
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
   for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
     iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map \
-    break_w4 tag_pickle; do
+    break_w4 tag_pickle reuse rewrap; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
   for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop \
@@ -403,6 +403,17 @@ for m in ("spawn", "forkserver"):
 PY
 else
   fail "tests/recorder/spawn_cases.py: $(tail -5 "$work/spawn.err")"
+fi
+
+# under DDP, rank 0 alone records a loader (validation) with world_size=1: it waits for no
+# other rank (a Recorder made on rank 0 only used to hang in the clock exchange), and the
+# record imports as a job of one rank
+if timeout -k 5 120 $py "$src/tests/recorder/alone_ddp.py" "$work/alone" $((20000 + ($$ + 7) % 20000)) \
+  > "$work/alone.txt" 2>"$work/alone.err" && grep -qx "ok alone_ddp" "$work/alone.txt"; then
+  "$stallsim" import pytorch "$work/alone/val" -o "$work/alone.h5" > "$work/alone-imp.txt" 2>&1 &&
+    grep -q "1 GPU, 3 iterations" "$work/alone-imp.txt" && ok || fail "rank 0 alone: import: $(cat "$work/alone-imp.txt")"
+else
+  fail "rank 0 alone under DDP (hung or failed): $(tail -5 "$work/alone.err")"
 fi
 
 # the importer's refusals, each naming the file (and line)

@@ -356,8 +356,9 @@ static ss_status pt_rank_header(pt_rank *R)
         pt_kind k;
         if ((st = pt_read(f, &k)) != SS_OK) return st;
         if (k == PT_EOF)
-            return ss_fail(SS_EDATA, "%s:%ld: no 'epoch' record: the loop never iterated the recorded loader",
-                           f->path, f->line);
+            return ss_fail(SS_EDATA, "%s:%ld: no 'epoch' record: the loop never iterated the recorded loader on this "
+                           "rank (a loader that one rank iterates alone, as validation on rank 0, is recorded with "
+                           "Recorder(PREFIX, world_size=1) on that rank)", f->path, f->line);
         if (k != PT_META) {
             if (k != PT_EPOCH)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record before the first 'epoch' record", f->path, f->line,

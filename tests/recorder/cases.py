@@ -224,3 +224,33 @@ rec.close()
 log = loader._inner.collate_fn.log
 print("ok tag_pickle" if len(got) == 12 and log.pid is None and log.cur is None
       else "FAIL tag_pickle: %d batches, the training process's fetch log pid %r cur %r" % (len(got), log.pid, log.cur))
+
+
+# two loaders of one prefix: a second Recorder of a prefix that an open one records is
+# refused (it would delete the other's files); after close() it replaces them, with a warning
+first = sr.Recorder(os.path.join(OUT, "reuse", "run"))
+try:
+    sr.Recorder(os.path.join(OUT, "reuse", "run"))
+    print("FAIL reuse: a second open Recorder of one prefix accepted")
+except ValueError as e:
+    if "still open" not in str(e) or "its own prefix" not in str(e):
+        print("FAIL reuse: %s" % e)
+    else:
+        first.close()
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            again = sr.Recorder(os.path.join(OUT, "reuse", "run"))
+        again.close()
+        said = [str(w.message) for w in caught]
+        print("ok reuse" if any("replaces the records of an earlier, closed Recorder" in m for m in said)
+              else "FAIL reuse: no warning after close (%r)" % said)
+# a second wrap() names the ways out
+rec = sr.Recorder(os.path.join(OUT, "rewrap", "run"))
+rec.wrap(tud.DataLoader(Numbers(8), batch_size=4))
+try:
+    rec.wrap(tud.DataLoader(Numbers(8), batch_size=4))
+    print("FAIL rewrap: accepted")
+except RuntimeError as e:
+    print("ok rewrap" if "iterate it every epoch" in str(e) and "own prefix" in str(e) else "FAIL rewrap: %s" % e)
+rec.close()
