@@ -440,6 +440,20 @@ static void suggest_key(const char *section, const char *name, char *buf, size_t
     if (at >= 0) snprintf(buf, n, " (did you mean '%s'?)", keys[at].key);
 }
 
+/* 1 when value is the key's default as the option table writes it, but for spaces and case
+ * (workers = auto in a file that lists every key) */
+static int same_as_default(const key_def *k, const char *value)
+{
+    const char *a = value, *b = k->def ? k->def : "";
+    for (;;) {
+        while (isspace((unsigned char)*a)) a++;
+        while (isspace((unsigned char)*b)) b++;
+        if (!*a || !*b) return !*a && !*b;
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+        a++, b++;
+    }
+}
+
 static int apply(parse_ctx *p, const char *section, const char *name, const char *value)
 {
     int known;
@@ -456,6 +470,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         return 0;
     }
     p->seen[i] = 1;
+    p->cfg->given[i] = same_as_default(&keys[i], value) ? 1 : 2;
     const char *e = apply_value(p, &keys[i], value);
     if (e && !p->overridden[i]) {
         snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s%s' %s", section, name, value, strlen(value) > 200 ? "..." : "", e);
@@ -740,7 +755,7 @@ ss_status ss_config_set(ss_config *c, const char *assignment)
     if (!apply(&p, section, key, value)) /* (the message holds the value: a long one is not repeated) */
         return ss_fail(SS_ECONFIG, "--set %.80s%s: %s", assignment, strlen(assignment) > 80 ? "..." : "", p.msg);
     int known, k = find_key(section, key, &known);
-    if (k >= 0) c->from_set[k] = 1;
+    if (k >= 0) c->from_set[k] = 1; /* (given by apply) */
     char line[4200];
     snprintf(line, sizeof line, "; --set %s", assignment);
     return append_text(c, line);
@@ -761,6 +776,13 @@ const char *ss_config_origin(const ss_config *c, const char *section, const char
     if (key || !any) return c->file;
     snprintf(buf, sizeof buf, "%s (with its --set options)", c->file);
     return buf;
+}
+
+int ss_config_changed(const ss_config *c, const char *section, const char *key)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (c->given[i] == 2 && !strcmp(keys[i].section, section) && (!key || !strcmp(keys[i].key, key))) return 1;
+    return 0;
 }
 
 ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets)

@@ -35,6 +35,8 @@ typedef struct {
 typedef struct {
     char file[SS_PATH_MAX]; /* the scenario file as given */
     unsigned char from_set[SS_CONFIG_MAX_KEYS]; /* per key of the option table: a --set gave its value */
+    unsigned char given[SS_CONFIG_MAX_KEYS];    /* per key: 0 not given, 1 given as its default's text, 2 given
+                                                 * another value (by the file or a --set) */
     char *text;             /* its text plus the applied overrides (owned) */
 
     /* [trace] */
@@ -87,6 +89,9 @@ int ss_config_cpu_sharing_on(const ss_config *c);
  * (with its --set options)" when a --set gave any key of the section. The text stays valid
  * until the next call. */
 const char *ss_config_origin(const ss_config *c, const char *section, const char *key);
+/* 1 when the scenario file or a --set gave [section] key (key NULL: any key of the
+ * section) a value other than its default's text (spaces and case aside), else 0. */
+int ss_config_changed(const ss_config *c, const char *section, const char *key);
 
 /* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);

@@ -101,6 +101,22 @@ expect 2 "unknown command 'fly'" "$stallsim" fly
 expect 2 "missing CONFIG.ini" "$stallsim" run
 expect 1 "warmup_iterations = 500" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=500 --out "$work/out-warm"
 [ -e "$work/out-warm/summary.csv" ] && fail "summary written for an empty selection" || ok
+# a list or section that no model of the sweep takes is refused, naming the model that does
+# (workers = 2, 4 under the default independent model read as "no gain")
+printf '[trace]\npath = good.h5\n[scenarios]\nworkers = 2, 4\n' > "$work/noworkers.ini"
+expect 2 "noworkers.ini: [scenarios] workers is set, but no model of the sweep takes it (it applies to model = pipeline)" \
+  "$stallsim" run "$work/noworkers.ini" --out "$work/out-nw"
+[ -e "$work/out-nw" ] && fail "output written for a refused sweep" || ok
+expect 2 "--set scenarios.fetch_scale: [scenarios] fetch_scale is set" "$stallsim" run "$work/ok.ini" --set scenarios.fetch_scale=0.5
+printf '[trace]\npath = good.h5\n[pipeline]\ndelivery = 0.002\n' > "$work/nopipe.ini"
+expect 2 "nopipe.ini: the [pipeline] section sets the pipeline model, which is not in the sweep" \
+  "$stallsim" run "$work/nopipe.ini" --out "$work/out-np"
+"$stallsim" run "$work/noworkers.ini" --set scenarios.model=independent,pipeline --out "$work/out-nw" --quiet && ok ||
+  fail "workers with the pipeline model in the sweep"
+# a file that lists the pipeline keys at their defaults (as README's does) runs the independent model
+printf '[trace]\npath = good.h5\n[scenarios]\nworkers = auto\nprefetch = 2\nfetch_scale = 1\n[pipeline]\ndelivery = auto\nstep_gap = 0\n' \
+  > "$work/defaults.ini"
+"$stallsim" run "$work/defaults.ini" --out "$work/out-def" --quiet && ok || fail "pipeline keys at their defaults refused"
 
 # ---------- outputs ----------
 "$stallsim" run "$work/ok.ini" --out "$work/prev" --quiet || fail "good run"

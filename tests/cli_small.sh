@@ -32,7 +32,7 @@ refused 2 "ini warmup 0x10" "$stallsim" run ok.ini --set trace.warmup_iterations
 refused 2 "compare --warmup 0x3" "$stallsim" compare t.h5 --warmup 0x3
 [ -e g.h5 ] && fail "gen wrote g.h5 with a bad option" || ok
 # decimal forms stay accepted
-"$stallsim" run ok.ini --set independent.stall_floor=2e-6 --set scenarios.fetch_scale=+.5 --out r --quiet && ok || fail "decimal forms refused"
+"$stallsim" run ok.ini --set independent.stall_floor=2e-6 --set scenarios.model=independent,pipeline --set scenarios.fetch_scale=+.5 --out r --quiet && ok || fail "decimal forms refused"
 
 # a CSV cell in hexadecimal
 P=$work/fsNprepNloadNtrain_demo_none_net_epoch1_b64_worker4_thread0

@@ -40,6 +40,47 @@ static ss_status check_repeats(const ss_config *c)
 enum { AX_HEAL, AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
 static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL, SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
                                         SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
+static const char *const axis_key[AX_N] = {"heal", "workers", "prefetch", "fetch_scale", "compute_scale",
+                                           "fetch_align", "start_align"};
+
+static int in_sweep(const ss_config *c, ss_model m)
+{
+    for (int i = 0; i < c->n_models; i++)
+        if (c->models[i] == m) return 1;
+    return 0;
+}
+
+/* A [scenarios] list or a key of a model's own section ([pipeline]) set to other than its
+ * default where no model of the sweep takes it would be left out without a word
+ * (workers = 2, 4 under the default model = independent reads as "no gain"): SS_ECONFIG
+ * naming the models that take it. (A file that lists every key at its default is fine.) */
+static ss_status check_unused(const ss_config *c)
+{
+    for (int a = 0; a < AX_N; a++) {
+        if (!ss_config_changed(c, "scenarios", axis_key[a])) continue;
+        char takers[128] = "";
+        int used = 0;
+        for (int m = 0; m < SS_NMODELS; m++) {
+            const ss_model_ops *ops = ss_model_get((ss_model)m);
+            if (!(ops->axes & axis_bit[a])) continue;
+            used |= in_sweep(c, (ss_model)m);
+            size_t l = strlen(takers);
+            snprintf(takers + l, sizeof takers - l, "%s%s", l ? ", " : "", ops->name);
+        }
+        if (!used)
+            return ss_fail(SS_ECONFIG, "%s: [scenarios] %s is set, but no model of the sweep takes it (it applies to "
+                           "model = %s): add that model to [scenarios] model, or leave %s out",
+                           ss_config_origin(c, "scenarios", axis_key[a]), axis_key[a], takers, axis_key[a]);
+    }
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const char *name = ss_model_get((ss_model)m)->name;
+        if (ss_config_changed(c, name, NULL) && !in_sweep(c, (ss_model)m))
+            return ss_fail(SS_ECONFIG, "%s: the [%s] section sets the %s model, which is not in the sweep: add it to "
+                           "[scenarios] model (model = %s), or leave [%s] out",
+                           ss_config_origin(c, name, NULL), name, name, name, name);
+    }
+    return SS_OK;
+}
 
 /* The values of scenarios.heal with `each` expanded to every GPU: sets of GPUs (n = 0:
  * none). */
@@ -126,6 +167,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     *out = NULL;
     *n = 0;
     ss_status st = check_repeats(c);
+    if (st == SS_OK) st = check_unused(c);
     heal_list h = {0, NULL};
     if (st == SS_OK) st = heal_values(c, gpus, &h);
     if (st != SS_OK) {
