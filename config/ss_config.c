@@ -473,7 +473,17 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     p->cfg->given[i] = same_as_default(&keys[i], value) ? 1 : 2;
     const char *e = apply_value(p, &keys[i], value);
     if (e && !p->overridden[i]) {
-        snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s%s' %s", section, name, value, strlen(value) > 200 ? "..." : "", e);
+        /* "2 4" for "2, 4": items written without their commas */
+        const char *sp = strpbrk(value, " \t");
+        int spaced = 0;
+        if (sp && !strchr(value, ',')) {
+            const char *a = sp, *b = sp;
+            while (a > value && isspace((unsigned char)a[-1])) a--;
+            while (*b && isspace((unsigned char)*b)) b++;
+            spaced = a > value && *b;
+        }
+        snprintf(p->msg, sizeof p->msg, "%s.%s = '%.200s%s' %s%s", section, name, value, strlen(value) > 200 ? "..." : "",
+                 e, spaced ? " (a list's items are separated by commas: 2, 4)" : "");
         return 0;
     }
     return 1;
@@ -761,6 +771,36 @@ ss_status ss_config_set(ss_config *c, const char *assignment)
     return append_text(c, line);
 }
 
+/* The line of the file's text where [section] sets key (the first; 0: none there). */
+static int line_of(const char *text, const char *section, const char *key)
+{
+    int line = 0, in = 0;
+    size_t ls = strlen(section), lk = strlen(key);
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        line++;
+        const char *q = p;
+        while (q < p + n && isspace((unsigned char)*q)) q++;
+        if (q < p + n && *q == '[') {
+            q++;
+            while (q < p + n && isspace((unsigned char)*q)) q++;
+            in = (size_t)(p + n - q) >= ls && !strncmp(q, section, ls);
+            if (in) {
+                const char *r = q + ls;
+                while (r < p + n && isspace((unsigned char)*r)) r++;
+                in = r < p + n && *r == ']';
+            }
+        } else if (in && (size_t)(p + n - q) > lk && !strncmp(q, key, lk)) {
+            const char *r = q + lk;
+            while (r < p + n && (*r == ' ' || *r == '\t')) r++;
+            if (r < p + n && (*r == '=' || *r == ':')) return line;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
 const char *ss_config_origin(const ss_config *c, const char *section, const char *key)
 {
     static char buf[SS_PATH_MAX + 64];
@@ -772,6 +812,11 @@ const char *ss_config_origin(const ss_config *c, const char *section, const char
             return buf;
         }
         any = 1;
+    }
+    int line = key && c->text ? line_of(c->text, section, key) : 0;
+    if (line > 0) {
+        snprintf(buf, sizeof buf, "%s:%d", c->file, line);
+        return buf;
     }
     if (key || !any) return c->file;
     snprintf(buf, sizeof buf, "%s (with its --set options)", c->file);

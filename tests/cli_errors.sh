@@ -69,9 +69,9 @@ ini_case no_trace 2 "no_trace.ini|[trace] path is missing" $'[scenarios]\nfetch_
 ini_case no_equals 2 "no_equals.ini:2" $'[trace]\nthis line has no equals sign'
 long=$(printf 'x%.0s' $(seq 1 300))
 # a long line is read whole (inih alone would cut it at ~200 characters)
-ini_case long_line 1 "long_line.ini: [trace] path|/$long: cannot open trace" "[trace]
+ini_case long_line 1 "long_line.ini:2: [trace] path|/$long: cannot open trace" "[trace]
 path = $long"
-ini_case trace_missing 1 "trace_missing.ini: [trace] path|nonexistent.h5|No such file" $'[trace]\npath = nonexistent.h5'
+ini_case trace_missing 1 "trace_missing.ini:2: [trace] path (a relative path in a scenario file is taken from the file's folder)|nonexistent.h5|No such file" $'[trace]\npath = nonexistent.h5'
 mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5" $'[trace]\npath = afolder.h5'
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
@@ -104,7 +104,7 @@ expect 1 "warmup_iterations = 500" "$stallsim" run "$work/ok.ini" --set trace.wa
 # a list or section that no model of the sweep takes is refused, naming the model that does
 # (workers = 2, 4 under the default independent model read as "no gain")
 printf '[trace]\npath = good.h5\n[scenarios]\nworkers = 2, 4\n' > "$work/noworkers.ini"
-expect 2 "noworkers.ini: [scenarios] workers is set, but no model of the sweep takes it (it applies to model = pipeline)" \
+expect 2 "noworkers.ini:4: [scenarios] workers is set, but no model of the sweep takes it (it applies to model = pipeline)" \
   "$stallsim" run "$work/noworkers.ini" --out "$work/out-nw"
 [ -e "$work/out-nw" ] && fail "output written for a refused sweep" || ok
 expect 2 "--set scenarios.fetch_scale: [scenarios] fetch_scale is set" "$stallsim" run "$work/ok.ini" --set scenarios.fetch_scale=0.5
@@ -113,6 +113,13 @@ expect 2 "nopipe.ini: the [pipeline] section sets the pipeline model, which is n
   "$stallsim" run "$work/nopipe.ini" --out "$work/out-np"
 "$stallsim" run "$work/noworkers.ini" --set scenarios.model=independent,pipeline --out "$work/out-nw" --quiet && ok ||
   fail "workers with the pipeline model in the sweep"
+# a list written without commas says how lists are written; a relative trace path that is
+# missing says from where it was taken (the file's folder), with the file's line
+printf '[trace]\npath = good.h5\n[scenarios]\nmodel = pipeline\nworkers = 2 4\n' > "$work/spaced.ini"
+expect 2 "spaced.ini:5: scenarios.workers = '2 4' is not a whole number|separated by commas" "$stallsim" run "$work/spaced.ini"
+mkdir -p "$work/sub" && printf '[trace]\npath = sub/good.h5\n' > "$work/sub/rel.ini"
+(cd "$work" && expect 1 "sub/rel.ini:2: [trace] path (a relative path in a scenario file is taken from the file's folder): sub/sub/good.h5" \
+  "$stallsim" run sub/rel.ini --out "$work/out-rel")
 # a file that lists the pipeline keys at their defaults (as README's does) runs the independent model
 printf '[trace]\npath = good.h5\n[scenarios]\nworkers = auto\nprefetch = 2\nfetch_scale = 1\n[pipeline]\ndelivery = auto\nstep_gap = 0\n' \
   > "$work/defaults.ini"

@@ -48,7 +48,7 @@ printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = bogus\nstart_align =
   fail "a --set's repeated value: rc=$rc $(cat err)"
 printf '[trace]\npath = here.h5\n[scenarios]\nfetch_align = min, min\n' > twice.ini
 "$stallsim" run twice.ini --out r-bad --quiet 2>err; rc=$?
-[ $rc -eq 2 ] && grep -q "^stallsim: twice.ini: scenarios.fetch_align lists the same value twice" err && ok ||
+[ $rc -eq 2 ] && grep -q "^stallsim: twice.ini:4: scenarios.fetch_align lists the same value twice" err && ok ||
   fail "the file's repeated value: rc=$rc $(cat err)"
 "$stallsim" run rel.ini --set "scenarios.model=pipeline" --set "scenarios.workers=$(seq -s, 1 65)" --out r-bad --quiet 2>err; rc=$?
 [ $rc -eq 2 ] && grep -q "has more than 64 items$" err && [ "$(wc -c < err)" -lt 700 ] && ok || fail "a long --set list: rc=$rc $(cat err)"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "ss_isa.h"
@@ -434,7 +435,19 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_trace_open(cfg.trace_path, c, &t);
-        if (st != SS_OK) ss_errprefix("%s: [trace] path", a.config);
+        if (st != SS_OK) {
+            /* a relative path in the file is taken from the file's folder: say so when it
+             * is missing (wl/base.h5 in wl/my.ini is wl/wl/base.h5) */
+            const char *origin = ss_config_origin(&cfg, "trace", "path");
+            int from_file = strncmp(origin, "--set", 5) != 0;
+            const char *given = cfg.trace_path;
+            const char *slash = strrchr(a.config, '/');
+            int rel = from_file && slash && strncmp(given, a.config, (size_t)(slash - a.config + 1)) == 0;
+            ss_errprefix("%s: [trace] path%s", origin,
+                         rel && access(cfg.trace_path, F_OK) != 0
+                             ? " (a relative path in a scenario file is taken from the file's folder)"
+                             : "");
+        }
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && !ss_trace_meta_has_fetch(ss_trace_meta_of(t)))
