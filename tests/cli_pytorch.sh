@@ -434,6 +434,14 @@ PY
   cp "$r.rank1.csv" "$b.rank1.csv"
   "$stallsim" import pytorch "$b.rank0.csv" -o "$work/good.h5" 2>"$work/good.err" >/dev/null &&
     ! grep -q "warning" "$work/good.err" && ok || fail "the restored copy imports: $(cat "$work/good.err")"
+  # rank 1 on another host with no clock offset measured (a Recorder made before
+  # init_process_group): the import says its times are off by the clocks' difference
+  cp -r "$work/w2" "$work/noclock"
+  sed -i 's/^meta,host,.*/meta,host,otherhost/; s/^meta,clock_offset_source,.*/meta,clock_offset_source,none/' \
+    "$work/noclock/run.rank1.csv"
+  "$stallsim" import pytorch "$work/noclock/run" -o "$work/noclock.h5" > /dev/null 2> "$work/noclock.err" &&
+    grep -q "rank 1 ran on host otherhost and rank 0 on .*, but its clock was not compared with rank 0's" "$work/noclock.err" &&
+    ! grep -q "clock was not compared" "$work/good.err" && ok || fail "a rank without a clock offset: $(cat "$work/noclock.err")"
   # a run killed in its last epoch (both ranks' files end after batch 4 of it): it imports,
   # and says the epoch is short
   cp -r "$work/w2" "$work/killed"

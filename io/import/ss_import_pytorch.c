@@ -112,6 +112,7 @@ typedef struct {
     long trk_pass, trk_n;
     int64_t pass_t0; /* the pass being read: its 'epoch' record's time */
     int64_t offset;
+    int no_offset; /* meta clock_offset_source none: the offset was not measured */
     char host[256], torch[64];
     int64_t first_epoch_ns;
     /* the fetches' CPU times and the loop's per iteration (PT_CPU_FETCH, PT_CPU_LOOP), and
@@ -376,7 +377,8 @@ static ss_status pt_rank_header(pt_rank *R)
         else if (!strcmp(key, "clock_offset_ns")) {
             st = pt_range(f, 2, "meta clock_offset_ns", -PT_OFFSET_MAX, PT_OFFSET_MAX, &R->offset);
             have_offset = 1;
-        } else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
+        } else if (!strcmp(key, "clock_offset_source")) R->no_offset = !strcmp(f->field[2], "none");
+        else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
         else if (!strcmp(key, "cpus")) st = pt_long(f, 2, "meta cpus", 1, 1L << 20, &R->cpus);
         else if (!strcmp(key, "batches_per_epoch"))
@@ -953,6 +955,16 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
             return ss_fail(SS_EDATA, "%s: world_size %ld, but %s says %ld", S->r[g]->main.path, S->r[g]->world,
                            r0->main.path, world);
     }
+    /* a rank whose Recorder measured no clock offset (made before init_process_group) on
+     * another host than rank 0: its times are off by the two clocks' difference */
+    for (int g = 1; g < S->G; g++)
+        if (S->r[g]->no_offset && strcmp(S->r[g]->host, r0->host)) {
+            ss_warn("%s: rank %d ran on host %s and rank 0 on %s, but its clock was not compared with rank 0's "
+                    "(clock_offset_source none: the Recorder was made before init_process_group): its times are "
+                    "off by the two clocks' difference; make the Recorder after init_process_group",
+                    S->r[g]->main.path, g, S->r[g]->host, r0->host);
+            break;
+        }
     for (int i = 0; i < S->skips.n; i++)
         if (S->skips.rank[i] >= world)
             return ss_fail(SS_EUSAGE, "import pytorch: --skip-pass %ld:%ld: the run has ranks 0 to %ld", S->skips.rank[i],
