@@ -209,6 +209,24 @@ cp "$work/w.h5" "$work/a/run/t.h5"
 grep -q '^a/run/t\.h5 ' "$work/alike.txt" && grep -q '^b/run/t\.h5 ' "$work/alike.txt" && grep -q '^w\.h5 ' "$work/alike.txt" &&
   ok || fail "traces named alike: $(cat "$work/alike.txt")"
 
+# before, the sweep, after (a real run): each prediction's error against the last row is
+# printed, (predicted / real - 1) in %, recomputed here from the CSV's iteration times
+"$stallsim" compare "$work/w.h5" "$work/w40" "$work/b/run/t.h5" --warmup 40 --epoch 1 --csv "$work/pred.csv" \
+  > "$work/pred.txt" 2>/dev/null || fail "compare before results after"
+$py - "$work/pred.csv" "$work/pred.txt" <<'PY' && ok || fail "errors against the last row: $(tail -3 "$work/pred.txt")"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+line = [l for l in open(sys.argv[2]) if l.startswith("each prediction against the last row")]
+assert len(line) == 1, line
+real = float(rows[-1]["iter_time_mean"])
+preds = [r for r in rows[1:-1] if r["scenario"] != "measured"]
+got = [float(x) for x in re.findall(r" ([-+][0-9.]+) %", line[0])]
+exp = [100 * (float(r["iter_time_mean"]) / real - 1) for r in preds]
+assert len(got) == len(exp) and all(abs(a - b) < 0.051 for a, b in zip(got, exp)), (got, exp)
+PY
+"$stallsim" compare "$work/w.h5" "$work/w40" --warmup 40 --epoch 1 2>/dev/null | grep -q "each prediction against" &&
+  fail "a prediction line without a real run last" || ok
+
 # results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
 printf '[trace]\npath = w.h5\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 2\n' > "$work/both.ini"
 "$stallsim" run "$work/both.ini" --out "$work/both" --quiet || fail "sweep both"

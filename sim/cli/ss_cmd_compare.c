@@ -42,6 +42,7 @@ static const char compare_usage[] =
 typedef struct {
     char source[256];
     ss_results_row r;
+    int trace; /* the measured run of a trace (not a results folder's row) */
 } cmp_row;
 
 typedef struct {
@@ -60,6 +61,7 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
         t->cap = cap;
     }
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
+    t->v[t->n].trace = 0;
     t->v[t->n++].r = *r;
     return SS_OK;
 }
@@ -207,6 +209,7 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         ss_results_row row;
         if ((st = summarise_trace(path, opts, &row, &gpus)) != SS_OK) return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
+        t->v[t->n - 1].trace = 1;
     } else {
         ss_results_row *rows;
         int n;
@@ -429,11 +432,31 @@ static void print_table(const cmp_table *t, FILE *out)
                 fprintf(out, "every %.*s scenario of %s also has %s in its name (summary.csv: the full names)\n",
                         (int)strcspn(full, "_"), full, shown_source(t, g[k].row), g[k].shared);
         }
-    free(g);
-    free(gid);
     fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
+    /* compare before.h5 results after.h5: each prediction's error against the real run after */
+    const cmp_row *last = &t->v[t->n - 1];
+    int it = -1, npred = 0;
+    for (int k = 0; k < ncc; k++)
+        if (!strcmp(cc[k]->name, "iter_time_mean")) it = ci[k];
+    for (int i = 1; i < t->n - 1; i++) npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
+    if (t->n >= 3 && last->trace && it >= 0 && npred > 0 && last->r.num[it] > 0) {
+        fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:", last->source);
+        int shown = 0;
+        for (int i = 1; i < t->n - 1; i++) {
+            if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
+            if (shown == 16) {
+                fprintf(out, " ... (--csv FILE has every row)");
+                break;
+            }
+            shown_name(t, i, gid, g, nm, sizeof nm);
+            fprintf(out, "%s %s %+.1f %%", shown++ ? "," : "", nm, pct(t->v[i].r.num[it], last->r.num[it]));
+        }
+        fprintf(out, "\n");
+    }
     fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
                  "column with both\n");
+    free(g);
+    free(gid);
 }
 
 static void csv_num(FILE *f, double v)
