@@ -32,7 +32,7 @@ import weakref
 import torch
 import torch.utils.data as tud
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _now = time.time_ns
 _cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
 _pcpu = time.process_time_ns  # CPU time of the training process, all its threads (not its workers)
@@ -409,11 +409,14 @@ class _RecIter:
     def __iter__(self):
         return self
 
-    def _end(self, n, t, c, q):
+    def _end(self, n, t, c, q, kind="left"):
+        """kind 'end': the loop's next() found the pass's end (or the loader's error) at t, the
+        end of the step of batch n - 1; 'left': the loop left the pass (its iterator went away,
+        the next pass started, the Recorder closed) at t, which ends no step for sure."""
         if self.open:
             self.open = False
             self.rec._open_passes.discard(self)
-            self.rec._w.line("end,%d,%d,%d,%d,%d\n" % (self.p, n, t, c, q))
+            self.rec._w.line("%s,%d,%d,%d,%d,%d\n" % (kind, self.p, n, t, c, q))
             self.rec._w.flush()
             self.rec._passes_done += 1
 
@@ -426,7 +429,7 @@ class _RecIter:
         try:
             batch = next(self.it)
         except BaseException:  # the end of the pass, or the loader's error: the record ends here
-            self._end(self.k, t_ask, c_ask, q_ask)
+            self._end(self.k, t_ask, c_ask, q_ask, "end")
             raise
         self.rec._w.line("batch,%d,%d,%d,%d,%d,%d\n" % (self.p, self.k, t_ask, _now(), c_ask, q_ask))
         self.k += 1

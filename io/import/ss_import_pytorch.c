@@ -31,8 +31,9 @@ typedef struct {
     char *field[PT_FIELDS];
     int nfield;
     int pushed; /* the current line is to be returned again */
-    int version; /* the record format: 1, 2 (fetch records carry the fetch's CPU time) or 3
-                  * (and the waits for a core) */
+    int version; /* the record format: 1, 2 (fetch records carry the fetch's CPU time), 3
+                  * (and the waits for a core) or 4 (a pass the loop left ends with 'left') */
+    int left; /* the current record is a 'left' (read as PT_END) */
 } pt_file;
 
 typedef enum { PT_EOF, PT_META, PT_EPOCH, PT_BATCH, PT_END, PT_FETCH } pt_kind;
@@ -154,6 +155,7 @@ typedef struct {
     int64_t origin_ns;
     long rows, epochs, last_epoch;
     long epoch_rows; /* rows of the epoch being read */
+    long left_rows;  /* batches at which the loop left a pass (no step time): not in the trace */
     int done;
     int warned_open; /* a pass without an 'end' record was warned about */
     /* workers of an IterableDataset that ran out early: how many (per worker and pass), and
@@ -267,16 +269,18 @@ static ss_status pt_read(pt_file *f, pt_kind *kind)
         pt_kind kind;
         int nfield;
     } kinds[] = {{"meta", PT_META, 3},  {"epoch", PT_EPOCH, 4}, {"batch", PT_BATCH, 5},
-                 {"end", PT_END, 4},    {"fetch", PT_FETCH, 6}};
+                 {"end", PT_END, 4},    {"fetch", PT_FETCH, 6},  {"left", PT_END, 4}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(t, kinds[i].name)) {
-            /* format 2 adds a CPU time to fetch, batch and end records, format 3 a wait */
+        if (!strcmp(t, kinds[i].name) && (kinds[i].kind != PT_END || t[0] == 'e' || f->version >= 4)) {
+            /* format 2 adds a CPU time to fetch, batch and end records, format 3 a wait; format 4
+             * ends a left pass with 'left' (read as an end, f->left set) */
             int timed = kinds[i].kind == PT_FETCH || kinds[i].kind == PT_BATCH || kinds[i].kind == PT_END;
             int want = kinds[i].nfield + (timed ? (f->version >= 3 ? 2 : f->version >= 2) : 0);
             if (f->nfield != want)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
                                f->nfield, want);
             *kind = kinds[i].kind;
+            f->left = t[0] == 'l'; /* a pass the loop left ('left', format 4) */
             return SS_OK;
         }
     if (!strcmp(t, "stallsim-record"))
@@ -330,15 +334,15 @@ static ss_status pt_header(pt_file *f)
 {
     if (!fgets(f->buf, sizeof f->buf, f->f)) {
         if (ferror(f->f)) return ss_fail(SS_EIO, "%s:1: read error", f->path);
-        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,3')", f->path);
+        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,4')", f->path);
     }
     f->line = 1;
     size_t n = strlen(f->buf);
     while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
     if (strncmp(f->buf, "stallsim-record,", 16))
-        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,3')", f->path);
-    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2") && strcmp(f->buf + 16, "3"))
-        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 to 3", f->path,
+        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,4')", f->path);
+    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2") && strcmp(f->buf + 16, "3") && strcmp(f->buf + 16, "4"))
+        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 to 4", f->path,
                        f->buf + 16);
     f->version = f->buf[16] - '0';
     return SS_OK;
@@ -531,7 +535,20 @@ typedef struct {
     int64_t ask_cpu, next_cpu; /* the training process's CPU time at the two asks, ns (-1: none) */
     int64_t ask_wait, next_wait; /* the loop thread's wait for a core at the two asks, ns (-1: none) */
     long line;
+    /* the last batch of a pass the loop left before its end (a break, an exception, a
+     * script that ended mid-epoch): its 'end' came when the loop left, not when the step
+     * of this batch ended, so the batch has no step time (left out of the trace) */
+    int left;
 } pt_row;
+
+/* 1 when a pass's last batch (n batches) has no step end in the record: the loop left the
+ * pass ('left', format 4) before its end (a map-style pass of len(loader) batches taken
+ * whole, as a step-based loop does, ends its last step where it leaves). Formats 1-3 do
+ * not tell a left pass from an ended one: their last rows are kept. */
+static int pt_left_early(const pt_rank *R, int left, long n)
+{
+    return left && (R->iterable || R->per_epoch <= 0 || n < R->per_epoch);
+}
 
 /* The next (batch, next ask) of rank R's loop; *got = 0 at the end of the file. */
 static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
@@ -668,6 +685,7 @@ static ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
                        f->path, f->line, (long long)row->next_cpu, R->cur.line, (long long)row->ask_cpu);
     if (k == PT_END) {
         R->have_cur = 0;
+        row->left = pt_left_early(R, f->left, kk);
     } else {
         pt_batch b = {.p = p, .k = kk, .ask = t, .cpu = row->next_cpu, .wait = row->next_wait, .line = f->line};
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;
@@ -1018,7 +1036,8 @@ static void pt_check_epoch(const pt_state *S)
     const pt_rank *R = S->r[0];
     if (!R->iterable && R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
         ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
-                "the loop left the epoch; the trace keeps what was recorded",
+                "the loop left the epoch (a break, an exception); the trace keeps what was recorded, but not the batch "
+                "at which the loop left, whose step has no end in the record",
                 R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch);
 }
 
@@ -1250,7 +1269,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
     while (!S->done && s->n < s->cap) {
         long i = s->n;
         pt_row r0 = {0};
-        int got0 = 0;
+        int got0 = 0, nleft = 0;
         for (int g = 0; g < G; g++) {
             pt_rank *R = S->r[g];
             pt_row row = {0};
@@ -1304,6 +1323,11 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->train_start[i * G + g] = (double)(row.got + off) * ns;
             s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
+            if (row.left) { /* (left out when every rank's is: below) */
+                nleft++;
+                f->valid = 0;
+                continue;
+            }
             pt_cpu_add(&R->cpu[PT_CPU_FETCH], f->cpu);
             pt_cpu_add(&R->cpu[PT_CPU_LOOP], row.ask_cpu >= 0 && row.next_cpu >= 0 ? row.next_cpu - row.ask_cpu : -1);
             pt_cpu_add(&R->cpu[PT_WAIT_FETCH], f->wait);
@@ -1331,6 +1355,10 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_say_workers(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
+        }
+        if (nleft == G) { /* every rank left the pass after this batch: no step time, no row */
+            S->left_rows++;
+            continue;
         }
         if (S->rows > 0 && r0.epoch != S->last_epoch) pt_check_epoch(S);
         if (S->rows == 0 || r0.epoch != S->last_epoch) {
@@ -1369,7 +1397,9 @@ const ss_importer ss_importer_pytorch = {
             "kernel's run delay): /fetch_wait_time per fetch, /loop_wait_time per iteration of the loop's\n"
             "thread (medians per rank), which CPU sharing uses for the trace's own contention, and\n"
             "/fetch_wait_start_time, each rank's mean wait over the first num_workers x prefetch_factor\n"
-            "fetches of every pass (sent out at once as the workers start).\n"
+            "fetches of every pass (sent out at once as the workers start). Format 4 ends a pass the\n"
+            "loop left (a break, an exception, the script's end) with 'left': the batch at which it left\n"
+            "has no step end and no row, unless the pass was taken whole (len(loader) batches).\n"
             "A pass whose iterator the loop kept (a step-based loop, a kept peek iterator) ends where\n"
             "the next pass starts. --skip-pass RANK:PASS (repeatable) leaves out that rank's pass (as\n"
             "numbered in its file's 'epoch,PASS,...' line): a pass one rank made alone, such as a batch\n"
