@@ -204,7 +204,12 @@ class _TagSampler:
         return len(self.inner)
 
     def __iter__(self):
-        p = self.rec._pass
+        # the pass is read now, as the loader's iterator is made (at iter(loader)), not at
+        # its first batch: an iterator made before a later pass and used after it (a kept
+        # probe iterator with num_workers = 0) still tags its own pass
+        return self._tags(self.rec._pass)
+
+    def _tags(self, p):
         for k, batch in enumerate(self.inner):
             yield self.tag(batch, p, k)
 
@@ -260,35 +265,51 @@ class _FetchLog:
 
 
 class _PassThrough:
-    """A dataset wrapper's attributes other than its own (_OWN) are the user's dataset's
-    (self.inner): read (e.g. in worker_init_fn) and set (what worker_init_fn sets on
-    get_worker_info().dataset reaches the user's dataset)."""
-    _OWN = ("inner", "_rec_log")
+    """A dataset wrapper's attributes other than its own (_OWN, named so as not to meet a
+    user's) are the user's dataset's (self._ssr_inner): read (e.g. in worker_init_fn) and set
+    (what worker_init_fn sets on get_worker_info().dataset reaches the user's dataset); and
+    it passes for the user's dataset's class (isinstance(get_worker_info().dataset, MyData)
+    holds, as without the recorder). Pickled (spawn) by __reduce__, which names its real
+    class."""
+    _OWN = ("_ssr_inner", "_ssr_log")
+
+    @property
+    def __class__(self):
+        return type(object.__getattribute__(self, "_ssr_inner"))
 
     def __getattr__(self, name):
         if name in type(self)._OWN or name.startswith("__"):
             raise AttributeError(name)
-        return getattr(self.inner, name)
+        return getattr(object.__getattribute__(self, "_ssr_inner"), name)
 
     def __setattr__(self, name, value):
         if name in type(self)._OWN:
             object.__setattr__(self, name, value)
         else:
-            setattr(self.inner, name, value)
+            setattr(self._ssr_inner, name, value)
+
+    def __delattr__(self, name):
+        if name in type(self)._OWN:
+            object.__delattr__(self, name)
+        else:
+            delattr(self._ssr_inner, name)
+
+    def __reduce__(self):
+        return (type(self), (self._ssr_inner, self._ssr_log))
 
 
 class _RecDataset(_PassThrough, tud.Dataset):
     def __init__(self, inner, log):
-        self.inner, self._rec_log = inner, log
+        self._ssr_inner, self._ssr_log = inner, log
 
     def __len__(self):
-        return len(self.inner)
+        return len(self._ssr_inner)
 
     def __getitem__(self, idx):
         if type(idx) is _Tag:
-            self._rec_log.start(idx.p, idx.k)
+            self._ssr_log.start(idx.p, idx.k)
             idx = idx.value
-        return self.inner[idx]
+        return self._ssr_inner[idx]
 
 
 class _RecDatasetItems(_RecDataset):
@@ -297,9 +318,9 @@ class _RecDatasetItems(_RecDataset):
     def __getitems__(self, idxs):
         idxs = list(idxs)
         if idxs and type(idxs[0]) is _Tag:
-            self._rec_log.start(idxs[0].p, idxs[0].k)
+            self._ssr_log.start(idxs[0].p, idxs[0].k)
             idxs[0] = idxs[0].value
-        return self.inner.__getitems__(idxs)
+        return self._ssr_inner.__getitems__(idxs)
 
 
 class _RecIterable(_PassThrough, tud.IterableDataset):
@@ -311,27 +332,24 @@ class _RecIterable(_PassThrough, tud.IterableDataset):
     or its number when pickled for spawn), one more at every later pass (persistent workers
     make a new iterator per pass)."""
 
-    _OWN = ("inner", "_rec_log", "_rec", "_rec_p")
+    _OWN = ("_ssr_inner", "_ssr_log", "_ssr_rec", "_ssr_p")
 
-    def __init__(self, inner, log, rec):
-        self.inner, self._rec_log, self._rec, self._rec_p = inner, log, rec, None
+    def __init__(self, inner, log, rec, p=None):
+        self._ssr_inner, self._ssr_log, self._ssr_rec, self._ssr_p = inner, log, rec, p
 
-    def __getstate__(self):  # spawn, forkserver: the pass as the worker starts, not the Recorder
-        return {"inner": self.inner, "_rec_log": self._rec_log, "_rec": None, "_rec_p": self._rec._pass - 1}
-
-    def __setstate__(self, st):
-        self.__dict__.update(st)
+    def __reduce__(self):  # spawn, forkserver: the pass as the worker starts, not the Recorder
+        return (_RecIterable, (self._ssr_inner, self._ssr_log, None, self._ssr_rec._pass - 1))
 
     def __iter__(self):
         info = tud.get_worker_info()
         if info is None:  # synchronous loading: the Recorder itself
-            p, W, w = self._rec._pass, 1, 0
+            p, W, w = self._ssr_rec._pass, 1, 0
         else:
-            if self._rec_p is None:  # forked: the Recorder as it was at the fork
-                self._rec_p = self._rec._pass - 1
-            self._rec_p += 1
-            p, W, w = self._rec_p, info.num_workers, info.id
-        log, it, j = self._rec_log, iter(self.inner), 0
+            if self._ssr_p is None:  # forked: the Recorder as it was at the fork
+                self._ssr_p = self._ssr_rec._pass - 1
+            self._ssr_p += 1
+            p, W, w = self._ssr_p, info.num_workers, info.id
+        log, it, j = self._ssr_log, iter(self._ssr_inner), 0
         while True:
             log.start(p, j * W + w)
             try:
@@ -422,6 +440,11 @@ class _RecIter:
 
     def __next__(self):
         if not self.open:
+            if not self.rec._warned_overlap and self.rec._pass > self.p:
+                self.rec._warned_overlap = True
+                warnings.warn("stallsim_record: a pass of the recorded loader goes on after a later pass began (two "
+                              "iterators of one loader at once, such as zip(loader, loader)?): the record holds "
+                              "one pass at a time, so this one's later batches are not in it", stacklevel=2)
             return next(self.it)
         if self.ask is None:  # the loop asks for batch k now
             self.ask = (_now(), _pcpu(), _wait())
@@ -507,6 +530,7 @@ class Recorder:
         self._w = _Writer(self.path, max(1, int(flush_every)))
         _MAIN_WRITERS[self.prefix] = self._w
         self._pass, self._passes_done, self._epoch, self._wrapped = -1, 0, 0, False
+        self._warned_overlap = False
         self._open_passes = weakref.WeakSet()  # passes whose record has not ended (_RecIter)
         w = self._w
         w.line("stallsim-record,%d\n" % FORMAT_VERSION)
@@ -536,7 +560,7 @@ class Recorder:
         log = _FetchLog(self.prefix, self.rank, 1)
         try:
             per_epoch = len(loader)
-        except TypeError:  # a sampler without __len__
+        except (TypeError, NotImplementedError):  # a sampler without __len__ (or one that says so)
             per_epoch = -1
         kw = {k: getattr(loader, k) for k in _LOADER_KEYS if hasattr(loader, k)}
         if kw.get("num_workers", 0) > 0:  # each worker's record file exists from its start

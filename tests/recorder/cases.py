@@ -254,3 +254,75 @@ try:
 except RuntimeError as e:
     print("ok rewrap" if "iterate it every epoch" in str(e) and "own prefix" in str(e) else "FAIL rewrap: %s" % e)
 rec.close()
+
+
+# a user's dataset whose own attribute is named `inner`, and a worker_init_fn that checks the
+# dataset's class: both as without the recorder (the wrapper's fields have names of their
+# own, and it passes for the user's class)
+class Holder(tud.Dataset):
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        return self.inner[i]
+
+
+def set_inner_offset(worker_id):
+    tud.get_worker_info().dataset.inner.offset = 1000 * (worker_id + 1)
+
+
+def by_class(worker_id):
+    ds = tud.get_worker_info().dataset
+    if isinstance(ds, tud.ConcatDataset):
+        for d in ds.datasets:
+            d.offset = 100 * (worker_id + 1)
+
+
+case("inner_attr", lambda: tud.DataLoader(Holder(Numbers(16)), batch_size=4, num_workers=2,
+                                          worker_init_fn=set_inner_offset))
+case("isinstance_init", lambda: tud.DataLoader(tud.ConcatDataset([Numbers(8), Numbers(8)]), batch_size=4,
+                                               num_workers=2, worker_init_fn=by_class))
+
+
+# a sampler whose __len__ raises NotImplementedError (an older custom sampler's way to
+# have none): recorded as one without a length
+class NoLen(tud.Sampler):
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return iter(range(self.n))
+
+    def __len__(self):
+        raise NotImplementedError
+
+
+case("len_notimpl", lambda: tud.DataLoader(Numbers(12), batch_size=4, sampler=NoLen(12)), loop=epochs_loop)
+
+
+# a probe iterator made before the epochs and used after each, with num_workers = 0: its
+# fetches belong to its own pass (not the epoch's that began since), and the record imports
+def probe_loop(loader, rec=None):
+    probe = iter(loader)
+    got = []
+    for e in range(2):
+        if rec is not None:
+            rec.set_epoch(e + 1)
+        got += [b.tolist() for b in loader]
+        got.append(next(probe).tolist())
+    return got
+
+
+plain = probe_loop(tud.DataLoader(Numbers(16), batch_size=4))
+rec = sr.Recorder(os.path.join(OUT, "sync_probe", "run"))
+import warnings  # noqa: E402
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    recorded = probe_loop(rec.wrap(tud.DataLoader(Numbers(16), batch_size=4)), rec)
+rec.close()
+said = " ".join(str(w.message) for w in caught)
+print("ok sync_probe" if plain == recorded and "goes on after a later pass began" in said
+      else "FAIL sync_probe: %r != %r (%s)" % (recorded, plain, said))
