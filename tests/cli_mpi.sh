@@ -165,6 +165,19 @@ PY
 printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
 wide_ranks widec "150 GPUs with CPU sharing"
 grep -q "started their steps together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
+# a small real trace (4 GPUs: one block of GPUs, so rank 0 of 2 or 3 fits none and fits
+# nothing) with the loader's slow start-up: every note and line run prints is the same at 1,
+# 2 and 3 ranks (rank 0 read no epochs and printed a start-up over "6 epochs" of 2)
+bb=$src/datasets/pytorch-bigbatch/base.h5
+if [ -e "$bb" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' "$bb" > "$work/bb.ini"
+  "$stallsim" run "$work/bb.ini" --out "$work/bb-1" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-1.txt"
+  grep -q "each epoch's first batch came" "$work/bb-1.txt" && ok || fail "bigbatch: no start-up note: $(cat "$work/bb-1.txt")"
+  for np in 2 3; do
+    mpirun_t $np "$stallsim" run "$work/bb.ini" --out "$work/bb-$np" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-$np.txt"
+    same_file "$work/bb-1.txt" "$work/bb-$np.txt" "run's output on a 4-GPU real trace, np=$np"
+  done
+fi
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

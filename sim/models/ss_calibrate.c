@@ -801,6 +801,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         amax[k] = -INFINITY;
         imax[k] = smax[k] = -INFINITY;
     }
+    /* the rows' epochs (the asks' period and the loader's start-up below): read with the
+     * first GPU's columns, or here by a rank that fits no GPU (more ranks than blocks of
+     * GPUs), which read none: every rank must see them */
+    if (st == SS_OK && g_lo >= g_hi) st = ss_trace_read_epochs(t, 0, io.rows, io.epoch);
     for (int g = g_lo; st == SS_OK && g < g_hi; g++) {
         if (g % SS_CALIB_CHUNK == 0) known.n = 0; /* each block starts afresh */
         st = load_gpu(&io, g, &d);
