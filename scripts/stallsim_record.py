@@ -42,21 +42,31 @@ _WAIT_FD = {}  # (pid, thread) -> an open /proc/thread-self/schedstat of that th
 
 def _wait():
     """ns the calling thread has spent runnable but waiting for a core since it started
-    (Linux: the second field of /proc/thread-self/schedstat), or -1 where not available."""
-    key = (os.getpid(), threading.get_ident())
-    fd = _WAIT_FD.get(key)
-    if fd is None:
+    (Linux: the second field of /proc/thread-self/schedstat), or -1 where not available.
+    The file stays open per thread (the kernel's thread id: Python reuses its own idents
+    for new threads, and a file of a thread that has ended reads nothing), and is opened
+    again when a read fails (a new thread with a reused id)."""
+    tid = threading.get_native_id() if hasattr(threading, "get_native_id") else threading.get_ident()
+    key = (os.getpid(), tid)
+    for again in (0, 1):
+        fd = _WAIT_FD.get(key)
+        if fd is None:
+            try:
+                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+            except OSError:
+                fd = -1
+            _WAIT_FD[key] = fd
+        if fd < 0:
+            return -1
         try:
-            fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
-        except OSError:
-            fd = -1
-        _WAIT_FD[key] = fd
-    if fd < 0:
-        return -1
-    try:
-        return int(os.pread(fd, 96, 0).split()[1])
-    except (OSError, IndexError, ValueError):
-        return -1
+            return int(os.pread(fd, 96, 0).split()[1])
+        except (OSError, IndexError, ValueError):
+            del _WAIT_FD[key]
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    return -1
 
 
 def _cpu_set():

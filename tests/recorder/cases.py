@@ -326,3 +326,19 @@ rec.close()
 said = " ".join(str(w.message) for w in caught)
 print("ok sync_probe" if plain == recorded and "goes on after a later pass began" in said
       else "FAIL sync_probe: %r != %r (%s)" % (recorded, plain, said))
+
+
+# each epoch's loop in a new thread (Python reuses the thread's ident): every batch record
+# still has the loop thread's wait for a core (a stale /proc file of the ended thread gave -1)
+rec = sr.Recorder(os.path.join(OUT, "thread_epochs", "run"))
+loader = rec.wrap(tud.DataLoader(Numbers(16), batch_size=4))
+import threading  # noqa: E402
+for e in range(3):
+    t = threading.Thread(target=lambda: [b for b in loader])
+    t.start()
+    t.join()
+rec.close()
+waits = [int(l.rstrip().split(",")[-1]) for l in open(os.path.join(OUT, "thread_epochs", "run.rank0.csv"))
+         if l.startswith("batch,")]
+ok = len(waits) == 12 and (all(w >= 0 for w in waits) or not os.path.exists("/proc/thread-self/schedstat"))
+print("ok thread_epochs" if ok else "FAIL thread_epochs: waits %r" % waits)
