@@ -399,11 +399,19 @@ _LOADER_KEYS = ("num_workers", "pin_memory", "timeout", "worker_init_fn", "multi
                 "generator", "prefetch_factor", "persistent_workers", "pin_memory_device")
 
 
+_FIXED_AT_WRAP = frozenset(_LOADER_KEYS + ("dataset", "batch_size", "sampler", "batch_sampler", "collate_fn",
+                                          "drop_last"))
+
+
 class RecordedLoader:
-    """Iterates like the wrapped DataLoader; other attributes are the original loader's."""
+    """Iterates like the wrapped DataLoader; other attributes are the original loader's (read,
+    and set but for the loader's settings, which the copy made at wrap() fixed). It is not a
+    DataLoader itself (isinstance(loader, DataLoader) is False)."""
 
     def __init__(self, rec, loader, inner):
-        self._rec, self._loader, self._inner = rec, loader, inner
+        object.__setattr__(self, "_rec", rec)
+        object.__setattr__(self, "_loader", loader)
+        object.__setattr__(self, "_inner", inner)
 
     def __len__(self):
         return len(self._loader)
@@ -412,6 +420,12 @@ class RecordedLoader:
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self._loader, name)
+
+    def __setattr__(self, name, value):
+        if name in _FIXED_AT_WRAP:  # PyTorch refuses some of these too; silently kept, they would mislead
+            raise AttributeError("stallsim_record: set the DataLoader's %s before wrap(): the recorder iterates a "
+                                 "copy of the loader made at wrap(), which a later change would not reach" % name)
+        setattr(self._loader, name, value)
 
     def __iter__(self):
         rec = self._rec

@@ -248,7 +248,7 @@ PY
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
   for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
     iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map \
-    break_w4 tag_pickle reuse rewrap inner_attr isinstance_init len_notimpl sync_probe thread_epochs; do
+    break_w4 tag_pickle reuse rewrap inner_attr isinstance_init len_notimpl sync_probe thread_epochs set_attr dies_first; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
   done
   for c in skip_w0 skip_w2 init_fn few_batches peek steploop kept_peek late_fetch iterable_w0 iterable_w2 iterable_drop \
@@ -387,6 +387,9 @@ assert list(t['epoch'][:]) == [0] * 4 + [1] * 4, t['epoch'][:]" "$work/alone3.h5
     [ $rc -eq 2 ] && grep -q "expected RANK:PASS" "$work/err" && ok || fail "--skip-pass $bad: rc=$rc $(cat "$work/err")"
   done
   grep -q "epoch 0 has 2 of its 6 batches" "$work/cases-skip_w0.err" && ok || fail "recorder case skip_w0: no short-epoch warning"
+  "$stallsim" import pytorch "$work/cases/dies_first/run" -o "$work/dies.h5" > /dev/null 2> "$work/dies.err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "dies_first/run.rank0.csv: no batch of the record has a step: the loader failed before its first batch" \
+    "$work/dies.err" && ok || fail "a loader that fails on its first batch: rc=$rc $(cat "$work/dies.err")"
   grep -q "is labelled epoch 0 after epoch 0 .*: it becomes epoch 1" "$work/cases-peek.err" && ok ||
     fail "recorder case peek: no relabel warning: $(cat "$work/cases-peek.err")"
 else

@@ -129,7 +129,9 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
         count_suspicious(&odd, &s, ss_trace_meta_has_fetch(&info.meta));
         rows += s.n;
     }
-    if (st == SS_OK && rows == 0) st = ss_fail(SS_EDATA, "%s import: no iterations found in the input", imp->name);
+    if (st == SS_OK && rows == 0)
+        st = ss_fail(SS_EDATA, "%s%s: %s import found no iterations in it", info.ninputs > 0 ? info.inputs[0] : "the input",
+                     info.ninputs > 1 ? " (and the other inputs)" : "", imp->name);
     if (st == SS_OK) {
         info.meta.iterations = rows;
         st = ss_trace_finish_with(w, &info.meta);

@@ -788,6 +788,11 @@ static ss_status pt_open_rank(pt_state *S, int g)
         /* synchronous loading: the fetch records are in the rank file */
         if (R->workers > 0) snprintf(path, sizeof path, "%s.rank%d.worker%d.csv", S->prefix, g, i);
         else snprintf(path, sizeof path, "%s", R->main.path);
+        struct stat sb;
+        if (R->workers > 0 && stat(path, &sb) != 0 && errno == ENOENT)
+            return ss_fail(SS_EDATA, "%s: missing: rank %d's loader worker %d never started (each worker makes its file "
+                           "as it starts). Did the loader fail before its first batch, as when spawn cannot pickle the "
+                           "dataset or collate_fn, or were the files copied without it?", path, g, i);
         if ((st = pt_open_file(&s->file, path)) != SS_OK) return st;
         if ((st = pt_header(&s->file)) != SS_OK) return st;
     }
@@ -1350,6 +1355,10 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                                    "(its passes are 0 to %ld)", S->skips.rank[q], S->skips.pass[q],
                                    S->skips.rank[q], S->skips.pass[q], S->r[S->skips.rank[q]]->pass);
             S->done = 1;
+            if (S->rows == 0)
+                return ss_fail(SS_EDATA, "%s.rank0.csv: no batch of the record has a step: the loader failed before its "
+                               "first batch (the dataset raised?), or the loop left every pass at its first batch",
+                               S->prefix);
             if (S->rows > 0) pt_check_epoch(S);
             if ((st = pt_idle_workers(S, &info->meta)) != SS_OK) return st;
             pt_say_workers(S);

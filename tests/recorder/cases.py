@@ -342,3 +342,22 @@ waits = [int(l.rstrip().split(",")[-1]) for l in open(os.path.join(OUT, "thread_
          if l.startswith("batch,")]
 ok = len(waits) == 12 and (all(w >= 0 for w in waits) or not os.path.exists("/proc/thread-self/schedstat"))
 print("ok thread_epochs" if ok else "FAIL thread_epochs: waits %r" % waits)
+
+
+# the loader's settings are fixed at wrap(): setting one on the wrapped loader is refused (it
+# would not reach the copy the recorder iterates); other attributes reach the user's loader
+rec = sr.Recorder(os.path.join(OUT, "set_attr", "run"))
+user = tud.DataLoader(Numbers(8), batch_size=4)
+loader = rec.wrap(user)
+loader.tag_for_logs = "train"
+try:
+    loader.num_workers = 2
+    print("FAIL set_attr: num_workers set after wrap() accepted")
+except AttributeError as e:
+    print("ok set_attr" if "before wrap()" in str(e) and user.tag_for_logs == "train" else "FAIL set_attr: %s" % e)
+rec.close()
+
+
+# the loader fails on its first batch (the loop goes on past the error): the record has no
+# batch with a step, and the import says so (tests/cli_pytorch.sh)
+case("dies_first", lambda: tud.DataLoader(Numbers(8, bad=0), batch_size=4))
