@@ -150,6 +150,13 @@ grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "cali
 "$stallsim" run "$work/pipe.ini" --set scenarios.workers=auto,1,2 --out "$work/same" > "$work/same.txt" 2>&1 || fail "run same settings"
 grep -q '^same settings: 2 scenarios are all "pipe f=none s=none W=1 .*" here (pipeline_fetch-none_start-none_w-auto_.*, pipeline_fetch-none_start-none_w-1_.*): an auto value' \
   "$work/same.txt" && [ "$(grep -c '^same settings' "$work/same.txt")" -eq 1 ] && ok || fail "same settings line: $(cat "$work/same.txt")"
+! grep -q "loads synchronously" "$work/same.txt" && ok || fail "same settings: a synchronous hint for a trace with workers"
+# a synchronous trace: auto times any factor is 0 workers, and the line says to give numbers
+"$stallsim" gen -o "$work/sync.h5" --gpus 2 --iterations 80 --workers 0 --seed 5 > /dev/null || fail "gen sync"
+printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2, auto, auto*2\n' > "$work/sync.ini"
+"$stallsim" run "$work/sync.ini" --out "$work/sync" > "$work/sync.txt" 2>&1 &&
+  grep -q '^same settings: 3 scenarios are all .*W=0.*the trace loads synchronously, W = 0, and auto times any factor is 0: give worker counts as numbers' \
+    "$work/sync.txt" && ok || fail "same settings on a synchronous trace: $(cat "$work/sync.txt")"
 # the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
 # processes' 0.25 s per iteration (both GPUs have workers), GPU 0 alone on 1 core and GPU 1
 # on 2: 0.5 / (1 x T) and 0.75 / (2 x T), the larger counts: measured (T = 1.5) 100/3 %,
