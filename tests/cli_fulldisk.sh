@@ -39,6 +39,10 @@ cmp -s "$disk/r/summary.csv" "$work/before.csv" && ok || fail "earlier summary.c
   fail "earlier pair broken: $(cat "$work/err")"
 if command -v mpirun >/dev/null; then
   full run_mpi2 mpirun_t 2 "$stallsim" run "$work/s.ini" --out "$disk/r" --quiet
+  # 4 ranks writing the per-iteration series through MPI-IO hung in the file's close when
+  # the disk filled up under them: the room is checked before (status 1, no hang)
+  full run_mpi4 mpirun_t 4 "$stallsim" run "$work/s.ini" --out "$disk/r" --quiet
+  grep -q "need about .* MB, but the folder's file system has .* MB free" "$work/err" && ok || fail "run_mpi4: $(cat "$work/err")"
 fi
 # the summary alone on a nearly full disk: fill it up to a few KB
 rm -rf "$disk/r"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ss_atomic.h"
@@ -66,6 +67,25 @@ static ss_status create_scenario_groups(ss_results *r, const ss_scenario *sc)
     return st;
 }
 
+/* The per-iteration series must fit on the output folder's file system before they are
+ * written: with several ranks writing one file through MPI-IO, a disk that fills up while
+ * the file is written or closed can leave the ranks in different collectives of the HDF5
+ * library (the close of a file whose write failed on one rank), a hang no status check can
+ * undo. So rank 0 checks the room first: the series' bytes and some for the file's own
+ * structure; the others learn the answer from the collective that follows. */
+static ss_status check_room(const char *dir, int nsc, long N, int G)
+{
+    const double row = 5 * 8.0 + 8.0 + 4.0 + 8.0 * G; /* five series, index, epoch, per-GPU stalls */
+    const double need = (double)nsc * (double)N * row + (double)nsc * 16384.0 + 1048576.0;
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0) return SS_OK; /* (the create that follows says what is wrong) */
+    const double avail = (double)v.f_bavail * (double)(v.f_frsize ? v.f_frsize : v.f_bsize);
+    if (avail >= need * 1.1) return SS_OK;
+    return ss_fail(SS_EIO, "%s: the per-iteration series of %d scenarios x %ld iterations x %d GPUs need about %.1f MB, "
+                   "but the folder's file system has %.1f MB free (disk full?): make room, or set output.per_iteration "
+                   "= false", dir, nsc, N, G, need * 1.1 / 1e6, avail / 1e6);
+}
+
 ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *sc, int nsc,
                           long N, int G, int per_iteration, ss_results **out)
 {
@@ -95,6 +115,7 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     if (per_iteration) {
         r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);
         if (!r->ds) st = ss_fail(SS_ENOMEM, "out of memory");
+        if (st == SS_OK && c->rank == 0) st = check_room(dir, nsc, N, G);
         for (long i = 0; r->ds && i < (long)nsc * RD_N; i++) r->ds[i] = H5I_INVALID_HID;
         st = ss_comm_any_failed(c, st);
         if (st == SS_OK) {
