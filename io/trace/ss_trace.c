@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ss_atomic.h"
 #include "ss_isa.h"
@@ -45,6 +46,9 @@ struct ss_trace_file {
     int32_t *key_epoch;
     int64_t *key_index;
     long key_r0, key_n;
+    /* the file as it was opened (ss_trace_check_unchanged): device, inode, size, mtime */
+    struct stat opened;
+    int have_opened;
 };
 
 enum { KEY_CACHE_ROWS = 4096 };
@@ -489,6 +493,7 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     t->last_row = -1;
     for (int i = 0; i < DS_NF64; i++) t->d_f64[i] = H5I_INVALID_HID;
     snprintf(t->path, sizeof t->path, "%s", path);
+    t->have_opened = stat(path, &t->opened) == 0;
     ss_trace_meta_init(&t->meta);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
@@ -942,6 +947,23 @@ ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *
     *rows = n_rows;
     *epochs = n_ep;
     return st;
+}
+
+ss_status ss_trace_check_unchanged(const ss_trace_file *t)
+{
+    struct stat now;
+    if (!t->have_opened) return SS_OK;
+    if (stat(t->path, &now) != 0)
+        return ss_fail(SS_EIO, "%s: the trace is gone since it was opened (%s): the results, read from it as it "
+                       "changed, are not written", t->path, strerror(errno));
+    const struct stat *o = &t->opened;
+    if (now.st_dev != o->st_dev || now.st_ino != o->st_ino || now.st_size != o->st_size ||
+        now.st_mtim.tv_sec != o->st_mtim.tv_sec || now.st_mtim.tv_nsec != o->st_mtim.tv_nsec)
+        return ss_fail(SS_EDATA, "%s: the trace changed while it was read (%s): the results, read from it as it "
+                       "changed, are not written; run again once it is complete",
+                       t->path, now.st_ino != o->st_ino || now.st_dev != o->st_dev ? "another file under its name"
+                                : now.st_size != o->st_size ? "its size changed" : "it was written to");
+    return SS_OK;
 }
 
 void ss_trace_close(ss_trace_file *t)

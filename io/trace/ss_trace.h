@@ -155,6 +155,10 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
  * the epoch column in slabs. Independent. */
 ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);
 /* Collective when the trace was opened collectively. */
+/* SS_EDATA when the trace's file changed since ss_trace_open (another file under its name, a
+ * new size or modification time): what was read from it may mix two states. */
+ss_status ss_trace_check_unchanged(const ss_trace_file *t);
+
 void ss_trace_close(ss_trace_file *t);
 
 typedef struct ss_trace_writer ss_trace_writer;

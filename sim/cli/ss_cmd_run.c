@@ -514,6 +514,10 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
         if (st == SS_OK) sum.rank = &ranking;
     }
+    /* a trace written to while it was read (a recording still being imported, a copy over
+     * it) gives numbers of no one run: nothing is written then */
+    if (st == SS_OK && t) st = ss_trace_check_unchanged(t);
+    st = ss_comm_any_failed(c, st);
     /* summary.csv under a temporary name first; it is renamed into place with results.h5 */
     char csv_path[SS_PATH_MAX + 16], csv_tmp[SS_PATH_MAX + 64];
     csv_tmp[0] = '\0';
