@@ -480,6 +480,16 @@ int ss_trace_is_trace(const char *path)
     return yes;
 }
 
+/* Seconds the trace's metadata may take to read (STALLSIM_OPEN_TIMEOUT, 1 to 86400; else
+ * 120): a damaged file can make the HDF5 library loop forever. */
+static unsigned open_time_limit(void)
+{
+    const char *e = getenv("STALLSIM_OPEN_TIMEOUT");
+    char *end;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 1 && v <= 86400 ? (unsigned)v : 120;
+}
+
 ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 {
     *out = NULL;
@@ -519,6 +529,15 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 #if H5_VERSION_GE(1, 10, 7)
     H5Pset_file_locking(fapl, 1, 1); /* a file system without locks (some NFS, Lustre mounts) is no error */
 #endif
+    /* the HDF5 library may crash or loop forever on a damaged file's metadata (a damaged
+     * global heap, read with a string attribute): a status 1 and a message instead */
+    char crash[SS_PATH_MAX + 200], late[SS_PATH_MAX + 200];
+    unsigned limit = open_time_limit();
+    snprintf(crash, sizeof crash, "%s: the trace's metadata is damaged: the HDF5 library crashed reading it", path);
+    snprintf(late, sizeof late, "%s: reading the trace's metadata took more than %u s: the file is damaged (the HDF5 "
+             "library loops on it) or its file system does not answer (STALLSIM_OPEN_TIMEOUT=SECONDS allows more)",
+             path, limit);
+    ss_atomic_guard_begin(crash, late, limit);
     t->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     /* (HDF5's file lock: another process has it open for writing, h5py 'r+' or 'a', say) */
@@ -528,6 +547,7 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
         st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
     if (st == SS_OK) st = read_meta(t);
     if (st == SS_OK) st = open_datasets(t);
+    ss_atomic_guard_end();
     if (st != SS_OK) {
         ss_trace_close(t);
         return st;

@@ -101,6 +101,49 @@ static void on_signal(int sig)
 
 static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
+/* ---- a guarded stretch (ss_atomic_guard_begin) ---- */
+static const int guard_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+#define GUARD_NSIG (sizeof guard_signals / sizeof guard_signals[0])
+static struct sigaction guard_old[GUARD_NSIG];
+static char guard_crash[1200], guard_late[1200];
+static size_t guard_crash_n, guard_late_n;
+static volatile sig_atomic_t guard_on;
+
+/* async-signal-safe: unlink, rmdir, write and _exit only */
+static void on_guard(int sig)
+{
+    for (int i = 0; i < REG_SLOTS; i++)
+        if (reg_used[i]) unlink(reg_name[i]);
+    unmake_new_dirs();
+    ssize_t w = sig == SIGALRM ? write(STDERR_FILENO, guard_late, guard_late_n)
+                               : write(STDERR_FILENO, guard_crash, guard_crash_n);
+    (void)w;
+    _exit(1);
+}
+
+void ss_atomic_guard_begin(const char *crash_msg, const char *late_msg, unsigned seconds)
+{
+    guard_crash_n = (size_t)snprintf(guard_crash, sizeof guard_crash, "stallsim: %s\n", crash_msg);
+    guard_late_n = (size_t)snprintf(guard_late, sizeof guard_late, "stallsim: %s\n", late_msg);
+    if (guard_crash_n >= sizeof guard_crash) guard_crash_n = sizeof guard_crash - 1;
+    if (guard_late_n >= sizeof guard_late) guard_late_n = sizeof guard_late - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_guard;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < GUARD_NSIG; i++) sigaction(guard_signals[i], &sa, &guard_old[i]);
+    guard_on = 1;
+    alarm(seconds);
+}
+
+void ss_atomic_guard_end(void)
+{
+    if (!guard_on) return;
+    alarm(0);
+    for (size_t i = 0; i < GUARD_NSIG; i++) sigaction(guard_signals[i], &guard_old[i], NULL);
+    guard_on = 0;
+}
+
 void ss_atomic_install_signals(void)
 {
     for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {

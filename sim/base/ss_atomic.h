@@ -44,6 +44,14 @@ void ss_atomic_remove_new_dirs(void);
  * ignored when the process starts stay ignored). */
 void ss_atomic_install_signals(void);
 
+/* Guards a stretch of code in which a library may crash or loop forever on a damaged file
+ * (libhdf5 reading a damaged global heap): until ss_atomic_guard_end, a crash (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL) or `seconds` without the end (SIGALRM) removes the registered
+ * temporaries and this run's new folders, writes "stallsim: " and crash_msg (or late_msg)
+ * on stderr and ends the process with status 1. Not nested; the messages are copied. */
+void ss_atomic_guard_begin(const char *crash_msg, const char *late_msg, unsigned seconds);
+void ss_atomic_guard_end(void);
+
 /* 1 when path holds this kind of output (decides whether it may be replaced). */
 typedef int (*ss_kind_fn)(const char *path);
 
