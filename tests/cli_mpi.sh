@@ -178,6 +178,14 @@ if [ -e "$bb" ]; then
     same_file "$work/bb-1.txt" "$work/bb-$np.txt" "run's output on a 4-GPU real trace, np=$np"
   done
 fi
+# --progress under mpirun (the ranks' stderr is a pipe): a line per tenth of the sweep, the
+# last at 100 %; none without it (its sweep: 3 blocks of 2048 rows)
+mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" --progress > /dev/null 2> "$work/prog.err" || fail "--progress"
+n=$(grep -c '^stallsim: block [0-9]*/[0-9]* on rank 0' "$work/prog.err")
+[ "$n" -ge 1 ] && [ "$n" -le 11 ] && grep -q '^stallsim: block \([0-9]*\)/\1 on rank 0 (100%)$' "$work/prog.err" && ok ||
+  fail "--progress lines: $(cat "$work/prog.err")"
+mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" > /dev/null 2> "$work/prog.err"
+! grep -q 'block' "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

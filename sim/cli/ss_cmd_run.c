@@ -35,6 +35,8 @@ static const char run_usage[] =
     "  --quiet       print nothing on success (with --json: the JSON only)\n"
     "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
     "                memory on stderr\n"
+    "  --progress    a progress line on stderr even when it is not a terminal (as under\n"
+    "                mpirun, which pipes the ranks' output): one line per tenth of the sweep\n"
     "\n"
     "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
 
@@ -43,7 +45,7 @@ typedef struct {
     char **sets;
     int nsets;
     const char *out;
-    int json, quiet, help, timing;
+    int json, quiet, help, timing, progress;
 } run_args;
 
 static ss_status parse_args(int argc, char **argv, run_args *a)
@@ -56,6 +58,7 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--timing")) a->timing = 1;
+        else if (!strcmp(s, "--progress")) a->progress = 1;
         else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
         else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
             if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
@@ -497,7 +500,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     ss_series_sink sink = {res, series_to_results};
     if (st == SS_OK)
-        st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL, !a.quiet, &sum,
+        st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL,
+                          a.quiet ? 0 : a.progress ? 2 : 1, &sum,
                           &timing);
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);

@@ -484,12 +484,19 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     return SS_OK;
 }
 
-static void progress_line(const sweep *w, long b, int enabled)
+/* show: 0 none, 1 one line redrawn on a terminal, 2 a line per tenth of the sweep (stderr
+ * not a terminal: a pipe to mpirun, a log file) */
+static void progress_line(const sweep *w, long b, int show)
 {
-    if (!enabled) return;
-    fprintf(stderr, "\rstallsim: block %ld/%ld on rank 0 (%.0f%%)", b + 1, w->nblocks,
-            100.0 * (double)(b + 1) / (double)w->nblocks);
-    if (b + 1 == w->nblocks) fputc('\n', stderr);
+    if (!show) return;
+    const double pct = 100.0 * (double)(b + 1) / (double)w->nblocks;
+    if (show == 2) {
+        if ((b + 1) * 10 / w->nblocks == b * 10 / w->nblocks && b + 1 != w->nblocks) return;
+        fprintf(stderr, "stallsim: block %ld/%ld on rank 0 (%.0f%%)\n", b + 1, w->nblocks, pct);
+    } else {
+        fprintf(stderr, "\rstallsim: block %ld/%ld on rank 0 (%.0f%%)", b + 1, w->nblocks, pct);
+        if (b + 1 == w->nblocks) fputc('\n', stderr);
+    }
     fflush(stderr);
 }
 
@@ -513,7 +520,8 @@ static ss_status replay_local(sweep *w, int progress)
     int32_t prev_epoch = 0;
     int have_prev = 0;
     ss_status st = SS_OK;
-    int show = progress && w->comm->rank == 0 && isatty(STDERR_FILENO) && w->nblocks > 1;
+    const int tty = isatty(STDERR_FILENO);
+    int show = !progress || w->comm->rank != 0 || w->nblocks <= 1 ? 0 : tty ? 1 : progress == 2 ? 2 : 0;
     for (long b = 0; st == SS_OK && b < w->nblocks; b++) {
         int nactive = 0;
         long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;

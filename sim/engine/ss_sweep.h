@@ -47,7 +47,8 @@ long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc);
 
 /* Collective. Replays every scenario over the trace. On rank 0, *out receives the merged
  * summary (other ranks get an empty one). sink (may be NULL) receives the per-iteration
- * series. progress: print a progress line on rank 0. Returns the status agreed by all
+ * series. progress: a progress line on rank 0 (1: when stderr is a terminal; 2: also when not,
+ * a line per tenth of the sweep; 0: none). Returns the status agreed by all
  * ranks (without printing it). timing (may be NULL) receives this rank's figures. */
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
                        const ss_scenario *sc, int nsc, const ss_series_sink *sink, int progress,
