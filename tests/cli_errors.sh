@@ -272,6 +272,8 @@ PY
   h5case zero_iterations 1 "zero iterations" "f.attrs['iterations'] = 0"
   h5case nan_duration 1 "/timeline/fetch_time: row 20, GPU 1|not a finite number" "d = f['timeline/fetch_time']; d[20, 1] = np.nan"
   h5case negative_duration 1 "/timeline/stall_time: row 30, GPU 0|negative" "d = f['timeline/stall_time']; d[30, 0] = -0.5"
+  h5case huge_duration 1 "/timeline/iteration_time: row 7, GPU 1|a duration of more than 1e9 s" "d = f['timeline/iteration_time']; d[7, 1] = 1e300"
+  h5case huge_time 1 "/timeline/train_start: row 3, GPU 0|more than 1e9 s, 31 years, from the time origin" "d = f['timeline/train_start']; d[3, 0] = -2e9"
   h5case unsorted 1 "not sorted by (epoch, index)" "d = f['timeline/index']; d[10] = 3"
   # the same, where row 10 opens a slab: the order is checked across slab boundaries
   for slab in 1 10; do

@@ -627,12 +627,13 @@ static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0,
                    t->path, row - 1, row, (int)e0, (long long)i0, (int)e1, (long long)i1);
 }
 
-/* 1 when some v[0..m) is below lo, above DBL_MAX or NaN (which fails both comparisons). */
+/* 1 when some v[0..m) is below lo, above SS_TRACE_MAX_SECONDS or NaN (which fails both
+ * comparisons). */
 static SS_KERNEL int any_bad_body(const double *v, long m, double lo)
 {
     int bad = 0;
 #pragma omp simd reduction(| : bad)
-    for (long x = 0; x < m; x++) bad |= !(v[x] >= lo) | !(v[x] <= DBL_MAX);
+    for (long x = 0; x < m; x++) bad |= !(v[x] >= lo) | !(v[x] <= SS_TRACE_MAX_SECONDS);
     return bad;
 }
 SS_MULTIVERSION(int, any_bad, (const double *v, long m, double lo), (v, m, lo))
@@ -640,7 +641,7 @@ SS_MULTIVERSION(int, any_bad, (const double *v, long m, double lo), (v, m, lo))
 /* Per row r of v[n][G]: the smallest and largest value into ex[r * SS_SLAB_NEX + lo_at]
  * and [... + hi_at] (a place < 0: not kept), and the count of values greater than b's at
  * the same place (b NULL: none). Returns -1 when some value is NaN, below lo or above
- * DBL_MAX, else the count. One pass over the rows, while they are in the cache. */
+ * SS_TRACE_MAX_SECONDS, else the count. One pass over the rows, while they are in the cache. */
 static SS_KERNEL long row_extremes_body(const double *v, const double *b, long n, int G, double lo, double *ex,
                                         int lo_at, int hi_at)
 {
@@ -667,7 +668,7 @@ static SS_KERNEL long row_extremes_body(const double *v, const double *b, long n
                 nan |= x[g] != x[g];
             }
         }
-        bad |= nan | !(mn >= lo) | !(mx <= DBL_MAX);
+        bad |= nan | !(mn >= lo) | !(mx <= SS_TRACE_MAX_SECONDS);
         count += c;
         if (lo_at >= 0) ex[r * SS_SLAB_NEX + lo_at] = mn;
         if (hi_at >= 0) ex[r * SS_SLAB_NEX + hi_at] = mx;
@@ -685,10 +686,13 @@ static ss_status report_bad_value(ss_trace_file *t, int ds, long row0, long n, i
 {
     const long m = n * ng;
     for (long x = 0; x < m; x++) {
-        if (isfinite(v[x]) && (!ds_f64_duration[ds] || v[x] >= 0.0)) continue;
+        const int huge = isfinite(v[x]) && fabs(v[x]) > SS_TRACE_MAX_SECONDS;
+        if (isfinite(v[x]) && !huge && (!ds_f64_duration[ds] || v[x] >= 0.0)) continue;
         return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
                        ds_f64_name[ds], row0 + x / ng, g0 + x % ng, v[x],
-                       isfinite(v[x]) ? "a negative duration" : "not a finite number");
+                       huge ? (ds_f64_duration[ds] ? "a duration of more than 1e9 s, 31 years: no time of a run"
+                                                    : "more than 1e9 s, 31 years, from the time origin: no time of a run")
+                       : isfinite(v[x]) ? "a negative duration" : "not a finite number");
     }
     return SS_OK;
 }
@@ -699,7 +703,7 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
 {
     /* one branch-free pass (NaN fails both comparisons); the first bad value is looked
      * for only when there is one */
-    if (!any_bad(v, n * ng, ds_f64_duration[ds] ? 0.0 : -DBL_MAX)) return SS_OK;
+    if (!any_bad(v, n * ng, ds_f64_duration[ds] ? 0.0 : -SS_TRACE_MAX_SECONDS)) return SS_OK;
     return report_bad_value(t, ds, row0, n, g0, ng, v);
 }
 
@@ -709,7 +713,7 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
 static ss_status check_column(ss_trace_file *t, ss_slab *s, int i, long *long_stalls)
 {
     const double *v = *slab_f64(s, i);
-    const double lo = ds_f64_duration[i] ? 0.0 : -DBL_MAX;
+    const double lo = ds_f64_duration[i] ? 0.0 : -SS_TRACE_MAX_SECONDS;
     long r = 0;
     switch (i) {
     case DS_FETCH_START: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, SS_EX_START_MIN, SS_EX_START_MAX); break;

@@ -8,6 +8,11 @@
 /* GPUs a trace may have. */
 #define SS_MAX_GPUS 1000000
 
+/* The largest magnitude of a trace's times and durations, in seconds (31.7 years): a value
+ * beyond it is no time of a training run (1e300 in a damaged or hand-edited trace made
+ * infinite standard deviations and a 4e298 % fidelity, unsaid) */
+#define SS_TRACE_MAX_SECONDS 1e9
+
 /* Loader workers per GPU that a trace may record and a scenario may ask for. */
 #define SS_MAX_WORKERS 4096
 
