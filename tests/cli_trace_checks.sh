@@ -159,12 +159,12 @@ PY
   { grep -q "wait-half.h5: datasets /fetch_wait_time and /loop_wait_time come together; the trace has only /loop_wait_time" ep &&
     ok || fail "half waits: $(cat ep)"; }
 "$stallsim" info wait-neg.h5 >/dev/null 2>ep && fail "a negative wait was accepted" ||
-  { grep -q "wait-neg.h5: dataset /fetch_wait_time\[1\] = -0.5, expected finite seconds >= 0" ep && ok || fail "negative wait: $(cat ep)"; }
+  { grep -q "wait-neg.h5: dataset /fetch_wait_time\[1\] = -0.5, expected seconds from 0 to 1e9" ep && ok || fail "negative wait: $(cat ep)"; }
 "$stallsim" info wait-start.h5 >/dev/null 2>ep && fail "fetch_wait_start_time without the waits was accepted" ||
   { grep -q "wait-start.h5: dataset /fetch_wait_start_time needs /fetch_wait_time and /loop_wait_time" ep &&
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
-  { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected finite seconds >= 0" ep && ok || fail "NaN start wait: $(cat ep)"; }
+  { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected seconds from 0 to 1e9" ep && ok || fail "NaN start wait: $(cat ep)"; }
 # a negative epoch (import table and pytorch keep them) can be selected: run and compare agree,
 # and results.h5 tells that epoch -1 from every epoch (epoch_all)
 cp e.h5 neg.h5

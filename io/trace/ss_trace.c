@@ -343,8 +343,8 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
         if (st != SS_OK) return st;
         const double *v = a->is_float ? *field : NULL;
         for (int g = 0; v && g < G; g++)
-            if (!(v[g] >= 0 && v[g] < 1e9))
-                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected finite seconds >= 0", t->path, a->name, g,
+            if (!(v[g] >= 0 && v[g] < SS_TRACE_MAX_SECONDS))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected seconds from 0 to 1e9", t->path, a->name, g,
                                v[g]);
     }
     if (!m->cpu_pool != !m->cpu_pool_cores)
@@ -389,8 +389,10 @@ static ss_status read_meta(ss_trace_file *t)
     if (v != SS_TRACE_VERSION)
         return ss_fail(SS_EDATA, "%s: schema_version = %ld, this stallsim reads version %d", t->path, v,
                        SS_TRACE_VERSION);
-    if (ss_h5_attr_read_long(root, "gpus", &v) != 0 || v < 1 || v > SS_MAX_GPUS)
+    if (ss_h5_attr_read_long(root, "gpus", &v) != 0 || v < 1)
         return ss_fail(SS_EDATA, "%s: root attribute 'gpus' is missing or not a positive integer", t->path);
+    if (v > SS_MAX_GPUS)
+        return ss_fail(SS_EDATA, "%s: root attribute gpus = %ld, at most %d", t->path, v, SS_MAX_GPUS);
     m->gpus = (int)v;
     if (ss_h5_attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing or negative", t->path);
