@@ -266,7 +266,7 @@ PY
   h5case wrong_rank 1 "/timeline/fetch_time has rank 1" "d = f['timeline/fetch_time'][:, 0]; del f['timeline/fetch_time']; f['timeline/fetch_time'] = d"
   h5case wrong_shape 1 "/timeline/train_start has 3 columns" "d = np.zeros((60, 3)); del f['timeline/train_start']; f['timeline/train_start'] = d"
   h5case wrong_type 1 "/timeline/iteration_time has type float of 4 bytes" "d = f['timeline/iteration_time'][()].astype('f4'); del f['timeline/iteration_time']; f['timeline/iteration_time'] = d"
-  h5case string_type 1 "/timeline/epoch has type other" "del f['timeline/epoch']; f['timeline/epoch'] = np.array([b'x'] * 60)"
+  h5case string_type 1 "/timeline/epoch has type string" "del f['timeline/epoch']; f['timeline/epoch'] = np.array([b'x'] * 60)"
   h5case gpus_attr 1 "attribute gpus = 3" "f.attrs['gpus'] = 3"
   h5case iterations_attr 1 "attribute iterations = 61" "f.attrs['iterations'] = 61"
   h5case zero_iterations 1 "zero iterations" "f.attrs['iterations'] = 0"

@@ -247,7 +247,11 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && size && sz != size) ||
         (cls == H5T_INTEGER && !size && sz > 8))
         return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu",
-                       t->path, full, c == H5T_FLOAT ? "float" : c == H5T_INTEGER ? "integer" : "other",
+                       t->path, full,
+                       c == H5T_FLOAT ? "float" : c == H5T_INTEGER ? "integer" : c == H5T_STRING ? "string"
+                       : c == H5T_COMPOUND ? "compound (a record of fields)" : c == H5T_ENUM ? "enum"
+                       : c == H5T_ARRAY ? "array" : c == H5T_VLEN ? "variable-length" : c == H5T_BITFIELD ? "bitfield"
+                       : "other",
                        sz, cls == H5T_FLOAT ? "float" : "int", size ? size * 8 : 32);
     if (cls == H5T_INTEGER && !size) t->epoch_wide = sz > 4;
     if ((long)dims[0] != t->meta.iterations)
