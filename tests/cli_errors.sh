@@ -275,6 +275,7 @@ PY
   h5case huge_duration 1 "/timeline/iteration_time: row 7, GPU 1|a duration of more than 1e9 s" "d = f['timeline/iteration_time']; d[7, 1] = 1e300"
   h5case huge_time 1 "/timeline/train_start: row 3, GPU 0|more than 1e9 s, 31 years, from the time origin" "d = f['timeline/train_start']; d[3, 0] = -2e9"
   h5case unsorted 1 "not sorted by (epoch, index)" "d = f['timeline/index']; d[10] = 3"
+  h5case negative_index 1 "/timeline/index: row 0 holds a negative index" "d = f['timeline/index']; d[:] = np.arange(60) - 5"
   # the same, where row 10 opens a slab: the order is checked across slab boundaries
   for slab in 1 10; do
     expect 1 "rows 9 and 10 are not sorted" "$stallsim" run "$work/h5-unsorted.ini" --set run.slab_iterations=$slab \

@@ -598,18 +598,32 @@ ss_status ss_trace_read_epochs(ss_trace_file *t, long row0, long n, int32_t *out
  * does), from a cache that two HDF5 reads fill with up to KEY_CACHE_ROWS rows from row0:
  * a slab of a few rows then costs no reads of its own. Direct reads for longer requests
  * (or when the cache cannot be allocated). */
+/* An iteration's index within its epoch is 0 or more (a negative one, or one beyond the
+ * signed 64-bit range, which HDF5 reads as INT64_MAX, is no iteration) */
+static ss_status check_indices(const ss_trace_file *t, long row0, long n, const int64_t *index)
+{
+    for (long i = 0; i < n; i++)
+        if (index[i] < 0 || index[i] == INT64_MAX)
+            return ss_fail(SS_EDATA, "%s: dataset /timeline/index: row %ld holds %s (an iteration's index in its "
+                           "epoch: 0 or more)", t->path, row0 + i,
+                           index[i] < 0 ? "a negative index" : "a value beyond the signed 64-bit range");
+    return SS_OK;
+}
+
 static ss_status read_keys(ss_trace_file *t, long row0, long n, int32_t *epoch, int64_t *index)
 {
     if (n > KEY_CACHE_ROWS || (!t->key_epoch && !(t->key_epoch = malloc(KEY_CACHE_ROWS * sizeof *t->key_epoch))) ||
         (!t->key_index && !(t->key_index = malloc(KEY_CACHE_ROWS * sizeof *t->key_index)))) {
         ss_status st = read_epochs(t, row0, n, epoch);
-        return st == SS_OK ? read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, index) : st;
+        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, n, 0, index);
+        return st == SS_OK ? check_indices(t, row0, n, index) : st;
     }
     if (row0 < t->key_r0 || row0 + n > t->key_r0 + t->key_n) {
         long m = t->meta.iterations - row0 < KEY_CACHE_ROWS ? t->meta.iterations - row0 : KEY_CACHE_ROWS;
         t->key_n = 0;
         ss_status st = read_rows(t, t->d_epoch, "epoch", H5T_NATIVE_INT32, row0, m, 0, t->key_epoch);
         if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, row0, m, 0, t->key_index);
+        if (st == SS_OK) st = check_indices(t, row0, m, t->key_index);
         if (st != SS_OK) return st;
         t->key_r0 = row0;
         t->key_n = m;

@@ -615,6 +615,10 @@ static ss_status choose_split(sweep *w)
     w->nstate = nstate;
     w->tsplit = 0;
     const char *force = getenv("STALLSIM_STATEFUL_SPLIT");
+    if (force && strcmp(force, "time") && strcmp(force, "scenarios")) {
+        if (c->rank == 0) ss_warn("STALLSIM_STATEFUL_SPLIT = '%s' is not time or scenarios: ignored", force);
+        force = NULL;
+    }
     if (nstate == 0 || c->size == 1 || !indep || (force && !strcmp(force, "scenarios"))) return SS_OK;
     const int P = c->size;
     const long B = w->nblocks, N = w->N;
@@ -678,8 +682,14 @@ static int choose_replayers(const sweep *w)
 {
     const ss_comm *c = w->comm;
     const char *env = getenv("STALLSIM_REPLAYERS");
-    const int force = env ? atoi(env) : 0;
-    if (force >= 1) return force < c->size ? force : c->size;
+    char *end = NULL;
+    const long force = env ? strtol(env, &end, 10) : 0;
+    if (env && (!*env || *end || force < 1 || force > c->size)) {
+        if (c->rank == 0)
+            ss_warn("STALLSIM_REPLAYERS = '%s' is not a rank count from 1 to %d: ignored", env, c->size);
+    } else if (force >= 1) {
+        return (int)force;
+    }
     if (!w->shared || c->node_ranks != c->size || w->nstate == 0) return c->size;
     int best = c->size;
     double best_t = INFINITY;
