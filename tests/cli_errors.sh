@@ -276,6 +276,7 @@ PY
   h5case huge_time 1 "/timeline/train_start: row 3, GPU 0|more than 1e9 s, 31 years, from the time origin" "d = f['timeline/train_start']; d[3, 0] = -2e9"
   h5case unsorted 1 "not sorted by (epoch, index)" "d = f['timeline/index']; d[10] = 3"
   h5case negative_index 1 "/timeline/index: row 0 holds a negative index" "d = f['timeline/index']; d[:] = np.arange(60) - 5"
+  h5case unwritten 1 "/timeline/stall_time was never written" "del f['timeline/stall_time']; f.create_dataset('timeline/stall_time', (60, 2), 'f8')"
   # the same, where row 10 opens a slab: the order is checked across slab boundaries
   for slab in 1 10; do
     expect 1 "rows 9 and 10 are not sorted" "$stallsim" run "$work/h5-unsorted.ini" --set run.slab_iterations=$slab \

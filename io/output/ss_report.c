@@ -9,6 +9,7 @@
 #include "ss_rank.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static void csv_cell(FILE *f, const ss_column *c, const ss_summary *s, int j, in
 ss_status ss_report_write_csv(const ss_summary *s, const char *path)
 {
     FILE *f = fopen(path, "w");
-    if (!f) return ss_fail(SS_EIO, "%s: cannot write", path);
+    if (!f) return ss_fail(SS_EIO, "%s: cannot write: %s", path, strerror(errno));
     int nc;
     const ss_column *cols = ss_columns(&nc);
     for (int k = 0; k < nc; k++) {

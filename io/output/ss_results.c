@@ -125,7 +125,7 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
             H5Pset_sieve_buf_size(fapl, 0);
             r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
             H5Pclose(fapl);
-            if (r->file < 0) st = ss_fail(SS_EIO, "%s: cannot create results file", r->tmp);
+            if (r->file < 0) st = ss_fail(SS_EIO, "%s: cannot create results file (disk full? no write permission?)", r->tmp);
             st = ss_comm_any_failed(c, st);
             if (st == SS_OK) st = create_scenario_groups(r, sc);
         }
@@ -303,7 +303,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
 {
     hid_t f = r->per_iteration ? H5Fopen(r->tmp, H5F_ACC_RDWR, H5P_DEFAULT)
                                : H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return ss_fail(SS_EIO, "%s: cannot write results file", r->tmp);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot write results file (disk full? no write permission?)", r->tmp);
     int nc;
     ss_columns(&nc);
     size_t rsize = 0, *offsets = calloc((size_t)nc, sizeof *offsets);

@@ -257,6 +257,12 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     if ((long)dims[0] != t->meta.iterations)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu rows but attribute iterations = %ld",
                        t->path, full, (unsigned long long)dims[0], t->meta.iterations);
+    /* a dataset made but never written (the writer stopped before its data): its fill
+     * value, zeros, would read as a run */
+    H5D_space_status_t alloc = H5D_SPACE_STATUS_ERROR;
+    if (dims[0] > 0 && H5Dget_space_status(d, &alloc) >= 0 && alloc == H5D_SPACE_STATUS_NOT_ALLOCATED)
+        return ss_fail(SS_EDATA, "%s: dataset %s was never written (no storage: the writer stopped before its "
+                       "data?)", t->path, full);
     if (want_rank == 2 && (long)dims[1] != t->meta.gpus)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu columns but attribute gpus = %d", t->path,
                        full, (unsigned long long)dims[1], t->meta.gpus);

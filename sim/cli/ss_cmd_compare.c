@@ -1,6 +1,7 @@
 /* ss_cmd_compare.c - `stallsim compare`: measured traces and sweep results side by side,
  * with differences against the first row (MODELS-independent.md figures). Runs on rank 0. */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,7 +414,7 @@ static void print_table(const cmp_table *t, FILE *out)
             const int is_pct = (cc[k]->flags & SS_COLF_COMPARE_PCT) != 0;
             if (cc[k]->type != SS_COL_F64) fprintf(out, " %6.0f", v);
             else if (isnan(v)) fprintf(out, " %10s %8s", "-", "-"); /* not recorded (cpu_load_pct of a trace) */
-            else if (isnan(ref)) fprintf(out, " %10.4f %8s", v, "-");
+            else if (isnan(ref)) fprintf(out, is_pct ? " %10.4f %8s" : " %10.2f %8s", v, "-");
             else if (is_pct && !isfinite(pct(v, ref))) fprintf(out, " %10.4f %8s", v, "-"); /* against 0 */
             else if (is_pct) fprintf(out, " %10.4f %+8.2f", v, pct(v, ref));
             else fprintf(out, " %10.2f %+8.2f", v, v - ref);
@@ -445,7 +446,7 @@ static void print_table(const cmp_table *t, FILE *out)
         for (int i = 1; i < t->n - 1; i++) {
             if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
             if (shown == 16) {
-                fprintf(out, " ... (--csv FILE has every row)");
+                fprintf(out, " ... (--csv FILE has every row's iter_time_mean)");
                 break;
             }
             shown_name(t, i, gid, g, nm, sizeof nm);
@@ -515,8 +516,9 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     if (st != SS_OK) return st;
     FILE *f = fopen(tmp, "w");
     if (!f) {
+        int e = errno;
         ss_atomic_discard(tmp);
-        return ss_fail(SS_EIO, "%s: cannot write", path);
+        return ss_fail(SS_EIO, "%s: cannot write: %s", path, strerror(e));
     }
     const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
     int ci[SS_RESULTS_MAX_COLUMNS];
