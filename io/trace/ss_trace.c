@@ -294,6 +294,35 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     return SS_OK;
 }
 
+/* The columns of /timeline/fetch_start (its GPUs), or -1 where it cannot tell. */
+static long timeline_columns(const ss_trace_file *t)
+{
+    long cols = -1;
+    if (H5Lexists(t->file, "/timeline", H5P_DEFAULT) <= 0 || H5Lexists(t->file, "/timeline/fetch_start", H5P_DEFAULT) <= 0)
+        return -1;
+    hid_t d = H5Dopen2(t->file, "/timeline/fetch_start", H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t sp = H5Dget_space(d);
+    hsize_t dims[2];
+    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2 && H5Sget_simple_extent_dims(sp, dims, NULL) == 2)
+        cols = (long)dims[1];
+    if (sp >= 0) H5Sclose(sp);
+    H5Dclose(d);
+    return cols;
+}
+
+/* A per-GPU attribute or dataset that does not hold gpus values: the gpus attribute is the
+ * one to blame when the timeline disagrees with it too. */
+static ss_status per_gpu_mismatch(const ss_trace_file *t, const char *what, const char *kind)
+{
+    const long cols = timeline_columns(t);
+    if (cols >= 0 && cols != t->meta.gpus)
+        return ss_fail(SS_EDATA, "%s: root attribute gpus = %d, but /timeline/fetch_start has %ld columns (GPUs): the "
+                       "attribute is wrong", t->path, t->meta.gpus, cols);
+    return ss_fail(SS_EDATA, "%s: %s is not %d %s (one per GPU, as root attribute gpus = %d says)", t->path, what,
+                   t->meta.gpus, kind, t->meta.gpus);
+}
+
 /* The optional per-GPU loader_workers attribute: one integer per GPU, 0 to SS_MAX_WORKERS. */
 static ss_status read_loader_workers(ss_trace_file *t)
 {
@@ -302,8 +331,7 @@ static ss_status read_loader_workers(ss_trace_file *t)
     m->loader_workers = malloc((size_t)m->gpus * sizeof *m->loader_workers);
     if (!m->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
     if (ss_h5_attr_read_ints(t->file, "loader_workers", m->loader_workers, m->gpus) != 0)
-        return ss_fail(SS_EDATA, "%s: root attribute 'loader_workers' is not %d integers (one per GPU, as root attribute gpus = %d says)",
-                       t->path, m->gpus, m->gpus);
+        return per_gpu_mismatch(t, "root attribute 'loader_workers'", "integers");
     for (int g = 0; g < m->gpus; g++)
         if (m->loader_workers[g] < 0 || m->loader_workers[g] > SS_MAX_WORKERS)
             return ss_fail(SS_EDATA, "%s: root attribute loader_workers[%d] = %d, expected 0 to %d", t->path, g,
@@ -333,8 +361,11 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
     if (!ok)
-        return ss_fail(SS_EDATA, "%s: dataset /%s is not %d %s (one per GPU, as root attribute gpus = %d says)",
-                       t->path, name, m->gpus, is_float ? "floating-point values" : "integers", m->gpus);
+    {
+        char what[96];
+        snprintf(what, sizeof what, "dataset /%s", name);
+        return per_gpu_mismatch(t, what, is_float ? "floating-point values" : "integers");
+    }
     return SS_OK;
 }
 
