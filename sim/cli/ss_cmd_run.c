@@ -278,7 +278,8 @@ static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, c
         for (int g = 0; g < cal->gpus; g++)
             if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) {
                 fprintf(out, "note: each epoch's first batch came %.2f s after the loop asked for it (mean over the %ld "
-                             "epoch%s the calibration read; a step takes %.4f s): the loader's workers starting. The "
+                             "epoch%s the calibration read; a step takes %.4f s): the loader starting, its workers and "
+                             "its first fetches. The "
                              "summaries leave each epoch's first %ld iterations out (warmup_iterations), and that "
                              "start-up with them, so a scenario with other workers, such as %s, predicts the "
                              "iterations after it; an epoch's time also has the start-up, which grows with the "
