@@ -440,18 +440,23 @@ static void suggest_key(const char *section, const char *name, char *buf, size_t
     if (at >= 0) snprintf(buf, n, " (did you mean '%s'?)", keys[at].key);
 }
 
-/* 1 when value is the key's default as the option table writes it, but for spaces and case
- * (workers = auto in a file that lists every key) */
-static int same_as_default(const key_def *k, const char *value)
+/* 1 when value means the key's default: both parsed into configurations that start from
+ * the defaults, which are then the same byte for byte (fetch_scale = 1.0, workers = auto*1,
+ * cpu_sharing = yes are the defaults; a value that does not parse is not) */
+static int same_as_default(const parse_ctx *p, const key_def *k, const char *value)
 {
-    const char *a = value, *b = k->def ? k->def : "";
-    for (;;) {
-        while (isspace((unsigned char)*a)) a++;
-        while (isspace((unsigned char)*b)) b++;
-        if (!*a || !*b) return !*a && !*b;
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
-        a++, b++;
+    if (!k->def) return 0;
+    ss_config *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    int same = 0;
+    if (a && b) {
+        ss_config_defaults(a);
+        ss_config_defaults(b);
+        parse_ctx pa = {.cfg = a, .base_dir = p->base_dir}, pb = {.cfg = b, .base_dir = p->base_dir};
+        same = apply_value(&pa, k, value) == NULL && apply_value(&pb, k, k->def) == NULL && !memcmp(a, b, sizeof *a);
     }
+    free(a);
+    free(b);
+    return same;
 }
 
 static int apply(parse_ctx *p, const char *section, const char *name, const char *value)
@@ -470,7 +475,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         return 0;
     }
     p->seen[i] = 1;
-    p->cfg->given[i] = same_as_default(&keys[i], value) ? 1 : 2;
+    p->cfg->given[i] = same_as_default(p, &keys[i], value) ? 1 : 2;
     const char *e = apply_value(p, &keys[i], value);
     if (e && !p->overridden[i]) {
         /* "2 4" for "2, 4": items written without their commas */

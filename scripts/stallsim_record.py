@@ -37,35 +37,46 @@ _now = time.time_ns
 _cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
 _pcpu = time.process_time_ns  # CPU time of the training process, all its threads (not its workers)
 
-_WAIT_FD = {}  # (pid, thread) -> an open /proc/thread-self/schedstat of that thread, or -1
+class _SchedFile:
+    """This thread's /proc/thread-self/schedstat, open (fd -1: not available), closed when the
+    thread's locals go (a thread that ends takes its file with it)."""
+    __slots__ = ("fd", "pid")
+
+    def __init__(self):
+        self.pid = os.getpid()
+        try:
+            self.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self.fd = -1
+
+    def __del__(self):
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = -1
+
+
+_SCHED = threading.local()
 
 
 def _wait():
     """ns the calling thread has spent runnable but waiting for a core since it started
     (Linux: the second field of /proc/thread-self/schedstat), or -1 where not available.
-    The file stays open per thread (the kernel's thread id: Python reuses its own idents
-    for new threads, and a file of a thread that has ended reads nothing), and is opened
-    again when a read fails (a new thread with a reused id)."""
-    tid = threading.get_native_id() if hasattr(threading, "get_native_id") else threading.get_ident()
-    key = (os.getpid(), tid)
+    The file stays open in the thread's locals (a forked child opens its own, as the file
+    names the thread that opened it), and is opened again when a read fails."""
     for again in (0, 1):
-        fd = _WAIT_FD.get(key)
-        if fd is None:
-            try:
-                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
-            except OSError:
-                fd = -1
-            _WAIT_FD[key] = fd
-        if fd < 0:
+        f = getattr(_SCHED, "file", None)
+        if f is None or f.pid != os.getpid():
+            f = _SchedFile()
+            _SCHED.file = f
+        if f.fd < 0:
             return -1
         try:
-            return int(os.pread(fd, 96, 0).split()[1])
+            return int(os.pread(f.fd, 96, 0).split()[1])
         except (OSError, IndexError, ValueError):
-            del _WAIT_FD[key]
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            _SCHED.file = None
     return -1
 
 
@@ -250,7 +261,7 @@ class _FetchLog:
         info = tud.get_worker_info()
         self.pid = os.getpid()
         if info is None:  # synchronous loading: the rank's own file
-            self.worker, self.out = -1, _MAIN_WRITERS.get(self.prefix)
+            self.worker, self.out = -1, _MAIN_WRITERS.get((self.prefix, self.rank))
             return
         self.worker = info.id
         w = _Writer("%s.rank%d.worker%d.csv" % (self.prefix, self.rank, info.id), 1)
@@ -348,7 +359,8 @@ class _RecIterable(_PassThrough, tud.IterableDataset):
         self._ssr_inner, self._ssr_log, self._ssr_rec, self._ssr_p = inner, log, rec, p
 
     def __reduce__(self):  # spawn, forkserver: the pass as the worker starts, not the Recorder
-        return (_RecIterable, (self._ssr_inner, self._ssr_log, None, self._ssr_rec._pass - 1))
+        p = self._ssr_rec._pass - 1 if self._ssr_rec is not None else self._ssr_p  # (a copy pickled again)
+        return (_RecIterable, (self._ssr_inner, self._ssr_log, None, p))
 
     def __iter__(self):
         info = tud.get_worker_info()
@@ -394,7 +406,7 @@ class _RecCollate:
         return out
 
 
-_MAIN_WRITERS = {}  # prefix -> the rank file's writer (for in-process fetch records)
+_MAIN_WRITERS = {}  # (prefix, rank) -> the rank file's writer (for in-process fetch records)
 _LOADER_KEYS = ("num_workers", "pin_memory", "timeout", "worker_init_fn", "multiprocessing_context",
                 "generator", "prefetch_factor", "persistent_workers", "pin_memory_device")
 
@@ -422,10 +434,13 @@ class RecordedLoader:
         return getattr(self._loader, name)
 
     def __setattr__(self, name, value):
-        if name in _FIXED_AT_WRAP:  # PyTorch refuses some of these too; silently kept, they would mislead
-            raise AttributeError("stallsim_record: set the DataLoader's %s before wrap(): the recorder iterates a "
-                                 "copy of the loader made at wrap(), which a later change would not reach" % name)
-        setattr(self._loader, name, value)
+        if name.startswith("_"):  # the wrapper's own (read back from it, as __getattr__ sends none on)
+            object.__setattr__(self, name, value)
+        elif name in _FIXED_AT_WRAP:  # PyTorch refuses some of these too; silently kept, they would mislead
+            raise ValueError("stallsim_record: set the DataLoader's %s before wrap(): the recorder iterates a "
+                             "copy of the loader made at wrap(), which a later change would not reach" % name)
+        else:
+            setattr(self._loader, name, value)
 
     def __iter__(self):
         rec = self._rec
@@ -533,7 +548,6 @@ class Recorder:
             warnings.warn("stallsim_record: this Recorder replaces the records of an earlier, closed Recorder of %r "
                           "in this process (a loader made anew every epoch? make it once and iterate it every epoch, "
                           "or give each its own prefix)" % prefix, stacklevel=2)
-        _RECORDERS[(self.prefix, self.rank)] = self
         d = os.path.dirname(self.prefix)
         if d:
             os.makedirs(d, exist_ok=True)
@@ -552,7 +566,7 @@ class Recorder:
             offset, rtt, how = _clock_offset()
         cpus, cpu_set = _cpu_set()
         self._w = _Writer(self.path, max(1, int(flush_every)))
-        _MAIN_WRITERS[self.prefix] = self._w
+        _MAIN_WRITERS[(self.prefix, self.rank)] = self._w
         self._pass, self._passes_done, self._epoch, self._wrapped = -1, 0, 0, False
         self._warned_overlap = False
         self._open_passes = weakref.WeakSet()  # passes whose record has not ended (_RecIter)
@@ -564,6 +578,7 @@ class Recorder:
                      ("cpus", cpus), ("cpu_set", cpu_set)):
             w.line("meta,%s,%s\n" % (k, str(v).replace(",", ";").replace("\n", " ")))
         w.flush()
+        _RECORDERS[(self.prefix, self.rank)] = self  # (made whole: one that failed half-way blocks no retry)
 
     def wrap(self, loader):
         """A loader that yields exactly what `loader` yields, recording as it goes."""

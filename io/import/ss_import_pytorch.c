@@ -1041,9 +1041,11 @@ static void pt_check_epoch(const pt_state *S)
     const pt_rank *R = S->r[0];
     if (!R->iterable && R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
         ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
-                "the loop left the epoch (a break, an exception); the trace keeps what was recorded, but not the batch "
-                "at which the loop left, whose step has no end in the record",
-                R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch);
+                "the loop left the epoch (a break, an exception); the trace keeps what was recorded%s",
+                R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch,
+                R->main.version >= 4 ? ", but not the batch at which the loop left, whose step has no end in the record"
+                                     : " (a recording of format 3 or older: the last batch's step may end where the "
+                                       "loop left, not where the step did)");
 }
 
 /* The per-rank medians of one kind of CPU time (or wait) into *out (and the trace's meta
@@ -1328,8 +1330,9 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             s->train_start[i * G + g] = (double)(row.got + off) * ns;
             s->stall_time[i * G + g] = (double)(row.got - row.ask) * ns;
             s->iteration_time[i * G + g] = (double)(row.next_ask - row.ask) * ns;
-            if (row.left) { /* (left out when every rank's is: below) */
+            if (row.left) { /* the row is left out (below): the loop took the batch, its step is unknown */
                 nleft++;
+                pt_took(S, R, &row, f);
                 f->valid = 0;
                 continue;
             }
@@ -1365,7 +1368,8 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }
-        if (nleft == G) { /* every rank left the pass after this batch: no step time, no row */
+        if (nleft > 0) { /* a rank left the pass after this batch: its step has no end, the row goes (a rank
+                          * that ended its pass there instead, in next(), as under a Ctrl-C, agrees on it) */
             S->left_rows++;
             continue;
         }

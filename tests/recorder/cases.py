@@ -353,7 +353,7 @@ loader.tag_for_logs = "train"
 try:
     loader.num_workers = 2
     print("FAIL set_attr: num_workers set after wrap() accepted")
-except AttributeError as e:
+except ValueError as e:
     print("ok set_attr" if "before wrap()" in str(e) and user.tag_for_logs == "train" else "FAIL set_attr: %s" % e)
 rec.close()
 
@@ -361,3 +361,31 @@ rec.close()
 # the loader fails on its first batch (the loop goes on past the error): the record has no
 # batch with a step, and the import says so (tests/cli_pytorch.sh)
 case("dies_first", lambda: tud.DataLoader(Numbers(8, bad=0), batch_size=4))
+
+
+# the loop thread's /proc file goes with its thread (300 short threads leave no file open),
+# and a Recorder that failed half-way (its folder could not be made) blocks no retry
+def fds():
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+
+
+before = fds()
+for i in range(300):
+    t = threading.Thread(target=sr._wait)
+    t.start()
+    t.join()
+after = fds()
+blocker = os.path.join(OUT, "retry")
+open(blocker, "w").close()  # a file where the Recorder's folder should go
+try:
+    sr.Recorder(os.path.join(blocker, "run"))
+    retried = "FAIL retry: a Recorder under a file was made"
+except OSError:
+    os.remove(blocker)
+    try:
+        sr.Recorder(os.path.join(blocker, "run")).close()
+        retried = "ok"
+    except ValueError as e:
+        retried = "FAIL retry: %s" % e
+print("ok thread_files" if after <= before + 2 and retried == "ok"
+      else "FAIL thread_files: %d files open before, %d after; %s" % (before, after, retried))
