@@ -140,6 +140,13 @@ done
   grep -q "count from its profiler's start.*not aligned" "$work/o.txt" &&
   "$stallsim" info "$work/rel.h5" | grep -q "time origin:  1970-01-01" && ok || fail "relative times: $(cat "$work/o.txt")"
 
+# a file with Unix µs beside one of the legacy profiler's relative times: no common clock,
+# refused (the trace would hold times 1.6e9 s from a 1970 origin, which nothing reads)
+cp "$work/list_unix.json" "$work/mix_rank0.json"
+"$stallsim" import profiler "$work/mix_rank0.json" "$work/rel_rank1.json" -o "$work/mix.h5" > "$work/o.txt" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "more than 1e9 s from the trace's time origin" "$work/o.txt" && [ ! -e "$work/mix.h5" ] && ok ||
+  fail "Unix and relative times mixed: rc=$rc $(cat "$work/o.txt")"
+
 # ---- the HTA reference traces ----
 hta=$shared/reference/pytorch-profiler-hta
 if [ -d "$hta" ]; then

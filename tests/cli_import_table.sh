@@ -62,6 +62,11 @@ expect_error() { # WHAT PATTERN CSV-TEXT
   [ ! -e "$work/x.h5" ] || fail "$1: output left behind"
 }
 H=rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time
+# what no command would read is not written: a negative step (an iteration's index)
+expect_error "a negative step" "e.csv: table import: iteration 0 of epoch 0 has index -1: an iteration's index in its epoch is 0 or more" \
+  "$H
+0,0,-1,100.0,0.5,100.6,1.0,0.6
+0,0,0,101.0,0.5,101.6,1.0,0.6"
 expect_error "unsorted steps" "e.csv:4: epoch 1 step 0 comes after epoch 1 step 1: rows must be sorted by epoch, then step" \
   "$H
 0,1,0,0,1,1,2,0

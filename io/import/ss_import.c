@@ -3,6 +3,7 @@
 #include "ss_import.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -101,6 +102,37 @@ static void warn_suspicious(const suspicious *c, int argc, char **argv)
                 c->cells);
 }
 
+/* What every command checks when it reads a trace (ss_trace.c), checked as it is written:
+ * an import never writes a trace that nothing reads (an iteration index below 0, a time
+ * or duration beyond SS_TRACE_MAX_SECONDS, NaN, a negative duration). */
+static ss_status check_slab(const ss_importer *imp, const ss_import_info *info, const ss_slab *s)
+{
+    const char *what = info->ninputs > 0 ? info->inputs[0] : "the input";
+    for (long r = 0; r < s->n; r++) {
+        if (s->index[r] < 0)
+            return ss_fail(SS_EDATA, "%s: %s import: iteration %ld of epoch %d has index %lld: an iteration's index in "
+                           "its epoch is 0 or more", what, imp->name, s->row0 + r, (int)s->epoch[r],
+                           (long long)s->index[r]);
+        for (int g = 0; g < s->gpus; g++) {
+            const size_t x = (size_t)r * (size_t)s->gpus + (size_t)g;
+            const double t[5] = {s->fetch_start[x], s->fetch_time[x], s->train_start[x], s->iteration_time[x],
+                                 s->stall_time[x]};
+            static const char *const name[5] = {"fetch_start", "fetch_time", "train_start", "iteration_time",
+                                                "stall_time"};
+            for (int k = 0; k < 5; k++)
+                if (!(fabs(t[k]) <= SS_TRACE_MAX_SECONDS) || ((k & 1) && t[k] < 0))
+                    return ss_fail(SS_EDATA, "%s: %s import: iteration %ld (epoch %d, index %lld), GPU %d: %s = %g s, "
+                                   "%s", what, imp->name, s->row0 + r, (int)s->epoch[r], (long long)s->index[r], g,
+                                   name[k], t[k],
+                                   t[k] < 0 && (k & 1) ? "a negative duration"
+                                   : k == 0 || k == 2  ? "more than 1e9 s from the trace's time origin (times of "
+                                                         "different clocks, or of a clock's start and of 1970?)"
+                                                       : "not a duration of a run");
+        }
+    }
+    return SS_OK;
+}
+
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
                         int *gpus_out)
 {
@@ -125,7 +157,8 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
         s.row0 = rows;
         st = imp->next(state, &s, &info);
         if (st != SS_OK || s.n == 0) break;
-        st = ss_trace_append(w, &s);
+        st = check_slab(imp, &info, &s);
+        if (st == SS_OK) st = ss_trace_append(w, &s);
         count_suspicious(&odd, &s, ss_trace_meta_has_fetch(&info.meta));
         rows += s.n;
     }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,8 @@ static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static const int guard_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
 #define GUARD_NSIG (sizeof guard_signals / sizeof guard_signals[0])
 static struct sigaction guard_old[GUARD_NSIG];
-static char guard_crash[1200], guard_late[1200];
+static char guard_crash[SS_PATH_MAX + 600], guard_late[SS_PATH_MAX + 600];
+static struct itimerval guard_timer_old; /* a timer of someone else's (libFuzzer's -timeout), put back */
 static size_t guard_crash_n, guard_late_n;
 static volatile sig_atomic_t guard_on;
 
@@ -133,14 +135,21 @@ void ss_atomic_guard_begin(const char *crash_msg, const char *late_msg, unsigned
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < GUARD_NSIG; i++) sigaction(guard_signals[i], &sa, &guard_old[i]);
     guard_on = 1;
-    alarm(seconds);
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_sec = (time_t)seconds;
+    setitimer(ITIMER_REAL, &t, &guard_timer_old);
 }
 
 void ss_atomic_guard_end(void)
 {
     if (!guard_on) return;
-    alarm(0);
+    struct itimerval none;
+    memset(&none, 0, sizeof none);
+    setitimer(ITIMER_REAL, &none, NULL);
     for (size_t i = 0; i < GUARD_NSIG; i++) sigaction(guard_signals[i], &guard_old[i], NULL);
+    if (guard_timer_old.it_value.tv_sec || guard_timer_old.it_value.tv_usec)
+        setitimer(ITIMER_REAL, &guard_timer_old, NULL);
     guard_on = 0;
 }
 
