@@ -315,7 +315,9 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     double d;
     long l;
     switch (k->kind) {
-    case K_PATH: return resolve_path(v, p->base_dir, field);
+    case K_PATH:
+        if (field == (void *)p->cfg->trace_path) p->cfg->trace_path_from_folder = v[0] != '/' && p->base_dir[0];
+        return resolve_path(v, p->base_dir, field);
     case K_EPOCH:
         if (!strcmp(v, "all")) {
             p->cfg->epoch_all = 1;
@@ -481,7 +483,10 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         /* "2 4" for "2, 4": items written without their commas */
         const char *sp = strpbrk(value, " \t");
         int spaced = 0;
-        if (sp && !strchr(value, ',')) {
+        const key_kind kk = keys[i].kind;
+        const int list = kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS ||
+                         kk == K_PREFETCH || kk == K_SCALES || kk == K_HEAL;
+        if (list && sp && !strchr(value, ',')) {
             const char *a = sp, *b = sp;
             while (a > value && isspace((unsigned char)a[-1])) a--;
             while (*b && isspace((unsigned char)*b)) b++;
@@ -826,6 +831,13 @@ const char *ss_config_origin(const ss_config *c, const char *section, const char
     if (key || !any) return c->file;
     snprintf(buf, sizeof buf, "%s (with its --set options)", c->file);
     return buf;
+}
+
+const char *ss_config_changed_key(const ss_config *c, const char *section)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (c->given[i] == 2 && !strcmp(keys[i].section, section)) return keys[i].key;
+    return NULL;
 }
 
 int ss_config_changed(const ss_config *c, const char *section, const char *key)

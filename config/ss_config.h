@@ -41,6 +41,7 @@ typedef struct {
 
     /* [trace] */
     char trace_path[SS_PATH_MAX]; /* resolved against the file's folder */
+    int trace_path_from_folder;   /* it was relative and taken from the scenario file's folder */
     int epoch_all;
     long epoch;
     long warmup_iterations;
@@ -92,6 +93,8 @@ const char *ss_config_origin(const ss_config *c, const char *section, const char
 /* 1 when the scenario file or a --set gave [section] key (key NULL: any key of the
  * section) a value other than its default's text (spaces and case aside), else 0. */
 int ss_config_changed(const ss_config *c, const char *section, const char *key);
+/* The first key of [section] that ss_config_changed finds, or NULL. */
+const char *ss_config_changed_key(const ss_config *c, const char *section);
 
 /* Defaults of every setting (no trace path), from the option table. */
 void ss_config_defaults(ss_config *c);

@@ -2,6 +2,7 @@
 #include "ss_trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <float.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ss_atomic.h"
 #include "ss_isa.h"
@@ -546,7 +548,6 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     t->last_row = -1;
     for (int i = 0; i < DS_NF64; i++) t->d_f64[i] = H5I_INVALID_HID;
     snprintf(t->path, sizeof t->path, "%s", path);
-    t->have_opened = stat(path, &t->opened) == 0;
     ss_trace_meta_init(&t->meta);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
@@ -555,6 +556,8 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     if (!probe) {
         st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
     } else {
+        /* the file as opened (an open revalidates what NFS caches of it): ss_trace_check_unchanged */
+        t->have_opened = fstat(fileno(probe), &t->opened) == 0;
         fclose(probe);
         if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
     }
@@ -1035,9 +1038,14 @@ ss_status ss_trace_check_unchanged(const ss_trace_file *t)
 {
     struct stat now;
     if (!t->have_opened) return SS_OK;
-    if (stat(t->path, &now) != 0)
+    int fd = open(t->path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &now) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
         return ss_fail(SS_EIO, "%s: the trace is gone since it was opened (%s): the results, read from it as it "
-                       "changed, are not written", t->path, strerror(errno));
+                       "changed, are not written", t->path, strerror(e));
+    }
+    close(fd);
     const struct stat *o = &t->opened;
     if (now.st_dev != o->st_dev || now.st_ino != o->st_ino || now.st_size != o->st_size ||
         now.st_mtim.tv_sec != o->st_mtim.tv_sec || now.st_mtim.tv_nsec != o->st_mtim.tv_nsec)

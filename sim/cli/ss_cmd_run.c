@@ -443,12 +443,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             /* a relative path in the file is taken from the file's folder: say so when it
              * is missing (wl/base.h5 in wl/my.ini is wl/wl/base.h5) */
             const char *origin = ss_config_origin(&cfg, "trace", "path");
-            int from_file = strncmp(origin, "--set", 5) != 0;
-            const char *given = cfg.trace_path;
-            const char *slash = strrchr(a.config, '/');
-            int rel = from_file && slash && strncmp(given, a.config, (size_t)(slash - a.config + 1)) == 0;
             ss_errprefix("%s: [trace] path%s", origin,
-                         rel && access(cfg.trace_path, F_OK) != 0
+                         cfg.trace_path_from_folder && access(cfg.trace_path, F_OK) != 0
                              ? " (a relative path in a scenario file is taken from the file's folder)"
                              : "");
         }

@@ -684,11 +684,10 @@ static int choose_replayers(const sweep *w)
     const char *env = getenv("STALLSIM_REPLAYERS");
     char *end = NULL;
     const long force = env ? strtol(env, &end, 10) : 0;
-    if (env && (!*env || *end || force < 1 || force > c->size)) {
-        if (c->rank == 0)
-            ss_warn("STALLSIM_REPLAYERS = '%s' is not a rank count from 1 to %d: ignored", env, c->size);
+    if (env && (!*env || *end || force < 1)) {
+        if (c->rank == 0) ss_warn("STALLSIM_REPLAYERS = '%s' is not a rank count of 1 or more: ignored", env);
     } else if (force >= 1) {
-        return (int)force;
+        return force < c->size ? (int)force : c->size; /* (at most every rank) */
     }
     if (!w->shared || c->node_ranks != c->size || w->nstate == 0) return c->size;
     int best = c->size;
