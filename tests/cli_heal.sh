@@ -167,4 +167,31 @@ m = re.search(r"\(the first (\d+) predict the same time", text)
 print("ranked cuts: %d predict the same time, printed %s" % (same, m.group(1) if m else None))
 assert (same > 1 and m and int(m.group(1)) == same) or (same == 1 and not m), (same, ranked)
 PY
+# heal = each crossed with workers: a heal that adds less than 1 % to the same scenario without
+# it is not ranked among the cuts (it read as though fixing a healthy GPU helped); the slow
+# GPU's heal is
+"$stallsim" gen -o "$work/twin.h5" --gpus 4 --iterations 400 --workers 1 --slow-gpu 1:3 --seed 12 > /dev/null || fail "gen twin"
+printf '[trace]\npath = twin.h5\n[scenarios]\nmodel = pipeline\nheal = none, each\nworkers = auto, auto*2, auto*4\n' > "$work/twin.ini"
+"$stallsim" run "$work/twin.ini" --out "$work/twin" > "$work/twin.txt" 2>&1 || fail "twin run"
+$py - "$work/twin.txt" "$work/twin/summary.csv" <<'PY' && ok || fail "heal twins in the ranked cuts: $(grep -A7 'largest predicted' "$work/twin.txt")"
+import csv, re, sys
+text = open(sys.argv[1]).read()
+rows = list(csv.DictReader(open(sys.argv[2])))
+mean = {r["scenario"]: float(r["iter_time_mean"]) for r in rows}
+listed = re.findall(r"^  \d\. (pipe[^\n]*?)\s+-[0-9.]+%", text.split("largest predicted cuts")[1], re.M)
+assert listed, text
+for lab in listed:
+    m = re.search(r"heal=(\d+)", lab)
+    if not m:
+        continue
+    g = int(m.group(1))
+    # the scenario and its twin without the heal, by name
+    name = [r["scenario"] for r in rows if all(t in r["label"].split() for t in lab.split())][0]
+    twin = name.replace("_heal-%d" % g, "")
+    gain = 100 * (mean[twin] - mean[name]) / mean[twin]
+    assert gain > 1.0, (lab, gain)
+assert any("heal=1" in l for l in listed), listed
+assert not any(re.search(r"heal=[023]\b", l) for l in listed), listed
+print("listed:", listed)
+PY
 finish

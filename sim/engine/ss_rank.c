@@ -67,6 +67,23 @@ static int loaders_ahead_of_behind(const ss_summary *s, int j, double med)
            s->p[m].mean[SS_M_STALL] > BEHIND_STALLS * med && s->p[j].mean[SS_M_STALL] < AHEAD_STALLS * med;
 }
 
+/* The scenario that is j without its heal (same model and other settings, no GPU healed),
+ * or -1. */
+static int unhealed_twin(const ss_summary *s, int j)
+{
+    const ss_scenario *a = &s->sc[j];
+    if (a->heal.n == 0) return -1;
+    for (int k = 0; k < s->nsc; k++) {
+        const ss_scenario *b = &s->sc[k];
+        if (k == j || b->model != a->model || b->heal.n != 0) continue;
+        if (b->fetch_align == a->fetch_align && b->start_align == a->start_align &&
+            b->workers.is_auto == a->workers.is_auto && b->workers.value == a->workers.value &&
+            b->prefetch == a->prefetch && b->fetch_scale == a->fetch_scale && b->compute_scale == a->compute_scale)
+            return k;
+    }
+    return -1;
+}
+
 static int cmp_top(const void *a, const void *b)
 {
     const ss_rank_top *x = a, *y = b;
@@ -107,6 +124,14 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
                 out->n_within++;
             }
             continue;
+        }
+        /* a heal that adds less than the floor to the same scenario without it ranks that one,
+         * not itself (heal = each crossed with workers listed "W=4 heal=3" beside "W=4",
+         * as though fixing a healthy GPU helped) */
+        int twin = unhealed_twin(s, j);
+        if (twin >= 0) {
+            double t = mean_iter(s, twin), v = mean_iter(s, j);
+            if (t > 0 && !(100.0 * (t - v) / t > floor_of(isnan(err) ? 0.0 : err))) continue;
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }
