@@ -35,3 +35,16 @@ def launch(script, nproc):
                 p.kill()
                 p.wait()
     return next((p.returncode for p in procs if p.returncode), 0)
+
+
+def join():
+    """In a rank that launch() started (or mpirun, srun): one thread for torch, PyTorch's
+    warning about more workers than cores silenced (a what-if recording means it), this
+    rank's gloo process group joined. Returns (rank, world size)."""
+    import warnings
+    import torch
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="This DataLoader will create")
+    dist.init_process_group("gloo")
+    return dist.get_rank(), dist.get_world_size()

@@ -9,7 +9,6 @@ import os
 import random
 import sys
 import time
-import warnings
 
 import torch
 import torch.distributed as dist
@@ -55,10 +54,7 @@ def main():
     a = ap.parse_args()
     if a.nproc:
         return ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = ddp_launch.join()
     rec = stallsim_record.Recorder(a.out)
     ds = BurstyStore(a.iterations * a.batch * world, seed=a.lat_seed)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=1)

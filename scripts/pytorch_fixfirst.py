@@ -13,7 +13,6 @@ import argparse
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -55,10 +54,7 @@ def main():
     a = ap.parse_args()
     if a.nproc:
         return ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = ddp_launch.join()
     rec = stallsim_record.Recorder(a.out) if a.out else None
     lat = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
     ds = Store(a.batches * 16 * world, lat)

@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -87,10 +86,7 @@ def main():
     a = parse()
     if a.nproc:
         return ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = ddp_launch.join()
     rec = stallsim_record.Recorder(a.out)
     latency = a.latency * spec(a.slow_storage, rank)
     units = int(round(a.units * spec(a.slow_cpu, rank)))

@@ -17,7 +17,6 @@ import io
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -96,10 +95,7 @@ def main():
     a = parse()
     if a.nproc:
         return ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = ddp_launch.join()
     rec = stallsim_record.Recorder(a.out)
     workers = a.workers
     for spec in a.workers_rank:

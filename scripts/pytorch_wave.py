@@ -15,7 +15,6 @@ import argparse
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -99,10 +98,7 @@ def main():
         return 0
     if a.nproc:
         return ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = ddp_launch.join()
     rec = stallsim_record.Recorder(a.out)
     ds = WaveImages(a.iterations * a.batch * world, a.latency)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=7)
