@@ -90,10 +90,11 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
                           long N, int G, int per_iteration, ss_results **out)
 {
     *out = NULL;
-    /* one temporary name for all ranks: rank 0's process id (broadcast before anything
-     * can fail, so that every rank reaches the same collectives) */
-    long pid = (long)getpid();
-    if (c->mpi) MPI_Bcast(&pid, 1, MPI_LONG, 0, c->comm);
+    /* one temporary name for all ranks: rank 0's host and process id (broadcast before
+     * anything can fail, so that every rank reaches the same collectives) */
+    char owner[SS_ATOMIC_OWNER_MAX];
+    ss_atomic_owner(owner, sizeof owner);
+    if (c->mpi) MPI_Bcast(owner, (int)sizeof owner, MPI_CHAR, 0, c->comm);
     ss_results *r = calloc(1, sizeof *r);
     ss_status st = r ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
     st = ss_comm_any_failed(c, st);
@@ -110,7 +111,7 @@ ss_status ss_results_open(const ss_comm *c, const char *dir, const ss_scenario *
     snprintf(r->path, sizeof r->path, "%s/results.h5", dir);
     /* removed on SIGINT/SIGTERM, by every rank (the path's length was checked with the
      * folder's, so the name fits) */
-    (void)ss_atomic_tmpname_pid(r->path, pid, r->tmp, sizeof r->tmp);
+    (void)ss_atomic_tmpname_owner(r->path, owner, r->tmp, sizeof r->tmp);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (per_iteration) {
         r->ds = malloc((size_t)nsc * RD_N * sizeof *r->ds);

@@ -177,12 +177,35 @@ static void block_signals(sigset_t *old)
 
 /* ---- temporary names, commit, discard ---- */
 
-ss_status ss_atomic_tmpname_pid(const char *path, long pid, char *buf, size_t bufsize)
+/* This machine's short host name as a name part: up to the first dot, at most 32
+ * characters, each outside [A-Za-z0-9-] replaced by '-' ("host" when it has none) */
+static void host_tag(char *buf, size_t bufsize)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    size_t n = 0;
+    for (const char *h = host; *h && *h != '.' && n < 32 && n + 1 < bufsize; h++, n++) {
+        const char ch = *h;
+        buf[n] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '-';
+    }
+    buf[n] = '\0';
+    if (n == 0) snprintf(buf, bufsize, "host");
+}
+
+void ss_atomic_owner(char *buf, size_t bufsize)
+{
+    char host[40];
+    host_tag(host, sizeof host);
+    snprintf(buf, bufsize, "%s-%ld", host, (long)getpid());
+}
+
+ss_status ss_atomic_tmpname_owner(const char *path, const char *owner, char *buf, size_t bufsize)
 {
     const char *slash = strrchr(path, '/');
     int dirlen = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
-    int n = snprintf(buf, bufsize, "%.*s.%s.tmp.%ld", dirlen, path, base, pid);
+    int n = snprintf(buf, bufsize, "%.*s.%s.tmp.%s", dirlen, path, base, owner);
     if (n < 0 || (size_t)n >= bufsize) return ss_fail(SS_EUSAGE, "%s: path too long", path);
     ss_atomic_track(buf);
     return SS_OK;
@@ -190,7 +213,9 @@ ss_status ss_atomic_tmpname_pid(const char *path, long pid, char *buf, size_t bu
 
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize)
 {
-    return ss_atomic_tmpname_pid(path, (long)getpid(), buf, bufsize);
+    char owner[SS_ATOMIC_OWNER_MAX];
+    ss_atomic_owner(owner, sizeof owner);
+    return ss_atomic_tmpname_owner(path, owner, buf, bufsize);
 }
 
 ss_status ss_atomic_commit(const char *tmp, const char *path)
@@ -362,8 +387,10 @@ int ss_atomic_starts_with(const char *path, const char *prefix)
 
 /* ---- stale temporaries ---- */
 
-/* The process id of ".<name>.tmp.<pid>" for one of names, else -1. */
-static long stale_pid(const char *entry, const char *const *names, int nnames)
+/* The process id of ".<name>.tmp.<host>-<pid>" (or of ".<name>.tmp.<pid>", as written
+ * before the host was part of the name) for one of names, else -1; its host into host
+ * ("" for the older form). */
+static long stale_pid(const char *entry, const char *const *names, int nnames, char *host, size_t hostsize)
 {
     if (entry[0] != '.') return -1;
     for (int i = 0; i < nnames; i++) {
@@ -372,12 +399,26 @@ static long stale_pid(const char *entry, const char *const *names, int nnames)
         const char *r = entry + 1 + n;
         if (strncmp(r, ".tmp.", 5) != 0) continue;
         r += 5;
+        /* the host: the part before the last '-' that precedes the process id */
+        const char *end = r;
+        while (*end && *end != '.') end++; /* (a host part never holds a dot) */
+        const char *dash = NULL;
+        for (const char *q = r; q < end; q++)
+            if (*q == '-') dash = q;
+        host[0] = '\0';
+        if (dash) {
+            size_t hl = (size_t)(dash - r);
+            if (hl == 0 || hl >= hostsize) continue;
+            memcpy(host, r, hl);
+            host[hl] = '\0';
+            r = dash + 1;
+        }
         if (*r < '1' || *r > '9') continue;
         long pid = 0;
         int digits = 0;
         for (; *r >= '0' && *r <= '9' && digits < 10; r++, digits++) pid = pid * 10 + (*r - '0');
-        /* ".<name>.tmp.<pid>", or the copy of an earlier file that the commit keeps while
-         * it replaces it (".<name>.tmp.<pid>.old") */
+        /* the name, or the copy of an earlier file that the commit keeps while it replaces
+         * it (the name + ".old") */
         if (digits <= 9 && (*r == '\0' || !strcmp(r, ".old"))) return pid;
     }
     return -1;
@@ -389,19 +430,32 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
     if (!d) return;
     struct dirent *e;
     time_t now = time(NULL);
+    char me[40], host[40];
+    host_tag(me, sizeof me);
     while ((e = readdir(d)) != NULL) {
-        long pid = stale_pid(e->d_name, names, nnames);
-        if (pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* running (or not ours to see) */
+        long pid = stale_pid(e->d_name, names, nnames, host, sizeof host);
+        if (pid <= 0) continue;
+        /* a process of this machine can be asked whether it runs; one of another machine
+         * (or of a name without its host) cannot be, and may still be writing */
+        const int here = host[0] && !strcmp(host, me);
+        if (!host[0] || here) {
+            if (pid == (long)getpid()) continue;
+            if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* running (or not ours to see) */
+        }
         char path[SS_PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat sb;
         if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
-        if (now - sb.st_mtime < 15 * 60) {
-            ss_warn("%s: a temporary file of process %ld, which is not running here (it was killed, or it runs on "
-                    "another machine that writes into this folder): the next run removes it once it is 15 minutes "
-                    "old; remove it now if no other machine's run writes it",
-                    path, pid);
+        if (!here && now - sb.st_mtime < 15 * 60) {
+            if (host[0])
+                ss_warn("%s: a temporary file of process %ld on host %s, which may still be writing it: the next run "
+                        "removes it once it is 15 minutes old; remove it now if that process no longer runs",
+                        path, pid, host);
+            else
+                ss_warn("%s: a temporary file of process %ld, which is not running here (it was killed, or it runs on "
+                        "another machine that writes into this folder): the next run removes it once it is 15 minutes "
+                        "old; remove it now if no other machine's run writes it",
+                        path, pid);
             continue;
         }
         if (unlink(path) == 0) ss_warn("removed %s, left by process %ld that no longer runs", path, pid);

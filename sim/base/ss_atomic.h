@@ -8,12 +8,15 @@
 
 #include "ss_status.h"
 
-/* Writes "<dir>/.<base>.tmp.<pid>" for path "<dir>/<base>" into buf, and registers it as
- * a live temporary (removed by the SIGINT/SIGTERM/SIGHUP handler) until it is committed
- * or discarded. */
+/* Writes "<dir>/.<base>.tmp.<host>-<pid>" for path "<dir>/<base>" into buf (host: this
+ * machine's short name, pid: this process's), and registers it as a live temporary
+ * (removed by the SIGINT/SIGTERM/SIGHUP handler) until it is committed or discarded. */
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize);
-/* The same with another process's id (the ranks of one run share rank 0's name). */
-ss_status ss_atomic_tmpname_pid(const char *path, long pid, char *buf, size_t bufsize);
+/* "<host>-<pid>" of this process (at most SS_ATOMIC_OWNER_MAX bytes with its end). */
+#define SS_ATOMIC_OWNER_MAX 64
+void ss_atomic_owner(char *buf, size_t bufsize);
+/* The same with another process's "<host>-<pid>" (the ranks of one run share rank 0's name). */
+ss_status ss_atomic_tmpname_owner(const char *path, const char *owner, char *buf, size_t bufsize);
 /* Registers / unregisters a temporary named some other way (at most 16 live at once). */
 void ss_atomic_track(const char *tmp);
 void ss_atomic_untrack(const char *tmp);
@@ -64,11 +67,13 @@ ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int
 /* 1 when the file at path begins with prefix (e.g. a CSV header). */
 int ss_atomic_starts_with(const char *path, const char *prefix);
 
-/* Removes the temporaries "<dir>/.<name>.tmp.<pid>" of the
- * given output names that processes which no longer run left behind (killed with SIGKILL,
- * a crashed node). A file of a process that is not running on this machine but was
- * modified in the last 15 minutes may belong to a run on another machine sharing the
- * folder: it is kept, with a warning that says where it is. */
+/* Removes the temporaries "<dir>/.<name>.tmp.<host>-<pid>" of the given output names
+ * that processes which no longer run left behind (killed with SIGKILL, a crashed node).
+ * One of this machine whose process is gone is removed at once; one of another machine
+ * (whose process cannot be asked) modified in the last 15 minutes may still be written:
+ * it is kept, with a warning that says where it is. Names without the host
+ * (".<name>.tmp.<pid>", as earlier versions wrote them) are taken as of another machine
+ * unless their process runs here. */
 void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames);
 /* The same for the one output file path, in its folder. */
 void ss_atomic_sweep_stale_beside(const char *path);
