@@ -178,14 +178,25 @@ if [ -e "$bb" ]; then
     same_file "$work/bb-1.txt" "$work/bb-$np.txt" "run's output on a 4-GPU real trace, np=$np"
   done
 fi
-# --progress under mpirun (the ranks' stderr is a pipe): a line per tenth of the sweep, the
-# last at 100 %; none without it (its sweep: 3 blocks of 2048 rows)
+# --progress under mpirun (the ranks' stderr is a pipe): a line per tenth of rank 0's replay,
+# rising, the last at 100 %; none without it (its sweep: 3 blocks of 2048 rows)
+prog_ok() { # FILE: 1 to 10 progress lines, rising tenths, the last at 100 %
+  local pcts
+  pcts=$(sed -n 's/^stallsim: \([0-9]*\)% of the replay on rank 0 (block [0-9]*\/[0-9]*)$/\1/p' "$1" | tr '\n' ' ')
+  [ -n "$pcts" ] && [ "$(echo $pcts | wc -w)" -le 10 ] && [ "$(echo $pcts | tr ' ' '\n' | tail -1)" = 100 ] &&
+    [ "$(echo $pcts | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$(echo $pcts | tr ' ' '\n' | tr '\n' ' ')" ] &&
+    ! echo $pcts | tr ' ' '\n' | grep -qv '0$'
+}
 mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" --progress > /dev/null 2> "$work/prog.err" || fail "--progress"
-n=$(grep -c '^stallsim: block [0-9]*/[0-9]* on rank 0' "$work/prog.err")
-[ "$n" -ge 1 ] && [ "$n" -le 11 ] && grep -q '^stallsim: block \([0-9]*\)/\1 on rank 0 (100%)$' "$work/prog.err" && ok ||
-  fail "--progress lines: $(cat "$work/prog.err")"
+prog_ok "$work/prog.err" && ok || fail "--progress lines: $(cat "$work/prog.err")"
 mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" > /dev/null 2> "$work/prog.err"
-! grep -q 'block' "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
+! grep -q 'replay on rank' "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
+# a trace of one block (at most 2048 rows) swept over many scenarios shows progress too
+"$stallsim" gen -o "$work/short.h5" --gpus 4 --iterations 300 --workers 2 --seed 5 > /dev/null
+printf '[trace]\npath = short.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 3, 4, 5, 6\nfetch_scale = 0.25, 0.5, 0.75, 1, 1.5, 2\n' > "$work/short.ini"
+mpirun_t 2 "$stallsim" run "$work/short.ini" --out "$work/prog1" --progress > /dev/null 2> "$work/prog1.err" || fail "--progress, one block"
+prog_ok "$work/prog1.err" && [ "$(grep -c 'replay on rank 0' "$work/prog1.err")" -ge 5 ] && ok ||
+  fail "--progress on a one-block sweep: $(cat "$work/prog1.err")"
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"

@@ -23,6 +23,7 @@
 
 static const char run_usage[] =
     "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
+    "                    [--progress]\n"
     "\n"
     "Replays the trace named in CONFIG.ini under every scenario of its sweep and writes\n"
     "DIR/summary.csv and DIR/results.h5 (DIR: [output] dir, or --out). Prints the summary\n"
@@ -36,7 +37,8 @@ static const char run_usage[] =
     "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
     "                memory on stderr\n"
     "  --progress    a progress line on stderr even when it is not a terminal (as under\n"
-    "                mpirun, which pipes the ranks' output): one line per tenth of the sweep\n"
+    "                mpirun, which pipes the ranks' output): one line per tenth of rank 0's\n"
+    "                replay (rows times scenarios)\n"
     "\n"
     "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
 

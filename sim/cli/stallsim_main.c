@@ -14,7 +14,7 @@ static const char usage[] =
     "Replays a measured multi-GPU data-loading timeline under what-if scenarios.\n"
     "\n"
     "commands:\n"
-    "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
+    "  run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing] [--progress]\n"
     "                          run the sweep of a scenario file (also under mpirun -np N)\n"
     "  import FORMAT INPUT... -o TRACE.h5\n"
     "                          convert a trace (dsanalyzer, pytorch, dftracer, profiler, table;\n"

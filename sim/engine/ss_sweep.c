@@ -162,7 +162,13 @@ typedef struct {
      * failure, so that no rank of the node takes part in another */
     int shared, node_failed;
     ss_nodeslab ns;
+    /* progress on rank 0 (progress_tick): rows replayed times scenarios, of this rank's
+     * total; show as progress_line's; last: the last percent or tenth printed */
+    long long prog_done, prog_total;
+    int prog_show, prog_last;
 } sweep;
+
+static void progress_tick(sweep *w, long b, long long n);
 
 static int summarised(const sweep *w, int32_t epoch, int64_t index)
 {
@@ -407,13 +413,15 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                 active[a]->series[m] = w->pool + ((size_t)(a - a0) * SS_NMETRICS + (size_t)m) * SS_BLOCK_ROWS;
             active[a]->nser = 0;
         }
-        for (long i = 0; i < n; i++)
+        for (long i = 0; i < n; i++) {
             for (int a = a0; a < a1; a++) {
                 lane *l = active[a];
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start) l->ops->epoch_start(l->state);
                 lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block);
             }
+            progress_tick(w, b, a1 - a0);
+        }
         for (int a = a0; w->per_iter && a < a1; a++)
             if (b >= active[a]->rec_block && (st = write_slab_rows(w, active[a], r0, n)) != SS_OK) return st;
         for (int a = a0; a < a1; a++) {
@@ -467,6 +475,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             int summ = summarised(w, s->epoch[i], s->index[i]);
             for (int a = 0; a < nactive; a++)
                 if (s0 + i >= active[a]->from_row) lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block);
+            progress_tick(w, b, nactive);
         }
         w->timing.replay_seconds += ss_wtime() - t1;
         for (int a = 0; w->per_iter && a < nactive; a++)
@@ -484,19 +493,21 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
     return SS_OK;
 }
 
-/* show: 0 none, 1 one line redrawn on a terminal, 2 a line per tenth of the sweep (stderr
- * not a terminal: a pipe to mpirun, a log file) */
-static void progress_line(const sweep *w, long b, int show)
+/* Counts n more rows replayed for one scenario (of block b) on this rank and prints the
+ * progress when it crosses a percent (prog_show 1: one line redrawn on a terminal) or a
+ * tenth (2: a line each, stderr not a terminal: a pipe to mpirun, a log file) of this
+ * rank's replay. Counting rows times scenarios, not blocks, a sweep of one block (a trace
+ * of up to SS_BLOCK_ROWS rows) with many scenarios shows its progress too. */
+static void progress_tick(sweep *w, long b, long long n)
 {
-    if (!show) return;
-    const double pct = 100.0 * (double)(b + 1) / (double)w->nblocks;
-    if (show == 2) {
-        if ((b + 1) * 10 / w->nblocks == b * 10 / w->nblocks && b + 1 != w->nblocks) return;
-        fprintf(stderr, "stallsim: block %ld/%ld on rank 0 (%.0f%%)\n", b + 1, w->nblocks, pct);
-    } else {
-        fprintf(stderr, "\rstallsim: block %ld/%ld on rank 0 (%.0f%%)", b + 1, w->nblocks, pct);
-        if (b + 1 == w->nblocks) fputc('\n', stderr);
-    }
+    if (!w->prog_show || w->prog_total <= 0) return;
+    w->prog_done += n;
+    const long long done = w->prog_done < w->prog_total ? w->prog_done : w->prog_total;
+    const int step = w->prog_show == 2 ? 10 : 1, at = (int)(100 * done / w->prog_total) / step * step;
+    if (at <= w->prog_last) return;
+    w->prog_last = at;
+    if (w->prog_show == 2) fprintf(stderr, "stallsim: %d%% of the replay on rank 0 (block %ld/%ld)\n", at, b + 1, w->nblocks);
+    else fprintf(stderr, "\rstallsim: %d%% of the replay on rank 0 (block %ld/%ld)%s", at, b + 1, w->nblocks, at == 100 ? "\n" : "");
     fflush(stderr);
 }
 
@@ -521,7 +532,15 @@ static ss_status replay_local(sweep *w, int progress)
     int have_prev = 0;
     ss_status st = SS_OK;
     const int tty = isatty(STDERR_FILENO);
-    int show = !progress || w->comm->rank != 0 || w->nblocks <= 1 ? 0 : tty ? 1 : progress == 2 ? 2 : 0;
+    w->prog_show = !progress || w->comm->rank != 0 ? 0 : tty ? 1 : progress == 2 ? 2 : 0;
+    for (long b = 0; w->prog_show && b < w->nblocks; b++) { /* this rank's rows times scenarios */
+        const long rows = b * SS_BLOCK_ROWS + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - b * SS_BLOCK_ROWS;
+        long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
+        if (u0 < w->ulo) u0 = w->ulo;
+        if (u1 > w->uhi) u1 = w->uhi;
+        const long long lanes = (u1 > u0 ? u1 - u0 : 0) + (stateful_active(w, b) ? w->nwhole : 0);
+        w->prog_total += lanes * rows;
+    }
     for (long b = 0; st == SS_OK && b < w->nblocks; b++) {
         int nactive = 0;
         long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
@@ -532,7 +551,6 @@ static ss_status replay_local(sweep *w, int progress)
         if (nactive > 0 && w->grouped) st = run_block_grouped(w, b, active, nactive, &prev_epoch, &have_prev);
         else if (nactive > 0) st = run_block(w, b, active, nactive, w->nwhole > 0, &prev_epoch, &have_prev);
         else if (w->shared) st = join_block_reads(w, b);
-        progress_line(w, b, show);
     }
     /* shared slabs: one last agreement, which also tells the node of a failure of this
      * rank's own (one that no shared read has reported yet) */

@@ -848,6 +848,14 @@ typedef struct {
                         * the others: the largest max(W, 1) over the healed GPUs */
     double *fetch_buf; /* [gpus] the healed row's fetch times */
     double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
+    /* a scenario with more workers than the trace's loader: the epoch's first batches
+     * beyond the trace's first round (its max(W, 1) batches started by fresh workers)
+     * start with that round's last, not as measured (they waited for the trace's
+     * workers); first_rows = the largest such W (0: none), trace_round[g] = the trace's
+     * max(W, 1) (a healed GPU: the others' median), first_buf/first_hold [gpus] */
+    long first_rows;
+    int *trace_round;
+    double *first_buf, *first_hold;
     /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
      * one's replaced by the median of the others' ([gpus] each) */
     int *wg, *pg;
@@ -915,6 +923,9 @@ static void pipe_state_free(pipe_state *st)
     free(st->dg);
     free(st->cg);
     free(st->share_buf);
+    free(st->trace_round);
+    free(st->first_buf);
+    free(st->first_hold);
     free(st);
 }
 
@@ -997,6 +1008,36 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     return rc;
 }
 
+/* The trace's first rounds and the rows whose measured starts they replace (first_rows,
+ * pipe_state); after ssp_init. Nothing to do when the trace's loaders are not known (no
+ * calibration) or no GPU has more workers than its trace's. */
+static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
+{
+    if (!trace_w) return SS_OK;
+    long rows = 0;
+    st->trace_round = malloc((size_t)gpus * sizeof *st->trace_round);
+    double *v = malloc(2 * (size_t)gpus * sizeof *v);
+    if (!st->trace_round || !v) {
+        free(v);
+        return ss_fail(SS_ENOMEM, "out of memory for a pipeline scenario");
+    }
+    for (int g = 0; g < gpus; g++) v[g] = trace_w[g] > 1 ? trace_w[g] : 1;
+    /* a healed GPU's measured starts are the others' (pipe_replay): so is its round */
+    const double healed = st->heals.n > 0 && gpus > 1 ? floor(ss_median_unhealed(v, gpus, &st->heals, v + gpus) + 0.5) : 0;
+    for (int g = 0; g < gpus; g++) {
+        st->trace_round[g] = ss_healset_has(&st->heals, g) && healed >= 1 ? (int)healed : (int)v[g];
+        const long w = st->ps.ld[g].workers;
+        if (w > st->trace_round[g]) rows = w > rows ? w : rows;
+    }
+    free(v);
+    if (rows == 0) return SS_OK;
+    st->first_buf = malloc((size_t)gpus * sizeof *st->first_buf);
+    st->first_hold = calloc((size_t)gpus, sizeof *st->first_hold);
+    if (!st->first_buf || !st->first_hold) return ss_fail(SS_ENOMEM, "out of memory for a pipeline scenario");
+    st->first_rows = rows;
+    return SS_OK;
+}
+
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
 {
     (void)c;
@@ -1038,30 +1079,51 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
             const long w = st->ps.ld[g].workers > 1 ? st->ps.ld[g].workers : 1;
             st->heal_first = w > st->heal_first ? w : st->heal_first;
         }
+    rc = first_round_init(st, q->trace_workers_gpu, gpus);
+    if (rc != SS_OK) {
+        ssp_free(&st->ps);
+        pipe_state_free(st);
+        return rc;
+    }
     *state = st;
     return SS_OK;
 }
 
 static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)state)->ps); }
 
+/* The measured starts of the epoch's first batches as the scenario's loaders take them
+ * (first_rows, pipe_state): batch k of GPU g keeps its own where the trace's fresh
+ * workers started it (k below the trace's round), else the round's last start */
+static const double *first_round_starts(pipe_state *st, const double *fs, int G)
+{
+    const long k = st->ps.k;
+    for (int g = 0; g < G; g++) {
+        if (k < st->trace_round[g]) st->first_hold[g] = fs[g];
+        st->first_buf[g] = st->first_hold[g];
+    }
+    return st->first_buf;
+}
+
 static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {
     pipe_state *st = state;
-    if (st->heals.n == 0) {
+    const int G = row->gpus;
+    const int first = st->ps.k < st->first_rows;
+    if (st->heals.n == 0 && !first) {
         ssp_replay_row(&st->ps, row, stall, out);
         return;
     }
-    ss_row healed;
-    const int G = row->gpus;
+    ss_row healed = *row;
     if (st->heal >= 0) ss_row_heal(row, st->heal, &healed, st->fetch_buf);
-    else ss_row_heal_set(row, &st->heals, &healed, st->fetch_buf, st->sort_buf);
+    else if (st->heals.n > 0) ss_row_heal_set(row, &st->heals, &healed, st->fetch_buf, st->sort_buf);
     /* the measured starts serve the epoch's first batches, max(W, 1) of them: a healed
      * GPU's loader starts them like the others (the median of their starts), as its own
      * may belong to a loader with fewer workers */
-    if (G > 1 && st->ps.k < st->heal_first) {
+    if (G > 1 && st->heals.n > 0 && st->ps.k < st->heal_first) {
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }
+    if (first) healed.fetch_start = first_round_starts(st, healed.fetch_start, G);
     ssp_replay_row_from(&st->ps, &healed, row, stall, out);
 }
 
