@@ -232,6 +232,11 @@ static const char *parse_list(const key_def *k, char *v, int *n,
             return many;
         }
         const char *e = fn(k, item, arr, count);
+        if (e && (count > 0 || comma)) { /* name the item of a longer list */
+            static char bad[400];
+            snprintf(bad, sizeof bad, "has the item '%.64s', which %s", item, e);
+            return bad;
+        }
         if (e) return e;
         count++;
         if (!comma) break;

@@ -177,10 +177,10 @@ done
 "$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "no iteration has index >= --warmup 900: nothing to summarise (the epochs are shorter than the warm-up left out; set --warmup lower" "$work/err" && ok ||
+[ $rc -eq 2 ] && grep -q "stallsim: --warmup 900: no iteration of the trace $work/ff.h5 has an index that high: nothing to summarise (the epochs are shorter than the warm-up left out; set --warmup lower" "$work/err" && ok ||
   fail "empty selection: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --epoch 7 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "ff.h5: --epoch 7: the trace has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"
+[ $rc -eq 2 ] && grep -q "stallsim: --epoch 7: the trace $work/ff.h5 has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"
 # like with like: a trace beside a sweep summarised with other settings is summarised as
 # that sweep was; sweeps with different settings are refused
 "$stallsim" gen -o "$work/w.h5" --gpus 3 --iterations 200 --seed 3 >/dev/null || fail "gen w"

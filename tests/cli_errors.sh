@@ -99,7 +99,7 @@ expect 2 "--set|SECTION.KEY=VALUE" "$stallsim" run "$work/ok.ini" --set nodot
 expect 2 "unknown option '--frobnicate'" "$stallsim" run "$work/ok.ini" --frobnicate
 expect 2 "unknown command 'fly'" "$stallsim" fly
 expect 2 "missing CONFIG.ini" "$stallsim" run
-expect 1 "warmup_iterations = 500" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=500 --out "$work/out-warm"
+expect 2 "warmup_iterations = 500" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=500 --out "$work/out-warm"
 [ -e "$work/out-warm/summary.csv" ] && fail "summary written for an empty selection" || ok
 # a list or section that no model of the sweep takes is refused, naming the model that does
 # (workers = 2, 4 under the default independent model read as "no gain")
@@ -129,7 +129,7 @@ printf '[trace]\npath = good.h5\n[scenarios]\nworkers = auto\nprefetch = 2\nfetc
 "$stallsim" run "$work/ok.ini" --out "$work/prev" --quiet || fail "good run"
 cp "$work/prev/summary.csv" "$work/prev.csv"
 expect 2 "bogus" "$stallsim" run "$work/unknown_key.ini" --out "$work/prev"
-expect 1 "warmup" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=999 --out "$work/prev"
+expect 2 "warmup" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=999 --out "$work/prev"
 same_file "$work/prev.csv" "$work/prev/summary.csv" "a failed run changed the previous results"
 no_leftovers "$work/prev"
 : > "$work/plainfile"

@@ -77,8 +77,14 @@ cp "$work/results/summary.csv" "$work/old.csv"
 cmp -s "$work/old.csv" "$work/results/summary.csv" && fail "results not replaced" || ok
 
 # ---- gen ----
-refuse gen_over_csv "$work/notes.csv" "is not a stalltrace file" "$stallsim" gen -o "$work/notes.csv" --gpus 1 --iterations 20
-refuse gen_over_results "$work/results/results.h5" "is not a stalltrace file" "$stallsim" gen -o "$work/results/results.h5" --gpus 1 --iterations 20
+refuse gen_over_csv "$work/notes.csv" "is not a synthetic trace" "$stallsim" gen -o "$work/notes.csv" --gpus 1 --iterations 20
+refuse gen_over_results "$work/results/results.h5" "is not a synthetic trace" "$stallsim" gen -o "$work/results/results.h5" --gpus 1 --iterations 20
+# nor over a recorded or imported trace (the demo's: a real run), which may be all a user has of it
+if [ -e "$src/datasets/demo-4gpu.h5" ]; then
+  cp "$src/datasets/demo-4gpu.h5" "$work/recorded.h5"
+  refuse gen_over_recorded "$work/recorded.h5" "is not a synthetic trace (one gen wrote; a recorded or imported trace is kept)" \
+    "$stallsim" gen -o "$work/recorded.h5" --gpus 1 --iterations 20
+fi
 refuse gen_over_folder "$work/notes.csv" "is a folder" "$stallsim" gen -o "$work/results" --gpus 1 --iterations 20
 # not a regular file (a FIFO here: never try this on a real device, an old stallsim
 # replaced /dev/null with its trace)

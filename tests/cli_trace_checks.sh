@@ -78,7 +78,8 @@ fi
 # an epoch that is not there
 printf '[trace]\npath = e.h5\nepoch = 3\n' > e3.ini
 "$stallsim" run e3.ini --out r3 2>err; rc=$?
-[ $rc -eq 1 ] && grep -q "trace.epoch = 3: the trace has no epoch 3 (its epochs: 1, 2)" err && ok || fail "epoch 3: status $rc: $(cat err)"
+[ $rc -eq 2 ] && grep -q "stallsim: e3.ini:3: trace.epoch = 3: the trace .*e.h5 has no epoch 3 (its epochs: 1, 2)" err && ok ||
+  fail "epoch 3: status $rc: $(cat err)"
 
 # int64 epochs
 printf '[trace]\npath = e.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > n.ini

@@ -525,6 +525,17 @@ int ss_trace_is_trace(const char *path)
     return yes;
 }
 
+int ss_trace_is_synthetic(const char *path)
+{
+    if (!ss_trace_is_trace(path)) return 0;
+    hid_t f = open_unlocked(path);
+    if (f < 0) return 0;
+    char type[64] = "";
+    int yes = ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 && !strcmp(type, "synthetic");
+    H5Fclose(f);
+    return yes;
+}
+
 /* Seconds the trace's metadata may take to read (STALLSIM_OPEN_TIMEOUT, 1 to 86400; else
  * 120): a damaged file can make the HDF5 library loop forever. */
 static unsigned open_time_limit(void)

@@ -348,6 +348,16 @@ static ss_status check_outputs(const ss_config *cfg, const char *config_file)
     ss_status st = ss_atomic_check_output(path, inputs, 2, ss_results_is_results, "stallsim results file (with a /summary table)");
     snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
     if (st == SS_OK) st = ss_atomic_check_output(path, inputs, 2, is_summary_csv, "stallsim summary.csv");
+    /* the names are the run's, not the user's: say which folder to change */
+    if (st != SS_OK) {
+        char m[1024];
+        snprintf(m, sizeof m, "%s", ss_errmsg());
+        char *hint = strstr(m, "; give the name of");
+        if (hint) *hint = '\0';
+        ss_clear();
+        st = ss_fail(st, "%s (the output folder %s cannot take this run's results: choose another with --out or "
+                         "[output] dir)", m, cfg->out_dir);
+    }
     return st;
 }
 
@@ -505,8 +515,12 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t, "trace.epoch",
-                                    "trace.warmup_iterations");
+        /* where each key was set: its line in the file (a --set says the key itself) */
+        char ew[SS_PATH_MAX + 64], ww[SS_PATH_MAX + 64];
+        snprintf(ew, sizeof ew, "%s", ss_config_origin(&cfg, "trace", "epoch"));
+        snprintf(ww, sizeof ww, "%s", ss_config_origin(&cfg, "trace", "warmup_iterations"));
+        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations",
+                                    strncmp(ew, "--set", 5) ? ew : NULL, strncmp(ww, "--set", 5) ? ww : NULL);
         long rows = 0, epochs = 0;
         if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
         if (have_cal) { /* before the ranking, which reads the calibrated delivery costs */

@@ -356,7 +356,8 @@ static int import_main(int argc, char **argv)
     }
     if (!out || nrest == 0) {
         free(rest);
-        fprintf(stderr, "usage: stallsim import %s %s -o TRACE.h5\n", imp->name, imp->usage);
+        fprintf(stderr, "stallsim: import %s: %s\nusage: stallsim import %s %s -o TRACE.h5\n", imp->name,
+                !out ? "-o TRACE.h5 (the stalltrace file to write) is required" : "no input given", imp->name, imp->usage);
         return 2;
     }
     long rows;
@@ -488,7 +489,8 @@ static int gen_main(int argc, char **argv)
         fprintf(stderr, "stallsim: gen: -o needs a file name (it was given an empty one)\n");
         return 2;
     }
-    ss_status st = ss_atomic_check_output(out, NULL, 0, ss_trace_is_trace, "stalltrace file");
+    ss_status st = ss_atomic_check_output(out, NULL, 0, ss_trace_is_synthetic,
+                                          "synthetic trace (one gen wrote; a recorded or imported trace is kept)");
     if (st != SS_OK) return ss_cmd_fail(st);
     ss_atomic_sweep_stale_beside(out);
     st = ss_gen_write(&p, out, 1);

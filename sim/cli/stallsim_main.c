@@ -30,27 +30,34 @@ static const char usage[] =
     "2 usage or configuration error, 1 any other failure.\n";
 
 ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
-                                 const char *epoch_opt, const char *warmup_opt)
+                                 const char *epoch_opt, const char *warmup_opt, const char *epoch_where,
+                                 const char *warmup_where)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    /* a command-line option is a usage error, a scenario file's key a configuration one */
+    const int opt = epoch_opt[0] == '-';
+    const ss_status code = opt ? SS_EUSAGE : SS_ECONFIG;
+    const char *eq = opt ? " " : " = ";
     if (!cfg->epoch_all) {
         int found = 0;
         char list[160];
         ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
         if (st != SS_OK) return st;
         if (!found)
-            return ss_fail(SS_EDATA, "%s: %s%s%ld: the trace has no epoch %ld (its epochs: %s)", trace, epoch_opt,
-                           epoch_opt[0] == '-' ? " " : " = ", cfg->epoch, cfg->epoch, list);
+            return ss_fail(code, "%s%s%s%s%ld: the trace %s has no epoch %ld (its epochs: %s)", epoch_where ? epoch_where : "",
+                           epoch_where ? ": " : "", epoch_opt, eq, cfg->epoch, trace, cfg->epoch, list);
     }
     if (cfg->epoch_all)
-        return ss_fail(SS_EDATA,
-                       "%s: no iteration has index >= %s%s%ld: nothing to summarise (the epochs are shorter than the "
-                       "warm-up left out; set %s lower, 0 keeps every iteration)",
-                       trace, warmup_opt, warmup_opt[0] == '-' ? " " : " = ", cfg->warmup_iterations, warmup_opt);
-    return ss_fail(SS_EDATA,
-                   "%s: no iteration of epoch %ld has index >= %s%s%ld: nothing to summarise (the epoch is shorter than "
-                   "the warm-up left out; set %s lower, 0 keeps every iteration)",
-                   trace, cfg->epoch, warmup_opt, warmup_opt[0] == '-' ? " " : " = ", cfg->warmup_iterations, warmup_opt);
+        return ss_fail(code,
+                       "%s%s%s%s%ld: no iteration of the trace %s has an index that high: nothing to summarise (the "
+                       "epochs are shorter than the warm-up left out; set %s lower, 0 keeps every iteration)",
+                       warmup_where ? warmup_where : "", warmup_where ? ": " : "", warmup_opt, eq, cfg->warmup_iterations,
+                       trace, warmup_opt);
+    return ss_fail(code,
+                   "%s%s%s%s%ld: no iteration of epoch %ld of the trace %s has an index that high: nothing to summarise "
+                   "(the epoch is shorter than the warm-up left out; set %s lower, 0 keeps every iteration)",
+                   warmup_where ? warmup_where : "", warmup_where ? ": " : "", warmup_opt, eq, cfg->warmup_iterations,
+                   cfg->epoch, trace, warmup_opt);
 }
 
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)
