@@ -79,6 +79,15 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
 /* The notes below concern the pipeline model's scenarios. */
 static int is_pipeline(const ss_scenario *s) { return !strcmp(ss_model_get(s->model)->name, "pipeline"); }
 
+/* A scenario as the notes name it: its label, as the table's rows are named, with every
+ * setting ("pipe f=none s=none W=1 P=2 fs=1 cs=1"). The text lives until the next call. */
+static const char *label_of(const ss_scenario *s)
+{
+    static char buf[256];
+    ss_model_get(s->model)->label_of(s, buf, sizeof buf);
+    return buf;
+}
+
 static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *out)
 {
     ss_calib_print(cal, out);
@@ -126,7 +135,7 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
                      "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
                      "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = "
                      "SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
-                who, sc[i].name);
+                who, label_of(&sc[i]));
         return;
     }
 }
@@ -287,7 +296,7 @@ static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, c
                              "iterations after it; an epoch's time also has the start-up, which grows with the "
                              "workers unless they persist (persistent_workers=True starts them once)\n",
                         cal->startup, cal->startup_epochs, cal->startup_epochs == 1 ? "" : "s", cal->ask_period,
-                        cfg->warmup_iterations, sc[i].name);
+                        cfg->warmup_iterations, label_of(&sc[i]));
                 return;
             }
     }
