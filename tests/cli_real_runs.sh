@@ -761,16 +761,13 @@ if [ -e "$ff/base-a.h5" ]; then
     "$stallsim" run "$work/ff-$b.ini" --out "$work/ff-$b" > "$work/ff-$b.txt" 2>&1 || fail "fixfirst: run from $b"
     grep -A1 "^GPUs to fix first, pipeline model" "$work/ff-$b.txt" | grep -q "^  GPU 2 -[0-9.]*% .*; 3 other GPUs gain less" && ok ||
       fail "fixfirst $b: the ranking: $(grep -A2 'GPUs to fix first' "$work/ff-$b.txt")"
-    /usr/bin/python3 - "$work/ff-$b/summary.csv" "$ff" <<'PY' && ok || fail "fixfirst: predictions from $b"
-import csv, sys, h5py, numpy as np
-rows = {r["scenario"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[1]))}
+    /usr/bin/python3 - "$work/ff-$b/summary.csv" "$ff" "" "$src/tests" <<'PY' && ok || fail "fixfirst: predictions from $b"
+import sys
+sys.path.insert(0, sys.argv[4])
+from real_means import predicted, real as real_in
+rows = predicted(sys.argv[1])
 def real(names):  # run's measured row: per iteration the slowest rank, past each epoch's first 11
-    out = []
-    for n in names:
-        with h5py.File("%s/%s.h5" % (sys.argv[2], n), "r") as f:
-            it, idx = f["timeline/iteration_time"][()], f["timeline/index"][()]
-        out.append(it[idx >= 11].max(1).mean())
-    return np.mean(out)
+    return real_in(sys.argv[2], names)
 def pred(model, w, heal):
     k = [k for k in rows if k.startswith(model) and (w is None or "_w-%s_" % w in k)
          and (k.endswith("_heal-%s" % heal) if heal else "_heal" not in k)]
@@ -806,16 +803,13 @@ if [ -e "$ah/base-a.h5" ]; then
       *) printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 1\n' "$ah/$b.h5" ;;
     esac > "$work/ah-$b.ini"
     "$stallsim" run "$work/ah-$b.ini" --out "$work/ah-$b" --quiet 2>"$work/ah-$b.err" || fail "ahead: run from $b: $(cat "$work/ah-$b.err")"
-    /usr/bin/python3 - "$work/ah-$b/summary.csv" "$ah" "$b" <<'PY' && ok || fail "ahead: predictions from $b"
-import csv, sys, h5py, numpy as np
-rows = {r["scenario"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[1]))}
+    /usr/bin/python3 - "$work/ah-$b/summary.csv" "$ah" "$b" "$src/tests" <<'PY' && ok || fail "ahead: predictions from $b"
+import sys
+sys.path.insert(0, sys.argv[4])
+from real_means import predicted, real as real_in
+rows = predicted(sys.argv[1])
 def real(names):  # run's measured row: per iteration the slowest rank, past each epoch's first 11
-    out = []
-    for n in names:
-        with h5py.File("%s/%s.h5" % (sys.argv[2], n), "r") as f:
-            it, idx = f["timeline/iteration_time"][()], f["timeline/index"][()]
-        out.append(it[idx >= 11].max(1).mean())
-    return np.mean(out)
+    return real_in(sys.argv[2], names)
 def pred(w, fs, heal=None):
     k = [k for k in rows if k.startswith("pipeline") and "_w-%s_" % w in k and "_fs%s_" % fs in k
          and (k.endswith("_heal-%s" % heal) if heal else "_heal" not in k)]
