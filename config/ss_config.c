@@ -845,6 +845,13 @@ const char *ss_config_changed_key(const ss_config *c, const char *section)
     return NULL;
 }
 
+int ss_config_given(const ss_config *c, const char *section, const char *key)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if ((c->given[i] || c->from_set[i]) && !strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) return 1;
+    return 0;
+}
+
 int ss_config_changed(const ss_config *c, const char *section, const char *key)
 {
     for (int i = 0; i < NKEYS; i++)

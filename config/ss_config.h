@@ -93,6 +93,9 @@ const char *ss_config_origin(const ss_config *c, const char *section, const char
 /* 1 when the scenario file or a --set gave [section] key (key NULL: any key of the
  * section) a value other than its default's text (spaces and case aside), else 0. */
 int ss_config_changed(const ss_config *c, const char *section, const char *key);
+/* 1 when the scenario file or a --set (or an option set through it) gave [section] key
+ * any value, its default's too; 0 when it keeps its default unsaid. */
+int ss_config_given(const ss_config *c, const char *section, const char *key);
 /* The first key of [section] that ss_config_changed finds, or NULL. */
 const char *ss_config_changed_key(const ss_config *c, const char *section);
 

@@ -791,8 +791,8 @@ fi
 
 # a new user's job whose loaders keep ahead at its base (datasets/pytorch-ahead, 3 ranks,
 # 4 workers, recorded after the first-round fix): from each of the four base runs, 1 and
-# 2 workers, storage x2 and x3 with fewer workers within 7 % of the mean of their real
-# runs, the loader-bound ones (1 worker at storage x2, x3) within 3 %; rank 1's storage 3x
+# 2 workers, storage x2 with 4 workers, storage x3 with 2 workers within 7 % of the mean of
+# their real runs, the loader-bound ones (1 worker at storage x2, x3) within 3 %; rank 1's storage 3x
 # slower, healed, from each of its three runs within 10 % of the healthy runs' mean (the
 # slow runs' steps took more CPU, which the model does not see: +2 to +8 %)
 ah=$ds/pytorch-ahead

@@ -143,12 +143,16 @@ fi
 # names with their host: one of this machine whose process is gone is removed
 # at once, however recent; one of another machine is kept while recent (its process cannot
 # be asked), with a warning naming the host, and removed once old
-host=$(hostname | cut -d. -f1 | cut -c1-32 | tr -c 'A-Za-z0-9\n-' '-')
+host=$(uname -n | cut -d. -f1 | cut -c1-64 | tr -c 'A-Za-z0-9\n-' '-')
 [ -n "$host" ] || host=host
+hostbase=$host
+ns=$(readlink /proc/self/ns/pid 2>/dev/null | tr -dc 0-9)
+[ -n "$ns" ] && host=${host}_$ns # (and the process-id namespace: containers that share a host name)
 out2=$work/stale2
 mkdir -p "$out2"
 for f in ".results.h5.tmp.$host-$dead" ".summary.csv.tmp.$host-$dead" ".results.h5.tmp.$host-$dead.old" \
-  ".summary.csv.tmp.zz-other-node-$dead" ".results.h5.tmp.zz-other-node-$((dead + 2))" ".results.h5.tmp.$host-$$"; do
+  ".summary.csv.tmp.zz-other-node-$dead" ".results.h5.tmp.zz-other-node-$((dead + 2))" ".results.h5.tmp.$host-$$" \
+  ".summary.csv.tmp.${hostbase}_1-$dead"; do
   echo x > "$out2/$f"
 done
 touch -d '1 hour ago' "$out2/.results.h5.tmp.zz-other-node-$((dead + 2))"
@@ -158,6 +162,8 @@ for f in ".results.h5.tmp.$host-$dead" ".summary.csv.tmp.$host-$dead" ".results.
   [ -e "$out2/$f" ] && fail "stale $f not removed: $(cat "$work/stale2-err")" || ok
 done
 [ -e "$out2/.results.h5.tmp.$host-$$" ] && ok || fail "the temporary of a running process ($$) was removed"
+# this host's name in another process-id namespace (a container sharing the host name): not ours to ask
+[ -e "$out2/.summary.csv.tmp.${hostbase}_1-$dead" ] && ok || fail "another namespace's recent temporary was removed"
 if [ -e "$out2/.summary.csv.tmp.zz-other-node-$dead" ]; then
   ok
   grep -qF "$out2/.summary.csv.tmp.zz-other-node-$dead: a temporary file of process $dead on host zz-other-node" \

@@ -94,7 +94,7 @@ ss_status tu_run_sweep(const char *ini_text, ss_summary *out, ss_scenario **sc, 
         have_cal = st == SS_OK;
     }
     if (st == SS_OK) {
-        st = ss_scenarios_resolve(*sc, *nsc, &cfg, have_cal ? &cal : NULL);
+        st = ss_scenarios_resolve(*sc, *nsc, &cfg, have_cal ? &cal : NULL, ss_trace_meta_of(t)->loader_workers);
         if (st == SS_OK) st = ss_sweep_run(&c, &cfg, t, *sc, *nsc, NULL, 0, out, NULL);
     }
     if (st == SS_OK && have_cal) {

@@ -181,12 +181,21 @@ static void test_tmpname(void **state)
 {
     char t[4300];
     assert_int_equal(ss_atomic_tmpname(at("out.h5"), t, sizeof t), SS_OK);
-    /* ".<name>.tmp.<host>-<pid>": the host name up to its first dot (this test's host
-     * names have no characters to replace) */
-    char host[256] = "", want[4300];
+    /* ".<name>.tmp.<host>_<pid namespace>-<pid>": the host name up to its first dot (this
+     * test's host names have no characters to replace), the namespace's number */
+    char host[256] = "", ns[64] = "", nsnum[64] = "", want[4300];
     assert_int_equal(gethostname(host, sizeof host), 0);
     host[strcspn(host, ".")] = '\0';
-    snprintf(want, sizeof want, "%s/.out.h5.tmp.%s-%ld", dir, host[0] ? host : "host", (long)getpid());
+    ssize_t m = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (m > 0) {
+        ns[m] = '\0';
+        size_t k = 0;
+        for (const char *c = ns; *c; c++)
+            if (*c >= '0' && *c <= '9') nsnum[k++] = *c;
+        nsnum[k] = '\0';
+    }
+    snprintf(want, sizeof want, "%s/.out.h5.tmp.%s%s%s-%ld", dir, host[0] ? host : "host", m > 0 ? "_" : "", nsnum,
+             (long)getpid());
     assert_string_equal(t, want);
     char owner[SS_ATOMIC_OWNER_MAX];
     ss_atomic_owner(owner, sizeof owner);

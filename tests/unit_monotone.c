@@ -154,9 +154,9 @@ static void test_monotone_fetch_aligned(void **state)
  * at its measured 1, where it waited for the trace's one worker), so batches 2m and 2m+1
  * are done at m + 1, T[2m] = m + 1.1, T[2m+1] = m + 1.2: over 40 rows the mean iteration
  * time is 20.2 / 40 = 0.505 s and the mean stall 0.405 s. (Starting batch 1 as measured
- * would give done[2m+1] = m + 2 and 21.1 / 40 = 0.5275 s.) The window (W*P >= 2) never
- * binds: batch k >= W*P is requested when batch k - W*P is taken, before its worker is
- * free. */
+ * would give done[2m+1] = m + 2 and 21.1 / 40 = 0.5275 s.) The window (W*P = 4 here: the
+ * calibrated P is 2) never binds: batch k >= 4 is requested when batch k - 4 is taken,
+ * before its worker is free. */
 static void test_more_workers_than_trace(void **state)
 {
     (void)state;

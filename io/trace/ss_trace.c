@@ -530,8 +530,10 @@ int ss_trace_is_synthetic(const char *path)
     if (!ss_trace_is_trace(path)) return 0;
     hid_t f = open_unlocked(path);
     if (f < 0) return 0;
-    char type[64] = "";
-    int yes = ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 && !strcmp(type, "synthetic");
+    char type[64] = "", src[32] = "";
+    /* both marks gen writes: an importer takes log_type from a file's name */
+    int yes = ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 && !strcmp(type, "synthetic") &&
+              ss_h5_attr_read_string(f, "source", src, sizeof src) == 0 && !strncmp(src, "stallsim gen", 12);
     H5Fclose(f);
     return yes;
 }

@@ -116,7 +116,8 @@ typedef struct ss_trace_file ss_trace_file;
 
 /* 1 when path is an HDF5 file with a root 'schema' attribute (a trace, valid or not). */
 int ss_trace_is_trace(const char *path);
-/* 1 when path is a trace that `gen` wrote (root attribute log_type = "synthetic"): the one
+/* 1 when path is a trace that `gen` wrote (root attributes log_type = "synthetic" and a
+ * source that begins "stallsim gen"): the one
  * kind of trace gen replaces, so that a recorded or imported trace is never lost to it. */
 int ss_trace_is_synthetic(const char *path);
 

@@ -185,17 +185,29 @@ static void host_tag(char *buf, size_t bufsize)
     if (gethostname(host, sizeof host) != 0) host[0] = '\0';
     host[sizeof host - 1] = '\0';
     size_t n = 0;
-    for (const char *h = host; *h && *h != '.' && n < 32 && n + 1 < bufsize; h++, n++) {
+    for (const char *h = host; *h && *h != '.' && n < 64 && n + 1 < bufsize; h++, n++) {
         const char ch = *h;
         buf[n] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '-';
     }
     buf[n] = '\0';
-    if (n == 0) snprintf(buf, bufsize, "host");
+    if (n == 0) n = (size_t)snprintf(buf, bufsize, "host");
+    /* and the process-id namespace ("pid:[4026531836]"): containers that share a host
+     * name (and a folder) count their processes apart, and one cannot ask after another's */
+    char ns[64];
+    ssize_t m = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (m > 0 && n + 2 < bufsize) {
+        ns[m] = '\0';
+        size_t k = n;
+        buf[k++] = '_';
+        for (const char *c = ns; *c && k + 1 < bufsize; c++)
+            if (*c >= '0' && *c <= '9') buf[k++] = *c;
+        buf[k] = '\0';
+    }
 }
 
 void ss_atomic_owner(char *buf, size_t bufsize)
 {
-    char host[40];
+    char host[96];
     host_tag(host, sizeof host);
     snprintf(buf, bufsize, "%s-%ld", host, (long)getpid());
 }
@@ -430,7 +442,7 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
     if (!d) return;
     struct dirent *e;
     time_t now = time(NULL);
-    char me[40], host[40];
+    char me[96], host[96];
     host_tag(me, sizeof me);
     while ((e = readdir(d)) != NULL) {
         long pid = stale_pid(e->d_name, names, nnames, host, sizeof host);
@@ -458,7 +470,10 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
                         path, pid);
             continue;
         }
-        if (unlink(path) == 0) ss_warn("removed %s, left by process %ld that no longer runs", path, pid);
+        if (unlink(path) == 0) {
+            if (here || !host[0]) ss_warn("removed %s, left by process %ld that no longer runs", path, pid);
+            else ss_warn("removed %s, left by process %ld on host %s more than 15 minutes ago", path, pid, host);
+        }
     }
     closedir(d);
 }

@@ -9,11 +9,12 @@
 #include "ss_status.h"
 
 /* Writes "<dir>/.<base>.tmp.<host>-<pid>" for path "<dir>/<base>" into buf (host: this
- * machine's short name, pid: this process's), and registers it as a live temporary
- * (removed by the SIGINT/SIGTERM/SIGHUP handler) until it is committed or discarded. */
+ * machine's short name and its process-id namespace, "node7_4026531836"; pid: this
+ * process's), and registers it as a live temporary (removed by the SIGINT/SIGTERM/SIGHUP
+ * handler) until it is committed or discarded. */
 ss_status ss_atomic_tmpname(const char *path, char *buf, size_t bufsize);
 /* "<host>-<pid>" of this process (at most SS_ATOMIC_OWNER_MAX bytes with its end). */
-#define SS_ATOMIC_OWNER_MAX 64
+#define SS_ATOMIC_OWNER_MAX 128
 void ss_atomic_owner(char *buf, size_t bufsize);
 /* The same with another process's "<host>-<pid>" (the ranks of one run share rank 0's name). */
 ss_status ss_atomic_tmpname_owner(const char *path, const char *owner, char *buf, size_t bufsize);

@@ -361,11 +361,16 @@ static ss_status check_outputs(const ss_config *cfg, const char *config_file)
     if (st != SS_OK) {
         char m[1024];
         snprintf(m, sizeof m, "%s", ss_errmsg());
-        char *hint = strstr(m, "; give the name of");
-        if (hint) *hint = '\0';
+        /* (ss_atomic_check_output's advice is about a file name the user chose) */
+        static const char *const advice[] = {"; give the name of", " (remove it or choose another name)",
+                                             "; choose another output name"};
+        for (size_t i = 0; i < sizeof advice / sizeof *advice; i++) {
+            char *hint = strstr(m, advice[i]);
+            if (hint) *hint = '\0';
+        }
         ss_clear();
-        st = ss_fail(st, "%s (the output folder %s cannot take this run's results: choose another with --out or "
-                         "[output] dir)", m, cfg->out_dir);
+        st = ss_fail(st, "%s: the output folder %s cannot take this run's results; choose another with --out or "
+                         "[output] dir", m, cfg->out_dir);
     }
     return st;
 }
@@ -500,7 +505,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
-        st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL);
+        st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL, ss_trace_meta_of(t)->loader_workers);
         if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
             note_not_lockstep(cal.ask_spread, cal.ask_period, cal.ask_together_every, cfg.sync_every,
                               other_models(sc, nsc), a.json ? stderr : stdout);

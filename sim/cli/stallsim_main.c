@@ -34,30 +34,37 @@ ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, cons
                                  const char *warmup_where)
 {
     if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
-    /* a command-line option is a usage error, a scenario file's key a configuration one */
+    /* an option or key the user gave is a usage (option) or configuration (key) error; a
+     * default that the trace cannot meet is the trace's (a data error) */
     const int opt = epoch_opt[0] == '-';
-    const ss_status code = opt ? SS_EUSAGE : SS_ECONFIG;
     const char *eq = opt ? " " : " = ";
     if (!cfg->epoch_all) {
         int found = 0;
         char list[160];
         ss_status st = ss_trace_epochs(t, cfg->epoch, &found, list, sizeof list);
         if (st != SS_OK) return st;
+        const int given = ss_config_given(cfg, "trace", "epoch");
+        if (!found && !given)
+            return ss_fail(SS_EDATA, "%s: the trace has no epoch %ld, the default of %s (its epochs: %s): choose one",
+                           trace, cfg->epoch, epoch_opt, list);
         if (!found)
-            return ss_fail(code, "%s%s%s%s%ld: the trace %s has no epoch %ld (its epochs: %s)", epoch_where ? epoch_where : "",
-                           epoch_where ? ": " : "", epoch_opt, eq, cfg->epoch, trace, cfg->epoch, list);
+            return ss_fail(opt ? SS_EUSAGE : SS_ECONFIG, "%s%s%s%s%ld: the trace %s has no epoch %ld (its epochs: %s)",
+                           epoch_where ? epoch_where : "", epoch_where ? ": " : "", epoch_opt, eq, cfg->epoch, trace,
+                           cfg->epoch, list);
     }
-    if (cfg->epoch_all)
-        return ss_fail(code,
-                       "%s%s%s%s%ld: no iteration of the trace %s has an index that high: nothing to summarise (the "
-                       "epochs are shorter than the warm-up left out; set %s lower, 0 keeps every iteration)",
-                       warmup_where ? warmup_where : "", warmup_where ? ": " : "", warmup_opt, eq, cfg->warmup_iterations,
-                       trace, warmup_opt);
-    return ss_fail(code,
-                   "%s%s%s%s%ld: no iteration of epoch %ld of the trace %s has an index that high: nothing to summarise "
-                   "(the epoch is shorter than the warm-up left out; set %s lower, 0 keeps every iteration)",
+    char what[256];
+    if (cfg->epoch_all) snprintf(what, sizeof what, "no iteration of the trace %s", trace);
+    else snprintf(what, sizeof what, "no iteration of epoch %ld of the trace %s", cfg->epoch, trace);
+    if (!ss_config_given(cfg, "trace", "warmup_iterations"))
+        return ss_fail(SS_EDATA,
+                       "%s has an index of %ld or more, the default warm-up left out (%s): nothing to summarise (set "
+                       "%s lower, 0 keeps every iteration)",
+                       what, cfg->warmup_iterations, warmup_opt, warmup_opt);
+    return ss_fail(opt ? SS_EUSAGE : SS_ECONFIG,
+                   "%s%s%s%s%ld: %s has an index that high: nothing to summarise (the %s shorter than the warm-up "
+                   "left out; set %s lower, 0 keeps every iteration)",
                    warmup_where ? warmup_where : "", warmup_where ? ": " : "", warmup_opt, eq, cfg->warmup_iterations,
-                   cfg->epoch, trace, warmup_opt);
+                   what, cfg->epoch_all ? "epochs are" : "epoch is", warmup_opt);
 }
 
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)

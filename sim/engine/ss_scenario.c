@@ -221,11 +221,12 @@ int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config 
     return 0;
 }
 
-ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal)
+ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal,
+                                const int *trace_workers)
 {
     for (int i = 0; i < n; i++) {
         const ss_model_ops *ops = ss_model_get(sc[i].model);
-        ss_status st = ops->resolve ? ops->resolve(&sc[i], c, cal) : SS_OK;
+        ss_status st = ops->resolve ? ops->resolve(&sc[i], c, cal, trace_workers) : SS_OK;
         if (st != SS_OK) return st;
     }
     return SS_OK;

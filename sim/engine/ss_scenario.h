@@ -23,8 +23,10 @@ int ss_scenarios_want_heal(const ss_scenario *sc, int n);
 int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
 
 /* Resolves every scenario through its model (ss_model_ops.resolve), taking auto settings
- * from the calibration (which may be NULL when nothing is auto). */
-ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal);
+ * from the calibration (which may be NULL when nothing is auto) and, without one, what
+ * the trace records of its loaders (trace_workers: the per-GPU loader_workers, or NULL). */
+ss_status ss_scenarios_resolve(ss_scenario *sc, int n, const ss_config *c, const ss_calib *cal,
+                                const int *trace_workers);
 
 /* 1 when any scenario asks for the median fetch alignment. */
 int ss_scenarios_want_median(const ss_scenario *sc, int n);

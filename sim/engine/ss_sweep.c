@@ -535,12 +535,11 @@ static ss_status replay_local(sweep *w, int progress)
     w->prog_show = !progress || w->comm->rank != 0 ? 0 : tty ? 1 : progress == 2 ? 2 : 0;
     for (long b = 0; w->prog_show && b < w->nblocks; b++) { /* this rank's rows times scenarios */
         const long rows = b * SS_BLOCK_ROWS + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - b * SS_BLOCK_ROWS;
-        long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;
-        if (u0 < w->ulo) u0 = w->ulo;
-        if (u1 > w->uhi) u1 = w->uhi;
-        const long long lanes = (u1 > u0 ? u1 - u0 : 0) + (stateful_active(w, b) ? w->nwhole : 0);
-        w->prog_total += lanes * rows;
+        w->prog_total += (long long)block_lanes(w, b) * rows;
     }
+    /* on a terminal only for a run long enough to watch (about 10^8 GPU-evaluations, a
+     * tenth of a second or more); --progress shows every run's */
+    if (w->prog_show == 1 && progress != 2 && (double)w->prog_total * w->gpus < 1e8) w->prog_show = 0;
     for (long b = 0; st == SS_OK && b < w->nblocks; b++) {
         int nactive = 0;
         long long u0 = (long long)b * w->nind, u1 = u0 + w->nind;

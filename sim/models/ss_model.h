@@ -74,9 +74,10 @@ typedef struct ss_model_ops {
     /* 1 when s needs the trace's loader calibration (may be NULL: never). */
     int (*needs_calibration)(const ss_scenario *s, const ss_config *c);
     /* Fills the model's resolved settings of s from the configuration and the calibration
-     * (NULL when no scenario needed it). SS_ECONFIG naming the key when out of bounds.
-     * May be NULL. */
-    ss_status (*resolve)(ss_scenario *s, const ss_config *c, const ss_calib *cal);
+     * (NULL when no scenario needed it), and without one, from the trace's recorded loader
+     * workers per GPU (trace_workers; NULL when not recorded). SS_ECONFIG naming the key
+     * when out of bounds. May be NULL. */
+    ss_status (*resolve)(ss_scenario *s, const ss_config *c, const ss_calib *cal, const int *trace_workers);
 
     /* Replay: init makes the state of one scenario for G GPUs; epoch_start is called
      * before the first row of every epoch (stateful models; may be NULL); replay_row

@@ -758,7 +758,7 @@ static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal, int ig
 /* An auto setting takes each GPU's calibrated value (times the factor: workers = auto*2 is
  * each GPU's W times 2, rounded, at least 1 where the calibrated W is); a number is the
  * same for every GPU. pipe.workers and pipe.prefetch receive the largest over GPUs. */
-static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib *cal)
+static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib *cal, const int *trace_workers)
 {
     ssp_params *p = &s->pipe;
     memset(p, 0, sizeof *p);
@@ -808,7 +808,9 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         }
     }
     p->ask_lags = cal ? cal->ask_lags : 0;
-    p->trace_workers_gpu = cal ? cal->workers_gpu : NULL;
+    /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
+     * replay does not depend on whether another scenario of the sweep calibrated) */
+    p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
     if (c->delivery.is_auto && c->delivery_per_batch) p->delivery_measured = factor_of(c->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of

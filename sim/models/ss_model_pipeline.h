@@ -40,7 +40,8 @@ typedef struct {
      * (stall - max(0, done - ask) of the row) times this factor, instead of the GPU's
      * constant; the replay of a row computes it (ssp_replay_row_from). 0: the constants. */
     double delivery_measured;
-    /* The trace's own (calibrated) workers per GPU, [gpus], or NULL. A GPU that the
+    /* The trace's own workers per GPU, [gpus] (calibrated; without a calibration, as the
+     * trace records them), or NULL. A GPU that the
      * scenario makes synchronous (W = 0) where the trace's loader had workers has no
      * delivery cost: the training process fetches the batch itself, with no queue or
      * unpickling between a worker and the loop. */

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             .worker_gap = 0.01, .agree = 1, .rows_used = 100};
             int need = ss_scenarios_need_calibration(sc, n, &c);
             ss_clear();
-            (void)ss_scenarios_resolve(sc, n, &c, need ? &cal : NULL);
+            (void)ss_scenarios_resolve(sc, n, &c, need ? &cal : NULL, NULL);
             (void)ss_scenarios_want_median(sc, n);
             char buf[64];
             ss_autoval_format(&c.worker_gap, buf, sizeof buf);
