@@ -80,6 +80,9 @@ printf '[trace]\npath = e.h5\nepoch = 3\n' > e3.ini
 "$stallsim" run e3.ini --out r3 2>err; rc=$?
 [ $rc -eq 2 ] && grep -q "stallsim: e3.ini:3: trace.epoch = 3: the trace .*e.h5 has no epoch 3 (its epochs: 1, 2)" err && ok ||
   fail "epoch 3: status $rc: $(cat err)"
+# found before any work: nothing is replayed (no progress line) and no folder is left
+"$stallsim" run e3.ini --out r3p --progress 2>err; rc=$?
+[ $rc -eq 2 ] && ! grep -q "of the replay" err && [ ! -e r3p ] && ok || fail "epoch 3 before the sweep: status $rc: $(cat err)"
 
 # int64 epochs
 printf '[trace]\npath = e.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > n.ini

@@ -1047,6 +1047,25 @@ ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *
     return st;
 }
 
+ss_status ss_trace_count_selected(ss_trace_file *t, long epoch, long warmup, long *rows)
+{
+    const long chunk = 1L << 18;
+    long N = t->meta.iterations, n_rows = 0;
+    int32_t *e = malloc((size_t)(N < chunk ? N : chunk) * sizeof *e);
+    int64_t *x = malloc((size_t)(N < chunk ? N : chunk) * sizeof *x);
+    ss_status st = e && x ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
+        long n = N - r0 < chunk ? N - r0 : chunk;
+        st = read_epochs(t, r0, n, e);
+        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, r0, n, 0, x);
+        for (long i = 0; st == SS_OK && i < n; i++) n_rows += (epoch == SS_EPOCH_ALL || e[i] == epoch) && x[i] >= warmup;
+    }
+    free(e);
+    free(x);
+    *rows = n_rows;
+    return st;
+}
+
 ss_status ss_trace_check_unchanged(const ss_trace_file *t)
 {
     struct stat now;

@@ -158,6 +158,8 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
 /* The rows and the distinct epochs of the trace, all epochs (SS_EPOCH_ALL) or one; reads
  * the epoch column in slabs. Independent. */
 ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);
+/* The rows a summary takes: of epoch (SS_EPOCH_ALL: any) with an index of warmup or more. */
+ss_status ss_trace_count_selected(ss_trace_file *t, long epoch, long warmup, long *rows);
 /* Collective when the trace was opened collectively. */
 /* SS_EDATA when the trace's file changed since ss_trace_open (another file under its name, a
  * new size or modification time): what was read from it may mix two states. */

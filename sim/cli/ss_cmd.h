@@ -23,12 +23,13 @@ int ss_cmd_fail(ss_status st);
  * '-1' must be ..."). */
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value);
 
-/* SS_OK when the measured row of s summarises some iteration of trace t; else saying why
+/* SS_OK when the selection summarises some iteration of trace t (selected: how many;
+ * compare: its measured row's count, run: ss_trace_count_selected before the sweep); else saying why
  * (SS_EUSAGE for options, epoch_opt "--epoch"; SS_ECONFIG for scenario-file keys,
  * "trace.epoch"): the selected epoch is not in the trace (naming its epochs), or no
  * iteration of the selection is past the warm-up. epoch_where, warmup_where: where the
  * keys were set ("file.ini:3"), or NULL. */
-ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
+ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char *trace, ss_trace_file *t,
                                  const char *epoch_opt, const char *warmup_opt, const char *epoch_where,
                                  const char *warmup_where);
 

@@ -489,6 +489,19 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         sc = NULL;
         st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
     }
+    /* the iterations the summaries take: none is an error before any work (rank 0 reads
+     * the trace's epoch and index columns) */
+    if (st == SS_OK && c->rank == 0) {
+        long selected = 0;
+        st = ss_trace_count_selected(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, cfg.warmup_iterations, &selected);
+        /* where each key was set: its line in the file (a --set says the key itself) */
+        char ew[SS_PATH_MAX + 64], ww[SS_PATH_MAX + 64];
+        snprintf(ew, sizeof ew, "%s", ss_config_origin(&cfg, "trace", "epoch"));
+        snprintf(ww, sizeof ww, "%s", ss_config_origin(&cfg, "trace", "warmup_iterations"));
+        if (st == SS_OK)
+            st = ss_cmd_check_selection(selected, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations",
+                                        strncmp(ew, "--set", 5) ? ew : NULL, strncmp(ww, "--set", 5) ? ww : NULL);
+    }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && (ss_scenarios_need_calibration(sc, nsc, &cfg) ||
                         share_needs_calibration(sc, nsc, &cfg, ss_trace_meta_of(t)))) {
@@ -529,14 +542,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        /* where each key was set: its line in the file (a --set says the key itself) */
-        char ew[SS_PATH_MAX + 64], ww[SS_PATH_MAX + 64];
-        snprintf(ew, sizeof ew, "%s", ss_config_origin(&cfg, "trace", "epoch"));
-        snprintf(ww, sizeof ww, "%s", ss_config_origin(&cfg, "trace", "warmup_iterations"));
-        st = ss_cmd_check_selection(&sum, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations",
-                                    strncmp(ew, "--set", 5) ? ew : NULL, strncmp(ww, "--set", 5) ? ww : NULL);
         long rows = 0, epochs = 0;
-        if (st == SS_OK) st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
+        st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
         if (have_cal) { /* before the ranking, which reads the calibrated delivery costs */
             if (st == SS_OK) st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
             else ss_calib_free(&cal);

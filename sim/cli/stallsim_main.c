@@ -29,11 +29,11 @@ static const char usage[] =
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
 
-ss_status ss_cmd_check_selection(const ss_summary *s, const ss_config *cfg, const char *trace, ss_trace_file *t,
+ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char *trace, ss_trace_file *t,
                                  const char *epoch_opt, const char *warmup_opt, const char *epoch_where,
                                  const char *warmup_where)
 {
-    if (s->p[ss_summary_measured(s)].n > 0) return SS_OK;
+    if (selected > 0) return SS_OK;
     /* an option or key the user gave is a usage (option) or configuration (key) error; a
      * default that the trace cannot meet is the trace's (a data error) */
     const int opt = epoch_opt[0] == '-';
