@@ -11,7 +11,6 @@ import math
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -21,6 +20,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the recorder beside this script
+import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 
 FEAT = 1024
@@ -51,10 +51,9 @@ def make_model(hidden):
 
 
 def run_rank(rank, a):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port))
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", rank=rank, world_size=a.world)
+    # a rank that torch.multiprocessing.spawn started joins its job as launch()'s ranks do
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port), RANK=str(rank), WORLD_SIZE=str(a.world))
+    ddp_launch.join()
     rec = stallsim_record.Recorder(a.out) if a.out else None  # every rank, after init_process_group
     wait = a.mean_wait * a.storage_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
     ds = SlowStore(a.batches * a.batch * a.world, wait)

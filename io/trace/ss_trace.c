@@ -362,13 +362,10 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
     if (ty >= 0) H5Tclose(ty);
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
-    if (!ok)
-    {
-        char what[96];
-        snprintf(what, sizeof what, "dataset /%s", name);
-        return per_gpu_mismatch(t, what, is_float ? "floating-point values" : "integers");
-    }
-    return SS_OK;
+    if (ok) return SS_OK;
+    char what[96];
+    snprintf(what, sizeof what, "dataset /%s", name);
+    return per_gpu_mismatch(t, what, is_float ? "floating-point values" : "integers");
 }
 
 /* The optional per-GPU datasets (README, file formats): seconds finite and >= 0; /cpu_pool,
@@ -527,13 +524,16 @@ int ss_trace_is_trace(const char *path)
 
 int ss_trace_is_synthetic(const char *path)
 {
-    if (!ss_trace_is_trace(path)) return 0;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) return 0;
     hid_t f = open_unlocked(path);
     if (f < 0) return 0;
     char type[64] = "", src[32] = "";
-    /* both marks gen writes: an importer takes log_type from a file's name */
-    int yes = ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 && !strcmp(type, "synthetic") &&
-              ss_h5_attr_read_string(f, "source", src, sizeof src) == 0 && !strncmp(src, "stallsim gen", 12);
+    /* a trace (its schema), with both marks gen writes: an importer takes log_type from a
+     * file's name */
+    int yes = H5Aexists(f, "schema") > 0 && ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 &&
+              !strcmp(type, "synthetic") && ss_h5_attr_read_string(f, "source", src, sizeof src) == 0 &&
+              !strncmp(src, "stallsim gen", 12);
     H5Fclose(f);
     return yes;
 }
@@ -1024,45 +1024,31 @@ ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0
     return st;
 }
 
-ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs)
+ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long warmup, long *rows, long *epochs, long *selected)
 {
-    const long chunk = 1L << 20;
-    long N = t->meta.iterations, n_rows = 0, n_ep = 0;
-    int32_t *e = malloc((size_t)(N < chunk ? N : chunk) * sizeof *e), last = 0;
-    if (!e) return ss_fail(SS_ENOMEM, "out of memory");
-    ss_status st = SS_OK;
+    const long chunk = 1L << 18;
+    long N = t->meta.iterations, n_rows = 0, n_ep = 0, n_sel = 0;
+    const size_t m = (size_t)(N < chunk ? N : chunk);
+    int32_t *e = malloc(m * sizeof *e), last = 0;
+    int64_t *x = selected ? malloc(m * sizeof *x) : NULL;
+    ss_status st = e && (x || !selected) ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
     for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
         long n = N - r0 < chunk ? N - r0 : chunk;
         st = read_epochs(t, r0, n, e);
+        if (st == SS_OK && x) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, r0, n, 0, x);
         for (long i = 0; st == SS_OK && i < n; i++) {
             if (epoch != SS_EPOCH_ALL && e[i] != epoch) continue;
             if (n_rows == 0 || e[i] != last) n_ep++;
             last = e[i];
             n_rows++;
+            n_sel += x && x[i] >= warmup;
         }
-    }
-    free(e);
-    *rows = n_rows;
-    *epochs = n_ep;
-    return st;
-}
-
-ss_status ss_trace_count_selected(ss_trace_file *t, long epoch, long warmup, long *rows)
-{
-    const long chunk = 1L << 18;
-    long N = t->meta.iterations, n_rows = 0;
-    int32_t *e = malloc((size_t)(N < chunk ? N : chunk) * sizeof *e);
-    int64_t *x = malloc((size_t)(N < chunk ? N : chunk) * sizeof *x);
-    ss_status st = e && x ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
-    for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
-        long n = N - r0 < chunk ? N - r0 : chunk;
-        st = read_epochs(t, r0, n, e);
-        if (st == SS_OK) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, r0, n, 0, x);
-        for (long i = 0; st == SS_OK && i < n; i++) n_rows += (epoch == SS_EPOCH_ALL || e[i] == epoch) && x[i] >= warmup;
     }
     free(e);
     free(x);
     *rows = n_rows;
+    *epochs = n_ep;
+    if (selected) *selected = n_sel;
     return st;
 }
 

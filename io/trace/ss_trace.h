@@ -155,16 +155,15 @@ ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, s
  * read more than once (by several ranks, or scenarios) count once. Collective when the
  * trace was opened collectively. */
 void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);
-/* The rows and the distinct epochs of the trace, all epochs (SS_EPOCH_ALL) or one; reads
- * the epoch column in slabs. Independent. */
-ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long *rows, long *epochs);
-/* The rows a summary takes: of epoch (SS_EPOCH_ALL: any) with an index of warmup or more. */
-ss_status ss_trace_count_selected(ss_trace_file *t, long epoch, long warmup, long *rows);
-/* Collective when the trace was opened collectively. */
+/* The rows and the distinct epochs of the trace, all epochs (SS_EPOCH_ALL) or one, and
+ * (selected not NULL) those of them a summary takes, with an index of warmup or more;
+ * reads the epoch (and index) columns in slabs. Independent. */
+ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long warmup, long *rows, long *epochs, long *selected);
 /* SS_EDATA when the trace's file changed since ss_trace_open (another file under its name, a
  * new size or modification time): what was read from it may mix two states. */
 ss_status ss_trace_check_unchanged(const ss_trace_file *t);
 
+/* Collective when the trace was opened collectively. */
 void ss_trace_close(ss_trace_file *t);
 
 typedef struct ss_trace_writer ss_trace_writer;

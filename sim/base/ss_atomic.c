@@ -177,8 +177,9 @@ static void block_signals(sigset_t *old)
 
 /* ---- temporary names, commit, discard ---- */
 
-/* This machine's short host name as a name part: up to the first dot, at most 32
- * characters, each outside [A-Za-z0-9-] replaced by '-' ("host" when it has none) */
+/* This machine's short host name as a name part: up to the first dot, at most 64
+ * characters, each outside [A-Za-z0-9-] replaced by '-' ("host" when it has none), then
+ * '_' and the number of its process-id namespace where /proc tells it */
 static void host_tag(char *buf, size_t bufsize)
 {
     char host[256] = "";
@@ -365,24 +366,42 @@ ss_status ss_ensure_dir(const char *dir)
 
 /* ---- outputs never over inputs or other files ---- */
 
-ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
-                                 const char *kind)
+ss_status ss_atomic_check_output_advised(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
+                                         const char *kind, const char *advice)
 {
     if (!out[0]) return ss_fail(SS_EUSAGE, "the output file name is empty");
     struct stat so;
     if (stat(out, &so) != 0) return SS_OK; /* nothing there yet (or unreachable: the write says why) */
-    for (int i = 0; i < ninputs; i++) {
+    /* what is wrong, then what to do: the caller's advice, or advice on the file's name */
+    char what[SS_PATH_MAX + 400];
+    const char *own = "";
+    what[0] = '\0';
+    for (int i = 0; i < ninputs && !what[0]; i++) {
         struct stat si;
-        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-            return ss_fail(SS_EUSAGE, "%s: the output would replace the input %s; choose another output name", out,
-                           inputs[i]);
+        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            snprintf(what, sizeof what, "the output would replace the input %s", inputs[i]);
+            own = "; choose another output name";
+        }
     }
-    if (S_ISDIR(so.st_mode)) return ss_fail(SS_EUSAGE, "%s: is a folder; give the name of a %s to write", out, kind);
-    if (!S_ISREG(so.st_mode))
-        return ss_fail(SS_EUSAGE, "%s: is not a regular file (a device or a pipe); refusing to replace it", out);
-    if (so.st_size == 0 || !is_kind || is_kind(out) == 1) return SS_OK;
-    return ss_fail(SS_EUSAGE, "%s: exists and is not a %s; refusing to replace it (remove it or choose another name)",
-                   out, kind);
+    char name_kind[256];
+    snprintf(name_kind, sizeof name_kind, "; give the name of a %s to write", kind);
+    if (!what[0] && S_ISDIR(so.st_mode)) {
+        snprintf(what, sizeof what, "is a folder");
+        own = name_kind;
+    } else if (!what[0] && !S_ISREG(so.st_mode)) {
+        snprintf(what, sizeof what, "is not a regular file (a device or a pipe); refusing to replace it");
+    } else if (!what[0]) {
+        if (so.st_size == 0 || !is_kind || is_kind(out) == 1) return SS_OK;
+        snprintf(what, sizeof what, "exists and is not a %s; refusing to replace it", kind);
+        own = " (remove it or choose another name)";
+    }
+    return advice ? ss_fail(SS_EUSAGE, "%s: %s: %s", out, what, advice) : ss_fail(SS_EUSAGE, "%s: %s%s", out, what, own);
+}
+
+ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
+                                 const char *kind)
+{
+    return ss_atomic_check_output_advised(out, inputs, ninputs, is_kind, kind, NULL);
 }
 
 int ss_atomic_starts_with(const char *path, const char *prefix)

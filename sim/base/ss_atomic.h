@@ -65,6 +65,10 @@ typedef int (*ss_kind_fn)(const char *path);
  * regular file). SS_EUSAGE naming both files otherwise. */
 ss_status ss_atomic_check_output(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
                                  const char *kind);
+/* The same, its message ending ": <advice>" instead of advice on the file's name (an output
+ * whose name the command chose, not the user: run's files in its output folder). */
+ss_status ss_atomic_check_output_advised(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,
+                                         const char *kind, const char *advice);
 /* 1 when the file at path begins with prefix (e.g. a CSV header). */
 int ss_atomic_starts_with(const char *path, const char *prefix);
 

@@ -24,13 +24,12 @@ int ss_cmd_fail(ss_status st);
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value);
 
 /* SS_OK when the selection summarises some iteration of trace t (selected: how many;
- * compare: its measured row's count, run: ss_trace_count_selected before the sweep); else saying why
- * (SS_EUSAGE for options, epoch_opt "--epoch"; SS_ECONFIG for scenario-file keys,
- * "trace.epoch"): the selected epoch is not in the trace (naming its epochs), or no
- * iteration of the selection is past the warm-up. epoch_where, warmup_where: where the
- * keys were set ("file.ini:3"), or NULL. */
+ * compare: its measured row's count, run: ss_trace_count_epochs' before the sweep); else
+ * saying why: the selected epoch is not in the trace (naming its epochs), or no iteration
+ * of the selection is past the warm-up. A value the user gave is a usage error for an
+ * option (epoch_opt "--epoch") and a configuration error, naming the key's line, for a
+ * scenario-file key ("trace.epoch"); a default the trace cannot meet is a data error. */
 ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char *trace, ss_trace_file *t,
-                                 const char *epoch_opt, const char *warmup_opt, const char *epoch_where,
-                                 const char *warmup_where);
+                                 const char *epoch_opt, const char *warmup_opt);
 
 #endif

@@ -92,7 +92,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
             ss_clear(); /* the load is then not shown; the comparison goes on */
     }
-    if (st == SS_OK) st = ss_cmd_check_selection(sum.p[ss_summary_measured(&sum)].n, &cfg, path, t, "--epoch", "--warmup", NULL, NULL);
+    if (st == SS_OK) st = ss_cmd_check_selection(sum.p[ss_summary_measured(&sum)].n, &cfg, path, t, "--epoch", "--warmup");
     if (st == SS_OK) {
         /* the measured row as results.h5 would hold it */
         memset(row, 0, sizeof *row);

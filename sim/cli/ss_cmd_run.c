@@ -352,26 +352,15 @@ static ss_status check_outputs(const ss_config *cfg, const char *config_file)
     static const char *const names[] = {"results.h5", "summary.csv"};
     ss_atomic_sweep_stale(cfg->out_dir, names, 2);
     const char *inputs[] = {config_file, cfg->trace_path};
-    char path[SS_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/results.h5", cfg->out_dir);
-    ss_status st = ss_atomic_check_output(path, inputs, 2, ss_results_is_results, "stallsim results file (with a /summary table)");
-    snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
-    if (st == SS_OK) st = ss_atomic_check_output(path, inputs, 2, is_summary_csv, "stallsim summary.csv");
     /* the names are the run's, not the user's: say which folder to change */
-    if (st != SS_OK) {
-        char m[1024];
-        snprintf(m, sizeof m, "%s", ss_errmsg());
-        /* (ss_atomic_check_output's advice is about a file name the user chose) */
-        static const char *const advice[] = {"; give the name of", " (remove it or choose another name)",
-                                             "; choose another output name"};
-        for (size_t i = 0; i < sizeof advice / sizeof *advice; i++) {
-            char *hint = strstr(m, advice[i]);
-            if (hint) *hint = '\0';
-        }
-        ss_clear();
-        st = ss_fail(st, "%s: the output folder %s cannot take this run's results; choose another with --out or "
-                         "[output] dir", m, cfg->out_dir);
-    }
+    char path[SS_PATH_MAX + 16], advice[SS_PATH_MAX + 128];
+    snprintf(advice, sizeof advice, "the output folder %s cannot take this run's results; choose another with --out "
+             "or [output] dir", cfg->out_dir);
+    snprintf(path, sizeof path, "%s/results.h5", cfg->out_dir);
+    ss_status st = ss_atomic_check_output_advised(path, inputs, 2, ss_results_is_results,
+                                                  "stallsim results file (with a /summary table)", advice);
+    snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
+    if (st == SS_OK) st = ss_atomic_check_output_advised(path, inputs, 2, is_summary_csv, "stallsim summary.csv", advice);
     return st;
 }
 
@@ -490,17 +479,14 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
     }
     /* the iterations the summaries take: none is an error before any work (rank 0 reads
-     * the trace's epoch and index columns) */
+     * the trace's epoch and index columns; their rows per epoch serve the ranking) */
+    long sel_rows = 0, sel_epochs = 0;
     if (st == SS_OK && c->rank == 0) {
         long selected = 0;
-        st = ss_trace_count_selected(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, cfg.warmup_iterations, &selected);
-        /* where each key was set: its line in the file (a --set says the key itself) */
-        char ew[SS_PATH_MAX + 64], ww[SS_PATH_MAX + 64];
-        snprintf(ew, sizeof ew, "%s", ss_config_origin(&cfg, "trace", "epoch"));
-        snprintf(ww, sizeof ww, "%s", ss_config_origin(&cfg, "trace", "warmup_iterations"));
+        st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, cfg.warmup_iterations, &sel_rows,
+                                   &sel_epochs, &selected);
         if (st == SS_OK)
-            st = ss_cmd_check_selection(selected, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations",
-                                        strncmp(ew, "--set", 5) ? ew : NULL, strncmp(ww, "--set", 5) ? ww : NULL);
+            st = ss_cmd_check_selection(selected, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations");
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK && (ss_scenarios_need_calibration(sc, nsc, &cfg) ||
@@ -542,14 +528,11 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     ss_ranking ranking;
     memset(&ranking, 0, sizeof ranking);
     if (st == SS_OK && c->rank == 0) {
-        long rows = 0, epochs = 0;
-        st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, &rows, &epochs);
-        if (have_cal) { /* before the ranking, which reads the calibrated delivery costs */
-            if (st == SS_OK) st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
-            else ss_calib_free(&cal);
+        if (have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
+            st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
             have_cal = 0;
         }
-        if (st == SS_OK) st = ss_rank(&sum, epochs > 0 ? (double)rows / (double)epochs : 0.0, &ranking);
+        if (st == SS_OK) st = ss_rank(&sum, sel_epochs > 0 ? (double)sel_rows / (double)sel_epochs : 0.0, &ranking);
         if (st == SS_OK) sum.rank = &ranking;
     }
     /* a trace written to while it was read (a recording still being imported, a copy over

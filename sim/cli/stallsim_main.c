@@ -29,15 +29,24 @@ static const char usage[] =
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
 
+/* Where a [trace] key of a scenario file was set, to begin a message ("file.ini:3: "), into
+ * buf: "" for an option (opt) or a --set, which the message's key names already. */
+static const char *key_where(const ss_config *cfg, int opt, const char *key, char *buf, size_t n)
+{
+    const char *o = opt ? "" : ss_config_origin(cfg, "trace", key);
+    snprintf(buf, n, "%s%s", strncmp(o, "--set", 5) ? o : "", o[0] && strncmp(o, "--set", 5) ? ": " : "");
+    return buf;
+}
+
 ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char *trace, ss_trace_file *t,
-                                 const char *epoch_opt, const char *warmup_opt, const char *epoch_where,
-                                 const char *warmup_where)
+                                 const char *epoch_opt, const char *warmup_opt)
 {
     if (selected > 0) return SS_OK;
     /* an option or key the user gave is a usage (option) or configuration (key) error; a
      * default that the trace cannot meet is the trace's (a data error) */
     const int opt = epoch_opt[0] == '-';
     const char *eq = opt ? " " : " = ";
+    char where[SS_PATH_MAX + 64];
     if (!cfg->epoch_all) {
         int found = 0;
         char list[160];
@@ -48,8 +57,8 @@ ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char
             return ss_fail(SS_EDATA, "%s: the trace has no epoch %ld, the default of %s (its epochs: %s): choose one",
                            trace, cfg->epoch, epoch_opt, list);
         if (!found)
-            return ss_fail(opt ? SS_EUSAGE : SS_ECONFIG, "%s%s%s%s%ld: the trace %s has no epoch %ld (its epochs: %s)",
-                           epoch_where ? epoch_where : "", epoch_where ? ": " : "", epoch_opt, eq, cfg->epoch, trace,
+            return ss_fail(opt ? SS_EUSAGE : SS_ECONFIG, "%s%s%s%ld: the trace %s has no epoch %ld (its epochs: %s)",
+                           key_where(cfg, opt, "epoch", where, sizeof where), epoch_opt, eq, cfg->epoch, trace,
                            cfg->epoch, list);
     }
     char what[256];
@@ -61,10 +70,10 @@ ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char
                        "%s lower, 0 keeps every iteration)",
                        what, cfg->warmup_iterations, warmup_opt, warmup_opt);
     return ss_fail(opt ? SS_EUSAGE : SS_ECONFIG,
-                   "%s%s%s%s%ld: %s has an index that high: nothing to summarise (the %s shorter than the warm-up "
+                   "%s%s%s%ld: %s has an index that high: nothing to summarise (the %s shorter than the warm-up "
                    "left out; set %s lower, 0 keeps every iteration)",
-                   warmup_where ? warmup_where : "", warmup_where ? ": " : "", warmup_opt, eq, cfg->warmup_iterations,
-                   what, cfg->epoch_all ? "epochs are" : "epoch is", warmup_opt);
+                   key_where(cfg, opt, "warmup_iterations", where, sizeof where), warmup_opt, eq,
+                   cfg->warmup_iterations, what, cfg->epoch_all ? "epochs are" : "epoch is", warmup_opt);
 }
 
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)

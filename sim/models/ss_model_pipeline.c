@@ -854,10 +854,10 @@ typedef struct {
      * beyond the trace's first round (its max(W, 1) batches started by fresh workers)
      * start with that round's last, not as measured (they waited for the trace's
      * workers); first_rows = the largest such W (0: none), trace_round[g] = the trace's
-     * max(W, 1) (a healed GPU: the others' median), first_buf/first_hold [gpus] */
+     * max(W, 1) (a healed GPU: the others' median), first_hold [gpus] the starts in use */
     long first_rows;
     int *trace_round;
-    double *first_buf, *first_hold;
+    double *first_hold;
     /* with per-GPU loader settings and a healed GPU: every GPU's settings, the healed
      * one's replaced by the median of the others' ([gpus] each) */
     int *wg, *pg;
@@ -926,7 +926,6 @@ static void pipe_state_free(pipe_state *st)
     free(st->cg);
     free(st->share_buf);
     free(st->trace_round);
-    free(st->first_buf);
     free(st->first_hold);
     free(st);
 }
@@ -1011,8 +1010,8 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
 }
 
 /* The trace's first rounds and the rows whose measured starts they replace (first_rows,
- * pipe_state); after ssp_init. Nothing to do when the trace's loaders are not known (no
- * calibration) or no GPU has more workers than its trace's. */
+ * pipe_state); after ssp_init. Nothing to do when the trace's loaders are not known
+ * (neither calibrated nor recorded) or no GPU has more workers than its trace's. */
 static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
 {
     if (!trace_w) return SS_OK;
@@ -1033,9 +1032,8 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
     }
     free(v);
     if (rows == 0) return SS_OK;
-    st->first_buf = malloc((size_t)gpus * sizeof *st->first_buf);
     st->first_hold = calloc((size_t)gpus, sizeof *st->first_hold);
-    if (!st->first_buf || !st->first_hold) return ss_fail(SS_ENOMEM, "out of memory for a pipeline scenario");
+    if (!st->first_hold) return ss_fail(SS_ENOMEM, "out of memory for a pipeline scenario");
     st->first_rows = rows;
     return SS_OK;
 }
@@ -1099,11 +1097,9 @@ static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)stat
 static const double *first_round_starts(pipe_state *st, const double *fs, int G)
 {
     const long k = st->ps.k;
-    for (int g = 0; g < G; g++) {
+    for (int g = 0; g < G; g++)
         if (k < st->trace_round[g]) st->first_hold[g] = fs[g];
-        st->first_buf[g] = st->first_hold[g];
-    }
-    return st->first_buf;
+    return st->first_hold;
 }
 
 static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *out)
