@@ -18,7 +18,8 @@
 
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
-    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL
+    K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL,
+    K_PARALLEL
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -77,6 +78,10 @@ static const key_def keys[] = {
     {"pipeline", "cpu_sharing", K_BOOL, F(cpu_sharing), 0, "true", NOB,
      "on traces that record CPU times and pools of cores: the CPU part of fetches and steps takes longer "
      "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
+    {"pipeline", "storage_parallel", K_PARALLEL, F(storage_parallel), 0, "0", 1, 1e9,
+     "the storage's most throughput with many reads in flight, in reads at a time (its throughput then over "
+     "that of one read at a time): each read takes 1 + (n - 1) / this as long with n in flight, so a "
+     "scenario with more reads in flight than the trace reads slower; 0: no limit (reads never slow down)"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},
     {"pipeline", "sync_every", K_COUNT, F(sync_every), 0, "1", 0, 1e18,
@@ -350,6 +355,11 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";
+        *(double *)field = d;
+        return NULL;
+    case K_PARALLEL:
+        if (parse_number(v, &d) || (d != 0.0 && (d < k->min || d > k->max)))
+            return bounds_text(k, "must be 0 (no limit) or a number");
         *(double *)field = d;
         return NULL;
     case K_POS_NUMBER:

@@ -67,6 +67,7 @@ typedef struct {
     int delivery_per_batch; /* delivery = auto: each batch's measured delivery (else the GPU's median) */
     int cpu_sharing; /* stretch CPU work by the contention for the cores (traces with CPU times) */
     double step_gap;
+    double storage_parallel; /* [pipeline] storage_parallel: reads the storage serves at full throughput (0: no limit) */
     long sync_every; /* [pipeline] sync_every: the ranks all-reduce every this many steps (0, 1: every step) */
 
     /* [summary] */

@@ -284,10 +284,14 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     /* and CPU sharing's stretch, where some row replays with it */
     int stretch_col = 0;
     for (int j = 0; s->cpu_stretch && j < s->nsc; j++) stretch_col |= !isnan(s->cpu_stretch[j]);
+    /* and storage sharing's factor on the reads */
+    int reads_col = 0;
+    for (int j = 0; s->read_stretch && j < s->nsc; j++) reads_col |= !isnan(s->read_stretch[j]);
     labels L;
     labels_make(s, &L);
-    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s%s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "");
+    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
+            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "",
+            reads_col ? "   reads" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
         char buf[LABEL_LEN], a[40], b[40], c[40], chg[24];
@@ -308,6 +312,8 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         else if (cpu_col) fprintf(out, " %5.0f", cl);
         if (stretch_col && isnan(s->cpu_stretch[j])) fprintf(out, " %7s", "-");
         else if (stretch_col) fprintf(out, " %6.2fx", s->cpu_stretch[j]);
+        if (reads_col && isnan(s->read_stretch[j])) fprintf(out, " %7s", "-");
+        else if (reads_col) fprintf(out, " %6.2fx", s->read_stretch[j]);
         fputc('\n', out);
     }
     int any_baseline = 0;
@@ -343,6 +349,11 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                      "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch "
                      "at the trace's own load, the calibration's)\n",
                 s->cpu_pools > 1 ? ": the largest over the pools" : "");
+    if (reads_col)
+        fprintf(out, "reads = how many times as long as in the trace each read of a fetch takes at the row's reads in "
+                     "flight (read_stretch, storage sharing: [pipeline] storage_parallel = %g; the trace kept %.2f reads "
+                     "in flight on average)\n",
+                s->storage_parallel, s->reads_trace);
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;

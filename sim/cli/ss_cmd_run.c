@@ -100,11 +100,12 @@ static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *o
                 !cfg->cpu_sharing ? "[pipeline] cpu_sharing = false" : "[pipeline] fetch_cpu is not auto");
 }
 
-/* Pipeline scenarios on a trace with CPU data need the calibration for CPU sharing, even
- * when every loader setting is given. */
+/* Pipeline scenarios need the calibration for CPU sharing on a trace with CPU data, and for
+ * storage sharing (the trace's fetches and period), even when every loader setting is
+ * given. */
 static int share_needs_calibration(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_trace_meta *m)
 {
-    if (!ss_config_cpu_sharing_on(cfg) || !ss_trace_meta_has_cpu(m)) return 0;
+    if (!(ss_config_cpu_sharing_on(cfg) && ss_trace_meta_has_cpu(m)) && !(cfg->storage_parallel > 0.0)) return 0;
     for (int i = 0; i < nsc; i++)
         if (is_pipeline(&sc[i])) return 1;
     return 0;

@@ -58,6 +58,9 @@ static const ss_column columns[] = {
     {"cpu_stretch", SS_COL_F64, "1", "pipeline rows with CPU sharing",
      "how many times longer CPU work takes than with a core to itself, at the row's load (CPU sharing's stretch; "
      "the largest over the pools of cores)", SS_CV_CPU_STRETCH, 0, SS_COLF_H5, 0},
+    {"read_stretch", SS_COL_F64, "1", "pipeline rows with storage sharing ([pipeline] storage_parallel)",
+     "how many times as long as in the trace each read of a fetch takes at the row's reads in flight (storage "
+     "sharing)", SS_CV_READ_STRETCH, 0, SS_COLF_H5, 0},
     {"straggler_share", SS_COL_F64, "1", "every row",
      "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
      SS_COLF_PER_GPU, 0},
@@ -123,6 +126,7 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_FIDELITY_MAPE: return num(ss_summary_fidelity_mape_pct(s, j), v);
     case SS_CV_CPU_LOAD: return num(ss_summary_cpu_load_pct(s, j, NULL), v);
     case SS_CV_CPU_STRETCH: return num(s->cpu_stretch ? s->cpu_stretch[j] : NAN, v);
+    case SS_CV_READ_STRETCH: return num(s->read_stretch ? s->read_stretch[j] : NAN, v);
     case SS_CV_STRAGGLER: return num(ss_summary_straggler_share(s, j, g), v);
     }
     return 0;

@@ -13,6 +13,8 @@ typedef struct {
     ss_partial *p;      /* [nsc] */
     long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
     double *cpu_stretch; /* [nsc] the stretch of CPU work each scenario replays with (CPU sharing), or NaN */
+    double *read_stretch; /* [nsc] how many times as long as in the trace each read takes (storage sharing), or NaN */
+    double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     int has_calib;
     ss_calib calib;
     /* from the trace's CPU datasets and the calibrated worker counts
@@ -26,6 +28,7 @@ typedef struct {
     double *cpu_pool_need;
     int *cpu_pool_head, *cpu_pool_ncores;
     double effective_delay_threshold;
+    double storage_parallel; /* [pipeline] storage_parallel (0: no limit) */
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
     long epoch;             /* SS_EPOCH_ALL: every epoch */

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     double j, block;
     double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
+    double reads[2];    /* the model's ss_model_ops.read_stretch, or NaN */
     ss_partial p;
 } record;
 
@@ -59,6 +60,8 @@ static ss_status records_push(record_list *l, const lane *ln, long b, const ss_p
     l->v[l->n].j = ln->j;
     l->v[l->n].block = (double)b;
     l->v[l->n].cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
+    l->v[l->n].reads[0] = l->v[l->n].reads[1] = NAN;
+    if (ln->ops->read_stretch && ln->state) ln->ops->read_stretch(ln->state, l->v[l->n].reads);
     l->v[l->n].p = *p;
     l->n++;
     return SS_OK;
@@ -569,15 +572,19 @@ static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summar
     ss_partial *grid = calloc((size_t)w->nsc * (size_t)w->nblocks, sizeof *grid);
     out->p = calloc((size_t)w->nsc, sizeof *out->p);
     out->cpu_stretch = malloc((size_t)w->nsc * sizeof *out->cpu_stretch);
-    if (!grid || !out->p || !out->cpu_stretch) {
+    out->read_stretch = malloc((size_t)w->nsc * sizeof *out->read_stretch);
+    if (!grid || !out->p || !out->cpu_stretch || !out->read_stretch) {
         free(grid);
         return ss_fail(SS_ENOMEM, "out of memory merging results");
     }
-    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = NAN;
+    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = out->read_stretch[j] = NAN;
+    out->reads_trace = NAN;
     for (long i = 0; i < nrec; i++) {
         long j = (long)all[i].j, b = (long)all[i].block;
         grid[j * w->nblocks + b] = all[i].p;
         if (!isnan(all[i].cpu_stretch)) out->cpu_stretch[j] = all[i].cpu_stretch; /* the same on every rank */
+        if (!isnan(all[i].reads[0])) out->read_stretch[j] = all[i].reads[0];
+        if (!isnan(all[i].reads[1])) out->reads_trace = all[i].reads[1];
     }
     for (int j = 0; j < w->nsc; j++) {
         ss_partial_zero(&out->p[j]);
@@ -758,6 +765,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->gpus = m->gpus;
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
+    out->storage_parallel = cfg->storage_parallel;
     out->warmup_iterations = cfg->warmup_iterations;
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;

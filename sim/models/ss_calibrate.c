@@ -672,11 +672,19 @@ static void alignment(const ss_calib *c, const ss_trace_meta *m, const int *pid,
     free(x);
 }
 
-static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, double *imax, double *smax,
-                             size_t n, const double *align)
+/* The trace's period and step (ss_calib.period, .step) from each row's largest iteration
+ * time and stall over the GPUs; scratch holds n doubles. */
+static void period_and_step(ss_calib *c, const double *imax, const double *smax, size_t n, double *scratch)
 {
-    for (size_t k = 0; k < n; k++) smax[k] = imax[k] - smax[k] > 0.0 ? imax[k] - smax[k] : 0.0;
-    double iter = median_of(imax, n), step = median_of(smax, n);
+    for (size_t k = 0; k < n; k++) scratch[k] = imax[k] - smax[k] > 0.0 ? imax[k] - smax[k] : 0.0;
+    c->step = median_of(scratch, n);
+    memcpy(scratch, imax, n * sizeof *scratch);
+    c->period = median_of(scratch, n);
+}
+
+static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, const double *align)
+{
+    const double iter = c->period, step = c->step;
     c->share = malloc(sizeof *c->share);
     if (!c->share) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
     ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->fetch_wait, m->loop_wait,
@@ -755,7 +763,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
     double *work = malloc(8 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps), *fmed = calloc(ng, sizeof *fmed);
     double *spread = work ? work + 3 * n : NULL, *amin = work ? work + 4 * n : NULL, *amax = work ? work + 5 * n : NULL;
-    /* each row's largest iteration time and stall over the GPUs (CPU sharing) */
+    /* each row's largest iteration time and stall over the GPUs (the trace's period and
+     * step: CPU and storage sharing) */
     double *imax = work ? work + 6 * n : NULL, *smax = work ? work + 7 * n : NULL;
     gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
     if (work) { /* s, done, ask, st and it point into the staged columns (load_gpu) */
@@ -813,8 +822,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         fmed[g] = d.fmed;
         for (long k = 0; k < io.rows; k++) /* (also the loader's start-up: each epoch's first row) */
             smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+        for (long k = 0; k < io.rows; k++) imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
         if (want_share) {
-            for (long k = 0; k < io.rows; k++) imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
             for (long k = 0; k < al_rows; k++) {
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
                 al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k];
@@ -846,7 +855,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         int rc = MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_LONG, MPI_SUM, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amin, (int)n, MPI_DOUBLE, MPI_MIN, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
-        if (rc == MPI_SUCCESS && want_share) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         /* each GPU's values come from one rank, the others hold 0: the sum is exact */
         const int na = (int)(al_rows * 2 * (long)G);
@@ -877,10 +886,11 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
             }
         c->startup = ne > 0 ? up / (double)ne : 0.0;
         c->startup_epochs = ne;
+        period_and_step(c, imax, smax, (size_t)io.rows, spread); /* (spread is no longer needed) */
     }
     if (st == SS_OK && want_share) {
         alignment(c, m, pid, npools, al_v, al_rows, align);
-        st = build_share(c, m, fmed, imax, smax, n, align);
+        st = build_share(c, m, fmed, align);
     }
     free(pid);
     free(align);

@@ -55,6 +55,9 @@ typedef struct {
      * the largest stall of the epoch's first row (its workers starting), and how many */
     double startup;
     long startup_epochs;
+    /* the medians over the calibration rows of the slowest GPU's iteration time (period)
+     * and of that minus the largest stall (step): CPU and storage sharing's T0 and C */
+    double period, step;
     long rows_used;
     double seconds;        /* time the calibration took */
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches

@@ -90,6 +90,10 @@ typedef struct ss_model_ops {
     /* The stretch of CPU work that the scenario of this state replays with (CPU sharing:
      * the largest over the pools of cores), or NaN where none applies. May be NULL. */
     double (*cpu_stretch)(const void *state);
+    /* Storage sharing: how many times as long as in the trace each read of the scenario
+     * takes (out[0]) and the reads the trace kept in flight on average (out[1]); NaN
+     * where none applies. May be NULL. */
+    void (*read_stretch)(const void *state, double out[2]);
 } ss_model_ops;
 
 /* The model with id m. */

@@ -12,6 +12,7 @@
 #include "ss_isa.h"
 #include "ss_limits.h"
 #include "ss_model.h"
+#include "ss_storeshare.h"
 
 static double factor_of(double f) { return f != 0.0 ? f : 1.0; }
 
@@ -821,6 +822,14 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_factor = factor_of(c->fetch_cpu.value);
     }
     if (ss_config_cpu_sharing_on(c) && cal && cal->share) p->share = cal->share;
+    if (c->storage_parallel > 0.0 && cal && cal->fetch_med_gpu) {
+        p->storage_parallel = c->storage_parallel;
+        p->trace_fetch_med = cal->fetch_med_gpu;
+        p->trace_gap_gpu = cal->gap_gpu;
+        p->trace_delivery_gpu = cal->delivery_gpu;
+        p->trace_period = cal->period;
+        p->trace_step = cal->step;
+    }
     p->step_gap = c->step_gap;
     p->sync_every = c->sync_every;
     if (c->sync_every > 1 && !(cal && cal->ask_lags))
@@ -865,6 +874,8 @@ typedef struct {
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
     double cpu_stretch; /* CPU sharing: the largest s1 over the pools (s0 where the load is the
                          * trace's), NaN without it */
+    double reads[2]; /* storage sharing: the factor on the scenario's reads and the reads the
+                      * trace kept in flight (NaN without it) */
     double *share_buf; /* CPU sharing: [10][gpus] the CPU parts' wall times, s1 / s0, the loaders,
                         * fetches and waits for the solve, and the first window's waits and
                         * CPU parts (share_init) */
@@ -973,7 +984,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
      * (as c); wall is scratch until the CPU parts are set below */
     ss_copy_healed(f, sh->fetch_med, gpus, &s->heal, wall);
     if (q) ss_copy_healed(q, sh->fetch_wait, gpus, &s->heal, wall);
-    ss_share_scenario sc = {W, gap, deliv, c, f, q, s->fetch_scale, s->compute_scale};
+    ss_share_scenario sc = {W, gap, deliv, c, f, q, p->fetch_scale, s->compute_scale}; /* (its reads' factor in) */
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
     if (rc == SS_OK) {
@@ -1007,6 +1018,57 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     free(s1);
     free(W);
     return rc;
+}
+
+/* GPU g's CPU part of a fetch as the trace ran it: with CPU sharing its wall time (c + q,
+ * or c s0), else the configured or recorded CPU part (MODELS-pipeline.md, "Inputs per row") */
+static double trace_cpu_part(const ssp_params *q, int g)
+{
+    const ss_share *sh = q->share;
+    if (sh) return ss_share_cpu_wall(sh, g, sh->fetch_cpu[g], sh->fetch_wait ? sh->fetch_wait[g] : 0.0);
+    return q->fetch_cpu_gpu ? q->fetch_cpu_gpu[g] * factor_of(q->fetch_cpu_factor) : q->fetch_cpu;
+}
+
+/* Storage sharing for the scenario (MODELS-pipeline.md): the factor on its reads, folded
+ * into p->fetch_scale. q: the resolved settings (the trace's, unhealed); p: the
+ * scenario's, healed (heal_loaders, pipe_init). Before share_init. A scenario with the
+ * trace's loaders at its speeds keeps factor 1. */
+static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, const ss_scenario *s, int gpus)
+{
+    const int *tw = q->trace_workers_gpu;
+    if (!(p->storage_parallel > 0.0) || !p->trace_fetch_med || !tw || !p->trace_gap_gpu || !p->trace_delivery_gpu ||
+        (q->share && q->share->gpus != gpus))
+        return SS_OK;
+    int own = s->fetch_scale == 1.0 && s->compute_scale == 1.0 && s->heal.n == 0;
+    for (int g = 0; own && g < gpus; g++) own = ssp_loader_of(p, g).workers == tw[g];
+    const size_t G = (size_t)gpus;
+    double *v = malloc(6 * G * sizeof *v);
+    int *W = malloc(G * sizeof *W);
+    if (!v || !W) {
+        free(v);
+        free(W);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    double *tcpu = v, *scpu = v + G, *sfm = v + 2 * G, *gap = v + 3 * G, *deliv = v + 4 * G, *scratch = v + 5 * G;
+    for (int g = 0; g < gpus; g++) {
+        const ssp_loader l = ssp_loader_of(p, g);
+        tcpu[g] = trace_cpu_part(q, g);
+        W[g] = l.workers;
+        gap[g] = l.worker_gap;
+        deliv[g] = l.delivery;
+    }
+    /* a healed GPU reads as the others do: their median fetch and CPU part */
+    ss_copy_healed(scpu, tcpu, gpus, &s->heal, scratch);
+    ss_copy_healed(sfm, p->trace_fetch_med, gpus, &s->heal, scratch);
+    const ss_store_load trace = {gpus, tw, p->trace_gap_gpu, p->trace_delivery_gpu, tcpu, p->trace_fetch_med, 1.0, 1.0};
+    const ss_store_load scn = {gpus, W, gap, deliv, scpu, sfm, s->fetch_scale, s->compute_scale};
+    const double rho = ss_store_factor(&trace, &scn, p->storage_parallel, p->trace_period, p->trace_step,
+                                       &st->reads[1], NULL);
+    st->reads[0] = own ? 1.0 : rho;
+    if (!own) p->fetch_scale = s->fetch_scale * rho;
+    free(v);
+    free(W);
+    return SS_OK;
 }
 
 /* The trace's first rounds and the rows whose measured starts they replace (first_rows,
@@ -1054,6 +1116,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     st->heal = s->heal_gpu;
     st->heals = s->heal;
     st->cpu_stretch = NAN;
+    st->reads[0] = st->reads[1] = NAN;
     ssp_params p = s->pipe;
     ss_status rc = SS_OK;
     const ssp_params *q = &s->pipe;
@@ -1068,6 +1131,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
             p.fetch_cpu_gpu = st->cg;
         }
     }
+    if (rc == SS_OK) rc = store_init(st, &p, q, s, gpus);
     if (rc == SS_OK && p.share) rc = share_init(st, &p, s, gpus);
     if (rc == SS_OK) rc = ssp_init(&st->ps, &p, gpus);
     if (rc != SS_OK) {
@@ -1127,6 +1191,12 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
 
 static double pipe_cpu_stretch(const void *state) { return ((const pipe_state *)state)->cpu_stretch; }
 
+static void pipe_read_stretch(const void *state, double out[2])
+{
+    out[0] = ((const pipe_state *)state)->reads[0];
+    out[1] = ((const pipe_state *)state)->reads[1];
+}
+
 static void pipe_free(void *state)
 {
     pipe_state *st = state;
@@ -1156,4 +1226,5 @@ const ss_model_ops ss_model_pipeline = {
     .replay_row = pipe_replay,
     .free = pipe_free,
     .cpu_stretch = pipe_cpu_stretch,
+    .read_stretch = pipe_read_stretch,
 };

@@ -66,6 +66,14 @@ typedef struct {
      * an epoch"); NULL: as every other row */
     const long *start_rows_gpu;
     const double *cpu_start_wall_gpu, *cpu_start_new_gpu;
+    /* Storage sharing (MODELS-pipeline.md): the storage's throughput with many reads in
+     * flight, in reads at a time (0: no limit), and what the calibration measured of the
+     * trace ([gpus] each, not owned): its median fetches, worker gaps and deliveries, its
+     * period and step. The model's init folds the scenario's factor on its reads into
+     * fetch_scale. */
+    double storage_parallel;
+    const double *trace_fetch_med, *trace_gap_gpu, *trace_delivery_gpu;
+    double trace_period, trace_step;
 } ssp_params;
 
 /* One GPU's resolved loader settings. */

@@ -1,0 +1,34 @@
+/* ss_storeshare.h - storage sharing: how much longer each read of a fetch takes when a
+ * scenario keeps more reads in flight than the trace did, on storage that serves only so
+ * many at full speed (the definition: sim/models/MODELS-pipeline.md, "Storage sharing"). */
+#ifndef SS_STORESHARE_H
+#define SS_STORESHARE_H
+
+#include "ss_status.h"
+
+/* The loaders and fetches of a run, per GPU ([gpus] each): workers W (0: synchronous),
+ * worker gap, delivery, the CPU part of the median fetch as it ran (c~) and the median
+ * fetch (f~); the storage part of a fetch is max(0, f~ - c~). Its scales. */
+typedef struct {
+    int gpus;
+    const int *workers;
+    const double *gap, *delivery, *cpu, *fetch_med;
+    double fetch_scale, compute_scale;
+} ss_store_load;
+
+/* sigma(n) = 1 + max(0, n - 1) / parallel: how many times as long as alone a read takes
+ * with n reads in flight on storage whose throughput with many reads in flight is at most
+ * `parallel` times that of one read at a time (parallel > 0). */
+double ss_store_slowdown(double n, double parallel);
+
+/* The factor rho on the storage part of every fetch of the scenario `scn` against the
+ * trace `trace` (period T0 and step C from the calibration): the root of
+ * rho = sigma(n1) / sigma(n0) with n0 = sum of the trace's storage parts / T0 (the reads
+ * in flight, by Little's law) and n1 the scenario's at the storage parts times
+ * fetch_scale rho and the period T0 A(scn, rho) / A(trace, 1) (A: the steady-state
+ * period). *n0 and *n1 receive the reads in flight (either may be NULL). 1 when
+ * parallel <= 0 or the trace's period, step formula or storage parts are 0. */
+double ss_store_factor(const ss_store_load *trace, const ss_store_load *scn, double parallel, double T0, double C,
+                       double *n0, double *n1);
+
+#endif
