@@ -62,7 +62,14 @@
 # run: both healed together (heal = 1+3) against the healthy runs, rank 1 healed against
 # slow3 and rank 3 healed against slow1, both models; errors against each point's mean.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# REAL DISK (--disk): datasets/pytorch-disk (a new user's 2 ranks whose loaders read real
+# files from the local disk, each evicted from the page cache after it is read: 256 KB files,
+# batch 48, and 1 MB files, batch 8, mb-*; workers 0, 1, 2, 4, 8, every point twice): from
+# each 1- and 2-worker run (and mb-w4-a) every worker count, without storage sharing
+# ([pipeline] storage_parallel = 0) and with it (storage_parallel = 2, this VM's disk as
+# scripts/storage_probe.py measures it); errors against the mean of each point's two runs.
+#
+# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -96,7 +103,7 @@ scenario_ini() {
   } > "$1"
 }
 o_latency="" o_compute="" o_batch="" o_decode=""
-record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 dir_set=0 only=""
+record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 disk=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
     --regimes) regimes=1; shift ;;
@@ -104,6 +111,7 @@ while [ $# -gt 0 ]; do
     --workloads) workloads=1; shift ;;
     --twofaults) twofaults=1; shift ;;
     --twoslow) twoslow=1; shift ;;
+    --disk) disk=1; shift ;;
     --pairs) pairs=1; shift ;;
     --record) record=1; shift ;;
     --predict) predict=1; shift ;;
@@ -175,6 +183,50 @@ print("  mean |error| of the iteration time %.2f %%, %d within 5 %%" % (sum(a fo
                                                                        sum(a <= 5 for a, _, _, _ in errs)))
 print("  per base trace: " + ", ".join("%s %.1f %%" % (b, sum(v) / len(v)) for b, v in per_base.items()))
 print("  largest misses: " + ", ".join("%s -> %s %+.1f %%" % (b, t, e) for _, e, b, t in sorted(errs, reverse=True)[:6]))
+PY
+  exit 0
+fi
+if [ $disk -eq 1 ]; then
+  d=$here/datasets/pytorch-disk
+  stallsim=$here/build/stallsim
+  [ -x "$stallsim" ] || "$here/scripts/setup.sh"
+  make_work
+  echo "Real disk (datasets/pytorch-disk; warm-up $warmup): error of the predicted mean iteration time against the mean of each point's two real runs"
+  for b in w1-a w1-b w2-a w2-b mb-w1-a mb-w1-b mb-w2-a mb-w2-b mb-w4-a; do
+    for n in 0 2; do
+      scenario_ini "$work/$b-$n.ini" "$d/$b.h5" "$warmup" "model = pipeline\nworkers = 0, 1, 2, 4, 8\n[pipeline]\nstorage_parallel = $n"
+      "$stallsim" run "$work/$b-$n.ini" --quiet
+    done
+  done
+  for p in "" mb-; do for w in 0 1 2 4 8; do for r in a b; do
+    "$stallsim" compare "$d/${p}w$w-$r.h5" --warmup "$warmup" --csv "$work/real-${p}w$w-$r.csv" >/dev/null
+  done; done; done
+  $py - "$work" <<'PY'
+import csv, os, sys
+work = sys.argv[1]
+def mean_of(name):
+    return float(next(csv.DictReader(open(os.path.join(work, "real-%s.csv" % name))))["iter_time_mean"])
+for pre, title in (("", "256 KB files, batch 48"), ("mb-", "1 MB files, batch 8")):
+    real = {w: [mean_of("%sw%d-%s" % (pre, w, r)) for r in "ab"] for w in (0, 1, 2, 4, 8)}
+    print("%s: real s (two runs) %s" % (title, ", ".join("W=%d %.4f/%.4f" % (w, v[0], v[1]) for w, v in real.items())))
+    print("  %-10s %-15s %s" % ("base", "storage_parallel", "  ".join("%11s" % ("W=%d" % w) for w in real)) + "  mean |error|")
+    total = {0: [], 2: []}
+    for base in ("w1-a", "w1-b", "w2-a", "w2-b") + (("w4-a",) if pre else ()):
+        for n in (0, 2):
+            rows = [x for x in csv.DictReader(open(os.path.join(work, "%s%s-%d" % (pre, base, n), "summary.csv")))
+                    if x["model"] == "pipeline"]
+            cells, errs = [], []
+            for w in real:
+                hit = [x for x in rows if x["workers"] == str(w)]
+                e = 100 * (float(hit[0]["iter_time_mean"]) / (sum(real[w]) / 2) - 1)
+                own = "w%d-" % w in base
+                cells.append("%+9.1f %%%s" % (e, "*" if own else " "))
+                if not own:
+                    errs.append(abs(e))
+            total[n] += errs
+            print("  %-10s %-15d %s  %5.1f %%" % (pre + base, n, "  ".join(cells), sum(errs) / len(errs)))
+    print("  over the bases: %.1f %% without storage sharing, %.1f %% with storage_parallel = 2 (* the base's own setting, left out)"
+          % (sum(total[0]) / len(total[0]), sum(total[2]) / len(total[2])))
 PY
   exit 0
 fi

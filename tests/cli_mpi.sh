@@ -165,6 +165,18 @@ PY
 printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nfetch_scale = 1, 0.5\n' > "$work/widec.ini"
 wide_ranks widec "150 GPUs with CPU sharing"
 grep -q "started their steps together" "$work/widec-plain.cal" && ok || fail "wide cpu: no alignment line: $(cat "$work/widec-plain.cal")"
+# storage sharing on the same trace (the trace's period and step, which the calibration
+# gathers from every rank's GPUs, and a healed GPU's reads): the same at 1, 2 and 3 ranks;
+# the baseline's reads keep their times, twice the workers read slower, synchronous faster
+printf '[trace]\npath = wide-cpu.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 0\nheal = none, 100\n[pipeline]\nstorage_parallel = 4\n' > "$work/wides.ini"
+wide_ranks wides "150 GPUs with storage sharing"
+/usr/bin/python3 - "$work/wides-plain/summary.csv" <<'PY' && ok || fail "wide storage sharing: read_stretch"
+import csv, sys
+r = {x["label"].replace("pipe f=none s=none ", "").replace(" P=2", "").replace(" P=-", "").replace(" fs=1 cs=1", ""):
+     float(x["read_stretch"]) for x in csv.DictReader(open(sys.argv[1])) if x["read_stretch"]}
+assert len(r) == 6 and r["W=1-4"] == 1.0, r
+assert r["W=2-8"] > 1.0 and r["W=0"] < 1.0 and r["W=1-4 heal=100"] > 1.0, r
+PY
 # a small real trace (4 GPUs: one block of GPUs, so rank 0 of 2 or 3 fits none and fits
 # nothing) with the loader's slow start-up: every note and line run prints is the same at 1,
 # 2 and 3 ranks (rank 0 read no epochs and printed a start-up over "6 epochs" of 2)

@@ -1,7 +1,7 @@
 /* unit_storeshare.c - storage sharing (ss_storeshare.h): the slowdown of a read and the
  * factor on a scenario's reads against cases worked by hand (more workers on storage that
- * serves one read at a time gain nothing; on storage that serves two, a third of what the
- * storage allows; a loader that gets ahead; fewer workers read faster), and its limits. */
+ * serves one read at a time gain nothing; on storage of N = 2, two workers cut the period
+ * by a quarter; a loader that gets ahead; fewer workers read faster), and its limits. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +14,12 @@
 static void test_slowdown(void **state)
 {
     (void)state;
-    assert_float_equal(ss_store_slowdown(0.5, 2), 1.0, 0);    /* less than one read in flight */
-    assert_float_equal(ss_store_slowdown(1.0, 2), 1.0, 0);
-    assert_float_equal(ss_store_slowdown(3.0, 2), 2.0, 1e-15); /* 1 + 2/2 */
-    assert_float_equal(ss_store_slowdown(9.0, 0), 1.0, 0);     /* no limit */
+    /* n reads in flight on average from M readers: a read shares the storage with
+     * n (M - 1) / M others on average */
+    assert_float_equal(ss_store_slowdown(0.5, 2, 2), 1.125, 1e-15); /* 1 + 0.5 / 2 / 2 */
+    assert_float_equal(ss_store_slowdown(3.0, 3, 2), 2.0, 1e-15);   /* all 3 always reading: 1 + 2/2 */
+    assert_float_equal(ss_store_slowdown(0.9, 1, 2), 1.0, 0);       /* one reader never waits for another */
+    assert_float_equal(ss_store_slowdown(9.0, 9, 0), 1.0, 0);       /* no limit */
 }
 
 /* One GPU whose trace read 0.1 s per batch with one worker (no CPU part, gap or delivery),
@@ -46,11 +48,11 @@ static void test_factor_by_hand(void **state)
     assert_float_equal(n1, 2.0, 1e-12);
     /* N = 2: sigma(2) = 1.5, the period 0.075 s */
     assert_float_equal(factor_with(2, 2.0, &n1), 1.5, 1e-12);
-    /* 8 workers, N = 4: were the loader the bound, 8 reads at sigma = 2.75 would give a
-     * period of 0.1 * 2.75 / 8 < 0.05: the step bounds it, T = 0.05, n1 = 0.1 rho / 0.05 and
-     * rho = 1 + (2 rho - 1) / 4: rho = 1.5, n1 = 3 */
-    assert_float_equal(factor_with(8, 4.0, &n1), 1.5, 1e-12);
-    assert_float_equal(n1, 3.0, 1e-12);
+    /* 8 workers, N = 4: were the loader the bound, 8 reads at sigma = 1 + 7/4 would give a
+     * period of 0.1 * 2.75 / 8 < 0.05: the step bounds it, T = 0.05, n1 = 0.1 rho / 0.05 =
+     * 2 rho and rho = 1 + 2 rho * 7 / (8 * 4): rho = 16/9, n1 = 32/9 */
+    assert_float_equal(factor_with(8, 4.0, &n1), 16.0 / 9.0, 1e-12);
+    assert_float_equal(n1, 32.0 / 9.0, 1e-12);
     /* the trace's own loader: nothing changes */
     assert_float_equal(factor_with(1, 2.0, &n1), 1.0, 1e-12);
     /* no limit */
@@ -82,9 +84,10 @@ static void test_cpu_part_and_gpus(void **state)
 {
     (void)state;
     /* two GPUs, each fetch 0.1 s of which 0.04 s CPU (not storage): storage parts 0.06 s,
-     * period 0.1 s, so n0 = 1.2, sigma0 = 1.1 (N = 2). With 2 workers each (loader-bound):
-     * the fetch 0.04 + 0.06 rho, period (0.04 + 0.06 rho) / 2, n1 = 4 * 0.06 rho / (0.04 +
-     * 0.06 rho); rho = (1 + (n1 - 1) / 2) / 1.1, solved here by fixed-point iteration */
+     * period 0.1 s, so n0 = 1.2 from 2 readers, sigma0 = 1 + 1.2 / (2 * 2) = 1.3 (N = 2).
+     * With 2 workers each (4 readers, loader-bound): the fetch 0.04 + 0.06 rho, period
+     * (0.04 + 0.06 rho) / 2, n1 = 4 * 0.06 rho / (0.04 + 0.06 rho); rho = (1 + n1 * 3 / (4 *
+     * 2)) / 1.3, solved here by fixed-point iteration */
     const int w1[2] = {1, 1}, w2[2] = {2, 2};
     const double z[2] = {0, 0}, cpu[2] = {0.04, 0.04}, f[2] = {0.1, 0.1};
     const ss_store_load trace = {2, w1, z, z, cpu, f, 1.0, 1.0};
@@ -92,7 +95,7 @@ static void test_cpu_part_and_gpus(void **state)
     double r = 1.0;
     for (int i = 0; i < 200; i++) {
         double n1 = 4 * 0.06 * r / (0.04 + 0.06 * r);
-        r = (1 + (n1 - 1) / 2) / 1.1;
+        r = (1 + n1 * 3 / 8) / 1.3;
     }
     double n0;
     assert_float_equal(ss_store_factor(&trace, &scn, 2.0, 0.1, 0.02, &n0, NULL), r, 1e-12);

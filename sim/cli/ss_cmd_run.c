@@ -7,6 +7,9 @@
 #include <unistd.h>
 #include <sys/resource.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "ss_isa.h"
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
@@ -139,6 +142,50 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
                 who, label_of(&sc[i]));
         return;
     }
+}
+
+/* A storage part of the trace's fetches below this share of the median fetch is not worth
+ * a note on storage sharing */
+#define STORAGE_NOTE_SHARE 0.25
+/* Without storage sharing (storage_parallel = 0) every read keeps its measured time: where
+ * the trace's fetches are mostly storage and a pipeline scenario changes the workers (so the
+ * reads in flight), says once that storage that slows down with more reads at once makes
+ * such predictions wrong, and what to set. */
+static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+{
+    if (cfg->storage_parallel > 0.0 || !cal->workers_gpu || !cal->fetch_med_gpu || cal->no_fetch) return;
+    const ss_scenario *which = NULL;
+    for (int i = 0; i < nsc && !which; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus && !which; g++)
+            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) which = &sc[i];
+    }
+    if (!which) return;
+    double *v = malloc((size_t)cal->gpus * sizeof *v);
+    if (!v) return;
+    size_t n = 0;
+    const double *q = cal->share ? cal->share->fetch_wait : NULL;
+    for (int g = 0; g < cal->gpus; g++) {
+        const double f = cal->fetch_med_gpu[g];
+        if (!(f > 0.0)) continue;
+        double part = f - (cal->fetch_cpu_gpu ? cal->fetch_cpu_gpu[g] : 0.0) - (q ? q[g] : 0.0);
+        v[n++] = part > 0.0 ? part / f : 0.0;
+    }
+    double share = 0.0;
+    if (n > 0) {
+        gsl_sort(v, 1, n);
+        share = gsl_stats_median_from_sorted_data(v, 1, n);
+    }
+    free(v);
+    if (share < STORAGE_NOTE_SHARE) return;
+    fprintf(out, "note: %.0f %% of the trace's median fetch is not CPU work (%s): reads, or waits for them; every "
+                 "scenario keeps them at their measured times, so on storage that slows down with more reads at "
+                 "once (a disk, a busy shared file system) scenarios with more workers than the trace, such as %s, "
+                 "are optimistic and those with fewer pessimistic (fewer workers from a real 2-worker trace on a "
+                 "local disk: +10 to +46 %%): set [pipeline] storage_parallel (scripts/storage_probe.py measures it "
+                 "on the dataset's files); leave it 0 for storage that does not slow down\n",
+            100.0 * share, cal->fetch_cpu_gpu ? "its recorded CPU time and waits for a core left out" : "the trace "
+            "records no CPU time of its fetches", label_of(which));
 }
 
 /* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
@@ -515,6 +562,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_startup(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_storage(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {

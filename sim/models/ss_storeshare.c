@@ -8,9 +8,19 @@
 /* Bisection steps on [0, hi]: the bracket shrinks below 1e-15 of itself. */
 #define STORE_BISECT 64
 
-double ss_store_slowdown(double n, double parallel)
+double ss_store_slowdown(double n, long readers, double parallel)
 {
-    return n > 1.0 && parallel > 0.0 ? 1.0 + (n - 1.0) / parallel : 1.0;
+    if (!(n > 0.0) || readers < 2 || !(parallel > 0.0)) return 1.0;
+    return 1.0 + n * (double)(readers - 1) / ((double)readers * parallel);
+}
+
+/* The threads that read: each GPU's workers, or its training process where it loads
+ * synchronously */
+static long readers_of(const ss_store_load *l)
+{
+    long m = 0;
+    for (int g = 0; g < l->gpus; g++) m += l->workers[g] > 1 ? l->workers[g] : 1;
+    return m;
 }
 
 /* GPU g's storage part of its median fetch */
@@ -57,16 +67,15 @@ double ss_store_factor(const ss_store_load *trace, const ss_store_load *scn, dou
     if (n0) *n0 = m0;
     if (n1) *n1 = m0;
     if (!(parallel > 0.0) || !(T0 > 0.0) || !(a0 > 0.0) || !(m0 > 0.0)) return 1.0;
-    const double s0 = ss_store_slowdown(m0, parallel);
-    /* n1 <= (a0 / T0) * sum of max(W, 1): each GPU's reads fill at most its workers (one
-     * for a synchronous GPU) over a period no shorter than its own loader's */
-    double most = 0.0;
-    for (int g = 0; g < scn->gpus; g++) most += scn->workers[g] > 1 ? scn->workers[g] : 1;
-    double lo = 0.0, hi = ss_store_slowdown(most * a0 / T0, parallel) / s0 + 1.0;
+    const long r0 = readers_of(trace), r1 = readers_of(scn);
+    const double s0 = ss_store_slowdown(m0, r0, parallel);
+    /* n1 <= (a0 / T0) * its readers: each GPU's reads fill at most its workers (one for a
+     * synchronous GPU) over a period no shorter than its own loader's */
+    double lo = 0.0, hi = ss_store_slowdown((double)r1 * a0 / T0, r1, parallel) / s0 + 1.0;
     for (int i = 0; i < STORE_BISECT; i++) {
         const double mid = 0.5 * (lo + hi), a = period_of(scn, mid, C);
         const double m1 = a > 0.0 ? in_flight(scn, mid, T0 * a / a0) : 0.0;
-        if (ss_store_slowdown(m1, parallel) / s0 - mid >= 0.0) lo = mid;
+        if (ss_store_slowdown(m1, r1, parallel) / s0 - mid >= 0.0) lo = mid;
         else hi = mid;
     }
     const double rho = 0.5 * (lo + hi), a = period_of(scn, rho, C);

@@ -16,14 +16,16 @@ typedef struct {
     double fetch_scale, compute_scale;
 } ss_store_load;
 
-/* sigma(n) = 1 + max(0, n - 1) / parallel: how many times as long as alone a read takes
- * with n reads in flight on storage whose throughput with many reads in flight is at most
- * `parallel` times that of one read at a time (parallel > 0). */
-double ss_store_slowdown(double n, double parallel);
+/* sigma = 1 + n (readers - 1) / (readers parallel): how many times as long as alone a read
+ * takes, on average, when `readers` threads keep n reads in flight on average (a read then
+ * shares the storage with n (readers - 1) / readers others) on storage whose throughput
+ * with many reads in flight is at most `parallel` times that of one read at a time
+ * (parallel > 0; otherwise, or with fewer than 2 readers, 1). */
+double ss_store_slowdown(double n, long readers, double parallel);
 
 /* The factor rho on the storage part of every fetch of the scenario `scn` against the
  * trace `trace` (period T0 and step C from the calibration): the root of
- * rho = sigma(n1) / sigma(n0) with n0 = sum of the trace's storage parts / T0 (the reads
+ * rho = sigma(n1, M1) / sigma(n0, M0) (M: the readers, sum over GPUs of max(W, 1)) with n0 = sum of the trace's storage parts / T0 (the reads
  * in flight, by Little's law) and n1 the scenario's at the storage parts times
  * fetch_scale rho and the period T0 A(scn, rho) / A(trace, 1) (A: the steady-state
  * period). *n0 and *n1 receive the reads in flight (either may be NULL). 1 when
