@@ -80,7 +80,7 @@ static const key_def keys[] = {
      "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
     {"pipeline", "storage_parallel", K_PARALLEL, F(storage_parallel), 0, "0", 1, 1e9,
      "the storage's most throughput with many reads in flight, in reads at a time (its throughput then over "
-     "that of one read at a time): each read takes 1 + (n - 1) / this as long with n in flight, so a "
+     "that of one read at a time): with n reads always in flight each takes 1 + (n - 1) / this as long, so a "
      "scenario with more reads in flight than the trace reads slower; 0: no limit (reads never slow down)"},
     {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
      "time between taking a batch and starting the step, seconds"},

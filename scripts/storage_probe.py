@@ -101,12 +101,31 @@ def main():
     size = sum(os.path.getsize(p) for p in paths)
     if 1 not in counts:
         counts = [1] + counts
-    print("storage_probe.py: %d files, %.1f MB, from %s%s" %
-          (len(paths), size / 1e6, a.folder, " (page cache kept)" if a.cached else ""))
+    if len(counts) < 2:
+        print("storage_probe.py: one thread count (--threads %s): nothing to fit; give two or more, as 1,2,4,8,16"
+              % a.threads, file=sys.stderr)
+        return 2
+    if counts[-1] > len(paths):
+        print("storage_probe.py: %d threads would leave some without a file to read (%d files): give more files "
+              "(--files, and a folder that has them) or fewer threads" % (counts[-1], len(paths)), file=sys.stderr)
+        return 2
+    print("storage_probe.py: %d file%s, %.1f MB, from %s%s" %
+          (len(paths), "" if len(paths) == 1 else "s", size / 1e6, a.folder, " (page cache kept)" if a.cached else ""))
+    if len(paths) < 100 or size / len(paths) < 16 * 1024:
+        print("storage_probe.py: warning: %d files of %.0f KB on average: too few or too small for a steady fit; "
+              "use a folder of at least 100 of the dataset's own files" % (len(paths), size / len(paths) / 1024),
+              file=sys.stderr)
     runs = {n: [] for n in counts}
     for _ in range(a.repeat):  # in turn, so that a drift of the storage touches every count alike
         for n in counts:
             runs[n].append(one_pass(paths, n, a.cached))
+    cached_read = None
+    if not a.cached:  # one pass from the page cache: a storage that reads as fast is not reached
+        for p in paths:
+            with open(p, "rb", buffering=0) as fh:
+                while fh.read(1 << 20):
+                    pass
+        cached_read = one_pass(paths, 1, True)[0]
     print("%8s %14s %10s %12s" % ("threads", "read (ms)", "sigma", "MB/s"))
     base, points = None, []
     for n in counts:
@@ -116,10 +135,20 @@ def main():
         points.append((n, sigma))
         print("%8d %14.3f %10.2f %12.1f" % (n, mean * 1e3, sigma, size / 1e6 / wall if wall > 0 else 0.0))
     n_fit = fit_parallel(points)
+    # the same fit on each round of passes alone: how steady it is
+    rounds = [fit_parallel([(n, runs[n][r][0] / runs[counts[0]][r][0]) for n in counts]) for r in range(a.repeat)]
+    if a.repeat > 1:
+        print("fits of each round of passes alone: %s" %
+              ", ".join("%.2f" % x if x is not None else "none" for x in rounds))
+    if cached_read is not None and base is not None and base < 1.5 * cached_read:
+        print("storage_probe.py: warning: the evicted reads (%.3f ms) were about as fast as reads from the page cache "
+              "(%.3f ms): eviction had no effect here (a memory file system, or one that keeps its own cache), so "
+              "this measures memory copies, not the storage" % (base * 1e3, cached_read * 1e3), file=sys.stderr)
     if n_fit is None:
         print("reads did not slow down with more in flight: leave [pipeline] storage_parallel = 0 (no limit)")
     else:
-        print("fitted: sigma(n) = 1 + (n - 1) / %.2f  ->  [pipeline] storage_parallel = %.2f" % (n_fit, max(n_fit, 1.0)))
+        print("fitted: sigma(n) = 1 + (n - 1) / %.2f  ->  [pipeline] storage_parallel = %.2f%s"
+              % (n_fit, max(n_fit, 1.0), " (at least 1)" if n_fit < 1.0 else ""))
     return 0
 
 

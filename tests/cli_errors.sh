@@ -109,7 +109,7 @@ expect 2 "noworkers.ini:4: [scenarios] workers is set, but no model of the sweep
 [ -e "$work/out-nw" ] && fail "output written for a refused sweep" || ok
 expect 2 "--set scenarios.fetch_scale: [scenarios] fetch_scale is set" "$stallsim" run "$work/ok.ini" --set scenarios.fetch_scale=0.5
 printf '[trace]\npath = good.h5\n[pipeline]\ndelivery = 0.002\n' > "$work/nopipe.ini"
-expect 2 "nopipe.ini:4: the [pipeline] section sets the pipeline model, which is not in the sweep" \
+expect 2 "nopipe.ini:4: [pipeline] delivery is set, but the pipeline model that takes it is not in the sweep" \
   "$stallsim" run "$work/nopipe.ini" --out "$work/out-np"
 "$stallsim" run "$work/noworkers.ini" --set scenarios.model=independent,pipeline --out "$work/out-nw" --quiet && ok ||
   fail "workers with the pipeline model in the sweep"

@@ -20,6 +20,7 @@ static void test_slowdown(void **state)
     assert_float_equal(ss_store_slowdown(3.0, 3, 2), 2.0, 1e-15);   /* all 3 always reading: 1 + 2/2 */
     assert_float_equal(ss_store_slowdown(0.9, 1, 2), 1.0, 0);       /* one reader never waits for another */
     assert_float_equal(ss_store_slowdown(9.0, 9, 0), 1.0, 0);       /* no limit */
+    assert_float_equal(ss_store_slowdown(5.0, 3, 2), 2.0, 1e-15);   /* no more in flight than readers */
 }
 
 /* One GPU whose trace read 0.1 s per batch with one worker (no CPU part, gap or delivery),

@@ -351,7 +351,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                 s->cpu_pools > 1 ? ": the largest over the pools" : "");
     if (reads_col)
         fprintf(out, "reads = how many times as long as in the trace each read of a fetch takes at the row's reads in "
-                     "flight (read_stretch, storage sharing: [pipeline] storage_parallel = %g; the trace kept %.2f reads "
+                     "flight (read_stretch, storage sharing: [pipeline] storage_parallel = %g; the trace kept %.4g reads "
                      "in flight on average)\n",
                 s->storage_parallel, s->reads_trace);
     for (int j = 0; j < s->nsc; j++) {

@@ -94,6 +94,11 @@ static const char *label_of(const ss_scenario *s)
 static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *out)
 {
     ss_calib_print(cal, out);
+    if (cfg->storage_parallel > 0.0 && cal->fetch_med_gpu && !cal->no_fetch)
+        fprintf(out, "calibration: storage sharing ([pipeline] storage_parallel = %g): the trace's period T0 = %.6g s "
+                     "and step C = %.6g s (medians over the calibration rows of the slowest GPU's iteration time and "
+                     "of that minus the largest stall)\n",
+                cfg->storage_parallel, cal->period, cal->step);
     if (!cal->share) return;
     if (ss_config_cpu_sharing_on(cfg))
         fprintf(out, "calibration: CPU sharing is on ([pipeline] cpu_sharing = true): each scenario's CPU work is "
@@ -145,31 +150,44 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
 }
 
 /* A storage part of the trace's fetches below this share of the median fetch is not worth
- * a note on storage sharing */
+ * a note on storage sharing: a quarter of the fetch or more must be reads */
 #define STORAGE_NOTE_SHARE 0.25
-/* Without storage sharing (storage_parallel = 0) every read keeps its measured time: where
- * the trace's fetches are mostly storage and a pipeline scenario changes the workers (so the
- * reads in flight), says once that storage that slows down with more reads at once makes
- * such predictions wrong, and what to set. */
-static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
+/* With storage sharing on a trace of gen's, says that its reads had no storage behind them.
+ * Without storage sharing (storage_parallel = 0) every read keeps its measured time: where
+ * a quarter or more of the trace's fetches is not CPU work (the part the replay takes as reads) and a
+ * pipeline scenario changes the workers (so the reads in flight), says once that storage
+ * that slows down with more reads at once makes such predictions wrong, and what to set.
+ * Not for gen's traces (their fetches are drawn, not read). */
+static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
+                         const ss_trace_meta *m, FILE *out)
 {
-    if (cfg->storage_parallel > 0.0 || !cal->workers_gpu || !cal->fetch_med_gpu || cal->no_fetch) return;
+    /* gen's marks (as ss_trace_is_synthetic reads them, from the trace already open) */
+    const int synthetic = !strcmp(m->log_type, "synthetic") && !strncmp(m->source, "stallsim gen", 12);
+    if (cfg->storage_parallel > 0.0) {
+        if (synthetic)
+            fprintf(out, "note: the trace is one that stallsim gen made: its fetch times were drawn, with no storage "
+                         "behind them, and storage sharing ([pipeline] storage_parallel = %g) slows or speeds its "
+                         "scenarios' reads by its own rule alone (the read_stretch column)\n",
+                    cfg->storage_parallel);
+        return;
+    }
+    if (!cal->workers_gpu || !cal->fetch_med_gpu || cal->no_fetch) return;
     const ss_scenario *which = NULL;
     for (int i = 0; i < nsc && !which; i++) {
         if (!is_pipeline(&sc[i])) continue;
         for (int g = 0; g < cal->gpus && !which; g++)
             if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) which = &sc[i];
     }
-    if (!which) return;
+    if (!which || synthetic) return;
     double *v = malloc((size_t)cal->gpus * sizeof *v);
     if (!v) return;
     size_t n = 0;
-    const double *q = cal->share ? cal->share->fetch_wait : NULL;
+    int known = 0;
     for (int g = 0; g < cal->gpus; g++) {
-        const double f = cal->fetch_med_gpu[g];
+        const double f = cal->fetch_med_gpu[g], c = ssp_trace_cpu_part(&which->pipe, g);
+        known |= c > 0.0;
         if (!(f > 0.0)) continue;
-        double part = f - (cal->fetch_cpu_gpu ? cal->fetch_cpu_gpu[g] : 0.0) - (q ? q[g] : 0.0);
-        v[n++] = part > 0.0 ? part / f : 0.0;
+        v[n++] = f > c ? (f - c) / f : 0.0;
     }
     double share = 0.0;
     if (n > 0) {
@@ -178,14 +196,17 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
     }
     free(v);
     if (share < STORAGE_NOTE_SHARE) return;
-    fprintf(out, "note: %.0f %% of the trace's median fetch is not CPU work (%s): reads, or waits for them; every "
-                 "scenario keeps them at their measured times, so on storage that slows down with more reads at "
-                 "once (a disk, a busy shared file system) scenarios with more workers than the trace, such as %s, "
-                 "are optimistic and those with fewer pessimistic (fewer workers from a real 2-worker trace on a "
-                 "local disk: +10 to +46 %%): set [pipeline] storage_parallel (scripts/storage_probe.py measures it "
-                 "on the dataset's files); leave it 0 for storage that does not slow down\n",
-            100.0 * share, cal->fetch_cpu_gpu ? "its recorded CPU time and waits for a core left out" : "the trace "
-            "records no CPU time of its fetches", label_of(which));
+    fprintf(out, "note: %.0f %% of the trace's median fetch is %s; the scenarios replay it at its measured time "
+                 "(times fetch_scale), so on storage that slows down with more reads at once (a disk, a busy shared "
+                 "file system) scenarios with other worker counts than the trace, such as %s, are off: more workers "
+                 "optimistic, fewer pessimistic (fewer workers from a real 2-worker trace on a local disk: +10 to "
+                 "+46 %%): set [pipeline] storage_parallel (scripts/storage_probe.py measures it on the dataset's "
+                 "files); leave it 0 for storage that does not slow down\n",
+            100.0 * share,
+            known ? "not its CPU part (recorded CPU time and wait for a core, or [pipeline] fetch_cpu): reads, or "
+                    "waits for them"
+                  : "taken as reads, as the trace records no CPU time of its fetches ([pipeline] fetch_cpu sets one)",
+            label_of(which));
 }
 
 /* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
@@ -562,7 +583,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_startup(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_storage(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
+            note_storage(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {

@@ -75,9 +75,10 @@ static ss_status check_unused(const ss_config *c)
     for (int m = 0; m < SS_NMODELS; m++) {
         const char *name = ss_model_get((ss_model)m)->name;
         if (ss_config_changed(c, name, NULL) && !in_sweep(c, (ss_model)m))
-            return ss_fail(SS_ECONFIG, "%s: the [%s] section sets the %s model, which is not in the sweep: add it to "
+            return ss_fail(SS_ECONFIG, "%s: [%s] %s is set, but the %s model that takes it is not in the sweep: add it to "
                            "[scenarios] model (model = %s), or leave [%s] out",
-                           ss_config_origin(c, name, ss_config_changed_key(c, name)), name, name, name, name);
+                           ss_config_origin(c, name, ss_config_changed_key(c, name)), name,
+                           ss_config_changed_key(c, name), name, name, name);
     }
     return SS_OK;
 }

@@ -1020,9 +1020,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     return rc;
 }
 
-/* GPU g's CPU part of a fetch as the trace ran it: with CPU sharing its wall time (c + q,
- * or c s0), else the configured or recorded CPU part (MODELS-pipeline.md, "Inputs per row") */
-static double trace_cpu_part(const ssp_params *q, int g)
+double ssp_trace_cpu_part(const ssp_params *q, int g)
 {
     const ss_share *sh = q->share;
     if (sh) return ss_share_cpu_wall(sh, g, sh->fetch_cpu[g], sh->fetch_wait ? sh->fetch_wait[g] : 0.0);
@@ -1052,7 +1050,7 @@ static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, 
     double *tcpu = v, *scpu = v + G, *sfm = v + 2 * G, *gap = v + 3 * G, *deliv = v + 4 * G, *scratch = v + 5 * G;
     for (int g = 0; g < gpus; g++) {
         const ssp_loader l = ssp_loader_of(p, g);
-        tcpu[g] = trace_cpu_part(q, g);
+        tcpu[g] = ssp_trace_cpu_part(q, g);
         W[g] = l.workers;
         gap[g] = l.worker_gap;
         deliv[g] = l.delivery;

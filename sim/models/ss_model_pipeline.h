@@ -111,6 +111,11 @@ typedef struct {
     double *ratio, ratio_median; /* CPU sharing: [gpus] s1 / s0 per GPU (NULL: 1), their median */
 } ssp_state;
 
+/* GPU g's CPU part of a fetch as the trace ran it, under the resolved settings q (not
+ * healed): with CPU sharing its wall time (c + q measured, or c s0), else the configured or
+ * recorded CPU part (MODELS-pipeline.md, "Inputs per row"); 0 where none is known. */
+double ssp_trace_cpu_part(const ssp_params *q, int g);
+
 /* GPU g's settings under p (the per-GPU arrays when given). */
 ssp_loader ssp_loader_of(const ssp_params *p, int g);
 

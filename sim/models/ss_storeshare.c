@@ -11,7 +11,8 @@
 double ss_store_slowdown(double n, long readers, double parallel)
 {
     if (!(n > 0.0) || readers < 2 || !(parallel > 0.0)) return 1.0;
-    return 1.0 + n * (double)(readers - 1) / ((double)readers * parallel);
+    const double m = (double)readers, busy = n < m ? n : m; /* a reader has one read in flight at most */
+    return 1.0 + busy * (m - 1.0) / (m * parallel);
 }
 
 /* The threads that read: each GPU's workers, or its training process where it loads
@@ -79,6 +80,7 @@ double ss_store_factor(const ss_store_load *trace, const ss_store_load *scn, dou
         else hi = mid;
     }
     const double rho = 0.5 * (lo + hi), a = period_of(scn, rho, C);
+    if (!isfinite(rho)) return 1.0; /* (infinite fetch times) */
     if (n1) *n1 = a > 0.0 ? in_flight(scn, rho, T0 * a / a0) : 0.0;
     return rho;
 }

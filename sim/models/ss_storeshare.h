@@ -16,9 +16,9 @@ typedef struct {
     double fetch_scale, compute_scale;
 } ss_store_load;
 
-/* sigma = 1 + n (readers - 1) / (readers parallel): how many times as long as alone a read
- * takes, on average, when `readers` threads keep n reads in flight on average (a read then
- * shares the storage with n (readers - 1) / readers others) on storage whose throughput
+/* sigma = 1 + n (readers - 1) / (readers parallel), n at most `readers`: how many times as
+ * long as alone a read takes, on average, when `readers` threads keep n reads in flight on
+ * average (a read then shares the storage with n (readers - 1) / readers others) on storage whose throughput
  * with many reads in flight is at most `parallel` times that of one read at a time
  * (parallel > 0; otherwise, or with fewer than 2 readers, 1). */
 double ss_store_slowdown(double n, long readers, double parallel);
