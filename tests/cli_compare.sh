@@ -250,4 +250,35 @@ for r, h in zip(rows, t):
             assert float(v) == float(x), (k, v, x)
 PY
 
+# --match: each real run beside the prediction of its recorded loader. Generated traces of
+# 1, 2 and 8 workers (the same fetch times), a sweep from the 1-worker one with workers 1,
+# 2, 4 and one scaled row: the 1- and 2-worker runs are set beside the plain W=1 and W=2
+# rows (the scaled one is not taken), with their numbers and errors; the 8-worker run has
+# no prediction; the mean over the matched ones
+for w in 1 2 8; do
+  "$stallsim" gen -o "$work/m$w.h5" --gpus 2 --iterations 200 --workers $w --seed 4 >/dev/null || fail "gen m$w"
+done
+printf '[trace]\npath = m1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\nfetch_scale = 1, 0.5\n' > "$work/m.ini"
+"$stallsim" run "$work/m.ini" --out "$work/mres" --quiet || fail "run m"
+"$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match > "$work/match.txt" || fail "compare --match"
+"$stallsim" compare "$work/m2.h5" "$work/m1.h5" --csv "$work/mreal.csv" >/dev/null || fail "compare real means"
+$py - "$work/match.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match: $(cat "$work/match.txt")"
+import csv, sys
+text = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")[1].splitlines()
+pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}
+real = {r["source"].split("/")[-1]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))}
+lines = {l.split()[0]: l for l in text if l.startswith("m")}
+errs = []
+for name, w in (("m1.h5", 1), ("m2.h5", 2)):
+    p = pred["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+    e = 100 * (p / real[name] - 1)
+    want = "%.4f %10.4f %+7.1f%%  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, w)
+    assert want in lines[name], (want, lines[name])
+    errs.append(abs(e))
+assert "W=8 P=2" in lines["m8.h5"] and "no such prediction among the inputs" in lines["m8.h5"], lines["m8.h5"]
+mean = [l for l in text if l.startswith("mean |error| over the 2 matched real runs: ")]
+assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
+PY
+"$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
+
 finish

@@ -21,7 +21,7 @@
 #include "ss_trace.h"
 
 static const char compare_usage[] =
-    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E]\n"
+    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
     "\n"
     "Puts measured runs and predictions side by side. Each argument is a results folder\n"
     "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
@@ -34,6 +34,10 @@ static const char compare_usage[] =
     "  --warmup N     warmup_iterations for traces (11)\n"
     "  --threshold S  effective_delay_threshold for traces, seconds (0.030)\n"
     "  --epoch E      summarise only epoch E of traces (all)\n"
+    "  --match        also set each trace (a real run) beside the pipeline prediction of its\n"
+    "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
+    "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
+    "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`\n"
     "\n"
     "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
     "and the trace measured after it; the last rows then show the prediction error. To read\n"
@@ -44,6 +48,9 @@ typedef struct {
     char source[256];
     ss_results_row r;
     int trace; /* the measured run of a trace (not a results folder's row) */
+    /* a trace's recorded loader: its workers (the same on every GPU) and prefetch factor;
+     * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
+    int workers, prefetch;
 } cmp_row;
 
 typedef struct {
@@ -63,12 +70,14 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     }
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
     t->v[t->n].trace = 0;
+    t->v[t->n].workers = t->v[t->n].prefetch = -1;
     t->v[t->n++].r = *r;
     return SS_OK;
 }
 
 /* The measured run of a trace, summarised as `run` would. */
-static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus)
+static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,
+                                 int *workers, int *prefetch)
 {
     ss_comm self;
     ss_comm_self(&self);
@@ -87,6 +96,13 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     /* a trace that records its CPU times: the measured run's cpu_load_pct, which needs
      * each GPU's worker count (the calibration's) */
     const ss_trace_meta *m = st == SS_OK ? ss_trace_meta_of(t) : NULL;
+    *workers = *prefetch = -1;
+    if (m && m->loader_workers && m->gpus > 0) {
+        *workers = m->loader_workers[0];
+        for (int g = 1; g < m->gpus; g++)
+            if (m->loader_workers[g] != *workers) *workers = -2;
+    }
+    if (m && m->prefetch_factor >= 1 && m->prefetch_factor <= SS_MAX_PREFETCH) *prefetch = (int)m->prefetch_factor;
     if (st == SS_OK && ss_trace_meta_has_cpu(m)) {
         ss_calib cal;
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
@@ -208,9 +224,12 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     ss_status st;
     if (ss_trace_is_trace(path)) {
         ss_results_row row;
-        if ((st = summarise_trace(path, opts, &row, &gpus)) != SS_OK) return st;
+        int w, p;
+        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p)) != SS_OK) return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
         t->v[t->n - 1].trace = 1;
+        t->v[t->n - 1].workers = w;
+        t->v[t->n - 1].prefetch = p;
     } else {
         ss_results_row *rows;
         int n;
@@ -559,12 +578,87 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     return ss_atomic_commit(tmp, path);
 }
 
+/* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
+ * is the plain prediction of a loader of w workers and prefetch p (p < 1: any): no
+ * alignment, scale or heal */
+static int label_matches(const char *label, int w, int p)
+{
+    char want_w[32], want_p[32];
+    snprintf(want_w, sizeof want_w, " W=%d ", w);
+    if (w == 0) snprintf(want_p, sizeof want_p, " P=- ");
+    else if (p >= 1) snprintf(want_p, sizeof want_p, " P=%d ", p);
+    else snprintf(want_p, sizeof want_p, " P=");
+    char lab[SS_NAME_MAX + 2];
+    snprintf(lab, sizeof lab, "%s ", label);
+    return !strncmp(lab, "pipe f=none s=none ", 19) && strstr(lab, want_w) && strstr(lab, want_p) &&
+           strstr(lab, " fs=1 ") && strstr(lab, " cs=1 ") && !strstr(lab, " heal=");
+}
+
+/* --match: each trace beside the prediction of its recorded loader (label_matches), the
+ * error of the mean iteration time, and the mean |error| */
+static void print_matches(const cmp_table *t, FILE *out)
+{
+    int it = -1, nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if (!strcmp(cols[k].name, "iter_time_mean")) it = k;
+    if (it < 0) return;
+    int wsrc = 8, ntr = 0, matched = 0;
+    double sum = 0.0;
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].trace) {
+            int l = (int)strlen(shown_source(t, i));
+            wsrc = l > wsrc ? l : wsrc;
+            ntr++;
+        }
+    if (ntr == 0) {
+        fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
+        return;
+    }
+    fprintf(out, "\neach real run beside the prediction of its recorded loader (pipeline rows without alignment, "
+                 "fetch_scale, compute_scale or heal), mean iteration time:\n");
+    fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (!r->trace) continue;
+        char loader[32];
+        if (r->workers == -1) snprintf(loader, sizeof loader, "-");
+        else if (r->workers == -2) snprintf(loader, sizeof loader, "per GPU");
+        else if (r->workers == 0) snprintf(loader, sizeof loader, "W=0");
+        else if (r->prefetch >= 1) snprintf(loader, sizeof loader, "W=%d P=%d", r->workers, r->prefetch);
+        else snprintf(loader, sizeof loader, "W=%d", r->workers);
+        int hit = -1, more = 0;
+        for (int j = 0; r->workers >= 0 && j < t->n; j++)
+            if (!t->v[j].trace && label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
+                if (hit < 0) hit = j;
+                else more++;
+            }
+        if (hit < 0) {
+            fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, shown_source(t, i), loader, r->r.num[it], "-", "-",
+                    r->workers == -1   ? "the trace records no loader settings"
+                    : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
+                                       : "no such prediction among the inputs");
+            continue;
+        }
+        const double e = pct(t->v[hit].r.num[it], r->r.num[it]);
+        sum += fabs(e);
+        matched++;
+        char more_txt[48] = "";
+        if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+        fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, shown_source(t, i), loader, r->r.num[it],
+                t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2], more_txt);
+    }
+    if (matched > 0)
+        fprintf(out, "mean |error| over the %d matched real run%s: %.1f %%\n", matched, matched == 1 ? "" : "s",
+                sum / matched);
+}
+
 static int compare_main(int argc, char **argv)
 {
     ss_config opts;
     ss_config_defaults(&opts);
     const char *csv = NULL;
-    int explicit_[3] = {0, 0, 0};
+    int explicit_[3] = {0, 0, 0}, match = 0;
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
@@ -574,6 +668,10 @@ static int compare_main(int argc, char **argv)
             fputs(compare_usage, stdout);
             free(inputs);
             return 0;
+        }
+        if (!strcmp(a, "--match")) {
+            match = 1;
+            continue;
         }
         if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
             if (i + 1 >= argc) {
@@ -614,6 +712,7 @@ static int compare_main(int argc, char **argv)
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         print_table(&t, stdout);
+        if (match) print_matches(&t, stdout);
         if (csv) st = write_csv(&t, csv);
     }
     free(t.v);

@@ -22,7 +22,7 @@ static const char usage[] =
     "  info TRACE.h5 [--warmup N]\n"
     "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
-    "  compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E]\n"
+    "  compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
     "                          measured traces and sweep results side by side, with differences\n"
     "  --help, --version       this text, the version\n"
     "\n"
