@@ -2,8 +2,8 @@
 """storage_probe.py - measures how a storage's reads slow down with more of them in flight,
 for the pipeline model's storage sharing ([pipeline] storage_parallel, README and
 sim/models/MODELS-pipeline.md): reads the files of FOLDER (a sample of the training set's own
-files) with 1, 2, 4, ... threads, and prints each read's mean time, its slowdown sigma(n)
-against one thread, the throughput, and N fitted to sigma(n) = 1 + (n - 1) / N by least
+files) with 1, 2, 4, ... processes reading at once (as DataLoader workers do), and prints
+each read's mean time, its slowdown sigma(n) against one reader, the throughput, and N fitted to sigma(n) = 1 + (n - 1) / N by least
 squares through sigma(1) = 1. Standard library only.
 
 On Linux each file is evicted from the page cache before it is read
@@ -11,9 +11,9 @@ On Linux each file is evicted from the page cache before it is read
 first epoch's would; files the cache cannot drop (some network file systems) read from
 memory and show no slowdown, so use files the job has not read recently there."""
 import argparse
+import multiprocessing
 import os
 import sys
-import threading
 import time
 
 
@@ -30,31 +30,37 @@ def evict(path):
         os.close(fd)
 
 
-def read_all(paths, times, lock):
-    mine = []
+def read_all(paths, start, out):
+    """one reader process (as a DataLoader worker is): waits for the others, reads its files,
+    sends back the sum of its read times, their count and when it finished"""
+    start.wait()
+    total = 0.0
     for p in paths:
         t = time.perf_counter()
         with open(p, "rb", buffering=0) as fh:
             while fh.read(1 << 20):
                 pass
-        mine.append(time.perf_counter() - t)
-    with lock:
-        times.extend(mine)
+        total += time.perf_counter() - t
+    out.put((total, len(paths), time.perf_counter()))
 
 
-def one_pass(paths, threads, cached):
+def one_pass(paths, readers, cached):
+    """(mean read time, wall time) of `readers` processes reading paths at once"""
     if not cached:
         for p in paths:
             evict(p)
-    times, lock = [], threading.Lock()
-    work = [threading.Thread(target=read_all, args=(paths[i::threads], times, lock)) for i in range(threads)]
-    t0 = time.perf_counter()
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    start, out = ctx.Barrier(readers + 1), ctx.Queue()
+    work = [ctx.Process(target=read_all, args=(paths[i::readers], start, out)) for i in range(readers)]
     for w in work:
         w.start()
+    start.wait()
+    t0 = time.perf_counter()
+    got = [out.get() for _ in work]
     for w in work:
         w.join()
-    wall = time.perf_counter() - t0
-    return sum(times) / len(times), wall
+    wall = max(g[2] for g in got) - t0
+    return sum(g[0] for g in got) / sum(g[1] for g in got), wall
 
 
 def fit_parallel(points):
@@ -71,10 +77,11 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="a folder of the dataset's files (read recursively)")
     ap.add_argument("--threads", default="1,2,4,8,16",
-                    help="the reads in flight to measure, comma-separated (default 1,2,4,8,16)")
+                    help="the readers (processes reading at once: the reads in flight) to measure, comma-separated "
+                         "(default 1,2,4,8,16)")
     ap.add_argument("--files", type=int, default=400, help="files read per measurement (default 400)")
     ap.add_argument("--repeat", type=int, default=3,
-                    help="passes per thread count, taken in turn (1, 2, 4, ..., 1, 2, 4, ...); the median counts (default 3)")
+                    help="passes per count of readers, taken in turn (1, 2, 4, ..., 1, 2, 4, ...); the median counts (default 3)")
     ap.add_argument("--cached", action="store_true", help="do not evict the files from the page cache")
     a = ap.parse_args()
     try:
@@ -102,12 +109,12 @@ def main():
     if 1 not in counts:
         counts = [1] + counts
     if len(counts) < 2:
-        print("storage_probe.py: one thread count (--threads %s): nothing to fit; give two or more, as 1,2,4,8,16"
+        print("storage_probe.py: one count of readers (--threads %s): nothing to fit; give two or more, as 1,2,4,8,16"
               % a.threads, file=sys.stderr)
         return 2
     if counts[-1] > len(paths):
-        print("storage_probe.py: %d threads would leave some without a file to read (%d files): give more files "
-              "(--files, and a folder that has them) or fewer threads" % (counts[-1], len(paths)), file=sys.stderr)
+        print("storage_probe.py: %d readers would leave some without a file to read (%d files): give more files "
+              "(--files, and a folder that has them) or fewer readers (--threads)" % (counts[-1], len(paths)), file=sys.stderr)
         return 2
     print("storage_probe.py: %d file%s, %.1f MB, from %s%s" %
           (len(paths), "" if len(paths) == 1 else "s", size / 1e6, a.folder, " (page cache kept)" if a.cached else ""))
@@ -126,7 +133,7 @@ def main():
                 while fh.read(1 << 20):
                     pass
         cached_read = one_pass(paths, 1, True)[0]
-    print("%8s %14s %10s %12s" % ("threads", "read (ms)", "sigma", "MB/s"))
+    print("%8s %14s %10s %12s" % ("readers", "read (ms)", "sigma", "MB/s"))
     base, points = None, []
     for n in counts:
         mean, wall = sorted(runs[n])[len(runs[n]) // 2]  # the median pass by read time

@@ -64,10 +64,11 @@
 #
 # REAL DISK (--disk): datasets/pytorch-disk (a new user's 2 ranks whose loaders read real
 # files from the local disk, each evicted from the page cache after it is read: 256 KB files,
-# batch 48, and 1 MB files, batch 8, mb-*; workers 0, 1, 2, 4, 8, every point twice): from
-# each 1- and 2-worker run (and mb-w4-a) every worker count, without storage sharing
-# ([pipeline] storage_parallel = 0) and with it (storage_parallel = 2, this VM's disk as
-# scripts/storage_probe.py measures it); errors against the mean of each point's two runs.
+# batch 48; 1 MB files, batch 8, mb-*; 16 KB files, batch 64, sm-*; workers 0, 1, 2, 4, 8,
+# every point twice): from each 1- and 2-worker run (and the 4-worker mb- and sm- runs) every
+# worker count, without storage sharing ([pipeline] storage_parallel = 0) and with it
+# (storage_parallel = 2, or 4 for the 16 KB files: this VM's disk as scripts/storage_probe.py
+# measures it); errors against the mean of each point's two runs.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
@@ -192,13 +193,14 @@ if [ $disk -eq 1 ]; then
   [ -x "$stallsim" ] || "$here/scripts/setup.sh"
   make_work
   echo "Real disk (datasets/pytorch-disk; warm-up $warmup): error of the predicted mean iteration time against the mean of each point's two real runs"
-  for b in w1-a w1-b w2-a w2-b mb-w1-a mb-w1-b mb-w2-a mb-w2-b mb-w4-a; do
-    for n in 0 2; do
+  for b in w1-a w1-b w2-a w2-b mb-w1-a mb-w1-b mb-w2-a mb-w2-b mb-w4-a sm-w1-a sm-w1-b sm-w2-a sm-w2-b sm-w4-a; do
+    case $b in sm-*) on=4 ;; *) on=2 ;; esac
+    for n in 0 $on; do
       scenario_ini "$work/$b-$n.ini" "$d/$b.h5" "$warmup" "model = pipeline\nworkers = 0, 1, 2, 4, 8\n[pipeline]\nstorage_parallel = $n"
       "$stallsim" run "$work/$b-$n.ini" --quiet
     done
   done
-  for p in "" mb-; do for w in 0 1 2 4 8; do for r in a b; do
+  for p in "" mb- sm-; do for w in 0 1 2 4 8; do for r in a b; do
     "$stallsim" compare "$d/${p}w$w-$r.h5" --warmup "$warmup" --csv "$work/real-${p}w$w-$r.csv" >/dev/null
   done; done; done
   $py - "$work" <<'PY'
@@ -206,13 +208,14 @@ import csv, os, sys
 work = sys.argv[1]
 def mean_of(name):
     return float(next(csv.DictReader(open(os.path.join(work, "real-%s.csv" % name))))["iter_time_mean"])
-for pre, title in (("", "256 KB files, batch 48"), ("mb-", "1 MB files, batch 8")):
+for pre, title, on in (("", "256 KB files, batch 48", 2), ("mb-", "1 MB files, batch 8", 2),
+                       ("sm-", "16 KB files, batch 64 (the loaders' CPU sets the pace; storage_probe.py: N = 4)", 4)):
     real = {w: [mean_of("%sw%d-%s" % (pre, w, r)) for r in "ab"] for w in (0, 1, 2, 4, 8)}
     print("%s: real s (two runs) %s" % (title, ", ".join("W=%d %.4f/%.4f" % (w, v[0], v[1]) for w, v in real.items())))
     print("  %-10s %-15s %s" % ("base", "storage_parallel", "  ".join("%11s" % ("W=%d" % w) for w in real)) + "  mean |error|")
-    total = {0: [], 2: []}
+    total = {0: [], on: []}
     for base in ("w1-a", "w1-b", "w2-a", "w2-b") + (("w4-a",) if pre else ()):
-        for n in (0, 2):
+        for n in (0, on):
             rows = [x for x in csv.DictReader(open(os.path.join(work, "%s%s-%d" % (pre, base, n), "summary.csv")))
                     if x["model"] == "pipeline"]
             cells, errs = [], []
@@ -225,8 +228,8 @@ for pre, title in (("", "256 KB files, batch 48"), ("mb-", "1 MB files, batch 8"
                     errs.append(abs(e))
             total[n] += errs
             print("  %-10s %-15d %s  %5.1f %%" % (pre + base, n, "  ".join(cells), sum(errs) / len(errs)))
-    print("  over the bases: %.1f %% without storage sharing, %.1f %% with storage_parallel = 2 (* the base's own setting, left out)"
-          % (sum(total[0]) / len(total[0]), sum(total[2]) / len(total[2])))
+    print("  over the bases: %.1f %% without storage sharing, %.1f %% with storage_parallel = %d (* the base's own setting, left out)"
+          % (sum(total[0]) / len(total[0]), sum(total[on]) / len(total[on]), on))
 PY
   exit 0
 fi

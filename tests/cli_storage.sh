@@ -68,9 +68,9 @@ for i in range(120):
     with open(os.path.join(sys.argv[1], "f%03d" % i), "wb") as fh:
         fh.write(os.urandom(32 * 1024))
 PY
-$py "$probe" "$work/files" --threads 1 >/dev/null 2>"$work/p1.err"; [ $? -eq 2 ] && grep -q "nothing to fit" "$work/p1.err" && ok ||
+$py "$probe" "$work/files" --threads 1 >/dev/null 2>"$work/p1.err"; [ $? -eq 2 ] && grep -q "one count of readers (--threads 1): nothing to fit" "$work/p1.err" && ok ||
   fail "probe, one thread count: $(cat "$work/p1.err")"
-$py "$probe" "$work/files" --threads 1,200 >/dev/null 2>"$work/p2.err"; [ $? -eq 2 ] && grep -q "200 threads would leave some" "$work/p2.err" && ok ||
+$py "$probe" "$work/files" --threads 1,200 >/dev/null 2>"$work/p2.err"; [ $? -eq 2 ] && grep -q "200 readers would leave some" "$work/p2.err" && ok ||
   fail "probe, more threads than files: $(cat "$work/p2.err")"
 $py "$probe" "$work/nothere" >/dev/null 2>"$work/p3.err"; [ $? -eq 1 ] && grep -q "not a folder" "$work/p3.err" && ok ||
   fail "probe, no folder: $(cat "$work/p3.err")"
