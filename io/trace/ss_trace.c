@@ -123,6 +123,14 @@ void ss_trace_meta_init(ss_trace_meta *m)
 int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_times, "absent") != 0; }
 int ss_trace_meta_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
 
+/* gen's two marks (ss_trace_meta_is_synthetic) */
+static int synthetic_marks(const char *log_type, const char *source)
+{
+    return !strcmp(log_type, "synthetic") && !strncmp(source, "stallsim gen", 12);
+}
+
+int ss_trace_meta_is_synthetic(const ss_trace_meta *m) { return synthetic_marks(m->log_type, m->source); }
+
 size_t ss_slab_row_bytes(int gpus)
 {
     return sizeof(int32_t) + sizeof(int64_t) + ((size_t)DS_NF64 * (size_t)gpus + 2 + SS_SLAB_NEX) * sizeof(double);
@@ -529,11 +537,9 @@ int ss_trace_is_synthetic(const char *path)
     hid_t f = open_unlocked(path);
     if (f < 0) return 0;
     char type[64] = "", src[32] = "";
-    /* a trace (its schema), with both marks gen writes: an importer takes log_type from a
-     * file's name */
+    /* a trace (its schema), with both marks gen writes */
     int yes = H5Aexists(f, "schema") > 0 && ss_h5_attr_read_string(f, "log_type", type, sizeof type) == 0 &&
-              !strcmp(type, "synthetic") && ss_h5_attr_read_string(f, "source", src, sizeof src) == 0 &&
-              !strncmp(src, "stallsim gen", 12);
+              ss_h5_attr_read_string(f, "source", src, sizeof src) == 0 && synthetic_marks(type, src);
     H5Fclose(f);
     return yes;
 }

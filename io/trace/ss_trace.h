@@ -83,6 +83,10 @@ int ss_trace_meta_has_fetch(const ss_trace_meta *m);
  * (/fetch_cpu_time, /loop_cpu_time, /cpu_pool with /cpu_pool_cores: recorder format 2). */
 int ss_trace_meta_has_cpu(const ss_trace_meta *m);
 
+/* 1 when the attributes carry both marks `gen` writes: log_type = "synthetic" and a source
+ * that begins "stallsim gen" (an importer takes log_type from a file's name) */
+int ss_trace_meta_is_synthetic(const ss_trace_meta *m);
+
 /* Rows [row0, row0 + n) of the timeline, row-major [n][gpus] for the per-GPU series. */
 typedef struct {
     long row0, n, cap;

@@ -161,8 +161,7 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
 static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
                          const ss_trace_meta *m, FILE *out)
 {
-    /* gen's marks (as ss_trace_is_synthetic reads them, from the trace already open) */
-    const int synthetic = !strcmp(m->log_type, "synthetic") && !strncmp(m->source, "stallsim gen", 12);
+    const int synthetic = ss_trace_meta_is_synthetic(m);
     if (cfg->storage_parallel > 0.0) {
         if (synthetic)
             fprintf(out, "note: the trace is one that stallsim gen made: its fetch times were drawn, with no storage "

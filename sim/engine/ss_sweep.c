@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {
     double j, block;
     double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
-    double reads[2];    /* the model's ss_model_ops.read_stretch, or NaN */
+    double reads[2];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in flight; or NaN */
     ss_partial p;
 } record;
 

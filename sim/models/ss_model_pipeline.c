@@ -874,8 +874,8 @@ typedef struct {
     double *cg; /* with recorded fetch CPU parts and a healed GPU: the healed one's is the others' median */
     double cpu_stretch; /* CPU sharing: the largest s1 over the pools (s0 where the load is the
                          * trace's), NaN without it */
-    double reads[2]; /* storage sharing: the factor on the scenario's reads and the reads the
-                      * trace kept in flight (NaN without it) */
+    double read_factor, reads_trace; /* storage sharing: the factor on the scenario's reads and
+                                      * the reads the trace kept in flight (NaN without it) */
     double *share_buf; /* CPU sharing: [10][gpus] the CPU parts' wall times, s1 / s0, the loaders,
                         * fetches and waits for the solve, and the first window's waits and
                         * CPU parts (share_init) */
@@ -1060,10 +1060,10 @@ static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, 
     ss_copy_healed(sfm, p->trace_fetch_med, gpus, &s->heal, scratch);
     const ss_store_load trace = {gpus, tw, p->trace_gap_gpu, p->trace_delivery_gpu, tcpu, p->trace_fetch_med, 1.0, 1.0};
     const ss_store_load scn = {gpus, W, gap, deliv, scpu, sfm, s->fetch_scale, s->compute_scale};
-    const double rho = ss_store_factor(&trace, &scn, p->storage_parallel, p->trace_period, p->trace_step,
-                                       &st->reads[1], NULL);
-    st->reads[0] = own ? 1.0 : rho;
-    if (!own) p->fetch_scale = s->fetch_scale * rho;
+    st->reads_trace = ss_store_in_flight(&trace, p->trace_period);
+    st->read_factor = own ? 1.0 : ss_store_factor(&trace, &scn, p->storage_parallel, p->trace_period, p->trace_step,
+                                                  NULL, NULL);
+    p->fetch_scale = s->fetch_scale * st->read_factor;
     free(v);
     free(W);
     return SS_OK;
@@ -1114,7 +1114,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     st->heal = s->heal_gpu;
     st->heals = s->heal;
     st->cpu_stretch = NAN;
-    st->reads[0] = st->reads[1] = NAN;
+    st->read_factor = st->reads_trace = NAN;
     ssp_params p = s->pipe;
     ss_status rc = SS_OK;
     const ssp_params *q = &s->pipe;
@@ -1191,8 +1191,8 @@ static double pipe_cpu_stretch(const void *state) { return ((const pipe_state *)
 
 static void pipe_read_stretch(const void *state, double out[2])
 {
-    out[0] = ((const pipe_state *)state)->reads[0];
-    out[1] = ((const pipe_state *)state)->reads[1];
+    out[0] = ((const pipe_state *)state)->read_factor;
+    out[1] = ((const pipe_state *)state)->reads_trace;
 }
 
 static void pipe_free(void *state)

@@ -52,14 +52,16 @@ static double period_of(const ss_store_load *l, double rho, double C)
     return a;
 }
 
-/* The reads in flight at period T: the storage time per batch over the period, summed
- * over GPUs (Little's law) */
+/* The reads in flight at period T with the storage parts times fetch_scale rho: the storage
+ * time per batch over the period, summed over GPUs (Little's law) */
 static double in_flight(const ss_store_load *l, double rho, double T)
 {
     double n = 0.0;
     for (int g = 0; g < l->gpus; g++) n += l->fetch_scale * rho * storage_of(l, g);
     return T > 0.0 ? n / T : 0.0;
 }
+
+double ss_store_in_flight(const ss_store_load *l, double T) { return in_flight(l, 1.0, T); }
 
 double ss_store_factor(const ss_store_load *trace, const ss_store_load *scn, double parallel, double T0, double C,
                        double *n0, double *n1)

@@ -23,6 +23,10 @@ typedef struct {
  * (parallel > 0; otherwise, or with fewer than 2 readers, 1). */
 double ss_store_slowdown(double n, long readers, double parallel);
 
+/* The reads the load keeps in flight on average at period T: the sum over GPUs of
+ * fetch_scale (f~ - c~)+ / T (Little's law) */
+double ss_store_in_flight(const ss_store_load *l, double T);
+
 /* The factor rho on the storage part of every fetch of the scenario `scn` against the
  * trace `trace` (period T0 and step C from the calibration): the root of
  * rho = sigma(n1, M1) / sigma(n0, M0) (M: the readers, sum over GPUs of max(W, 1)) with n0 = sum of the trace's storage parts / T0 (the reads
