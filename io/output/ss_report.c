@@ -225,8 +225,9 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         if (ahead)
             fprintf(out, "  (loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
                          "prediction rests on the trace's steps and deliveries, which grow with the load; on the real runs "
-                         "checked, such predictions were 4%% optimistic on average on the idle grids and up to 13%%, up to "
-                         "9%% pessimistic elsewhere, and real runs of one such setting differ by 7-10%%: check one real run "
+                         "checked, such predictions were 4%% optimistic on average on the idle grids and up to 13%%, but up "
+                         "to 17%% pessimistic where they kept the cores about 80%% busy (cpu%%), and real runs of one such "
+                         "setting differ by 7-10%%: check one real run "
                          "before acting; datasets/VALIDATION.md)\n");
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
