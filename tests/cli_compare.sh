@@ -281,4 +281,43 @@ assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
 PY
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
 
+# --spread: one scenario file run on three base runs of one setting (generated traces with
+# other seeds: other fetch times) and a fourth sweep with one more scenario; each scenario
+# held by two or more folders gives the least and largest mean iteration time of the
+# summary.csv files and (largest - least) / their mean; the scenario only one folder holds
+# is left out and said so; the median and the largest spread over the predictions
+for k in 1 2 3; do
+  "$stallsim" gen -o "$work/s$k.h5" --gpus 2 --iterations 200 --workers 2 --seed $((10 + k)) >/dev/null || fail "gen s$k"
+  printf '[trace]\npath = s%d.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\n' $k > "$work/s$k.ini"
+  "$stallsim" run "$work/s$k.ini" --out "$work/sres$k" --quiet || fail "run s$k"
+done
+printf '[trace]\npath = s1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 8\n' > "$work/s4.ini"
+"$stallsim" run "$work/s4.ini" --out "$work/sres4" --quiet || fail "run s4"
+"$stallsim" compare "$work/sres1" "$work/sres2" "$work/sres3" "$work/sres4" --spread > "$work/spread.txt" || fail "compare --spread"
+$py - "$work/spread.txt" "$work"/sres{1,2,3,4}/summary.csv <<'PY' && ok || fail "compare --spread: $(cat "$work/spread.txt")"
+import csv, statistics, sys
+text = open(sys.argv[1]).read().split("the same scenarios from 4 results folders")[1].splitlines()
+runs = [{r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(p))} for p in sys.argv[2:]]
+labels = ["measured"] + ["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w for w in (1, 2, 4)]
+spreads = {}
+for lab in labels:
+    v = [r[lab] for r in runs if lab in r]
+    sp = 100 * (max(v) - min(v)) / (sum(v) / len(v))
+    name = lab + (" (the base runs)" if lab == "measured" else "")
+    line = [l for l in text if l.startswith(name + " ")]
+    want = "%4d %10.4f %10.4f %7.1f%%" % (len(v), min(v), max(v), sp)
+    assert len(line) == 1 and line[0].endswith(want), (lab, line, want)
+    if lab != "measured":
+        spreads[lab] = sp
+assert len(runs[0]) == 4 and len([r for r in runs if "pipe f=none s=none W=1 P=2 fs=1 cs=1" in r]) == 4
+assert not any("W=8" in l for l in text[:-2]), text
+worst = max(spreads, key=spreads.get)
+summary = [l for l in text if l.startswith("spread = ")][0]
+want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
+assert want in summary, (want, summary)
+assert "(1 scenario in only one results folder left out)" in text[-1], text[-1]
+PY
+"$stallsim" compare "$work/sres1" "$work/s1.h5" --spread | grep -q "^--spread: needs two or more results folders" &&
+  ok || fail "compare --spread with one results folder"
+
 finish

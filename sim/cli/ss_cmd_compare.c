@@ -1,7 +1,9 @@
 /* ss_cmd_compare.c - `stallsim compare`: measured traces and sweep results side by side,
  * with differences against the first row (MODELS-independent.md figures). Runs on rank 0. */
-#include <math.h>
 #include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@
 #include "ss_trace.h"
 
 static const char compare_usage[] =
-    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
+    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
     "\n"
     "Puts measured runs and predictions side by side. Each argument is a results folder\n"
     "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
@@ -38,6 +40,11 @@ static const char compare_usage[] =
     "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
     "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
     "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`\n"
+    "  --spread       also, for every scenario that two or more of the results folders hold\n"
+    "                 (one scenario file run on several base runs of one setting, with\n"
+    "                 --set trace.path=...), the least and largest predicted mean iteration\n"
+    "                 time and their spread: how much the prediction rests on which run was\n"
+    "                 recorded (`compare res-a res-b res-c --spread`)\n"
     "\n"
     "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
     "and the trace measured after it; the last rows then show the prediction error. To read\n"
@@ -653,12 +660,100 @@ static void print_matches(const cmp_table *t, FILE *out)
                 sum / matched);
 }
 
+/* The mean iteration time's column in a results row, or -1 */
+static int iter_column(void)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if (!strcmp(cols[k].name, "iter_time_mean")) return k;
+    return -1;
+}
+
+/* --spread: every scenario (by its summary.csv name) that two or more results folders
+ * hold, with the least and largest mean iteration time and their spread, (largest -
+ * least) / their mean; the median and the largest spread over the predictions. The
+ * measured rows are the base runs themselves. */
+static void print_spread(const cmp_table *t, FILE *out)
+{
+    const int it = iter_column();
+    if (it < 0) return;
+    int nsrc = 0, wname = 8;
+    for (int i = 0; i < t->n; i++) {
+        if (t->v[i].trace) continue;
+        int first = 1;
+        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].source, t->v[i].source);
+        nsrc += first;
+    }
+    if (nsrc < 2) {
+        fprintf(out, "--spread: needs two or more results folders (one scenario file run on several base runs: "
+                     "stallsim run scen.ini --set trace.path=base2.h5 --out res2)\n");
+        return;
+    }
+    double *spreads = malloc((size_t)t->n * sizeof *spreads);
+    if (!spreads) return;
+    int nsp = 0, left = 0, shown = 0, worst = -1;
+    char sep, nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "";
+    for (int i = 0; i < t->n; i++) {
+        int l = (int)strlen(row_name(t, i, &sep));
+        wname = !t->v[i].trace && l > wname ? l : wname;
+    }
+    wname = wname < 60 ? wname : 60;
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        int first = !r->trace;
+        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].r.text[0], r->r.text[0]);
+        if (!first) continue;
+        int n = 0;
+        double lo = INFINITY, hi = -INFINITY, sum = 0.0;
+        for (int j = i; j < t->n; j++) {
+            const cmp_row *q = &t->v[j];
+            if (q->trace || strcmp(q->r.text[0], r->r.text[0]) || !isfinite(q->r.num[it])) continue;
+            n++;
+            sum += q->r.num[it];
+            lo = q->r.num[it] < lo ? q->r.num[it] : lo;
+            hi = q->r.num[it] > hi ? q->r.num[it] : hi;
+        }
+        if (n < 2) {
+            left++;
+            continue;
+        }
+        const int measured = !strcmp(r->r.text[0], "measured");
+        const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
+        if (shown++ == 0) {
+            fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), mean iteration "
+                         "time:\n", nsrc);
+            fprintf(out, "%-*s %4s %10s %10s %8s\n", wname, "scenario", "n", "least (s)", "most (s)", "spread");
+        }
+        snprintf(nm, sizeof nm, "%s%s", row_name(t, i, &sep), measured ? " (the base runs)" : "");
+        fprintf(out, "%-*s %4d %10.4f %10.4f %7.1f%%\n", wname, nm, n, lo, hi, sp);
+        if (!measured && isfinite(sp)) {
+            if (worst < 0 || sp > spreads[worst]) {
+                worst = nsp;
+                snprintf(worst_nm, sizeof worst_nm, "%s", row_name(t, i, &sep));
+            }
+            spreads[nsp++] = sp;
+        }
+    }
+    if (shown == 0) fprintf(out, "--spread: no scenario is in two of the results folders\n");
+    if (nsp > 0) {
+        const double w = spreads[worst];
+        gsl_sort(spreads, 1, (size_t)nsp);
+        fprintf(out, "spread = (most - least) / their mean: over the %d prediction%s median %.1f %%, largest %.1f %% "
+                     "(%s): expect a real run no closer to a prediction than that prediction's spread\n",
+                nsp, nsp == 1 ? "" : "s", gsl_stats_median_from_sorted_data(spreads, 1, (size_t)nsp), w, worst_nm);
+    }
+    if (left > 0)
+        fprintf(out, "(%d scenario%s in only one results folder left out)\n", left, left == 1 ? "" : "s");
+    free(spreads);
+}
+
 static int compare_main(int argc, char **argv)
 {
     ss_config opts;
     ss_config_defaults(&opts);
     const char *csv = NULL;
-    int explicit_[3] = {0, 0, 0}, match = 0;
+    int explicit_[3] = {0, 0, 0}, match = 0, spread = 0;
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
@@ -671,6 +766,10 @@ static int compare_main(int argc, char **argv)
         }
         if (!strcmp(a, "--match")) {
             match = 1;
+            continue;
+        }
+        if (!strcmp(a, "--spread")) {
+            spread = 1;
             continue;
         }
         if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
@@ -713,6 +812,7 @@ static int compare_main(int argc, char **argv)
     if (st == SS_OK) {
         print_table(&t, stdout);
         if (match) print_matches(&t, stdout);
+        if (spread) print_spread(&t, stdout);
         if (csv) st = write_csv(&t, csv);
     }
     free(t.v);
