@@ -175,14 +175,15 @@ grid_table g "$ds/pytorch-grid-g" "w0-,w1-,w2-x1-" 8 "" 6
 # points at full latency within 5 %, the mean within 5 % (2.7 %); rank 3 healed comes out
 # -6.9 %, the loader-ahead bias (README), so within 8 % here
 grid_table h "$ds/pytorch-grid-h" "w0-,w1-x1-" 4 "" 5 8
-# grid I (a fourth workload, recorded after every model change: batch 8, 8 ms storage and
+# grid I (the grid's fourth workload, recorded after every model change: batch 8, 8 ms storage and
 # 1 ms CPU per sample, 10 ms step): the points where the loader bounds the run (1 worker,
 # 2 workers at full latency) within 5 % (1.9 %); the mean within 7 % (6.1 %: loader-ahead
 # points on nearly busy cores come out 5-17 % too slow, README); rank 3 healed within 5 %
 grid_table i "$ds/pytorch-grid-i" "w1-,w2-x1-" 6 "" 7
-# grid J (a fifth, likewise: batch 64, 1 ms storage per sample, 30 ms step, the base's
+# grid J (the fifth, likewise: batch 64, 1 ms storage per sample, 30 ms step, the base's
 # loaders already ahead): every point but 1 worker at half the latency within 5 % (4.0 %;
-# that one -8 %, the emulated storage's sleeps not halving), the mean within 5 % (2.6 %)
+# those two -8.4 and -7.8 %, half of it the emulated storage's sleeps not halving), the
+# mean within 5 % (2.6 %), rank 3 healed within 5 % (-4.6 %)
 grid_table j "$ds/pytorch-grid-j" "w0-,w1-x1-,w2-,w4-,w8-" 16
 
 r=$ds/pytorch-regimes
