@@ -696,6 +696,7 @@ static void print_spread(const cmp_table *t, FILE *out)
     char sep, nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "";
     for (int i = 0; i < t->n; i++) {
         int l = (int)strlen(row_name(t, i, &sep));
+        if (!strcmp(t->v[i].r.text[0], "measured")) l += (int)strlen(" (the base runs)");
         wname = !t->v[i].trace && l > wname ? l : wname;
     }
     wname = wname < 60 ? wname : 60;
