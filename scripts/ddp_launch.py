@@ -15,13 +15,14 @@ def free_port():
 
 
 def launch(script, nproc):
-    """Runs `script` with this process's arguments less `--nproc N` as ranks 0..nproc-1; stops
-    the others when one fails. Returns the first failing rank's status, or 0."""
+    """Runs `script` with this process's arguments (less `--nproc N`, where given) as ranks
+    0..nproc-1; stops the others when one fails. Returns the first failing rank's status, or 0."""
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(nproc),
                OMP_NUM_THREADS="1")
     args = sys.argv[1:]
-    i = args.index("--nproc")
-    args = args[:i] + args[i + 2:]
+    if "--nproc" in args:
+        i = args.index("--nproc")
+        args = args[:i] + args[i + 2:]
     procs = [subprocess.Popen([sys.executable, os.path.abspath(script)] + args,
                               env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(nproc)]
     try:

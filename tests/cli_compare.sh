@@ -282,21 +282,27 @@ PY
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
 
 # --spread: one scenario file run on three base runs of one setting (generated traces with
-# other seeds: other fetch times) and a fourth sweep with one more scenario; each scenario
-# held by two or more folders gives the least and largest mean iteration time of the
-# summary.csv files and (largest - least) / their mean; the scenario only one folder holds
-# is left out and said so; the median and the largest spread over the predictions
-for k in 1 2 3; do
+# other seeds: other fetch times) and a fourth base run whose file says workers = 2, 8 (its
+# W=2 row is the others' auto-resolved W=2: matched by label), and a copy of the first
+# folder (the same base run: left out and said so); each scenario held by two or more
+# folders gives the least and largest mean iteration time of the summary.csv files and
+# (largest - least) / their mean; W=8, in one folder only, is left out and named; the
+# median and the largest spread over the predictions
+for k in 1 2 3 4; do
   "$stallsim" gen -o "$work/s$k.h5" --gpus 2 --iterations 200 --workers 2 --seed $((10 + k)) >/dev/null || fail "gen s$k"
-  printf '[trace]\npath = s%d.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\n' $k > "$work/s$k.ini"
+  w="1, auto, 4"
+  [ $k -eq 4 ] && w="2, 8"
+  printf '[trace]\npath = s%d.h5\n[scenarios]\nmodel = pipeline\nworkers = %s\n' $k "$w" > "$work/s$k.ini"
   "$stallsim" run "$work/s$k.ini" --out "$work/sres$k" --quiet || fail "run s$k"
 done
-printf '[trace]\npath = s1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 8\n' > "$work/s4.ini"
-"$stallsim" run "$work/s4.ini" --out "$work/sres4" --quiet || fail "run s4"
-"$stallsim" compare "$work/sres1" "$work/sres2" "$work/sres3" "$work/sres4" --spread > "$work/spread.txt" || fail "compare --spread"
+cp -r "$work/sres1" "$work/sres1-copy"
+"$stallsim" compare "$work/sres1" "$work/sres2" "$work/sres3" "$work/sres4" "$work/sres1-copy" --spread > "$work/spread.txt" ||
+  fail "compare --spread"
 $py - "$work/spread.txt" "$work"/sres{1,2,3,4}/summary.csv <<'PY' && ok || fail "compare --spread: $(cat "$work/spread.txt")"
 import csv, statistics, sys
-text = open(sys.argv[1]).read().split("the same scenarios from 4 results folders")[1].splitlines()
+whole = open(sys.argv[1]).read()
+assert "sres1-copy replayed the same base run as " in whole and whole.count("left out: run the scenario file") == 1, whole
+text = whole.split("the same scenarios from 4 results folders")[1].splitlines()
 runs = [{r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(p))} for p in sys.argv[2:]]
 labels = ["measured"] + ["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w for w in (1, 2, 4)]
 spreads = {}
@@ -309,15 +315,44 @@ for lab in labels:
     assert len(line) == 1 and line[0].endswith(want), (lab, line, want)
     if lab != "measured":
         spreads[lab] = sp
-assert len(runs[0]) == 4 and len([r for r in runs if "pipe f=none s=none W=1 P=2 fs=1 cs=1" in r]) == 4
-assert not any("W=8" in l for l in text[:-2]), text
+assert len([r for r in runs if "pipe f=none s=none W=2 P=2 fs=1 cs=1" in r]) == 4, runs
 worst = max(spreads, key=spreads.get)
 summary = [l for l in text if l.startswith("spread = ")][0]
 want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
 assert want in summary, (want, summary)
-assert "(1 scenario in only one results folder left out)" in text[-1], text[-1]
+assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
 PY
-"$stallsim" compare "$work/sres1" "$work/s1.h5" --spread | grep -q "^--spread: needs two or more results folders" &&
-  ok || fail "compare --spread with one results folder"
+# one results folder, the same folder twice, a copy of it, a trace: usage errors (exit 2)
+# before any table, each saying what it lacks
+for args in "sres1" "sres1 sres1" "sres1 sres1-copy" "sres1 s2.h5"; do
+  set -- $args
+  rc=0
+  (cd "$work" && "$stallsim" compare "$@" --spread) > "$work/sp.out" 2> "$work/sp.err" || rc=$?
+  case "$args" in
+    "sres1 sres1") want="sres1 is named twice" ;;
+    "sres1 sres1-copy") want="sres1-copy replayed the same base run as sres1" ;;
+    "sres1 s2.h5") want="s2.h5 is a trace" ;;
+    *) want="needs two or more results folders of different base runs, has 1 (" ;;
+  esac
+  [ $rc -eq 2 ] && [ ! -s "$work/sp.out" ] && grep -q "$want" "$work/sp.err" && ok ||
+    fail "compare $args --spread: rc=$rc $(cat "$work/sp.out" "$work/sp.err")"
+done
+# --match with two results folders: each real run beside each folder's prediction, a mean
+# per folder; no line of errors against the last row (a real run of another loader)
+"$stallsim" gen -o "$work/s1w4.h5" --gpus 2 --iterations 200 --workers 4 --seed 11 >/dev/null || fail "gen s1w4"
+"$stallsim" compare "$work/sres1" "$work/sres2" "$work/s1w4.h5" "$work/m1.h5" --match > "$work/match2.txt" || fail "compare --match, two folders"
+$py - "$work/match2.txt" "$work/sres1/summary.csv" "$work/sres2/summary.csv" <<'PY' && ok || fail "compare --match, two folders: $(cat "$work/match2.txt")"
+import csv, sys
+text = open(sys.argv[1]).read()
+assert "each prediction against the last row" not in text, text
+lines = text.split("each real run beside the prediction of its recorded loader")[1].splitlines()
+for src, path in (("sres1", sys.argv[2]), ("sres2", sys.argv[3])):
+    pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(path))}
+    for w in (4, 1):
+        lab = "pipe f=none s=none W=%d P=2 fs=1 cs=1" % w
+        hit = [l for l in lines if l.endswith("%s: %s" % (src, lab))]
+        assert len(hit) == 1 and ("%.4f" % pred[lab]) in hit[0], (src, w, hit)
+    assert any(l.startswith("mean |error| over the 2 matched real runs, predicted by %s: " % src) for l in lines), lines
+PY
 
 finish

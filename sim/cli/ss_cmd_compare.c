@@ -63,7 +63,8 @@ typedef struct {
 typedef struct {
     cmp_row *v;
     int n, cap;
-    int gpus; /* of the first input */
+    int gpus;  /* of the first input */
+    int match; /* --match: each real run gets its own prediction (print_matches) */
 } cmp_table;
 
 static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
@@ -465,8 +466,14 @@ static void print_table(const cmp_table *t, FILE *out)
     int it = -1, npred = 0;
     for (int k = 0; k < ncc; k++)
         if (!strcmp(cc[k]->name, "iter_time_mean")) it = ci[k];
-    for (int i = 1; i < t->n - 1; i++) npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
-    if (t->n >= 3 && last->trace && it >= 0 && npred > 0 && last->r.num[it] > 0) {
+    /* only where the last row is the one real run after the change: not with a trace
+     * between (several real runs: --match sets each beside its own prediction) */
+    int mid_trace = 0;
+    for (int i = 1; i < t->n - 1; i++) {
+        npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
+        mid_trace |= t->v[i].trace;
+    }
+    if (t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 && last->r.num[it] > 0) {
         fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:", last->source);
         int shown = 0;
         for (int i = 1; i < t->n - 1; i++) {
@@ -585,6 +592,16 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     return ss_atomic_commit(tmp, path);
 }
 
+/* The mean iteration time's column in a results row, or -1 */
+static int iter_column(void)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if (!strcmp(cols[k].name, "iter_time_mean")) return k;
+    return -1;
+}
+
 /* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
  * is the plain prediction of a loader of w workers and prefetch p (p < 1: any): no
  * alignment, scale or heal */
@@ -605,13 +622,9 @@ static int label_matches(const char *label, int w, int p)
  * error of the mean iteration time, and the mean |error| */
 static void print_matches(const cmp_table *t, FILE *out)
 {
-    int it = -1, nc;
-    const ss_column *cols = ss_columns(&nc);
-    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
-        if (!strcmp(cols[k].name, "iter_time_mean")) it = k;
+    const int it = iter_column();
     if (it < 0) return;
-    int wsrc = 8, ntr = 0, matched = 0;
-    double sum = 0.0;
+    int wsrc = 8, ntr = 0, nsrc = 0;
     for (int i = 0; i < t->n; i++)
         if (t->v[i].trace) {
             int l = (int)strlen(shown_source(t, i));
@@ -621,6 +634,21 @@ static void print_matches(const cmp_table *t, FILE *out)
     if (ntr == 0) {
         fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
         return;
+    }
+    /* the results folders, each its first row; each real run is set beside each folder's
+     * prediction, and each folder gets its own mean */
+    int *src = malloc((size_t)t->n * sizeof *src), *cnt = calloc((size_t)t->n, sizeof *cnt);
+    double *sum = calloc((size_t)t->n, sizeof *sum);
+    if (!src || !cnt || !sum) {
+        free(src);
+        free(cnt);
+        free(sum);
+        return;
+    }
+    for (int i = 0; i < t->n; i++) {
+        int first = !t->v[i].trace;
+        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].source, t->v[i].source);
+        if (first) src[nsrc++] = i;
     }
     fprintf(out, "\neach real run beside the prediction of its recorded loader (pipeline rows without alignment, "
                  "fetch_scale, compute_scale or heal), mean iteration time:\n");
@@ -634,119 +662,225 @@ static void print_matches(const cmp_table *t, FILE *out)
         else if (r->workers == 0) snprintf(loader, sizeof loader, "W=0");
         else if (r->prefetch >= 1) snprintf(loader, sizeof loader, "W=%d P=%d", r->workers, r->prefetch);
         else snprintf(loader, sizeof loader, "W=%d", r->workers);
-        int hit = -1, more = 0;
-        for (int j = 0; r->workers >= 0 && j < t->n; j++)
-            if (!t->v[j].trace && label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
-                if (hit < 0) hit = j;
-                else more++;
-            }
-        if (hit < 0) {
+        int any = 0;
+        for (int a = 0; a < nsrc && r->workers >= 0; a++) {
+            int hit = -1, more = 0;
+            for (int j = src[a]; j < t->n; j++)
+                if (!t->v[j].trace && !strcmp(t->v[j].source, t->v[src[a]].source) &&
+                    label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
+                    if (hit < 0) hit = j;
+                    else more++;
+                }
+            if (hit < 0) continue;
+            const double e = pct(t->v[hit].r.num[it], r->r.num[it]);
+            sum[a] += fabs(e);
+            cnt[a]++;
+            char more_txt[48] = "";
+            if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+            fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : shown_source(t, i),
+                    any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2],
+                    more_txt);
+            any = 1;
+        }
+        if (!any)
             fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, shown_source(t, i), loader, r->r.num[it], "-", "-",
                     r->workers == -1   ? "the trace records no loader settings"
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
-            continue;
-        }
-        const double e = pct(t->v[hit].r.num[it], r->r.num[it]);
-        sum += fabs(e);
-        matched++;
-        char more_txt[48] = "";
-        if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
-        fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, shown_source(t, i), loader, r->r.num[it],
-                t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2], more_txt);
     }
-    if (matched > 0)
-        fprintf(out, "mean |error| over the %d matched real run%s: %.1f %%\n", matched, matched == 1 ? "" : "s",
-                sum / matched);
+    for (int a = 0; a < nsrc; a++) {
+        if (cnt[a] == 0) continue;
+        fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");
+        if (nsrc > 1) fprintf(out, ", predicted by %s", shown_source(t, src[a]));
+        fprintf(out, ": %.1f %%\n", sum[a] / cnt[a]);
+    }
+    free(src);
+    free(cnt);
+    free(sum);
 }
 
-/* The mean iteration time's column in a results row, or -1 */
-static int iter_column(void)
-{
-    int nc;
-    const ss_column *cols = ss_columns(&nc);
-    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
-        if (!strcmp(cols[k].name, "iter_time_mean")) return k;
-    return -1;
-}
+/* A row's key for --spread: its label as the tables show it (the same resolved settings
+ * whether the scenario file said workers = auto or 2), its summary.csv name where the file
+ * has no labels */
+static const char *spread_key(const cmp_row *r) { return r->r.text[2][0] ? r->r.text[2] : r->r.text[0]; }
 
-/* --spread: every scenario (by its summary.csv name) that two or more results folders
- * hold, with the least and largest mean iteration time and their spread, (largest -
- * least) / their mean; the median and the largest spread over the predictions. The
- * measured rows are the base runs themselves. */
-static void print_spread(const cmp_table *t, FILE *out)
+/* The results folders of the table for --spread (rows not from a trace), each once: *src
+ * receives the index of the first row of each distinct folder, *dup for each row's folder
+ * the folder it repeats (the same results.h5 named twice, or a sweep whose measured row is
+ * bit for bit another's: the same base trace run again), -1 for none. Returns the count
+ * of distinct folders, -1 without memory. */
+static int spread_sources(const cmp_table *t, int **src_out, int **dup_out)
 {
-    const int it = iter_column();
-    if (it < 0) return;
-    int nsrc = 0, wname = 8;
+    int *src = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *src);
+    int *dup = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *dup);
+    if (!src || !dup) {
+        free(src);
+        free(dup);
+        return -1;
+    }
+    int nsrc = 0;
     for (int i = 0; i < t->n; i++) {
+        dup[i] = -1;
         if (t->v[i].trace) continue;
         int first = 1;
         for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].source, t->v[i].source);
-        nsrc += first;
+        if (!first) continue;
+        src[nsrc++] = i;
     }
-    if (nsrc < 2) {
-        fprintf(out, "--spread: needs two or more results folders (one scenario file run on several base runs: "
-                     "stallsim run scen.ini --set trace.path=base2.h5 --out res2)\n");
+    /* the measured row of each folder; a later folder with the same one repeats the first */
+    for (int a = 0; a < nsrc; a++) {
+        int ma = -1;
+        for (int i = src[a]; i < t->n && ma < 0; i++)
+            if (!t->v[i].trace && !strcmp(t->v[i].source, t->v[src[a]].source) && !strcmp(t->v[i].r.text[0], "measured"))
+                ma = i;
+        for (int b = 0; b < a && ma >= 0; b++) {
+            if (dup[src[b]] >= 0) continue;
+            int mb = -1;
+            for (int i = src[b]; i < t->n && mb < 0; i++)
+                if (!t->v[i].trace && !strcmp(t->v[i].source, t->v[src[b]].source) &&
+                    !strcmp(t->v[i].r.text[0], "measured"))
+                    mb = i;
+            if (mb >= 0 && !memcmp(t->v[ma].r.num, t->v[mb].r.num, sizeof t->v[ma].r.num)) {
+                dup[src[a]] = src[b];
+                break;
+            }
+        }
+    }
+    for (int i = 0; i < t->n; i++)
+        if (!t->v[i].trace && dup[i] < 0)
+            for (int a = 0; a < nsrc; a++)
+                if (src[a] < i && !strcmp(t->v[src[a]].source, t->v[i].source)) dup[i] = dup[src[a]];
+    *src_out = src;
+    *dup_out = dup;
+    return nsrc;
+}
+
+/* --spread: every scenario (by its label) that two or more results folders hold, with the
+ * least and largest mean iteration time and their spread, (largest - least) / their mean;
+ * the median and the largest spread over the predictions. The measured rows are the base
+ * runs themselves. Folders that repeat another's base run (spread_sources) are left out
+ * and said so. */
+static void print_spread(const cmp_table *t, FILE *out)
+{
+    const int it = iter_column();
+    int *src, *dup;
+    const int nsrc = spread_sources(t, &src, &dup);
+    double *spreads = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *spreads);
+    if (it < 0 || nsrc < 0 || !spreads) {
+        if (nsrc >= 0) {
+            free(src);
+            free(dup);
+        }
+        free(spreads);
         return;
     }
-    double *spreads = malloc((size_t)t->n * sizeof *spreads);
-    if (!spreads) return;
-    int nsp = 0, left = 0, shown = 0, worst = -1;
-    char sep, nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "";
+    int nuse = 0;
+    for (int a = 0; a < nsrc; a++) {
+        if (dup[src[a]] < 0) {
+            nuse++;
+            continue;
+        }
+        fprintf(out, "\n--spread: %s replayed the same base run as %s (their measured rows are identical), so it is "
+                     "left out: run the scenario file on another recording (--set trace.path=...)",
+                t->v[src[a]].source, t->v[dup[src[a]]].source);
+    }
+    if (nuse < nsrc) fprintf(out, "\n");
+    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
+    char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
     for (int i = 0; i < t->n; i++) {
-        int l = (int)strlen(row_name(t, i, &sep));
+        if (t->v[i].trace || dup[i] >= 0) continue;
+        int l = (int)strlen(spread_key(&t->v[i]));
         if (!strcmp(t->v[i].r.text[0], "measured")) l += (int)strlen(" (the base runs)");
-        wname = !t->v[i].trace && l > wname ? l : wname;
+        wname = l > wname ? l : wname;
     }
     wname = wname < 60 ? wname : 60;
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
-        int first = !r->trace;
-        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].r.text[0], r->r.text[0]);
+        if (r->trace || dup[i] >= 0) continue;
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = t->v[j].trace || dup[j] >= 0 || strcmp(spread_key(&t->v[j]), spread_key(r));
         if (!first) continue;
         int n = 0;
         double lo = INFINITY, hi = -INFINITY, sum = 0.0;
         for (int j = i; j < t->n; j++) {
             const cmp_row *q = &t->v[j];
-            if (q->trace || strcmp(q->r.text[0], r->r.text[0]) || !isfinite(q->r.num[it])) continue;
+            if (q->trace || dup[j] >= 0 || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[it])) continue;
             n++;
             sum += q->r.num[it];
             lo = q->r.num[it] < lo ? q->r.num[it] : lo;
             hi = q->r.num[it] > hi ? q->r.num[it] : hi;
         }
         if (n < 2) {
-            left++;
+            size_t u = strlen(left_txt);
+            if (left++ < 6 && u + 8 < sizeof left_txt)
+                snprintf(left_txt + u, sizeof left_txt - u, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
             continue;
         }
         const int measured = !strcmp(r->r.text[0], "measured");
         const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
         if (shown++ == 0) {
             fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), mean iteration "
-                         "time:\n", nsrc);
+                         "time:\n", nuse);
             fprintf(out, "%-*s %4s %10s %10s %8s\n", wname, "scenario", "n", "least (s)", "most (s)", "spread");
         }
-        snprintf(nm, sizeof nm, "%s%s", row_name(t, i, &sep), measured ? " (the base runs)" : "");
+        snprintf(nm, sizeof nm, "%s%s", spread_key(r), measured ? " (the base runs)" : "");
         fprintf(out, "%-*s %4d %10.4f %10.4f %7.1f%%\n", wname, nm, n, lo, hi, sp);
         if (!measured && isfinite(sp)) {
             if (worst < 0 || sp > spreads[worst]) {
                 worst = nsp;
-                snprintf(worst_nm, sizeof worst_nm, "%s", row_name(t, i, &sep));
+                snprintf(worst_nm, sizeof worst_nm, "%s", spread_key(r));
             }
             spreads[nsp++] = sp;
         }
     }
-    if (shown == 0) fprintf(out, "--spread: no scenario is in two of the results folders\n");
+    if (shown == 0 || nsp == 0)
+        fprintf(out, "--spread: no prediction is in two of the results folders (scenarios are matched by their "
+                     "labels: the same settings)\n");
     if (nsp > 0) {
         const double w = spreads[worst];
         gsl_sort(spreads, 1, (size_t)nsp);
         fprintf(out, "spread = (most - least) / their mean: over the %d prediction%s median %.1f %%, largest %.1f %% "
-                     "(%s): expect a real run no closer to a prediction than that prediction's spread\n",
+                     "(%s). The least error to expect: a real run also differs from the next by its own noise, "
+                     "and the model has its own biases (README, \"How far to trust the predictions\")\n",
                 nsp, nsp == 1 ? "" : "s", gsl_stats_median_from_sorted_data(spreads, 1, (size_t)nsp), w, worst_nm);
     }
     if (left > 0)
-        fprintf(out, "(%d scenario%s in only one results folder left out)\n", left, left == 1 ? "" : "s");
+        fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
     free(spreads);
+    free(src);
+    free(dup);
+}
+
+/* --spread needs two results folders of different base runs: a usage error otherwise,
+ * before anything is printed, naming the traces (which --spread does not use) and the
+ * folders that repeat another's base run */
+static ss_status check_spread(const cmp_table *t, char **inputs, int ninputs)
+{
+    int *src, *dup, ntrace = 0;
+    const int nsrc = spread_sources(t, &src, &dup);
+    if (nsrc < 0) return ss_fail(SS_ENOMEM, "out of memory");
+    int nuse = 0;
+    char rep[2 * sizeof t->v[0].source + 64] = "", tr[sizeof t->v[0].source + 64] = "";
+    for (int a = 0; a < nsrc; a++) {
+        if (dup[src[a]] < 0) nuse++;
+        else if (!rep[0])
+            snprintf(rep, sizeof rep, "; %s replayed the same base run as %s", t->v[src[a]].source,
+                     t->v[dup[src[a]]].source);
+    }
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].trace && ntrace++ == 0)
+            snprintf(tr, sizeof tr, "; %s is a trace (--spread compares results folders)", t->v[i].source);
+    for (int i = 1; i < ninputs && !rep[0]; i++)
+        for (int j = 0; j < i && !rep[0]; j++)
+            if (!strcmp(inputs[i], inputs[j])) snprintf(rep, sizeof rep, "; %.*s is named twice", 256, inputs[i]);
+    free(src);
+    free(dup);
+    if (nuse >= 2) return SS_OK;
+    return ss_fail(SS_EUSAGE,
+                   "compare --spread: needs two or more results folders of different base runs, has %d%s%s (run the "
+                   "scenario file on each recording: stallsim run scen.ini --set trace.path=base-2.h5 --out res-2)",
+                   nuse, rep, tr);
 }
 
 static int compare_main(int argc, char **argv)
@@ -806,9 +940,11 @@ static int compare_main(int argc, char **argv)
         return 2;
     }
     cmp_table t = {0};
+    t.match = match;
     ss_status st = csv ? check_csv_output(csv, inputs, ninputs) : SS_OK;
     if (st == SS_OK) st = align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
+    if (st == SS_OK && spread) st = check_spread(&t, inputs, ninputs);
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         print_table(&t, stdout);
