@@ -337,6 +337,11 @@ for args in "sres1" "sres1 sres1" "sres1 sres1-copy" "sres1 s2.h5"; do
   [ $rc -eq 2 ] && [ ! -s "$work/sp.out" ] && grep -q "$want" "$work/sp.err" && ok ||
     fail "compare $args --spread: rc=$rc $(cat "$work/sp.out" "$work/sp.err")"
 done
+# a summary.csv given for its folder: a usage error that says what compare reads
+rc=0
+"$stallsim" compare "$work/sres1/summary.csv" "$work/sres2" > /dev/null 2> "$work/csv.err" || rc=$?
+[ $rc -eq 2 ] && grep -q "summary.csv: a CSV file; compare reads results folders (or their results.h5) and traces" "$work/csv.err" &&
+  ok || fail "compare of a summary.csv: rc=$rc $(cat "$work/csv.err")"
 # --match with two results folders: each real run beside each folder's prediction, a mean
 # per folder; no line of errors against the last row (a real run of another loader)
 "$stallsim" gen -o "$work/s1w4.h5" --gpus 2 --iterations 200 --workers 4 --seed 11 >/dev/null || fail "gen s1w4"

@@ -40,11 +40,14 @@ static const char compare_usage[] =
     "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
     "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
     "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`\n"
+    "                 (with several results folders: beside each folder's, a mean per folder)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
-    "                 --set trace.path=...), the least and largest predicted mean iteration\n"
-    "                 time and their spread: how much the prediction rests on which run was\n"
-    "                 recorded (`compare res-a res-b res-c --spread`)\n"
+    "                 --set trace.path=...; matched by label), the least and largest\n"
+    "                 predicted mean iteration time and their spread: how much the prediction\n"
+    "                 rests on which run was recorded, the least error to expect\n"
+    "                 (`compare res-a res-b res-c --spread`); needs two folders of different\n"
+    "                 base runs\n"
     "\n"
     "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
     "and the trace measured after it; the last rows then show the prediction error. To read\n"
@@ -227,6 +230,10 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
     else snprintf(path, sizeof path, "%s", arg);
     if (is_dir && stat(path, &sb) != 0)
         return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
+    size_t la = strlen(arg);
+    if (!is_dir && la >= 4 && !strcmp(arg + la - 4, ".csv"))
+        return ss_fail(SS_EUSAGE, "%s: a CSV file; compare reads results folders (or their results.h5) and traces",
+                       arg);
     if (is_dir) check_pair(arg, path);
     int gpus = 0;
     ss_status st;
