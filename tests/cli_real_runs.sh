@@ -878,4 +878,42 @@ PY
 else
   fail "datasets/pytorch-disk is missing (committed with the repository)"
 fi
+# compare --spread and --match on a new user's job (datasets/pytorch-spread: the base
+# recorded twice, 1 and 4 workers twice each): the spreads from the two bases' sweeps, and
+# each real run's error against each base's prediction, both recomputed here from the
+# traces and the summary.csv files; as README says, the real runs fall outside the spread
+# (1 worker 4.6-8.0 % too fast, 4 workers 1.9-7.5 % too slow): the least error, not a bar
+sd=$ds/pytorch-spread
+if [ -e "$sd/base1.h5" ]; then
+  for b in base1 base2; do
+    printf '[trace]\npath = %s/%s.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\n' "$sd" $b > "$work/sp-$b.ini"
+    "$stallsim" run "$work/sp-$b.ini" --out "$work/sp-$b" --quiet || fail "spread: run from $b"
+  done
+  (cd "$work" && "$stallsim" compare sp-base1 sp-base2 "$sd"/w1.h5 "$sd"/w1b.h5 "$sd"/w4.h5 "$sd"/w4b.h5 --match --spread) \
+    > "$work/sp.txt" || fail "spread: compare"
+  /usr/bin/python3 - "$work" "$sd" "$src/tests" <<'PY' && ok || fail "spread: $(cat "$work/sp.txt")"
+import re, sys
+sys.path.insert(0, sys.argv[3])
+from real_means import predicted, real
+work, sd = sys.argv[1], sys.argv[2]
+text = open(work + "/sp.txt").read()
+pred = {b: predicted("%s/sp-%s/summary.csv" % (work, b)) for b in ("base1", "base2")}
+name = "pipeline_fetch-none_start-none_w-%d_p2_fs1_cs1"
+for w, runs, lo, hi in ((1, ("w1", "w1b"), -9, -4), (4, ("w4", "w4b"), 1, 8)):
+    p = [pred[b][name % w] for b in pred]
+    sp = 100 * (max(p) - min(p)) / (sum(p) / 2)
+    line = re.search(r"^pipe f=none s=none W=%d P=2 fs=1 cs=1\s+2\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%%$" % w, text, re.M)
+    assert line and abs(float(line.group(3)) - sp) < 0.051, (w, line and line.group(0), sp)
+    for r in runs:
+        real_t = real(sd, [r])
+        for b, pb in zip(pred, p):
+            e = 100 * (pb / real_t - 1)
+            want = r"%.4f\s+%.4f\s+%s%%\s+sp-%s: pipe f=none s=none W=%d P=2" % (real_t, pb, re.escape("%+.1f" % e), b, w)
+            assert re.search(want, text), (r, b, e)
+            assert lo <= e <= hi and abs(e) > sp, (w, r, b, e, sp)
+    print("spread: %d workers, spread %.1f %%, errors against the real runs outside it" % (w, sp))
+PY
+else
+  fail "datasets/pytorch-spread is missing (committed with the repository)"
+fi
 finish
