@@ -819,9 +819,12 @@ static void print_spread(const cmp_table *t, FILE *out)
             hi = q->r.num[it] > hi ? q->r.num[it] : hi;
         }
         if (n < 2) {
-            size_t u = strlen(left_txt);
-            if (left++ < 6 && u + 8 < sizeof left_txt)
-                snprintf(left_txt + u, sizeof left_txt - u, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
+            if (left++ < 6) { /* named, as many as fit */
+                char one[SS_NAME_MAX + sizeof r->source + 8];
+                snprintf(one, sizeof one, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
+                size_t u = strlen(left_txt), l = strlen(one);
+                if (u + l < sizeof left_txt) memcpy(left_txt + u, one, l + 1);
+            }
             continue;
         }
         const int measured = !strcmp(r->r.text[0], "measured");
