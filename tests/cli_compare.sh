@@ -322,6 +322,14 @@ want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statisti
 assert want in summary, (want, summary)
 assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
 PY
+# base runs of different loaders (a 4-worker base beside a 2-worker one): said so, as a
+# spread across settings; none of that among the 2-worker bases above
+"$stallsim" gen -o "$work/s5.h5" --gpus 2 --iterations 200 --workers 4 --seed 15 >/dev/null || fail "gen s5"
+printf '[trace]\npath = s5.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, auto, 4\n' > "$work/s5.ini"
+"$stallsim" run "$work/s5.ini" --out "$work/sres5" --quiet || fail "run s5"
+(cd "$work" && "$stallsim" compare sres1 sres5 --spread) > "$work/sp5.txt" || fail "compare --spread, other loaders"
+grep -q "^--spread: the base runs' loaders differ (sres1: 2 workers, sres5: 4): this spread is across settings" "$work/sp5.txt" &&
+  ! grep -q "loaders differ" "$work/spread.txt" && ok || fail "compare --spread, other loaders: $(cat "$work/sp5.txt")"
 # one results folder, the same folder twice, a copy of it, a trace: usage errors (exit 2)
 # before any table, each saying what it lacks
 for args in "sres1" "sres1 sres1" "sres1 sres1-copy" "sres1 s2.h5"; do

@@ -432,6 +432,7 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
                                                            : H5I_INVALID_HID;
     if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;
     if (a >= 0) H5Aclose(a);
+    if (ss_h5_attr_read_long(f, "calibrated_workers", &out->base_workers) != 0) out->base_workers = -1;
     H5Fclose(f);
     return SS_OK;
 }

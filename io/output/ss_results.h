@@ -58,6 +58,7 @@ typedef struct {
     long warmup_iterations;
     long epoch;             /* SS_EPOCH_ALL: every epoch */
     double threshold;       /* effective_delay_threshold */
+    long base_workers;      /* the calibration's largest W of the trace's loaders, -1 unknown */
 } ss_results_settings;
 
 /* Reads the settings of results file path. Local. */

@@ -61,6 +61,7 @@ typedef struct {
     /* a trace's recorded loader: its workers (the same on every GPU) and prefetch factor;
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
+    long base_workers; /* a results folder's: its base trace's calibrated largest W, -1 unknown */
 } cmp_row;
 
 typedef struct {
@@ -82,6 +83,7 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
     t->v[t->n].trace = 0;
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
+    t->v[t->n].base_workers = -1;
     t->v[t->n++].r = *r;
     return SS_OK;
 }
@@ -247,9 +249,14 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         t->v[t->n - 1].prefetch = p;
     } else {
         ss_results_row *rows;
+        ss_results_settings rs;
         int n;
         if ((st = ss_results_read_summary(path, &rows, &n, &gpus)) != SS_OK) return st;
-        for (int i = 0; st == SS_OK && i < n; i++) st = push(t, arg, &rows[i]);
+        if (ss_results_read_settings(path, &rs) != SS_OK) rs.base_workers = -1;
+        for (int i = 0; st == SS_OK && i < n; i++) {
+            st = push(t, arg, &rows[i]);
+            if (st == SS_OK) t->v[t->n - 1].base_workers = rs.base_workers;
+        }
         free(rows);
         if (st != SS_OK) return st;
     }
@@ -792,6 +799,18 @@ static void print_spread(const cmp_table *t, FILE *out)
                 t->v[src[a]].source, t->v[dup[src[a]]].source);
     }
     if (nuse < nsrc) fprintf(out, "\n");
+    /* base runs of different loaders: a spread across settings, not across runs of one */
+    for (int a = 0, first = -1; a < nsrc; a++) {
+        const cmp_row *r = &t->v[src[a]];
+        if (dup[src[a]] >= 0 || r->base_workers < 0) continue;
+        if (first < 0) first = src[a];
+        else if (r->base_workers != t->v[first].base_workers) {
+            fprintf(out, "\n--spread: the base runs' loaders differ (%s: %ld workers, %s: %ld): this spread is across "
+                         "settings, not across runs of one setting\n",
+                    t->v[first].source, t->v[first].base_workers, r->source, r->base_workers);
+            break;
+        }
+    }
     int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
     char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
     for (int i = 0; i < t->n; i++) {
