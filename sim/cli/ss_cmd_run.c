@@ -370,6 +370,33 @@ static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, c
     }
 }
 
+/* A trace without the CPU times of its fetches and loops (another recorder, an importer
+ * other than pytorch, the recorder's format 1): CPU sharing cannot run, and scenarios that
+ * change the load keep the trace's contention. Says so once, where a pipeline scenario
+ * changes the workers, the storage or compute speed, or heals, with what it cost on the
+ * validation grids (their traces with those datasets removed, datasets/VALIDATION.md).
+ * Not for gen's traces (no CPU behind them) nor with cpu_sharing = false. */
+static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
+                        const ss_trace_meta *m, FILE *out)
+{
+    if (!cfg->cpu_sharing || ss_trace_meta_has_cpu(m) || ss_trace_meta_is_synthetic(m) || !cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        int changes = sc[i].fetch_scale != 1.0 || sc[i].compute_scale != 1.0 || sc[i].heal.n > 0;
+        for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
+        if (!changes) continue;
+        fprintf(out, "note: the trace records no CPU times of its fetches and training loops (the recorder's "
+                     "/fetch_cpu_time, /loop_cpu_time, /cpu_pool and /cpu_pool_cores, from its format 2), so CPU "
+                     "sharing is off: scenarios that change the load, such as %s, keep the trace's contention for the "
+                     "cores (on busy cores, more workers or faster storage come out optimistic, fewer workers "
+                     "pessimistic; on the 4-rank validation grids with those datasets removed the mean error went "
+                     "from 1.2-5.1 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
+                     "healed -18.5 %% where it was -6.9 %%): record with scripts/stallsim_record.py where you can\n",
+                label_of(&sc[i]));
+        return;
+    }
+}
+
 static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     const ss_share *sh = cal->share;
@@ -583,6 +610,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_startup(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
             note_storage(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
+            note_no_cpu(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
         }
     }
     if (st == SS_OK) {
