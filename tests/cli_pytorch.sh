@@ -164,8 +164,8 @@ PY
   for pw in 0 1; do
     sed -i "s/^meta,persistent_workers,.*/meta,persistent_workers,$pw/" "$work/crush"/run.rank*.csv
     "$stallsim" import pytorch "$work/crush/run" -o "$work/crush$pw.h5" >/dev/null 2>"$work/crush$pw.err"
-    if [ $pw = 1 ]; then want="fewer workers or a smaller prefetch_factor: the workers persist already"; else want="persistent_workers=True, or fewer workers"; fi
-    grep -q "($want) makes steadier" "$work/crush$pw.err" && ok || fail "crush advice (persistent $pw): $(cat "$work/crush$pw.err")"
+    if [ $pw = 1 ]; then want="fewer workers or a smaller prefetch_factor (its workers persist already)"; else want="persistent_workers=True, or with fewer workers"; fi
+    grep -qF "predicts more steadily: record one with $want" "$work/crush$pw.err" && ok || fail "crush advice (persistent $pw): $(cat "$work/crush$pw.err")"
   done
   # without it, no warning (and no slow start-up of the forked workers)
   "$stallsim" import pytorch "$work/w2/run" -o "$work/w2-again.h5" >/dev/null 2>"$work/w2-again.err" &&

@@ -1106,14 +1106,14 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     m->fetch_wait_start = S->fetch_wait_start;
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
-        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, sent out at once as the epoch starts) "
-                "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank): stallsim "
-                "scales that start-up wait to each scenario's workers (README, \"The first window of an epoch\"), but "
-                "a base trace without it (%s) makes steadier predictions",
+        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
+                "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
+                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\"); a "
+                "base trace recorded without it predicts more steadily: record one with %s",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
                 R->workers,
-                R->persistent == 1 ? "fewer workers or a smaller prefetch_factor: the workers persist already"
-                                   : "persistent_workers=True, or fewer workers");
+                R->persistent == 1 ? "fewer workers or a smaller prefetch_factor (its workers persist already)"
+                                   : "persistent_workers=True, or with fewer workers");
     }
     return SS_OK;
 }
