@@ -270,6 +270,14 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
 
 static double pct(double v, double ref) { return ref != 0 ? 100.0 * (v / ref - 1.0) : NAN; }
 
+/* The mean iteration time's index in a results row's num[], or -1 */
+static int iter_column(void)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc), *c = ss_column_find("iter_time_mean");
+    return c && c - cols < SS_RESULTS_MAX_COLUMNS ? (int)(c - cols) : -1;
+}
+
 /* The numeric compare columns (ss_columns.h, SS_COLF_COMPARE), iterations first. */
 static int compare_columns(const ss_column **out, int *index)
 {
@@ -477,9 +485,8 @@ static void print_table(const cmp_table *t, FILE *out)
     fprintf(out, "differences are against the first row (%s, %s)\n", t->v[0].source, b->text[0]);
     /* compare before.h5 results after.h5: each prediction's error against the real run after */
     const cmp_row *last = &t->v[t->n - 1];
-    int it = -1, npred = 0;
-    for (int k = 0; k < ncc; k++)
-        if (!strcmp(cc[k]->name, "iter_time_mean")) it = ci[k];
+    const int it = iter_column();
+    int npred = 0;
     /* only where the last row is the one real run after the change: not with a trace
      * between (several real runs: --match sets each beside its own prediction) */
     int mid_trace = 0;
@@ -606,15 +613,61 @@ static ss_status write_csv(const cmp_table *t, const char *path)
     return ss_atomic_commit(tmp, path);
 }
 
-/* The mean iteration time's column in a results row, or -1 */
-static int iter_column(void)
+/* The results folders among a table's rows (not from a trace), each once: src[a] is the
+ * first row of folder a, fold[i] row i's folder (-1: a trace), meas[a] the folder's
+ * measured row (-1: none), rep[a] the earlier folder whose base run folder a replays
+ * again (its measured row bit for bit that folder's: the same results.h5 named twice, or
+ * the scenario file run again on the same trace), -1 for none. */
+typedef struct {
+    int n;
+    int *src, *fold, *meas, *rep;
+} cmp_folders;
+
+static void folders_free(cmp_folders *f)
 {
-    int nc;
-    const ss_column *cols = ss_columns(&nc);
-    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
-        if (!strcmp(cols[k].name, "iter_time_mean")) return k;
-    return -1;
+    free(f->src);
+    free(f->fold);
+    free(f->meas);
+    free(f->rep);
+    memset(f, 0, sizeof *f);
 }
+
+static ss_status folders_of(const cmp_table *t, cmp_folders *f)
+{
+    const size_t n = (size_t)(t->n > 0 ? t->n : 1);
+    memset(f, 0, sizeof *f);
+    f->src = malloc(n * sizeof *f->src);
+    f->fold = malloc(n * sizeof *f->fold);
+    f->meas = malloc(n * sizeof *f->meas);
+    f->rep = malloc(n * sizeof *f->rep);
+    if (!f->src || !f->fold || !f->meas || !f->rep) {
+        folders_free(f);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < t->n; i++) {
+        f->fold[i] = -1;
+        if (t->v[i].trace) continue;
+        for (int a = 0; a < f->n && f->fold[i] < 0; a++)
+            if (!strcmp(t->v[f->src[a]].source, t->v[i].source)) f->fold[i] = a;
+        if (f->fold[i] < 0) {
+            f->fold[i] = f->n;
+            f->src[f->n] = i;
+            f->meas[f->n] = -1;
+            f->rep[f->n++] = -1;
+        }
+        if (f->meas[f->fold[i]] < 0 && !strcmp(t->v[i].r.text[0], "measured")) f->meas[f->fold[i]] = i;
+    }
+    for (int a = 0; a < f->n; a++)
+        for (int b = 0; b < a && f->rep[a] < 0 && f->meas[a] >= 0; b++)
+            if (f->rep[b] < 0 && f->meas[b] >= 0 &&
+                !memcmp(t->v[f->meas[a]].r.num, t->v[f->meas[b]].r.num, sizeof t->v[0].r.num))
+                f->rep[a] = b;
+    return SS_OK;
+}
+
+/* 1 when row i counts for --spread: a results folder's row, not one that replays another
+ * folder's base run again */
+static int spread_row(const cmp_folders *f, int i) { return f->fold[i] >= 0 && f->rep[f->fold[i]] < 0; }
 
 /* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
  * is the plain prediction of a loader of w workers and prefetch p (p < 1: any): no
@@ -634,11 +687,11 @@ static int label_matches(const char *label, int w, int p)
 
 /* --match: each trace beside the prediction of its recorded loader (label_matches), the
  * error of the mean iteration time, and the mean |error| */
-static void print_matches(const cmp_table *t, FILE *out)
+static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
     const int it = iter_column();
     if (it < 0) return;
-    int wsrc = 8, ntr = 0, nsrc = 0;
+    int wsrc = 8, ntr = 0;
     for (int i = 0; i < t->n; i++)
         if (t->v[i].trace) {
             int l = (int)strlen(shown_source(t, i));
@@ -649,20 +702,14 @@ static void print_matches(const cmp_table *t, FILE *out)
         fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
         return;
     }
-    /* the results folders, each its first row; each real run is set beside each folder's
-     * prediction, and each folder gets its own mean */
-    int *src = malloc((size_t)t->n * sizeof *src), *cnt = calloc((size_t)t->n, sizeof *cnt);
+    /* each real run is set beside each results folder's prediction, and each folder gets
+     * its own mean */
+    int *cnt = calloc((size_t)t->n, sizeof *cnt);
     double *sum = calloc((size_t)t->n, sizeof *sum);
-    if (!src || !cnt || !sum) {
-        free(src);
+    if (!cnt || !sum) {
         free(cnt);
         free(sum);
         return;
-    }
-    for (int i = 0; i < t->n; i++) {
-        int first = !t->v[i].trace;
-        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].source, t->v[i].source);
-        if (first) src[nsrc++] = i;
     }
     fprintf(out, "\neach real run beside the prediction of its recorded loader (pipeline rows without alignment, "
                  "fetch_scale, compute_scale or heal), mean iteration time:\n");
@@ -677,11 +724,10 @@ static void print_matches(const cmp_table *t, FILE *out)
         else if (r->prefetch >= 1) snprintf(loader, sizeof loader, "W=%d P=%d", r->workers, r->prefetch);
         else snprintf(loader, sizeof loader, "W=%d", r->workers);
         int any = 0;
-        for (int a = 0; a < nsrc && r->workers >= 0; a++) {
+        for (int a = 0; a < f->n && r->workers >= 0; a++) {
             int hit = -1, more = 0;
-            for (int j = src[a]; j < t->n; j++)
-                if (!t->v[j].trace && !strcmp(t->v[j].source, t->v[src[a]].source) &&
-                    label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
+            for (int j = f->src[a]; j < t->n; j++)
+                if (f->fold[j] == a && label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
                     if (hit < 0) hit = j;
                     else more++;
                 }
@@ -702,13 +748,12 @@ static void print_matches(const cmp_table *t, FILE *out)
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
     }
-    for (int a = 0; a < nsrc; a++) {
+    for (int a = 0; a < f->n; a++) {
         if (cnt[a] == 0) continue;
         fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");
-        if (nsrc > 1) fprintf(out, ", predicted by %s", shown_source(t, src[a]));
+        if (f->n > 1) fprintf(out, ", predicted by %s", shown_source(t, f->src[a]));
         fprintf(out, ": %.1f %%\n", sum[a] / cnt[a]);
     }
-    free(src);
     free(cnt);
     free(sum);
 }
@@ -718,92 +763,35 @@ static void print_matches(const cmp_table *t, FILE *out)
  * has no labels */
 static const char *spread_key(const cmp_row *r) { return r->r.text[2][0] ? r->r.text[2] : r->r.text[0]; }
 
-/* The results folders of the table for --spread (rows not from a trace), each once: *src
- * receives the index of the first row of each distinct folder, *dup for each row's folder
- * the folder it repeats (the same results.h5 named twice, or a sweep whose measured row is
- * bit for bit another's: the same base trace run again), -1 for none. Returns the count
- * of distinct folders, -1 without memory. */
-static int spread_sources(const cmp_table *t, int **src_out, int **dup_out)
-{
-    int *src = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *src);
-    int *dup = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *dup);
-    if (!src || !dup) {
-        free(src);
-        free(dup);
-        return -1;
-    }
-    int nsrc = 0;
-    for (int i = 0; i < t->n; i++) {
-        dup[i] = -1;
-        if (t->v[i].trace) continue;
-        int first = 1;
-        for (int j = 0; j < i && first; j++) first = t->v[j].trace || strcmp(t->v[j].source, t->v[i].source);
-        if (!first) continue;
-        src[nsrc++] = i;
-    }
-    /* the measured row of each folder; a later folder with the same one repeats the first */
-    for (int a = 0; a < nsrc; a++) {
-        int ma = -1;
-        for (int i = src[a]; i < t->n && ma < 0; i++)
-            if (!t->v[i].trace && !strcmp(t->v[i].source, t->v[src[a]].source) && !strcmp(t->v[i].r.text[0], "measured"))
-                ma = i;
-        for (int b = 0; b < a && ma >= 0; b++) {
-            if (dup[src[b]] >= 0) continue;
-            int mb = -1;
-            for (int i = src[b]; i < t->n && mb < 0; i++)
-                if (!t->v[i].trace && !strcmp(t->v[i].source, t->v[src[b]].source) &&
-                    !strcmp(t->v[i].r.text[0], "measured"))
-                    mb = i;
-            if (mb >= 0 && !memcmp(t->v[ma].r.num, t->v[mb].r.num, sizeof t->v[ma].r.num)) {
-                dup[src[a]] = src[b];
-                break;
-            }
-        }
-    }
-    for (int i = 0; i < t->n; i++)
-        if (!t->v[i].trace && dup[i] < 0)
-            for (int a = 0; a < nsrc; a++)
-                if (src[a] < i && !strcmp(t->v[src[a]].source, t->v[i].source)) dup[i] = dup[src[a]];
-    *src_out = src;
-    *dup_out = dup;
-    return nsrc;
-}
-
 /* --spread: every scenario (by its label) that two or more results folders hold, with the
  * least and largest mean iteration time and their spread, (largest - least) / their mean;
  * the median and the largest spread over the predictions. The measured rows are the base
  * runs themselves. Folders that repeat another's base run (spread_sources) are left out
  * and said so. */
-static void print_spread(const cmp_table *t, FILE *out)
+static void print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
     const int it = iter_column();
-    int *src, *dup;
-    const int nsrc = spread_sources(t, &src, &dup);
     double *spreads = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *spreads);
-    if (it < 0 || nsrc < 0 || !spreads) {
-        if (nsrc >= 0) {
-            free(src);
-            free(dup);
-        }
+    if (it < 0 || !spreads) {
         free(spreads);
         return;
     }
     int nuse = 0;
-    for (int a = 0; a < nsrc; a++) {
-        if (dup[src[a]] < 0) {
+    for (int a = 0; a < f->n; a++) {
+        if (f->rep[a] < 0) {
             nuse++;
             continue;
         }
         fprintf(out, "\n--spread: %s replayed the same base run as %s (their measured rows are identical), so it is "
                      "left out: run the scenario file on another recording (--set trace.path=...)",
-                t->v[src[a]].source, t->v[dup[src[a]]].source);
+                t->v[f->src[a]].source, t->v[f->src[f->rep[a]]].source);
     }
-    if (nuse < nsrc) fprintf(out, "\n");
+    if (nuse < f->n) fprintf(out, "\n");
     /* base runs of different loaders: a spread across settings, not across runs of one */
-    for (int a = 0, first = -1; a < nsrc; a++) {
-        const cmp_row *r = &t->v[src[a]];
-        if (dup[src[a]] >= 0 || r->base_workers < 0) continue;
-        if (first < 0) first = src[a];
+    for (int a = 0, first = -1; a < f->n; a++) {
+        const cmp_row *r = &t->v[f->src[a]];
+        if (f->rep[a] >= 0 || r->base_workers < 0) continue;
+        if (first < 0) first = f->src[a];
         else if (r->base_workers != t->v[first].base_workers) {
             fprintf(out, "\n--spread: the base runs' loaders differ (%s: %ld workers, %s: %ld): this spread is across "
                          "settings, not across runs of one setting\n",
@@ -814,7 +802,7 @@ static void print_spread(const cmp_table *t, FILE *out)
     int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
     char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
     for (int i = 0; i < t->n; i++) {
-        if (t->v[i].trace || dup[i] >= 0) continue;
+        if (!spread_row(f, i)) continue;
         int l = (int)strlen(spread_key(&t->v[i]));
         if (!strcmp(t->v[i].r.text[0], "measured")) l += (int)strlen(" (the base runs)");
         wname = l > wname ? l : wname;
@@ -822,16 +810,15 @@ static void print_spread(const cmp_table *t, FILE *out)
     wname = wname < 60 ? wname : 60;
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
-        if (r->trace || dup[i] >= 0) continue;
+        if (!spread_row(f, i)) continue;
         int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = t->v[j].trace || dup[j] >= 0 || strcmp(spread_key(&t->v[j]), spread_key(r));
+        for (int j = 0; j < i && first; j++) first = !spread_row(f, j) || strcmp(spread_key(&t->v[j]), spread_key(r));
         if (!first) continue;
         int n = 0;
         double lo = INFINITY, hi = -INFINITY, sum = 0.0;
         for (int j = i; j < t->n; j++) {
             const cmp_row *q = &t->v[j];
-            if (q->trace || dup[j] >= 0 || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[it])) continue;
+            if (!spread_row(f, j) || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[it])) continue;
             n++;
             sum += q->r.num[it];
             lo = q->r.num[it] < lo ? q->r.num[it] : lo;
@@ -877,25 +864,20 @@ static void print_spread(const cmp_table *t, FILE *out)
     if (left > 0)
         fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
     free(spreads);
-    free(src);
-    free(dup);
 }
 
 /* --spread needs two results folders of different base runs: a usage error otherwise,
  * before anything is printed, naming the traces (which --spread does not use) and the
  * folders that repeat another's base run */
-static ss_status check_spread(const cmp_table *t, char **inputs, int ninputs)
+static ss_status check_spread(const cmp_table *t, const cmp_folders *f, char **inputs, int ninputs)
 {
-    int *src, *dup, ntrace = 0;
-    const int nsrc = spread_sources(t, &src, &dup);
-    if (nsrc < 0) return ss_fail(SS_ENOMEM, "out of memory");
-    int nuse = 0;
+    int ntrace = 0, nuse = 0;
     char rep[2 * sizeof t->v[0].source + 64] = "", tr[sizeof t->v[0].source + 64] = "";
-    for (int a = 0; a < nsrc; a++) {
-        if (dup[src[a]] < 0) nuse++;
+    for (int a = 0; a < f->n; a++) {
+        if (f->rep[a] < 0) nuse++;
         else if (!rep[0])
-            snprintf(rep, sizeof rep, "; %s replayed the same base run as %s", t->v[src[a]].source,
-                     t->v[dup[src[a]]].source);
+            snprintf(rep, sizeof rep, "; %s replayed the same base run as %s", t->v[f->src[a]].source,
+                     t->v[f->src[f->rep[a]]].source);
     }
     for (int i = 0; i < t->n; i++)
         if (t->v[i].trace && ntrace++ == 0)
@@ -903,8 +885,6 @@ static ss_status check_spread(const cmp_table *t, char **inputs, int ninputs)
     for (int i = 1; i < ninputs && !rep[0]; i++)
         for (int j = 0; j < i && !rep[0]; j++)
             if (!strcmp(inputs[i], inputs[j])) snprintf(rep, sizeof rep, "; %.*s is named twice", 256, inputs[i]);
-    free(src);
-    free(dup);
     if (nuse >= 2) return SS_OK;
     return ss_fail(SS_EUSAGE,
                    "compare --spread: needs two or more results folders of different base runs, has %d%s%s (run the "
@@ -917,7 +897,8 @@ static int compare_main(int argc, char **argv)
     ss_config opts;
     ss_config_defaults(&opts);
     const char *csv = NULL;
-    int explicit_[3] = {0, 0, 0}, match = 0, spread = 0;
+    int explicit_[3] = {0, 0, 0}, spread = 0;
+    cmp_table t = {0};
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
@@ -929,7 +910,7 @@ static int compare_main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--match")) {
-            match = 1;
+            t.match = 1;
             continue;
         }
         if (!strcmp(a, "--spread")) {
@@ -968,19 +949,20 @@ static int compare_main(int argc, char **argv)
         fputs(compare_usage, stderr);
         return 2;
     }
-    cmp_table t = {0};
-    t.match = match;
+    cmp_folders folders = {0};
     ss_status st = csv ? check_csv_output(csv, inputs, ninputs) : SS_OK;
     if (st == SS_OK) st = align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = add_input(&t, inputs[i], &opts);
-    if (st == SS_OK && spread) st = check_spread(&t, inputs, ninputs);
+    if (st == SS_OK && (t.match || spread)) st = folders_of(&t, &folders);
+    if (st == SS_OK && spread) st = check_spread(&t, &folders, inputs, ninputs);
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         print_table(&t, stdout);
-        if (match) print_matches(&t, stdout);
-        if (spread) print_spread(&t, stdout);
+        if (t.match) print_matches(&t, &folders, stdout);
+        if (spread) print_spread(&t, &folders, stdout);
         if (csv) st = write_csv(&t, csv);
     }
+    folders_free(&folders);
     free(t.v);
     free(inputs);
     ss_config_free(&opts);

@@ -149,6 +149,18 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
     }
 }
 
+/* The first pipeline scenario of sc[0..nsc) that gives some GPU other workers than the
+ * trace's (calibrated) loader, or NULL */
+static const ss_scenario *other_workers(const ss_scenario *sc, int nsc, const ss_calib *cal)
+{
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipeline(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) return &sc[i];
+    }
+    return NULL;
+}
+
 /* A storage part of the trace's fetches below this share of the median fetch is not worth
  * a note on storage sharing: a quarter of the fetch or more must be reads */
 #define STORAGE_NOTE_SHARE 0.25
@@ -171,12 +183,7 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
         return;
     }
     if (!cal->workers_gpu || !cal->fetch_med_gpu || cal->no_fetch) return;
-    const ss_scenario *which = NULL;
-    for (int i = 0; i < nsc && !which; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus && !which; g++)
-            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) which = &sc[i];
-    }
+    const ss_scenario *which = other_workers(sc, nsc, cal);
     if (!which || synthetic) return;
     double *v = malloc((size_t)cal->gpus * sizeof *v);
     if (!v) return;
@@ -381,10 +388,7 @@ static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, co
 {
     if (!cfg->cpu_sharing || ss_trace_meta_has_cpu(m) || ss_trace_meta_is_synthetic(m) || !cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        int changes = sc[i].fetch_scale != 1.0 || sc[i].compute_scale != 1.0 || sc[i].heal.n > 0;
-        for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
-        if (!changes) continue;
+        if (!is_pipeline(&sc[i]) || ssp_same_load(&sc[i].pipe, &sc[i], cal->workers_gpu, cal->gpus)) continue;
         fprintf(out, "note: the trace records no CPU times of its fetches and training loops (the recorder's "
                      "/fetch_cpu_time, /loop_cpu_time, /cpu_pool and /cpu_pool_cores, from its format 2), so CPU "
                      "sharing is off: scenarios that change the load, such as %s, keep the trace's contention for the "
@@ -411,30 +415,26 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
     const double s0 = sh->s0[q], miss = model_miss(sh, q), m0 = sh->s0m ? sh->s0m[q] : 0.0,
                  ms = sh->s0m ? sh->s0m_step[q] : 0.0;
     if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        int changes = sc[i].fetch_scale != 1.0;
-        for (int g = 0; !changes && g < cal->gpus; g++) changes = ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g];
-        if (!changes) continue;
-        if (sh->s0m)
-            fprintf(out, "note: the trace's fetches took %.2fx their CPU time in CPU work and waits for a core, "
-                         "its steps %.2fx; CPU sharing's model puts the contention at %.2fx (its stretch of CPU work "
-                         "while the training processes step together). Scenarios keep the measured times and scale "
-                         "them by the model's change of contention, so only that change is modelled; where the two "
-                         "figures are this far apart, check a prediction that changes the CPU load a lot (many more "
-                         "workers, much faster storage) against one real run (README, \"How far to trust the "
-                         "predictions\")\n",
-                    m0, ms, s0);
-        else
-            fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
-                         "its fetches also hold waits for a core that are not CPU time (one after each sample's read), "
-                         "which the model keeps as storage time, so scenarios with fewer workers or slower storage may "
-                         "come out too slow and those with more workers too fast; a trace recorded with fewer workers "
-                         "(the cores less busy), or with the recorder's format 3 (which measures those waits), is the "
-                         "better base\n",
-                    s0);
-        return;
-    }
+    int changes = other_workers(sc, nsc, cal) != NULL;
+    for (int i = 0; i < nsc; i++) changes |= is_pipeline(&sc[i]) && sc[i].fetch_scale != 1.0;
+    if (!changes) return;
+    if (sh->s0m)
+        fprintf(out, "note: the trace's fetches took %.2fx their CPU time in CPU work and waits for a core, "
+                     "its steps %.2fx; CPU sharing's model puts the contention at %.2fx (its stretch of CPU work "
+                     "while the training processes step together). Scenarios keep the measured times and scale "
+                     "them by the model's change of contention, so only that change is modelled; where the two "
+                     "figures are this far apart, check a prediction that changes the CPU load a lot (many more "
+                     "workers, much faster storage) against one real run (README, \"How far to trust the "
+                     "predictions\")\n",
+                m0, ms, s0);
+    else
+        fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
+                     "its fetches also hold waits for a core that are not CPU time (one after each sample's read), "
+                     "which the model keeps as storage time, so scenarios with fewer workers or slower storage may "
+                     "come out too slow and those with more workers too fast; a trace recorded with fewer workers "
+                     "(the cores less busy), or with the recorder's format 3 (which measures those waits), is the "
+                     "better base\n",
+                s0);
 }
 
 static int is_summary_csv(const char *path) { return ss_atomic_starts_with(path, "scenario,"); }

@@ -99,4 +99,9 @@ typedef struct ss_model_ops {
 /* The model with id m. */
 const ss_model_ops *ss_model_get(ss_model m);
 
+/* The pipeline model (ss_model_pipeline.c): 1 when scenario s, with loaders p, runs every
+ * GPU with trace_workers[g] workers at the trace's speeds (fetch and compute scale 1)
+ * and heals nothing: its load is the trace's, so CPU and storage sharing change nothing. */
+int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_workers, int gpus);
+
 #endif

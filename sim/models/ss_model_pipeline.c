@@ -941,13 +941,11 @@ static void pipe_state_free(pipe_state *st)
     free(st);
 }
 
-/* 1 when the scenario runs the trace's own loaders at the trace's speeds: CPU sharing then
- * changes nothing (its load is the trace's). */
-static int same_load(const ssp_params *p, const ss_scenario *s, const ss_share *sh, int gpus)
+int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_workers, int gpus)
 {
     if (s->fetch_scale != 1.0 || s->compute_scale != 1.0 || s->heal.n > 0) return 0;
     for (int g = 0; g < gpus; g++)
-        if (ssp_loader_of(p, g).workers != sh->workers[g]) return 0;
+        if (ssp_loader_of(p, g).workers != trace_workers[g]) return 0;
     return 1;
 }
 
@@ -958,7 +956,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
 {
     const ss_share *sh = p->share;
     if (sh->gpus != gpus) return SS_OK;
-    if (same_load(p, s, sh, gpus)) {
+    if (ssp_same_load(p, s, sh->workers, gpus)) {
         st->cpu_stretch = gsl_stats_max(sh->s0, 1, (size_t)sh->pools);
         return SS_OK;
     }
@@ -1037,8 +1035,7 @@ static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, 
     if (!(p->storage_parallel > 0.0) || !p->trace_fetch_med || !tw || !p->trace_gap_gpu || !p->trace_delivery_gpu ||
         (q->share && q->share->gpus != gpus))
         return SS_OK;
-    int own = s->fetch_scale == 1.0 && s->compute_scale == 1.0 && s->heal.n == 0;
-    for (int g = 0; own && g < gpus; g++) own = ssp_loader_of(p, g).workers == tw[g];
+    const int own = ssp_same_load(p, s, tw, gpus);
     const size_t G = (size_t)gpus;
     double *v = malloc(6 * G * sizeof *v);
     int *W = malloc(G * sizeof *W);
