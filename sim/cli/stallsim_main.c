@@ -23,6 +23,7 @@ static const char usage[] =
     "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
     "  compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
+    "                          [--spread]\n"
     "                          measured traces and sweep results side by side, with differences\n"
     "  --help, --version       this text, the version\n"
     "\n"
