@@ -98,7 +98,9 @@ PY
 grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8 all
 # the training processes' alignment the calibration prints, against the same shares
 # computed here from the trace: per row, the largest number n of the G GPUs whose
-# train_start (and ask = train_start - stall) lie within the median step CPU
+# train_start (and ask + delivery, ask = train_start - stall, delivery = the stall beyond
+# the wait for the batch to be ready: stall - max(0, fetch_start + fetch_time - ask)) lie
+# within the median step CPU
 # (/loop_cpu_time; workers > 0 here) of each other; the mean of (n - 1) / (G - 1)
 for t in pytorch-grid-d/w2-x1-p2 pytorch-grid-d/w4-x1-p2 pytorch-grid-e/w1-x1-p2 pytorch-vision/slow2; do
   [ -e "$ds/$t.h5" ] || continue
@@ -108,6 +110,7 @@ import re, sys
 import h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 ts, st = f["timeline/train_start"][:], f["timeline/stall_time"][:]
+done = f["timeline/fetch_start"][:] + f["timeline/fetch_time"][:]
 b = np.median(f["loop_cpu_time"][:])
 def share(v):
     out = []
@@ -115,9 +118,10 @@ def share(v):
         n = max(int(np.searchsorted(row, row[i] + b, side="right")) - i for i in range(len(row)))
         out.append((n - 1) / (len(row) - 1))
     return 100 * np.mean(out)
-together, asked = share(ts), share(ts - st)
-m = re.search(r"started their steps together (\d+)% of the time and asked for their batches together (\d+)%", open(sys.argv[2]).read())
-print("%s: steps together %.1f %% (printed %s), asks %.1f %% (printed %s)" % (sys.argv[1].split("datasets/")[-1], together, m.group(1), asked, m.group(2)))
+ask = ts - st
+together, asked = share(ts), share(ask + np.maximum(0, st - np.maximum(0, done - ask)))
+m = re.search(r"started their steps together (\d+)% of the time and would have had their batches together (\d+)%", open(sys.argv[2]).read())
+print("%s: steps together %.1f %% (printed %s), asks + deliveries %.1f %% (printed %s)" % (sys.argv[1].split("datasets/")[-1], together, m.group(1), asked, m.group(2)))
 assert abs(together - int(m.group(1))) <= 0.5 + 1e-9 and abs(asked - int(m.group(2))) <= 0.5 + 1e-9
 PY
 done

@@ -826,7 +826,11 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (want_share) {
             for (long k = 0; k < al_rows; k++) {
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
-                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k];
+                /* the ask plus the batch's delivery (the stall beyond the wait for the
+                 * batch to be ready): where the loader is ahead, the step starts then */
+                double wait = d.done[k] - d.ask[k] > 0.0 ? d.done[k] - d.ask[k] : 0.0;
+                double dl = d.st[k] - wait > 0.0 ? d.st[k] - wait : 0.0;
+                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k] + dl;
             }
         }
         if (g == g_lo)
@@ -1009,12 +1013,14 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             while (p0 >= 0 && sh->pool_of[g0] != p0) g0++;
             if (p0 >= 0) {
                 /* what a scenario takes (ss_cpushare.c, together_share): the trace's own share in
-                 * its regime, the asks' where the loaders get ahead, 0 where they fall behind */
+                 * its regime, the asks + deliveries' where the loaders get ahead, 0 where they fall
+                 * behind */
                 const double ahead = 100.0 * (sh->bound0 ? sh->align_ahead[p0] : sh->align_trace[p0]),
                              behind = sh->bound0 ? 100.0 * sh->align_trace[p0] : 0.0;
                 fprintf(out, "calibration: CPU sharing: GPU %d's pool: its training processes started their steps "
-                             "together %.0f%% of the time and asked for their batches together %.0f%% of the time "
-                             "(within their step's CPU time of each other). The trace's loaders were %s: a scenario "
+                             "together %.0f%% of the time and would have had their batches together %.0f%% of the time "
+                             "had every batch been ready when asked (ask + delivery; within their step's CPU time of "
+                             "each other). The trace's loaders were %s: a scenario "
                              "whose loaders %s is modelled with %.0f%% together, one whose loaders %s with %.0f%%\n",
                         g0, 100.0 * sh->align_trace[p0],
                         100.0 * sh->align_ahead[p0], sh->bound0 ? "behind" : "ahead",

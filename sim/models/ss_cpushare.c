@@ -320,7 +320,8 @@ static int regime_bound(const share_eval *e, const terms *t)
 /* The share of the time pool p's training processes step together at a scenario's terms
  * t (MODELS-pipeline.md, "CPU sharing"): in the trace's own regime as often as in the
  * trace; where the loaders keep ahead of a trace whose loaders were behind, as often as
- * the trace's asks came together (every GPU then has its batch when it asks); where the
+ * the trace's asks plus each batch's delivery came together (every GPU then has its batch
+ * one delivery after it asks); where the
  * loaders fall behind those of a trace that kept ahead, never (each GPU steps when its
  * own batch arrives). 1 without the trace's alignment. */
 static double together_share(const share_eval *e, int p, const terms *t)

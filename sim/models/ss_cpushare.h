@@ -29,7 +29,8 @@ typedef struct {
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
     /* [pools] the share of the trace's iterations in which the pool's training processes
      * started their steps together (all within their step's CPU time of each other), and
-     * in which they asked for their batches together; NULL: always together */
+     * in which each ask plus its batch's delivery fell together (when they would have had
+     * their batches, had every batch been ready at the ask); NULL: always together */
     double *align_trace, *align_ahead;
     int bound0; /* 1: the trace's period is its loaders' (or a synchronous fetch's), not its steps' */
     double *s0m;       /* [pools] the measured one, (c + q) / c over the pool's fetches
