@@ -74,7 +74,7 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * contention grows too slowly near saturation. Said once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
 /* a pipeline baseline replay further than this (%) from the measured run gets a note: on
- * 478 of the 482 committed real traces it is within 1.5 % (the others: uneven shards) */
+ * 499 of the 503 committed real traces it is within 1.5 % (the others: uneven shards) */
 #define FIDELITY_NOTE_PCT 5.0
 /* Below this share of the iteration time, the stalls are too small for the slowest loader
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
@@ -226,7 +226,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
                          "prediction rests on the trace's steps and deliveries, which grow with the load; on the real runs "
                          "checked, such predictions were 4%% optimistic on average with the cores under a third busy (up "
-                         "to 13%%), but up to 17%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
+                         "to 13%%), but up to 16%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
                          "such setting differ by 7-10%%: check one real run before acting; datasets/VALIDATION.md)\n");
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */

@@ -59,7 +59,7 @@ static ss_status median_delivery(const ss_summary *s, double *med)
 /* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind
  * (med: the median calibrated delivery cost): on the idle grids with the cores under a
  * third busy the real runs of such predictions came out about 4 % slower on average (up to
- * 13 %), the runs of one setting 7-10 % apart; with the cores about 80 % busy (grid I) 5-17 %
+ * 13 %), the runs of one setting 7-10 % apart; with the cores about 80 % busy (grid I) 4-16 %
  * faster, the two-fault runs' 4 workers 3-9 % faster (datasets/VALIDATION.md). */
 static int loaders_ahead_of_behind(const ss_summary *s, int j, double med)
 {
