@@ -621,7 +621,8 @@ static void calib_free_io(calib_io *io)
 /* The training processes' alignment (MODELS-pipeline.md, "CPU sharing"), per pool of
  * cores: over the calibration's first `rows` rows, the mean of (n - 1) / (G_p - 1), where n
  * is the largest number of the pool's G_p GPUs whose step starts (train_start; j = 1: whose
- * asks, train_start - stall) lie within b of each other, b the pool's step CPU time (the
+ * asks plus their batches' deliveries, ask + max(0, stall - max(0, done - ask)) with ask =
+ * train_start - stall) lie within b of each other (a spread <= b), b the pool's step CPU time (the
  * median over its GPUs of /loop_cpu_time, the fetch left out where W = 0): 1 when every
  * row's GPUs step together, 0 when each steps apart. v holds [row][GPU][2] (every rank
  * holds them alike after the all-reduce, so every rank finds the same shares). Writes
