@@ -31,8 +31,15 @@
 #define CALIB_TIE_FETCH_FRACTION 0.002
 /* On a trace where the window binds more often than the worker, a worker gap may not be
  * larger than the excess a[k] of more than this fraction of the rows, and is 0 with a
- * prefetch factor of 1 (fit_gaps). */
+ * prefetch factor of 1 (fit_gaps), ... */
 #define CALIB_GAP_CONTRADICT 0.01
+/* ... and is 0 unless at least CALIB_GAP_AGREE_ROWS rows show the smallest excess, to
+ * this fraction of it plus CALIB_GAP_AGREE_S seconds (the rounding of stored times): the
+ * rows where the worker binds show one gap, as on a trace that follows the recurrence
+ * (fit_gaps) */
+#define CALIB_GAP_AGREE 0.001
+#define CALIB_GAP_AGREE_S 1e-6
+#define CALIB_GAP_AGREE_ROWS 3
 /* Settings already fitted on another GPU are taken when they explain this GPU's starts
  * with a mean capped residual below this fraction of its median fetch time. */
 #define CALIB_ACCEPT_FRACTION 0.002
@@ -276,21 +283,33 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     /* (d->buf holds the sorted a[] up to its median) */
     const double med_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, 0.5) : 0.0;
     const double lim_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, CALIB_GAP_CONTRADICT) : 0.0;
+    /* how many rows show the smallest excess (to the rounding of stored times) */
+    const double min_a = na ? d->buf[0] : 0.0;
+    long at_min = 0;
+    for (long k = 0; na > 0 && k < n; k++)
+        if (d->pos[k] >= W && a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S) at_min++;
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
     /* where the window binds more often than the worker (the median excess over the window
-     * below that over the worker), the worker gap shows only on a few rows and a larger
-     * candidate would absorb the window's noise: it may not exceed the excess of more than
-     * CALIB_GAP_CONTRADICT of the rows (those where a worker started its next batch sooner
-     * after its previous one than the gap allows) */
+     * below that over the worker), the worker gap shows only on a few rows, mostly each
+     * epoch's first window (the batches sent out as the epoch starts) and just after it,
+     * and a larger candidate would absorb the window's noise: it may not exceed the excess
+     * of more than CALIB_GAP_CONTRADICT of the rows (those where a worker started its next
+     * batch sooner after its previous one than the gap allows). And it is 0 unless those
+     * rows agree on it (CALIB_GAP_AGREE_ROWS of them or more at the smallest excess, as on
+     * a trace that follows the recurrence): on real runs they do not, as every worker
+     * starts at once there and waits for a core, and a gap read off them is the start-up's
+     * contention (1-15 ms fitted there, where every loader-bound trace measures 0.1-0.3 ms:
+     * a scenario with fewer workers then paid it on every batch) */
     const double med_b = nb ? gsl_stats_quantile_from_sorted_data(d->buf, 1, nb, 0.5) : INFINITY;
     if (na > 0 && med_a > med_b) {
         /* with P = 1 both constraints start from the same batch k - W: where it was done
          * after the loop asked for it, the start is done + max(gap, refill) and the two
          * cannot be told apart, and where the window binds the worker was idle because of
          * the window, so its idle time says nothing of the gap: the refill gap carries it */
-        const double lim = P == 1 ? 0.0 : lim_a;
+        const int agree = at_min >= CALIB_GAP_AGREE_ROWS;
+        const double lim = P == 1 || !agree ? 0.0 : lim_a;
         int kept = 0;
         for (int i = 0; i < ng; i++)
             if (cg[i] <= lim) cg[kept++] = cg[i];
