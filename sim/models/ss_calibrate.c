@@ -285,9 +285,11 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     const double lim_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, CALIB_GAP_CONTRADICT) : 0.0;
     /* how many rows show the smallest excess (to the rounding of stored times) */
     const double min_a = na ? d->buf[0] : 0.0;
-    long at_min = 0;
-    for (long k = 0; na > 0 && k < n; k++)
+    long at_min = 0, first_window = 0; /* ... and the rows of the epochs' first windows */
+    for (long k = 0; na > 0 && k < n; k++) {
         if (d->pos[k] >= W && a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S) at_min++;
+        if (d->pos[k] >= W && d->pos[k] < WP) first_window++;
+    }
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
@@ -297,18 +299,22 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
      * and a larger candidate would absorb the window's noise: it may not exceed the excess
      * of more than CALIB_GAP_CONTRADICT of the rows (those where a worker started its next
      * batch sooner after its previous one than the gap allows). And it is 0 unless those
-     * rows agree on it (CALIB_GAP_AGREE_ROWS of them or more at the smallest excess, as on
-     * a trace that follows the recurrence): on real runs they do not, as every worker
+     * rows agree on it (CALIB_GAP_AGREE_ROWS of them or more at the smallest excess, or
+     * as many as the epochs' first windows hold where they hold fewer, as on a trace that
+     * follows the recurrence): on real runs they do not, as every worker
      * starts at once there and waits for a core, and a gap read off them is the start-up's
-     * contention (1-15 ms fitted there, where every loader-bound trace measures 0.1-0.3 ms:
-     * a scenario with fewer workers then paid it on every batch) */
+     * contention (1-15 ms fitted there on 47 committed real traces, where the smallest
+     * excess of every committed loader-bound trace is 0.06-0.4 ms: a scenario with fewer
+     * workers then paid it on every batch) */
     const double med_b = nb ? gsl_stats_quantile_from_sorted_data(d->buf, 1, nb, 0.5) : INFINITY;
     if (na > 0 && med_a > med_b) {
         /* with P = 1 both constraints start from the same batch k - W: where it was done
          * after the loop asked for it, the start is done + max(gap, refill) and the two
          * cannot be told apart, and where the window binds the worker was idle because of
          * the window, so its idle time says nothing of the gap: the refill gap carries it */
-        const int agree = at_min >= CALIB_GAP_AGREE_ROWS;
+        /* (a short trace of few epochs may have fewer first-window rows than that) */
+        const int agree = at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
+                          at_min >= 1;
         const double lim = P == 1 || !agree ? 0.0 : lim_a;
         int kept = 0;
         for (int i = 0; i < ng; i++)
