@@ -9,6 +9,7 @@
 
 #include "ss_comm.h"
 #include "ss_number.h"
+#include "ss_row.h"
 
 /* Memory for the columns of a batch of GPUs (five doubles per row and GPU). */
 #define CALIB_BATCH_BYTES (32L << 20)
@@ -854,9 +855,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
                 /* the ask plus the batch's delivery (the stall beyond the wait for the
                  * batch to be ready): where the loader is ahead, the step starts then */
-                double wait = d.done[k] - d.ask[k] > 0.0 ? d.done[k] - d.ask[k] : 0.0;
-                double dl = d.st[k] - wait > 0.0 ? d.st[k] - wait : 0.0;
-                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k] + dl;
+                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] =
+                    d.ask[k] + ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
             }
         }
         if (g == g_lo)
