@@ -55,7 +55,8 @@ static const cal_case CASES[] = {
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
-static void make_trace(const cal_case *c, const char *path, int record_loader)
+/* Writes case c's trace of `epochs` epochs of `iterations` rows in all */
+static void make_trace_sized(const cal_case *c, const char *path, int record_loader, long iterations, int epochs)
 {
     ss_gen_params p;
     ss_gen_defaults(&p);
@@ -80,10 +81,15 @@ static void make_trace(const cal_case *c, const char *path, int record_loader)
         p.wgpu_workers[i] = c->wgpu_workers[i];
     }
     p.no_loader_attrs = !record_loader;
-    p.iterations = 300;
-    p.epochs = 2;
+    p.iterations = iterations;
+    p.epochs = epochs;
     p.chunk_rows = 128;
     if (ss_gen_write(&p, path, 0) != SS_OK) fail_msg("gen: %s", ss_errmsg());
+}
+
+static void make_trace(const cal_case *c, const char *path, int record_loader)
+{
+    make_trace_sized(c, path, record_loader, 300, 2);
 }
 
 static int workers_of(const cal_case *c, int g)
@@ -199,22 +205,9 @@ static void test_short_window_bound_gap(void **state)
 {
     (void)state;
     const cal_case c = {"one epoch, W=1 P=2", 7, 2, 1, 2, 0.05, 0.02, 0.0, 0.3, 1.0, 0.0, 0, {0}, {0}, 0, {0}, {0}, 1};
-    ss_gen_params p;
-    ss_gen_defaults(&p);
-    p.seed = c.seed;
-    p.gpus = c.gpus;
-    p.workers = c.workers;
-    p.prefetch = c.prefetch;
-    p.worker_gap = c.worker_gap;
-    p.refill_gap = c.refill_gap;
-    p.fetch_mean = c.fetch_mean;
-    p.compute_mean = c.compute_mean;
-    p.straggler_prob = 0.0;
-    p.iterations = 200;
-    p.epochs = 1;
     char path[512];
     snprintf(path, sizeof path, "%s/short-window.h5", tu_tmpdir());
-    if (ss_gen_write(&p, path, 0) != SS_OK) fail_msg("gen: %s", ss_errmsg());
+    make_trace_sized(&c, path, 0, 200, 1);
     ss_calib cal;
     calibrate_file(path, &cal);
     check_recovered(&c, &cal);

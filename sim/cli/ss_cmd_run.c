@@ -394,8 +394,8 @@ static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, co
                      "sharing is off: scenarios that change the load, such as %s, keep the trace's contention for the "
                      "cores (on busy cores, more workers or faster storage come out optimistic, fewer workers "
                      "pessimistic; on the 4-rank validation grids with those datasets removed the mean error went "
-                     "from 1.2-5.1 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
-                     "healed -18.5 %% where it was -6.9 %%): record with scripts/stallsim_record.py where you can\n",
+                     "from 1.2-5.2 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
+                     "healed -18.5 %% where it was -7.3 %%): record with scripts/stallsim_record.py where you can\n",
                 label_of(&sc[i]));
         return;
     }

@@ -284,13 +284,7 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
     /* (d->buf holds the sorted a[] up to its median) */
     const double med_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, 0.5) : 0.0;
     const double lim_a = na ? gsl_stats_quantile_from_sorted_data(d->buf, 1, na, CALIB_GAP_CONTRADICT) : 0.0;
-    /* how many rows show the smallest excess (to the rounding of stored times) */
     const double min_a = na ? d->buf[0] : 0.0;
-    long at_min = 0, first_window = 0; /* ... and the rows of the epochs' first windows */
-    for (long k = 0; na > 0 && k < n; k++) {
-        if (d->pos[k] >= W && a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S) at_min++;
-        if (d->pos[k] >= W && d->pos[k] < WP) first_window++;
-    }
     for (long k = 0; k < n; k++)
         if (d->pos[k] >= WP) d->buf[nb++] = b[k];
     int nr = gap_candidates(d->buf, nb, cr);
@@ -313,7 +307,15 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
          * after the loop asked for it, the start is done + max(gap, refill) and the two
          * cannot be told apart, and where the window binds the worker was idle because of
          * the window, so its idle time says nothing of the gap: the refill gap carries it */
-        /* (a short trace of few epochs may have fewer first-window rows than that) */
+        /* how many rows show the smallest excess (to the rounding of stored times), and how
+         * many rows the epochs' first windows hold (a short trace of few epochs may hold
+         * fewer than CALIB_GAP_AGREE_ROWS) */
+        long at_min = 0, first_window = 0;
+        for (long k = 0; k < n; k++) {
+            if (d->pos[k] < W) continue;
+            at_min += a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S;
+            first_window += d->pos[k] < WP;
+        }
         const int agree = at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
                           at_min >= 1;
         const double lim = P == 1 || !agree ? 0.0 : lim_a;
