@@ -71,7 +71,7 @@
 # measures it); errors against the mean of each point's two runs.
 #
 # usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
-#                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S]
+#                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S] [--ranks N]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
 #   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
@@ -82,6 +82,8 @@
 #   (seconds of storage latency per sample at x1, of emulated accelerator time per step,
 #   the batch size, seconds of CPU work per sample in the loader; the grid's defaults
 #   0.006, 0.015, 12, 0), to check the predictions on a balance of your own.
+#   --ranks N: record the grid with N DDP ranks (default 4; 4 or more, as rank 3 is the
+#   slow rank; the regimes and storage experiments record 2).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -103,7 +105,7 @@ scenario_ini() {
     printf '[scenarios]\n%b\n[output]\ndir = %s\n' "$4" "${1%.ini}"
   } > "$1"
 }
-o_latency="" o_compute="" o_batch="" o_decode=""
+o_latency="" o_compute="" o_batch="" o_decode="" o_ranks=""
 record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 disk=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -122,6 +124,7 @@ while [ $# -gt 0 ]; do
     --compute) o_compute=$2; shift 2 ;;
     --batch) o_batch=$2; shift 2 ;;
     --decode) o_decode=$2; shift 2 ;;
+    --ranks) o_ranks=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 { if (/^#/) print; else exit }' "$0"; exit 0 ;;
@@ -399,6 +402,13 @@ decode=0
 [ $regimes -eq 1 ] && latency=0.003 ranks=2
 [ $storage -eq 1 ] && latency=0.003 ranks=2 batch=8 compute=0.010 decode=0.002
 latency=${o_latency:-$latency} compute=${o_compute:-$compute} batch=${o_batch:-$batch} decode=${o_decode:-$decode}
+if [ -n "$o_ranks" ]; then
+  if ! [[ $o_ranks =~ ^[0-9]+$ ]] || [ "$o_ranks" -lt 4 ] || [ "$o_ranks" -gt 64 ] || [ $regimes -eq 1 ] || [ $storage -eq 1 ] || [ $twoslow -eq 1 ]; then
+    echo "validate_pytorch.sh: --ranks $o_ranks: the grid needs 4 to 64 ranks (rank 3 is its slow rank); the other experiments have their own" >&2
+    exit 2
+  fi
+  ranks=$o_ranks
+fi
 [ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || { [ $storage -eq 1 ] && iters=80; } || iters=150; }
 
 # cpu_ticks: "busy total" clock ticks of all cores since boot (/proc/stat)
@@ -562,11 +572,18 @@ fi
 
 # slow_report SLOW.h5 HEALTHY.h5 RUN_DIR GPU WHAT: the slow-rank sweep in RUN_DIR (its
 # replays, and the same with GPU healed) against the slow run's own mean, and the healed
-# ones against the real run without the slow rank (HEALTHY.h5)
+# ones against the real run without the slow rank (HEALTHY.h5) and, where that setting was
+# recorded more than once (HEALTHY less .h5, then -rep*.h5), against the mean of its runs
 slow_report() {
-  local slow=$1 healthy=$2 run=$3 gpu=$4 what=$5
+  local slow=$1 healthy=$2 run=$3 gpu=$4 what=$5 rep i=0
   "$stallsim" compare "$slow" "$run" --warmup "$warmup" --csv "$work/cmp-slow.csv" >/dev/null
   "$stallsim" compare "$healthy" "$run" --warmup "$warmup" --csv "$work/cmp-healed.csv" >/dev/null
+  rm -f "$work"/cmp-healed-rep*.csv
+  for rep in "${healthy%.h5}"-rep*.h5; do
+    [ -e "$rep" ] || continue
+    i=$((i + 1))
+    "$stallsim" compare "$rep" "$run" --warmup "$warmup" --csv "$work/cmp-healed-rep$i.csv" >/dev/null
+  done
   $py - "$work" "$run" "$gpu" "$what" "$(basename "$slow" .h5)" "$(basename "$healthy" .h5)" <<'PY'
 import csv, os, sys
 work, run, gpu, what, slow, healthy = sys.argv[1:7]
@@ -590,6 +607,16 @@ for r in rr[1:]:
                                          100 * (float(r["iter_time_mean"]) / ref - 1)))
 print("  * healed (heal = %s: rank %s's fetch times become the other ranks' median) is set against the real "
       "run without the slow rank (%s)" % (gpu, gpu, healthy))
+reps = sorted(n for n in os.listdir(work) if n.startswith("cmp-healed-rep"))
+if reps:
+    its = [it_h] + [float(rows(n)[0]["iter_time_mean"]) for n in reps]
+    mean = sum(its) / len(its)
+    for r in rr[1:]:
+        s = sset.get(r["scenario"])
+        if s is not None and s.get("heal_gpu", "") not in ("", None):
+            print("  %-58s %9.4f against the mean of the %d runs without the slow rank (%.4f s, %.1f %% apart): %+.1f %%" % (
+                r["scenario"], float(r["iter_time_mean"]), len(its), mean, 100 * (max(its) - min(its)) / mean,
+                100 * (float(r["iter_time_mean"]) / mean - 1)))
 PY
 }
 
