@@ -193,5 +193,22 @@ for lab in listed:
 assert any("heal=1" in l for l in listed), listed
 assert not any(re.search(r"heal=[023]\b", l) for l in listed), listed
 print("listed:", listed)
+# the healed scenarios left out are counted and named: those that cut more than the floor
+# (the baseline's |error| or 1 %) but add no more than it to their twin
+base = [r for r in rows if r["fidelity_iter_time_err_pct"] != ""][0]
+floor = max(abs(float(base["fidelity_iter_time_err_pct"])), 1.0)
+left = []
+for r in rows:
+    m = re.search(r"_heal-(\d+)$", r["scenario"])
+    if not m or not -float(r["iter_time_change_pct"]) > floor:
+        continue
+    twin = r["scenario"].replace("_heal-%s" % m.group(1), "")
+    if not 100 * (mean[twin] - mean[r["scenario"]]) / mean[twin] > floor:
+        left.append(r["label"])
+m = re.search(r"^  \((\d+) healed scenarios? left out, [^:]*: (.*)\)$", text, re.M)
+assert left and m and int(m.group(1)) == len(left), (left, m and m.group(0))
+named = [x.strip().rsplit(" ", 1)[0] for x in m.group(2).split(";") if x.strip() != "..."]
+assert len(named) == min(len(left), 5) and all(any(set(n.split()) <= set(l.split()) for l in left) for n in named), (named, left)
+print("left out as twins:", len(left), named)
 PY
 finish

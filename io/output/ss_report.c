@@ -253,6 +253,18 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         }
         fprintf(out, "%s)\n", r->n_within > SS_RANK_TOP ? "; ..." : "");
     }
+    if (r->n_twin > 0) {
+        fprintf(out, "  (%d healed scenario%s left out, %s heal adding no more than the model's baseline error or "
+                     "%.0f%% to the same scenario without it, which stands for %s:",
+                r->n_twin, r->n_twin == 1 ? "" : "s", r->n_twin == 1 ? "its" : "each one's", SS_RANK_MIN_PCT,
+                r->n_twin == 1 ? "it" : "them");
+        for (int k = 0; k < r->n_twin && k < SS_RANK_TOP; k++) {
+            char buf[LABEL_LEN];
+            fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, r->twin_j[k], buf),
+                    ss_summary_change_pct(s, r->twin_j[k]));
+        }
+        fprintf(out, "%s)\n", r->n_twin > SS_RANK_TOP ? "; ..." : "");
+    }
     for (int i = 0; i < r->nheal;) {
         ss_model m = r->heal[i].model;
         int n = 0, within = 0;

@@ -417,6 +417,29 @@ ss_status ss_results_finish(ss_results *r, ss_status ok, const ss_summary *s, co
     return st;
 }
 
+/* The value every GPU has in the integer dataset name of results file f (the calibrated
+ * loader), -1 where they differ or the file has none */
+static int same_calibrated(hid_t f, const char *name)
+{
+    int v = -1;
+    hid_t d = H5Lexists(f, "calibration", H5P_DEFAULT) > 0 && H5Lexists(f, name, H5P_DEFAULT) > 0
+                  ? H5Dopen2(f, name, H5P_DEFAULT)
+                  : H5I_INVALID_HID;
+    if (d < 0) return -1;
+    hid_t sp = H5Dget_space(d);
+    hssize_t n = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 ? H5Sget_simple_extent_npoints(sp) : 0;
+    int *a = n > 0 && n <= SS_MAX_GPUS ? malloc((size_t)n * sizeof *a) : NULL;
+    if (a && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0) {
+        v = a[0];
+        for (hssize_t i = 1; i < n; i++)
+            if (a[i] != v) v = -1;
+    }
+    free(a);
+    if (sp >= 0) H5Sclose(sp);
+    H5Dclose(d);
+    return v;
+}
+
 ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
 {
     memset(out, 0, sizeof *out);
@@ -433,6 +456,8 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;
     if (a >= 0) H5Aclose(a);
     if (ss_h5_attr_read_long(f, "calibrated_workers", &out->base_workers) != 0) out->base_workers = -1;
+    out->base_w = same_calibrated(f, "calibration/workers");
+    out->base_p = same_calibrated(f, "calibration/prefetch");
     H5Fclose(f);
     return SS_OK;
 }

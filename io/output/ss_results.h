@@ -59,6 +59,7 @@ typedef struct {
     long epoch;             /* SS_EPOCH_ALL: every epoch */
     double threshold;       /* effective_delay_threshold */
     long base_workers;      /* the calibration's largest W of the trace's loaders, -1 unknown */
+    int base_w, base_p;     /* the calibrated loader (W, P) where every GPU has the same, -1 otherwise */
 } ss_results_settings;
 
 /* Reads the settings of results file path. Local. */

@@ -39,7 +39,9 @@ static const char compare_usage[] =
     "  --match        also set each trace (a real run) beside the pipeline prediction of its\n"
     "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
     "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
-    "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`\n"
+    "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
+    "                 a run with the base trace's own loader is set beside the baseline\n"
+    "                 replay and left out of the mean\n"
     "                 (with several results folders: beside each folder's, a mean per folder)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
@@ -62,6 +64,8 @@ typedef struct {
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
     long base_workers; /* a results folder's: its base trace's calibrated largest W, -1 unknown */
+    int base_w, base_p; /* a results folder's: its base trace's calibrated loader where every GPU
+                         * has the same, -1 otherwise */
 } cmp_row;
 
 typedef struct {
@@ -84,6 +88,7 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     t->v[t->n].trace = 0;
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
     t->v[t->n].base_workers = -1;
+    t->v[t->n].base_w = t->v[t->n].base_p = -1;
     t->v[t->n++].r = *r;
     return SS_OK;
 }
@@ -252,10 +257,17 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         ss_results_settings rs;
         int n;
         if ((st = ss_results_read_summary(path, &rows, &n, &gpus)) != SS_OK) return st;
-        if (ss_results_read_settings(path, &rs) != SS_OK) rs.base_workers = -1;
+        if (ss_results_read_settings(path, &rs) != SS_OK) {
+            rs.base_workers = -1;
+            rs.base_w = rs.base_p = -1;
+        }
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
-            if (st == SS_OK) t->v[t->n - 1].base_workers = rs.base_workers;
+            if (st == SS_OK) {
+                t->v[t->n - 1].base_workers = rs.base_workers;
+                t->v[t->n - 1].base_w = rs.base_w;
+                t->v[t->n - 1].base_p = rs.base_p;
+            }
         }
         free(rows);
         if (st != SS_OK) return st;
@@ -685,8 +697,16 @@ static int label_matches(const char *label, int w, int p)
            strstr(lab, " fs=1 ") && strstr(lab, " cs=1 ") && !strstr(lab, " heal=");
 }
 
+/* 1 when a real run of loader (w, p) has the loader of results folder row b's base trace
+ * (calibrated, the same on every GPU): its matched prediction is then the baseline replay */
+static int base_loader(const cmp_row *b, int w, int p)
+{
+    return b->base_w >= 0 && w == b->base_w && (w == 0 || (b->base_p >= 1 && p == b->base_p));
+}
+
 /* --match: each trace beside the prediction of its recorded loader (label_matches), the
- * error of the mean iteration time, and the mean |error| */
+ * error of the mean iteration time, and the mean |error| over the what-ifs (a real run with
+ * the base's own loader is set beside the baseline replay, shown and left out of it) */
 static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
     const int it = iter_column();
@@ -704,7 +724,7 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     }
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
-    int *cnt = calloc((size_t)t->n, sizeof *cnt);
+    int *cnt = calloc((size_t)t->n, sizeof *cnt), nown = 0;
     double *sum = calloc((size_t)t->n, sizeof *sum);
     if (!cnt || !sum) {
         free(cnt);
@@ -733,10 +753,17 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                 }
             if (hit < 0) continue;
             const double e = pct(t->v[hit].r.num[it], r->r.num[it]);
-            sum[a] += fabs(e);
-            cnt[a]++;
-            char more_txt[48] = "";
-            if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+            const int own = base_loader(&t->v[f->src[a]], r->workers, r->prefetch);
+            if (own) {
+                nown++;
+            } else {
+                sum[a] += fabs(e);
+                cnt[a]++;
+            }
+            char more_txt[96] = "";
+            if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
+                              more ? "; more alike" : "");
+            else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : shown_source(t, i),
                     any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2],
                     more_txt);
@@ -748,6 +775,10 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
     }
+    if (nown)
+        fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
+                     "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
+                     "set it beside the scenario that says so (heal, fetch_scale) without --match\n");
     for (int a = 0; a < f->n; a++) {
         if (cnt[a] == 0) continue;
         fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");

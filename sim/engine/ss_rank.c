@@ -132,7 +132,11 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         int twin = unhealed_twin(s, j);
         if (twin >= 0) {
             double t = mean_iter(s, twin), v = mean_iter(s, j);
-            if (t > 0 && !(100.0 * (t - v) / t > floor_of(isnan(err) ? 0.0 : err))) continue;
+            if (t > 0 && !(100.0 * (t - v) / t > floor_of(isnan(err) ? 0.0 : err))) {
+                if (out->n_twin < SS_RANK_TOP) out->twin_j[out->n_twin] = j;
+                out->n_twin++;
+                continue;
+            }
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }

@@ -34,6 +34,9 @@ typedef struct ss_ranking {
     ss_rank_top top[SS_RANK_TOP];
     int n_within;               /* scenarios whose change is within their model's error */
     int within_j[SS_RANK_TOP];  /* the first min(n_within, SS_RANK_TOP) of them, in table order */
+    int n_twin;                 /* healed scenarios left out: the heal adds no more than the error
+                                 * to the same scenario without it (its twin), which is ranked */
+    int twin_j[SS_RANK_TOP];    /* the first min(n_twin, SS_RANK_TOP) of them, in table order */
     int nheal;
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
