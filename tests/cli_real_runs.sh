@@ -945,6 +945,44 @@ PY
 else
   fail "datasets/pytorch-spread is missing (committed with the repository)"
 fi
+# a new user's 3-rank job reading real files (datasets/pytorch-files: the base three times,
+# 4 workers and no slow rank twice each): from each base, the pipeline baseline within 1 %
+# of its own run, 4 workers within 6 % and rank 2 healed within 7 % of the mean of their two
+# real runs (+1.8/-4.6/+0.2 % and +4.6/-6.0/+1.1 %: the bases, 0.9 % apart, predict the
+# heal 10.7 % apart near saturation, as its README says); the independent model's heal
+# more than 30 % too fast (it cannot see the healed rank's loader still sharing the cores)
+fd=$ds/pytorch-files
+if [ -e "$fd/base1.h5" ]; then
+  for b in base1 base2 base3; do
+    printf '[trace]\npath = %s/%s.h5\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 4\nprefetch = auto\nheal = none, 2\n' "$fd" $b > "$work/fi-$b.ini"
+    "$stallsim" run "$work/fi-$b.ini" --out "$work/fi-$b" --quiet || fail "files: run from $b"
+  done
+  /usr/bin/python3 - "$work" "$fd" "$src/tests" <<'PY' && ok || fail "files: predictions from each base"
+import csv, sys
+sys.path.insert(0, sys.argv[3])
+from real_means import real
+work, fd = sys.argv[1], sys.argv[2]
+w4, healthy = real(fd, ["w4", "w4b"], warmup=10), real(fd, ["healthy", "healthy-b"], warmup=10)
+preds = {}
+for b in ("base1", "base2", "base3"):
+    rows = list(csv.DictReader(open("%s/fi-%s/summary.csv" % (work, b))))
+    pick = lambda model, w, heal: [float(r["iter_time_mean"]) for r in rows
+                                   if r["model"] == model and r["heal_gpus"] == heal and (w is None or r["workers"] == w)]
+    base, four, heal = pick("pipeline", "2", ""), pick("pipeline", "4", ""), pick("pipeline", "2", "2")
+    indep = pick("independent", None, "2")
+    assert len(base) == len(four) == len(heal) == len(indep) == 1, b
+    e = [100 * (base[0] / real(fd, [b], warmup=10) - 1), 100 * (four[0] / w4 - 1), 100 * (heal[0] / healthy - 1),
+         100 * (indep[0] / healthy - 1)]
+    print("files from %s: baseline %+.1f %%, 4 workers %+.1f %%, rank 2 healed %+.1f %% (independent %+.1f %%)" % (b, *e))
+    assert abs(e[0]) <= 1 and abs(e[1]) <= 6 and abs(e[2]) <= 7 and e[3] < -30, (b, e)
+    preds[b] = (four[0], heal[0])
+for i, what in enumerate(("4 workers", "rank 2 healed")):
+    p = [v[i] for v in preds.values()]
+    print("files: %s predicted %.1f %% apart from the three bases" % (what, 100 * (max(p) - min(p)) / (sum(p) / 3)))
+PY
+else
+  fail "datasets/pytorch-files is missing (committed with the repository)"
+fi
 # a trace without the recorder's CPU and wait datasets (as another recorder's or an
 # importer's): run notes that CPU sharing is off where a scenario changes the load, not
 # for the baseline alone nor on the full trace; grid H so stripped predicts as README says
