@@ -285,6 +285,20 @@ mean = [l for l in text if l.startswith("mean |error| over the 1 matched real ru
 assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
 PY
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
+# two real runs of one loader (2 workers, two seeds): the prediction against their mean too
+"$stallsim" gen -o "$work/m2b.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 >/dev/null || fail "gen m2b"
+"$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2b.h5" --match > "$work/match3.txt" || fail "compare --match, a loader twice"
+"$stallsim" compare "$work/m2.h5" "$work/m2b.h5" --csv "$work/mreal2.csv" >/dev/null || fail "compare real means, twice"
+$py - "$work/match3.txt" "$work/mres/summary.csv" "$work/mreal2.csv" <<'PY' && ok || fail "compare --match, a loader twice: $(cat "$work/match3.txt")"
+import csv, sys
+text = open(sys.argv[1]).read()
+p = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}["pipe f=none s=none W=2 P=2 fs=1 cs=1"]
+real = [float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))]
+mean = sum(real) / 2
+want = "W=2 P=2, against the mean of its 2 real runs (%.4f s, %.1f %% apart): mres %+.1f %%" % (
+    mean, 100 * (max(real) - min(real)) / mean, 100 * (p / mean - 1))
+assert want in text.splitlines(), (want, text)
+PY
 
 # --spread: one scenario file run on three base runs of one setting (generated traces with
 # other seeds: other fetch times) and a fourth base run whose file says workers = 2, 8 (its

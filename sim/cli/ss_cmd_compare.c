@@ -41,7 +41,8 @@ static const char compare_usage[] =
     "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
     "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
     "                 a run with the base trace's own loader is set beside the baseline\n"
-    "                 replay and left out of the mean\n"
+    "                 replay and left out of the mean; a loader recorded more than once is\n"
+    "                 also set against the mean of its runs\n"
     "                 (with several results folders: beside each folder's, a mean per folder)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
@@ -704,6 +705,65 @@ static int base_loader(const cmp_row *b, int w, int p)
     return b->base_w >= 0 && w == b->base_w && (w == 0 || (b->base_p >= 1 && p == b->base_p));
 }
 
+/* A trace's recorded loader as the --match table shows it */
+static const char *loader_name(int w, int p, char *buf, size_t n)
+{
+    if (w == -1) snprintf(buf, n, "-");
+    else if (w == -2) snprintf(buf, n, "per GPU");
+    else if (w == 0) snprintf(buf, n, "W=0");
+    else if (p >= 1) snprintf(buf, n, "W=%d P=%d", w, p);
+    else snprintf(buf, n, "W=%d", w);
+    return buf;
+}
+
+/* The row of results folder a's prediction of loader (w, p) (label_matches), -1 when none;
+ * *more: how many other rows match too */
+static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int p, int *more)
+{
+    int hit = -1;
+    *more = 0;
+    for (int j = f->src[a]; j < t->n; j++)
+        if (f->fold[j] == a && label_matches(t->v[j].r.text[2], w, p)) {
+            if (hit < 0) hit = j;
+            else (*more)++;
+        }
+    return hit;
+}
+
+/* --match, a loader recorded more than once: each prediction of it against the mean of its
+ * real runs (they differ from run to run: one run is one draw) */
+static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, FILE *out)
+{
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (!r->trace || r->workers < 0) continue;
+        int first = 1, n = 0;
+        double s = 0.0, lo = INFINITY, hi = -INFINITY;
+        for (int k = 0; k < t->n; k++) {
+            const cmp_row *x = &t->v[k];
+            if (!x->trace || x->workers != r->workers || (r->workers > 0 && x->prefetch != r->prefetch)) continue;
+            if (k < i) first = 0;
+            n++;
+            s += x->r.num[it];
+            lo = x->r.num[it] < lo ? x->r.num[it] : lo;
+            hi = x->r.num[it] > hi ? x->r.num[it] : hi;
+        }
+        if (!first || n < 2) continue;
+        const double mean = s / n;
+        int shown = 0;
+        for (int a = 0; a < f->n; a++) {
+            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
+            if (hit < 0 || base_loader(&t->v[f->src[a]], r->workers, r->prefetch)) continue;
+            char loader[32];
+            if (!shown++)
+                fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart):",
+                        loader_name(r->workers, r->prefetch, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean);
+            fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", shown_source(t, f->src[a]), pct(t->v[hit].r.num[it], mean));
+        }
+        if (shown) fprintf(out, "\n");
+    }
+}
+
 /* --match: each trace beside the prediction of its recorded loader (label_matches), the
  * error of the mean iteration time, and the mean |error| over the what-ifs (a real run with
  * the base's own loader is set beside the baseline replay, shown and left out of it) */
@@ -738,19 +798,10 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         const cmp_row *r = &t->v[i];
         if (!r->trace) continue;
         char loader[32];
-        if (r->workers == -1) snprintf(loader, sizeof loader, "-");
-        else if (r->workers == -2) snprintf(loader, sizeof loader, "per GPU");
-        else if (r->workers == 0) snprintf(loader, sizeof loader, "W=0");
-        else if (r->prefetch >= 1) snprintf(loader, sizeof loader, "W=%d P=%d", r->workers, r->prefetch);
-        else snprintf(loader, sizeof loader, "W=%d", r->workers);
+        loader_name(r->workers, r->prefetch, loader, sizeof loader);
         int any = 0;
         for (int a = 0; a < f->n && r->workers >= 0; a++) {
-            int hit = -1, more = 0;
-            for (int j = f->src[a]; j < t->n; j++)
-                if (f->fold[j] == a && label_matches(t->v[j].r.text[2], r->workers, r->prefetch)) {
-                    if (hit < 0) hit = j;
-                    else more++;
-                }
+            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
             if (hit < 0) continue;
             const double e = pct(t->v[hit].r.num[it], r->r.num[it]);
             const int own = base_loader(&t->v[f->src[a]], r->workers, r->prefetch);
@@ -775,6 +826,7 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
     }
+    print_match_means(t, f, it, out);
     if (nown)
         fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
                      "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
