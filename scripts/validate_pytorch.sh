@@ -82,8 +82,9 @@
 #   (seconds of storage latency per sample at x1, of emulated accelerator time per step,
 #   the batch size, seconds of CPU work per sample in the loader; the grid's defaults
 #   0.006, 0.015, 12, 0), to check the predictions on a balance of your own.
-#   --ranks N: record the grid with N DDP ranks (default 4; 4 or more, as rank 3 is the
-#   slow rank; the regimes and storage experiments record 2).
+#   --ranks N: with --record, record the grid with N DDP ranks (default 4; 4 to 64, as
+#   rank 3 is the slow rank; the regimes and storage experiments record 2; the prediction
+#   phases read the ranks off the traces).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,6 +133,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $record -eq 0 ] && [ $predict -eq 0 ] && predict=1
+if [ -n "$o_ranks" ] && { ! [[ $o_ranks =~ ^[0-9]+$ ]] || [ "$o_ranks" -lt 4 ] || [ "$o_ranks" -gt 64 ] ||
+  [ $((regimes + storage + workloads + pairs + twofaults + twoslow + disk)) -gt 0 ] || [ $record -eq 0 ]; }; then
+  echo "validate_pytorch.sh: --ranks $o_ranks: records the grid (with --record) with 4 to 64 ranks (rank 3 is its slow rank); the other phases have their own" >&2
+  exit 2
+fi
 if [ $pairs -eq 1 ]; then
   [ $regimes -eq 0 ] && [ $storage -eq 0 ] && [ $workloads -eq 0 ] && [ $record -eq 0 ] ||
     { echo "validate_pytorch.sh: --pairs predicts only, with --dir DIR" >&2; exit 2; }
@@ -402,13 +408,7 @@ decode=0
 [ $regimes -eq 1 ] && latency=0.003 ranks=2
 [ $storage -eq 1 ] && latency=0.003 ranks=2 batch=8 compute=0.010 decode=0.002
 latency=${o_latency:-$latency} compute=${o_compute:-$compute} batch=${o_batch:-$batch} decode=${o_decode:-$decode}
-if [ -n "$o_ranks" ]; then
-  if ! [[ $o_ranks =~ ^[0-9]+$ ]] || [ "$o_ranks" -lt 4 ] || [ "$o_ranks" -gt 64 ] || [ $regimes -eq 1 ] || [ $storage -eq 1 ] || [ $twoslow -eq 1 ]; then
-    echo "validate_pytorch.sh: --ranks $o_ranks: the grid needs 4 to 64 ranks (rank 3 is its slow rank); the other experiments have their own" >&2
-    exit 2
-  fi
-  ranks=$o_ranks
-fi
+[ -n "$o_ranks" ] && ranks=$o_ranks
 [ -n "$iters" ] || { [ $regimes -eq 1 ] && iters=100 || { [ $storage -eq 1 ] && iters=80; } || iters=150; }
 
 # cpu_ticks: "busy total" clock ticks of all cores since boot (/proc/stat)

@@ -298,7 +298,14 @@ mean = sum(real) / 2
 want = "W=2 P=2, against the mean of its 2 real runs (%.4f s, %.1f %% apart): mres %+.1f %%" % (
     mean, 100 * (max(real) - min(real)) / mean, 100 * (p / mean - 1))
 assert want in text.splitlines(), (want, text)
+assert "are they one setting?" not in text, text
 PY
+# two runs of one loader far apart (the second's fetches 3x as long): the mean line asks
+# whether they are one setting, --match pairing by the loader alone
+"$stallsim" gen -o "$work/m2slow.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 --fetch-mean 3.0 >/dev/null || fail "gen m2slow"
+"$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2slow.h5" --match |
+  grep -q "^W=2 P=2, against the mean of its 2 real runs (.* apart: more than real runs of one setting differ; are they one setting? --match pairs by the loader alone): mres " &&
+  ok || fail "compare --match, runs of one loader far apart"
 
 # --spread: one scenario file run on three base runs of one setting (generated traces with
 # other seeds: other fetch times) and a fourth base run whose file says workers = 2, 8 (its

@@ -1083,8 +1083,9 @@ static long pt_window(const pt_rank *R) { return R->workers > 0 ? R->workers * (
 /* A first window's mean wait this much above the median (seconds) is a start-up crush
  * worth a warning: on 2 cores, 16 worker processes gave 25-47 ms, 8 gave 2-11 ms. */
 #define START_CRUSH_S 0.010
-/* A window of at most this many fetches (2 workers x the default prefetch_factor 2) of
- * persistent workers: the warning gives no advice (nothing smaller is worth recording). */
+/* A window of at most this many fetches (2 workers x the default prefetch_factor 2) of at
+ * most 2 persistent workers: the warning gives no advice (nothing smaller is worth
+ * recording). */
 #define START_SMALL_WINDOW 4
 
 /* At the end, with the waits' medians (S->fetch_wait): /fetch_wait_start_time, each rank's
@@ -1111,7 +1112,7 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
         const pt_rank *R = S->r[worst];
         /* persistent workers with a window of at most START_SMALL_WINDOW fetches: only the
          * first epoch starts them, and nothing smaller is worth recording instead */
-        const int small = R->persistent == 1 && pt_window(R) <= START_SMALL_WINDOW;
+        const int small = R->persistent == 1 && R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW;
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
                 "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\")%s%s",

@@ -254,10 +254,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         fprintf(out, "%s)\n", r->n_within > SS_RANK_TOP ? "; ..." : "");
     }
     if (r->n_twin > 0) {
-        fprintf(out, "  (%d healed scenario%s left out, %s heal adding no more than the model's baseline error or "
-                     "%.0f%% to the same scenario without it, which stands for %s:",
-                r->n_twin, r->n_twin == 1 ? "" : "s", r->n_twin == 1 ? "its" : "each one's", SS_RANK_MIN_PCT,
-                r->n_twin == 1 ? "it" : "them");
+        fprintf(out, "  (%d healed scenario%s left out, %s heal adding no more than %s%.0f%% to the same scenario "
+                     "without it, which stands for %s:",
+                r->n_twin, r->n_twin == 1 ? "" : "s", r->n_twin == 1 ? "its" : "each one's",
+                known ? "the model's baseline error or " : "", SS_RANK_MIN_PCT, r->n_twin == 1 ? "it" : "them");
         for (int k = 0; k < r->n_twin && k < SS_RANK_TOP; k++) {
             char buf[LABEL_LEN];
             fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, r->twin_j[k], buf),
@@ -523,7 +523,8 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             fprintf(f, ", \"loaders_ahead\": %s", r->top[k].loaders_ahead ? "true" : "false");
             fputc('}', f);
         }
-        fprintf(f, "],\n  \"not_ranked\": %d, \"iterations_per_epoch\": ", r->n_within);
+        fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"iterations_per_epoch\": ", r->n_within,
+                r->n_twin);
         json_num(f, r->iterations_per_epoch);
         fputs(",\n  \"heal\": [", f);
         for (int k = 0; k < r->nheal; k++) {

@@ -730,8 +730,14 @@ static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int
     return hit;
 }
 
+/* Real runs of one loader further apart than this share of their mean (real runs of one
+ * setting on an idle machine: up to 10 %, README "How far to trust the predictions") may
+ * differ in more than the loader: the mean line says so */
+#define MATCH_APART 0.15
+
 /* --match, a loader recorded more than once: each prediction of it against the mean of its
- * real runs (they differ from run to run: one run is one draw) */
+ * real runs (they differ from run to run: one run is one draw); not the base's own loader,
+ * whose runs are set beside the baseline replay */
 static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, FILE *out)
 {
     for (int i = 0; i < t->n; i++) {
@@ -756,8 +762,10 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, 
             if (hit < 0 || base_loader(&t->v[f->src[a]], r->workers, r->prefetch)) continue;
             char loader[32];
             if (!shown++)
-                fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart):",
-                        loader_name(r->workers, r->prefetch, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean);
+                fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart%s):",
+                        loader_name(r->workers, r->prefetch, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean,
+                        hi - lo > MATCH_APART * mean ? ": more than real runs of one setting differ; are they one setting? "
+                                                       "--match pairs by the loader alone" : "");
             fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", shown_source(t, f->src[a]), pct(t->v[hit].r.num[it], mean));
         }
         if (shown) fprintf(out, "\n");
@@ -784,7 +792,8 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     }
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
-    int *cnt = calloc((size_t)t->n, sizeof *cnt), nown = 0;
+    int nown = 0;
+    int *cnt = calloc((size_t)t->n, sizeof *cnt);
     double *sum = calloc((size_t)t->n, sizeof *sum);
     if (!cnt || !sum) {
         free(cnt);
@@ -811,9 +820,10 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                 sum[a] += fabs(e);
                 cnt[a]++;
             }
-            char more_txt[96] = "";
+            char more_txt[112] = "", alike[32] = "";
+            if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
-                              more ? "; more alike" : "");
+                              alike);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : shown_source(t, i),
                     any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2],
