@@ -183,7 +183,7 @@ grid_table g "$ds/pytorch-grid-g" "w0-,w1-,w2-x1-" 8 "" 6
 # 0.2 ms CPU per sample, 20 ms step; base runs 5 % apart): the synchronous and 1-worker
 # points at full latency within 5 %, the mean within 5 % (2.7 %); rank 3 healed comes out
 # -7.3 %, the loader-ahead bias (README), so within 8 % here, and -8.5 % against the mean
-# of the base setting's three runs (the base the slowest), within 9 %
+# of the base setting's three runs (0.0421, 0.0440, 0.0419 s: rep1 the slowest), within 9 %
 grid_table h "$ds/pytorch-grid-h" "w0-,w1-x1-" 4 "" 5 8 9
 # grid I (the grid's fourth workload, recorded after every model change: batch 8, 8 ms storage and
 # 1 ms CPU per sample, 10 ms step): the points where the loader bounds the run (1 worker,
@@ -946,14 +946,17 @@ else
   fail "datasets/pytorch-spread is missing (committed with the repository)"
 fi
 # a new user's 3-rank job reading real files (datasets/pytorch-files: the base three times,
-# 4 workers and no slow rank twice each): from each base, the pipeline baseline within 1 %
-# of its own run, 4 workers within 6 % and rank 2 healed within 7 % of the mean of their two
-# real runs (+1.8/-4.6/+0.2 % and +4.6/-6.0/+1.1 %: the bases, 0.9 % apart, predict the
-# heal 10.7 % apart near saturation, as its README says); the independent model's heal
-# more than 30 % too fast (it cannot see the healed rank's loader still sharing the cores)
+# 4 workers and no slow rank twice each; and the job's first recording, two of each): from
+# each base the pipeline baseline within 1 % of its own run; from the second recording's
+# bases 4 workers within 6 % and rank 2 healed within 7 % of the mean of their two real runs
+# (+1.8/-4.6/+0.2 % and +4.6/-6.0/+1.1 %), from the first's within 12 % (+10.1/-4.9 and
+# +11.3/-4.9 %); the independent model's heal more than 30 % too fast (it cannot see the
+# healed rank's loader still sharing the cores). The bases of each recording within 1 % of
+# each other, their predictions further apart near saturation (README: 4 workers 6.4 and
+# 14.6 %, the heal 10.7 and 15.8 %)
 fd=$ds/pytorch-files
 if [ -e "$fd/base1.h5" ]; then
-  for b in base1 base2 base3; do
+  for b in base1 base2 base3 first-base1 first-base2; do
     printf '[trace]\npath = %s/%s.h5\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 4\nprefetch = auto\nheal = none, 2\n' "$fd" $b > "$work/fi-$b.ini"
     "$stallsim" run "$work/fi-$b.ini" --out "$work/fi-$b" --quiet || fail "files: run from $b"
   done
@@ -962,23 +965,29 @@ import csv, sys
 sys.path.insert(0, sys.argv[3])
 from real_means import real
 work, fd = sys.argv[1], sys.argv[2]
-w4, healthy = real(fd, ["w4", "w4b"], warmup=10), real(fd, ["healthy", "healthy-b"], warmup=10)
-preds = {}
-for b in ("base1", "base2", "base3"):
-    rows = list(csv.DictReader(open("%s/fi-%s/summary.csv" % (work, b))))
-    pick = lambda model, w, heal: [float(r["iter_time_mean"]) for r in rows
-                                   if r["model"] == model and r["heal_gpus"] == heal and (w is None or r["workers"] == w)]
-    base, four, heal = pick("pipeline", "2", ""), pick("pipeline", "4", ""), pick("pipeline", "2", "2")
-    indep = pick("independent", None, "2")
-    assert len(base) == len(four) == len(heal) == len(indep) == 1, b
-    e = [100 * (base[0] / real(fd, [b], warmup=10) - 1), 100 * (four[0] / w4 - 1), 100 * (heal[0] / healthy - 1),
-         100 * (indep[0] / healthy - 1)]
-    print("files from %s: baseline %+.1f %%, 4 workers %+.1f %%, rank 2 healed %+.1f %% (independent %+.1f %%)" % (b, *e))
-    assert abs(e[0]) <= 1 and abs(e[1]) <= 6 and abs(e[2]) <= 7 and e[3] < -30, (b, e)
-    preds[b] = (four[0], heal[0])
-for i, what in enumerate(("4 workers", "rank 2 healed")):
-    p = [v[i] for v in preds.values()]
-    print("files: %s predicted %.1f %% apart from the three bases" % (what, 100 * (max(p) - min(p)) / (sum(p) / 3)))
+for pre, bases, tol, apart in (("", ("base1", "base2", "base3"), (6, 7), ((4, 9), (8, 13))),
+                               ("first-", ("first-base1", "first-base2"), (12, 12), ((12, 18), (12, 18)))):
+    w4, healthy = real(fd, [pre + "w4", pre + "w4b"], warmup=10), real(fd, [pre + "healthy", pre + "healthy-b"], warmup=10)
+    own = [real(fd, [b], warmup=10) for b in bases]
+    assert (max(own) - min(own)) / (sum(own) / len(own)) <= 0.01, (pre, own)
+    preds = []
+    for b in bases:
+        rows = list(csv.DictReader(open("%s/fi-%s/summary.csv" % (work, b))))
+        pick = lambda model, w, heal: [float(r["iter_time_mean"]) for r in rows
+                                       if r["model"] == model and r["heal_gpus"] == heal and (w is None or r["workers"] == w)]
+        base, four, heal = pick("pipeline", "2", ""), pick("pipeline", "4", ""), pick("pipeline", "2", "2")
+        indep = pick("independent", None, "2")
+        assert len(base) == len(four) == len(heal) == len(indep) == 1, b
+        e = [100 * (base[0] / real(fd, [b], warmup=10) - 1), 100 * (four[0] / w4 - 1), 100 * (heal[0] / healthy - 1),
+             100 * (indep[0] / healthy - 1)]
+        print("files from %s: baseline %+.1f %%, 4 workers %+.1f %%, rank 2 healed %+.1f %% (independent %+.1f %%)" % (b, *e))
+        assert abs(e[0]) <= 1 and abs(e[1]) <= tol[0] and abs(e[2]) <= tol[1] and e[3] < -30, (b, e)
+        preds.append((four[0], heal[0]))
+    for i, what in enumerate(("4 workers", "rank 2 healed")):
+        p = [v[i] for v in preds]
+        sp = 100 * (max(p) - min(p)) / (sum(p) / len(p))
+        print("files%s: %s predicted %.1f %% apart from the %d bases" % (pre and " (" + pre[:-1] + ")", what, sp, len(p)))
+        assert apart[i][0] <= sp <= apart[i][1], (pre, what, sp)
 PY
 else
   fail "datasets/pytorch-files is missing (committed with the repository)"
