@@ -364,6 +364,45 @@ ss_status ss_ensure_dir(const char *dir)
     return SS_OK;
 }
 
+ss_status ss_check_dir(const char *dir)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf) return ss_fail(SS_EUSAGE, "output folder name '%s' is empty or too long", dir);
+    memcpy(buf, dir, n + 1);
+    struct stat st;
+    if (stat(buf, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return ss_fail(SS_EUSAGE, "%s: exists and is not a folder: the output ([output] dir, --out) is a folder, "
+                                      "give a new or a results folder", buf);
+        if (access(buf, W_OK | X_OK) != 0)
+            return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
+        return SS_OK;
+    }
+    /* the nearest existing ancestor ("." for a relative name without one) */
+    for (;;) {
+        char *slash = strrchr(buf, '/');
+        while (slash && slash > buf && slash[1] == '\0') { /* a trailing slash */
+            *slash = '\0';
+            slash = strrchr(buf, '/');
+        }
+        if (!slash) {
+            snprintf(buf, sizeof buf, ".");
+        } else if (slash == buf) {
+            buf[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (stat(buf, &st) == 0) break;
+        if (!strcmp(buf, ".") || !strcmp(buf, "/")) return SS_OK; /* nothing to check against */
+    }
+    if (!S_ISDIR(st.st_mode))
+        return ss_fail(SS_EIO, "%s: cannot create output folder: %s is not a folder", dir, buf);
+    if (access(buf, W_OK | X_OK) != 0)
+        return ss_fail(SS_EIO, "%s: cannot create output folder: %s: %s", dir, buf, strerror(errno));
+    return SS_OK;
+}
+
 /* ---- outputs never over inputs or other files ---- */
 
 ss_status ss_atomic_check_output_advised(const char *out, const char *const *inputs, int ninputs, ss_kind_fn is_kind,

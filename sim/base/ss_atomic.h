@@ -38,6 +38,11 @@ void ss_atomic_test_no_exchange(int on);
  * folders it creates are removed again (when still empty) on SIGINT/SIGTERM/SIGHUP and by
  * ss_atomic_remove_new_dirs, until ss_atomic_keep_new_dirs. */
 ss_status ss_ensure_dir(const char *dir);
+/* Checks, creating nothing, that ss_ensure_dir(dir) could succeed: dir is a writable
+ * folder, or its nearest existing ancestor is one (so that a run killed outright before
+ * its outputs, as mpirun does to ranks it cannot stop, leaves no empty folder behind);
+ * the same errors as ss_ensure_dir. */
+ss_status ss_check_dir(const char *dir);
 /* The run wrote its outputs: the folders ss_ensure_dir created stay. */
 void ss_atomic_keep_new_dirs(void);
 /* The run failed: removes the folders ss_ensure_dir created, deepest first, where empty. */

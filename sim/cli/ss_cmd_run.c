@@ -543,8 +543,9 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK && a.out && strlen(a.out) >= sizeof cfg.out_dir) st = ss_fail(SS_EUSAGE, "--out: folder name too long");
     else if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
-    /* the output folder is checked before any work starts */
-    if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
+    /* the output folder is checked before any work starts, and made only when the results
+     * are opened (a rank killed outright meanwhile leaves no empty folder) */
+    if (st == SS_OK && c->rank == 0) st = ss_check_dir(cfg.out_dir);
     if (st == SS_OK && c->rank == 0) st = check_outputs(&cfg, a.config);
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
@@ -613,6 +614,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             note_no_cpu(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
         }
     }
+    if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
+    st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         const ss_trace_meta *m = ss_trace_meta_of(t);
         st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
