@@ -120,6 +120,17 @@ refuse import_over_other "$work/notes.csv" "is not a stalltrace file" "$stallsim
 printf '[trace]\npath = %s/none.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/none.ini"
 "$stallsim" run "$work/none.ini" --out "$work/made/here" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] && [ ! -e "$work/made" ] && ok || fail "a failed run left its new output folder (rc=$rc): $(ls -R "$work/made" 2>&1)"
+# an output folder that cannot be made (a file where a parent folder would be) is an error
+# before any work, naming both, and nothing is created; a new folder is made only when the
+# results are opened: a run that fails before (no iteration left after its warm-up) makes none
+"$stallsim" gen -o "$work/small.h5" --gpus 2 --iterations 50 --seed 3 >/dev/null || fail "gen small"
+printf '[trace]\npath = %s/small.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/small.ini"
+: > "$work/afile"
+"$stallsim" run "$work/small.ini" --out "$work/afile/sub/x" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "afile/sub/x: cannot create output folder: .*afile is not a folder" "$work/err" && [ -f "$work/afile" ] &&
+  ok || fail "an output folder under a file: rc=$rc $(cat "$work/err")"
+"$stallsim" run "$work/small.ini" --out "$work/made2/x" --set trace.warmup_iterations=100000 > /dev/null 2> "$work/err"; rc=$?
+[ $rc -ne 0 ] && [ ! -e "$work/made2" ] && ok || fail "a run failing after its checks made its output folder (rc=$rc): $(ls -R "$work/made2" 2>&1) $(cat "$work/err")"
 # what goes to the standard output and cannot be written (a full disk) is an error, not silence
 if [ -w /dev/full ]; then
   "$stallsim" info "$work/before.h5" > /dev/full 2> "$work/err"; rc=$?
