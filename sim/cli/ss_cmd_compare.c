@@ -283,6 +283,19 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
 
 static double pct(double v, double ref) { return ref != 0 ? 100.0 * (v / ref - 1.0) : NAN; }
 
+/* 1 when rows a and b hold the same numbers in every compared column (NaN alike) */
+static int same_numbers(const cmp_row *a, const cmp_row *b)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
+        if (!(cols[k].flags & SS_COLF_COMPARE) || cols[k].type == SS_COL_STR) continue;
+        const double x = a->r.num[k], y = b->r.num[k];
+        if (!(x == y || (isnan(x) && isnan(y)))) return 0;
+    }
+    return 1;
+}
+
 /* The mean iteration time's index in a results row's num[], or -1 */
 static int iter_column(void)
 {
@@ -507,7 +520,17 @@ static void print_table(const cmp_table *t, FILE *out)
         npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
         mid_trace |= t->v[i].trace;
     }
-    if (t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 && last->r.num[it] > 0) {
+    /* the last trace is a folder's own base trace (its measured row the same to the last
+     * bit in every compared column): its rows are predicted changes, not errors */
+    int own_base = -1;
+    if (last->trace && it >= 0)
+        for (int i = 0; i < t->n - 1 && own_base < 0; i++)
+            if (!t->v[i].trace && !strcmp(t->v[i].r.text[0], "measured") && same_numbers(&t->v[i], last)) own_base = i;
+    if (own_base >= 0 && npred > 0 && !t->match)
+        fprintf(out, "the last row (%s) is the trace %s replays (its measured row the same): each row's diff%% is a "
+                     "predicted change, not an error against another run (compare a real run of the changed setting)\n",
+                last->source, shown_source(t, own_base));
+    else if (t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 && last->r.num[it] > 0) {
         fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:", last->source);
         int shown = 0;
         for (int i = 1; i < t->n - 1; i++) {
