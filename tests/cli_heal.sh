@@ -211,4 +211,12 @@ named = [x.strip().rsplit(" ", 1)[0] for x in m.group(2).split(";") if x.strip()
 assert len(named) == min(len(left), 5) and all(any(set(n.split()) <= set(l.split()) for l in left) for n in named), (named, left)
 print("left out as twins:", len(left), named)
 PY
+# rows that are one scenario (workers = auto/2, auto, auto*2 on a synchronous trace: all W=0)
+# are listed once among the cuts, the others counted, and not read as "the same time"
+"$stallsim" gen -o "$work/sync.h5" --gpus 2 --iterations 200 --workers 0 --seed 6 > /dev/null || fail "gen sync"
+printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2, auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/dups.ini"
+"$stallsim" run "$work/dups.ini" --out "$work/dups" > "$work/dups.txt" 2>&1 || fail "dups run"
+[ "$(grep -c '^  [0-9]\. pipe' "$work/dups.txt")" -eq 1 ] &&
+  grep -q "^  (2 more of these rows the same scenario as one listed, their settings resolving alike: not listed again)" "$work/dups.txt" &&
+  ! grep -q "predict the same time" "$work/dups.txt" && ok || fail "one scenario listed once: $(sed -n '/largest predicted/,$p' "$work/dups.txt")"
 finish
