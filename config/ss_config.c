@@ -476,6 +476,9 @@ static int same_as_default(const parse_ctx *p, const key_def *k, const char *val
     return same;
 }
 
+/* The sections a scenario file may hold, as the messages name them */
+#define KNOWN_SECTIONS "trace, scenarios, independent, pipeline, summary, output, run"
+
 static int apply(parse_ctx *p, const char *section, const char *name, const char *value)
 {
     int known;
@@ -483,7 +486,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     if (i < 0) {
         char hint[96];
         suggest_key(section, name, hint, sizeof hint);
-        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s]", section);
+        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s] (known: " KNOWN_SECTIONS ")", section);
         else snprintf(p->msg, sizeof p->msg, "unknown key '%s' in section [%s]%s", name, section, hint);
         return 0;
     }
@@ -598,9 +601,8 @@ static ss_status check_sections(const char *file, const char *text)
                 while (a < b && isspace((unsigned char)*a)) a++;
                 while (b > a && isspace((unsigned char)b[-1])) b--;
                 if (!section_known(a, (size_t)(b - a)))
-                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: trace, scenarios, independent, "
-                                               "pipeline, summary, output, run)",
-                                   file, line, (int)(b - a), a);
+                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: " KNOWN_SECTIONS ")", file,
+                                   line, (int)(b - a), a);
             }
         }
         if (!e) break;

@@ -578,7 +578,10 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
         /* the file as opened (an open revalidates what NFS caches of it): ss_trace_check_unchanged */
         t->have_opened = fstat(fileno(probe), &t->opened) == 0;
         fclose(probe);
-        if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
+        if (t->have_opened && S_ISDIR(t->opened.st_mode))
+            st = ss_fail(SS_EIO, "%s: a folder, not a trace file (a stalltrace .h5; `stallsim import` makes one from "
+                                    "another tool's files)", path);
+        else if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
     }
     /* every rank reaches the collective open, or none does */
     if (c->mpi && c->size > 1 && st == SS_OK) st = ss_comm_any_failed(c, st);
@@ -1199,7 +1202,14 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     w->d_epoch = w->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     if (w->file < 0) {
-        st = ss_fail(SS_EIO, "%s: cannot create file (is the folder writable?)", path);
+        char dir[SS_PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+        struct stat ds;
+        if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode))
+            st = ss_fail(SS_EIO, "%s: cannot create file: the folder %s does not exist", path, dir);
+        else
+            st = ss_fail(SS_EIO, "%s: cannot create file (is the folder writable?)", path);
         free(w);
         return st;
     }
