@@ -131,6 +131,11 @@ printf '[trace]\npath = %s/small.h5\n[scenarios]\nmodel = independent\n' "$work"
   ok || fail "an output folder under a file: rc=$rc $(cat "$work/err")"
 "$stallsim" run "$work/small.ini" --out "$work/made2/x" --set trace.warmup_iterations=100000 > /dev/null 2> "$work/err"; rc=$?
 [ $rc -ne 0 ] && [ ! -e "$work/made2" ] && ok || fail "a run failing after its checks made its output folder (rc=$rc): $(ls -R "$work/made2" 2>&1) $(cat "$work/err")"
+# a second run into the same folder replaces the first's results and says so
+"$stallsim" run "$work/small.ini" --out "$work/twice" > "$work/w1.txt" 2>&1 && "$stallsim" run "$work/small.ini" --out "$work/twice" > "$work/w2.txt" 2>&1 &&
+  grep -q "^wrote .*twice/summary.csv and .*twice/results.h5$" "$work/w1.txt" &&
+  grep -q "^wrote .*twice/summary.csv and .*twice/results.h5 (replacing an earlier run's)$" "$work/w2.txt" && ok ||
+  fail "run twice into one folder: $(tail -1 "$work/w1.txt") / $(tail -1 "$work/w2.txt")"
 # what goes to the standard output and cannot be written (a full disk) is an error, not silence
 if [ -w /dev/full ]; then
   "$stallsim" info "$work/before.h5" > /dev/full 2> "$work/err"; rc=$?
