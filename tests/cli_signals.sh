@@ -6,8 +6,11 @@
 # nothing else is.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 
+# the interrupts that could not be made while a temporary existed (a few, on a fast machine;
+# all of them: has_tmp no longer sees our temporaries' names, and the test checks nothing)
+unchecked=0
 # has_tmp DIR: a temporary of ours is in DIR
-has_tmp() { ls -A "$1" 2>/dev/null | grep -q '\.tmp\.[A-Za-z0-9-]*-[0-9]*$'; }
+has_tmp() { ls -A "$1" 2>/dev/null | grep -q '\.tmp\.[A-Za-z0-9_.-]*-[0-9]*$'; }
 
 # interrupt SIG DIR CMD...: starts CMD (with SIG at its default action: a background job of
 # a script ignores SIGINT), stops it as soon as a temporary shows in DIR, sends SIG, and
@@ -45,9 +48,11 @@ check_signal() {
   done
   if [ "$caught" -ne 1 ]; then
     echo "note: $name finished before its temporary was seen, 3 times; not checked"
+    unchecked=$((unchecked + 1))
     return
   fi
   [ "$status" -eq $((128 + num)) ] && ok || fail "$name: exit status $status, expected $((128 + num)) ($sig): $(head -c 300 "$work/sig-err")"
+  grep -q "^stallsim: interrupted (its temporary files removed)$" "$work/sig-err" && ok || fail "$name: no interrupted message: $(head -c 300 "$work/sig-err")"
   if has_tmp "$dir"; then fail "$name: temporary left: $(ls -A "$dir")"; else ok; fi
 }
 
@@ -67,6 +72,7 @@ if [ "$caught" -eq 1 ]; then
   [ "$status" -eq 130 ] && [ ! -e "$work/r3" ] && ok || fail "run_sigint into a new folder: status $status, left: $(ls -R "$work/r3" 2>&1)"
 else
   echo "note: run_sigint into a new folder finished before its temporary was seen, 3 times; not checked"
+  unchecked=$((unchecked + 1))
 fi
 # under mpirun: the launcher's SIGTERM reaches the ranks, which remove the temporary
 if command -v mpirun >/dev/null && command -v pgrep >/dev/null; then
@@ -98,6 +104,7 @@ if command -v mpirun >/dev/null && command -v pgrep >/dev/null; then
     if has_tmp "$work/m"; then fail "mpirun: temporary left: $(ls -A "$work/m")"; else ok; fi
   else
     echo "note: the MPI run finished before its temporary was seen, 3 times; not checked"
+    unchecked=$((unchecked + 1))
   fi
 fi
 
@@ -187,6 +194,7 @@ if [ "$caught" -eq 1 ]; then
   grep -qF "removed $work/kout/$left" "$work/kout-err" && ok || fail "removal not reported: $(cat "$work/kout-err")"
 else
   echo "note: run_sigkill finished before its temporary was seen, 3 times; not checked"
+  unchecked=$((unchecked + 1))
 fi
 # gen sweeps beside its output too
 echo x > "$work/g3.h5"
@@ -195,4 +203,5 @@ echo x > "$work/.g3.h5.tmp.$dead"
 touch -d '1 hour ago' "$work/.g3.h5.tmp.$dead"
 "$stallsim" gen -o "$work/g3.h5" --gpus 1 --iterations 20 >/dev/null 2>&1 || fail "gen g3"
 [ -e "$work/.g3.h5.tmp.$dead" ] && fail "gen left a stale temporary" || ok
+[ "$unchecked" -le 3 ] && ok || fail "$unchecked interrupts finished before their temporary was seen: do our temporaries' names still match has_tmp?"
 finish

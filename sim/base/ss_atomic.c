@@ -86,12 +86,15 @@ void ss_atomic_remove_new_dirs(void)
     newdir_n = 0;
 }
 
-/* async-signal-safe: unlink, rmdir, sigaction and raise only */
+/* async-signal-safe: unlink, rmdir, write, sigaction and raise only */
 static void on_signal(int sig)
 {
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
     unmake_new_dirs();
+    static const char said[] = "stallsim: interrupted (its temporary files removed)\n";
+    ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
+    (void)w;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
