@@ -92,9 +92,12 @@ static void on_signal(int sig)
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
     unmake_new_dirs();
-    static const char said[] = "stallsim: interrupted (its temporary files removed)\n";
-    ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
-    (void)w;
+    if (sig == SIGINT) { /* Ctrl-C; not SIGTERM, with which mpirun also stops the other ranks of a job
+                          * that one rank's error ended (that error is the message) */
+        static const char said[] = "stallsim: interrupted (its temporary files removed)\n";
+        ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
+        (void)w;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
