@@ -216,7 +216,9 @@ PY
 "$stallsim" gen -o "$work/sync.h5" --gpus 2 --iterations 200 --workers 0 --seed 6 > /dev/null || fail "gen sync"
 printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2, auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/dups.ini"
 "$stallsim" run "$work/dups.ini" --out "$work/dups" > "$work/dups.txt" 2>&1 || fail "dups run"
+"$stallsim" run "$work/dups.ini" --out "$work/dups" --json > "$work/dups.json" 2>/dev/null || fail "dups run, json"
 [ "$(grep -c '^  [0-9]\. pipe' "$work/dups.txt")" -eq 1 ] &&
-  grep -q "^  (2 more of these rows the same scenario as one listed, their settings resolving alike: not listed again)" "$work/dups.txt" &&
+  grep -q "^  (2 more cuts the same scenario as one ranked, their settings resolving alike: not ranked again)" "$work/dups.txt" &&
+  grep -q '"same_left_out": 2,' "$work/dups.json" &&
   ! grep -q "predict the same time" "$work/dups.txt" && ok || fail "one scenario listed once: $(sed -n '/largest predicted/,$p' "$work/dups.txt")"
 finish

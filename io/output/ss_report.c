@@ -183,21 +183,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
 {
     if (r->ntop > 0) {
         fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
-        int ahead = 0, shown = 0, dup = 0;
-        int list[SS_RANK_TOP]; /* the listed ones: a row the same scenario as an earlier one is not */
+        int ahead = 0;
         for (int k = 0; k < r->ntop; k++) {
-            char buf[LABEL_LEN], other[LABEL_LEN];
+            char buf[LABEL_LEN];
             const ss_scenario *sc = &s->sc[r->top[k].j];
             const char *lab = label_of(L, s, r->top[k].j, buf);
-            int again = 0;
-            for (int i = 0; i < shown && !again; i++)
-                again = s->sc[r->top[list[i]].j].model == sc->model &&
-                        !strcmp(label_of(L, s, r->top[list[i]].j, other), lab);
-            if (again) {
-                dup++;
-                continue;
-            }
-            list[shown++] = k;
             double err = r->error_pct[sc->model];
             double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
             char busy[64] = "";
@@ -210,15 +200,16 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             char base[64];
             if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
             else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
-            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", shown, lab, r->top[k].change_pct,
+            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
                     r->top[k].change_s, base, busy);
         }
-        if (dup)
-            fprintf(out, "  (%d more of these rows the same scenario as one listed, their settings resolving alike: "
-                         "not listed again)\n", dup);
+        if (r->n_same)
+            fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
+                         "again)\n",
+                    r->n_same, r->n_same == 1 ? "" : "s", r->n_same == 1 ? "its" : "their");
         /* cuts closer to the best than real runs of one setting are to each other: as good */
         int tied = 1;
-        while (tied < shown && r->top[list[tied]].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
+        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
         if (tied > 1)
             fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
                          "differ by 1-2 %%; take the cheapest)\n",
@@ -227,8 +218,8 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         int same = 1;
         const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
         if (s->sc[r->top[0].j].model == SS_MODEL_PIPELINE)
-            while (same < shown && s->sc[r->top[list[same]].j].model == SS_MODEL_PIPELINE &&
-                   fabs(r->top[list[same]].change_s - r->top[0].change_s) <= tie)
+            while (same < r->ntop && s->sc[r->top[same].j].model == SS_MODEL_PIPELINE &&
+                   fabs(r->top[same].change_s - r->top[0].change_s) <= tie)
                 same++;
         if (same > 1)
             fprintf(out, "  (the first %d predict the same time: in the model their loaders keep ahead, so the step "
@@ -536,8 +527,9 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             fprintf(f, ", \"loaders_ahead\": %s", r->top[k].loaders_ahead ? "true" : "false");
             fputc('}', f);
         }
-        fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"iterations_per_epoch\": ", r->n_within,
-                r->n_twin);
+        fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "
+                   "\"iterations_per_epoch\": ",
+                r->n_within, r->n_twin, r->n_same);
         json_num(f, r->iterations_per_epoch);
         fputs(",\n  \"heal\": [", f);
         for (int k = 0; k < r->nheal; k++) {

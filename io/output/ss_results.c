@@ -456,6 +456,7 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &out->threshold) < 0) out->known = 0;
     if (a >= 0) H5Aclose(a);
     if (ss_h5_attr_read_long(f, "calibrated_workers", &out->base_workers) != 0) out->base_workers = -1;
+    if (ss_h5_attr_read_string(f, "trace", out->trace, sizeof out->trace) != 0) out->trace[0] = '\0';
     out->base_w = same_calibrated(f, "calibration/workers");
     out->base_p = same_calibrated(f, "calibration/prefetch");
     H5Fclose(f);

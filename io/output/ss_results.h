@@ -60,6 +60,7 @@ typedef struct {
     double threshold;       /* effective_delay_threshold */
     long base_workers;      /* the calibration's largest W of the trace's loaders, -1 unknown */
     int base_w, base_p;     /* the calibrated loader (W, P) where every GPU has the same, -1 otherwise */
+    char trace[SS_PATH_MAX]; /* the trace the sweep replayed, as its run named it ("": unknown) */
 } ss_results_settings;
 
 /* Reads the settings of results file path. Local. */

@@ -65,6 +65,10 @@ typedef struct {
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
     long base_workers; /* a results folder's: its base trace's calibrated largest W, -1 unknown */
+    /* a trace's file, and a results folder's base trace (as its run named it, found from
+     * here), by device and inode; 0 0: unknown */
+    dev_t dev;
+    ino_t ino;
     int base_w, base_p; /* a results folder's: its base trace's calibrated loader where every GPU
                          * has the same, -1 otherwise */
 } cmp_row;
@@ -90,6 +94,8 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
     t->v[t->n].base_workers = -1;
     t->v[t->n].base_w = t->v[t->n].base_p = -1;
+    t->v[t->n].dev = 0;
+    t->v[t->n].ino = 0;
     t->v[t->n++].r = *r;
     return SS_OK;
 }
@@ -253,6 +259,11 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         t->v[t->n - 1].trace = 1;
         t->v[t->n - 1].workers = w;
         t->v[t->n - 1].prefetch = p;
+        struct stat ts;
+        if (stat(path, &ts) == 0) {
+            t->v[t->n - 1].dev = ts.st_dev;
+            t->v[t->n - 1].ino = ts.st_ino;
+        }
     } else {
         ss_results_row *rows;
         ss_results_settings rs;
@@ -261,12 +272,19 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         if (ss_results_read_settings(path, &rs) != SS_OK) {
             rs.base_workers = -1;
             rs.base_w = rs.base_p = -1;
+            rs.trace[0] = '\0';
         }
+        struct stat bs;
+        const int base_known = rs.trace[0] && stat(rs.trace, &bs) == 0;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {
                 t->v[t->n - 1].base_workers = rs.base_workers;
                 t->v[t->n - 1].base_w = rs.base_w;
+                if (base_known) {
+                    t->v[t->n - 1].dev = bs.st_dev;
+                    t->v[t->n - 1].ino = bs.st_ino;
+                }
                 t->v[t->n - 1].base_p = rs.base_p;
             }
         }
@@ -520,17 +538,22 @@ static void print_table(const cmp_table *t, FILE *out)
         npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
         mid_trace |= t->v[i].trace;
     }
-    /* the last trace is a folder's own base trace (its measured row the same to the last
-     * bit in every compared column): its rows are predicted changes, not errors */
-    int own_base = -1;
-    if (last->trace && it >= 0)
-        for (int i = 0; i < t->n - 1 && own_base < 0; i++)
-            if (!t->v[i].trace && !strcmp(t->v[i].r.text[0], "measured") && same_numbers(&t->v[i], last)) own_base = i;
-    if (own_base >= 0 && npred > 0 && !t->match)
-        fprintf(out, "the last row (%s) is the trace %s replays (its measured row the same): each row's diff%% is a "
-                     "predicted change, not an error against another run (compare a real run of the changed setting)\n",
+    /* the first input a results folder and the last its own base trace (the same file, or,
+     * where its run's name for it does not lead there from here, a measured row the same to
+     * the last bit): the rows are predicted changes, not errors */
+    int own_base = -1; /* the folder row whose base trace the last input is */
+    for (int i = 0; i < t->n - 1 && own_base < 0 && last->trace; i++) {
+        const cmp_row *f = &t->v[i];
+        if (!f->trace && !strcmp(f->r.text[0], "measured") &&
+            ((f->ino && f->ino == last->ino && f->dev == last->dev) || (!f->ino && same_numbers(f, last))))
+            own_base = i;
+    }
+    if (own_base == 0 && npred > 0 && !t->match)
+        fprintf(out, "the last row (%s) is the trace %s replays: each row's diff%% is a predicted change, not an error "
+                     "against another run (compare a real run of the changed setting)\n",
                 last->source, shown_source(t, own_base));
-    else if (t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 && last->r.num[it] > 0) {
+    else if (own_base < 0 && t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 &&
+             last->r.num[it] > 0) {
         fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:", last->source);
         int shown = 0;
         for (int i = 1; i < t->n - 1; i++) {

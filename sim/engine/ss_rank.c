@@ -100,6 +100,19 @@ static int cmp_heal(const void *a, const void *b)
     return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
+/* 1 when rows a and b are one scenario: the same model and label (their resolved
+ * settings) and the same mean iteration time to the last bit (a label shows per-GPU
+ * worker counts as a range, which different settings can share) */
+static int same_scenario(const ss_summary *s, int a, int b)
+{
+    if (s->sc[a].model != s->sc[b].model || mean_iter(s, a) != mean_iter(s, b)) return 0;
+    char la[SS_LABEL_MAX], lb[SS_LABEL_MAX];
+    const ss_model_ops *m = ss_model_get(s->sc[a].model);
+    m->label_of(&s->sc[a], la, sizeof la);
+    m->label_of(&s->sc[b], lb, sizeof lb);
+    return !strcmp(la, lb);
+}
+
 ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out)
 {
     memset(out, 0, sizeof *out);
@@ -137,6 +150,12 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
                 out->n_twin++;
                 continue;
             }
+        }
+        int again = 0;
+        for (int i = 0; i < nc && !again; i++) again = same_scenario(s, cand[i].j, j);
+        if (again) {
+            out->n_same++;
+            continue;
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }

@@ -37,6 +37,9 @@ typedef struct ss_ranking {
     int n_twin;                 /* healed scenarios left out: the heal adds no more than the error
                                  * to the same scenario without it (its twin), which is ranked */
     int twin_j[SS_RANK_TOP];    /* the first min(n_twin, SS_RANK_TOP) of them, in table order */
+    int n_same;                 /* cuts left out as the same scenario as a ranked one: its model,
+                                 * label and mean iteration time (settings resolving alike:
+                                 * workers = auto*2 on a synchronous trace is workers = 0) */
     int nheal;
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
