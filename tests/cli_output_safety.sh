@@ -127,10 +127,28 @@ printf '[trace]\npath = %s/none.h5\n[scenarios]\nmodel = independent\n' "$work" 
 printf '[trace]\npath = %s/small.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/small.ini"
 : > "$work/afile"
 "$stallsim" run "$work/small.ini" --out "$work/afile/sub/x" > /dev/null 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "afile/sub/x: cannot create output folder: .*afile is not a folder" "$work/err" && [ -f "$work/afile" ] &&
+[ $rc -eq 2 ] && grep -q "afile/sub/x: cannot create output folder: .*afile is not a folder" "$work/err" && [ -f "$work/afile" ] &&
   ok || fail "an output folder under a file: rc=$rc $(cat "$work/err")"
 "$stallsim" run "$work/small.ini" --out "$work/made2/x" --set trace.warmup_iterations=100000 > /dev/null 2> "$work/err"; rc=$?
 [ $rc -ne 0 ] && [ ! -e "$work/made2" ] && ok || fail "a run failing after its checks made its output folder (rc=$rc): $(ls -R "$work/made2" 2>&1) $(cat "$work/err")"
+# a dangling link as the output folder fails before any work (it is not a name to make)
+ln -s "$work/nothing-here" "$work/dangling"
+"$stallsim" run "$work/small.ini" --out "$work/dangling" --set trace.warmup_iterations=100000 > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "dangling: cannot create output folder: a link to nothing" "$work/err" && ok ||
+  fail "a dangling link as the output folder: rc=$rc $(cat "$work/err")"
+# a run stopped outright before its results are opened (its trace a FIFO nobody writes) leaves
+# no output folder: the folder is made only when the results are opened
+if command -v mkfifo >/dev/null; then
+  mkfifo "$work/fifo.h5"
+  printf '[trace]\npath = %s/fifo.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/fifo.ini"
+  "$stallsim" run "$work/fifo.ini" --out "$work/kdir/x" > /dev/null 2>&1 &
+  kp=$!
+  sleep 1
+  kill -9 $kp 2>/dev/null
+  wait $kp 2>/dev/null
+  [ ! -e "$work/kdir" ] && ok || fail "a run killed before opening its results left its output folder: $(ls -R "$work/kdir" 2>&1)"
+  rm -f "$work/fifo.h5"
+fi
 # a second run into the same folder replaces the first's results and says so
 "$stallsim" run "$work/small.ini" --out "$work/twice" > "$work/w1.txt" 2>&1 && "$stallsim" run "$work/small.ini" --out "$work/twice" > "$work/w2.txt" 2>&1 &&
   grep -q "^wrote .*twice/summary.csv and .*twice/results.h5$" "$work/w1.txt" &&

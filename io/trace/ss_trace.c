@@ -1206,8 +1206,11 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
         const char *slash = strrchr(path, '/');
         snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
         struct stat ds;
-        if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode))
-            st = ss_fail(SS_EIO, "%s: cannot create file: the folder %s does not exist", path, dir);
+        if (stat(dir, &ds) != 0)
+            st = errno == ENOENT ? ss_fail(SS_EIO, "%s: cannot create file: the folder %s does not exist", path, dir)
+                                 : ss_fail(SS_EIO, "%s: cannot create file: %s: %s", path, dir, strerror(errno));
+        else if (!S_ISDIR(ds.st_mode))
+            st = ss_fail(SS_EIO, "%s: cannot create file: %s is not a folder", path, dir);
         else
             st = ss_fail(SS_EIO, "%s: cannot create file (is the folder writable?)", path);
         free(w);

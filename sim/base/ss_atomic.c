@@ -92,6 +92,12 @@ static void on_signal(int sig)
     for (int i = 0; i < REG_SLOTS; i++)
         if (reg_used[i]) unlink(reg_name[i]);
     unmake_new_dirs();
+    /* a pipe whose reader the same Ctrl-C ended must not turn the write into SIGPIPE */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, NULL);
     if (sig == SIGINT) { /* Ctrl-C; not SIGTERM, with which mpirun also stops the other ranks of a job
                           * that one rank's error ended (that error is the message) */
         static const char said[] = "stallsim: interrupted (its temporary files removed)\n";
@@ -385,6 +391,10 @@ ss_status ss_check_dir(const char *dir)
             return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
         return SS_OK;
     }
+    /* only a missing name is made later: a dangling link, a loop, a name too long fail now */
+    if ((errno != ENOENT && errno != ENOTDIR) || (errno == ENOENT && lstat(buf, &st) == 0))
+        return ss_fail(SS_EIO, "%s: cannot create output folder: %s", dir,
+                       errno != ENOENT ? strerror(errno) : "a link to nothing");
     /* the nearest existing ancestor ("." for a relative name without one) */
     for (;;) {
         char *slash = strrchr(buf, '/');
@@ -400,10 +410,13 @@ ss_status ss_check_dir(const char *dir)
             *slash = '\0';
         }
         if (stat(buf, &st) == 0) break;
+        if ((errno != ENOENT && errno != ENOTDIR) || (errno == ENOENT && lstat(buf, &st) == 0))
+            return ss_fail(SS_EIO, "%s: cannot create output folder: %s: %s", dir, buf,
+                           errno != ENOENT ? strerror(errno) : "a link to nothing");
         if (!strcmp(buf, ".") || !strcmp(buf, "/")) return SS_OK; /* nothing to check against */
     }
     if (!S_ISDIR(st.st_mode))
-        return ss_fail(SS_EIO, "%s: cannot create output folder: %s is not a folder", dir, buf);
+        return ss_fail(SS_EUSAGE, "%s: cannot create output folder: %s is not a folder", dir, buf);
     if (access(buf, W_OK | X_OK) != 0)
         return ss_fail(SS_EIO, "%s: cannot create output folder: %s: %s", dir, buf, strerror(errno));
     return SS_OK;

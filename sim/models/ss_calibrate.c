@@ -981,13 +981,14 @@ void ss_calib_print(const ss_calib *c, FILE *out)
     fprintf(out, "calibration: %d %s, from the first %ld %s (took %.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
             c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
             c->recorded_workers && c->recorded_prefetch ? "W and P as recorded in the trace (loader_workers, prefetch_factor)"
-            : c->recorded_workers ? (c->no_fetch ? "W as recorded in the trace (loader_workers), P not known"
+            : c->recorded_workers ? (c->no_fetch ? "W as recorded in the trace (loader_workers); P not known (no fetch "
+                                                   "times to fit it from)"
                                                  : "W as recorded in the trace (loader_workers), P fitted")
-            : c->recorded_prefetch ? (c->no_fetch ? "P as recorded in the trace (prefetch_factor), W not known"
+            : c->recorded_prefetch ? (c->no_fetch ? "P as recorded in the trace (prefetch_factor); W not known (no "
+                                                    "fetch times to fit it from)"
                                                   : "P as recorded in the trace (prefetch_factor), W fitted")
             : c->no_fetch          ? "the loader is not known (neither recorded nor, without fetch times, fitted)"
                                    : "W and P fitted (the trace records no loader settings)");
-    if (c->no_fetch) fprintf(out, "calibration: the trace has no fetch timings: loader settings are not fitted\n");
     if (c->fetch_cpu_gpu) {
         double lo = c->fetch_cpu_gpu[0], hi = lo;
         for (int g = 1; g < G; g++) {
@@ -1093,10 +1094,15 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             while (!(c->workers_gpu[g] == gw[i] && c->prefetch_gpu[g] == gp[i])) g++;
             snprintf(who, sizeof who, "GPU %d", g);
         } else snprintf(who, sizeof who, "%d GPUs", gn[i]);
-        if (c->no_fetch) { /* W and P as recorded (the defaults are not shown: nothing uses them) */
-            if (c->recorded_workers || c->recorded_prefetch)
+        if (c->no_fetch) { /* what was recorded (the defaults are not shown: nothing uses them) */
+            if (c->recorded_workers && c->recorded_prefetch)
                 fprintf(out, "calibration: %s: W=%d%s P=%d as recorded; gaps and delivery not fitted\n", who, gw[i],
                         gw[i] == 0 ? " (synchronous loading)" : "", gp[i]);
+            else if (c->recorded_workers)
+                fprintf(out, "calibration: %s: W=%d%s as recorded; P, gaps and delivery not fitted\n", who, gw[i],
+                        gw[i] == 0 ? " (synchronous loading)" : "");
+            else if (c->recorded_prefetch)
+                fprintf(out, "calibration: %s: P=%d as recorded; W, gaps and delivery not fitted\n", who, gp[i]);
             continue;
         }
         char pf[16];
