@@ -303,8 +303,13 @@ static void folder_of(const char *path, char *out, size_t outsize)
     else snprintf(out, outsize, "%.*s", (int)(slash - path), path);
 }
 
+static int commit_replaced; /* the last ss_atomic_commit_pair replaced an earlier file */
+
+int ss_atomic_commit_replaced(void) { return commit_replaced; }
+
 ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char *tmp2, const char *path2)
 {
+    commit_replaced = 0;
     char dir[SS_PATH_MAX], lock[SS_PATH_MAX + 32];
     folder_of(path1, dir, sizeof dir);
     snprintf(lock, sizeof lock, "%s/.stallsim.lock", dir);
@@ -344,6 +349,7 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
     } else {
         if (sw1 == 1) unlink(old1); /* the earlier files, now under their second names */
         if (sw2 == 1) unlink(old2);
+        commit_replaced = sw1 != 0 || sw2 != 0;
     }
     ss_atomic_untrack(tmp1);
     ss_atomic_untrack(tmp2);

@@ -31,6 +31,9 @@ void ss_atomic_discard(const char *tmp);
  * earlier path1 comes back), so that the pair is either both new or both as before. Both
  * temporaries are gone afterwards. */
 ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char *tmp2, const char *path2);
+/* 1 when the last ss_atomic_commit_pair of this process replaced an earlier file (decided
+ * under its lock, so two runs racing into one folder tell it right) */
+int ss_atomic_commit_replaced(void);
 /* Tests only: 1 makes the pair commit take the path of file systems that cannot exchange
  * two names (the earlier file is kept by a hard link). */
 void ss_atomic_test_no_exchange(int on);

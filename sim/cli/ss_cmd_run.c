@@ -643,7 +643,6 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     char csv_path[SS_PATH_MAX + 16], csv_tmp[SS_PATH_MAX + 64];
     csv_tmp[0] = '\0';
     snprintf(csv_path, sizeof csv_path, "%s/summary.csv", cfg.out_dir);
-    const int replacing = c->rank == 0 && access(csv_path, F_OK) == 0; /* an earlier run's results */
     if (st == SS_OK && c->rank == 0) st = ss_atomic_tmpname(csv_path, csv_tmp, sizeof csv_tmp);
     if (st == SS_OK && c->rank == 0) st = ss_report_write_csv(&sum, csv_tmp);
     st = ss_comm_any_failed(c, st);
@@ -655,7 +654,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         else if (!a.quiet) {
             ss_report_print_table(&sum, stdout);
             printf("wrote %s/summary.csv and %s/results.h5%s\n", cfg.out_dir, cfg.out_dir,
-                   replacing ? " (replacing an earlier run's)" : "");
+                   ss_atomic_commit_replaced() ? " (replacing an earlier run's)" : "");
         }
     }
     st = ss_comm_agree(c, st);
