@@ -191,11 +191,13 @@ def run(rank, world, out, port):
     prof.export_chrome_trace(os.path.join(out, "rank%d.json" % rank))
     dist.destroy_process_group()
 if __name__ == "__main__":
-    mp.spawn(run, args=(2, sys.argv[1], sys.argv[2]), nprocs=2)
+    sys.path.insert(0, sys.argv[2])
+    from ddp_launch import free_port  # a port no other job holds (a fixed range met ephemeral ones)
+    mp.spawn(run, args=(2, sys.argv[1], str(free_port())), nprocs=2)
 PY
 if ! $py -c "import torch" 2>/dev/null; then
   echo "note: no PyTorch for $py: the recorded DDP job is skipped"
-elif ! timeout -k 5 120 $py "$work/rec.py" "$work/ddp" $((20000 + $$ % 20000)) > "$work/rec.txt" 2>&1; then
+elif ! timeout -k 5 120 $py "$work/rec.py" "$work/ddp" "$src/scripts" > "$work/rec.txt" 2>&1; then
   fail "recording the DDP job: $(tail -5 "$work/rec.txt")"
 else
   "$stallsim" import profiler "$work/ddp" -o "$work/ddp.h5" > "$work/o.txt" 2>&1 || fail "ddp import: $(cat "$work/o.txt")"
