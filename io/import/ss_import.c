@@ -134,7 +134,7 @@ static ss_status check_slab(const ss_importer *imp, const ss_import_info *info, 
 }
 
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
-                        int *gpus_out)
+                        int *gpus_out, int *fetch_out)
 {
     ss_import_info info;
     memset(&info, 0, sizeof info);
@@ -174,6 +174,7 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     }
     if (rows_out) *rows_out = rows;
     if (gpus_out) *gpus_out = info.meta.gpus;
+    if (fetch_out) *fetch_out = ss_trace_meta_has_fetch(&info.meta);
     ss_slab_free(&s);
     if (imp->close) imp->close(state);
     return hint_other(imp, argc, argv, st);

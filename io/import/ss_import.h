@@ -45,9 +45,10 @@ const char *ss_import_looks_like(const char *path, const char **what);
 
 /* Runs imp over args and writes the trace to out_path, whole or not at all. Refuses an
  * out_path that is one of the importer's inputs (same device and inode). rows_out and
- * gpus_out (may be NULL) receive the shape written. Not collective. */
+ * gpus_out (may be NULL) receive the shape written, fetch_out (may be NULL) 1 when the
+ * trace has fetch times (0: fetch_times = absent). Not collective. */
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
-                        int *gpus_out);
+                        int *gpus_out, int *fetch_out);
 
 /* Rows per slab the driver hands an importer for G GPUs (about 32 MB of rows). */
 long ss_import_slab_rows(int gpus);

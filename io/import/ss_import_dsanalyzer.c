@@ -344,7 +344,7 @@ extern const ss_importer ss_importer_dsanalyzer;
 ss_status ss_dsa_import(const char *prefix, const char *out_path, long *rows_out, int *gpus_out)
 {
     char *args[1] = {(char *)prefix};
-    return ss_import_run(&ss_importer_dsanalyzer, 1, args, out_path, rows_out, gpus_out);
+    return ss_import_run(&ss_importer_dsanalyzer, 1, args, out_path, rows_out, gpus_out, NULL);
 }
 
 /* ---- the importer table's entry: the whole trio is joined in memory (its rows must be

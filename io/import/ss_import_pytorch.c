@@ -1111,18 +1111,19 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it where anything does */
         const pt_rank *R = S->r[worst];
         /* persistent workers with a window of at most START_SMALL_WINDOW fetches: only the
-         * first epoch starts them, and nothing smaller is worth recording instead */
-        const int small = R->persistent == 1 && R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW;
+         * first epoch starts them, and nothing smaller is worth recording instead (no advice) */
+        const char *advice =
+            R->persistent != 1 ? "; a base trace recorded without it predicts more steadily: record one with "
+                                 "persistent_workers=True, or with fewer workers"
+            : R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW
+                ? ": nothing to change (persistent workers, a small window)"
+                : "; a base trace recorded without it predicts more steadily: record one with fewer workers or a "
+                  "smaller prefetch_factor (its workers persist already)";
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
-                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\")%s%s",
+                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\")%s",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
-                R->workers,
-                small                ? ": nothing to change (persistent workers, a small window)"
-                                     : "; a base trace recorded without it predicts more steadily: record one with ",
-                small                ? ""
-                : R->persistent == 1 ? "fewer workers or a smaller prefetch_factor (its workers persist already)"
-                                     : "persistent_workers=True, or with fewer workers");
+                R->workers, advice);
     }
     return SS_OK;
 }

@@ -178,6 +178,17 @@ static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
     free(v);
 }
 
+/* The rows a ranking left out, as its parenthesis ends: the first SS_RANK_TOP of n (j[])
+ * with their change, "; ..." for the rest, and the closing parenthesis */
+static void print_rows_left(const ss_summary *s, const labels *L, const int *j, int n, FILE *out)
+{
+    for (int k = 0; k < n && k < SS_RANK_TOP; k++) {
+        char buf[LABEL_LEN];
+        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf), ss_summary_change_pct(s, j[k]));
+    }
+    fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
+}
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
@@ -250,24 +261,14 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         else
             fprintf(out, "  (%d scenario%s with a smaller cut than %.0f%% not ranked:", r->n_within,
                     r->n_within == 1 ? "" : "s", SS_RANK_MIN_PCT);
-        for (int k = 0; k < r->n_within && k < SS_RANK_TOP; k++) {
-            char buf[LABEL_LEN];
-            fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, r->within_j[k], buf),
-                    ss_summary_change_pct(s, r->within_j[k]));
-        }
-        fprintf(out, "%s)\n", r->n_within > SS_RANK_TOP ? "; ..." : "");
+        print_rows_left(s, L, r->within_j, r->n_within, out);
     }
     if (r->n_twin > 0) {
         fprintf(out, "  (%d healed scenario%s left out, %s heal adding no more than %s%.0f%% to the same scenario "
                      "without it, which stands for %s:",
                 r->n_twin, r->n_twin == 1 ? "" : "s", r->n_twin == 1 ? "its" : "each one's",
                 known ? "the model's baseline error or " : "", SS_RANK_MIN_PCT, r->n_twin == 1 ? "it" : "them");
-        for (int k = 0; k < r->n_twin && k < SS_RANK_TOP; k++) {
-            char buf[LABEL_LEN];
-            fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, r->twin_j[k], buf),
-                    ss_summary_change_pct(s, r->twin_j[k]));
-        }
-        fprintf(out, "%s)\n", r->n_twin > SS_RANK_TOP ? "; ..." : "");
+        print_rows_left(s, L, r->twin_j, r->n_twin, out);
     }
     for (int i = 0; i < r->nheal;) {
         ss_model m = r->heal[i].model;

@@ -443,6 +443,7 @@ static int same_calibrated(hid_t f, const char *name)
 ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
 {
     memset(out, 0, sizeof *out);
+    out->base_workers = out->base_w = out->base_p = -1; /* unknown, also where the file cannot be read */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);

@@ -63,7 +63,8 @@ typedef struct {
     char trace[SS_PATH_MAX]; /* the trace the sweep replayed, as its run named it ("": unknown) */
 } ss_results_settings;
 
-/* Reads the settings of results file path. Local. */
+/* Reads the settings of results file path (the base's loader and trace unknown, -1 and "",
+ * where the file does not say or cannot be read). Local. */
 ss_status ss_results_read_settings(const char *path, ss_results_settings *out);
 
 /* Reads path's /summary and its gpus attribute (rows: malloc'd, caller frees). SS_EDATA

@@ -1203,8 +1203,7 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     if (w->file < 0) {
         char dir[SS_PATH_MAX];
-        const char *slash = strrchr(path, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+        ss_folder_of(path, dir, sizeof dir);
         struct stat ds;
         if (stat(dir, &ds) != 0)
             st = errno == ENOENT ? ss_fail(SS_EIO, "%s: cannot create file: the folder %s does not exist", path, dir)

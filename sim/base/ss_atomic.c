@@ -295,7 +295,7 @@ static int swap_in(const char *tmp, const char *path, char *old, size_t oldsize,
     return -1;
 }
 
-static void folder_of(const char *path, char *out, size_t outsize)
+void ss_folder_of(const char *path, char *out, size_t outsize)
 {
     const char *slash = strrchr(path, '/');
     if (!slash) snprintf(out, outsize, ".");
@@ -311,7 +311,7 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
 {
     commit_replaced = 0;
     char dir[SS_PATH_MAX], lock[SS_PATH_MAX + 32];
-    folder_of(path1, dir, sizeof dir);
+    ss_folder_of(path1, dir, sizeof dir);
     snprintf(lock, sizeof lock, "%s/.stallsim.lock", dir);
     /* the lock first (a wait for another run can still be interrupted: the handler removes
      * the temporaries), then the signals are held back for the two renames */
@@ -358,6 +358,25 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
     return st;
 }
 
+/* An existing output folder (st its stat, NULL: none) is a folder that can be written */
+static ss_status output_folder_ok(const char *dir, const struct stat *st)
+{
+    if (!st || !S_ISDIR(st->st_mode))
+        return ss_fail(SS_EUSAGE, "%s: exists and is not a folder: the output ([output] dir, --out) is a folder, "
+                                  "give a new or a results folder", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return ss_fail(SS_EIO, "%s: output folder is not writable: %s", dir, strerror(errno));
+    return SS_OK;
+}
+
+/* stat failed on name (errno says why): 1 when name is only missing, and so can be made
+ * (not a link to nothing, a loop, a name too long) */
+static int only_missing(const char *name)
+{
+    struct stat st;
+    return errno == ENOTDIR || (errno == ENOENT && lstat(name, &st) != 0);
+}
+
 ss_status ss_ensure_dir(const char *dir)
 {
     char buf[4096];
@@ -374,51 +393,30 @@ ss_status ss_ensure_dir(const char *dir)
     if (mkdir(buf, 0777) == 0) remember_new_dir(buf);
     else if (errno != EEXIST) return ss_fail(SS_EIO, "%s: cannot create output folder: %s", buf, strerror(errno));
     struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return ss_fail(SS_EUSAGE, "%s: exists and is not a folder: the output ([output] dir, --out) is a folder, "
-                                  "give a new or a results folder", buf);
-    if (access(buf, W_OK | X_OK) != 0)
-        return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
-    return SS_OK;
+    return output_folder_ok(buf, stat(buf, &st) == 0 ? &st : NULL);
 }
 
 ss_status ss_check_dir(const char *dir)
 {
-    char buf[4096];
+    char buf[4096], up[4096];
     size_t n = strlen(dir);
     if (n == 0 || n >= sizeof buf) return ss_fail(SS_EUSAGE, "output folder name '%s' is empty or too long", dir);
     memcpy(buf, dir, n + 1);
     struct stat st;
-    if (stat(buf, &st) == 0) {
-        if (!S_ISDIR(st.st_mode))
-            return ss_fail(SS_EUSAGE, "%s: exists and is not a folder: the output ([output] dir, --out) is a folder, "
-                                      "give a new or a results folder", buf);
-        if (access(buf, W_OK | X_OK) != 0)
-            return ss_fail(SS_EIO, "%s: output folder is not writable: %s", buf, strerror(errno));
-        return SS_OK;
-    }
+    if (stat(buf, &st) == 0) return output_folder_ok(buf, &st);
     /* only a missing name is made later: a dangling link, a loop, a name too long fail now */
-    if ((errno != ENOENT && errno != ENOTDIR) || (errno == ENOENT && lstat(buf, &st) == 0))
+    if (!only_missing(buf))
         return ss_fail(SS_EIO, "%s: cannot create output folder: %s", dir,
-                       errno != ENOENT ? strerror(errno) : "a link to nothing");
+                       errno == ENOENT ? "a link to nothing" : strerror(errno));
     /* the nearest existing ancestor ("." for a relative name without one) */
     for (;;) {
-        char *slash = strrchr(buf, '/');
-        while (slash && slash > buf && slash[1] == '\0') { /* a trailing slash */
-            *slash = '\0';
-            slash = strrchr(buf, '/');
-        }
-        if (!slash) {
-            snprintf(buf, sizeof buf, ".");
-        } else if (slash == buf) {
-            buf[1] = '\0';
-        } else {
-            *slash = '\0';
-        }
+        while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0'; /* a trailing slash */
+        ss_folder_of(buf, up, sizeof up);
+        memcpy(buf, up, (n = strlen(up)) + 1);
         if (stat(buf, &st) == 0) break;
-        if ((errno != ENOENT && errno != ENOTDIR) || (errno == ENOENT && lstat(buf, &st) == 0))
+        if (!only_missing(buf))
             return ss_fail(SS_EIO, "%s: cannot create output folder: %s: %s", dir, buf,
-                           errno != ENOENT ? strerror(errno) : "a link to nothing");
+                           errno == ENOENT ? "a link to nothing" : strerror(errno));
         if (!strcmp(buf, ".") || !strcmp(buf, "/")) return SS_OK; /* nothing to check against */
     }
     if (!S_ISDIR(st.st_mode))
@@ -564,7 +562,7 @@ void ss_atomic_sweep_stale(const char *dir, const char *const *names, int nnames
 void ss_atomic_sweep_stale_beside(const char *path)
 {
     char dir[SS_PATH_MAX];
-    folder_of(path, dir, sizeof dir);
+    ss_folder_of(path, dir, sizeof dir);
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     if (name[0]) ss_atomic_sweep_stale(dir, &name, 1);

@@ -46,6 +46,8 @@ ss_status ss_ensure_dir(const char *dir);
  * its outputs, as mpirun does to ranks it cannot stop, leaves no empty folder behind);
  * the same errors as ss_ensure_dir. */
 ss_status ss_check_dir(const char *dir);
+/* The folder of path into out: "." for a bare name, "/" for a name at the root. */
+void ss_folder_of(const char *path, char *out, size_t outsize);
 /* The run wrote its outputs: the folders ss_ensure_dir created stay. */
 void ss_atomic_keep_new_dirs(void);
 /* The run failed: removes the folders ss_ensure_dir created, deepest first, where empty. */

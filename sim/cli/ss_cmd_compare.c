@@ -64,13 +64,16 @@ typedef struct {
     /* a trace's recorded loader: its workers (the same on every GPU) and prefetch factor;
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
-    long base_workers; /* a results folder's: its base trace's calibrated largest W, -1 unknown */
+    /* a results folder's base trace's calibrated loader: its largest W, and W and P where
+     * every GPU has the same (-1: unknown, or they differ) */
+    struct {
+        long workers;
+        int w, p;
+    } base;
     /* a trace's file, and a results folder's base trace (as its run named it, found from
      * here), by device and inode; 0 0: unknown */
     dev_t dev;
     ino_t ino;
-    int base_w, base_p; /* a results folder's: its base trace's calibrated loader where every GPU
-                         * has the same, -1 otherwise */
 } cmp_row;
 
 typedef struct {
@@ -92,8 +95,7 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
     t->v[t->n].trace = 0;
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
-    t->v[t->n].base_workers = -1;
-    t->v[t->n].base_w = t->v[t->n].base_p = -1;
+    t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = -1;
     t->v[t->n].dev = 0;
     t->v[t->n].ino = 0;
     t->v[t->n++].r = *r;
@@ -269,23 +271,20 @@ static ss_status add_input(cmp_table *t, const char *arg, const ss_config *opts)
         ss_results_settings rs;
         int n;
         if ((st = ss_results_read_summary(path, &rows, &n, &gpus)) != SS_OK) return st;
-        if (ss_results_read_settings(path, &rs) != SS_OK) {
-            rs.base_workers = -1;
-            rs.base_w = rs.base_p = -1;
-            rs.trace[0] = '\0';
-        }
+        (void)ss_results_read_settings(path, &rs); /* unreadable: the base unknown */
         struct stat bs;
         const int base_known = rs.trace[0] && stat(rs.trace, &bs) == 0;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {
-                t->v[t->n - 1].base_workers = rs.base_workers;
-                t->v[t->n - 1].base_w = rs.base_w;
+                cmp_row *row = &t->v[t->n - 1];
+                row->base.workers = rs.base_workers;
+                row->base.w = rs.base_w;
+                row->base.p = rs.base_p;
                 if (base_known) {
-                    t->v[t->n - 1].dev = bs.st_dev;
-                    t->v[t->n - 1].ino = bs.st_ino;
+                    row->dev = bs.st_dev;
+                    row->ino = bs.st_ino;
                 }
-                t->v[t->n - 1].base_p = rs.base_p;
             }
         }
         free(rows);
@@ -748,7 +747,7 @@ static int label_matches(const char *label, int w, int p)
  * (calibrated, the same on every GPU): its matched prediction is then the baseline replay */
 static int base_loader(const cmp_row *b, int w, int p)
 {
-    return b->base_w >= 0 && w == b->base_w && (w == 0 || (b->base_p >= 1 && p == b->base_p));
+    return b->base.w >= 0 && w == b->base.w && (w == 0 || (b->base.p >= 1 && p == b->base.p));
 }
 
 /* A trace's recorded loader as the --match table shows it */
@@ -929,12 +928,12 @@ static void print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
     /* base runs of different loaders: a spread across settings, not across runs of one */
     for (int a = 0, first = -1; a < f->n; a++) {
         const cmp_row *r = &t->v[f->src[a]];
-        if (f->rep[a] >= 0 || r->base_workers < 0) continue;
+        if (f->rep[a] >= 0 || r->base.workers < 0) continue;
         if (first < 0) first = f->src[a];
-        else if (r->base_workers != t->v[first].base_workers) {
+        else if (r->base.workers != t->v[first].base.workers) {
             fprintf(out, "\n--spread: the base runs' loaders differ (%s: %ld workers, %s: %ld): this spread is across "
                          "settings, not across runs of one setting\n",
-                    t->v[first].source, t->v[first].base_workers, r->source, r->base_workers);
+                    t->v[first].source, t->v[first].base.workers, r->source, r->base.workers);
             break;
         }
     }

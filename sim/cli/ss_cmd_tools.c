@@ -361,24 +361,17 @@ static int import_main(int argc, char **argv)
         return 2;
     }
     long rows;
-    int gpus;
+    int gpus, fetch;
     ss_atomic_sweep_stale_beside(out);
-    ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus);
+    ss_status st = ss_import_run(imp, nrest, rest, out, &rows, &gpus, &fetch);
     free(rest);
     if (st != SS_OK) return ss_cmd_fail(st);
     printf("wrote %s: %d %s, %ld %s\n", out, gpus, ss_plural(gpus, "GPU", "GPUs"), rows,
            ss_plural(rows, "iteration", "iterations"));
-    /* a trace without fetch times: say at once what it can serve */
-    ss_comm self;
-    ss_comm_self(&self);
-    ss_trace_file *t = NULL;
-    if (ss_trace_open(out, &self, &t) == SS_OK) {
-        if (!ss_trace_meta_has_fetch(ss_trace_meta_of(t)))
-            printf("note: %s has no fetch times (only when each rank waited): `stallsim info` and `stallsim compare` "
-                   "read it; `stallsim run` needs fetch times to replay a what-if\n",
-                   out);
-        ss_trace_close(t);
-    }
+    if (!fetch) /* a trace without fetch times: say at once what it can serve */
+        printf("note: %s has no fetch times (only when each rank waited): `stallsim info` and `stallsim compare` "
+               "read it; `stallsim run` needs fetch times to replay a what-if\n",
+               out);
     return 0;
 }
 

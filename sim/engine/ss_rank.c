@@ -100,17 +100,56 @@ static int cmp_heal(const void *a, const void *b)
     return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
-/* 1 when rows a and b are one scenario: the same model and label (their resolved
- * settings) and the same mean iteration time to the last bit (a label shows per-GPU
- * worker counts as a range, which different settings can share) */
-static int same_scenario(const ss_summary *s, int a, int b)
+/* A cut of a run of equal predicted change, with its label (its resolved settings) */
+typedef struct {
+    int model, j, at; /* at: its place in the candidates */
+    double mean;
+    char label[SS_LABEL_MAX];
+} cut_key;
+
+static int cmp_cut_key(const void *a, const void *b)
 {
-    if (s->sc[a].model != s->sc[b].model || mean_iter(s, a) != mean_iter(s, b)) return 0;
-    char la[SS_LABEL_MAX], lb[SS_LABEL_MAX];
-    const ss_model_ops *m = ss_model_get(s->sc[a].model);
-    m->label_of(&s->sc[a], la, sizeof la);
-    m->label_of(&s->sc[b], lb, sizeof lb);
-    return !strcmp(la, lb);
+    const cut_key *x = a, *y = b;
+    if (x->model != y->model) return x->model < y->model ? -1 : 1;
+    int c = strcmp(x->label, y->label);
+    if (c) return c;
+    return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* Drops from the sorted candidates every cut that is the same scenario as an earlier one
+ * in table order: the same model and label and the same mean iteration time to the last
+ * bit (a label shows per-GPU worker counts as a range, which different settings can
+ * share). Such cuts lie together after the sort (equal change), and within each run the
+ * labels are sorted so that equal ones meet: n log n, not a comparison of every pair.
+ * Counts them into *n_same. */
+static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int *n_same)
+{
+    int out = 0;
+    for (int a = 0; a < *nc;) {
+        int b = a + 1;
+        while (b < *nc && cand[b].change_pct == cand[a].change_pct) b++;
+        if (b - a > 1) {
+            cut_key *k = malloc((size_t)(b - a) * sizeof *k);
+            if (!k) return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", b - a);
+            for (int i = a; i < b; i++) {
+                const ss_scenario *sc = &s->sc[cand[i].j];
+                k[i - a] = (cut_key){(int)sc->model, cand[i].j, i, mean_iter(s, cand[i].j), ""};
+                ss_model_get(sc->model)->label_of(sc, k[i - a].label, sizeof k[i - a].label);
+            }
+            qsort(k, (size_t)(b - a), sizeof *k, cmp_cut_key);
+            for (int i = 1; i < b - a; i++)
+                if (k[i].model == k[i - 1].model && !strcmp(k[i].label, k[i - 1].label) && k[i].mean == k[i - 1].mean) {
+                    cand[k[i].at].j = -1; /* the later in table order goes */
+                    ++*n_same;
+                }
+            free(k);
+        }
+        for (int i = a; i < b; i++)
+            if (cand[i].j >= 0) cand[out++] = cand[i];
+        a = b;
+    }
+    *nc = out;
+    return SS_OK;
 }
 
 ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out)
@@ -151,15 +190,14 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
                 continue;
             }
         }
-        int again = 0;
-        for (int i = 0; i < nc && !again; i++) again = same_scenario(s, cand[i].j, j);
-        if (again) {
-            out->n_same++;
-            continue;
-        }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
+    ss_status dst = drop_same(s, cand, &nc, &out->n_same);
+    if (dst != SS_OK) {
+        free(cand);
+        return dst;
+    }
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
     double med;

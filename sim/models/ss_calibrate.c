@@ -975,20 +975,27 @@ static const char *range_text(const double *v, int n, char *buf, size_t size)
 #define PRINT_GROUPS 6
 #define PRINT_WORST 3
 
+/* Where the calibration's W and P come from: recorded, fitted, or (no fetch times to fit
+ * them from) not known */
+static const char *loader_source(const ss_calib *c)
+{
+    if (c->recorded_workers && c->recorded_prefetch)
+        return "W and P as recorded in the trace (loader_workers, prefetch_factor)";
+    if (c->recorded_workers)
+        return c->no_fetch ? "W as recorded in the trace (loader_workers); P not known (no fetch times to fit it from)"
+                           : "W as recorded in the trace (loader_workers), P fitted";
+    if (c->recorded_prefetch)
+        return c->no_fetch ? "P as recorded in the trace (prefetch_factor); W not known (no fetch times to fit it from)"
+                           : "P as recorded in the trace (prefetch_factor), W fitted";
+    return c->no_fetch ? "the loader is not known (neither recorded nor, without fetch times, fitted)"
+                       : "W and P fitted (the trace records no loader settings)";
+}
+
 void ss_calib_print(const ss_calib *c, FILE *out)
 {
     const int G = c->gpus;
     fprintf(out, "calibration: %d %s, from the first %ld %s (took %.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
-            c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds,
-            c->recorded_workers && c->recorded_prefetch ? "W and P as recorded in the trace (loader_workers, prefetch_factor)"
-            : c->recorded_workers ? (c->no_fetch ? "W as recorded in the trace (loader_workers); P not known (no fetch "
-                                                   "times to fit it from)"
-                                                 : "W as recorded in the trace (loader_workers), P fitted")
-            : c->recorded_prefetch ? (c->no_fetch ? "P as recorded in the trace (prefetch_factor); W not known (no "
-                                                    "fetch times to fit it from)"
-                                                  : "P as recorded in the trace (prefetch_factor), W fitted")
-            : c->no_fetch          ? "the loader is not known (neither recorded nor, without fetch times, fitted)"
-                                   : "W and P fitted (the trace records no loader settings)");
+            c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds, loader_source(c));
     if (c->fetch_cpu_gpu) {
         double lo = c->fetch_cpu_gpu[0], hi = lo;
         for (int g = 1; g < G; g++) {

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     long rows = 0;
     int gpus = 0;
     ss_clear();
-    if (ss_import_run(imp, 1, argv, out, &rows, &gpus) == SS_OK && (rows < 1 || gpus < 1)) abort();
+    if (ss_import_run(imp, 1, argv, out, &rows, &gpus, NULL) == SS_OK && (rows < 1 || gpus < 1)) abort();
     unlink(out);
     return 0;
 }
