@@ -3,7 +3,8 @@
 # --slow-gpu and --delivery reach the trace (loader_workers, prefetch_factor, the slow
 # GPU's fetch times), `run` with auto everywhere prints what it fitted (grouped by
 # settings) and replays the trace exactly (fidelity 0), `workers = 0` is a scenario value
-# and `delivery` a key, and a bad --slow-gpu is a usage error; same summary on 1 and 3 ranks.
+# and `delivery` a key, and a bad --slow-gpu is a usage error; same summary on 1 and 3 ranks;
+# a row's largest delivery recomputed from a real trace.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
@@ -57,6 +58,33 @@ if command -v mpirun >/dev/null; then
   "$stallsim" run "$work/auto.ini" --out "$work/a1" --quiet || fail "run, quiet"
   mpirun_t 3 "$stallsim" run "$work/auto.ini" --out "$work/a3" --quiet || fail "run on 3 ranks"
   same_file "$work/a1/summary.csv" "$work/a3/summary.csv" "calibrated sweep on 1 and 3 ranks"
+fi
+# a row's largest delivery (CPU and storage sharing's delivery term where the loaders keep
+# ahead), recomputed here from a real trace's columns: the median over its calibration rows
+# (all 300) of the largest over the GPUs of max(0, stall - max(0, ready - ask)); and a
+# sweep that uses it gives the same summary on 1 and 3 ranks
+gi=$src/datasets/pytorch-grid-i/w2-x1-p2.h5
+if [ -e "$gi" ]; then
+  "$stallsim" info "$gi" > "$work/gi.txt" || fail "info on grid I's base"
+  $py - "$gi" "$work/gi.txt" <<'PY' && ok || fail "a row's largest delivery: $(grep 'largest delivery' "$work/gi.txt")"
+import re, sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    t = f["timeline"]
+    st, ts = t["stall_time"][()], t["train_start"][()]
+    ready = t["fetch_start"][()] + t["fetch_time"][()]
+ask = ts - st
+d = np.maximum(0.0, st - np.maximum(0.0, ready - ask)).max(axis=1)
+m = re.search(r"^calibration: a row's largest delivery over the GPUs: ([\d.]+) s", open(sys.argv[2]).read(), re.M)
+assert m and abs(float(m.group(1)) - np.median(d)) < 0.00005, (m and m.group(0), np.median(d))
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2, 4\n' "$gi" > "$work/gi.ini"
+  if command -v mpirun >/dev/null; then
+    "$stallsim" run "$work/gi.ini" --out "$work/gi1" --quiet || fail "grid I sweep"
+    mpirun_t 3 "$stallsim" run "$work/gi.ini" --out "$work/gi3" --quiet || fail "grid I sweep on 3 ranks"
+    same_file "$work/gi1/summary.csv" "$work/gi3/summary.csv" "CPU-sharing sweep on 1 and 3 ranks"
+  fi
+else
+  fail "datasets/pytorch-grid-i is missing (committed with the repository)"
 fi
 "$stallsim" gen -o "$work/x.h5" --slow-gpu 7:2 2>"$work/err.txt"
 [ $? -eq 2 ] && grep -q "slow-gpu 7:2" "$work/err.txt" && ok || fail "bad --slow-gpu: $(cat "$work/err.txt")"

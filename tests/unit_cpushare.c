@@ -124,13 +124,13 @@ static void test_solve(void **state)
     /* the trace's own loaders: the trace's stretch, no change of the step */
     double s1, delta;
     const double gap[2] = {0, 0}, d[2] = {0.0015, 0.0015};
-    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0};
+    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0};
     assert_int_equal(ss_share_solve(&sh, &same, &s1, &delta), SS_OK);
     assert_float_equal(s1, sh.s0[0], 1e-12);
     assert_float_equal(delta, 0.0, 1e-12);
     /* 4 workers: more threads, a shorter period, more contention; the step grows by
      * L (s1 - s0) */
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0] + 0.2);
     assert_float_equal(delta, 0.007 * (s1 - sh.s0[0]), 1e-15);
@@ -140,6 +140,49 @@ static void test_solve(void **state)
     double u[8];
     for (int i = 0; i < 8; i++) u[i] = 0.012 / (4 * T);
     assert_float_equal(ss_share_stretch(2, 0.007 / T, u, 8, 2), s1, 1e-9);
+    ss_share_free(&sh);
+}
+
+/* The period's delivery term where the scenario replays each batch's measured delivery:
+ * F times the trace's median over rows of a row's largest delivery (delivery_rows), not the
+ * largest of the GPUs' medians */
+static void test_delivery_rows(void **state)
+{
+    (void)state;
+    ss_share sh = two_gpus();
+    const double a0 = sh.a0;
+    assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
+    /* a loader-bound trace: its period is its loader's, whatever the delivery */
+    assert_float_equal(sh.a0, a0, 1e-15);
+    assert_int_equal(sh.bound0, 1);
+    const double gap[2] = {0, 0}, d[2] = {0.0015, 0.0015};
+    const double F[3] = {0.0, 1.0, 2.0}, D[3] = {0.0015, 0.004, 0.008};
+    double s_at[3];
+    for (int i = 0; i < 3; i++) {
+        ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, F[i]};
+        double s1, delta;
+        assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
+        /* the fixed point at T = 0.048 A(s1) / A(s0), A's step term C + delta + D */
+        double c0 = 0.012 * sh.s0[0], f = c0 * s1 / sh.s0[0] + (0.047 - c0);
+        double step = 0.009 + delta + D[i], A = f / 4 > step ? f / 4 : step, T = 0.048 * A / sh.a0;
+        double u[8];
+        for (int j = 0; j < 8; j++) u[j] = 0.012 / (4 * T);
+        assert_float_equal(ss_share_stretch(2, 0.007 / T, u, 8, 2), s1, 1e-9);
+        s_at[i] = s1;
+    }
+    /* a longer delivery, a longer period, less contention */
+    assert_true(s_at[0] > s_at[1] && s_at[1] > s_at[2]);
+    ss_share_free(&sh);
+    /* a trace whose loaders keep ahead (4 workers: 0.030 / 4 < 0.009 + delivery): its period
+     * is the step and the delivery, by hand 0.009 + 0.0015, then 0.009 + 0.004 */
+    const double c[2] = {0.012, 0.012}, L[2] = {0.007, 0.007}, fm[2] = {0.030, 0.030};
+    const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {4, 4};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, fm, W, gap, d, 0.0125, 0.009, NULL), SS_OK);
+    assert_int_equal(sh.bound0, 0);
+    assert_float_equal(sh.a0, 0.0105, 1e-15);
+    assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
+    assert_float_equal(sh.a0, 0.013, 1e-15);
+    assert_int_equal(sh.bound0, 0);
     ss_share_free(&sh);
 }
 
@@ -212,7 +255,7 @@ static void test_measured_waits(void **state)
     assert_float_equal(ss_share_cpu_wall(&plain, 1, 0.010, 0.004), 0.010 * plain.s0[0], 1e-15);
     ss_share_free(&plain);
     double s1, delta;
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, q, 1.0, 1.0};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, q, 1.0, 1.0, 0.0};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0]);
     assert_float_equal(delta, (0.007 + 0.002) * (s1 / sh.s0[0] - 1), 1e-15);
@@ -262,7 +305,7 @@ static void test_degenerate(void **state)
     assert_int_equal(ss_share_build(&sh, 1, one, one, NULL, NULL, pool, cores, zero, W, zero, zero, 0.0, 0.0, NULL), SS_OK);
     assert_true(sh.s0[0] == 1.0);
     double s1, delta;
-    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0};
+    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0, 0.0};
     assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
     assert_true(isfinite(s1) && s1 >= 1.0 && isfinite(delta));
     ss_share_free(&sh);
@@ -284,6 +327,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stretch_closed_forms),
         cmocka_unit_test(test_solve),
+        cmocka_unit_test(test_delivery_rows),
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
         cmocka_unit_test(test_synchronous),

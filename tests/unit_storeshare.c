@@ -27,12 +27,12 @@ static void test_slowdown(void **state)
  * at a period of 0.1 s with a 0.05 s step: one read in flight. */
 static const int one_worker[1] = {1};
 static const double zero[1] = {0.0}, trace_fetch[1] = {0.1};
-static const ss_store_load trace1 = {1, one_worker, zero, zero, zero, trace_fetch, 1.0, 1.0};
+static const ss_store_load trace1 = {1, one_worker, zero, zero, zero, trace_fetch, 1.0, 1.0, 0.0};
 
 static double factor_with(int workers, double parallel, double *n1)
 {
     const int w[1] = {workers};
-    const ss_store_load scn = {1, w, zero, zero, zero, trace_fetch, 1.0, 1.0};
+    const ss_store_load scn = {1, w, zero, zero, zero, trace_fetch, 1.0, 1.0, 0.0};
     double n0 = -1.0;
     double rho = ss_store_factor(&trace1, &scn, parallel, 0.1, 0.05, &n0, n1);
     assert_float_equal(n0, 1.0, 1e-15);
@@ -68,15 +68,15 @@ static void test_fewer_workers_read_faster(void **state)
      * each takes half as long, and the period stays 0.1 s */
     const int w2[1] = {2}, w1[1] = {1};
     const double f[1] = {0.2};
-    const ss_store_load trace = {1, w2, zero, zero, zero, f, 1.0, 1.0};
-    const ss_store_load scn = {1, w1, zero, zero, zero, f, 1.0, 1.0};
+    const ss_store_load trace = {1, w2, zero, zero, zero, f, 1.0, 1.0, 0.0};
+    const ss_store_load scn = {1, w1, zero, zero, zero, f, 1.0, 1.0, 0.0};
     double n0, n1;
     assert_float_equal(ss_store_factor(&trace, &scn, 1.0, 0.1, 0.05, &n0, &n1), 0.5, 1e-12);
     assert_float_equal(n0, 2.0, 1e-12);
     assert_float_equal(n1, 1.0, 1e-12);
     /* storage twice as fast (fetch_scale 0.5) with the trace's 2 workers (a 0.02 s step):
      * still two reads in flight (rho = 1), each half as long, the period 0.05 s */
-    const ss_store_load fast = {1, w2, zero, zero, zero, f, 0.5, 1.0};
+    const ss_store_load fast = {1, w2, zero, zero, zero, f, 0.5, 1.0, 0.0};
     assert_float_equal(ss_store_factor(&trace, &fast, 1.0, 0.1, 0.02, NULL, &n1), 1.0, 1e-12);
     assert_float_equal(n1, 2.0, 1e-12);
 }
@@ -91,8 +91,8 @@ static void test_cpu_part_and_gpus(void **state)
      * 2)) / 1.3, solved here by fixed-point iteration */
     const int w1[2] = {1, 1}, w2[2] = {2, 2};
     const double z[2] = {0, 0}, cpu[2] = {0.04, 0.04}, f[2] = {0.1, 0.1};
-    const ss_store_load trace = {2, w1, z, z, cpu, f, 1.0, 1.0};
-    const ss_store_load scn = {2, w2, z, z, cpu, f, 1.0, 1.0};
+    const ss_store_load trace = {2, w1, z, z, cpu, f, 1.0, 1.0, 0.0};
+    const ss_store_load scn = {2, w2, z, z, cpu, f, 1.0, 1.0, 0.0};
     double r = 1.0;
     for (int i = 0; i < 200; i++) {
         double n1 = 4 * 0.06 * r / (0.04 + 0.06 * r);

@@ -790,11 +790,13 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     io.stall = malloc(cols * sizeof *io.stall);
     io.stage = malloc((size_t)CALIB_GROUP * STAGE_COLS * n * sizeof *io.stage);
     long *pos = malloc(n * sizeof *pos), *first = malloc(n * sizeof *first);
-    double *work = malloc(8 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps), *fmed = calloc(ng, sizeof *fmed);
+    double *work = malloc(9 * n * sizeof *work), *gaps = malloc(ng * sizeof *gaps), *fmed = calloc(ng, sizeof *fmed);
     double *spread = work ? work + 3 * n : NULL, *amin = work ? work + 4 * n : NULL, *amax = work ? work + 5 * n : NULL;
     /* each row's largest iteration time and stall over the GPUs (the trace's period and
      * step: CPU and storage sharing) */
     double *imax = work ? work + 6 * n : NULL, *smax = work ? work + 7 * n : NULL;
+    /* each row's largest delivery over the GPUs (ss_calib.delivery_rows) */
+    double *dmax = work ? work + 8 * n : NULL;
     gpu_cols d = {.n = io.rows, .pos = pos, .first = first};
     if (work) { /* s, done, ask, st and it point into the staged columns (load_gpu) */
         d.a = work;
@@ -837,7 +839,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     for (long k = 0; amin && k < io.rows; k++) {
         amin[k] = INFINITY;
         amax[k] = -INFINITY;
-        imax[k] = smax[k] = -INFINITY;
+        imax[k] = smax[k] = dmax[k] = -INFINITY;
     }
     /* the rows' epochs (the asks' period and the loader's start-up below): read with the
      * first GPU's columns, or here by a rank that fits no GPU (more ranks than blocks of
@@ -852,6 +854,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         for (long k = 0; k < io.rows; k++) /* (also the loader's start-up: each epoch's first row) */
             smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
         for (long k = 0; k < io.rows; k++) imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
+        for (long k = 0; k < io.rows; k++) {
+            double dv = ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
+            dmax[k] = dv > dmax[k] ? dv : dmax[k];
+        }
         if (want_share) {
             for (long k = 0; k < al_rows; k++) {
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
@@ -889,6 +895,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, amax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, imax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, smax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, dmax, (int)n, MPI_DOUBLE, MPI_MAX, comm->comm);
         /* each GPU's values come from one rank, the others hold 0: the sum is exact */
         const int na = (int)(al_rows * 2 * (long)G);
         if (rc == MPI_SUCCESS && want_share && na > 0)
@@ -919,10 +926,12 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->startup = ne > 0 ? up / (double)ne : 0.0;
         c->startup_epochs = ne;
         period_and_step(c, imax, smax, (size_t)io.rows, spread); /* (spread is no longer needed) */
+        c->delivery_rows = c->no_fetch ? 0.0 : median_of(dmax, n);
     }
     if (st == SS_OK && want_share) {
         alignment(c, m, pid, npools, al_v, al_rows, align);
         st = build_share(c, m, fmed, align);
+        if (st == SS_OK) st = ss_share_set_delivery_rows(c->share, c->delivery_rows);
     }
     free(pid);
     free(align);
@@ -1122,6 +1131,11 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                 med[4]);
     }
     if (other) fprintf(out, "calibration: %d more GPUs with other settings (per GPU in results.h5)\n", other);
+    if (c->share && G > 1)
+        fprintf(out,
+                "calibration: a row's largest delivery over the GPUs: %.4f s (median over the rows; the delivery a "
+                "step waits for where a scenario's loaders keep ahead, in CPU sharing's period)\n",
+                c->delivery_rows);
     /* the GPUs the fit explains least */
     if (G > 1 && !c->no_fetch) {
         int worst[PRINT_WORST], nw = 0;

@@ -58,6 +58,10 @@ typedef struct {
     /* the medians over the calibration rows of the slowest GPU's iteration time (period)
      * and of that minus the largest stall (step): CPU and storage sharing's T0 and C */
     double period, step;
+    /* the median over the calibration rows of each row's largest delivery over the GPUs
+     * (ss_row_delivery_of: the ask to having the batch, less the wait for it to be ready):
+     * where the loaders keep ahead, the stall a step waits for (0 without fetch times) */
+    double delivery_rows;
     long rows_used;
     double seconds;        /* time the calibration took */
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches

@@ -211,7 +211,7 @@ typedef struct {
     const ss_share *sh;
     const int *W;
     const double *gap, *delivery, *c, *f, *q;
-    double fs, cs;
+    double fs, cs, dfac;
     /* scratch */
     group *w;     /* [GPUs of the largest pool] */
     double *prob; /* [cores of the largest pool that has more threads than cores] */
@@ -258,14 +258,23 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
 /* The step's change: max over GPUs of L * (s - s0) (0 without GPUs). */
 static double delta_of_terms(const terms *t) { return t->delta > -INFINITY ? t->delta : 0.0; }
 
+/* The delivery term of the period: the largest delivery of a row, where the scenario
+ * replays the measured ones (F times the trace's median over rows of each row's largest),
+ * else the largest of the GPUs' deliveries; -INFINITY without a GPU that has workers. */
+static double delivery_term(const share_eval *e, const terms *t)
+{
+    if (t->dmax > -INFINITY && e->dfac > 0.0 && e->sh->delivery_rows > 0.0) return e->dfac * e->sh->delivery_rows;
+    return t->dmax;
+}
+
 /* The period: max over GPUs of (W >= 1 ? max(loader period, step + delivery) : fetch + step). */
 static double period_of(const share_eval *e, const terms *t)
 {
     double step = e->cs * e->sh->compute_med + delta_of_terms(t);
     step = step > 0.0 ? step : 0.0;
-    double a = 0.0;
+    double a = 0.0, d = delivery_term(e, t);
     if (t->lo > a) a = t->lo;
-    if (t->dmax > -INFINITY && step + t->dmax > a) a = step + t->dmax;
+    if (d > -INFINITY && step + d > a) a = step + d;
     if (t->fsync > -INFINITY && t->fsync + step > a) a = t->fsync + step;
     return a;
 }
@@ -314,7 +323,8 @@ static int regime_bound(const share_eval *e, const terms *t)
 {
     double step = e->cs * e->sh->compute_med + delta_of_terms(t);
     step = step > 0.0 ? step : 0.0;
-    return t->fsync > -INFINITY || t->lo > step + (t->dmax > -INFINITY ? t->dmax : 0.0);
+    double d = delivery_term(e, t);
+    return t->fsync > -INFINITY || t->lo > step + (d > -INFINITY ? d : 0.0);
 }
 
 /* The share of the time pool p's training processes step together at a scenario's terms
@@ -420,6 +430,7 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const ss_share_sc
     e->q = sh->fetch_wait ? (sc->fetch_wait ? sc->fetch_wait : sh->fetch_wait) : NULL;
     e->fs = sc->fetch_scale;
     e->cs = sc->compute_scale;
+    e->dfac = sc->delivery_rows_factor;
     e->order = malloc((size_t)sh->gpus * sizeof *e->order);
     e->first = calloc((size_t)sh->pools + 1, sizeof *e->first);
     if (!e->order || !e->first) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
@@ -479,6 +490,28 @@ int ss_share_pool_ids(int gpus, const int *pool_first, int *pool_of)
         pool_of[g] = (q == g || q < 0 || q >= gpus || q > g) ? pools++ : pool_of[q];
     }
     return pools;
+}
+
+/* The trace's stretch s0 (with_stretch) at its measured period, its steps together as
+ * often as they were; then, at s0, its regime and its steady-state period a0, from its own
+ * loaders, fetches and speeds (its measured deliveries where delivery_rows is known). */
+static ss_status trace_period(ss_share *sh, int with_stretch)
+{
+    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
+                                   1.0, 1.0, 1.0};
+    share_eval e;
+    ss_status st = eval_alloc(&e, sh, &own);
+    if (st == SS_OK) {
+        for (int p = 0; with_stretch && p < sh->pools; p++)
+            sh->s0[p] = sh->iter_mean > 0.0
+                            ? stretch_mixed(&e, p, sh->iter_mean, sh->align_trace ? sh->align_trace[p] : 1.0)
+                            : 1.0;
+        const terms t = all_terms(&e, sh->s0);
+        sh->bound0 = regime_bound(&e, &t);
+        sh->a0 = period_of(&e, &t);
+    }
+    eval_free(&e);
+    return st;
 }
 
 ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const double *loop_cpu,
@@ -548,23 +581,15 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     }
     sh->iter_mean = iter_mean;
     sh->compute_med = compute_med;
-    /* the trace's own loaders, fetches and speeds */
-    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
-                                   1.0, 1.0};
-    share_eval e;
-    ss_status st = eval_alloc(&e, sh, &own);
-    if (st == SS_OK) {
-        /* the trace's stretch at its measured period, its steps together as often as they
-         * were; then its steady-state period */
-        for (int p = 0; p < sh->pools; p++)
-            sh->s0[p] = iter_mean > 0.0 ? stretch_mixed(&e, p, iter_mean, sh->align_trace ? sh->align_trace[p] : 1.0) : 1.0;
-        const terms t = all_terms(&e, sh->s0);
-        sh->bound0 = regime_bound(&e, &t);
-        sh->a0 = period_of(&e, &t);
-    }
-    eval_free(&e);
+    ss_status st = trace_period(sh, 1);
     if (st != SS_OK) ss_share_free(sh);
     return st;
+}
+
+ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows)
+{
+    sh->delivery_rows = delivery_rows > 0.0 ? delivery_rows : 0.0;
+    return trace_period(sh, 0);
 }
 
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)

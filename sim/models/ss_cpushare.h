@@ -24,6 +24,10 @@ typedef struct {
     int *workers;      /* [gpus] the trace's (calibrated) loader workers */
     double *gap, *delivery; /* [gpus] the trace's calibrated worker gap and delivery */
     double iter_mean;  /* T0: the median over the calibration rows of the slowest GPU's iteration time */
+    /* the median over the calibration rows of the largest measured delivery over the GPUs
+     * (ss_share_set_delivery_rows; 0: not known): the delivery term of the period where a
+     * scenario replays the measured deliveries */
+    double delivery_rows;
     double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
     double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
@@ -83,6 +87,9 @@ ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const d
  * epochs can start with a crush); 0 otherwise or out of memory. */
 int ss_share_start_crowded(const ss_share *sh);
 
+/* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 with it. */
+ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows);
+
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);
 void ss_share_free(ss_share *sh);
@@ -96,6 +103,10 @@ typedef struct {
     const double *fetch_cpu, *fetch_med;
     const double *fetch_wait; /* [gpus] q (healed as c is), or NULL when the trace has none */
     double fetch_scale, compute_scale;
+    /* F when the scenario replays each batch's measured delivery times F (`delivery =
+     * auto*F`, delivery_per_batch): the period's delivery term is then F times the trace's
+     * delivery_rows; 0: the largest of `delivery` */
+    double delivery_rows_factor;
 } ss_share_scenario;
 
 /* The scenario's stretch per pool (s1[pools]) at its own load, and the change of the step

@@ -829,6 +829,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->trace_delivery_gpu = cal->delivery_gpu;
         p->trace_period = cal->period;
         p->trace_step = cal->step;
+        p->trace_delivery_rows = cal->delivery_rows;
     }
     p->step_gap = c->step_gap;
     p->sync_every = c->sync_every;
@@ -982,7 +983,8 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
      * (as c); wall is scratch until the CPU parts are set below */
     ss_copy_healed(f, sh->fetch_med, gpus, &s->heal, wall);
     if (q) ss_copy_healed(q, sh->fetch_wait, gpus, &s->heal, wall);
-    ss_share_scenario sc = {W, gap, deliv, c, f, q, p->fetch_scale, s->compute_scale}; /* (its reads' factor in) */
+    /* (its reads' factor in fetch_scale) */
+    ss_share_scenario sc = {W, gap, deliv, c, f, q, p->fetch_scale, s->compute_scale, p->delivery_measured};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
     if (rc == SS_OK) {
@@ -1055,8 +1057,12 @@ static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, 
     /* a healed GPU reads as the others do: their median fetch and CPU part */
     ss_copy_healed(scpu, tcpu, gpus, &s->heal, scratch);
     ss_copy_healed(sfm, p->trace_fetch_med, gpus, &s->heal, scratch);
-    const ss_store_load trace = {gpus, tw, p->trace_gap_gpu, p->trace_delivery_gpu, tcpu, p->trace_fetch_med, 1.0, 1.0};
-    const ss_store_load scn = {gpus, W, gap, deliv, scpu, sfm, s->fetch_scale, s->compute_scale};
+    /* the period's delivery term: each row's largest measured delivery where the scenario
+     * replays them (the trace always does) */
+    const ss_store_load trace = {gpus, tw, p->trace_gap_gpu, p->trace_delivery_gpu, tcpu, p->trace_fetch_med, 1.0, 1.0,
+                                 p->trace_delivery_rows};
+    const ss_store_load scn = {gpus, W, gap, deliv, scpu, sfm, s->fetch_scale, s->compute_scale,
+                               p->delivery_measured * p->trace_delivery_rows};
     st->reads_trace = ss_store_in_flight(&trace, p->trace_period);
     st->read_factor = own ? 1.0 : ss_store_factor(&trace, &scn, p->storage_parallel, p->trace_period, p->trace_step,
                                                   NULL, NULL);

@@ -74,6 +74,7 @@ typedef struct {
     double storage_parallel;
     const double *trace_fetch_med, *trace_gap_gpu, *trace_delivery_gpu;
     double trace_period, trace_step;
+    double trace_delivery_rows; /* the calibration's delivery_rows (ss_calibrate.h) */
 } ssp_params;
 
 /* One GPU's resolved loader settings. */

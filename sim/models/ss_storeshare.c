@@ -33,7 +33,7 @@ static double storage_of(const ss_store_load *l, int g)
 
 /* The steady-state period A of the load with its storage parts times fetch_scale rho:
  * max over GPUs of (W >= 1 ? max((f' + gap) / W, C' + d) : f' + C'), f' = c~ + fetch_scale
- * rho (f~ - c~)+, C' = compute_scale C. */
+ * rho (f~ - c~)+, C' = compute_scale C, d the GPU's delivery or the load's delivery_row. */
 static double period_of(const ss_store_load *l, double rho, double C)
 {
     double a = 0.0;
@@ -42,7 +42,8 @@ static double period_of(const ss_store_load *l, double rho, double C)
         const double f = l->cpu[g] + l->fetch_scale * rho * storage_of(l, g);
         double t;
         if (l->workers[g] >= 1) {
-            const double lo = (f + l->gap[g]) / l->workers[g], hi = step + l->delivery[g];
+            const double d = l->delivery_row > 0.0 ? l->delivery_row : l->delivery[g];
+            const double lo = (f + l->gap[g]) / l->workers[g], hi = step + d;
             t = lo > hi ? lo : hi;
         } else {
             t = f + step;

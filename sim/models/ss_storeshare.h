@@ -14,6 +14,10 @@ typedef struct {
     const int *workers;
     const double *gap, *delivery, *cpu, *fetch_med;
     double fetch_scale, compute_scale;
+    /* > 0: each row's largest delivery as the load replays it (its measured deliveries: F
+     * times the trace's median over rows of each row's largest, ss_calib.delivery_rows),
+     * the period's delivery term in place of each GPU's `delivery`; 0: those */
+    double delivery_row;
 } ss_store_load;
 
 /* sigma = 1 + n (readers - 1) / (readers parallel), n at most `readers`: how many times as
