@@ -413,7 +413,7 @@ PY
   # a sixth, a helper's (datasets/pytorch-tail: 3 ranks, heavy-tailed storage latency, a
   # short last batch, compute-heavy steps; format 3): step-bound at 2+ workers with the cores
   # ~80 % busy: from the 1-worker trace (loader-bound, its steps mostly apart) within 25 %
-  # each (4 workers -20.1 %; -27.4 % when the model took the steps as always together) and
+  # each (4 workers -20.9 %; -27.4 % when the model took the steps as always together) and
   # 15 % on average, and run counts those scenarios above 85 % of the cores and marks them;
   # rank 2 healed within 10 % (independent -8.8 %: the other two GPUs' median per iteration
   # is never the largest of a heavy-tailed fetch) and 7 % (pipeline -5.4 %)
@@ -449,7 +449,7 @@ PY
   # within 7 % each (1 worker -6.3 %: -2.8 % while the calibration read a 1.6 ms worker gap
   # off the start-up rows of this window-bound trace, where its 1-worker runs measure
   # 0.3 ms; the 1-worker prediction leaned on it) and 4 % on average; rank 2 healed within
-  # 10 % (independent -6.6 %) and 5 % (pipeline +2.6 %; +6.8 % when only the rows with
+  # 10 % (independent -6.6 %) and 5 % (pipeline +2.3 %; +6.8 % when only the rows with
   # every step start together counted)
   unseen_workload vision pytorch-vision 7 4 2 10 5 "w0:_w-0_pauto_fs1_ w1:_w-1_pauto_fs1_ w4:_w-4_pauto_fs1_ \
     half:_w-auto_pauto_fs0.5_"
@@ -462,8 +462,8 @@ PY
     ok || fail "vision: every rank with 2 workers from the uneven run"
   # an eleventh, a helper's, recorded after the alignment was built (datasets/pytorch-spectra:
   # 3 ranks, CPU work in the loader and 5 ms of it in each step, the cores 62-85 % busy):
-  # from the 2-worker trace within 10 % each (1 worker at half the latency -9.5 %) and 6 % on
-  # average; rank 1 healed within 5 % (pipeline -1.6 %) and 25 % (independent -22.8 %: it keeps
+  # from the 2-worker trace within 10 % each (1 worker at half the latency -2.7 %) and 6 % on
+  # average; rank 1 healed within 5 % (pipeline -4.0 %) and 25 % (independent -22.8 %: it keeps
   # the slow run's steps, which waited less for the cores than the base run's)
   unseen_workload spectra pytorch-spectra 10 6 1 25 5 "w0:_w-0_pauto_fs1_ w1:_w-1_pauto_fs1_ w3:_w-3_pauto_fs1_ \
     w4:_w-4_pauto_fs1_ half:_w-auto_pauto_fs0.5_ w1-x0.5:_w-1_pauto_fs0.5_"
@@ -911,7 +911,7 @@ fi
 # recorded twice, 1 and 4 workers twice each): the spreads from the two bases' sweeps, and
 # each real run's error against each base's prediction, both recomputed here from the
 # traces and the summary.csv files; as README says, the 1-worker runs fall outside the
-# spread (4.6-8.0 % too fast; 4 workers -0.2 to +6.0 %): the least error, not a bar
+# spread (4.6-8.0 % too fast; 4 workers 0.0 to +5.6 %): the least error, not a bar
 sd=$ds/pytorch-spread
 if [ -e "$sd/base1.h5" ]; then
   for b in base1 base2; do

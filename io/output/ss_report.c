@@ -241,7 +241,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
                          "prediction rests on the trace's steps and deliveries, which grow with the load; on the real runs "
                          "checked, such predictions were 4%% optimistic on average with the cores under a third busy (up "
-                         "to 13%%), but up to 16%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
+                         "to 13%%), but up to 12%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
                          "such setting differ by 7-10%%: check one real run before acting; datasets/VALIDATION.md)\n");
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
@@ -408,7 +408,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                     busy, busy == 1 ? "" : "s");
         if (near > 0)
             fprintf(out, "; %d scenario%s would keep more than %.0f%% of them busy, where real runs came out up to "
-                         "20%% slower than predicted (README, \"How far to trust the predictions\")",
+                         "21%% slower than predicted (README, \"How far to trust the predictions\")",
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT);
         fputc('\n', out);
     }
