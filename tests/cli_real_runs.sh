@@ -99,7 +99,7 @@ PY
     fail "grid $name: predictions from the base trace: $(cat "$work/grid-$name.txt")"
 }
 # grid D (an idle machine, 0.6 % run-to-run noise): every point within 5 % (issue 11's
-# criterion; the largest miss +4.5 %, and -5.3 % before the training processes' alignment)
+# criterion; the largest miss +4.4 %, and -5.3 % before the training processes' alignment)
 grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8 all
 # the training processes' alignment the calibration prints, against the same shares
 # computed here from the trace: per row, the largest number n of the G GPUs whose
@@ -179,7 +179,7 @@ done
 # grid G (the same, recorded again on F's machine, with four loader-ahead points recorded
 # four times): the loader-bound points within 5 % (2.6 %), the mean within 6 % (3.4 %)
 grid_table g "$ds/pytorch-grid-g" "w0-,w1-,w2-x1-" 8 "" 6
-# grid H (a third workload, recorded after every model change: batch 24, 2 ms storage and
+# grid H (a third workload, recorded after every model change before the last: batch 24, 2 ms storage and
 # 0.2 ms CPU per sample, 20 ms step; base runs 5 % apart): the synchronous and 1-worker
 # points at full latency within 5 %, the mean within 5 % (2.7 %); rank 3 healed comes out
 # -7.8 %, the loader-ahead bias (README), so within 8 % here, and -9.0 % against the mean
@@ -207,7 +207,7 @@ grid_table k "$ds/pytorch-grid-k" "w0-,w1-,w2-x1-" 8
 # 0.1 ms CPU per sample, 20 ms step, the cores about half busy): every point within 5 %
 # (2.4 %), issue 11's criterion, the mean within 5 % (1.5 %), rank 3 healed within 5 % (-2.5 %)
 grid_table l "$ds/pytorch-grid-l" "w0-,w1-,w2-x1-" 8 all
-# grid M (8 ranks on the 2 cores, recorded after every model change: batch 16, 4 ms storage
+# grid M (8 ranks on the 2 cores, recorded after every model change before the last: batch 16, 4 ms storage
 # and 0.1 ms CPU per sample, 20 ms step; the base's loaders already ahead): the points where
 # the loaders bound the run within 5 % (3.7 %); the mean within 7 % (6.9 %) and rank 3 healed
 # within 13 % (-12.3 %) of the base run, the slowest of its setting's three, 14.1 % apart;

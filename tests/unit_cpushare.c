@@ -183,6 +183,28 @@ static void test_delivery_rows(void **state)
     assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
     assert_float_equal(sh.a0, 0.013, 1e-15);
     assert_int_equal(sh.bound0, 0);
+    /* ... while a scenario that replays each GPU's median delivery compares with the period
+     * by those, 0.009 + 0.0015: the trace's own loaders keep the trace's stretch in both
+     * modes, and a change of nothing changes nothing */
+    assert_float_equal(sh.a0_med, 0.0105, 1e-15);
+    for (int i = 0; i < 2; i++) {
+        ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, (double)i};
+        double s1, delta;
+        assert_int_equal(ss_share_solve(&sh, &own, &s1, &delta), SS_OK);
+        assert_float_equal(s1, sh.s0[0], 1e-12);
+        assert_float_equal(delta, 0.0, 1e-12);
+    }
+    ss_share_free(&sh);
+    /* the regime can differ between the modes: a loader period of 0.044 / 4 = 0.011 s lies
+     * between 0.009 + 0.0015 (the loaders bound the trace by the medians) and 0.009 + 0.004
+     * (the steps and deliveries do by a row's largest) */
+    const double fm2[2] = {0.044, 0.044};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, fm2, W, gap, d, 0.0125, 0.009, NULL), SS_OK);
+    assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
+    assert_int_equal(sh.bound0_med, 1);
+    assert_float_equal(sh.a0_med, 0.011, 1e-15);
+    assert_int_equal(sh.bound0, 0);
+    assert_float_equal(sh.a0, 0.013, 1e-15);
     ss_share_free(&sh);
 }
 

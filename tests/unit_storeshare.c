@@ -103,11 +103,35 @@ static void test_cpu_part_and_gpus(void **state)
     assert_float_equal(n0, 1.2, 1e-12);
 }
 
+/* A load whose loaders keep ahead, the period the step and a row's largest delivery
+ * (delivery_row) in place of the GPU's: 1 GPU, 2 workers, fetches of 0.1 s of storage
+ * (loader period 0.05 s), a 0.06 s step, a 0.001 s median delivery but 0.01 s a row's
+ * largest; the trace's period T0 = 0.07 s = A0 = 0.06 + 0.01. Storage twice as fast with
+ * deliveries twice as long (F = 2): A1 = 0.06 + 0.02 = 0.08 s, T1 = T0 A1 / A0 = 0.08 s, so
+ * n1 = 0.05 rho / 0.08 and, with N = 1 and 2 readers (sigma = 1 + n / 2), rho = (1 + 0.3125
+ * rho) / sigma0, sigma0 = 1 + (0.1 / 0.07) / 2: rho = 1 / (sigma0 - 0.3125). With each GPU's
+ * 0.001 s instead, A1 = A0 and rho = 1 / (sigma0 - 0.05 / 0.14). */
+static void test_delivery_row(void **state)
+{
+    (void)state;
+    const int w2[1] = {2};
+    const double f[1] = {0.1}, d[1] = {0.001};
+    const double sigma0 = 1.0 + (0.1 / 0.07) / 2.0;
+    const ss_store_load trace = {1, w2, zero, d, zero, f, 1.0, 1.0, 0.01};
+    const ss_store_load scn = {1, w2, zero, d, zero, f, 0.5, 1.0, 0.02};
+    assert_float_equal(ss_store_factor(&trace, &scn, 1.0, 0.07, 0.06, NULL, NULL), 1.0 / (sigma0 - 0.3125), 1e-12);
+    const ss_store_load trace_med = {1, w2, zero, d, zero, f, 1.0, 1.0, 0.0};
+    const ss_store_load scn_med = {1, w2, zero, d, zero, f, 0.5, 1.0, 0.0};
+    assert_float_equal(ss_store_factor(&trace_med, &scn_med, 1.0, 0.07, 0.06, NULL, NULL),
+                       1.0 / (sigma0 - 0.05 / 0.14), 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slowdown),
         cmocka_unit_test(test_factor_by_hand),
+        cmocka_unit_test(test_delivery_row),
         cmocka_unit_test(test_fewer_workers_read_faster),
         cmocka_unit_test(test_cpu_part_and_gpus),
     };

@@ -69,8 +69,8 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * 14-19 % optimistic; CPU sharing keeps most predictions below 100 %, and one that still
  * needs more is marked). */
 #define CPU_BUSY_PCT 100.0
-/* Above this share of the cores, real runs came out 0-20 % slower than predicted (README,
- * "How far to trust": the CNN, bigbatch and tail workloads at 86-93 %): the model's
+/* Above this share of the cores, real runs came out 0-21 % slower than predicted (README,
+ * "How far to trust": the CNN, bigbatch and tail workloads at 86-95 %): the model's
  * contention grows too slowly near saturation. Said once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
 /* a pipeline baseline replay further than this (%) from the measured run gets a note: on

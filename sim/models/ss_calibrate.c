@@ -1134,7 +1134,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
     if (c->share && G > 1)
         fprintf(out,
                 "calibration: a row's largest delivery over the GPUs: %.4f s (median over the rows; the delivery a "
-                "step waits for where a scenario's loaders keep ahead, in CPU sharing's period)\n",
+                "step waits for where a scenario's loaders keep ahead, in CPU and storage sharing's period)\n",
                 c->delivery_rows);
     /* the GPUs the fit explains least */
     if (G > 1 && !c->no_fetch) {

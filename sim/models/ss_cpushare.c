@@ -267,6 +267,10 @@ static double delivery_term(const share_eval *e, const terms *t)
     return t->dmax;
 }
 
+/* 1 when the evaluation's delivery term is a row's largest delivery (delivery_term): the
+ * trace's own period and regime are then a0 and bound0, else a0_med and bound0_med */
+static int rows_mode(const share_eval *e) { return e->dfac > 0.0 && e->sh->delivery_rows > 0.0; }
+
 /* The period: max over GPUs of (W >= 1 ? max(loader period, step + delivery) : fetch + step). */
 static double period_of(const share_eval *e, const terms *t)
 {
@@ -339,7 +343,7 @@ static double together_share(const share_eval *e, int p, const terms *t)
     const ss_share *sh = e->sh;
     if (!sh->align_trace) return 1.0;
     int bound = regime_bound(e, t);
-    if (bound == sh->bound0) return sh->align_trace[p];
+    if (bound == (rows_mode(e) ? sh->bound0 : sh->bound0_med)) return sh->align_trace[p];
     return bound ? 0.0 : sh->align_ahead[p];
 }
 
@@ -409,7 +413,7 @@ static double solve_pool(share_eval *e, int p, double *s)
         s[p] = mid;
         terms t = rest;
         for (int j = e->first[p]; j < e->first[p + 1]; j++) add_gpu(e, e->order[j], s, &t);
-        double T = sh->iter_mean * period_of(e, &t) / sh->a0;
+        double T = sh->iter_mean * period_of(e, &t) / (rows_mode(e) ? sh->a0 : sh->a0_med);
         if (!(T > 0.0)) return 1.0;
         if (mixed_excess(e, p, T, together_share(e, p, &t), mid) >= 0.0) lo = mid;
         else hi = mid;
@@ -493,12 +497,14 @@ int ss_share_pool_ids(int gpus, const int *pool_first, int *pool_of)
 }
 
 /* The trace's stretch s0 (with_stretch) at its measured period, its steps together as
- * often as they were; then, at s0, its regime and its steady-state period a0, from its own
- * loaders, fetches and speeds (its measured deliveries where delivery_rows is known). */
+ * often as they were; then, at s0, its regime and its steady-state period from its own
+ * loaders, fetches and speeds, in both delivery modes: with the largest of its GPUs'
+ * median deliveries (a0_med, bound0_med) and with a row's largest (a0, bound0; the same
+ * while delivery_rows is 0). Nothing is set when it fails (SS_ENOMEM). */
 static ss_status trace_period(ss_share *sh, int with_stretch)
 {
-    const ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
-                                   1.0, 1.0, 1.0};
+    ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
+                             1.0, 1.0, 0.0};
     share_eval e;
     ss_status st = eval_alloc(&e, sh, &own);
     if (st == SS_OK) {
@@ -507,6 +513,9 @@ static ss_status trace_period(ss_share *sh, int with_stretch)
                             ? stretch_mixed(&e, p, sh->iter_mean, sh->align_trace ? sh->align_trace[p] : 1.0)
                             : 1.0;
         const terms t = all_terms(&e, sh->s0);
+        sh->bound0_med = regime_bound(&e, &t);
+        sh->a0_med = period_of(&e, &t);
+        e.dfac = 1.0; /* the trace's deliveries as measured */
         sh->bound0 = regime_bound(&e, &t);
         sh->a0 = period_of(&e, &t);
     }
@@ -588,15 +597,18 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
 
 ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows)
 {
+    const double before = sh->delivery_rows;
     sh->delivery_rows = delivery_rows > 0.0 ? delivery_rows : 0.0;
-    return trace_period(sh, 0);
+    ss_status st = trace_period(sh, 0);
+    if (st != SS_OK) sh->delivery_rows = before; /* (a0 and bound0 unchanged) */
+    return st;
 }
 
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)
 {
     for (int p = 0; p < sh->pools; p++) s1[p] = sh->s0[p];
     *delta = 0.0;
-    if (!(sh->a0 > 0.0) || !(sh->iter_mean > 0.0)) return SS_OK;
+    if (!(sh->a0 > 0.0) || !(sh->a0_med > 0.0) || !(sh->iter_mean > 0.0)) return SS_OK;
     share_eval e;
     ss_status st = eval_alloc(&e, sh, sc);
     if (st == SS_OK) {

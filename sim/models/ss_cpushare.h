@@ -29,14 +29,20 @@ typedef struct {
      * scenario replays the measured deliveries */
     double delivery_rows;
     double compute_med; /* the median step (iteration minus stall of the slowest GPU) */
-    double a0;         /* the trace's period by the steady-state formula (MODELS-pipeline.md) */
+    /* the trace's period by the steady-state formula (MODELS-pipeline.md), its delivery term
+     * a row's largest delivery (delivery_rows; the largest of the GPUs' medians while that
+     * is 0): the A(s0) of scenarios that replay the measured deliveries; a0_med with the
+     * largest of the GPUs' median deliveries: the A(s0) of the others */
+    double a0, a0_med;
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
     /* [pools] the share of the trace's iterations in which the pool's training processes
      * started their steps together (all within their step's CPU time of each other), and
      * in which each ask plus its batch's delivery fell together (when they would have had
      * their batches, had every batch been ready at the ask); NULL: always together */
     double *align_trace, *align_ahead;
-    int bound0; /* 1: the trace's period is its loaders' (or a synchronous fetch's), not its steps' */
+    /* 1: the trace's period is its loaders' (or a synchronous fetch's), not its steps', by
+     * a0's formula; bound0_med by a0_med's */
+    int bound0, bound0_med;
     double *s0m;       /* [pools] the measured one, (c + q) / c over the pool's fetches
                         * (fetch_wait), or NULL */
     double *s0m_step;  /* [pools] the same for the steps, (L + its wait) / L, or NULL */
@@ -87,7 +93,8 @@ ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const d
  * epochs can start with a crush); 0 otherwise or out of memory. */
 int ss_share_start_crowded(const ss_share *sh);
 
-/* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 with it. */
+/* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with
+ * it; on failure (SS_ENOMEM) sh is as before. */
 ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows);
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */

@@ -1057,10 +1057,11 @@ static ss_status store_init(pipe_state *st, ssp_params *p, const ssp_params *q, 
     /* a healed GPU reads as the others do: their median fetch and CPU part */
     ss_copy_healed(scpu, tcpu, gpus, &s->heal, scratch);
     ss_copy_healed(sfm, p->trace_fetch_med, gpus, &s->heal, scratch);
-    /* the period's delivery term: each row's largest measured delivery where the scenario
-     * replays them (the trace always does) */
+    /* the period's delivery term: a row's largest measured delivery where the sweep replays
+     * the measured deliveries (the trace's as measured, the scenario's times its factor),
+     * else each GPU's, as CPU sharing does */
     const ss_store_load trace = {gpus, tw, p->trace_gap_gpu, p->trace_delivery_gpu, tcpu, p->trace_fetch_med, 1.0, 1.0,
-                                 p->trace_delivery_rows};
+                                 p->delivery_measured > 0.0 ? p->trace_delivery_rows : 0.0};
     const ss_store_load scn = {gpus, W, gap, deliv, scpu, sfm, s->fetch_scale, s->compute_scale,
                                p->delivery_measured * p->trace_delivery_rows};
     st->reads_trace = ss_store_in_flight(&trace, p->trace_period);
