@@ -152,6 +152,22 @@ m = re.search(r"\(the first (\d+) differ by less than 1 point: as good as equal"
 print("ranked cuts %s: %d within 1 point of the best, printed %s" % (cuts, tied, m.group(1) if m else None))
 assert len(cuts) >= 2 and tied > 1 and m and int(m.group(1)) == tied
 PY
+# the note on healed cuts whose loaders now keep ahead: printed when a ranked cut marked
+# "loaders now ahead" heals a GPU (which-fix: heal=3 with more workers), not otherwise (a
+# sweep of the demo trace without heal, whose cuts with more workers keep the loaders ahead)
+$py - "$work/wf.txt" <<'PY' && ok || fail "the healed cuts' note: $(grep -A12 'largest predicted' "$work/wf.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+ranked = re.findall(r"^  \d\. (.*)$", text, re.M)
+healed_ahead = [r for r in ranked if "heal=" in r.split("%")[0] and "loaders now ahead" in r]
+print("ranked cuts healing a GPU with the loaders now ahead: %d" % len(healed_ahead))
+assert healed_ahead and text.count("(a healed GPU among them: healing a slow GPU came out mostly too fast") == 1
+PY
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2, 4\nfetch_scale = 1, 0.5\n' \
+  "$src/datasets/demo-4gpu.h5" > "$work/nh.ini"
+"$stallsim" run "$work/nh.ini" --out "$work/nh" > "$work/nh.txt" 2>&1 || fail "run without heals"
+grep -q "loaders now ahead: less certain" "$work/nh.txt" && ! grep -q "a healed GPU among them" "$work/nh.txt" &&
+  ok || fail "the healed cuts' note without heals: $(grep -A8 'largest predicted' "$work/nh.txt")"
 # and how many of them predict exactly the same time (the model's floor), from summary.csv
 $py - "$work/wf.txt" "$work/wf/summary.csv" <<'PY' && ok || fail "the ranked cuts' same-time line: $(grep -A8 'largest predicted' "$work/wf.txt")"
 import csv, re, sys
