@@ -93,7 +93,9 @@ assert len(healed_mean) == 2 and max(abs(h) for h in healed_mean) <= float(sys.a
 bases = re.findall(r"^  from (w2-x1-p2\S*)\s+mean \|error\| over the 17 other points ([\d.]+) %, (\d+) within 5 %", text, re.M)
 if bases:
     assert [b[0] for b in bases] == ["w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2"], bases
-    assert float(bases[0][1]) == mean and int(bases[0][2]) == sum(abs(e) <= 5 for k, e in errs.items() if k != "w2-x1-p2"), bases
+    # (the table prints errors to 0.1 %: one printed as 5.0 may be just above 5)
+    others = [abs(e) for k, e in errs.items() if k != "w2-x1-p2"]
+    assert float(bases[0][1]) == mean and sum(e < 5 for e in others) <= int(bases[0][2]) <= sum(e <= 5 for e in others), bases
     print("grid %s from each base run: mean |error| %s %%" % (name, ", ".join(b[1] for b in bases)))
 PY
     fail "grid $name: predictions from the base trace: $(cat "$work/grid-$name.txt")"
@@ -225,6 +227,11 @@ grid_table n "$ds/pytorch-grid-n" "w0-,w1-" 6
 # within 5 % (1.3 %), rank 3 healed within 5 % of the base run (+2.4 %) and of the mean of
 # the three (+1.6 %)
 grid_table o "$ds/pytorch-grid-o" "w" 18 all
+# grid P (the eleventh, likewise: batch 12, 5 ms storage and 0.5 ms CPU per sample, 16 ms
+# step; the loader-ahead points on cores up to 67 % busy): every point but 8 workers within
+# 5 % (3.0 %; 8 workers at half the latency +5.0 and +4.4 %), the mean within 5 % (1.6 %),
+# rank 3 healed within 5 % of the base run (+2.5 %) and of the mean of the three (+2.7 %)
+grid_table p "$ds/pytorch-grid-p" "w0-,w1-,w2-,w4-" 14
 
 r=$ds/pytorch-regimes
 if [ -e "$r/w2-slow1.h5" ]; then
