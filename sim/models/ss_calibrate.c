@@ -851,20 +851,18 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         if (st != SS_OK) break;
         ask_stats(&io, &d, &pairs, &consistent, amin, amax);
         fmed[g] = d.fmed;
-        for (long k = 0; k < io.rows; k++) /* (also the loader's start-up: each epoch's first row) */
-            smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
-        for (long k = 0; k < io.rows; k++) imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
+        /* each row's largest stall (also the loader's start-up: each epoch's first row),
+         * iteration and delivery (the stall beyond the wait for the batch to be ready);
+         * for the alignment, the step's start and the ask plus the delivery (where the
+         * loader is ahead, the step starts then) */
         for (long k = 0; k < io.rows; k++) {
-            double dv = ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
+            const double dv = ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
+            smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
+            imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
             dmax[k] = dv > dmax[k] ? dv : dmax[k];
-        }
-        if (want_share) {
-            for (long k = 0; k < al_rows; k++) {
+            if (want_share && k < al_rows) {
                 al_v[((size_t)k * ng + (size_t)g) * 2] = d.ask[k] + d.st[k];
-                /* the ask plus the batch's delivery (the stall beyond the wait for the
-                 * batch to be ready): where the loader is ahead, the step starts then */
-                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] =
-                    d.ask[k] + ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
+                al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k] + dv;
             }
         }
         if (g == g_lo)

@@ -258,18 +258,17 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
 /* The step's change: max over GPUs of L * (s - s0) (0 without GPUs). */
 static double delta_of_terms(const terms *t) { return t->delta > -INFINITY ? t->delta : 0.0; }
 
+/* 1 when the evaluation's delivery term is a row's largest delivery (delivery_term): the
+ * trace's own period and regime are then a0 and bound0, else a0_med and bound0_med */
+static int rows_mode(const share_eval *e) { return e->dfac > 0.0 && e->sh->delivery_rows > 0.0; }
+
 /* The delivery term of the period: the largest delivery of a row, where the scenario
  * replays the measured ones (F times the trace's median over rows of each row's largest),
  * else the largest of the GPUs' deliveries; -INFINITY without a GPU that has workers. */
 static double delivery_term(const share_eval *e, const terms *t)
 {
-    if (t->dmax > -INFINITY && e->dfac > 0.0 && e->sh->delivery_rows > 0.0) return e->dfac * e->sh->delivery_rows;
-    return t->dmax;
+    return t->dmax > -INFINITY && rows_mode(e) ? e->dfac * e->sh->delivery_rows : t->dmax;
 }
-
-/* 1 when the evaluation's delivery term is a row's largest delivery (delivery_term): the
- * trace's own period and regime are then a0 and bound0, else a0_med and bound0_med */
-static int rows_mode(const share_eval *e) { return e->dfac > 0.0 && e->sh->delivery_rows > 0.0; }
 
 /* The period: max over GPUs of (W >= 1 ? max(loader period, step + delivery) : fetch + step). */
 static double period_of(const share_eval *e, const terms *t)
