@@ -27,8 +27,12 @@ const char *__lsan_default_suppressions(void) { return "leak:H5C_protect\nleak:H
  * variable-length strings such as the trace's string attributes live): H5HG_read copies
  * an object whose size runs past its collection (ASan memcpy-param-overlap / overflow
  * inside libhdf5, reached from H5Aread in ss_h5_attr_read_string), and loops for ever
- * on a free-space object of size 0 (H5HG cache deserialize). Those are HDF5 bugs; inputs
- * with such a collection are skipped (STALLSIM_FUZZ_ALL=1 turns the skip off). */
+ * on a free-space object of size 0 (H5HG cache deserialize); H5HG_read also trusts the
+ * object index of a variable-length value's heap ID (its collection's address, then a
+ * 4-byte index) and reads past the collection's table for an index it does not hold (SEGV,
+ * from H5Aread too). Those are HDF5 bugs; inputs with such a collection, or with a heap ID
+ * naming a collection of the file at an index it does not hold, are skipped
+ * (STALLSIM_FUZZ_ALL=1 turns the skip off). */
 static uint64_t le64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -36,17 +40,23 @@ static uint64_t le64(const uint8_t *p)
     return v;
 }
 
+#define MAX_GCOLS 64
+
 static int bad_global_heap(const uint8_t *d, size_t n)
 {
     static int all = -1;
     if (all < 0) all = getenv("STALLSIM_FUZZ_ALL") && getenv("STALLSIM_FUZZ_ALL")[0] == '1';
     if (all) return 0;
+    uint64_t at[MAX_GCOLS];      /* the collections' file offsets (the base address is 0) */
+    unsigned top[MAX_GCOLS];     /* and the largest object index each holds */
+    int ncol = 0;
     for (size_t i = 0; i + 16 <= n; i++) {
         if (memcmp(d + i, "GCOL", 4) != 0) continue;
         uint64_t size = le64(d + i + 8);
         if (size < 16) return 1;
         if (size > n - i) continue; /* truncated: HDF5 cannot read the collection at all */
         size_t end = i + (size_t)size, p = i + 16;
+        unsigned most = 0;
         while (p + 16 <= end) {
             unsigned idx = d[p] | (unsigned)d[p + 1] << 8;
             uint64_t osz = le64(d + p + 8);
@@ -56,7 +66,19 @@ static int bad_global_heap(const uint8_t *d, size_t n)
                 continue;
             }
             if (osz > end - (p + 16)) return 1;
+            if (idx > most) most = idx;
             p += 16 + (size_t)((osz + 7) / 8 * 8);
+        }
+        if (ncol == MAX_GCOLS) return 1;
+        at[ncol] = i;
+        top[ncol++] = most;
+    }
+    for (size_t j = 0; ncol > 0 && j + 12 <= n; j++) {
+        uint64_t a = le64(d + j);
+        for (int c = 0; c < ncol; c++) {
+            if (a != at[c]) continue;
+            uint32_t idx = d[j + 8] | (uint32_t)d[j + 9] << 8 | (uint32_t)d[j + 10] << 16 | (uint32_t)d[j + 11] << 24;
+            if (idx == 0 || idx > top[c]) return 1;
         }
     }
     return 0;
