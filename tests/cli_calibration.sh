@@ -4,7 +4,8 @@
 # GPU's fetch times), `run` with auto everywhere prints what it fitted (grouped by
 # settings) and replays the trace exactly (fidelity 0), `workers = 0` is a scenario value
 # and `delivery` a key, and a bad --slow-gpu is a usage error; same summary on 1 and 3 ranks;
-# a row's largest delivery recomputed from a real trace.
+# a row's largest delivery and the GPUs whose batches waited for their loops recomputed
+# from real traces.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
@@ -85,6 +86,38 @@ PY
   fi
 else
   fail "datasets/pytorch-grid-i is missing (committed with the repository)"
+fi
+# the GPUs whose batch was ready when their loop asked on 95 % of the rows or more (CPU
+# sharing stretches their deliveries), counted here from the traces' columns: none on grid
+# I's base (its loaders behind: with 2 workers about every second batch is ready), three of
+# four on grid H's slow-rank trace (the fast GPUs wait for rank 3); and a heal of that
+# trace, which stretches them, gives the same summary on 1 and 3 ranks
+gh=$src/datasets/pytorch-grid-h/w2-x1-p2-slow3.h5
+if [ -e "$gh" ]; then
+  "$stallsim" info "$gh" > "$work/gh.txt" || fail "info on grid H's slow-rank trace"
+  $py - "$gi" "$work/gi.txt" "$gh" "$work/gh.txt" <<'PY' && ok || fail "ready GPUs: $(grep -h 'batch ready' "$work/gi.txt" "$work/gh.txt")"
+import re, sys, h5py, numpy as np
+counts = []
+for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    with h5py.File(path) as f:
+        t = f["timeline"]
+        st, ts = t["stall_time"][()], t["train_start"][()]
+        ready = t["fetch_start"][()] + t["fetch_time"][()]
+    share = (ready <= ts - st).mean(axis=0)
+    m = re.search(r"^calibration: CPU sharing: (\d+) of (\d+) GPUs had their batch ready when their loop asked on 95%",
+                  open(out).read(), re.M)
+    assert m and int(m.group(1)) == (share >= 0.95).sum() and int(m.group(2)) == share.size, (m and m.group(0), share)
+    counts.append(int(m.group(1)))
+assert counts == [0, 3], counts
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 3\n' "$gh" > "$work/gh.ini"
+  if command -v mpirun >/dev/null; then
+    "$stallsim" run "$work/gh.ini" --out "$work/gh1" --quiet || fail "grid H heal"
+    mpirun_t 3 "$stallsim" run "$work/gh.ini" --out "$work/gh3" --quiet || fail "grid H heal on 3 ranks"
+    same_file "$work/gh1/summary.csv" "$work/gh3/summary.csv" "heal with stretched deliveries on 1 and 3 ranks"
+  fi
+else
+  fail "datasets/pytorch-grid-h is missing (committed with the repository)"
 fi
 "$stallsim" gen -o "$work/x.h5" --slow-gpu 7:2 2>"$work/err.txt"
 [ $? -eq 2 ] && grep -q "slow-gpu 7:2" "$work/err.txt" && ok || fail "bad --slow-gpu: $(cat "$work/err.txt")"

@@ -161,7 +161,7 @@ text = open(sys.argv[1]).read()
 ranked = re.findall(r"^  \d\. (.*)$", text, re.M)
 healed_ahead = [r for r in ranked if "heal=" in r.split("%")[0] and "loaders now ahead" in r]
 print("ranked cuts healing a GPU with the loaders now ahead: %d" % len(healed_ahead))
-assert healed_ahead and text.count("(a healed GPU among them: healing a slow GPU came out mostly too fast") == 1
+assert healed_ahead and text.count("(a healed GPU among them: against the real run without the slow GPU") == 1
 PY
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2, 4\nfetch_scale = 1, 0.5\n' \
   "$src/datasets/demo-4gpu.h5" > "$work/nh.ini"

@@ -208,6 +208,49 @@ static void test_delivery_rows(void **state)
     ss_share_free(&sh);
 }
 
+/* A GPU whose batches waited for its loop in the trace (ready at the ask on at least
+ * SS_SHARE_READY_SHARE of the rows) has its deliveries stretched by s1 / s0, and so has the
+ * period's delivery term: a trace like test_delivery_rows' whose loaders keep ahead (a0 =
+ * 0.009 + 0.004), with lighter fetches (0.004 s of CPU) and steps (0.003 s), predicting 8
+ * workers and a step half as long: its loaders stay ahead, at a heavier load. */
+static void test_delivery_ready(void **state)
+{
+    (void)state;
+    ss_share sh;
+    const double c[2] = {0.004, 0.004}, L[2] = {0.003, 0.003}, fm[2] = {0.030, 0.030}, gap[2] = {0, 0},
+                 d[2] = {0.0015, 0.0015};
+    const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {4, 4};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, NULL, NULL, pool, cores, fm, W, gap, d, 0.0125, 0.009, NULL), SS_OK);
+    assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
+    assert_float_equal(sh.a0, 0.013, 1e-15);
+    assert_true(sh.s0[0] > 1.0 && sh.s0[0] < 2.0);
+    ss_share_scenario eight = {(int[]){8, 8}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 0.5, 1.0};
+    double s_plain, s1, delta;
+    assert_int_equal(ss_share_solve(&sh, &eight, &s_plain, &delta), SS_OK);
+    /* GPU 0's batches were ready at 95 % of its asks, GPU 1's at 94.9 % */
+    assert_int_equal(ss_share_set_ready(&sh, (double[]){0.95, 0.949}), SS_OK);
+    assert_true(sh.ready[0] == 1 && sh.ready[1] == 0);
+    assert_true(ss_share_delivery_factor(&sh, 0, 1.7) == 1.7 && ss_share_delivery_factor(&sh, 1, 1.7) == 1.0);
+    assert_float_equal(sh.a0, 0.013, 1e-15); /* the trace's own period: r = 1 */
+    assert_int_equal(ss_share_solve(&sh, &eight, &s1, &delta), SS_OK);
+    /* the fixed point at T = 0.0125 A(s1) / A(s0), A's step term C + delta + D_rows r */
+    const double r = s1 / sh.s0[0], c0 = 0.004 * sh.s0[0], f = c0 * r + (0.030 - c0);
+    assert_true(r > 1.05);
+    assert_float_equal(delta, 0.003 * (s1 - sh.s0[0]), 1e-15);
+    double step = 0.5 * 0.009 + delta + 0.004 * r, A = f / 8 > step ? f / 8 : step, T = 0.0125 * A / sh.a0;
+    assert_true(f / 8 < step); /* (the loaders keep ahead) */
+    double u[16];
+    for (int j = 0; j < 16; j++) u[j] = 0.004 / (8 * T);
+    assert_float_equal(ss_share_stretch(2, 0.003 / T, u, 16, 2), s1, 1e-9);
+    /* the longer delivery, a longer period, less contention than without it */
+    assert_true(s1 < s_plain);
+    /* the trace's own loaders: nothing changes */
+    ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 1.0};
+    assert_int_equal(ss_share_solve(&sh, &own, &s1, &delta), SS_OK);
+    assert_float_equal(s1, sh.s0[0], 1e-12);
+    ss_share_free(&sh);
+}
+
 /* Synchronous loading (W = 0): a GPU's fetch runs in its training process between two
  * steps, on its own time, so its CPU is an independent thread's demand, not the gang's.
  * Two such GPUs on one core whose steps need no CPU (loop CPU = the fetch's 0.012 s per
@@ -350,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_stretch_closed_forms),
         cmocka_unit_test(test_solve),
         cmocka_unit_test(test_delivery_rows),
+        cmocka_unit_test(test_delivery_ready),
         cmocka_unit_test(test_large_pool),
         cmocka_unit_test(test_large_pool_gang),
         cmocka_unit_test(test_synchronous),

@@ -697,37 +697,50 @@ static void test_init_rejects(void **state)
  * Factor 1: stalls are the measured ones and T = 2.8, 3.7, 4.55 (k = 1: the loop asks at
  * 2.8, both batches ready at 2 and 2.2, has them at 2.8 + 0.4; k = 2: starts 2, 2.2 (the
  * window frees at max(T[-1] = 0, done[0])), done 4, 3.2, has them at max(4 + 0.05, 3.7 +
- * 0.07) = 4.05). Factor 2: T = 3.1, 4.4, 5.04, stalls [1.2 2.6] [0.5 0.8] [0.1 0.14]. */
+ * 0.07) = 4.05). Factor 2: T = 3.1, 4.4, 5.04, stalls [1.2 2.6] [0.5 0.8] [0.1 0.14].
+ * Factor 1 with CPU sharing's delivery factors [2, 1] (GPU 0's batches waited for its loop
+ * in the trace: its deliveries 0.2, 0.5, 0.1): k = 0: has them at max(1 + 0.2, 2 + 0.3) =
+ * 2.3, T = 2.8; k = 1: at 2.8 + max(0.5, 0.4), T = 3.8; k = 2: done 4, 3.2, has them at
+ * max(4 + 0.1, 3.8 + 0.07) = 4.1, T = 4.6; stalls [1.2 2.3] [0.5 0.4] [0.3 0.07]. */
 static void test_measured_delivery(void **st)
 {
     (void)st;
     const double fs[6] = {0, 0, 1, 2, 2, 2.2}, ft[6] = {1, 2, 1, 0.2, 2, 1};
     const double stl[6] = {1.1, 2.3, 0.25, 0.4, 0.35, 0.07}, ts[6] = {1.1, 2.3, 3.05, 3.2, 4.05, 3.77};
     const double it[6] = {2.8, 2.8, 0.9, 0.9, 0.85, 0.85};
-    const double want_T[2][3] = {{2.8, 3.7, 4.55}, {3.1, 4.4, 5.04}};
-    const double want_stall[2][6] = {{1.1, 2.3, 0.25, 0.4, 0.35, 0.07}, {1.2, 2.6, 0.5, 0.8, 0.1, 0.14}};
-    /* fi 0, 1: the model finds each batch's delivery; 2, 3: the row preparation does (as
-     * the sweep prepares it once for a row's scenarios) */
-    for (int fi = 0; fi < 4; fi++) {
+    const double want_T[3][3] = {{2.8, 3.7, 4.55}, {3.1, 4.4, 5.04}, {2.8, 3.8, 4.6}};
+    const double want_stall[3][6] = {{1.1, 2.3, 0.25, 0.4, 0.35, 0.07}, {1.2, 2.6, 0.5, 0.8, 0.1, 0.14},
+                                     {1.2, 2.3, 0.5, 0.4, 0.3, 0.07}};
+    const double dk[2] = {2, 1};
+    /* fi 0, 1, 4: the model finds each batch's delivery; 2, 3, 5: the row preparation does
+     * (as the sweep prepares it once for a row's scenarios); 4, 5: the delivery factors */
+    for (int fi = 0; fi < 6; fi++) {
+        const int want = fi >= 4 ? 2 : fi % 2;
         ssp_params p = params(1, 2);
         p.delivery = 0.1; /* the constant, unused while the rows' deliveries are measured */
-        p.delivery_measured = fi % 2 == 0 ? 1.0 : 2.0;
+        p.delivery_measured = want == 1 ? 2.0 : 1.0;
+        if (fi >= 4) p.cpu_delivery_gpu = dk;
         ssp_state s;
         assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
         double T = 0, done[2], scratch[6], stall[2], dbuf[2];
         for (int k = 0; k < 3; k++) {
             ss_row row = {.gpus = 2, .fetch_start = fs + 2 * k, .fetch_time = ft + 2 * k,
                           .iteration_time = it + 2 * k, .stall_time = stl + 2 * k, .train_start = ts + 2 * k,
-                          .done = done, .delivery = fi >= 2 ? dbuf : NULL};
+                          .done = done, .delivery = fi == 2 || fi == 3 || fi == 5 ? dbuf : NULL};
             ss_row_prepare(&row, 0, scratch);
             ss_step out;
             ssp_replay_row(&s, &row, stall, &out);
             T += out.iter_time;
-            near(T, want_T[fi % 2][k], "T", k, -1);
-            for (int g = 0; g < 2; g++) near(stall[g], want_stall[fi % 2][2 * k + g], "stall", k, g);
+            near(T, want_T[want][k], "T", k, -1);
+            for (int g = 0; g < 2; g++) near(stall[g], want_stall[want][2 * k + g], "stall", k, g);
         }
         ssp_free(&s);
     }
+    /* the constant delivery (deliveries not measured) takes the factor too */
+    ssp_params p = params(1, 2);
+    p.delivery = 0.1;
+    p.cpu_delivery_gpu = dk;
+    assert_true(ssp_loader_of(&p, 0).delivery == 0.2 && ssp_loader_of(&p, 1).delivery == 0.1);
 }
 
 /* A GPU made synchronous (W = 0) whose trace loader had workers loses its delivery cost;

@@ -245,10 +245,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                          "to 13%%), but up to 12%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
                          "such setting differ by 7-10%%: check one real run before acting; datasets/VALIDATION.md)\n");
         if (ahead_heal)
-            fprintf(out, "  (a healed GPU among them: healing a slow GPU came out mostly too fast against the real run "
-                         "without it, by up to 8%% on the 4-rank grids and 11-12%% on a new user's file job and from "
-                         "an 8-rank grid's slowest base run: the slow trace measured the others' deliveries at a "
-                         "lighter load than the healed run's)\n");
+            fprintf(out, "  (a healed GPU among them: against the real run without the slow GPU, healing it came out "
+                         "-5.0 to +2.6%% on the validation grids, but -10.6%% from an 8-rank grid's slowest base run "
+                         "and -6.8 to +8.9%% on a new user's file job: the healed run's load, which sets its steps' "
+                         "and deliveries' waits for a core, is the model's, not a measurement)\n");
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]);

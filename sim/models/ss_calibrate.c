@@ -744,8 +744,8 @@ static ss_status share_results(const ss_comm *comm, ss_calib *c, double *fmed)
     if (!comm->mpi || comm->size == 1) return SS_OK;
     int G = c->gpus, rc = MPI_SUCCESS;
     int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
-    double *dv[6] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, fmed};
-    const int nd = 6;
+    double *dv[7] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, c->ready_gpu, fmed};
+    const int nd = 7;
     for (int i = 0; rc == MPI_SUCCESS && i < 2; i++) rc = MPI_Allreduce(MPI_IN_PLACE, iv[i], G, MPI_INT, MPI_SUM, comm->comm);
     for (int i = 0; rc == MPI_SUCCESS && i < nd; i++)
         rc = MPI_Allreduce(MPI_IN_PLACE, dv[i], G, MPI_DOUBLE, MPI_SUM, comm->comm);
@@ -780,6 +780,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     c->delivery_gpu = calloc(ng, sizeof *c->delivery_gpu);
     c->resid_gpu = calloc(ng, sizeof *c->resid_gpu);
     c->stall_resid_gpu = calloc(ng, sizeof *c->stall_resid_gpu);
+    c->ready_gpu = calloc(ng, sizeof *c->ready_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
     io.epoch = malloc(n * sizeof *io.epoch);
@@ -805,7 +806,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     }
     ss_status st = SS_OK;
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps || !fmed)
+        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io.epoch || !io.fs || !io.ft || !io.ts || !io.it || !io.stall || !io.stage || !pos || !first || !work || !gaps || !fmed)
         st = ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io.rows, G);
     int rec_p = m->prefetch_factor < 1 ? -1 : (int)m->prefetch_factor;
     const int *rec_w = m->loader_workers;
@@ -855,8 +856,10 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
          * iteration and delivery (the stall beyond the wait for the batch to be ready);
          * for the alignment, the step's start and the ask plus the delivery (where the
          * loader is ahead, the step starts then) */
+        long ready = 0;
         for (long k = 0; k < io.rows; k++) {
             const double dv = ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
+            ready += d.done[k] <= d.ask[k];
             smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
             imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
             dmax[k] = dv > dmax[k] ? dv : dmax[k];
@@ -865,6 +868,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
                 al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k] + dv;
             }
         }
+        c->ready_gpu[g] = (double)ready / (double)io.rows;
         if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
@@ -930,6 +934,7 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         alignment(c, m, pid, npools, al_v, al_rows, align);
         st = build_share(c, m, fmed, align);
         if (st == SS_OK) st = ss_share_set_delivery_rows(c->share, c->delivery_rows);
+        if (st == SS_OK) st = ss_share_set_ready(c->share, c->ready_gpu);
     }
     free(pid);
     free(align);
@@ -954,6 +959,8 @@ void ss_calib_free(ss_calib *c)
     free(c->delivery_gpu);
     free(c->resid_gpu);
     free(c->stall_resid_gpu);
+    free(c->ready_gpu);
+    c->ready_gpu = NULL;
     free(c->fetch_cpu_gpu);
     free(c->fetch_med_gpu);
     c->fetch_cpu_gpu = NULL;
@@ -1134,6 +1141,15 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                 "calibration: a row's largest delivery over the GPUs: %.4f s (median over the rows; the delivery a "
                 "step waits for where a scenario's loaders keep ahead, in CPU and storage sharing's period)\n",
                 c->delivery_rows);
+    if (c->share && c->share->ready) {
+        int nr = 0;
+        for (int g = 0; g < G; g++) nr += c->share->ready[g];
+        fprintf(out,
+                "calibration: CPU sharing: %d of %d GPUs had their batch ready when their loop asked on %.0f%% of "
+                "the rows or more (their loaders kept ahead): a scenario stretches their deliveries with its "
+                "load, as it does their steps\n",
+                nr, G, 100.0 * SS_SHARE_READY_SHARE);
+    }
     /* the GPUs the fit explains least */
     if (G > 1 && !c->no_fetch) {
         int worst[PRINT_WORST], nw = 0;

@@ -148,6 +148,7 @@ void ss_share_free(ss_share *sh)
     free(sh->align_ahead);
     free(sh->start_wait);
     free(sh->start_rows);
+    free(sh->ready);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -224,10 +225,10 @@ typedef struct {
  * with L at most the share of the median step that can be CPU work at the trace's stretch
  * (-INFINITY: none). The period's max over GPUs is the max over these. */
 typedef struct {
-    double lo, dmax, fsync, delta;
+    double lo, dmax, fsync, delta, dfac;
 } terms;
 
-static const terms no_terms = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+static const terms no_terms = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
 
 static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
 {
@@ -249,7 +250,10 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
     if (e->W[g] > 0) {
         double lo = (fp + e->gap[g]) / e->W[g];
         t->lo = lo > t->lo ? lo : t->lo;
-        t->dmax = e->delivery[g] > t->dmax ? e->delivery[g] : t->dmax;
+        /* its delivery, stretched where its batches waited for its loop in the trace */
+        const double k = ss_share_delivery_factor(sh, g, r), d = e->delivery[g] * k;
+        t->dmax = d > t->dmax ? d : t->dmax;
+        t->dfac = k > t->dfac ? k : t->dfac;
     } else {
         t->fsync = fp > t->fsync ? fp : t->fsync;
     }
@@ -263,11 +267,12 @@ static double delta_of_terms(const terms *t) { return t->delta > -INFINITY ? t->
 static int rows_mode(const share_eval *e) { return e->dfac > 0.0 && e->sh->delivery_rows > 0.0; }
 
 /* The delivery term of the period: the largest delivery of a row, where the scenario
- * replays the measured ones (F times the trace's median over rows of each row's largest),
- * else the largest of the GPUs' deliveries; -INFINITY without a GPU that has workers. */
+ * replays the measured ones (F times the trace's median over rows of each row's largest,
+ * times the largest of the GPUs' delivery factors), else the largest of the GPUs'
+ * deliveries times their factors; -INFINITY without a GPU that has workers. */
 static double delivery_term(const share_eval *e, const terms *t)
 {
-    return t->dmax > -INFINITY && rows_mode(e) ? e->dfac * e->sh->delivery_rows : t->dmax;
+    return t->dmax > -INFINITY && rows_mode(e) ? e->dfac * e->sh->delivery_rows * t->dfac : t->dmax;
 }
 
 /* The period: max over GPUs of (W >= 1 ? max(loader period, step + delivery) : fetch + step). */
@@ -602,6 +607,18 @@ ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows)
     if (st != SS_OK) sh->delivery_rows = before; /* (a0 and bound0 unchanged) */
     return st;
 }
+
+ss_status ss_share_set_ready(ss_share *sh, const double *ready_share)
+{
+    unsigned char *r = malloc((size_t)sh->gpus);
+    if (!r) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    for (int g = 0; g < sh->gpus; g++) r[g] = ready_share[g] >= SS_SHARE_READY_SHARE;
+    free(sh->ready);
+    sh->ready = r;
+    return SS_OK;
+}
+
+double ss_share_delivery_factor(const ss_share *sh, int g, double r) { return sh->ready && sh->ready[g] ? r : 1.0; }
 
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)
 {

@@ -51,7 +51,18 @@ typedef struct {
      * epoch (/fetch_wait_start_time), the trace's W·P; NULL when not recorded */
     double *start_wait;
     long *start_rows;
+    /* [gpus] 1 where the GPU's loader kept ahead in the trace: its batch was ready when its
+     * loop asked on at least SS_SHARE_READY_SHARE of the calibration rows
+     * (ss_share_set_ready); its deliveries were its training process's own work and waits
+     * for a core, and stretch by s1 / s0 as its step does. NULL: none. */
+    unsigned char *ready;
 } ss_share;
+
+/* The share of the calibration rows with the batch ready at the ask above which a GPU's
+ * loader counts as ahead (ss_share.ready): the shares are two groups on the real runs,
+ * at most 0.79 where the loader bounds the run (with 2 workers every second batch is
+ * ready at its ask: 0.5) and at least 0.99 where it keeps ahead. */
+#define SS_SHARE_READY_SHARE 0.95
 
 /* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
  * seconds per second (each of a gang of `gang` threads that are runnable all together or
@@ -96,6 +107,15 @@ int ss_share_start_crowded(const ss_share *sh);
 /* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with
  * it; on failure (SS_ENOMEM) sh is as before. */
 ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows);
+
+/* Sets sh->ready from ready_share[gpus] (the share of the calibration rows whose batch was
+ * ready when each GPU's loop asked, ss_calib.ready_gpu). The trace's own period is
+ * unchanged (its stretch ratio is 1). SS_ENOMEM (sh as before). */
+ss_status ss_share_set_ready(ss_share *sh, const double *ready_share);
+
+/* GPU g's delivery factor at stretch ratio r = s1 / s0 of its pool: r where its loader
+ * kept ahead in the trace (sh->ready), else 1. */
+double ss_share_delivery_factor(const ss_share *sh, int g, double r);
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);

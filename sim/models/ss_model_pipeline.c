@@ -36,6 +36,7 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     if (p->worker_gap_gpu) l.worker_gap = p->worker_gap_gpu[g] * factor_of(p->worker_gap_factor);
     if (p->refill_gap_gpu) l.refill_gap = p->refill_gap_gpu[g] * factor_of(p->refill_gap_factor);
     if (p->delivery_gpu) l.delivery = p->delivery_gpu[g] * factor_of(p->delivery_factor);
+    if (p->cpu_delivery_gpu) l.delivery *= p->cpu_delivery_gpu[g];
     if (made_synchronous(p, l.workers, g)) l.delivery = 0.0;
     return l;
 }
@@ -88,7 +89,8 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->gap_a[g] = s->ld[g].worker_gap;
         s->refill_a[g] = s->ld[g].refill_gap;
         s->deliv_a[g] = s->ld[g].delivery;
-        s->dfac_a[g] = made_synchronous(p, s->ld[g].workers, g) ? 0.0 : p->delivery_measured;
+        s->dfac_a[g] = made_synchronous(p, s->ld[g].workers, g) ? 0.0
+                       : p->delivery_measured * (p->cpu_delivery_gpu ? p->cpu_delivery_gpu[g] : 1.0);
         if (s->ld[g].workers != s->ld[0].workers || s->ld[g].prefetch != s->ld[0].prefetch) s->same_shape = 0;
     }
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
@@ -962,7 +964,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         return SS_OK;
     }
     const size_t G = (size_t)gpus;
-    st->share_buf = malloc(10 * G * sizeof *st->share_buf);
+    st->share_buf = malloc(11 * G * sizeof *st->share_buf);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
     if (!st->share_buf || !s1 || !W) {
@@ -971,7 +973,8 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G,
-           *q = sh->fetch_wait ? f + G : NULL, *qs = f + 2 * G, *swall = f + 3 * G, *snew = f + 4 * G;
+           *q = sh->fetch_wait ? f + G : NULL, *qs = f + 2 * G, *swall = f + 3 * G, *snew = f + 4 * G,
+           *dk = f + 5 * G;
     for (int g = 0; g < gpus; g++) { /* the loaders and CPU parts as healed (heal_loaders, pipe_init) */
         ssp_loader l = ssp_loader_of(p, g);
         W[g] = l.workers;
@@ -991,9 +994,11 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         for (int g = 0; g < gpus; g++) {
             wall[g] = ss_share_cpu_wall(sh, g, c[g], q ? q[g] : 0.0);
             ratio[g] = s1[sh->pool_of[g]] / sh->s0[sh->pool_of[g]];
+            dk[g] = ss_share_delivery_factor(sh, g, ratio[g]);
         }
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
+        p->cpu_delivery_gpu = dk;
         p->compute_delta = delta;
         st->cpu_stretch = gsl_stats_max(s1, 1, (size_t)sh->pools);
         double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL; /* r, x per pool */

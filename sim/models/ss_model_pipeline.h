@@ -60,6 +60,10 @@ typedef struct {
     const ss_share *share;
     const double *cpu_wall_gpu, *cpu_ratio_gpu;
     double compute_delta;
+    /* and each GPU's factor on its deliveries at the scenario's load (s1 / s0 where its
+     * batches waited for its loop in the trace, else 1: ss_share_delivery_factor), on the
+     * measured ones and on its constant alike ([gpus], NULL: 1) */
+    const double *cpu_delivery_gpu;
     /* and for the first start_rows_gpu[g] rows of each epoch (the trace's start window,
      * whose fetches waited start_wait for a core): the CPU part as the trace ran it
      * (c + start_wait) and as the scenario would (MODELS-pipeline.md, "The first window of
