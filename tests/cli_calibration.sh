@@ -87,8 +87,9 @@ PY
 else
   fail "datasets/pytorch-grid-i is missing (committed with the repository)"
 fi
-# the GPUs whose batch was ready when their loop asked on 95 % of the rows or more (CPU
-# sharing stretches their deliveries), counted here from the traces' columns: none on grid
+# the GPUs whose batch was ready when their loop asked on 95 % of the rows or more (past
+# each epoch's first W rows; CPU sharing stretches their deliveries), counted here from the
+# traces' columns (/timeline/index, the recorded loader_workers): none on grid
 # I's base (its loaders behind: with 2 workers about every second batch is ready), three of
 # four on grid H's slow-rank trace (the fast GPUs wait for rank 3); and a heal of that
 # trace, which stretches them, gives the same summary on 1 and 3 ranks
@@ -103,7 +104,8 @@ for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
         t = f["timeline"]
         st, ts = t["stall_time"][()], t["train_start"][()]
         ready = t["fetch_start"][()] + t["fetch_time"][()]
-    share = (ready <= ts - st).mean(axis=0)
+        index, W = t["index"][()], np.maximum(1, f.attrs["loader_workers"])
+    share = np.array([(ready[:, g] <= (ts - st)[:, g])[index >= W[g]].mean() for g in range(st.shape[1])])
     m = re.search(r"^calibration: CPU sharing: (\d+) of (\d+) GPUs had their batch ready when their loop asked on 95%",
                   open(out).read(), re.M)
     assert m and int(m.group(1)) == (share >= 0.95).sum() and int(m.group(2)) == share.size, (m and m.group(0), share)

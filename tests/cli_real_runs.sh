@@ -143,7 +143,7 @@ grid_table f "$ds/pytorch-grid-f" "w0-,w1-,w2-x1-" 8 "" 6
 # run marks the pipeline cuts whose loaders keep ahead of a trace whose loaders were behind
 # (README: the measured mean stall above 3x the median calibrated delivery, the scenario's
 # below 2x it times its delivery factor: its cpu_stretch over the baseline's where some GPU
-# had its batch ready at 95 % of its asks), computed here from summary.csv, results.h5 and
+# had its batch ready at 95 % of its asks past each epoch's first W; one pool), computed here from summary.csv, results.h5 and
 # the trace: on grid F's base, 4 workers keep ahead; on the two-fault base, 4 workers do
 # too (its fast GPUs' deliveries stretched), healing rank 1 does not
 for t in pytorch-grid-f/w2-x1-p2 pytorch-twofaults/base; do
@@ -160,7 +160,9 @@ rows = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
 with h5py.File(sys.argv[4]) as f:
     tl = f["timeline"]
     st, ts = tl["stall_time"][()], tl["train_start"][()]
-    waited = ((tl["fetch_start"][()] + tl["fetch_time"][()] <= ts - st).mean(axis=0) >= 0.95).any()
+    ok = tl["fetch_start"][()] + tl["fetch_time"][()] <= ts - st
+    index, W = tl["index"][()], np.maximum(1, f.attrs["loader_workers"])  # past each epoch's first W rows
+    waited = any(ok[index >= W[g], g].mean() >= 0.95 for g in range(ok.shape[1]))
 s0 = float(next(r for r in rows if r["model"] == "pipeline" and r["workers"] == "2" and not r["heal_gpus"])["cpu_stretch"])
 jtop = json.load(open(sys.argv[3]))["ranking"]["top"]
 top = [x["scenario"] for x in jtop]

@@ -124,13 +124,13 @@ static void test_solve(void **state)
     /* the trace's own loaders: the trace's stretch, no change of the step */
     double s1, delta;
     const double gap[2] = {0, 0}, d[2] = {0.0015, 0.0015};
-    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0};
+    ss_share_scenario same = {(int[]){1, 1}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0, NULL};
     assert_int_equal(ss_share_solve(&sh, &same, &s1, &delta), SS_OK);
     assert_float_equal(s1, sh.s0[0], 1e-12);
     assert_float_equal(delta, 0.0, 1e-12);
     /* 4 workers: more threads, a shorter period, more contention; the step grows by
      * L (s1 - s0) */
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 0.0, NULL};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0] + 0.2);
     assert_float_equal(delta, 0.007 * (s1 - sh.s0[0]), 1e-15);
@@ -159,7 +159,7 @@ static void test_delivery_rows(void **state)
     const double F[3] = {0.0, 1.0, 2.0}, D[3] = {0.0015, 0.004, 0.008};
     double s_at[3];
     for (int i = 0; i < 3; i++) {
-        ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, F[i]};
+        ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, F[i], NULL};
         double s1, delta;
         assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
         /* the fixed point at T = 0.048 A(s1) / A(s0), A's step term C + delta + D */
@@ -188,7 +188,7 @@ static void test_delivery_rows(void **state)
      * modes, and a change of nothing changes nothing */
     assert_float_equal(sh.a0_med, 0.0105, 1e-15);
     for (int i = 0; i < 2; i++) {
-        ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, (double)i};
+        ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, (double)i, NULL};
         double s1, delta;
         assert_int_equal(ss_share_solve(&sh, &own, &s1, &delta), SS_OK);
         assert_float_equal(s1, sh.s0[0], 1e-12);
@@ -224,13 +224,12 @@ static void test_delivery_ready(void **state)
     assert_int_equal(ss_share_set_delivery_rows(&sh, 0.004), SS_OK);
     assert_float_equal(sh.a0, 0.013, 1e-15);
     assert_true(sh.s0[0] > 1.0 && sh.s0[0] < 2.0);
-    ss_share_scenario eight = {(int[]){8, 8}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 0.5, 1.0};
+    ss_share_scenario eight = {(int[]){8, 8}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 0.5, 1.0, NULL};
     double s_plain, s1, delta;
     assert_int_equal(ss_share_solve(&sh, &eight, &s_plain, &delta), SS_OK);
     /* GPU 0's batches were ready at 95 % of its asks, GPU 1's at 94.9 % */
     assert_int_equal(ss_share_set_ready(&sh, (double[]){0.95, 0.949}), SS_OK);
     assert_true(sh.ready[0] == 1 && sh.ready[1] == 0);
-    assert_true(ss_share_delivery_factor(&sh, 0, 1.7) == 1.7 && ss_share_delivery_factor(&sh, 1, 1.7) == 1.0);
     assert_float_equal(sh.a0, 0.013, 1e-15); /* the trace's own period: r = 1 */
     assert_int_equal(ss_share_solve(&sh, &eight, &s1, &delta), SS_OK);
     /* the fixed point at T = 0.0125 A(s1) / A(s0), A's step term C + delta + D_rows r */
@@ -244,8 +243,17 @@ static void test_delivery_ready(void **state)
     assert_float_equal(ss_share_stretch(2, 0.003 / T, u, 16, 2), s1, 1e-9);
     /* the longer delivery, a longer period, less contention than without it */
     assert_true(s1 < s_plain);
+    /* a scenario's own flags (a healed GPU's may differ from the trace's): none flagged is
+     * the solve without the factor, the trace's flags given explicitly the same as NULL */
+    double s_none, s_same;
+    eight.ready = (const unsigned char[]){0, 0};
+    assert_int_equal(ss_share_solve(&sh, &eight, &s_none, &delta), SS_OK);
+    assert_float_equal(s_none, s_plain, 1e-15);
+    eight.ready = (const unsigned char[]){1, 0};
+    assert_int_equal(ss_share_solve(&sh, &eight, &s_same, &delta), SS_OK);
+    assert_float_equal(s_same, s1, 1e-15);
     /* the trace's own loaders: nothing changes */
-    ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 1.0};
+    ss_share_scenario own = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, NULL, 1.0, 1.0, 1.0, NULL};
     assert_int_equal(ss_share_solve(&sh, &own, &s1, &delta), SS_OK);
     assert_float_equal(s1, sh.s0[0], 1e-12);
     ss_share_free(&sh);
@@ -320,7 +328,7 @@ static void test_measured_waits(void **state)
     assert_float_equal(ss_share_cpu_wall(&plain, 1, 0.010, 0.004), 0.010 * plain.s0[0], 1e-15);
     ss_share_free(&plain);
     double s1, delta;
-    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, q, 1.0, 1.0, 0.0};
+    ss_share_scenario four = {(int[]){4, 4}, gap, d, sh.fetch_cpu, sh.fetch_med, q, 1.0, 1.0, 0.0, NULL};
     assert_int_equal(ss_share_solve(&sh, &four, &s1, &delta), SS_OK);
     assert_true(s1 > sh.s0[0]);
     assert_float_equal(delta, (0.007 + 0.002) * (s1 / sh.s0[0] - 1), 1e-15);
@@ -370,7 +378,7 @@ static void test_degenerate(void **state)
     assert_int_equal(ss_share_build(&sh, 1, one, one, NULL, NULL, pool, cores, zero, W, zero, zero, 0.0, 0.0, NULL), SS_OK);
     assert_true(sh.s0[0] == 1.0);
     double s1, delta;
-    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0, 0.0};
+    ss_share_scenario sc = {(int[]){0}, zero, zero, sh.fetch_cpu, sh.fetch_med, NULL, 0.5, 1.0, 0.0, NULL};
     assert_int_equal(ss_share_solve(&sh, &sc, &s1, &delta), SS_OK);
     assert_true(isfinite(s1) && s1 >= 1.0 && isfinite(delta));
     ss_share_free(&sh);

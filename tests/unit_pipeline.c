@@ -736,10 +736,14 @@ static void test_measured_delivery(void **st)
         }
         ssp_free(&s);
     }
-    /* the constant delivery (deliveries not measured) takes the factor too */
+    /* the calibrated constant delivery (deliveries not measured per batch) takes the factor
+     * too; one the scenario file gives in seconds does not */
     ssp_params p = params(1, 2);
     p.delivery = 0.1;
     p.cpu_delivery_gpu = dk;
+    assert_true(ssp_loader_of(&p, 0).delivery == 0.1 && ssp_loader_of(&p, 1).delivery == 0.1);
+    const double cal[2] = {0.1, 0.1};
+    p.delivery_gpu = cal;
     assert_true(ssp_loader_of(&p, 0).delivery == 0.2 && ssp_loader_of(&p, 1).delivery == 0.1);
 }
 

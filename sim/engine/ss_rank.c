@@ -56,18 +56,13 @@ static ss_status median_delivery(const ss_summary *s, double *med)
     return SS_OK;
 }
 
-/* The factor scenario j replays the deliveries of the GPUs whose batches waited for their
- * loops with (CPU sharing, MODELS-pipeline.md: its stretch over the trace's, where some GPU
- * of the trace had its batch ready at nearly every ask), 1 otherwise. */
+/* The largest factor scenario j replays its GPUs' deliveries with (CPU sharing,
+ * MODELS-pipeline.md: its s1 / s0 where a GPU's batches waited for its loop in the trace),
+ * 1 where none applies. */
 static double delivery_factor(const ss_summary *s, int j)
 {
-    const ss_share *sh = s->has_calib ? s->calib.share : NULL;
-    if (!sh || !sh->ready || !s->cpu_stretch || !isfinite(s->cpu_stretch[j])) return 1.0;
-    int any = 0;
-    for (int g = 0; g < sh->gpus; g++) any |= sh->ready[g];
-    double s0 = 0.0;
-    for (int p = 0; p < sh->pools; p++) s0 = sh->s0[p] > s0 ? sh->s0[p] : s0;
-    return any && s0 > 0.0 ? s->cpu_stretch[j] / s0 : 1.0;
+    const double k = s->delivery_factor ? s->delivery_factor[j] : NAN;
+    return isfinite(k) && k > 0.0 ? k : 1.0;
 }
 
 /* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind

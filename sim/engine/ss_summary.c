@@ -16,11 +16,12 @@ void ss_summary_free(ss_summary *s)
     free(s->straggler);
     free(s->cpu_stretch);
     free(s->read_stretch);
+    free(s->delivery_factor);
     free(s->cpu_fetch);
     free(s->cpu_pool_index);
     free(s->cpu_pool_need);
     free(s->cpu_pool_head);
-    s->cpu_stretch = s->read_stretch = s->cpu_fetch = s->cpu_fetch_sorted = s->cpu_pool_need = NULL;
+    s->cpu_stretch = s->read_stretch = s->delivery_factor = s->cpu_fetch = s->cpu_fetch_sorted = s->cpu_pool_need = NULL;
     s->cpu_pool_index = s->cpu_pool_head = s->cpu_pool_ncores = NULL;
     if (s->has_calib) ss_calib_free(&s->calib);
     s->p = NULL;

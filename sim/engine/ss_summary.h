@@ -14,6 +14,7 @@ typedef struct {
     long *straggler;    /* [nsc * gpus] iterations in which GPU g alone had the largest stall */
     double *cpu_stretch; /* [nsc] the stretch of CPU work each scenario replays with (CPU sharing), or NaN */
     double *read_stretch; /* [nsc] how many times as long as in the trace each read takes (storage sharing), or NaN */
+    double *delivery_factor; /* [nsc] the largest factor on the GPUs' deliveries (CPU sharing), or NaN */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     int has_calib;
     ss_calib calib;

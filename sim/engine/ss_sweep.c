@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     double j, block;
     double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
+    double delivery_factor; /* the model's ss_model_ops.delivery_factor, or NaN */
     double reads[2];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in flight; or NaN */
     ss_partial p;
 } record;
@@ -60,6 +61,7 @@ static ss_status records_push(record_list *l, const lane *ln, long b, const ss_p
     l->v[l->n].j = ln->j;
     l->v[l->n].block = (double)b;
     l->v[l->n].cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
+    l->v[l->n].delivery_factor = ln->ops->delivery_factor && ln->state ? ln->ops->delivery_factor(ln->state) : NAN;
     l->v[l->n].reads[0] = l->v[l->n].reads[1] = NAN;
     if (ln->ops->read_stretch && ln->state) ln->ops->read_stretch(ln->state, l->v[l->n].reads);
     l->v[l->n].p = *p;
@@ -573,16 +575,18 @@ static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summar
     out->p = calloc((size_t)w->nsc, sizeof *out->p);
     out->cpu_stretch = malloc((size_t)w->nsc * sizeof *out->cpu_stretch);
     out->read_stretch = malloc((size_t)w->nsc * sizeof *out->read_stretch);
-    if (!grid || !out->p || !out->cpu_stretch || !out->read_stretch) {
+    out->delivery_factor = malloc((size_t)w->nsc * sizeof *out->delivery_factor);
+    if (!grid || !out->p || !out->cpu_stretch || !out->read_stretch || !out->delivery_factor) {
         free(grid);
         return ss_fail(SS_ENOMEM, "out of memory merging results");
     }
-    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = out->read_stretch[j] = NAN;
+    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = out->read_stretch[j] = out->delivery_factor[j] = NAN;
     out->reads_trace = NAN;
     for (long i = 0; i < nrec; i++) {
         long j = (long)all[i].j, b = (long)all[i].block;
         grid[j * w->nblocks + b] = all[i].p;
         if (!isnan(all[i].cpu_stretch)) out->cpu_stretch[j] = all[i].cpu_stretch; /* the same on every rank */
+        if (!isnan(all[i].delivery_factor)) out->delivery_factor[j] = all[i].delivery_factor;
         if (!isnan(all[i].reads[0])) out->read_stretch[j] = all[i].reads[0];
         if (!isnan(all[i].reads[1])) out->reads_trace = all[i].reads[1];
     }

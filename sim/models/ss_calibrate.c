@@ -856,10 +856,8 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
          * iteration and delivery (the stall beyond the wait for the batch to be ready);
          * for the alignment, the step's start and the ask plus the delivery (where the
          * loader is ahead, the step starts then) */
-        long ready = 0;
         for (long k = 0; k < io.rows; k++) {
             const double dv = ss_row_delivery_of(d.st[k], d.ask[k] + d.st[k], d.done[k]);
-            ready += d.done[k] <= d.ask[k];
             smax[k] = d.st[k] > smax[k] ? d.st[k] : smax[k];
             imax[k] = d.it[k] > imax[k] ? d.it[k] : imax[k];
             dmax[k] = dv > dmax[k] ? dv : dmax[k];
@@ -868,7 +866,6 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
                 al_v[((size_t)k * ng + (size_t)g) * 2 + 1] = d.ask[k] + dv;
             }
         }
-        c->ready_gpu[g] = (double)ready / (double)io.rows;
         if (g == g_lo)
             for (long k = 0; k < io.rows; k++) {
                 int new_epoch = k == 0 || io.epoch[k] != io.epoch[k - 1];
@@ -886,6 +883,15 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
         c->gap_gpu[g] = best.gap;
         if (!c->no_fetch) /* (the delivery, then the refill gap's prior) */
             finish_gpu(&d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
+        /* the share of its rows whose batch was ready at the ask, past each epoch's first
+         * max(W, 1) rows (an epoch's first batches are never ready when asked for) */
+        long ready = 0, counted = 0;
+        for (long k = 0; k < io.rows; k++)
+            if (pos[k] >= (best.W > 1 ? best.W : 1)) {
+                ready += d.done[k] <= d.ask[k];
+                counted++;
+            }
+        c->ready_gpu[g] = counted > 0 ? (double)ready / (double)counted : 0.0;
         c->refill_gpu[g] = best.refill;
     }
     st = ss_comm_any_failed(comm, st);
@@ -1146,7 +1152,7 @@ void ss_calib_print(const ss_calib *c, FILE *out)
         for (int g = 0; g < G; g++) nr += c->share->ready[g];
         fprintf(out,
                 "calibration: CPU sharing: %d of %d GPUs had their batch ready when their loop asked on %.0f%% of "
-                "the rows or more (their loaders kept ahead): a scenario stretches their deliveries with its "
+                "the rows or more (past each epoch's first W): a scenario stretches their deliveries with its "
                 "load, as it does their steps\n",
                 nr, G, 100.0 * SS_SHARE_READY_SHARE);
     }

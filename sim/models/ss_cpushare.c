@@ -212,6 +212,7 @@ typedef struct {
     const ss_share *sh;
     const int *W;
     const double *gap, *delivery, *c, *f, *q;
+    const unsigned char *ready; /* the scenario's delivery flags, or NULL: none */
     double fs, cs, dfac;
     /* scratch */
     group *w;     /* [GPUs of the largest pool] */
@@ -251,7 +252,7 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
         double lo = (fp + e->gap[g]) / e->W[g];
         t->lo = lo > t->lo ? lo : t->lo;
         /* its delivery, stretched where its batches waited for its loop in the trace */
-        const double k = ss_share_delivery_factor(sh, g, r), d = e->delivery[g] * k;
+        const double k = e->ready && e->ready[g] ? r : 1.0, d = e->delivery[g] * k;
         t->dmax = d > t->dmax ? d : t->dmax;
         t->dfac = k > t->dfac ? k : t->dfac;
     } else {
@@ -439,6 +440,7 @@ static ss_status eval_alloc(share_eval *e, const ss_share *sh, const ss_share_sc
     e->fs = sc->fetch_scale;
     e->cs = sc->compute_scale;
     e->dfac = sc->delivery_rows_factor;
+    e->ready = sc->ready ? sc->ready : sh->ready;
     e->order = malloc((size_t)sh->gpus * sizeof *e->order);
     e->first = calloc((size_t)sh->pools + 1, sizeof *e->first);
     if (!e->order || !e->first) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
@@ -508,7 +510,7 @@ int ss_share_pool_ids(int gpus, const int *pool_first, int *pool_of)
 static ss_status trace_period(ss_share *sh, int with_stretch)
 {
     ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
-                             1.0, 1.0, 0.0};
+                             1.0, 1.0, 0.0, NULL};
     share_eval e;
     ss_status st = eval_alloc(&e, sh, &own);
     if (st == SS_OK) {
@@ -617,8 +619,6 @@ ss_status ss_share_set_ready(ss_share *sh, const double *ready_share)
     sh->ready = r;
     return SS_OK;
 }
-
-double ss_share_delivery_factor(const ss_share *sh, int g, double r) { return sh->ready && sh->ready[g] ? r : 1.0; }
 
 ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double *s1, double *delta)
 {

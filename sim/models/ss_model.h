@@ -94,6 +94,10 @@ typedef struct ss_model_ops {
      * takes (out[0]) and the reads the trace kept in flight on average (out[1]); NaN
      * where none applies. May be NULL. */
     void (*read_stretch)(const void *state, double out[2]);
+    /* CPU sharing: the largest factor the scenario replays its GPUs' deliveries with (its
+     * s1 / s0 where a GPU's batches waited for its loop in the trace, else 1), or NaN
+     * where none applies. May be NULL. */
+    double (*delivery_factor)(const void *state);
 } ss_model_ops;
 
 /* The model with id m. */

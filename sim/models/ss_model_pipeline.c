@@ -36,7 +36,7 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     if (p->worker_gap_gpu) l.worker_gap = p->worker_gap_gpu[g] * factor_of(p->worker_gap_factor);
     if (p->refill_gap_gpu) l.refill_gap = p->refill_gap_gpu[g] * factor_of(p->refill_gap_factor);
     if (p->delivery_gpu) l.delivery = p->delivery_gpu[g] * factor_of(p->delivery_factor);
-    if (p->cpu_delivery_gpu) l.delivery *= p->cpu_delivery_gpu[g];
+    if (p->delivery_gpu && p->cpu_delivery_gpu) l.delivery *= p->cpu_delivery_gpu[g];
     if (made_synchronous(p, l.workers, g)) l.delivery = 0.0;
     return l;
 }
@@ -879,9 +879,12 @@ typedef struct {
                          * trace's), NaN without it */
     double read_factor, reads_trace; /* storage sharing: the factor on the scenario's reads and
                                       * the reads the trace kept in flight (NaN without it) */
-    double *share_buf; /* CPU sharing: [10][gpus] the CPU parts' wall times, s1 / s0, the loaders,
-                        * fetches and waits for the solve, and the first window's waits and
-                        * CPU parts (share_init) */
+    double *share_buf; /* CPU sharing: [11][gpus] the CPU parts' wall times, s1 / s0, the loaders,
+                        * fetches and waits for the solve, the first window's waits and CPU
+                        * parts, and the deliveries' factors (share_init) */
+    unsigned char *ready; /* CPU sharing: [gpus] the scenario's delivery flags (share_init) */
+    double delivery_factor; /* CPU sharing: the largest of the deliveries' factors over the GPUs
+                             * with workers (1 where none stretches), NaN without it */
 } pipe_state;
 
 /* The healed GPUs take the median of the other GPUs' loader settings (W and P rounded). */
@@ -922,7 +925,9 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
     p->prefetch_gpu = st->pg;
     p->worker_gap_gpu = st->gg;
     p->refill_gap_gpu = st->rg;
-    p->delivery_gpu = st->dg;
+    /* (a delivery the scenario file gives in seconds stays a constant: the same for every
+     * GPU, and not stretched with the load) */
+    if (p->delivery_gpu) p->delivery_gpu = st->dg;
     p->workers_factor = p->worker_gap_factor = p->refill_gap_factor = p->delivery_factor = 1.0;
     return SS_OK;
 }
@@ -939,6 +944,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->dg);
     free(st->cg);
     free(st->share_buf);
+    free(st->ready);
     free(st->trace_round);
     free(st->first_hold);
     free(st);
@@ -952,6 +958,26 @@ int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_wo
     return 1;
 }
 
+/* The scenario's delivery flags into ready[gpus] (MODELS-pipeline.md, "Deliveries of GPUs
+ * whose batches waited"): the trace's; a healed GPU keeps its own where the scenario
+ * replays each batch's measured delivery (its own), and where it takes the other GPUs'
+ * median delivery it takes the flag of most of them (more than half flagged: flagged). */
+static void scenario_ready(const ss_share *sh, const ssp_params *p, const ss_healset *h, int gpus,
+                           unsigned char *ready)
+{
+    int flagged = 0, others = 0;
+    for (int g = 0; g < gpus; g++) {
+        ready[g] = sh->ready ? sh->ready[g] : 0;
+        if (!ss_healset_has(h, g)) {
+            flagged += ready[g];
+            others++;
+        }
+    }
+    if (p->delivery_measured > 0.0) return;
+    for (int g = 0; g < gpus; g++)
+        if (ss_healset_has(h, g)) ready[g] = 2 * flagged > others;
+}
+
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
  * p's CPU parts, their factors and the change of the step. After heal_loaders and the
  * healed CPU parts (pipe_init). */
@@ -961,13 +987,15 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
     if (sh->gpus != gpus) return SS_OK;
     if (ssp_same_load(p, s, sh->workers, gpus)) {
         st->cpu_stretch = gsl_stats_max(sh->s0, 1, (size_t)sh->pools);
+        st->delivery_factor = 1.0;
         return SS_OK;
     }
     const size_t G = (size_t)gpus;
     st->share_buf = malloc(11 * G * sizeof *st->share_buf);
+    st->ready = malloc(G);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
-    if (!st->share_buf || !s1 || !W) {
+    if (!st->share_buf || !st->ready || !s1 || !W) {
         free(s1);
         free(W);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
@@ -986,16 +1014,19 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
      * (as c); wall is scratch until the CPU parts are set below */
     ss_copy_healed(f, sh->fetch_med, gpus, &s->heal, wall);
     if (q) ss_copy_healed(q, sh->fetch_wait, gpus, &s->heal, wall);
+    scenario_ready(sh, p, &s->heal, gpus, st->ready);
     /* (its reads' factor in fetch_scale) */
-    ss_share_scenario sc = {W, gap, deliv, c, f, q, p->fetch_scale, s->compute_scale, p->delivery_measured};
+    ss_share_scenario sc = {W, gap, deliv, c, f, q, p->fetch_scale, s->compute_scale, p->delivery_measured, st->ready};
     double delta = 0.0;
     ss_status rc = ss_share_solve(sh, &sc, s1, &delta);
     if (rc == SS_OK) {
         for (int g = 0; g < gpus; g++) {
             wall[g] = ss_share_cpu_wall(sh, g, c[g], q ? q[g] : 0.0);
             ratio[g] = s1[sh->pool_of[g]] / sh->s0[sh->pool_of[g]];
-            dk[g] = ss_share_delivery_factor(sh, g, ratio[g]);
+            dk[g] = st->ready[g] ? ratio[g] : 1.0;
+            if (W[g] > 0 && (isnan(st->delivery_factor) || dk[g] > st->delivery_factor)) st->delivery_factor = dk[g];
         }
+        if (isnan(st->delivery_factor)) st->delivery_factor = 1.0;
         p->cpu_wall_gpu = wall;
         p->cpu_ratio_gpu = ratio;
         p->cpu_delivery_gpu = dk;
@@ -1122,7 +1153,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     }
     st->heal = s->heal_gpu;
     st->heals = s->heal;
-    st->cpu_stretch = NAN;
+    st->cpu_stretch = st->delivery_factor = NAN;
     st->read_factor = st->reads_trace = NAN;
     ssp_params p = s->pipe;
     ss_status rc = SS_OK;
@@ -1197,6 +1228,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
 }
 
 static double pipe_cpu_stretch(const void *state) { return ((const pipe_state *)state)->cpu_stretch; }
+static double pipe_delivery_factor(const void *state) { return ((const pipe_state *)state)->delivery_factor; }
 
 static void pipe_read_stretch(const void *state, double out[2])
 {
@@ -1234,4 +1266,5 @@ const ss_model_ops ss_model_pipeline = {
     .free = pipe_free,
     .cpu_stretch = pipe_cpu_stretch,
     .read_stretch = pipe_read_stretch,
+    .delivery_factor = pipe_delivery_factor,
 };

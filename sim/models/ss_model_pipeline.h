@@ -61,8 +61,9 @@ typedef struct {
     const double *cpu_wall_gpu, *cpu_ratio_gpu;
     double compute_delta;
     /* and each GPU's factor on its deliveries at the scenario's load (s1 / s0 where its
-     * batches waited for its loop in the trace, else 1: ss_share_delivery_factor), on the
-     * measured ones and on its constant alike ([gpus], NULL: 1) */
+     * batches waited for its loop in the trace, else 1: ss_share_scenario.ready), on the
+     * measured ones and on its calibrated constant alike, not on a delivery the scenario
+     * file gives in seconds ([gpus], NULL: 1) */
     const double *cpu_delivery_gpu;
     /* and for the first start_rows_gpu[g] rows of each epoch (the trace's start window,
      * whose fetches waited start_wait for a core): the CPU part as the trace ran it
