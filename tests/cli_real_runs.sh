@@ -248,6 +248,13 @@ grid_table p "$ds/pytorch-grid-p" "w0-,w1-,w2-,w4-" 14
 # mean within 5 % (3.0 %), rank 3 healed within 5 % of the base run (+2.6 %) and of the mean
 # of the three (+1.2 %)
 grid_table q "$ds/pytorch-grid-q" "w0-x1-,w1-,w2-,w4-,w8-x1-" 15
+# grid R (the thirteenth, recorded after every model change: batch 20, 3 ms storage and
+# 0.3 ms CPU per sample, 22 ms step; the base's loaders about keeping pace): the synchronous,
+# 1-worker and 2-worker points at full latency, and 2 workers at half the latency with
+# prefetch 2, within 5 % (1.9 %); the mean within 7 % (6.8 %: every run with 4 or 8 workers
+# 7.6-15.8 % too slow, README); rank 3 healed within 5 % of the base run (-0.8 %) and of the
+# mean of the three (+0.1 %)
+grid_table r "$ds/pytorch-grid-r" "w0-,w1-x1-,w2-x1-,w2-x0.5-p2" 7 "" 7
 
 r=$ds/pytorch-regimes
 if [ -e "$r/w2-slow1.h5" ]; then
