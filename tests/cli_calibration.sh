@@ -60,6 +60,14 @@ if command -v mpirun >/dev/null; then
   mpirun_t 3 "$stallsim" run "$work/auto.ini" --out "$work/a3" --quiet || fail "run on 3 ranks"
   same_file "$work/a1/summary.csv" "$work/a3/summary.csv" "calibrated sweep on 1 and 3 ranks"
 fi
+# same_on_ranks NAME WHAT: the sweep of $work/NAME.ini gives the same summary on 1 and 3
+# ranks (nothing to do without mpirun)
+same_on_ranks() {
+  command -v mpirun >/dev/null || return 0
+  "$stallsim" run "$work/$1.ini" --out "$work/${1}1" --quiet || fail "$2"
+  mpirun_t 3 "$stallsim" run "$work/$1.ini" --out "$work/${1}3" --quiet || fail "$2 on 3 ranks"
+  same_file "$work/${1}1/summary.csv" "$work/${1}3/summary.csv" "$2 on 1 and 3 ranks"
+}
 # a row's largest delivery (CPU and storage sharing's delivery term where the loaders keep
 # ahead), recomputed here from a real trace's columns: the median over its calibration rows
 # (all 300) of the largest over the GPUs of max(0, stall - max(0, ready - ask)); and a
@@ -79,11 +87,7 @@ m = re.search(r"^calibration: a row's largest delivery over the GPUs: ([\d.]+) s
 assert m and abs(float(m.group(1)) - np.median(d)) < 0.00005, (m and m.group(0), np.median(d))
 PY
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2, 4\n' "$gi" > "$work/gi.ini"
-  if command -v mpirun >/dev/null; then
-    "$stallsim" run "$work/gi.ini" --out "$work/gi1" --quiet || fail "grid I sweep"
-    mpirun_t 3 "$stallsim" run "$work/gi.ini" --out "$work/gi3" --quiet || fail "grid I sweep on 3 ranks"
-    same_file "$work/gi1/summary.csv" "$work/gi3/summary.csv" "CPU-sharing sweep on 1 and 3 ranks"
-  fi
+  same_on_ranks gi "CPU-sharing sweep of grid I"
 else
   fail "datasets/pytorch-grid-i is missing (committed with the repository)"
 fi
@@ -113,11 +117,7 @@ for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
 assert counts == [0, 3], counts
 PY
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 3\n' "$gh" > "$work/gh.ini"
-  if command -v mpirun >/dev/null; then
-    "$stallsim" run "$work/gh.ini" --out "$work/gh1" --quiet || fail "grid H heal"
-    mpirun_t 3 "$stallsim" run "$work/gh.ini" --out "$work/gh3" --quiet || fail "grid H heal on 3 ranks"
-    same_file "$work/gh1/summary.csv" "$work/gh3/summary.csv" "heal with stretched deliveries on 1 and 3 ranks"
-  fi
+  same_on_ranks gh "grid H's heal with stretched deliveries"
 else
   fail "datasets/pytorch-grid-h is missing (committed with the repository)"
 fi
