@@ -53,9 +53,9 @@ typedef struct {
     long *start_rows;
     /* [gpus] 1 where the GPU's loader kept ahead in the trace: its batch was ready when its
      * loop asked on at least SS_SHARE_READY_SHARE of the calibration rows past each epoch's
-     * first W (ss_calib.ready_gpu)
-     * (ss_share_set_ready); its deliveries were its training process's own work and waits
-     * for a core, and stretch by s1 / s0 as its step does. NULL: none. */
+     * first W (ss_calib.ready_gpu, set by ss_share_set_ready); its deliveries were its
+     * training process's own work and waits for a core, and stretch by s1 / s0 as its step
+     * does. NULL: none. */
     unsigned char *ready;
 } ss_share;
 
@@ -114,7 +114,6 @@ ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows);
  * ready when each GPU's loop asked, ss_calib.ready_gpu). The trace's own period is
  * unchanged (its stretch ratio is 1). SS_ENOMEM (sh as before). */
 ss_status ss_share_set_ready(ss_share *sh, const double *ready_share);
-
 
 /* The wall time of GPU g's fetch's CPU part in the trace: c + q measured, or c s0 */
 double ss_share_cpu_wall(const ss_share *sh, int g, double c, double q);

@@ -965,15 +965,14 @@ int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_wo
 static void scenario_ready(const ss_share *sh, const ssp_params *p, const ss_healset *h, int gpus,
                            unsigned char *ready)
 {
+    for (int g = 0; g < gpus; g++) ready[g] = sh->ready ? sh->ready[g] : 0;
+    if (h->n == 0 || p->delivery_measured > 0.0) return;
     int flagged = 0, others = 0;
-    for (int g = 0; g < gpus; g++) {
-        ready[g] = sh->ready ? sh->ready[g] : 0;
+    for (int g = 0; g < gpus; g++)
         if (!ss_healset_has(h, g)) {
             flagged += ready[g];
             others++;
         }
-    }
-    if (p->delivery_measured > 0.0) return;
     for (int g = 0; g < gpus; g++)
         if (ss_healset_has(h, g)) ready[g] = 2 * flagged > others;
 }
