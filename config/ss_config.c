@@ -527,9 +527,8 @@ static int on_ini_pair(void *user, const char *section, const char *name, const 
     return apply(p, section, name, value);
 }
 
-/* Reads the whole file, whatever its kind: a regular file, a pipe (/dev/stdin, <(...)),
- * a terminal; *regular = 1 for a regular file. At most 16 MiB. */
-static ss_status read_text(const char *file, char **out, int *regular)
+/* The whole file, whatever its kind (ss_config.h). */
+ss_status ss_config_read(const char *file, char **out, int *regular)
 {
     *out = NULL;
     struct stat sb;
@@ -873,11 +872,22 @@ int ss_config_changed(const ss_config *c, const char *section, const char *key)
 
 ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets)
 {
+    char *text = NULL;
+    int regular = 1;
+    ss_status st = ss_config_read(file, &text, &regular);
+    if (st != SS_OK) {
+        ss_config_defaults(c);
+        return st;
+    }
+    return ss_config_load_text(c, file, text, regular, n_sets, sets);
+}
+
+ss_status ss_config_load_text(ss_config *c, const char *file, char *text, int regular, int n_sets, char **sets)
+{
     ss_config_defaults(c);
     snprintf(c->file, sizeof c->file, "%s", file);
-    int regular = 1;
-    ss_status st = read_text(file, &c->text, &regular);
-    if (st == SS_OK) st = check_sections(file, c->text);
+    c->text = text;
+    ss_status st = check_sections(file, c->text);
     if (st != SS_OK) return st;
     char dir[SS_PATH_MAX];
     dirname_of(file, dir);

@@ -114,6 +114,14 @@ void ss_config_key_name(int i, const char **section, const char **key);
  * its folder; paths in overrides from the current folder. Not collective. */
 ss_status ss_config_load(ss_config *c, const char *file, int n_sets, char **sets);
 
+/* The two halves of ss_config_load, for a file that one process reads for all (a pipe):
+ * ss_config_read reads FILE whole (a regular file, a pipe, a terminal; at most 16 MiB,
+ * no NUL byte) into *text (malloc'd), *regular = 1 for a regular file; ss_config_load_text
+ * is ss_config_load on that text, which c then owns (ss_config_free frees it, on failure
+ * too). Not collective. */
+ss_status ss_config_read(const char *file, char **text, int *regular);
+ss_status ss_config_load_text(ss_config *c, const char *file, char *text, int regular, int n_sets, char **sets);
+
 /* Applies one "section.key=value" override. */
 ss_status ss_config_set(ss_config *c, const char *assignment);
 

@@ -58,6 +58,15 @@ for slab in 3 100000; do
     fail "pipeline slab $slab"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-s$slab/summary.csv" "pipeline slab=$slab"
 done
+# the scenario file on standard input: under mpirun only rank 0 has it, and reads it for all
+# (relative paths in a piped file: from the current folder)
+(cd "$work" && mpirun_t 3 "$stallsim" run /dev/stdin --out "$work/pipe-stdin" --quiet < "$work/pipe.ini") ||
+  fail "pipeline np=3, the scenario file on stdin: exit status"
+same_file "$work/pipe-plain/summary.csv" "$work/pipe-stdin/summary.csv" "pipeline np=3, the scenario file on stdin"
+out=$(cd "$work" && printf '[trace]\npath = t.h5\n[scenarios]\nworkers = 2\nmodel = nothing\n' |
+      mpirun_t 3 "$stallsim" run /dev/stdin --out "$work/bad-stdin" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$(grep -c '^stallsim: /dev/stdin:5: ' <<<"$out")" = 1 ] && [ ! -e "$work/bad-stdin" ] && ok ||
+  fail "a bad scenario file on stdin at np=3: rc $rc: $out"
 # the ranks of a node read shared slabs, each its share (7-row slabs at 3 ranks: 2, 2 and
 # 3 rows); the same as every rank reading every row (STALLSIM_NO_SHARED_READS=1)
 mpirun_t 3 "$stallsim" run "$work/pipe.ini" --set run.slab_iterations=7 --out "$work/pipe-sh7" --quiet ||
@@ -194,7 +203,7 @@ fi
 # rising, the last at 100 %; none without it (its sweep: 3 blocks of 2048 rows)
 prog_ok() { # FILE: 1 to 10 progress lines, rising tenths, the last at 100 %
   local pcts
-  pcts=$(sed -n 's/^stallsim: \([0-9]*\)% of the replay on rank 0 (block [0-9]*\/[0-9]*)$/\1/p' "$1" | tr '\n' ' ')
+  pcts=$(sed -n "s/^stallsim: \([0-9]*\)% of rank 0's share of the replay (at the trace's block [0-9]* of [0-9]*)$/\1/p" "$1" | tr '\n' ' ')
   [ -n "$pcts" ] && [ "$(echo $pcts | wc -w)" -le 10 ] && [ "$(echo $pcts | tr ' ' '\n' | tail -1)" = 100 ] &&
     [ "$(echo $pcts | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$(echo $pcts | tr ' ' '\n' | tr '\n' ' ')" ] &&
     ! echo $pcts | tr ' ' '\n' | grep -qv '0$'
@@ -202,12 +211,12 @@ prog_ok() { # FILE: 1 to 10 progress lines, rising tenths, the last at 100 %
 mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" --progress > /dev/null 2> "$work/prog.err" || fail "--progress"
 prog_ok "$work/prog.err" && ok || fail "--progress lines: $(cat "$work/prog.err")"
 mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" > /dev/null 2> "$work/prog.err"
-! grep -q 'replay on rank' "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
+! grep -q "rank 0's share of the replay" "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
 # a trace of one block (at most 2048 rows) swept over many scenarios shows progress too
 "$stallsim" gen -o "$work/short.h5" --gpus 4 --iterations 300 --workers 2 --seed 5 > /dev/null
 printf '[trace]\npath = short.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 3, 4, 5, 6\nfetch_scale = 0.25, 0.5, 0.75, 1, 1.5, 2\n' > "$work/short.ini"
 mpirun_t 2 "$stallsim" run "$work/short.ini" --out "$work/prog1" --progress > /dev/null 2> "$work/prog1.err" || fail "--progress, one block"
-prog_ok "$work/prog1.err" && [ "$(grep -c 'replay on rank 0' "$work/prog1.err")" -ge 5 ] && ok ||
+prog_ok "$work/prog1.err" && [ "$(grep -c "rank 0's share of the replay" "$work/prog1.err")" -ge 5 ] && ok ||
   fail "--progress on a one-block sweep: $(cat "$work/prog1.err")"
 # determinism: the same run twice
 "$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet

@@ -796,7 +796,7 @@ for t in pytorch-accum/slow:1:pipeline pytorch-accum/w4:1:pipeline pytorch-accum
 done
 
 # with [pipeline] sync_every = 4 the pipeline model replays that job: from the slow trace,
-# rank 1 healed, 4 workers and both within 5 % (+3.7, -2.3, -0.1 %; +215, +64, +298 % with
+# rank 1 healed, 4 workers and both within 5 % (+3.7, -1.1, -0.1 %; +215, +65, +298 % with
 # every step synchronised), the baseline within 1 %
 ac=$ds/pytorch-accum
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nheal = none, 1\n[pipeline]\nsync_every = 4\n' \

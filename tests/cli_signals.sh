@@ -113,6 +113,28 @@ if command -v mpirun >/dev/null && command -v pgrep >/dev/null; then
   fi
 fi
 
+# what an interrupted run had printed stays in its log: stdout into a file is written line by
+# line (fully buffered, the calibration lines were lost with the process). The lines must
+# be in the file while the run still runs; then SIGINT.
+seen=0
+env --default-signal=INT "$stallsim" run "$work/big.ini" --set scenarios.workers=1,2,3,4,6,8 --out "$work/lg" \
+  > "$work/lg.out" 2>/dev/null &
+pid=$!
+for i in $(seq 1 4000); do
+  grep -q '^calibration: ' "$work/lg.out" 2>/dev/null && { kill -STOP "$pid" 2>/dev/null && seen=1; break; }
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.002
+done
+kill -INT "$pid" 2>/dev/null
+kill -CONT "$pid" 2>/dev/null
+wait "$pid"
+status=$?
+# (the sweep after the calibration takes a tenth of a second or more: the 2 ms polls see the
+# line before the run ends)
+[ "$seen" -eq 1 ] && [ "$status" -eq 130 ] && grep -q '^calibration: ' "$work/lg.out" && ok ||
+  fail "run's log into a file: calibration line seen while it ran: $seen, status $status, $(grep -c '' "$work/lg.out") lines"
+
+
 # a signal that was ignored when the command started stays ignored (nohup, background jobs)
 # and does not end it
 (trap '' TERM; "$stallsim" gen -o "$work/ign.h5" --gpus 16 --iterations 100000 >/dev/null 2>&1) &

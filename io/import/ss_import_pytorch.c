@@ -863,11 +863,11 @@ static ss_status pt_check_missing(const char *prefix)
     int n = runs_in(folder, found);
     const char *at = slash ? folder : "";
     if (n == 1)
-        return ss_fail(SS_EUSAGE, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds the run "
+        return ss_fail(SS_EIO, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds the run "
                        "%s%s: try `stallsim import pytorch %s%s -o TRACE.h5`", prefix, prefix, folder, at, found[0],
                        at, found[0]);
     if (n > 1)
-        return ss_fail(SS_EUSAGE, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds %d runs "
+        return ss_fail(SS_EIO, "import pytorch: %s: no record files %s.rank0.csv ...; the folder %s holds %d runs "
                        "(%s%s, %s%s%s); give one run's PREFIX", prefix, prefix, folder, n, at, found[0], at, found[1],
                        n > 2 ? ", ..." : "");
     return SS_OK;
@@ -882,12 +882,12 @@ static ss_status pt_check_dir(const char *prefix)
     int nfound = runs_in(prefix, found);
     const char *sep = prefix[strlen(prefix) - 1] == '/' ? "" : "/";
     if (nfound == 0)
-        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
+        return ss_fail(SS_EIO, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
                        "PREFIX that Recorder(PREFIX) was given", prefix);
     if (nfound == 1)
-        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder; it holds the run %s%s%s: try `stallsim import "
+        return ss_fail(SS_EIO, "import pytorch: %s is a folder; it holds the run %s%s%s: try `stallsim import "
                        "pytorch %s%s%s -o TRACE.h5`", prefix, prefix, sep, found[0], prefix, sep, found[0]);
-    return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder of %d runs (%s%s%s, %s%s%s%s); give one run's PREFIX",
+    return ss_fail(SS_EIO, "import pytorch: %s is a folder of %d runs (%s%s%s, %s%s%s%s); give one run's PREFIX",
                    prefix, nfound, prefix, sep, found[0], prefix, sep, found[1], nfound > 2 ? ", ..." : "");
 }
 

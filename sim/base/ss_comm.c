@@ -97,6 +97,32 @@ ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n)
     return SS_OK;
 }
 
+ss_status ss_comm_bcast_text(const ss_comm *c, ss_status local, char **text, int *flag)
+{
+    if (!c->mpi || c->size == 1) return local;
+    if (c->rank != 0) *text = NULL;
+    ss_status st = ss_comm_any_failed(c, local);
+    long hdr[2] = {st == SS_OK && c->rank == 0 ? (long)strlen(*text) : 0, *flag};
+    if (st == SS_OK && MPI_Bcast(hdr, 2, MPI_LONG, 0, c->comm) != MPI_SUCCESS)
+        st = ss_fail(SS_EMPI, "MPI_Bcast of a text's size failed");
+    if (st == SS_OK && hdr[0] >= INT_MAX) st = ss_fail(SS_EINTERNAL, "%ld bytes of text, more than one broadcast carries", hdr[0]);
+    if (st == SS_OK && c->rank != 0 && !(*text = malloc((size_t)hdr[0] + 1)))
+        st = ss_fail(SS_ENOMEM, "out of memory receiving %ld bytes of text from rank 0", hdr[0]);
+    /* every rank has its buffer before the bytes move, so no rank is left waiting */
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && MPI_Bcast(*text, (int)hdr[0], MPI_CHAR, 0, c->comm) != MPI_SUCCESS)
+        st = ss_fail(SS_EMPI, "MPI_Bcast of a text failed");
+    if (st == SS_OK && c->rank != 0) {
+        (*text)[hdr[0]] = '\0';
+        *flag = (int)hdr[1];
+    }
+    if (st != SS_OK && c->rank != 0) {
+        free(*text);
+        *text = NULL;
+    }
+    return st;
+}
+
 ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, void **all, int **counts,
                                int **displs)
 {

@@ -52,6 +52,13 @@ ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n);
 ss_status ss_comm_gather_bytes(const ss_comm *c, const void *buf, long nbytes, void **all, int **counts,
                                int **displs);
 
+/* Collective. Rank 0's text (*text, malloc'd, NUL-terminated) and *flag reach every rank:
+ * the others get a malloc'd copy in *text and rank 0's *flag. local is each rank's status
+ * so far; the worst of them is returned (the other ranks' *text is then NULL; each rank's
+ * message stays its own, for a later ss_comm_agree). Used so that only rank 0 reads a file
+ * that may be a pipe (under mpirun only rank 0 has the job's standard input). */
+ss_status ss_comm_bcast_text(const ss_comm *c, ss_status local, char **text, int *flag);
+
 /* Collective barrier (no-op without MPI). */
 void ss_comm_barrier(const ss_comm *c);
 

@@ -23,9 +23,10 @@
 #include "ss_trace.h"
 
 static const char compare_usage[] =
-    "usage: stallsim compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
+    "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
     "\n"
-    "Puts measured runs and predictions side by side. Each argument is a results folder\n"
+    "Puts measured runs and predictions side by side (one results folder alone: its\n"
+    "scenarios against its measured row). Each argument is a results folder\n"
     "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
     "summarised as the results folders given beside it were, or with --warmup, --threshold\n"
     "and --epoch). Every row is compared with the\n"

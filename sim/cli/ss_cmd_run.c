@@ -539,7 +539,14 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         free(a.sets);
         return 0;
     }
-    if (st == SS_OK) st = ss_config_load(&cfg, a.config, a.nsets, a.sets);
+    /* rank 0 reads the file for all: under mpirun only rank 0 has the job's standard input
+     * (`stallsim run /dev/stdin < my.ini`) */
+    char *text = NULL;
+    int regular = 1;
+    if (st == SS_OK && c->rank == 0) st = ss_config_read(a.config, &text, &regular);
+    st = ss_comm_bcast_text(c, st, &text, &regular);
+    if (st == SS_OK) st = ss_config_load_text(&cfg, a.config, text, regular, a.nsets, a.sets);
+    else free(text);
     if (st == SS_OK && a.out && strlen(a.out) >= sizeof cfg.out_dir) st = ss_fail(SS_EUSAGE, "--out: folder name too long");
     else if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
     if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);

@@ -503,10 +503,13 @@ static int gen_main(int argc, char **argv)
     if (p.n_wgpu > 0)
         snprintf(own, sizeof own, " (%d %s with %s own: --workers-gpu)", p.n_wgpu, ss_plural(p.n_wgpu, "GPU", "GPUs"),
                  p.n_wgpu == 1 ? "its" : "their");
-    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s%s, prefetch %d, seed %lu\n", out, p.gpus,
-           ss_plural(p.gpus, "GPU", "GPUs"), p.iterations, ss_plural(p.iterations, "iteration", "iterations"),
-           p.epochs, ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"), own,
-           p.prefetch, p.seed);
+    char pf[48]; /* synchronous loading everywhere has no prefetch factor */
+    if (p.workers == 0 && p.n_wgpu == 0) snprintf(pf, sizeof pf, "synchronous loading");
+    else snprintf(pf, sizeof pf, "prefetch %d", p.prefetch);
+    printf("wrote %s: %d %s, %ld %s x %d %s, %d %s%s, %s, seed %lu\n", out, p.gpus, ss_plural(p.gpus, "GPU", "GPUs"),
+           p.iterations, ss_plural(p.iterations, "iteration", "iterations"), p.epochs,
+           ss_plural(p.epochs, "epoch", "epochs"), p.workers, ss_plural(p.workers, "worker", "workers"), own, pf,
+           p.seed);
     return 0;
 }
 

@@ -22,7 +22,7 @@ static const char usage[] =
     "  info TRACE.h5 [--warmup N]\n"
     "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
-    "  compare A B [...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
+    "  compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
     "                          [--spread]\n"
     "                          measured traces and sweep results side by side, with differences\n"
     "  --help, --version       this text, the version\n"
@@ -109,6 +109,9 @@ static int stdout_checked(int rc)
 
 int main(int argc, char **argv)
 {
+    /* a line is written when printed, also into a file or a pipe (a batch job's log,
+     * mpirun's forwarding): an interrupted run keeps what it had said */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;

@@ -193,16 +193,20 @@ double ss_summary_straggler_share(const ss_summary *s, int j, int g)
     return s->p[j].n > 0 ? (double)s->straggler[(long)j * s->gpus + g] / s->p[j].n : NAN;
 }
 
-int ss_summary_slowest_gpu(const ss_summary *s, int j)
+int ss_summary_slowest_gpu(const ss_summary *s, int j, double *next)
 {
     int best = -1;
-    long most = 0;
+    long most = 0, second = 0;
     for (int g = 0; g < s->gpus; g++) {
         long v = s->straggler[(long)j * s->gpus + g];
         if (v > most) {
+            second = most;
             most = v;
             best = g;
+        } else if (v > second) {
+            second = v;
         }
     }
+    *next = s->p[j].n > 0 ? (double)second / s->p[j].n : 0.0;
     return best;
 }

@@ -44,8 +44,9 @@ double ss_summary_fidelity_mape_pct(const ss_summary *s, int j);
 double ss_summary_effective_delay_pct(const ss_summary *s, int j);
 /* Share (0..1) of summarised iterations in which GPU g alone had the largest stall. */
 double ss_summary_straggler_share(const ss_summary *s, int j, int g);
-/* The GPU with the largest straggler share of row j, or -1 when no GPU ever stood out. */
-int ss_summary_slowest_gpu(const ss_summary *s, int j);
+/* The GPU with the largest straggler share of row j, or -1 when no GPU ever stood out;
+ * *next = the largest share of the other GPUs (0 with one GPU). */
+int ss_summary_slowest_gpu(const ss_summary *s, int j, double *next);
 /* The CPU the run of row j keeps busy, in % of the cores it has: the largest over the
  * trace's pools of cores of (the pool's GPUs' CPU per iteration: the loader's per batch
  * plus the training process's; the latter alone where the trace loaded synchronously,

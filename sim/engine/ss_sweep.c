@@ -511,8 +511,14 @@ static void progress_tick(sweep *w, long b, long long n)
     const int step = w->prog_show == 2 ? 10 : 1, at = (int)(100 * done / w->prog_total) / step * step;
     if (at <= w->prog_last) return;
     w->prog_last = at;
-    if (w->prog_show == 2) fprintf(stderr, "stallsim: %d%% of the replay on rank 0 (block %ld/%ld)\n", at, b + 1, w->nblocks);
-    else fprintf(stderr, "\rstallsim: %d%% of the replay on rank 0 (block %ld/%ld)%s", at, b + 1, w->nblocks, at == 100 ? "\n" : "");
+    /* the percent is of rank 0's share; the block, where in the trace it is (with several
+     * ranks the two differ: the blocks are shared out) */
+    if (w->prog_show == 2)
+        fprintf(stderr, "stallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)\n", at, b + 1,
+                w->nblocks);
+    else
+        fprintf(stderr, "\rstallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)%s", at, b + 1,
+                w->nblocks, at == 100 ? "\n" : "");
     fflush(stderr);
 }
 
