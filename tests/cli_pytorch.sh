@@ -525,6 +525,37 @@ import h5py
 a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/killed3.h5', 'r')
 assert a.attrs['iterations'] == b.attrs['iterations'] == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])" &&
     "$stallsim" info "$work/killed3.h5" >/dev/null && ok || fail "a killed run, rank 1 cut shorter: rc $rc: $out"
+  # a loader error on rank 0 in the last pass: its loop ends at batch 5 ('end' at its ask),
+  # while rank 1, whose loop had taken batch 8 when the job ended, leaves there ('left'):
+  # the trace keeps the rows both have, one more than the killed run's (rank 0's batch 4
+  # has its step, up to the ask that raised), and says so
+  cp -r "$work/w2" "$work/raised"
+  $py - "$work/raised/run" <<'PY'
+import glob, sys
+rank0 = open(sys.argv[1] + ".rank0.csv").read().splitlines()
+p = [l for l in rank0 if l.startswith("epoch,")][-1].split(",")[1]
+for path in glob.glob(sys.argv[1] + ".rank*.csv"):
+    last, kind = (5, "end") if ".rank0.csv" in path else (8, "left")
+    keep = []
+    for l in open(path).read().splitlines(True):
+        f = l.rstrip("\n").split(",")
+        if f[0] == "end" and f[1] == p:
+            continue
+        if f[0] == "batch" and f[1] == p and int(f[2]) == last:  # batch,PASS,K,ASK,GOT,PCPU,WAIT
+            keep.append("%s,%s,%d,%s,%s,%s\n" % (kind, p, last, f[3], f[5], f[6]))
+            continue
+        if f[0] in ("batch", "fetch") and f[1] == p and int(f[2]) >= last:
+            continue
+        keep.append(l)
+    open(path, "w").writelines(keep)
+PY
+  out=$("$stallsim" import pytorch "$work/raised/run" -o "$work/raised.h5" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: ends after [0-9]* rows, where rank 1's record goes on in the same pass (epoch [0-9]*, to its batch 5 at least): the job ended in that pass" <<<"$out" &&
+    $py -c "
+import h5py
+a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/raised.h5', 'r')
+assert b.attrs['iterations'] == a.attrs['iterations'] + 1 == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])" &&
+    ok || fail "a loader error on rank 0 in the last pass: rc $rc: $out"
   # a garbage line
   sed -i '25s/.*/batch,0,x,1,2/' "$b.rank0.csv"
   out=$("$stallsim" import pytorch "$b" -o "$work/bad.h5" 2>&1); rc=$?

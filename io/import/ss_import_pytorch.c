@@ -1297,13 +1297,25 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 got0 = got;
             } else if (got != got0) {
                 pt_rank *a = got ? R : S->r[0], *b = got ? S->r[0] : R;
-                if (!b->cut)
+                const pt_row *ar = got ? &row : &r0;
+                /* b's record has ended; a's goes on in the pass of the last row every rank has: the
+                 * job ended in that pass, each rank at its own batch (an error on one rank ends its
+                 * loop while the others wait in the all-reduce) */
+                const int same_pass = S->rows > 0 && ar->k > 0 && ar->epoch == S->last_epoch;
+                if (!b->cut && !same_pass)
                     return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends "
                                    "after %ld rows: the ranks do not have the same iteration counts", a->main.path,
                                    a->main.line, a->rank, b->rank, b->main.path, S->rows);
-                /* a crash: each rank lost its own last few buffered lines; the rows every rank has */
-                ss_warn("%s: cut off after %ld rows (the run crashed or was killed), where rank %d's file goes on: "
-                        "the trace keeps the %ld iterations every rank has", b->main.path, S->rows, a->rank, S->rows);
+                /* the rows every rank has */
+                if (b->cut) /* a crash: each rank lost its own last few buffered lines */
+                    ss_warn("%s: cut off after %ld rows (the run crashed or was killed), where rank %d's file goes on: "
+                            "the trace keeps the %ld iterations every rank has", b->main.path, S->rows, a->rank, S->rows);
+                else
+                    ss_warn("%s: ends after %ld rows, where rank %d's record goes on in the same pass (epoch %ld, to "
+                            "its batch %ld at least): the job ended in that pass, each rank at its own batch (an error "
+                            "on one rank, such as its loader's, ends its loop while the others wait in the all-reduce; "
+                            "or a kill): the trace keeps the %ld iterations every rank has", b->main.path, S->rows,
+                            a->rank, ar->epoch, ar->k, S->rows);
                 got0 = 0;
                 break;
             } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
