@@ -1321,17 +1321,26 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             } else if (got && (row.epoch != r0.epoch || row.k != r0.k)) {
                 /* one rank has started a new pass where the other goes on with its pass: the
                  * first rank's pass before may be one that it made alone */
-                char why[400] = "";
+                char why[900] = "";
                 if ((row.k == 0) != (r0.k == 0) &&
                     !pt_skip_listed(&S->skips, row.k == 0 ? R->rank : S->r[0]->rank, (row.k == 0 ? row.p : r0.p) - 1)) {
-                    const pt_rank *a = row.k == 0 ? R : S->r[0];
-                    const long ap = row.k == 0 ? row.p : r0.p, n = row.k == 0 ? r0.k : row.k;
-                    snprintf(why, sizeof why,
-                             "; rank %d's pass %ld ended after %ld batch%s where rank %d's went on: a pass that rank %d "
-                             "made alone (e.g. a batch taken with next(iter(loader)) on that rank only)? `stallsim import "
-                             "pytorch ... --skip-pass %d:%ld` leaves it out",
-                             a->rank, ap - 1, n, n == 1 ? "" : "es", a == R ? S->r[0]->rank : R->rank, a->rank, a->rank,
-                             ap - 1);
+                    const pt_rank *a = row.k == 0 ? R : S->r[0], *o = row.k == 0 ? S->r[0] : R;
+                    const long ap = row.k == 0 ? row.p : r0.p, op = row.k == 0 ? r0.p : row.p,
+                               n = row.k == 0 ? r0.k : row.k;
+                    int w = snprintf(why, sizeof why,
+                                     "; rank %d's pass %ld ended after %ld batch%s where rank %d's went on: a pass that "
+                                     "rank %d made alone (e.g. a batch taken with next(iter(loader)) on that rank only)? "
+                                     "`stallsim import pytorch ... --skip-pass %d:%ld` leaves it out",
+                                     a->rank, ap - 1, n, n == 1 ? "" : "es", o->rank, a->rank, a->rank, ap - 1);
+                    /* a pass cut short of len(loader): the loader may have raised there, the loop
+                     * caught the error and went on unrecorded; that epoch then differs on every rank */
+                    if (w > 0 && (size_t)w < sizeof why && a->per_epoch > n)
+                        snprintf(why + w, sizeof why - (size_t)w,
+                                 ". Or, as it ended %ld batch%s short of its %ld, the loader raised an error there that "
+                                 "the loop caught and went on from (a pass's record ends at the error)? Then leave that "
+                                 "epoch out on every rank: `--skip-pass %d:%ld --skip-pass %d:%ld`%s",
+                                 a->per_epoch - n, a->per_epoch - n == 1 ? "" : "es", a->per_epoch, a->rank, ap - 1,
+                                 o->rank, op, S->G > 2 ? " and the same for each other rank's pass of that epoch" : "");
                 }
                 return ss_fail(SS_EDATA, "%s:%ld: epoch %ld batch %ld, but %s:%ld is at epoch %ld batch %ld: the "
                                "ranks do not have the same iteration counts per epoch%s", R->main.path, row.line,
