@@ -255,6 +255,13 @@ grid_table q "$ds/pytorch-grid-q" "w0-x1-,w1-,w2-,w4-,w8-x1-" 15
 # 7.6-15.8 % too slow, README); rank 3 healed within 5 % of the base run (-0.8 %) and of the
 # mean of the three (+0.1 %)
 grid_table r "$ds/pytorch-grid-r" "w0-,w1-x1-,w2-x1-,w2-x0.5-p2" 7 "" 7
+# grid S (the fourteenth, 5 ranks, recorded after every model change: batch 24, 2.5 ms
+# storage and 0.5 ms CPU per sample, 28 ms step; the cores 80-88 % busy, the three base runs
+# 10 % apart, the committed one the slowest): the 1-worker and 2-worker points at full
+# latency and synchronous loading at half the latency within 5 % (4.1 %); the mean within
+# 7 % (6.0 %); rank 3 healed within 5 % of the base run (+0.1 %) and 7 % of the mean of the
+# three (+6.0 %)
+grid_table s "$ds/pytorch-grid-s" "w1-x1-,w2-x1-,w0-x0.5-" 5 "" 7 5 7
 
 r=$ds/pytorch-regimes
 if [ -e "$r/w2-slow1.h5" ]; then
