@@ -556,6 +556,29 @@ import h5py
 a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/raised.h5', 'r')
 assert b.attrs['iterations'] == a.attrs['iterations'] + 1 == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])" &&
     ok || fail "a loader error on rank 0 in the last pass: rc $rc: $out"
+  # the same error on rank 0 in the first pass, its record ending there, where rank 1's goes on
+  # into later passes: not a job that ended in one pass, refused
+  cp -r "$work/w2" "$work/early0"
+  $py - "$work/early0/run.rank0.csv" <<'PY'
+import sys
+keep = []
+for l in open(sys.argv[1]).read().splitlines(True):
+    f = l.rstrip("\n").split(",")
+    if f[0] in ("epoch", "batch", "fetch", "end", "left") and f[1] != "0":
+        continue  # rank 0's later passes: gone
+    if f[0] == "end":
+        continue
+    if f[0] == "batch" and int(f[2]) == 5:
+        keep.append("end,0,5,%s,%s,%s\n" % (f[3], f[5], f[6]))
+        continue
+    if f[0] in ("batch", "fetch") and int(f[2]) > 5:
+        continue
+    keep.append(l)
+open(sys.argv[1], "w").writelines(keep)
+PY
+  out=$("$stallsim" import pytorch "$work/early0/run" -o "$work/early0.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "rank 1 has more iterations than rank 0, whose file .*run.rank0.csv ends after [0-9]* rows" <<<"$out" &&
+    [ ! -e "$work/early0.h5" ] && ok || fail "rank 0's record ends in its first pass, rank 1's goes on: rc $rc: $out"
   # a loader error on rank 0 in the first pass, caught by the loop, which went on: rank 0's
   # record of that pass ends at batch 5 ('end'), rank 1's is whole. Refused, with the way out:
   # that epoch left out on both ranks, which imports (every later pass)

@@ -116,23 +116,33 @@ fi
 # what an interrupted run had printed stays in its log: stdout into a file is written line by
 # line (fully buffered, the calibration lines were lost with the process). The lines must
 # be in the file while the run still runs; then SIGINT.
-seen=0
-env --default-signal=INT "$stallsim" run "$work/big.ini" --set scenarios.workers=1,2,3,4,6,8 --out "$work/lg" \
-  > "$work/lg.out" 2>/dev/null &
-pid=$!
-for i in $(seq 1 4000); do
-  grep -q '^calibration: ' "$work/lg.out" 2>/dev/null && { kill -STOP "$pid" 2>/dev/null && seen=1; break; }
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.002
+# Not seen while it ran: the regression. Seen, but the run ended between the poll and the stop
+# (status 0; the sweep after the calibration takes a tenth of a second or more, so rarely):
+# tried again, up to 3 times, then not checked.
+for try in 1 2 3; do
+  seen=0
+  rm -rf "$work/lg"
+  env --default-signal=INT "$stallsim" run "$work/big.ini" --set scenarios.workers=1,2,3,4,6,8 --out "$work/lg" \
+    > "$work/lg.out" 2>/dev/null &
+  pid=$!
+  for i in $(seq 1 4000); do
+    grep -q '^calibration: ' "$work/lg.out" 2>/dev/null && { kill -STOP "$pid" 2>/dev/null && seen=1; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.002
+  done
+  kill -INT "$pid" 2>/dev/null
+  kill -CONT "$pid" 2>/dev/null
+  wait "$pid"
+  status=$?
+  [ "$seen" -eq 1 ] && [ "$status" -eq 0 ] || break
 done
-kill -INT "$pid" 2>/dev/null
-kill -CONT "$pid" 2>/dev/null
-wait "$pid"
-status=$?
-# (the sweep after the calibration takes a tenth of a second or more: the 2 ms polls see the
-# line before the run ends)
-[ "$seen" -eq 1 ] && [ "$status" -eq 130 ] && grep -q '^calibration: ' "$work/lg.out" && ok ||
-  fail "run's log into a file: calibration line seen while it ran: $seen, status $status, $(grep -c '' "$work/lg.out") lines"
+if [ "$seen" -eq 1 ] && [ "$status" -eq 0 ]; then
+  echo "note: the run's log: the run ended before its stop, 3 times; not checked"
+  unchecked=$((unchecked + 1))
+else
+  [ "$seen" -eq 1 ] && [ "$status" -eq 130 ] && grep -q '^calibration: ' "$work/lg.out" && ok ||
+    fail "run's log into a file: calibration line seen while it ran: $seen, status $status, $(grep -c '' "$work/lg.out") lines"
+fi
 
 
 # a signal that was ignored when the command started stays ignored (nohup, background jobs)

@@ -128,6 +128,7 @@ typedef struct {
     char cpu_set[256];     /* meta cpu_set: their list */
     /* the loop state */
     long pass, epoch, npass;
+    long last_p; /* the pass of the last row pt_next read of this rank */
     int have_cur;
     int cut; /* its file ended within a batch (no next ask: the run crashed or was killed) */
     pt_batch cur;
@@ -1277,6 +1278,29 @@ static void pt_say_workers(pt_state *S)
                 S->early_n, S->early_n == 1 ? "" : "s");
 }
 
+/* Where one rank's record has ended and another's goes on in the pass of the last row every
+ * rank has: *within stays 1 when every rank's record ends within that pass (each read to
+ * its end, its rows in the pass of its last row read, labelled S->last_epoch), else 0 (a
+ * rank goes on into later passes: the records do not match). */
+static ss_status pt_rest_within(pt_state *S, int *within)
+{
+    for (int g = 0; g < S->G && *within; g++) {
+        pt_rank *R = S->r[g];
+        for (;;) {
+            pt_row row = {0};
+            int got;
+            ss_status st = pt_next_row(R, &row, &got);
+            if (st != SS_OK) return st;
+            if (!got) break;
+            if (row.p != R->last_p || row.epoch != S->last_epoch) {
+                *within = 0;
+                break;
+            }
+        }
+    }
+    return SS_OK;
+}
+
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
 {
     pt_state *S = state;
@@ -1292,6 +1316,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_row row = {0};
             int got;
             if ((st = pt_next_row(R, &row, &got)) != SS_OK) return st;
+            if (got) R->last_p = row.p;
             if (g == 0) {
                 r0 = row;
                 got0 = got;
@@ -1301,11 +1326,13 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                 /* b's record has ended; a's goes on in the pass of the last row every rank has: the
                  * job ended in that pass, each rank at its own batch (an error on one rank ends its
                  * loop while the others wait in the all-reduce) */
-                const int same_pass = S->rows > 0 && ar->k > 0 && ar->epoch == S->last_epoch;
+                int same_pass = S->rows > 0 && ar->k > 0 && ar->epoch == S->last_epoch;
+                const long aline = a->main.line; /* (pt_rest_within reads on) */
+                if (!b->cut && same_pass && (st = pt_rest_within(S, &same_pass)) != SS_OK) return st;
                 if (!b->cut && !same_pass)
                     return ss_fail(SS_EDATA, "%s:%ld: rank %d has more iterations than rank %d, whose file %s ends "
                                    "after %ld rows: the ranks do not have the same iteration counts", a->main.path,
-                                   a->main.line, a->rank, b->rank, b->main.path, S->rows);
+                                   aline, a->rank, b->rank, b->main.path, S->rows);
                 /* the rows every rank has */
                 if (b->cut) /* a crash: each rank lost its own last few buffered lines */
                     ss_warn("%s: cut off after %ld rows (the run crashed or was killed), where rank %d's file goes on: "
