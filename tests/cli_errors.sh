@@ -289,7 +289,7 @@ PY
   done
 
   # an error that only one rank meets ends the whole job, promptly, with one message
-  if command -v mpirun >/dev/null; then
+  if [ "$have_mpi" = 1 ]; then
     "$stallsim" gen -o "$work/big.h5" --gpus 2 --iterations 5000 --seed 4 >/dev/null
     $py - "$work/big.h5" <<PY
 import sys, h5py, numpy as np
@@ -299,13 +299,15 @@ PY
     sed "s#good.h5#big.h5#" "$work/ok.ini" > "$work/big.ini"
     for np in 2 3; do
       start=$(date +%s)
-      expect 1 "row 4500, GPU 1" "${mpi_env[@]}" mpirun --oversubscribe -np $np "$stallsim" run "$work/big.ini" --out "$work/out-big"
+      mpi_cmd $np
+      expect 1 "row 4500, GPU 1" "${mpi_cmd_words[@]}" "$stallsim" run "$work/big.ini" --out "$work/out-big"
       n=$(grep -c "stallsim:" "$work/stderr")
       [ "$n" -eq 1 ] && ok || fail "np=$np: expected one error message, got $n: $(cat "$work/stderr")"
       [ $(($(date +%s) - start)) -lt 60 ] && ok || fail "np=$np: the failing job took too long"
       [ -e "$work/out-big/summary.csv" ] && fail "np=$np: results written" || ok
     done
-    expect 1 "nonexistent.h5" "${mpi_env[@]}" mpirun --oversubscribe -np 2 "$stallsim" run "$work/trace_missing.ini" --out "$work/out-mm"
+    mpi_cmd 2
+    expect 1 "nonexistent.h5" "${mpi_cmd_words[@]}" "$stallsim" run "$work/trace_missing.ini" --out "$work/out-mm"
   fi
 else
   echo "note: h5py not found; crafted-HDF5 cases skipped"

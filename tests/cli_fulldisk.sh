@@ -37,7 +37,7 @@ full run_per_iteration "$stallsim" run "$work/s.ini" --out "$disk/r" --quiet
 cmp -s "$disk/r/summary.csv" "$work/before.csv" && ok || fail "earlier summary.csv changed"
 "$stallsim" compare "$disk/r" >/dev/null 2>"$work/err" && ! grep -q "not the one written" "$work/err" && ok ||
   fail "earlier pair broken: $(cat "$work/err")"
-if command -v mpirun >/dev/null; then
+if [ "$have_mpi" = 1 ]; then
   full run_mpi2 mpirun_t 2 "$stallsim" run "$work/s.ini" --out "$disk/r" --quiet
   # 4 ranks writing the per-iteration series through MPI-IO hung in the file's close when
   # the disk filled up under them: the room is checked before (status 1, no hang)

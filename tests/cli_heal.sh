@@ -43,7 +43,7 @@ done
 grep -q "GPUs to fix first, pipeline model" "$work/out11.txt" && grep -q "GPU 3 -" "$work/out11.txt" && ok || fail "printed ranking: $(tail -5 "$work/out11.txt")"
 "$stallsim" run "$work/h11.ini" --json --out "$work/j" --quiet > "$work/j.json" || fail "json"
 $py -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['ranking']['heal'][0]['gpu']==3, d['ranking']" "$work/j.json" && ok || fail "JSON ranking"
-if command -v mpirun >/dev/null; then
+if [ "$have_mpi" = 1 ]; then
   mpirun_t 3 "$stallsim" run "$work/h11.ini" --out "$work/r11m" --quiet && ok || fail "3 ranks"
   same_file "$work/r11/summary.csv" "$work/r11m/summary.csv" "heal = each at 3 ranks"
 fi
@@ -96,7 +96,7 @@ grep -q "^slow loaders (calibration): GPUs 2 and 5 take 2.[0-9]x and 3.[0-9]x th
 grep -A1 "GPUs to fix first, pipeline model" "$work/out2.txt" | grep -q "^  GPU 5 -16.*; 1 other GPU gains less" &&
   grep -A2 "^largest predicted cuts" "$work/out2.txt" | grep -q "^  1\. pipe heal=2+5 " && ok ||
   fail "ranking of two slow GPUs: $(grep -A3 'largest predicted\|GPUs to fix first' "$work/out2.txt")"
-if command -v mpirun >/dev/null; then
+if [ "$have_mpi" = 1 ]; then
   mpirun_t 3 "$stallsim" run "$work/h2.ini" --out "$work/r2m" --quiet && ok || fail "heal sets at 3 ranks"
   same_file "$work/r2/summary.csv" "$work/r2m/summary.csv" "heal sets at 3 ranks"
 fi

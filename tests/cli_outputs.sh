@@ -308,7 +308,7 @@ done
 "$stallsim" --help | grep -q "^usage: stallsim COMMAND" && ok || fail "--help"
 
 # more ranks than scenarios: 4 ranks for the measured row and one scenario
-if command -v mpirun >/dev/null; then
+if [ "$have_mpi" = 1 ]; then
   "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
     --set output.per_iteration=false --out "$work/one" --quiet || fail "two-row run"
   mpirun_t 4 "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \

@@ -409,7 +409,7 @@ for a, b in zip(on, off):
 PY
     cmp -s "$work/cnn-true/summary.csv" "$work/cnn-false/summary.csv" && fail "cnn: a sweep of given loader settings got no CPU sharing" || ok
     # the same on 2 and 3 ranks (the calibration, with its CPU-sharing statistics, is split over them)
-    if command -v mpirun >/dev/null; then
+    if [ "$have_mpi" = 1 ]; then
       for np in 2 3; do
         mpirun_t $np "$stallsim" run "$work/cn-true.ini" --out "$work/cn-np$np" --quiet || fail "cnn: np=$np exit status"
         same_file "$work/cn-true/summary.csv" "$work/cn-np$np/summary.csv" "cnn with CPU sharing on $np ranks"

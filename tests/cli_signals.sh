@@ -80,11 +80,12 @@ else
   unchecked=$((unchecked + 1))
 fi
 # under mpirun: the launcher's SIGTERM reaches the ranks, which remove the temporary
-if command -v mpirun >/dev/null && command -v pgrep >/dev/null; then
+if [ "$have_mpi" = 1 ] && command -v pgrep >/dev/null; then
   for try in 1 2 3; do
     rm -rf "$work/m"
     mkdir -p "$work/m"
-    "${mpi_env[@]}" mpirun --oversubscribe -np 2 "$stallsim" run "$work/big.ini" --out "$work/m" --quiet >/dev/null 2>&1 &
+    mpi_cmd 2
+    "${mpi_cmd_words[@]}" "$stallsim" run "$work/big.ini" --out "$work/m" --quiet >/dev/null 2>&1 &
     mp=$!
     caught=0
     for i in $(seq 1 4000); do

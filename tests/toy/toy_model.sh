@@ -16,7 +16,7 @@ slab_iterations = 300
 INI
 "$stallsim" run "$work/toy.ini" --out "$work/r1" --quiet && ok || fail "toy sweep on 1 rank"
 grep -q "^toy_fs0.5,toy," "$work/r1/summary.csv" && ok || fail "toy rows in summary.csv"
-if command -v mpirun >/dev/null; then
+if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
     mpirun_t $np "$stallsim" run "$work/toy.ini" --out "$work/r$np" --quiet && ok || fail "toy sweep on $np ranks"
     same_file "$work/r1/summary.csv" "$work/r$np/summary.csv" "toy summary at $np ranks"
