@@ -756,7 +756,11 @@ PY
   "$stallsim" run "$work/tf.ini" --out "$work/tf" > "$work/tf.txt" 2>&1 || fail "twofaults: run"
   /usr/bin/python3 -c "
 import json; h = [x for x in json.load(open('$work/tf.json'))['ranking']['heal'] if x['ranked']]
-assert [x['gpu'] for x in h] == [1, 3], h" && grep -q "^CPU-heavy loader (recorded): GPU 3's" "$work/tf.txt" && ok ||
+assert [x['gpu'] for x in h] == [1, 3], h
+# each ranked cut's flags as the terminal marks them: optimistic above 100 %, likely above 85 %
+top = json.load(open('$work/tf.json'))['ranking']['top']
+assert top and all(x['optimistic'] == (x['cpu_load_pct'] > 100) and x['likely_optimistic'] == (x['cpu_load_pct'] > 85)
+                   for x in top), top" && grep -q "^CPU-heavy loader (recorded): GPU 3's" "$work/tf.txt" && ok ||
     fail "twofaults: ranking or CPU-heavy line: $(tail -5 "$work/tf.txt")"
   for pt in "stofix heal-1" "cpufix heal-3"; do
     set -- $pt

@@ -225,12 +225,28 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                          "again)\n",
                     r->n_same, r->n_same == 1 ? "" : "s", r->n_same == 1 ? "its" : "their");
         /* cuts closer to the best than real runs of one setting are to each other: as good */
-        int tied = 1;
-        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
+        int tied = 1, both = 0;
+        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) {
+            both |= s->sc[r->top[tied].j].model != s->sc[r->top[0].j].model;
+            tied++;
+        }
+        /* the whole sweep's count: the list shows at most r->ntop */
+        const double m0 = s->p[ss_summary_measured(s)].mean[SS_M_ITER];
+        int near_all = 0;
+        for (int j = 0; j < s->nsc && m0 > 0; j++)
+            near_all += j != ss_summary_measured(s) &&
+                        100.0 * (s->p[j].mean[SS_M_ITER] - m0) / m0 - r->top[0].change_pct < SS_RANK_MIN_PCT;
+        char more[96] = "";
+        if (tied == r->ntop && near_all > tied)
+            snprintf(more, sizeof more, " (%d scenarios of the sweep in all: summary.csv's change_pct lists them)", near_all);
         if (tied > 1)
-            fprintf(out, "  (the first %d differ by less than %.0f point%s: as good as equal, as real runs of one setting "
-                         "differ by 1-2 %%; take the cheapest)\n",
-                    tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
+            fprintf(out, "  (the first %d%s differ by less than %.0f point%s: as good as equal, as real runs of one "
+                         "setting differ by 1-2 %%; take the cheapest%s)\n",
+                    tied, more, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s",
+                    both ? " of the pipeline model's: the independent model keeps each GPU's measured steps and does "
+                           "not see a stall hidden under a larger one (a second slow GPU), which the pipeline model "
+                           "replays"
+                         : "");
         /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
         int same = 1;
         const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
@@ -543,7 +559,8 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             if (!isnan(cpu)) {
                 fputs(", \"cpu_load_pct\": ", f);
                 json_num(f, cpu);
-                fprintf(f, ", \"optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false");
+                fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
+                        cpu > CPU_NEAR_PCT ? "true" : "false");
             }
             fprintf(f, ", \"loaders_ahead\": %s", r->top[k].loaders_ahead ? "true" : "false");
             fputc('}', f);
