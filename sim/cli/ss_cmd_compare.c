@@ -43,7 +43,9 @@ static const char compare_usage[] =
     "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
     "                 a run with the base trace's own loader is set beside the baseline\n"
     "                 replay and left out of the mean; a loader recorded more than once is\n"
-    "                 also set against the mean of its runs\n"
+    "                 also set against the mean of its runs; a match whose loader the folder\n"
+    "                 also predicts with a fetch_scale, compute_scale or heal is marked (a real\n"
+    "                 run of other storage or a rank fixed cannot be told from its trace)\n"
     "                 (with several results folders: beside each folder's, a mean per folder)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
@@ -731,7 +733,9 @@ static int spread_row(const cmp_folders *f, int i) { return f->fold[i] >= 0 && f
 /* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
  * is the plain prediction of a loader of w workers and prefetch p (p < 1: any): no
  * alignment, scale or heal */
-static int label_matches(const char *label, int w, int p)
+/* 1 when the label is a pipeline row without alignment of loader (w, p), whatever its
+ * scales and heal */
+static int label_loader(const char *label, int w, int p)
 {
     char want_w[32], want_p[32];
     snprintf(want_w, sizeof want_w, " W=%d ", w);
@@ -740,8 +744,14 @@ static int label_matches(const char *label, int w, int p)
     else snprintf(want_p, sizeof want_p, " P=");
     char lab[SS_NAME_MAX + 2];
     snprintf(lab, sizeof lab, "%s ", label);
-    return !strncmp(lab, "pipe f=none s=none ", 19) && strstr(lab, want_w) && strstr(lab, want_p) &&
-           strstr(lab, " fs=1 ") && strstr(lab, " cs=1 ") && !strstr(lab, " heal=");
+    return !strncmp(lab, "pipe f=none s=none ", 19) && strstr(lab, want_w) && strstr(lab, want_p);
+}
+
+static int label_matches(const char *label, int w, int p)
+{
+    char lab[SS_NAME_MAX + 2];
+    snprintf(lab, sizeof lab, "%s ", label);
+    return label_loader(label, w, p) && strstr(lab, " fs=1 ") && strstr(lab, " cs=1 ") && !strstr(lab, " heal=");
 }
 
 /* 1 when a real run of loader (w, p) has the loader of results folder row b's base trace
@@ -774,6 +784,18 @@ static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int
             else (*more)++;
         }
     return hit;
+}
+
+/* How many pipeline rows of results folder a predict loader (w, p) with a fetch_scale,
+ * compute_scale or heal (no alignment): a real run of that loader may be one of those (other
+ * storage, a rank fixed), which its trace does not say */
+static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, int p)
+{
+    int n = 0;
+    for (int j = f->src[a]; j < t->n; j++) {
+        if (f->fold[j] == a && !label_matches(t->v[j].r.text[2], w, p)) n += label_loader(t->v[j].r.text[2], w, p);
+    }
+    return n;
 }
 
 /* Real runs of one loader further apart than this share of their mean (real runs of one
@@ -838,7 +860,7 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     }
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
-    int nown = 0;
+    int nown = 0, nother = 0;
     int *cnt = calloc((size_t)t->n, sizeof *cnt);
     double *sum = calloc((size_t)t->n, sizeof *sum);
     if (!cnt || !sum) {
@@ -866,11 +888,16 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                 sum[a] += fabs(e);
                 cnt[a]++;
             }
-            char more_txt[112] = "", alike[32] = "";
+            char more_txt[160] = "", alike[32] = "";
             if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
+            const int others = match_others(t, f, a, r->workers, r->prefetch);
+            nother += others > 0;
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+            if (others)
+                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
+                         "compute_scale or heal]", others);
             fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : shown_source(t, i),
                     any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, shown_source(t, hit), t->v[hit].r.text[2],
                     more_txt);
@@ -883,6 +910,11 @@ static void print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                                        : "no such prediction among the inputs");
     }
     print_match_means(t, f, it, out);
+    if (nother)
+        fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
+                     "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
+                     "prediction, and its error (and the mean below) is not the model's; set it beside its own "
+                     "scenario without --match\n");
     if (nown)
         fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
                      "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
