@@ -159,6 +159,10 @@ printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2
 "$stallsim" run "$work/sync.ini" --out "$work/sync" > "$work/sync.txt" 2>&1 &&
   grep -q '^same settings: 3 scenarios are all .*W=0.*the trace loads synchronously, W = 0, and auto times any factor is 0: give worker counts as numbers' \
     "$work/sync.txt" && ok || fail "same settings on a synchronous trace: $(cat "$work/sync.txt")"
+# W = 0 with two prefetch factors: one result, and why (no auto value involved)
+"$stallsim" run "$work/pipe.ini" --set scenarios.workers=0 --set scenarios.prefetch=2,4 --out "$work/same0" > "$work/same0.txt" 2>&1 &&
+  grep -q '^same settings: 2 scenarios are all "pipe f=none s=none W=0 P=- .*" here (.*): with no workers (W = 0) the prefetch factor means nothing, so their rows are one result$' \
+    "$work/same0.txt" && ok || fail "same settings, W = 0 and two prefetch factors: $(grep 'same settings' "$work/same0.txt")"
 # the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
 # processes' 0.25 s per iteration (both GPUs have workers), GPU 0 alone on 1 core and GPU 1
 # on 2: 0.5 / (1 x T) and 0.75 / (2 x T), the larger counts: measured (T = 1.5) 100/3 %,

@@ -164,14 +164,17 @@ static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
             ss_model_get(s->sc[v[a].j].model)->label_of(&s->sc[v[a].j], full, sizeof full);
             fprintf(out, "same settings: %d scenarios are all \"%s\" here (", b - a, full);
             for (int i = a; i < b && i < a + 3; i++) fprintf(out, "%s%s", i > a ? ", " : "", s->sc[v[i].j].name);
-            /* workers = auto*F of a trace that loads synchronously: every F gives 0 */
-            int sync_auto = 1;
+            /* workers = auto*F of a trace that loads synchronously: every F gives 0; and
+             * with no workers, no prefetch factor counts */
+            int sync_auto = 1, sync = 1;
             for (int i = a; i < b; i++) {
                 const ss_scenario *sc = &s->sc[v[i].j];
                 sync_auto &= sc->model == SS_MODEL_PIPELINE && sc->workers.is_auto && sc->pipe.workers == 0;
+                sync &= sc->model == SS_MODEL_PIPELINE && sc->pipe.workers == 0 && !sc->pipe.workers_gpu;
             }
-            fprintf(out, "%s): an auto value gives what the number gives, so their rows are one result%s\n",
-                    b - a > 3 ? ", ..." : "",
+            fprintf(out, "%s): %s, so their rows are one result%s\n", b - a > 3 ? ", ..." : "",
+                    sync && !sync_auto ? "with no workers (W = 0) the prefetch factor means nothing"
+                                       : "an auto value gives what the number gives",
                     sync_auto ? " (the trace loads synchronously, W = 0, and auto times any factor is 0: give "
                                 "worker counts as numbers, workers = 0, 1, 2, 4)" : "");
             groups++;
