@@ -760,7 +760,10 @@ assert [x['gpu'] for x in h] == [1, 3], h
 # each ranked cut's flags as the terminal marks them: optimistic above 100 %, likely above 85 %
 top = json.load(open('$work/tf.json'))['ranking']['top']
 assert top and all(x['optimistic'] == (x['cpu_load_pct'] > 100) and x['likely_optimistic'] == (x['cpu_load_pct'] > 85)
-                   for x in top), top" && grep -q "^CPU-heavy loader (recorded): GPU 3's" "$work/tf.txt" && ok ||
+                   for x in top), top
+# the lines under the table that name GPUs, in the JSON too
+fd = json.load(open('$work/tf.json'))['findings']
+assert fd['slowest_loader_gpu'] == 1 and fd['cpu_heavy_gpu'] == 3 and fd['slow_loaders'] == [1, 3], fd" && grep -q "^CPU-heavy loader (recorded): GPU 3's" "$work/tf.txt" && ok ||
     fail "twofaults: ranking or CPU-heavy line: $(tail -5 "$work/tf.txt")"
   for pt in "stofix heal-1" "cpufix heal-3"; do
     set -- $pt

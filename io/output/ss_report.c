@@ -86,6 +86,18 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 #define SLOWEST_MIN_SHARE 0.05
 #define SLOWEST_LEAD 1.5
 
+/* The measured run's slowest loader (*g, its share *top of the iterations in which it alone
+ * had the largest stall, the next GPU's *next): 1 when it stands out (at least
+ * SLOWEST_MIN_SHARE and SLOWEST_LEAD times any other's), 0 when none does, -1 when no GPU
+ * ever had the largest stall alone (or one GPU). */
+static int slowest_loader(const ss_summary *s, int *g, double *top, double *next)
+{
+    *g = s->gpus > 1 ? ss_summary_slowest_gpu(s, ss_summary_measured(s), next) : -1;
+    if (*g < 0 || s->p[ss_summary_measured(s)].n <= 0) return -1;
+    *top = ss_summary_straggler_share(s, ss_summary_measured(s), *g);
+    return *top >= SLOWEST_MIN_SHARE && *top >= SLOWEST_LEAD * *next;
+}
+
 /* The table's labels: each row's model label without the settings that every row of its
  * model shares (said once under the table), where the model has two rows or more. */
 #define LABEL_LEN SS_LABEL_MAX
@@ -443,17 +455,16 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT);
         fputc('\n', out);
     }
-    if (s->gpus > 1) {
+    {
         const ss_partial *m = &s->p[ss_summary_measured(s)];
-        double next;
-        int g = ss_summary_slowest_gpu(s, ss_summary_measured(s), &next);
-        if (g >= 0 && m->n > 0) {
+        double next = 0.0, top = 0.0;
+        int g;
+        const int named = slowest_loader(s, &g, &top, &next);
+        if (named >= 0) {
             /* the stall's share of the iteration says whether the loaders matter at all */
             double it = m->mean[SS_M_ITER], share = it > 0 ? 100.0 * m->mean[SS_M_STALL] / it : 0.0;
-            double top = ss_summary_straggler_share(s, ss_summary_measured(s), g);
-            /* a GPU is named only when it stands out: in at least SLOWEST_MIN_SHARE of the
-             * iterations and SLOWEST_LEAD times as often as any other */
-            if (top >= SLOWEST_MIN_SHARE && top >= SLOWEST_LEAD * next)
+            /* a GPU is named only when it stands out */
+            if (named)
                 fprintf(out, "slowest loader (measured): GPU %d alone had the largest stall in %.1f%% of iterations; ", g,
                         100.0 * top);
             else
@@ -584,5 +595,23 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
         }
         fputs("]}", f);
     }
-    fputs("}\n", f);
+    /* the lines under the terminal's table that name GPUs */
+    int g;
+    double top = 0.0, next = 0.0, own, others, med;
+    fputs(",\n\"findings\": {\"slowest_loader_gpu\": ", f);
+    if (slowest_loader(s, &g, &top, &next) == 1) {
+        fprintf(f, "%d, \"slowest_loader_share\": ", g);
+        json_num(f, top);
+    } else {
+        fputs("null", f);
+    }
+    const int heavy = ss_summary_cpu_heavy_gpu(s, &own, &others);
+    if (heavy >= 0) fprintf(f, ", \"cpu_heavy_gpu\": %d", heavy);
+    else fputs(", \"cpu_heavy_gpu\": null", f);
+    ss_healset slow;
+    fputs(", \"slow_loaders\": [", f);
+    if (ss_summary_slow_loaders(s, &slow, &med) >= 2)
+        for (int i = 0, k = 0; i < slow.n; i++)
+            for (int x = slow.lo[i]; x <= slow.hi[i]; x++) fprintf(f, "%s%d", k++ ? ", " : "", x);
+    fputs("]}}\n", f);
 }
