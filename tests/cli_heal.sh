@@ -176,6 +176,13 @@ m = re.search(r"\(the first 5 \((\d+) scenarios of the sweep in all: summary.csv
 print("within 1 point of the best in summary.csv: %d; printed %s" % (n, m.group(1) if m else None))
 assert n > 5 and m and int(m.group(1)) == n
 PY
+# which-fix.ini on a trace that loads synchronously: workers = auto and auto*2 both give 0,
+# so each GPU's heal is there twice; the list names each GPU once (it named GPU 5 twice and
+# "14 other GPUs" of 8)
+"$stallsim" gen -o "$work/sync8.h5" --gpus 8 --iterations 400 --workers 0 --slow-gpu 5:3 --seed 3 >/dev/null || fail "gen sync8"
+"$stallsim" run "$src/config/examples/which-fix.ini" --set trace.path="$work/sync8.h5" --out "$work/wfs" > "$work/wfs.txt" 2>&1 &&
+  grep -A1 "^GPUs to fix first, pipeline model" "$work/wfs.txt" | grep -q "^  GPU 5 -[0-9.]*% (saves .*); 7 other GPUs gain less than the error, or lose$" &&
+  ok || fail "which-fix on a synchronous trace: $(grep -A2 'GPUs to fix' "$work/wfs.txt")"
 # the note on healed cuts whose loaders now keep ahead: printed when a ranked cut marked
 # "loaders now ahead" heals a GPU (which-fix: heal=3 with more workers), not otherwise (a
 # sweep of the demo trace without heal, whose cuts with more workers keep the loaders ahead)

@@ -227,6 +227,12 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         if (!s->sc[j].baseline_but_heal) continue;
         int b = baseline_of(s, s->sc[j].model);
         if (b < 0) continue;
+        /* one entry per model and GPU: settings that resolve alike (workers = auto, auto*2
+         * on a trace that loads synchronously: both 0) give the same heal twice */
+        int dup = 0;
+        for (int k = 0; k < out->nheal && !dup; k++)
+            dup = out->heal[k].model == s->sc[j].model && out->heal[k].gpu == s->sc[j].heal_gpu;
+        if (dup) continue;
         double base = mean_iter(s, b), v = mean_iter(s, j);
         ss_rank_heal *h = &out->heal[out->nheal++];
         h->gpu = s->sc[j].heal_gpu;
