@@ -114,6 +114,14 @@ mkdir -p "$work/pfw" && tar -xzf "$tgz" -C "$work/pfw" || { fail "extract $tgz";
 "$stallsim" import dftracer "$work/pfw" -o "$work/d.h5" > "$work/out.txt" 2>&1 || fail "import: $(cat "$work/out.txt")"
 grep -q "8 GPUs, 20 iterations" "$work/out.txt" && ok || fail "import summary: $(cat "$work/out.txt")"
 grep -q "warning" "$work/out.txt" && fail "unexpected warning: $(cat "$work/out.txt")" || ok
+# a UTF-8 byte-order mark before a file's first line (an editor on Windows) is not the text's:
+# the same trace
+mkdir -p "$work/bom" && cp "$work/pfw"/*.pfw "$work/bom/" &&
+  { printf '\357\273\277'; cat "$work/pfw/trace-0-of-8.pfw"; } > "$work/bom/trace-0-of-8.pfw" &&
+  "$stallsim" import dftracer "$work/bom" -o "$work/bom.h5" > /dev/null 2>&1 &&
+  "$stallsim" info "$work/d.h5" | tail -n +2 | sed "s/(took [0-9.]* s)//" > "$work/d.info" &&
+  "$stallsim" info "$work/bom.h5" | tail -n +2 | sed "s/(took [0-9.]* s)//; s#$work/bom#$work/pfw#g; s#dftracer:bom#dftracer:pfw#" > "$work/bom.info" &&
+  cmp -s "$work/d.info" "$work/bom.info" && ok || fail "a byte-order mark: $(diff "$work/d.info" "$work/bom.info" | head -5)"
 
 $py - "$work/pfw" "$work/d.h5" <<'PY' || fail "values against the events"
 import datetime, json, sys, h5py, numpy as np

@@ -159,6 +159,12 @@ if [ -d "$hta" ]; then
     fail "sampled: $(cat "$work/o.txt")"
   "$stallsim" import profiler "$hta/distributed_info_not_found.json.gz" -o "$work/n.h5" > "$work/o.txt" 2>&1 ||
     fail "no distributedInfo: $(cat "$work/o.txt")"
+  # a UTF-8 byte-order mark before the JSON (an editor on Windows): the same trace
+  mkdir -p "$work/bom" && { printf '\357\273\277'; zcat "$hta/control_rank3of8.json.gz"; } > "$work/bom/control_rank3of8.json" &&
+    "$stallsim" import profiler "$work/bom/control_rank3of8.json" -o "$work/cb.h5" > /dev/null 2>&1 &&
+    "$stallsim" info "$work/c.h5" | sed -n '/^gpus/,$p' | grep -v "^source\|took" > "$work/c.info" &&
+    "$stallsim" info "$work/cb.h5" | sed -n '/^gpus/,$p' | grep -v "^source\|took" > "$work/cb.info" &&
+    cmp -s "$work/c.info" "$work/cb.info" && ok || fail "a byte-order mark: $(diff "$work/c.info" "$work/cb.info" | head -5)"
   expect_error "ranks of two jobs" "rank [0-9] of (8|128), but .* of (8|128): the files come from different jobs" \
     "$hta/control_rank3of8.json.gz" "$hta/sampled_rank-0.json.gz"
 else

@@ -15,7 +15,19 @@ struct ss_gzline {
     size_t cap;
     long line;
     size_t rest_off, rest_len; /* what followed a lone CR (a line end of its own) in buf */
+    int started;               /* a read or line has been handed out (a BOM is only at the start) */
 };
+
+/* A UTF-8 byte-order mark at the start of the text (editors on Windows write one) is not
+ * part of it: the first read or line loses it */
+static size_t drop_bom(ss_gzline *r, char *p, size_t n)
+{
+    if (r->started) return n;
+    r->started = 1;
+    if (n < 3 || (unsigned char)p[0] != 0xEF || (unsigned char)p[1] != 0xBB || (unsigned char)p[2] != 0xBF) return n;
+    memmove(p, p + 3, n - 3);
+    return n - 3;
+}
 
 ss_status ss_gzline_open(const char *path, ss_gzline **out)
 {
@@ -113,6 +125,7 @@ split:;
     }
     if (n > 0 && r->buf[n - 1] == '\n') n--;
     if (n > 0 && r->buf[n - 1] == '\r') n--;
+    n = drop_bom(r, r->buf, n);
     r->buf[n] = '\0';
     *line = r->buf;
     *len = n;
@@ -130,7 +143,7 @@ ss_status ss_gzline_read(ss_gzline *r, char *buf, size_t n, size_t *got)
         gzerror(r->f, &code);
         if (code == Z_BUF_ERROR) return ss_fail(SS_EDATA, "%s: the compressed file is truncated", r->path);
     }
-    *got = (size_t)k;
+    *got = drop_bom(r, buf, (size_t)k);
     return SS_OK;
 }
 
