@@ -114,6 +114,30 @@ mkdir -p "$work/pfw" && tar -xzf "$tgz" -C "$work/pfw" || { fail "extract $tgz";
 "$stallsim" import dftracer "$work/pfw" -o "$work/d.h5" > "$work/out.txt" 2>&1 || fail "import: $(cat "$work/out.txt")"
 grep -q "8 GPUs, 20 iterations" "$work/out.txt" && ok || fail "import summary: $(cat "$work/out.txt")"
 grep -q "warning" "$work/out.txt" && fail "unexpected warning: $(cat "$work/out.txt")" || ok
+# a job cut off (killed, out of time): rank 5's file ends before its 17th step (the first
+# of epoch 5), half of its next line written; the others go on through epoch 5. The trace
+# keeps the 16 steps every rank has, with the two warnings. Cut before its 9th step (the
+# others two epochs further) it is refused: not a job cut off at one time
+cut_rank5() { # DIR STEPS: rank 5's file up to its STEPS-th loop.iter, plus half a line
+  mkdir -p "$1" && cp "$work/pfw"/*.pfw "$1/" &&
+    $py - "$work/pfw/trace-5-of-8.pfw" "$1/trace-5-of-8.pfw" "$2" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+at = [i for i, l in enumerate(lines) if '"loop.iter"' in l][int(sys.argv[3])]
+open(sys.argv[2], "w").write("".join(lines[:at]) + lines[at][: len(lines[at]) // 2])
+PY
+}
+cut_rank5 "$work/short" 16 && "$stallsim" import dftracer "$work/short" -o "$work/short.h5" > "$work/short.txt" 2>&1 &&
+  grep -q "trace-5-of-8.pfw:[0-9]*: the last line is cut short (the job was killed while writing it?): passed over" "$work/short.txt" &&
+  grep -q "trace-5-of-8.pfw ends after 16 steps (in epoch 4), where .*trace-0-of-8.pfw goes on, into that epoch's end or the next epoch's and no further" "$work/short.txt" &&
+  grep -q "8 GPUs, 16 iterations" "$work/short.txt" && $py -c "
+import h5py, numpy as np
+a, b = h5py.File('$work/d.h5', 'r'), h5py.File('$work/short.h5', 'r')
+for k in ('fetch_start', 'fetch_time', 'train_start', 'iteration_time', 'stall_time'):
+    assert np.array_equal(a['timeline/' + k][:16], b['timeline/' + k][()]), k" && ok || fail "a job cut off: $(cat "$work/short.txt")"
+cut_rank5 "$work/short8" 8 && ! "$stallsim" import dftracer "$work/short8" -o "$work/short8.h5" > "$work/short8.txt" 2>&1 &&
+  grep -q "trace-5-of-8.pfw ends after 8 steps, but .*trace-0-of-8.pfw has more (line [0-9]*)" "$work/short8.txt" &&
+  [ ! -e "$work/short8.h5" ] && ok || fail "a rank two epochs short: $(cat "$work/short8.txt")"
 # a UTF-8 byte-order mark before a file's first line (an editor on Windows) is not the text's:
 # the same trace
 mkdir -p "$work/bom" && cp "$work/pfw"/*.pfw "$work/bom/" &&

@@ -63,6 +63,7 @@ typedef struct {
     double origin_us;
     int have_origin;
     long rows;
+    long long last_epoch; /* of the last row every rank has */
     long missing;
     long steps_with_reads;
 } dft_state;
@@ -250,7 +251,23 @@ static ss_status pull(drank *k, dstep *out, int *got)
         if (a < len && line[a] == '[' && k->line == 1) a++;
         while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
         if (a == len || (line[a] == ']' && len - a == 1)) continue;
-        if ((st = ss_jsonev_line(k->j, line + a, len - a, k->line)) != SS_OK) return st;
+        /* a last line cut short (a job killed mid-write: no closing brace) is passed over */
+        size_t e = len;
+        while (e > a && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == ',')) e--;
+        const int cut = e > a && line[e - 1] != '}';
+        if ((st = ss_jsonev_line(k->j, line + a, len - a, k->line)) != SS_OK) {
+            if (!cut) return st;
+            char *next;
+            size_t nlen;
+            const long at = k->line;
+            if (ss_gzline_next(k->r, &next, &nlen) != SS_OK || next) return st; /* not the last line */
+            ss_clear();
+            ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
+                    at);
+            k->eof = 1;
+            if (k->open && (st = finish_open(k, 1, 0.0)) != SS_OK) return st;
+            break;
+        }
     }
     if (k->nready) {
         *out = k->ready[0];
@@ -413,8 +430,34 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
                 if (a->nsteps == 0)
                     return ss_fail(SS_EDATA, "%s holds no steps (%s), but %s has some: give every rank's file", a->path,
                                    a->events ? "no loop.iter or fetch.iter events" : "an empty file", b->path);
+                /* a's file has ended and b's goes on: where every rank's file ends within the epoch
+                 * of the last row every rank has or the next (a's may end at an epoch's end), the
+                 * job was cut off (killed, out of time), each rank at its own step; the rows every
+                 * rank has are kept */
+                const long long more_epoch = got ? x.epoch : first.epoch;
+                int within = d->rows > 0 && (more_epoch == d->last_epoch || more_epoch == d->last_epoch + 1);
+                const long bline = b->line;
+                for (int q = 0; q < G && within; q++)
+                    for (;;) {
+                        dstep y;
+                        int more;
+                        if ((st = pull(&d->rk[q], &y, &more)) != SS_OK) return st;
+                        if (!more) break;
+                        if (y.epoch != d->last_epoch && y.epoch != d->last_epoch + 1) {
+                            within = 0;
+                            break;
+                        }
+                    }
+                if (within) {
+                    ss_warn("%s ends after %ld steps (in epoch %lld), where %s goes on, into that epoch's end or the next "
+                            "epoch's and no further: the job was cut off (killed, out of time), each rank at its own "
+                            "step; the trace keeps the %ld steps every rank has", a->path, d->rows, d->last_epoch,
+                            b->path, d->rows);
+                    got0 = 0;
+                    break;
+                }
                 return ss_fail(SS_EDATA, "%s ends after %ld steps, but %s has more (line %ld): the ranks ran different "
-                               "steps, or it was cut short", a->path, d->rows, b->path, b->line);
+                               "steps, or it was cut short", a->path, d->rows, b->path, bline);
             }
             if (!got) continue;
             if (g == 0) first = x;
@@ -449,6 +492,7 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
             s->stall_time[at] = x.stall * 1e-6;
         }
         if (!got0) break;
+        d->last_epoch = first.epoch;
         s->epoch[r] = (int32_t)first.epoch;
         s->index[r] = first.step;
         s->n++;
