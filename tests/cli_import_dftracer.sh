@@ -277,7 +277,8 @@ open('$work/gap/trace-0-of-3.pfw', 'w').write(s[0]); open('$work/gap/trace-2-of-
 open('$work/one/trace-0-of-2.pfw', 'w').write(s[0])"
 "$stallsim" import dftracer "$work/gap" -o "$work/gap.h5" > /dev/null 2> "$work/e.txt" &&
   grep -q "warning: import dftracer: the trace holds ranks 0, 2 of a job of 3 ranks: GPU 1 is rank 2; the other ranks' stalls" "$work/e.txt" &&
-  ok || fail "a missing rank: $(cat "$work/e.txt")"
+  "$stallsim" info "$work/gap.h5" | grep -q "^source  *dftracer:.*gap (GPUs: trace-0-of-3.pfw, trace-2-of-3.pfw)$" &&
+  ok || fail "a missing rank: $(cat "$work/e.txt"; "$stallsim" info "$work/gap.h5" | grep source)"
 "$stallsim" import dftracer "$work/one" -o "$work/one.h5" > /dev/null 2> "$work/e.txt" &&
   grep -q "warning: import dftracer: the trace holds rank 0 of a job of 2 ranks; the other" "$work/e.txt" &&
   ok || fail "one rank of two: $(cat "$work/e.txt")"

@@ -387,6 +387,23 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     info->meta.iterations = 0;
     snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "measured");
     snprintf(info->meta.source, sizeof info->meta.source, "dftracer:%s%s", argv[0], argc > 1 ? " ..." : "");
+    /* which file each GPU is (a rank whose file is missing, or names without ranks, leave
+     * GPU g another rank than g): their names in GPU order, as many as fit */
+    char *src = info->meta.source;
+    const size_t cap = sizeof info->meta.source;
+    size_t l = strlen(src);
+    for (int g = 0; g < d->G && l + 16 < cap; g++) {
+        const char *slash = strrchr(d->files.path[g], '/'), *name = slash ? slash + 1 : d->files.path[g];
+        const size_t need = strlen(name) + 8;
+        if (l + need + 8 >= cap) {
+            snprintf(src + l, cap - l, ", ...");
+            l = strlen(src);
+            break;
+        }
+        snprintf(src + l, cap - l, "%s%s", g ? ", " : " (GPUs: ", name);
+        l = strlen(src);
+    }
+    if (d->G > 0 && l + 2 < cap) snprintf(src + l, cap - l, ")");
     info->inputs = d->files.path;
     info->ninputs = d->files.n;
     return SS_OK;
