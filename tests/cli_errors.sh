@@ -199,6 +199,8 @@ imp_case duplicate_step 1 "duplicate Step" "sed -i '3s/^1,1,1,0,/1,1,0,0,/' '$P.
 imp_case unquoted 1 "unterminated quote" "sed -i '3s/1.125/\"1.125/' '$F'"
 expect 2 "unknown format" "$stallsim" import nvprof "$P" -o "$work/x.h5"
 expect 2 "usage" "$stallsim" import dsanalyzer "$P"
+# the trio gzipped: read as plain CSV only, and said so (it looked for FILE.csv.gz.csv)
+expect 1 "the trio is read as plain CSV files: gunzip them first" "$stallsim" import dsanalyzer "$P.csv.gz" -o "$work/x.h5"
 
 # CRLF and a byte order mark import to the very same data as plain LF files
 make_trio

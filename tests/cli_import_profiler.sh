@@ -67,6 +67,7 @@ bad twice "$(printf "$S,$W,$S,$W" 1 0 100 1 1 200 100 201)"
 bad noloader "$(printf "$S,$S" 1 0 100 2 200 100)"
 bad nowait "$(printf "$S,$W,$S" 1 0 100 1 2 200 100)"
 bad nosteps "$(printf "$W" 1)"
+bad nanos "$(printf "$S,$W,$S,$W" 1 1700000000000000000 100 1700000000000000001 2 1700000000000000200 100 1700000000000000201)"
 expect_error() { # WHAT PATTERN ARGS...
   local what=$1 pat=$2
   shift 2
@@ -75,6 +76,7 @@ expect_error() { # WHAT PATTERN ARGS...
   [ ! -e "$work/x.h5" ] || fail "$what: output left behind"
 }
 expect_error "a missing step" "missing.json: ProfilerStep#2 is missing \(between events 1 and 3\)" "$work/missing.json"
+expect_error "times in ns" "nanos.json: event 1 \(ProfilerStep#1\) has ts 1700000000000000000, too large for µs: the file's times look like nanoseconds" "$work/nanos.json"
 expect_error "overlapping steps" "overlap.json: ProfilerStep#2 \(event 3\) begins before ProfilerStep#1 \(event 1\) ends: steps overlap" "$work/overlap.json"
 expect_error "a step twice" "twice.json: ProfilerStep#1 appears twice" "$work/twice.json"
 expect_error "no DataLoader events" "noloader.json: no DataLoader events" "$work/noloader.json"

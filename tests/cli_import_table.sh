@@ -62,6 +62,9 @@ expect_error() { # WHAT PATTERN CSV-TEXT
   [ ! -e "$work/x.h5" ] || fail "$1: output left behind"
 }
 H=rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time
+# a header separated by ';' (a spreadsheet's CSV in some locales): said so
+expect_error "semicolons" "e.csv:1: column 'rank' is missing .*; the header is one field with ';' or tabs in it: the columns must be separated by commas" \
+  "$(printf '%s\n0;0;0;1;0.5;2;1;0' "$(echo "$H" | tr , ';')")"
 # what no command would read is not written: a negative step (an iteration's index)
 expect_error "a negative step" "e.csv: table import: iteration 0 of epoch 0 has index -1: an iteration's index in its epoch is 0 or more" \
   "$H

@@ -368,6 +368,10 @@ static ss_status dsa_open(void **state, int argc, char **argv, ss_import_info *i
     if (!d) return ss_fail(SS_ENOMEM, "out of memory");
     *state = d;
     snprintf(d->prefix, sizeof d->prefix, "%s", argv[0]);
+    const size_t an = strlen(argv[0]);
+    if (an > 3 && !strcmp(argv[0] + an - 3, ".gz"))
+        return ss_fail(SS_EIO, "import dsanalyzer: %s: the trio is read as plain CSV files: gunzip them first (the "
+                       "DFTracer, profiler and table importers read .gz)", argv[0]);
     /* "run.csv" names the trio by its first file: the prefix is "run" */
     size_t n = strlen(d->prefix);
     if (n > 4 && !strcmp(d->prefix + n - 4, ".csv")) {

@@ -88,9 +88,12 @@ static ss_status collect(void *user, const ss_jev *e)
     collect_ctx *c = user;
     pfile *f = c->f;
     if (strcmp(e->ph, "X") || is_gpu_side(e)) return SS_OK;
-    long long n;
+    long long n = 0;
     int step = step_number(e->name, &n), wait = !step && is_wait(c->d, e->name);
     if (!step && !wait) return SS_OK;
+    if (e->has_ts && isfinite(e->ts) && fabs(e->ts) >= 9.0e15) /* 2255 in µs; today in ns is 1.7e18 */
+        return ss_fail(SS_EDATA, "%s: event %lld (%s) has ts %.0f, too large for µs: the file's times look like "
+                       "nanoseconds (the profiler's JSON has µs)", f->path, e->seq, e->name, e->ts);
     if (!e->has_ts || !e->has_dur || e->dur < 0 || !(fabs(e->ts) < 9.0e15))
         return ss_fail(SS_EDATA, "%s: event %lld (%s) has no valid ts and dur (µs)", f->path, e->seq, e->name);
     span s = {e->ts, e->dur, step ? n : 0, e->seq};

@@ -345,9 +345,15 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
             }
     static const int required[] = {C_RANK, C_EPOCH, C_STEP, C_FSTART, C_TSTART, C_STALL};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (t->col[required[i]] < 0)
-            return ss_fail(SS_EDATA, "%s:1: column '%s' is missing (see stallsim import table --help)", t->path,
-                           col_names[required[i]]);
+        if (t->col[required[i]] < 0) {
+            /* one header field holding the names: another separator than the comma */
+            const int other = n == 1 && (strchr(t->f[0], ';') || strchr(t->f[0], '\t'));
+            return ss_fail(SS_EDATA, "%s:1: column '%s' is missing (see stallsim import table --help)%s", t->path,
+                           col_names[required[i]],
+                           other ? "; the header is one field with ';' or tabs in it: the columns must be separated by "
+                                   "commas"
+                                 : "");
+        }
     if ((t->col[C_FEND] < 0) == (t->col[C_FTIME] < 0))
         return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns fetch_end and fetch_time", t->path);
     if ((t->col[C_SEND] < 0) == (t->col[C_ITIME] < 0))
