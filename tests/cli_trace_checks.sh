@@ -32,6 +32,34 @@ widen("wide.h5", False)
 widen("huge.h5", True)
 PY
 
+# a hand-written trace's variations: an int32 index column reads as the int64 one (the same
+# info); times in milliseconds (units = "ms") are refused, naming the dataset and the units
+cp e.h5 idx32.h5 && cp e.h5 ms.h5
+$py - <<'PY' || fail "python edits (index, units)"
+import h5py, numpy as np
+with h5py.File("idx32.h5", "r+") as f:
+    i = f["timeline/index"][:].astype(np.int32)
+    del f["timeline/index"]
+    f["timeline"].create_dataset("index", data=i)
+with h5py.File("ms.h5", "r+") as f:
+    f["timeline/fetch_time"].attrs["units"] = "ms"
+PY
+"$stallsim" info e.h5 | tail -n +2 | sed "s/(took [0-9.]* s)//" > e.info
+"$stallsim" info idx32.h5 | tail -n +2 | sed "s/(took [0-9.]* s)//" > idx32.info
+cmp -s e.info idx32.info && ok || fail "an int32 index: $(diff e.info idx32.info | head -4)"
+! "$stallsim" info ms.h5 > /dev/null 2> ms.err &&
+  grep -q "ms.h5: dataset /timeline/fetch_time has units 'ms': stallsim reads seconds" ms.err && ok ||
+  fail "units ms: $(cat ms.err)"
+# info's time span ends at the last ask plus its iteration time (the next ask), not at the
+# last train_start plus it (which counted the last stall twice)
+$py - e.h5 "$("$stallsim" info e.h5 | sed -n 's/^time span: *[0-9.]* s \.\. \([0-9.]*\) s.*/\1/p')" <<'PY' && ok || fail "info's time span end"
+import sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["timeline"]
+end = max((t["train_start"][()] - t["stall_time"][()] + t["iteration_time"][()]).max(),
+          (t["fetch_start"][()] + t["fetch_time"][()]).max())
+assert abs(end - float(sys.argv[2])) < 1e-6, (end, sys.argv[2])
+PY
+
 # warned_once FILE COUNT: exactly one warning, with the count and the first location
 warned_once() {
   local n

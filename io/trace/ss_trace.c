@@ -263,7 +263,7 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
                        : c == H5T_ARRAY ? "array" : c == H5T_VLEN ? "variable-length" : c == H5T_BITFIELD ? "bitfield"
                        : "other",
                        sz, cls == H5T_FLOAT ? "float" : "int", size ? size * 8 : 32);
-    if (cls == H5T_INTEGER && !size) t->epoch_wide = sz > 4;
+    if (cls == H5T_INTEGER && !size && !strcmp(name, "epoch")) t->epoch_wide = sz > 4;
     if ((long)dims[0] != t->meta.iterations)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu rows but attribute iterations = %ld",
                        t->path, full, (unsigned long long)dims[0], t->meta.iterations);
@@ -276,6 +276,13 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     if (want_rank == 2 && (long)dims[1] != t->meta.gpus)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu columns but attribute gpus = %d", t->path,
                        full, (unsigned long long)dims[1], t->meta.gpus);
+    /* times in other units would be read as seconds: a units attribute, where there is one,
+     * must say seconds */
+    char units[32] = "";
+    if (cls == H5T_FLOAT && ss_h5_attr_read_string(d, "units", units, sizeof units) == 0 && strcmp(units, "s") &&
+        strcmp(units, "seconds") && strcmp(units, "second") && strcmp(units, "sec"))
+        return ss_fail(SS_EDATA, "%s: dataset %s has units '%s': stallsim reads seconds (convert the values and "
+                       "write units = \"s\")", t->path, full, units);
     /* a compression filter this HDF5 lacks (h5py's lzf, a plugin's) would read as damage */
     hid_t fp = H5Dget_create_plist(d);
     int nf = fp >= 0 ? H5Pget_nfilters(fp) : 0;
@@ -474,9 +481,10 @@ static ss_status open_datasets(ss_trace_file *t)
 {
     if (H5Lexists(t->file, "/timeline", H5P_DEFAULT) <= 0)
         return ss_fail(SS_EDATA, "%s: group /timeline is missing", t->path);
-    /* epoch: any integer type (int32 as written, int64 as h5py writes it), read as int32 */
+    /* epoch: any integer type (int32 as written, int64 as h5py writes it), read as int32;
+     * index: any integer type, read as int64 (HDF5 converts) */
     ss_status st = open_checked(t, "epoch", 1, H5T_INTEGER, 0, &t->d_epoch);
-    if (st == SS_OK) st = open_checked(t, "index", 1, H5T_INTEGER, 8, &t->d_index);
+    if (st == SS_OK) st = open_checked(t, "index", 1, H5T_INTEGER, 0, &t->d_index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++)
         st = open_checked(t, ds_f64_name[i], 2, H5T_FLOAT, 8, &t->d_f64[i]);
     if (t->chunk_rows <= 0) t->chunk_rows = t->meta.iterations;
@@ -613,7 +621,9 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     if (t->file < 0 && held_for_writing(path))
         st = held_error(path, " (or set HDF5_USE_FILE_LOCKING=FALSE if it no longer writes)");
     else if (t->file < 0)
-        st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
+        st = ss_fail(SS_EDATA, "%s: cannot open as HDF5 (truncated or damaged file? or marked as open for writing, by "
+                     "a writer that was killed or that writes it in SWMR mode: once no process writes it, `h5clear -s "
+                     "FILE` clears the mark)", path);
     if (st == SS_OK) st = read_meta(t);
     if (st == SS_OK) st = open_datasets(t);
     if (guard) ss_atomic_guard_end();

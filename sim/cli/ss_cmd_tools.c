@@ -99,7 +99,11 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
                     a->st_sum[g] += s.stall_time[x];
                 }
                 double lo = s.fetch_start[x] < s.train_start[x] ? s.fetch_start[x] : s.train_start[x];
-                double hi = s.train_start[x] + s.iteration_time[x];
+                /* an iteration runs from its ask (train_start - stall_time) to the next ask; a
+                 * fetch may end later (a batch taken at the end) */
+                double hi = s.train_start[x] - s.stall_time[x] + s.iteration_time[x],
+                       fend = s.fetch_start[x] + s.fetch_time[x];
+                hi = fend > hi ? fend : hi;
                 if (lo < a->t_min) a->t_min = lo;
                 if (hi > a->t_max) a->t_max = hi;
             }
