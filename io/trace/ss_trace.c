@@ -252,8 +252,8 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     H5Sclose(sp);
     H5Tclose(ty);
     if (rank != want_rank)
-        return ss_fail(SS_EDATA, "%s: dataset %s has rank %d, expected %d", t->path, full, rank,
-                       want_rank);
+        return ss_fail(SS_EDATA, "%s: dataset %s has rank %d, expected %d (%s)", t->path, full, rank, want_rank,
+                       want_rank == 2 ? "[N][G]: one row per iteration, one column per GPU" : "[N]: one per iteration");
     if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && size && sz != size) ||
         (cls == H5T_INTEGER && !size && sz > 8))
         return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu",
@@ -715,6 +715,9 @@ static ss_status read_keys(ss_trace_file *t, long row0, long n, int32_t *epoch, 
 static ss_status check_order(ss_trace_file *t, long row, int32_t e0, int64_t i0, int32_t e1, int64_t i1)
 {
     if (e1 > e0 || (e1 == e0 && i1 > i0)) return SS_OK;
+    if (e1 == e0 && i1 == i0)
+        return ss_fail(SS_EDATA, "%s: /timeline rows %ld and %ld are the same iteration, (epoch, index) = (%d, %lld): "
+                       "each row is one iteration", t->path, row - 1, row, (int)e1, (long long)i1);
     return ss_fail(SS_EDATA,
                    "%s: /timeline rows %ld and %ld are not sorted by (epoch, index): (%d, %lld) then (%d, %lld)",
                    t->path, row - 1, row, (int)e0, (long long)i0, (int)e1, (long long)i1);
