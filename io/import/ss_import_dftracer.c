@@ -427,6 +427,26 @@ static void set_meta(dft_state *d, ss_import_info *info)
     snprintf(m->log_type, sizeof m->log_type, "dlio");
 }
 
+/* Where one rank's file has ended and another's goes on: *within stays 1 when every rank's
+ * further steps (each file read to its end) lie in the epoch of the last row every rank has
+ * or the next, else 0. */
+static ss_status rest_within(dft_state *d, int *within)
+{
+    for (int q = 0; q < d->G && *within; q++)
+        for (;;) {
+            dstep y;
+            int more;
+            ss_status st = pull(&d->rk[q], &y, &more);
+            if (st != SS_OK) return st;
+            if (!more) break;
+            if (y.epoch != d->last_epoch && y.epoch != d->last_epoch + 1) {
+                *within = 0;
+                break;
+            }
+        }
+    return SS_OK;
+}
+
 static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
 {
     dft_state *d = state;
@@ -454,17 +474,7 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
                 const long long more_epoch = got ? x.epoch : first.epoch;
                 int within = d->rows > 0 && (more_epoch == d->last_epoch || more_epoch == d->last_epoch + 1);
                 const long bline = b->line;
-                for (int q = 0; q < G && within; q++)
-                    for (;;) {
-                        dstep y;
-                        int more;
-                        if ((st = pull(&d->rk[q], &y, &more)) != SS_OK) return st;
-                        if (!more) break;
-                        if (y.epoch != d->last_epoch && y.epoch != d->last_epoch + 1) {
-                            within = 0;
-                            break;
-                        }
-                    }
+                if (within && (st = rest_within(d, &within)) != SS_OK) return st;
                 if (within) {
                     ss_warn("%s ends after %ld steps (in epoch %lld), where %s goes on, into that epoch's end or the next "
                             "epoch's and no further: the job was cut off (killed, out of time), each rank at its own "

@@ -322,8 +322,6 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
     size_t len;
     if ((st = ss_gzline_next(t->r, &line, &len)) != SS_OK) return st;
     if (!line) return ss_fail(SS_EDATA, "%s: the file is empty (no header row)", t->path);
-    if (len >= 3 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB && (unsigned char)line[2] == 0xBF)
-        line += 3;
     char *copy = strdup(line); /* split works in place: count the fields on a copy */
     if (!copy) return ss_fail(SS_ENOMEM, "out of memory");
     int n = split(copy, NULL, 0);

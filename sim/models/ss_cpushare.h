@@ -66,6 +66,13 @@ typedef struct {
  * (MODELS-pipeline.md). */
 #define SS_SHARE_READY_SHARE 0.95
 
+/* GPU g's delivery factor at its pool's stretch ratio r = s1 / s0: r where its deliveries
+ * stretch (ready[g] set), else 1 (ready NULL: none stretches). */
+static inline double ss_share_delivery_factor(const unsigned char *ready, int g, double r)
+{
+    return ready && ready[g] ? r : 1.0;
+}
+
 /* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
  * seconds per second (each of a gang of `gang` threads that are runnable all together or
  * not at all: the training processes, which step together) and u[j] (each of n

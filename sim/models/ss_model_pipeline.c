@@ -1022,7 +1022,7 @@ static ss_status share_init(pipe_state *st, ssp_params *p, const ss_scenario *s,
         for (int g = 0; g < gpus; g++) {
             wall[g] = ss_share_cpu_wall(sh, g, c[g], q ? q[g] : 0.0);
             ratio[g] = s1[sh->pool_of[g]] / sh->s0[sh->pool_of[g]];
-            dk[g] = st->ready[g] ? ratio[g] : 1.0;
+            dk[g] = ss_share_delivery_factor(st->ready, g, ratio[g]);
             if (W[g] > 0 && (isnan(st->delivery_factor) || dk[g] > st->delivery_factor)) st->delivery_factor = dk[g];
         }
         if (isnan(st->delivery_factor)) st->delivery_factor = 1.0;
