@@ -34,7 +34,7 @@ PY
 
 # a hand-written trace's variations: an int32 index column reads as the int64 one (the same
 # info); times in milliseconds (units = "ms") are refused, naming the dataset and the units
-cp e.h5 idx32.h5 && cp e.h5 ms.h5 && cp e.h5 dup.h5
+cp e.h5 idx32.h5 && cp e.h5 ms.h5 && cp e.h5 dup.h5 && cp e.h5 ep3.h5
 $py - <<'PY' || fail "python edits (index, units)"
 import h5py, numpy as np
 with h5py.File("idx32.h5", "r+") as f:
@@ -45,7 +45,12 @@ with h5py.File("ms.h5", "r+") as f:
     f["timeline/fetch_time"].attrs["units"] = "ms"
 with h5py.File("dup.h5", "r+") as f:  # row 6 repeats row 5's (epoch, index)
     i = f["timeline/index"][()]; i[6] = i[5]; f["timeline/index"][...] = i
+with h5py.File("ep3.h5", "r+") as f:  # the epochs attribute as a job that was cut short logged it
+    f.attrs["epochs"] = 3
 PY
+# an epochs attribute that disagrees with the rows is shown with what the rows hold
+"$stallsim" info ep3.h5 | grep -qx "epochs        3 (as logged; the rows hold 2 epochs)" &&
+  "$stallsim" info e.h5 | grep -qx "epochs        2" && ok || fail "epochs attribute: $("$stallsim" info ep3.h5 | grep ^epochs)"
 ! "$stallsim" info dup.h5 > /dev/null 2> dup.err &&
   grep -q "dup.h5: /timeline rows 5 and 6 are the same iteration, (epoch, index) = (1, 5): each row is one iteration" dup.err &&
   ok || fail "a repeated row: $(cat dup.err)"

@@ -137,8 +137,13 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     for (int i = 0; i < na; i++) {
         const char *field = (const char *)m + attrs[i].offset;
         if (attrs[i].is_string && field[0]) printf("%-13s %s%s\n", attrs[i].name, field, attrs[i].note);
-        else if (!attrs[i].is_string && *(const long *)field >= 0)
-            printf("%-13s %ld%s\n", attrs[i].name, *(const long *)field, attrs[i].note);
+        else if (!attrs[i].is_string && *(const long *)field >= 0) {
+            printf("%-13s %ld%s", attrs[i].name, *(const long *)field, attrs[i].note);
+            /* an attribute as logged may disagree with the rows (a job cut short, a selection) */
+            if (field == (const char *)&m->epochs && m->epochs != a->nepochs)
+                printf(" (as logged; the rows hold %ld epoch%s)", a->nepochs, a->nepochs == 1 ? "" : "s");
+            printf("\n");
+        }
     }
     if (m->loader_workers) {
         printf("%-13s", "loader_workers");
