@@ -38,7 +38,12 @@ no_leftovers() {
 # gen's bounds keep every time finite and every seed its own
 expect 2 "must be at most 100000 s" "$stallsim" gen -o "$work/inf.h5" --fetch-mean 1e307 --iterations 100
 expect 2 "--seed must be from 0 to 4294967295" "$stallsim" gen -o "$work/seed.h5" --seed 4294967297 --iterations 10
-[ ! -e "$work/inf.h5" ] && [ ! -e "$work/seed.h5" ] && ok || fail "a refused gen wrote its file"
+# times within bounds whose sum runs past what a trace may hold (1e9 s): refused at the row
+# that would, no file left (the trace was written, and then refused by every reader)
+expect 2 "gen: epoch 1, iteration 9995 would start after 1e+09 s, more than a trace may hold" \
+  "$stallsim" gen -o "$work/far.h5" --gpus 1 --iterations 20000 --compute-mean 100000 --fetch-mean 1000
+[ ! -e "$work/inf.h5" ] && [ ! -e "$work/seed.h5" ] && [ ! -e "$work/far.h5" ] && ok || fail "a refused gen wrote its file"
+no_leftovers "$work"
 good_ini() {
   cat > "$work/$1" <<INI
 [trace]

@@ -93,6 +93,11 @@ if [ "$have_mpi" = 1 ]; then
     mpirun_t $np "$stallsim" run long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
     warned_once "wm$np" "mpirun -np $np"
   done
+  # nodes of different sizes (a node of 2 ranks sharing each slab, one of 1 reading it
+  # whole): their slabs start at different rows, and each row still counts once (it said 5)
+  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run long.ini --out r-nodes >/dev/null 2>wn ||
+    fail "mpirun -np 3, nodes of 2 and 1"
+  warned_once wn "mpirun -np 3, nodes of 2 and 1"
 fi
 
 # a bad value beyond the calibration's rows, in the share of one rank of a node that

@@ -28,7 +28,7 @@ mpiexec_np=${STALLSIM_MPIEXEC_NUMPROC_FLAG:--np}
 read -r -a mpiexec_pre <<<"${STALLSIM_MPIEXEC_PREFLAGS:-}"
 if command -v "$mpiexec" >/dev/null; then
   have_mpi=1
-  "$mpiexec" --version 2>&1 | grep -q "Open MPI" && mpiexec_pre+=(--oversubscribe)
+  "$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && mpiexec_pre+=(--oversubscribe) # (mpiexec says OpenRTE)
 else
   have_mpi=0
 fi

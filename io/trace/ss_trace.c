@@ -24,12 +24,19 @@ static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "t
 /* durations must be >= 0; instants only finite */
 static const int ds_f64_duration[DS_NF64] = {0, 1, 0, 1, 1};
 
-/* One slab read that held stalls longer than their iteration (the warning's record). */
+/* One row that holds stalls longer than their iteration (the warning's record): its
+ * count of such GPUs and the first of them. Rows, not slabs, so that ranks whose slabs
+ * start at different rows (a node's ranks share a slab, read-ahead halves it on some
+ * nodes) count each row once. */
 typedef struct {
-    long row0, count, first_row;
+    long row, count;
     int first_gpu;
     double stall, iter;
 } long_stall_rec;
+
+/* At most this many rows recorded per rank (each rank's are gathered on rank 0); beyond
+ * it the warning gives the rows' count as a lower bound */
+#define LONG_STALL_ROWS_MAX 1024
 
 struct ss_trace_file {
     hid_t file, d_epoch, d_index, d_f64[DS_NF64];
@@ -37,8 +44,9 @@ struct ss_trace_file {
     ss_trace_meta meta;
     char path[4096];
     int epoch_wide;     /* the epoch dataset holds integers wider than 32 bits (h5py's int64) */
-    long_stall_rec *ls; /* per slab read with a count > 0 (deduplicated by row0 later) */
-    long nls, cap_ls, ls_overflow;
+    long_stall_rec *ls; /* rows with a long stall, sorted by row, each once */
+    long nls;
+    int ls_overflow; /* more rows than LONG_STALL_ROWS_MAX: some not recorded */
     /* the last row of the last slab read and checked (last_row < 0: none), so that the
      * next slab's order check need not read it again */
     long last_row;
@@ -600,8 +608,10 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     }
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     /* each rank reads its own rows: the POSIX driver (faster here than MPI-IO for these
-     * independent reads; STALLSIM_TRACE_MPIO=1 opens through MPI-IO instead) */
-    if (c->mpi && c->size > 1 && getenv("STALLSIM_TRACE_MPIO")) H5Pset_fapl_mpio(fapl, c->comm, MPI_INFO_NULL);
+     * independent reads; STALLSIM_TRACE_MPIO=1 opens through MPI-IO instead, and then
+     * the open and the close are collective) */
+    const int mpio = c->mpi && c->size > 1 && getenv("STALLSIM_TRACE_MPIO");
+    if (mpio) H5Pset_fapl_mpio(fapl, c->comm, MPI_INFO_NULL);
 #if H5_VERSION_GE(1, 10, 7)
     H5Pset_file_locking(fapl, 1, 1); /* a file system without locks (some NFS, Lustre mounts) is no error */
 #endif
@@ -627,6 +637,9 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     if (st == SS_OK) st = read_meta(t);
     if (st == SS_OK) st = open_datasets(t);
     if (guard) ss_atomic_guard_end();
+    /* a collective close: every rank closes here, or none does (a rank that alone failed
+     * to read the metadata, short of memory, say, would close while the others wait) */
+    if (mpio) st = ss_comm_any_failed(c, st);
     if (st != SS_OK) {
         ss_trace_close(t);
         return st;
@@ -824,32 +837,50 @@ static ss_status check_column(ss_trace_file *t, ss_slab *s, int i, long *long_st
     return r < 0 ? report_bad_value(t, i, s->row0, s->n, 0, s->gpus, v) : SS_OK;
 }
 
-/* Records the slab's count of stalls longer than the iteration: physically impossible,
- * still replayable, warned about once by ss_trace_report_warnings. */
-static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
-{
-    if (count == 0) return;
-    const double *st = s->stall_time, *it = s->iteration_time;
-    long x = 0;
-    while (!(st[x] > it[x])) x++;
-    long_stall_rec r = {s->row0, count, s->row0 + x / s->gpus, (int)(x % s->gpus), st[x], it[x]};
-    if (t->nls == t->cap_ls) {
-        long cap = t->cap_ls ? 2 * t->cap_ls : 16;
-        long_stall_rec *v = cap <= 65536 ? realloc(t->ls, (size_t)cap * sizeof *v) : NULL;
-        if (!v) {
-            t->ls_overflow += count; /* counted, not deduplicated: reported as "at least" */
-            return;
-        }
-        t->ls = v;
-        t->cap_ls = cap;
-    }
-    t->ls[t->nls++] = r;
-}
-
 static int cmp_rec(const void *a, const void *b)
 {
     const long_stall_rec *x = a, *y = b;
-    return x->row0 < y->row0 ? -1 : x->row0 > y->row0;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Sorts recs[0..n) by row and keeps each row once; returns the new count. */
+static long unique_rows(long_stall_rec *recs, long n)
+{
+    if (n > 1) qsort(recs, (size_t)n, sizeof *recs, cmp_rec);
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (m == 0 || recs[i].row != recs[m - 1].row) recs[m++] = recs[i];
+    return m;
+}
+
+/* Records the slab's rows that hold stalls longer than their iteration (count > 0 of
+ * them in the slab): physically impossible, still replayable, warned about once by
+ * ss_trace_report_warnings. A row read again (another scenario's pass) is kept once. */
+static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
+{
+    if (count == 0) return;
+    if (!t->ls && !(t->ls = malloc(LONG_STALL_ROWS_MAX * sizeof *t->ls))) {
+        t->ls_overflow = 1;
+        return;
+    }
+    const double *st = s->stall_time, *it = s->iteration_time;
+    const int G = s->gpus;
+    for (long i = 0; i < s->n; i++) {
+        long_stall_rec r = {s->row0 + i, 0, -1, 0, 0};
+        for (int g = 0; g < G; g++)
+            if (st[i * G + g] > it[i * G + g] && r.count++ == 0) {
+                r.first_gpu = g;
+                r.stall = st[i * G + g];
+                r.iter = it[i * G + g];
+            }
+        if (r.count == 0) continue;
+        if (t->nls == LONG_STALL_ROWS_MAX) t->nls = unique_rows(t->ls, t->nls);
+        if (t->nls == LONG_STALL_ROWS_MAX) {
+            t->ls_overflow = 1;
+            return;
+        }
+        t->ls[t->nls++] = r;
+    }
 }
 
 ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize)
@@ -891,7 +922,7 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
         int *oc = NULL, *od = NULL;
         if (ss_comm_gather_bytes(c, mine, (long)sizeof mine, (void **)&ov, &oc, &od) == SS_OK && c->rank == 0) {
             overflow = 0;
-            for (int r = 0; r < c->size; r++) overflow += ov[r];
+            for (int r = 0; r < c->size; r++) overflow |= ov[r];
         }
         free(ov);
         free(oc);
@@ -907,20 +938,15 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
         n = 0;
         for (int r = 0; r < c->size; r++) n += counts[r] / (long)sizeof *all;
     }
-    /* slabs start at the same rows on every rank (and rank): the same row0 is the same slab */
-    if (n > 1) qsort(all, (size_t)n, sizeof *all, cmp_rec);
-    long total = overflow, first = -1;
-    for (long i = 0; i < n; i++) {
-        if (i > 0 && all[i].row0 == all[i - 1].row0) continue;
-        total += all[i].count;
-        if (first < 0 || all[i].first_row < all[first].first_row ||
-            (all[i].first_row == all[first].first_row && all[i].first_gpu < all[first].first_gpu))
-            first = i;
-    }
+    /* a row that several ranks read (or one rank read again) counts once; past a rank's
+     * LONG_STALL_ROWS_MAX rows the total is a lower bound */
+    n = unique_rows(all, n);
+    long total = 0, first = n > 0 ? 0 : -1;
+    for (long i = 0; i < n; i++) total += all[i].count;
     if (total > 0 && first >= 0)
         ss_warn("%s: %s%ld GPU-iteration%s a stall longer than the iteration (first: row %ld, GPU %d: stall %.6g s, "
                 "iteration %.6g s): clocks or logs may be off; the replay is still defined",
-                t->path, overflow ? "at least " : "", total, total == 1 ? " has" : "s have", all[first].first_row,
+                t->path, overflow ? "at least " : "", total, total == 1 ? " has" : "s have", all[first].row,
                 all[first].first_gpu, all[first].stall, all[first].iter);
     free(buf);
     free(counts);

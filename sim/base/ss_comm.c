@@ -7,6 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+/* ss_comm_sum_long sums at most this many longs per MPI_Allreduce (MPI counts are int) */
+#define SUM_PIECE (1 << 28)
+
 int ss_comm_launched(void)
 {
     static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
@@ -89,11 +92,15 @@ ss_status ss_comm_any_failed(const ss_comm *c, ss_status local)
     return (ss_status)out;
 }
 
-ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n)
+ss_status ss_comm_sum_long(const ss_comm *c, long *v, long n)
 {
-    if (!c->mpi || n == 0) return SS_OK;
-    if (MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
-        return ss_fail(SS_EMPI, "MPI_Allreduce of counts failed");
+    if (!c->mpi) return SS_OK;
+    /* in pieces that an int count holds (every rank cuts at the same places) */
+    for (long i = 0; i < n; i += SUM_PIECE) {
+        int m = n - i < SUM_PIECE ? (int)(n - i) : SUM_PIECE;
+        if (MPI_Allreduce(MPI_IN_PLACE, v + i, m, MPI_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
+            return ss_fail(SS_EMPI, "MPI_Allreduce of counts failed");
+    }
     return SS_OK;
 }
 

@@ -44,7 +44,7 @@ ss_status ss_comm_agree(const ss_comm *c, ss_status local);
 ss_status ss_comm_any_failed(const ss_comm *c, ss_status local);
 
 /* Collective. Sums n longs (in place) onto every rank (integer sums are exact in any order). */
-ss_status ss_comm_sum_long(const ss_comm *c, long *v, int n);
+ss_status ss_comm_sum_long(const ss_comm *c, long *v, long n);
 
 /* Collective. Gathers variable-length byte buffers to rank 0. On rank 0 *all receives
  * a malloc'd buffer (caller frees) and counts/displs[size] the layout. Returns the status

@@ -609,7 +609,7 @@ static ss_status gather(sweep *w, ss_summary *out)
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
     ss_status st = ss_comm_gather_bytes(w->comm, w->recs.v, w->recs.n * (long)sizeof(record), &all, &counts, &displs);
-    if (st == SS_OK) st = ss_comm_sum_long(w->comm, w->straggler, w->nsc * w->gpus);
+    if (st == SS_OK) st = ss_comm_sum_long(w->comm, w->straggler, (long)w->nsc * w->gpus);
     if (st == SS_OK && w->comm->rank == 0) {
         long total = 0;
         for (int r = 0; r < w->comm->size; r++) total += counts[r];

@@ -224,6 +224,15 @@ ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)
         for (long k = 0; st == SS_OK && k < p->iterations; k++) {
             gen_row(&gn, &s, s.n, e + 1, k, t0);
             t_end = s.train_start[s.n * p->gpus] - s.stall_time[s.n * p->gpus] + s.iteration_time[s.n * p->gpus];
+            /* the trace's reader takes no time past SS_TRACE_MAX_SECONDS: stop before writing one */
+            for (int g = 0; g < p->gpus && st == SS_OK; g++) {
+                const long x = s.n * p->gpus + g;
+                if (s.fetch_start[x] > SS_TRACE_MAX_SECONDS || s.train_start[x] > SS_TRACE_MAX_SECONDS)
+                    st = ss_fail(SS_EUSAGE, "gen: epoch %d, iteration %ld would start after %g s, more than a trace "
+                                 "may hold: fewer --iterations or --epochs, or shorter times", e + 1, k,
+                                 SS_TRACE_MAX_SECONDS);
+            }
+            if (st != SS_OK) break;
             if (++s.n == chunk || (e == p->epochs - 1 && k == p->iterations - 1)) {
                 st = ss_trace_append(w, &s);
                 done += s.n;
