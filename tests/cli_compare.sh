@@ -216,11 +216,17 @@ grep -q '^a/run/t\.h5 ' "$work/alike.txt" && grep -q '^b/run/t\.h5 ' "$work/alik
 $py - "$work/pred.csv" "$work/pred.txt" <<'PY' && ok || fail "errors against the last row: $(tail -3 "$work/pred.txt")"
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-line = [l for l in open(sys.argv[2]) if l.startswith("each prediction against the last row")]
-assert len(line) == 1, line
+text = open(sys.argv[2]).read().splitlines()
+at = [i for i, l in enumerate(text) if l.startswith("each prediction against the last row")]
+assert len(at) == 1 and text[at[0]].endswith("mean iteration time:"), at
+lines = []
+for l in text[at[0] + 1:]:  # one line a prediction, two spaces in
+    if not l.startswith("  "):
+        break
+    lines.append(l)
 real = float(rows[-1]["iter_time_mean"])
 preds = [r for r in rows[1:-1] if r["scenario"] != "measured"]
-got = [float(x) for x in re.findall(r" ([-+][0-9.]+) %", line[0])]
+got = [float(re.fullmatch(r"  \S.*\S +([-+][0-9.]+) %", l).group(1)) for l in lines]
 exp = [100 * (float(r["iter_time_mean"]) / real - 1) for r in preds]
 assert len(got) == len(exp) and all(abs(a - b) < 0.051 for a, b in zip(got, exp)), (got, exp)
 PY

@@ -48,7 +48,7 @@ with h5py.File(sys.argv[1], "r+") as f:
 PY
 sed 's/g\.h5/r.h5/' "$work/s.ini" > "$work/r.ini"
 "$stallsim" run "$work/r.ini" --set pipeline.storage_parallel=0 --out "$work/roff" > "$work/roff.txt" || fail "run r"
-grep -q "^note: 100 % of the trace's median fetch is taken as reads, as the trace records no CPU time of its fetches.*such as pipe W=1 .*set \[pipeline\] storage_parallel" \
+grep -q "^note: 100 % of the trace's median fetch is taken as reads, as the trace records no CPU time of its fetches.*such as pipe W=1[ ,].*set \[pipeline\] storage_parallel" \
   <(sed 's/pipe f=none s=none /pipe /' "$work/roff.txt") && ok || fail "storage note: $(grep '^note' "$work/roff.txt")"
 # with a CPU part that takes most of the fetch ([pipeline] fetch_cpu), no note
 "$stallsim" run "$work/r.ini" --set pipeline.storage_parallel=0 --set pipeline.fetch_cpu=0.9 --out "$work/rcpu" > "$work/rcpu.txt" ||

@@ -1109,20 +1109,21 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
         if (ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst])) worst = g;
     }
     m->fetch_wait_start = S->fetch_wait_start;
-    if (worst >= 0) { /* a start-up crush: say so once, with what avoids it where anything does */
+    /* persistent workers with a window of at most START_SMALL_WINDOW fetches: only the first
+     * epoch starts them, and nothing smaller is worth recording instead: no warning (with
+     * nothing to act on, a new user read it as a fault) */
+    if (worst >= 0 && S->r[worst]->persistent == 1 && S->r[worst]->workers <= 2 &&
+        pt_window(S->r[worst]) <= START_SMALL_WINDOW)
+        worst = -1;
+    if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
-        /* persistent workers with a window of at most START_SMALL_WINDOW fetches: only the
-         * first epoch starts them, and nothing smaller is worth recording instead (no advice) */
         const char *advice =
-            R->persistent != 1 ? "; a base trace recorded without it predicts more steadily: record one with "
-                                 "persistent_workers=True, or with fewer workers"
-            : R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW
-                ? ": nothing to change (persistent workers, a small window)"
-                : "; a base trace recorded without it predicts more steadily: record one with fewer workers or a "
-                  "smaller prefetch_factor (its workers persist already)";
+            R->persistent != 1 ? "persistent_workers=True, or with fewer workers"
+                               : "fewer workers or a smaller prefetch_factor (its workers persist already)";
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
-                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\")%s",
+                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\"); a "
+                "base trace recorded without it predicts more steadily: record one with %s",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
                 R->workers, advice);
     }

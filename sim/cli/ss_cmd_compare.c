@@ -556,18 +556,23 @@ static void print_table(const cmp_table *t, FILE *out)
                 last->source, shown_source(t, own_base));
     else if (own_base < 0 && t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 &&
              last->r.num[it] > 0) {
-        fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:", last->source);
-        int shown = 0;
-        for (int i = 1; i < t->n - 1; i++) {
-            if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
-            if (shown == 16) {
-                fprintf(out, " ... (--csv FILE has every row's iter_time_mean)");
-                break;
+        fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:\n", last->source);
+        /* one line each, the names aligned (at most 16 rows) */
+        int shown = 0, width = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            shown = 0;
+            for (int i = 1; i < t->n - 1; i++) {
+                if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
+                if (shown == 16) {
+                    if (pass) fprintf(out, "  ... (--csv FILE has every row's iter_time_mean)\n");
+                    break;
+                }
+                shown++;
+                shown_name(t, i, gid, g, nm, sizeof nm);
+                if (!pass && (int)strlen(nm) > width) width = (int)strlen(nm);
+                if (pass) fprintf(out, "  %-*s %+7.1f %%\n", width, nm, pct(t->v[i].r.num[it], last->r.num[it]));
             }
-            shown_name(t, i, gid, g, nm, sizeof nm);
-            fprintf(out, "%s %s %+.1f %%", shown++ ? "," : "", nm, pct(t->v[i].r.num[it], last->r.num[it]));
         }
-        fprintf(out, "\n");
     }
     fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
                  "column with both\n");

@@ -17,6 +17,7 @@
 #include "ss_limits.h"
 #include "ss_config.h"
 #include "ss_number.h"
+#include "ss_parts.h"
 #include "ss_rank.h"
 #include "ss_report.h"
 #include "ss_results.h"
@@ -82,12 +83,32 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
 /* The notes below concern the pipeline model's scenarios. */
 static int is_pipeline(const ss_scenario *s) { return !strcmp(ss_model_get(s->model)->name, "pipeline"); }
 
-/* A scenario as the notes name it: its label, as the table's rows are named, with every
- * setting ("pipe f=none s=none W=1 P=2 fs=1 cs=1"). The text lives until the next call. */
-static const char *label_of(const ss_scenario *s)
+/* A scenario as the notes name it: its label as the table under them names its row,
+ * without the settings every row of its model has ("pipe W=1 fs=1" where every pipe row
+ * has f=none s=none P=2 cs=1). The text lives until the next call. */
+static const char *label_of(const ss_scenario *sc, int nsc, const ss_scenario *s)
 {
-    static char buf[256];
-    ss_model_get(s->model)->label_of(s, buf, sizeof buf);
+    static char buf[SS_LABEL_MAX];
+    /* shared: the model's name and the parts every row so far has (a name, as
+     * ss_parts_shared reads its first part as the model's) */
+    char shared[SS_LABEL_MAX] = "", row[SS_LABEL_MAX], both[SS_LABEL_MAX] = "";
+    int rows = 0;
+    for (int j = 0; j < nsc; j++) {
+        if (sc[j].model != s->model || sc[j].model == SS_MODEL_MEASURED) continue;
+        ss_model_get(sc[j].model)->label_of(&sc[j], row, sizeof row);
+        if (rows++ == 0) {
+            snprintf(shared, sizeof shared, "%s", row);
+            continue;
+        }
+        const char *pair[2] = {shared, row};
+        ss_parts_shared(pair, 2, ' ', 1, both, sizeof both);
+        if (!both[0]) break;
+        snprintf(shared, sizeof shared, "m %s", both);
+    }
+    ss_model_get(s->model)->label_of(s, row, sizeof row);
+    const char *parts = strchr(shared, ' ');
+    if (rows > 1 && both[0] && parts) ss_parts_drop(row, parts + 1, ' ', buf, sizeof buf);
+    else snprintf(buf, sizeof buf, "%s", row);
     return buf;
 }
 
@@ -144,7 +165,7 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
                      "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
                      "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = "
                      "SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
-                who, label_of(&sc[i]));
+                who, label_of(sc, nsc, &sc[i]));
         return;
     }
 }
@@ -212,7 +233,7 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
             known ? "not its CPU part (recorded CPU time and wait for a core, or [pipeline] fetch_cpu): reads, or "
                     "waits for them"
                   : "taken as reads, as the trace records no CPU time of its fetches ([pipeline] fetch_cpu sets one)",
-            label_of(which));
+            label_of(sc, nsc, which));
 }
 
 /* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
@@ -371,7 +392,7 @@ static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, c
                              "iterations after it; an epoch's time also has the start-up, which grows with the "
                              "workers unless they persist (persistent_workers=True starts them once)\n",
                         cal->startup, cal->startup_epochs, cal->startup_epochs == 1 ? "" : "s", cal->ask_period,
-                        cfg->warmup_iterations, label_of(&sc[i]));
+                        cfg->warmup_iterations, label_of(sc, nsc, &sc[i]));
                 return;
             }
     }
@@ -396,7 +417,7 @@ static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, co
                      "pessimistic; on the 4-rank validation grids with those datasets removed the mean error went "
                      "from 1.2-5.2 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
                      "healed -18.5 %% where it was -7.3 %%): record with scripts/stallsim_record.py where you can\n",
-                label_of(&sc[i]));
+                label_of(sc, nsc, &sc[i]));
         return;
     }
 }

@@ -208,6 +208,24 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         free(cand);
         return dst;
     }
+    /* a sweep with the pipeline model ranks its cuts alone: the independent model keeps every
+     * GPU's measured steps and loaders, and on real runs its heals of a slow rank came out
+     * up to 25 % optimistic where the pipeline model's were within about 6 % (README, How
+     * far to trust the predictions); a list that mixed them put those first */
+    int has_pipe = 0;
+    for (int j = 0; j < s->nsc && !has_pipe; j++) has_pipe = s->sc[j].model == SS_MODEL_PIPELINE;
+    if (has_pipe) {
+        int kept = 0;
+        for (int i = 0; i < nc; i++) {
+            if (s->sc[cand[i].j].model == SS_MODEL_PIPELINE) {
+                cand[kept++] = cand[i];
+                continue;
+            }
+            if (out->n_other < SS_RANK_TOP) out->other_j[out->n_other] = cand[i].j;
+            out->n_other++;
+        }
+        nc = kept;
+    }
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
     double med;

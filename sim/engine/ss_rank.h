@@ -40,6 +40,9 @@ typedef struct ss_ranking {
     int n_same;                 /* cuts left out as the same scenario as a ranked one: its model,
                                  * label and mean iteration time (settings resolving alike:
                                  * workers = auto*2 on a synchronous trace is workers = 0) */
+    int n_other;                /* cuts of the independent model left out of a sweep that has
+                                 * the pipeline model, which alone is ranked then */
+    int other_j[SS_RANK_TOP];   /* the first min(n_other, SS_RANK_TOP) of them, largest cut first */
     int nheal;
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */

@@ -993,6 +993,15 @@ static const char *range_text(const double *v, int n, char *buf, size_t size)
 /* ---- printing ---- */
 
 #define PRINT_GROUPS 6
+/* A pool whose measured stretch of its fetches' or steps' CPU work (with their waits for
+ * a core) is more than CALIB_DISTURBED_RATIO times the model's at the trace's own load,
+ * and whose excess wait is at least CALIB_DISTURBED_SHARE of an iteration, was most likely
+ * shared with other processes: on the 575 committed real traces with waits the ratio is
+ * at most CALIB_CLEAN_RATIO (pytorch-seq's base, 2.06 for its fetches); on a new user's run
+ * during another job's compile 3.2 and 4.4, its clean repeats at most 1.5 */
+#define CALIB_DISTURBED_RATIO 2.5
+#define CALIB_CLEAN_RATIO 2.1
+#define CALIB_DISTURBED_SHARE 0.05
 #define PRINT_WORST 3
 
 /* Where the calibration's W and P come from: recorded, fitted, or (no fetch times to fit
@@ -1059,6 +1068,39 @@ void ss_calib_print(const ss_calib *c, FILE *out)
                          "/fetch_wait_time and /loop_wait_time): fetches %s, steps %s; a scenario's CPU parts are "
                          "these measured times x (the model's stretch at the scenario's load / at the trace's)\n",
                     range_text(sh->s0m, sh->pools, fm, sizeof fm), range_text(sh->s0m_step, sh->pools, sm, sizeof sm));
+            /* waits for a core far beyond what the job's own threads explain, by enough to
+             * matter (CALIB_DISTURBED_SHARE of an iteration): others ran */
+            int worst = -1;
+            double wr = 0.0;
+            for (int p = 0; p < sh->pools && sh->s0m_step; p++) {
+                double cf = 0.0, cs = 0.0;
+                int n = 0;
+                for (int g = 0; g < G; g++)
+                    if (sh->pool_of[g] == p) {
+                        cf += sh->fetch_cpu[g];
+                        cs += sh->step_cpu[g];
+                        n++;
+                    }
+                if (!(sh->s0[p] > 0) || n == 0) continue;
+                const double over = CALIB_DISTURBED_SHARE * sh->iter_mean;
+                const double rf = (sh->s0m[p] - sh->s0[p]) * cf / n > over ? sh->s0m[p] / sh->s0[p] : 0.0,
+                             rs = (sh->s0m_step[p] - sh->s0[p]) * cs / n > over ? sh->s0m_step[p] / sh->s0[p] : 0.0;
+                const double r = rf > rs ? rf : rs;
+                if (r > wr) {
+                    wr = r;
+                    worst = p;
+                }
+            }
+            if (worst >= 0 && wr > CALIB_DISTURBED_RATIO) {
+                int g0 = 0;
+                while (g0 < G - 1 && sh->pool_of[g0] != worst) g0++;
+                fprintf(out, "calibration: warning: GPU %d's pool waited for a core %.1f times as long as its own threads "
+                             "explain (measured stretch %.2f for the fetches and %.2f for the steps, the model's %.2f at "
+                             "the trace's load): other processes most likely used its cores while it was recorded, and "
+                             "every prediction from this trace carries that contention; record the run again on quiet "
+                             "cores (on the committed real runs the ratio is at most %.1f)\n",
+                        g0, wr, sh->s0m[worst], sh->s0m_step[worst], sh->s0[worst], CALIB_CLEAN_RATIO);
+            }
         }
         if (sh->align_trace) { /* how often the training processes stepped together */
             /* the first pool of more than one GPU (a pool of one has nothing to align): the
