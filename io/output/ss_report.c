@@ -74,7 +74,7 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * contention grows too slowly near saturation. Said once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
 /* a pipeline baseline replay further than this (%) from the measured run gets a note: on
- * 697 of the 703 committed real traces it is within 1.5 % (the others: two heavy-tailed runs,
+ * 718 of the 724 committed real traces it is within 1.5 % (the others: two heavy-tailed runs,
  * -2.5 and -1.5 %, and four of uneven shards, 23-28 % off) */
 #define FIDELITY_NOTE_PCT 5.0
 /* Below this share of the iteration time, the stalls are too small for the slowest loader
