@@ -247,7 +247,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         const double m0 = s->p[ss_summary_measured(s)].mean[SS_M_ITER];
         int near_all = 0;
         for (int j = 0; j < s->nsc && m0 > 0; j++)
-            near_all += j != ss_summary_measured(s) && (r->n_other == 0 || s->sc[j].model == SS_MODEL_PIPELINE) &&
+            near_all += j != ss_summary_measured(s) && (r->n_other == 0 || ss_model_get(s->sc[j].model)->ranks_alone) &&
                         100.0 * (s->p[j].mean[SS_M_ITER] - m0) / m0 - r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
         if (tied == r->ntop && near_all > tied)

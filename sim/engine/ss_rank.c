@@ -208,16 +208,17 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         free(cand);
         return dst;
     }
-    /* a sweep with the pipeline model ranks its cuts alone: the independent model keeps every
-     * GPU's measured steps and loaders, and on real runs its heals of a slow rank came out
-     * up to 25 % optimistic where the pipeline model's were within about 6 % (README, How
-     * far to trust the predictions); a list that mixed them put those first */
-    int has_pipe = 0;
-    for (int j = 0; j < s->nsc && !has_pipe; j++) has_pipe = s->sc[j].model == SS_MODEL_PIPELINE;
-    if (has_pipe) {
+    /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only: the
+     * independent model keeps every GPU's measured steps and loaders, and on real runs its
+     * heals of a slow rank came out up to 25 % optimistic where the pipeline model's were
+     * within about 6 % (README, How far to trust the predictions); a list that mixed them
+     * put those first */
+    int alone = 0;
+    for (int j = 0; j < s->nsc && !alone; j++) alone = ss_model_get(s->sc[j].model)->ranks_alone;
+    if (alone) {
         int kept = 0;
         for (int i = 0; i < nc; i++) {
-            if (s->sc[cand[i].j].model == SS_MODEL_PIPELINE) {
+            if (ss_model_get(s->sc[cand[i].j].model)->ranks_alone) {
                 cand[kept++] = cand[i];
                 continue;
             }

@@ -64,6 +64,10 @@ typedef struct ss_model_ops {
     int reports_fidelity;
     /* 1 when its replay_row uses row->train_start (the sweep then reads that column) */
     int reads_train_start;
+    /* 1 when, in a sweep that has it, its cuts are ranked alone and the other models'
+     * counted: its predictions are the ones checked against real runs where the others'
+     * keep what it replays (ss_rank.c) */
+    int ranks_alone;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */

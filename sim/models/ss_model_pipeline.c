@@ -1254,6 +1254,7 @@ const ss_model_ops ss_model_pipeline = {
             SS_AXIS_START_ALIGN,
     .reports_fidelity = 1,
     .reads_train_start = 1,
+    .ranks_alone = 1, /* the independent model keeps each GPU's measured steps and loaders */
     .name_of = pipe_name,
     .label_of = pipe_label,
     .is_baseline = pipe_baseline,
