@@ -1118,8 +1118,9 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
         const char *advice =
-            R->persistent != 1 ? "persistent_workers=True, or with fewer workers"
-                               : "fewer workers or a smaller prefetch_factor (its workers persist already)";
+            R->persistent != 1 ? "persistent_workers=True, or with fewer workers, if the job can use them"
+                               : "fewer workers or a smaller prefetch_factor (its workers persist already), if the job "
+                                 "can use them";
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
                 "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\"); a "

@@ -276,9 +276,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                          "such setting differ by 7-10%%: check one real run before acting; datasets/VALIDATION.md)\n");
         if (ahead_heal)
             fprintf(out, "  (a healed GPU among them: against the real run without the slow GPU, healing it came out "
-                         "-5.0 to +2.6%% on the validation grids, but -10.6%% from an 8-rank grid's slowest base run "
-                         "and -6.8 to +8.9%% on a new user's file job: the healed run's load, which sets its steps' "
-                         "and deliveries' waits for a core, is the model's, not a measurement)\n");
+                         "-5.0 to +2.6%% on the validation grids, but -10.6%% from an 8-rank grid's slowest base run, "
+                         "-6.8 to +8.9%% on a new user's file job and -11%% on another's 3-rank job: the healed run's "
+                         "load, which sets its steps' and deliveries' waits for a core, is the model's, not a "
+                         "measurement)\n");
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]);

@@ -22,6 +22,9 @@
 #include "ss_sweep.h"
 #include "ss_trace.h"
 
+/* compare RESULTS... REAL.h5 lists at most this many predictions' errors, a line each */
+#define COMPARE_PRED_LINES 100
+
 static const char compare_usage[] =
     "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
     "\n"
@@ -557,13 +560,14 @@ static void print_table(const cmp_table *t, FILE *out)
     else if (own_base < 0 && t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 &&
              last->r.num[it] > 0) {
         fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:\n", last->source);
-        /* one line each, the names aligned (at most 16 rows) */
+        /* one line each, the names aligned (at most COMPARE_PRED_LINES rows: a sweep of a few
+         * dozen scenarios shows whole, its heal rows too) */
         int shown = 0, width = 0;
         for (int pass = 0; pass < 2; pass++) {
             shown = 0;
             for (int i = 1; i < t->n - 1; i++) {
                 if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
-                if (shown == 16) {
+                if (shown == COMPARE_PRED_LINES) {
                     if (pass) fprintf(out, "  ... (--csv FILE has every row's iter_time_mean)\n");
                     break;
                 }
