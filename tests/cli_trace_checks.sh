@@ -100,6 +100,26 @@ if [ "$have_mpi" = 1 ]; then
   warned_once wn "mpirun -np 3, nodes of 2 and 1"
 fi
 
+# many such rows (1,500 of 3,000, more than a first cap of 1,024 rows held): still exact,
+# alone and at 3 ranks in nodes of 2 and 1
+"$stallsim" gen -o many.h5 --gpus 4 --iterations 3000 --seed 3 >/dev/null || fail "gen many"
+$py -c "
+import h5py
+with h5py.File('many.h5', 'r+') as f:
+    s, it = f['timeline/stall_time'][()], f['timeline/iteration_time'][()]
+    s[5:3000:2, 1] = it[5:3000:2, 1] + 0.5
+    s[5, 2:] = it[5, 2:] + 0.5
+    f['timeline/stall_time'][...] = s
+" || fail "python edit many"
+printf '[trace]\npath = many.h5\n[scenarios]\nmodel = pipeline, independent\nworkers = 1, 2\n' > many.ini
+many_ok() { grep -q "many.h5: 1500 GPU-iterations have a stall longer than the iteration (first: row 5, GPU 1:" "$1"; }
+"$stallsim" info many.h5 >/dev/null 2>wi && many_ok wi && ok || fail "1500 long stalls, info: $(cat wi)"
+"$stallsim" run many.ini --out many1 >/dev/null 2>wr && many_ok wr && ok || fail "1500 long stalls, run: $(cat wr)"
+if [ "$have_mpi" = 1 ]; then
+  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run many.ini --out many3 >/dev/null 2>wm && many_ok wm && ok ||
+    fail "1500 long stalls, 3 ranks: $(cat wm)"
+fi
+
 # a bad value beyond the calibration's rows, in the share of one rank of a node that
 # reads shared slabs: every rank stops at that slab, the error is printed once, no hang
 "$stallsim" gen -o late.h5 --gpus 3 --iterations 25000 --seed 6 >/dev/null || fail "gen late"

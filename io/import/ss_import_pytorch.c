@@ -1085,8 +1085,7 @@ static long pt_window(const pt_rank *R) { return R->workers > 0 ? R->workers * (
  * worth a warning: on 2 cores, 16 worker processes gave 25-47 ms, 8 gave 2-11 ms. */
 #define START_CRUSH_S 0.010
 /* A window of at most this many fetches (2 workers x the default prefetch_factor 2) of at
- * most 2 persistent workers: the warning gives no advice (nothing smaller is worth
- * recording). */
+ * most 2 persistent workers: no warning for its rank (nothing smaller is worth recording). */
 #define START_SMALL_WINDOW 4
 
 /* At the end, with the waits' medians (S->fetch_wait): /fetch_wait_start_time, each rank's
@@ -1101,20 +1100,20 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     }
     S->fetch_wait_start = malloc((size_t)S->G * sizeof *S->fetch_wait_start);
     if (!S->fetch_wait_start) return ss_fail(SS_ENOMEM, "out of memory");
+    /* the rank with the largest start-up excess, of those with something to change: persistent
+     * workers with a window of at most START_SMALL_WINDOW fetches start only in the first epoch,
+     * and nothing smaller is worth recording instead (a warning with nothing to act on read as
+     * a fault to a new user) */
     int worst = -1;
     for (int g = 0; g < S->G; g++) {
         const pt_rank *R = S->r[g];
         S->fetch_wait_start[g] = R->workers > 0 ? R->start_wait / (double)R->start_n : 0.0;
         double ex = S->fetch_wait_start[g] - S->fetch_wait[g];
-        if (ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst])) worst = g;
+        const int small = R->persistent == 1 && R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW;
+        if (!small && ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst]))
+            worst = g;
     }
     m->fetch_wait_start = S->fetch_wait_start;
-    /* persistent workers with a window of at most START_SMALL_WINDOW fetches: only the first
-     * epoch starts them, and nothing smaller is worth recording instead: no warning (with
-     * nothing to act on, a new user read it as a fault) */
-    if (worst >= 0 && S->r[worst]->persistent == 1 && S->r[worst]->workers <= 2 &&
-        pt_window(S->r[worst]) <= START_SMALL_WINDOW)
-        worst = -1;
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
         const char *advice =

@@ -34,9 +34,10 @@ typedef struct {
     double stall, iter;
 } long_stall_rec;
 
-/* At most this many rows recorded per rank (each rank's are gathered on rank 0); beyond
- * it the warning gives the rows' count as a lower bound */
-#define LONG_STALL_ROWS_MAX 1024
+/* At most this many distinct rows recorded per rank (each rank's are gathered on rank 0:
+ * 2.6 MB a rank at most, and only on a trace with that many such rows); beyond it the
+ * warning gives the count as a lower bound */
+#define LONG_STALL_ROWS_MAX 65536
 
 struct ss_trace_file {
     hid_t file, d_epoch, d_index, d_f64[DS_NF64];
@@ -44,8 +45,8 @@ struct ss_trace_file {
     ss_trace_meta meta;
     char path[4096];
     int epoch_wide;     /* the epoch dataset holds integers wider than 32 bits (h5py's int64) */
-    long_stall_rec *ls; /* rows with a long stall, sorted by row, each once */
-    long nls;
+    long_stall_rec *ls; /* rows with a long stall (made unique as it fills and when reported) */
+    long nls, cap_ls;
     int ls_overflow; /* more rows than LONG_STALL_ROWS_MAX: some not recorded */
     /* the last row of the last slab read and checked (last_row < 0: none), so that the
      * next slab's order check need not read it again */
@@ -859,10 +860,6 @@ static long unique_rows(long_stall_rec *recs, long n)
 static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
 {
     if (count == 0) return;
-    if (!t->ls && !(t->ls = malloc(LONG_STALL_ROWS_MAX * sizeof *t->ls))) {
-        t->ls_overflow = 1;
-        return;
-    }
     const double *st = s->stall_time, *it = s->iteration_time;
     const int G = s->gpus;
     for (long i = 0; i < s->n; i++) {
@@ -874,8 +871,18 @@ static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
                 r.iter = it[i * G + g];
             }
         if (r.count == 0) continue;
-        if (t->nls == LONG_STALL_ROWS_MAX) t->nls = unique_rows(t->ls, t->nls);
-        if (t->nls == LONG_STALL_ROWS_MAX) {
+        if (t->nls == t->cap_ls) { /* full: rows read again go first; mostly new rows: it grows */
+            t->nls = unique_rows(t->ls, t->nls);
+            if (t->nls >= t->cap_ls / 2 && t->cap_ls < LONG_STALL_ROWS_MAX) {
+                long cap = t->cap_ls ? 2 * t->cap_ls : 64;
+                long_stall_rec *v = realloc(t->ls, (size_t)cap * sizeof *v);
+                if (v) {
+                    t->ls = v;
+                    t->cap_ls = cap;
+                }
+            }
+        }
+        if (t->nls == t->cap_ls) {
             t->ls_overflow = 1;
             return;
         }
@@ -912,6 +919,7 @@ ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, s
 
 void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
 {
+    t->nls = t->nls ? unique_rows(t->ls, t->nls) : 0; /* each rank sends each row once */
     long_stall_rec *all = t->ls;
     long n = t->nls, overflow = t->ls_overflow;
     void *buf = NULL;

@@ -996,7 +996,7 @@ static const char *range_text(const double *v, int n, char *buf, size_t size)
 /* A pool whose measured stretch of its fetches' or steps' CPU work (with their waits for
  * a core) is more than CALIB_DISTURBED_RATIO times the model's at the trace's own load,
  * and whose excess wait is at least CALIB_DISTURBED_SHARE of an iteration, was most likely
- * shared with other processes: on the 596 committed real traces with waits the ratio is
+ * shared with other processes: on the 605 committed real traces with waits the ratio is
  * at most CALIB_CLEAN_RATIO (pytorch-seq's base, 2.06 for its fetches); on a new user's run
  * during another job's compile 3.2 and 4.4, its clean repeats at most 1.5 */
 #define CALIB_DISTURBED_RATIO 2.5
@@ -1094,11 +1094,12 @@ void ss_calib_print(const ss_calib *c, FILE *out)
             if (worst >= 0 && wr > CALIB_DISTURBED_RATIO) {
                 int g0 = 0;
                 while (g0 < G - 1 && sh->pool_of[g0] != worst) g0++;
-                fprintf(out, "calibration: warning: GPU %d's pool waited for a core %.1f times as long as its own threads "
-                             "explain (measured stretch %.2f for the fetches and %.2f for the steps, the model's %.2f at "
-                             "the trace's load): other processes most likely used its cores while it was recorded, and "
-                             "every prediction from this trace carries that contention; record the run again on quiet "
-                             "cores (on the committed real runs the ratio is at most %.1f)\n",
+                fprintf(out, "calibration: warning: GPU %d's pool: its CPU work, with its waits for a core, took %.1f "
+                             "times as long as the model's stretch for its own threads' load gives (measured stretch %.2f "
+                             "for the fetches and %.2f for the steps, the model's %.2f): other processes most likely used "
+                             "its cores while it was recorded, and every prediction from this trace carries that "
+                             "contention; record the run again on quiet cores (on the committed real runs the ratio is at "
+                             "most %.1f)\n",
                         g0, wr, sh->s0m[worst], sh->s0m_step[worst], sh->s0[worst], CALIB_CLEAN_RATIO);
             }
         }
