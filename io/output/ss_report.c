@@ -240,6 +240,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
                          "again)\n",
                     r->n_same, r->n_same == 1 ? "" : "s", r->n_same == 1 ? "its" : "their");
+        if (r->n_one)
+            fprintf(out, "  (%d more cut%s exactly the time of one kept before it in the table, from which %s in one "
+                         "setting, which there changes nothing: not ranked)\n",
+                    r->n_one, r->n_one == 1 ? " predicts" : "s predict", r->n_one == 1 ? "it differs" : "each differs");
         /* cuts closer to the best than real runs of one setting are to each other: as good */
         int tied = 1;
         while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
@@ -250,7 +254,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             near_all += j != ss_summary_measured(s) && (r->n_other == 0 || ss_model_get(s->sc[j].model)->ranks_alone) &&
                         100.0 * (s->p[j].mean[SS_M_ITER] - m0) / m0 - r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
-        if (tied == r->ntop && near_all > tied)
+        if (near_all > tied)
             snprintf(more, sizeof more, " (%d scenarios of the sweep in all: summary.csv's change_pct lists them)", near_all);
         if (tied > 1)
             fprintf(out, "  (the first %d%s differ by less than %.0f point%s: as good as equal, as real runs of one "
@@ -598,8 +602,8 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             fputc('}', f);
         }
         fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "
-                   "\"independent_left_out\": %d, \"iterations_per_epoch\": ",
-                r->n_within, r->n_twin, r->n_same, r->n_other);
+                   "\"one_setting_left_out\": %d, \"independent_left_out\": %d, \"iterations_per_epoch\": ",
+                r->n_within, r->n_twin, r->n_same, r->n_one, r->n_other);
         json_num(f, r->iterations_per_epoch);
         fputs(",\n  \"heal\": [", f);
         for (int k = 0; k < r->nheal; k++) {

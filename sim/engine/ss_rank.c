@@ -126,13 +126,34 @@ static int cmp_cut_key(const void *a, const void *b)
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
+/* 1 when labels x and y have as many space-separated parts and differ in exactly one */
+static int one_part_apart(const char *x, const char *y)
+{
+    int diff = 0;
+    while (*x || *y) {
+        size_t lx = strcspn(x, " "), ly = strcspn(y, " ");
+        if (!*x || !*y) return 0; /* more parts on one side */
+        diff += lx != ly || strncmp(x, y, lx) != 0;
+        x += lx + (x[lx] == ' ');
+        y += ly + (y[ly] == ' ');
+    }
+    return diff == 1;
+}
+
+/* Runs of equal predicted time longer than this are not searched for cuts one setting
+ * apart (a comparison of every pair) */
+#define ONE_APART_RUN_MAX 4096
+
 /* Drops from the sorted candidates every cut that is the same scenario as an earlier one
  * in table order: the same model and label and the same mean iteration time to the last
  * bit (a label shows per-GPU worker counts as a range, which different settings can
  * share). Such cuts lie together after the sort (equal change), and within each run the
  * labels are sorted so that equal ones meet: n log n, not a comparison of every pair.
- * Counts them into *n_same. */
-static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int *n_same)
+ * Counts them into *n_same. Then, within each such run, a cut of the same model whose
+ * label differs in one setting from a cut kept before it in table order (prefetch 4
+ * beside prefetch 2, where the window no longer matters) changes nothing that cut does not:
+ * it is dropped too and counted into *n_one. */
+static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int *n_same, int *n_one)
 {
     int out = 0;
     for (int a = 0; a < *nc;) {
@@ -152,6 +173,25 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
                     cand[k[i].at].j = -1; /* the later in table order goes */
                     ++*n_same;
                 }
+            if (b - a <= ONE_APART_RUN_MAX) {
+                const cut_key **at = malloc((size_t)(b - a) * sizeof *at); /* the run's keys in table order */
+                if (!at) {
+                    free(k);
+                    return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", b - a);
+                }
+                for (int i = 0; i < b - a; i++) at[k[i].at - a] = &k[i];
+                for (int i = 0; i < b - a; i++) {
+                    if (cand[a + i].j < 0) continue;
+                    for (int q = 0; q < i; q++)
+                        if (cand[a + q].j >= 0 && at[q]->model == at[i]->model && at[q]->mean == at[i]->mean &&
+                            one_part_apart(at[q]->label, at[i]->label)) {
+                            cand[a + i].j = -1;
+                            ++*n_one;
+                            break;
+                        }
+                }
+                free(at);
+            }
             free(k);
         }
         for (int i = a; i < b; i++)
@@ -203,7 +243,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
-    ss_status dst = drop_same(s, cand, &nc, &out->n_same);
+    ss_status dst = drop_same(s, cand, &nc, &out->n_same, &out->n_one);
     if (dst != SS_OK) {
         free(cand);
         return dst;

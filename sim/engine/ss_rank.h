@@ -40,6 +40,8 @@ typedef struct ss_ranking {
     int n_same;                 /* cuts left out as the same scenario as a ranked one: its model,
                                  * label and mean iteration time (settings resolving alike:
                                  * workers = auto*2 on a synchronous trace is workers = 0) */
+    int n_one;                  /* cuts left out as predicting exactly the time of a cut kept
+                                 * before them in table order whose label differs in one setting */
     int n_other;                /* cuts of other models left out of a sweep that has a model
                                  * which ranks alone (ss_model_ops.ranks_alone: pipeline) */
     int other_j[SS_RANK_TOP];   /* the first min(n_other, SS_RANK_TOP) of them, largest cut first */
