@@ -210,6 +210,10 @@ static void print_rows_left(const ss_summary *s, const labels *L, const int *j, 
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
 
+/* 1 when model m's cuts are among those ranked (all models', unless another model's were set
+ * aside for one that ranks alone: ss_rank.c) */
+static int ranked_model(const ss_ranking *r, ss_model m) { return r->n_other == 0 || ss_model_get(m)->ranks_alone; }
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
@@ -251,7 +255,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         const double m0 = s->p[ss_summary_measured(s)].mean[SS_M_ITER];
         int near_all = 0;
         for (int j = 0; j < s->nsc && m0 > 0; j++)
-            near_all += j != ss_summary_measured(s) && (r->n_other == 0 || ss_model_get(s->sc[j].model)->ranks_alone) &&
+            near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
                         100.0 * (s->p[j].mean[SS_M_ITER] - m0) / m0 - r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
         if (near_all > tied)
@@ -288,7 +292,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) /* (of the ranked models only, where some rank alone) */
         known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]) &&
-                 (r->n_other == 0 || ss_model_get(s->sc[j].model)->ranks_alone);
+                 ranked_model(r, s->sc[j].model);
     if (r->ntop == 0 && s->nsc > 1) {
         if (known)
             fprintf(out, "no %sscenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",

@@ -39,6 +39,24 @@ void ss_parts_shared(const char *const *names, int n, char sep, int kv_only, cha
     }
 }
 
+void ss_parts_keep(char *shared, const char *name, char sep)
+{
+    const char seps[2] = {sep, '\0'};
+    const char *rest = rest_of(name, seps);
+    size_t len = 0;
+    for (const char *p = shared; *p;) {
+        size_t k = strcspn(p, seps);
+        if (has_part(rest, seps, p, k)) {
+            if (len) shared[len++] = sep;
+            memmove(shared + len, p, k); /* (len <= p - shared: the kept text never overtakes p) */
+            len += k;
+        }
+        p += k;
+        if (*p) p++;
+    }
+    shared[len] = '\0';
+}
+
 void ss_parts_drop(const char *name, const char *shared, char sep, char *out, size_t cap)
 {
     const char seps[2] = {sep, '\0'};

@@ -11,6 +11,10 @@
  * when there are none or n < 2. O(n x parts^2). */
 void ss_parts_shared(const char *const *names, int n, char sep, int kv_only, char *out, size_t cap);
 
+/* Keeps in shared (parts as ss_parts_shared writes them) those that name has past its
+ * first: one more name of the group, taken in place (no array of all the names). */
+void ss_parts_keep(char *shared, const char *name, char sep);
+
 /* Into out: name without the parts (past its first) that are in shared (as ss_parts_shared
  * writes it); name whole when shared is "". */
 void ss_parts_drop(const char *name, const char *shared, char sep, char *out, size_t cap);

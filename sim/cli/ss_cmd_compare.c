@@ -740,10 +740,8 @@ static ss_status folders_of(const cmp_table *t, cmp_folders *f)
 static int spread_row(const cmp_folders *f, int i) { return f->fold[i] >= 0 && f->rep[f->fold[i]] < 0; }
 
 /* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
- * is the plain prediction of a loader of w workers and prefetch p (p < 1: any): no
- * alignment, scale or heal */
-/* 1 when the label is a pipeline row without alignment of loader (w, p), whatever its
- * scales and heal */
+ * is a row without alignment of a loader of w workers and prefetch p (p < 1: any),
+ * whatever its scales and heal */
 static int label_loader(const char *label, int w, int p)
 {
     char want_w[32], want_p[32];
@@ -756,6 +754,8 @@ static int label_loader(const char *label, int w, int p)
     return !strncmp(lab, "pipe f=none s=none ", 19) && strstr(lab, want_w) && strstr(lab, want_p);
 }
 
+/* 1 when the label is the plain prediction of loader (w, p): label_loader, and no scale or
+ * heal */
 static int label_matches(const char *label, int w, int p)
 {
     char lab[SS_NAME_MAX + 2];

@@ -89,26 +89,20 @@ static int is_pipeline(const ss_scenario *s) { return !strcmp(ss_model_get(s->mo
 static const char *label_of(const ss_scenario *sc, int nsc, const ss_scenario *s)
 {
     static char buf[SS_LABEL_MAX];
-    /* shared: the model's name and the parts every row so far has (a name, as
-     * ss_parts_shared reads its first part as the model's) */
-    char shared[SS_LABEL_MAX] = "", row[SS_LABEL_MAX], both[SS_LABEL_MAX] = "";
-    int rows = 0;
-    for (int j = 0; j < nsc; j++) {
+    char shared[SS_LABEL_MAX] = "", row[SS_LABEL_MAX];
+    int rows = 0; /* the "key=value" parts every row of the model has, one row at a time */
+    for (int j = 0; j < nsc && (rows == 0 || shared[0]); j++) {
         if (sc[j].model != s->model || sc[j].model == SS_MODEL_MEASURED) continue;
         ss_model_get(sc[j].model)->label_of(&sc[j], row, sizeof row);
         if (rows++ == 0) {
-            snprintf(shared, sizeof shared, "%s", row);
-            continue;
+            const char *self[2] = {row, row};
+            ss_parts_shared(self, 2, ' ', 1, shared, sizeof shared);
+        } else {
+            ss_parts_keep(shared, row, ' ');
         }
-        const char *pair[2] = {shared, row};
-        ss_parts_shared(pair, 2, ' ', 1, both, sizeof both);
-        if (!both[0]) break;
-        snprintf(shared, sizeof shared, "m %s", both);
     }
     ss_model_get(s->model)->label_of(s, row, sizeof row);
-    const char *parts = strchr(shared, ' ');
-    if (rows > 1 && both[0] && parts) ss_parts_drop(row, parts + 1, ' ', buf, sizeof buf);
-    else snprintf(buf, sizeof buf, "%s", row);
+    ss_parts_drop(row, rows > 1 ? shared : "", ' ', buf, sizeof buf);
     return buf;
 }
 

@@ -206,8 +206,9 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
 {
     memset(out, 0, sizeof *out);
     out->iterations_per_epoch = iterations_per_epoch;
+    int base_row[SS_NMODELS]; /* each model's baseline row, looked up once */
     for (int m = 0; m < SS_NMODELS; m++) {
-        int b = baseline_of(s, (ss_model)m);
+        const int b = base_row[m] = baseline_of(s, (ss_model)m);
         double e = b >= 0 ? ss_summary_fidelity_err_pct(s, b) : NAN;
         /* a model without a fidelity figure gives the measured run back as its baseline */
         out->error_pct[m] = b < 0 ? NAN : isnan(e) ? 0.0 : fabs(e);
@@ -243,16 +244,11 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
-    ss_status dst = drop_same(s, cand, &nc, &out->n_same, &out->n_one);
-    if (dst != SS_OK) {
-        free(cand);
-        return dst;
-    }
-    /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only: the
-     * independent model keeps every GPU's measured steps and loaders, and on real runs its
-     * heals of a slow rank came out up to 48 % optimistic where the pipeline model's stayed
-     * within 12 % (README, How far to trust the predictions); a list that mixed them put
-     * those first */
+    /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the
+     * others set aside before drop_same, whose rules are for the cuts ranked: the independent
+     * model keeps every GPU's measured steps and loaders, and on real runs its heals of a slow
+     * rank came out up to 48 % optimistic where the pipeline model's stayed within 12 %
+     * (README, How far to trust the predictions); a list that mixed them put those first */
     int alone = 0;
     for (int j = 0; j < s->nsc && !alone; j++) alone = ss_model_get(s->sc[j].model)->ranks_alone;
     if (alone) {
@@ -266,6 +262,11 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
             out->n_other++;
         }
         nc = kept;
+    }
+    ss_status dst = drop_same(s, cand, &nc, &out->n_same, &out->n_one);
+    if (dst != SS_OK) {
+        free(cand);
+        return dst;
     }
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
@@ -281,17 +282,21 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */
     if (nh == 0) return SS_OK;
     out->heal = calloc((size_t)nh, sizeof *out->heal);
-    if (!out->heal) return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
+    /* the GPUs whose heal each model has an entry for */
+    unsigned char *seen = calloc((size_t)SS_NMODELS * (size_t)s->gpus, 1);
+    if (!out->heal || !seen) {
+        free(seen);
+        return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
+    }
     for (int j = 0; j < s->nsc; j++) {
         if (!s->sc[j].baseline_but_heal) continue;
-        int b = baseline_of(s, s->sc[j].model);
+        int b = base_row[s->sc[j].model];
         if (b < 0) continue;
         /* one entry per model and GPU: settings that resolve alike (workers = auto, auto*2
          * on a trace that loads synchronously: both 0) give the same heal twice */
-        int dup = 0;
-        for (int k = 0; k < out->nheal && !dup; k++)
-            dup = out->heal[k].model == s->sc[j].model && out->heal[k].gpu == s->sc[j].heal_gpu;
-        if (dup) continue;
+        unsigned char *seen_at = &seen[(size_t)s->sc[j].model * (size_t)s->gpus + (size_t)s->sc[j].heal_gpu];
+        if (*seen_at) continue;
+        *seen_at = 1;
         double base = mean_iter(s, b), v = mean_iter(s, j);
         ss_rank_heal *h = &out->heal[out->nheal++];
         h->gpu = s->sc[j].heal_gpu;
@@ -301,6 +306,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         h->gain_s_epoch = (base - v) * iterations_per_epoch;
         h->ranked = h->gain_pct > floor_of(out->error_pct[h->model]);
     }
+    free(seen);
     qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
     return SS_OK;
 }
