@@ -36,13 +36,15 @@ typedef struct {
 
 #define F(x) offsetof(ss_config, x)
 #define NOB 0, 0 /* no numeric bounds */
-static const key_def keys[] = {
+/* The rows of the sections every scenario file has: [trace] and [scenarios] (the head),
+ * then the models' sections as registered, then [summary], [output] and [run]. */
+static const key_def base_keys[] = {
     {"trace", "path", K_PATH, F(trace_path), 0, NULL, NOB,
      "the stalltrace HDF5 file to replay (relative paths are taken from the scenario file's folder)"},
     {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "summarise every epoch (all) or one epoch number"},
     {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
      "iterations with index below this are replayed but not summarised"},
-    {"scenarios", "model", K_MODELS, F(models), F(n_models), "independent", NOB,
+    {"scenarios", "model", K_MODELS, F(models), F(n_models), NULL /* the list's first replay model */, NOB,
      "replay models to sweep (independent, pipeline); the measured run is always row 0"},
     {"scenarios", "fetch_align", K_FETCH_ALIGNS, F(fetch_align), F(n_fetch), "none", NOB,
      "fetch-time alignments: none (false), min, avg, median, max"},
@@ -60,33 +62,6 @@ static const key_def keys[] = {
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
      "GPUs whose fetch times (and, pipeline, loader settings) become the other GPUs' median: none, "
      "a GPU number, several healed together (1+3, 8-15), or each (one scenario per GPU)"},
-    {"independent", "stall_floor", K_SECONDS, F(stall_floor), 0, "0.000002", 0, 1e18,
-     "stall given to a batch that the scenario makes ready in time, seconds"},
-    {"independent", "stall_sensitivity", K_SECONDS, F(stall_sensitivity), 0, "0.01", 0, 1e18,
-     "measured stall above which a later batch adds to the stall, seconds"},
-    {"pipeline", "worker_gap", K_GAP_AUTO, F(worker_gap), 0, "auto", 0, 1e18,
-     "a worker's pause between two batches, seconds, or auto (calibrated per GPU)"},
-    {"pipeline", "refill_gap", K_GAP_AUTO, F(refill_gap), 0, "auto", 0, 1e18,
-     "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
-    {"pipeline", "delivery", K_GAP_AUTO, F(delivery), 0, "auto", 0, 1e18,
-     "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
-    {"pipeline", "fetch_cpu", K_GAP_AUTO, F(fetch_cpu), 0, "auto", 0, 1e18,
-     "the CPU part of a fetch (decoding, collating), which fetch_scale leaves as it is, seconds, or auto (the "
-     "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales), auto*F"},
-    {"pipeline", "delivery_per_batch", K_BOOL, F(delivery_per_batch), 0, "true", NOB,
-     "delivery = auto replays each batch's measured delivery (true) or each GPU's median (false)"},
-    {"pipeline", "cpu_sharing", K_BOOL, F(cpu_sharing), 0, "true", NOB,
-     "on traces that record CPU times and pools of cores: the CPU part of fetches and steps takes longer "
-     "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
-    {"pipeline", "storage_parallel", K_PARALLEL, F(storage_parallel), 0, "0", 1, 1e9,
-     "the storage's most throughput with many reads in flight, in reads at a time (its throughput then over "
-     "that of one read at a time): with n reads always in flight each takes 1 + (n - 1) / this as long, so a "
-     "scenario with more reads in flight than the trace reads slower; 0: no limit (reads never slow down)"},
-    {"pipeline", "step_gap", K_SECONDS, F(step_gap), 0, "0", 0, 1e18,
-     "time between taking a batch and starting the step, seconds"},
-    {"pipeline", "sync_every", K_COUNT, F(sync_every), 0, "1", 0, 1e18,
-     "the ranks all-reduce every this many steps (gradient accumulation under DDP's no_sync); between two, "
-     "each GPU steps on its own time; 1 (or 0): every step. Needs a trace whose asks the replay keeps"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
      "delay above which an iteration counts as effectively delayed, seconds"},
     {"output", "dir", K_PATH, F(out_dir), 0, "results", NOB,
@@ -100,19 +75,93 @@ static const key_def keys[] = {
 };
 #undef F
 #undef NOB
-#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
-_Static_assert(sizeof keys / sizeof keys[0] <= SS_CONFIG_MAX_KEYS, "raise SS_CONFIG_MAX_KEYS");
+#define NBASE ((int)(sizeof base_keys / sizeof base_keys[0]))
 
 #define SS_MODEL_NAME_(id, name, ops) name,
 static const char *const model_names[] = {SS_MODEL_LIST(SS_MODEL_NAME_)};
 #undef SS_MODEL_NAME_
 
-const char *ss_model_name(ss_model m) { return model_names[m]; }
+/* ---- the option table: base_keys with the registered sections between head and tail ---- */
 
-int ss_config_cpu_sharing_on(const ss_config *c)
+static const ss_option_section *sections[SS_CONFIG_MAX_SECTIONS];
+static int nsections;
+static key_def keys[SS_CONFIG_MAX_KEYS];
+static int slot_of[SS_CONFIG_MAX_KEYS]; /* per key: -1, a field of ss_config; else the
+                                          * registered section whose settings hold it */
+static int nkeys;     /* 0: not built yet */
+
+static key_kind kind_of(ss_option_kind k)
 {
-    return c->cpu_sharing && c->fetch_cpu.is_auto && c->fetch_cpu.value == 1.0;
+    switch (k) {
+    case SS_OPT_SECONDS: return K_SECONDS;
+    case SS_OPT_SECONDS_AUTO: return K_GAP_AUTO;
+    case SS_OPT_BOOL: return K_BOOL;
+    case SS_OPT_COUNT: return K_COUNT;
+    case SS_OPT_PARALLEL: return K_PARALLEL;
+    }
+    return K_SECONDS;
 }
+
+/* Builds the table on first use; registering a section afterwards is refused. */
+static int table_size(void)
+{
+    if (nkeys) return nkeys;
+    int n = 0, head = 0; /* base_keys' rows before the models' sections: up to [summary] */
+    while (head < NBASE && strcmp(base_keys[head].section, "summary")) head++;
+    for (int i = 0; i < head; i++) {
+        slot_of[n] = -1;
+        keys[n] = base_keys[i];
+        if (keys[n].kind == K_MODELS) keys[n].def = model_names[SS_NMODELS > 1 ? 1 : 0];
+        n++;
+    }
+    for (int s = 0; s < nsections; s++)
+        for (int r = 0; r < sections[s]->nrows; r++) {
+            const ss_option *o = &sections[s]->rows[r];
+            slot_of[n] = s;
+            keys[n++] = (key_def){sections[s]->name, o->key, kind_of(o->kind), o->off, 0, o->def, o->min, o->max,
+                                  o->help};
+        }
+    for (int i = head; i < NBASE; i++) slot_of[n] = -1, keys[n++] = base_keys[i];
+    return nkeys = n;
+}
+#define NKEYS (table_size())
+
+ss_status ss_config_add_options(const ss_option_section *sec)
+{
+    for (int s = 0; s < nsections; s++)
+        if (sections[s] == sec) return SS_OK;
+    if (nkeys) return ss_fail(SS_EINTERNAL, "options of [%s] registered after the option table was used", sec->name);
+    int rows = NBASE;
+    for (int s = 0; s < nsections; s++) rows += sections[s]->nrows;
+    if (nsections == SS_CONFIG_MAX_SECTIONS || rows + sec->nrows > SS_CONFIG_MAX_KEYS ||
+        sec->size > SS_CONFIG_SECTION_BYTES)
+        return ss_fail(SS_EINTERNAL, "options of [%s]: raise SS_CONFIG_MAX_SECTIONS, _MAX_KEYS or _SECTION_BYTES",
+                       sec->name);
+    sections[nsections++] = sec;
+    return SS_OK;
+}
+
+const void *ss_config_options(const ss_config *c, const char *section)
+{
+    for (int s = 0; s < nsections; s++)
+        if (!strcmp(sections[s]->name, section)) return c->section_opts[s];
+    return NULL;
+}
+
+/* The sections of the table, as the messages name them ("trace, scenarios, ..."). */
+static const char *known_sections(void)
+{
+    static char buf[256];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NKEYS && n < sizeof buf; i++)
+        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "", keys[i].section);
+    return buf;
+}
+
+
+const char *ss_model_name(ss_model m) { return model_names[m]; }
 
 void ss_autoval_format(const ss_autoval *v, char *buf, int bufsize)
 {
@@ -213,8 +262,8 @@ static const char *resolve_path(const char *v, const char *base_dir, char *out)
 typedef struct {
     ss_config *cfg;
     const char *base_dir; /* folder relative paths are taken from */
-    unsigned char seen[NKEYS];
-    unsigned char overridden[NKEYS]; /* keys a --set gives: the file's value may be bad */
+    unsigned char seen[SS_CONFIG_MAX_KEYS];
+    unsigned char overridden[SS_CONFIG_MAX_KEYS]; /* keys a --set gives: the file's value may be bad */
     int check_dupes;
     char msg[512];
 } parse_ctx;
@@ -319,7 +368,8 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     if (strlen(value) >= sizeof buf) return "is too long";
     strcpy(buf, value);
     char *v = trim(buf);
-    char *base = (char *)p->cfg;
+    const int slot = slot_of[k - keys];
+    char *base = slot < 0 ? (char *)p->cfg : (char *)p->cfg->section_opts[slot];
     void *field = base + k->off;
     int *count = (int *)(base + k->off2);
     double d;
@@ -477,7 +527,6 @@ static int same_as_default(const parse_ctx *p, const key_def *k, const char *val
 }
 
 /* The sections a scenario file may hold, as the messages name them */
-#define KNOWN_SECTIONS "trace, scenarios, independent, pipeline, summary, output, run"
 
 static int apply(parse_ctx *p, const char *section, const char *name, const char *value)
 {
@@ -486,7 +535,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     if (i < 0) {
         char hint[96];
         suggest_key(section, name, hint, sizeof hint);
-        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s] (known: " KNOWN_SECTIONS ")", section);
+        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s] (known: %s)", section, known_sections());
         else snprintf(p->msg, sizeof p->msg, "unknown key '%s' in section [%s]%s", name, section, hint);
         return 0;
     }
@@ -600,8 +649,8 @@ static ss_status check_sections(const char *file, const char *text)
                 while (a < b && isspace((unsigned char)*a)) a++;
                 while (b > a && isspace((unsigned char)b[-1])) b--;
                 if (!section_known(a, (size_t)(b - a)))
-                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: " KNOWN_SECTIONS ")", file,
-                                   line, (int)(b - a), a);
+                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: %s)", file, line,
+                                   (int)(b - a), a, known_sections());
             }
         }
         if (!e) break;

@@ -29,8 +29,40 @@ typedef struct {
 /* prefetch = auto in [scenarios] (the calibrated or recorded P of each GPU) */
 #define SS_PREFETCH_AUTO 0L
 
-/* Keys of the option table at most (ss_config.c checks it). */
+/* Keys of the option table at most, sections that models may register, and the bytes of
+ * one section's settings (ss_config_add_options checks them). */
 #define SS_CONFIG_MAX_KEYS 48
+#define SS_CONFIG_MAX_SECTIONS 6
+#define SS_CONFIG_SECTION_BYTES 256
+
+/* The kinds of value a model's option may take. */
+typedef enum {
+    SS_OPT_SECONDS,      /* a number of seconds >= 0 (double) */
+    SS_OPT_SECONDS_AUTO, /* seconds, or auto / auto*F / auto/F (ss_autoval) */
+    SS_OPT_BOOL,         /* true or false, yes/no, on/off, 1/0 (int) */
+    SS_OPT_COUNT,        /* a whole number >= 0 (long) */
+    SS_OPT_PARALLEL,     /* 0 (no limit) or a number within the row's bounds (double) */
+} ss_option_kind;
+
+/* One option of a model's section: its key, kind, the offset of its field in the model's
+ * settings struct, its default as written in a scenario file, bounds and one line of help. */
+typedef struct {
+    const char *key;
+    ss_option_kind kind;
+    size_t off;
+    const char *def;
+    double min, max;
+    const char *help;
+} ss_option;
+
+/* A model's section of the scenario file ([pipeline]): its rows and the size of the
+ * settings struct they fill. */
+typedef struct {
+    const char *name;
+    const ss_option *rows;
+    int nrows;
+    size_t size;
+} ss_option_section;
 
 typedef struct {
     char file[SS_PATH_MAX]; /* the scenario file as given */
@@ -58,17 +90,9 @@ typedef struct {
     int n_heal;
     ss_heal_item heal[SS_LIST_MAX];
 
-    /* [independent] */
-    double stall_floor, stall_sensitivity;
-
-    /* [pipeline] */
-    ss_autoval worker_gap, refill_gap, delivery; /* auto: calibrated per GPU (issue 11) */
-    ss_autoval fetch_cpu; /* auto: the trace's recorded CPU part of each GPU's fetch (0 when not recorded) */
-    int delivery_per_batch; /* delivery = auto: each batch's measured delivery (else the GPU's median) */
-    int cpu_sharing; /* stretch CPU work by the contention for the cores (traces with CPU times) */
-    double step_gap;
-    double storage_parallel; /* [pipeline] storage_parallel: reads the storage serves at full throughput (0: no limit) */
-    long sync_every; /* [pipeline] sync_every: the ranks all-reduce every this many steps (0, 1: every step) */
+    /* the registered sections' settings, in the order of registration (each model's own
+     * struct: ss_config_options) */
+    _Alignas(16) unsigned char section_opts[SS_CONFIG_MAX_SECTIONS][SS_CONFIG_SECTION_BYTES];
 
     /* [summary] */
     double effective_delay_threshold;
@@ -82,9 +106,15 @@ typedef struct {
     double slab_mb;
 } ss_config;
 
-/* 1 when the pipeline model's CPU sharing is on: cpu_sharing and fetch_cpu = auto (the
- * trace's recorded CPU parts, unscaled). */
-int ss_config_cpu_sharing_on(const ss_config *c);
+/* Registers a model's section of options, between [scenarios] and [summary] in the table
+ * (as ROSS models add theirs with tw_opt_add). Once only per section; before the first
+ * use of the table (sim/models: ss_models_register_options). SS_EINTERNAL when late or
+ * when a limit above is exceeded. */
+ss_status ss_config_add_options(const ss_option_section *sec);
+
+/* The settings of registered section `section` in c (the model's own struct), or NULL
+ * when no such section is registered. */
+const void *ss_config_options(const ss_config *c, const char *section);
 
 /* Where the value of [section] key came from, to begin a message with: "--set section.key"
  * when a --set gave it, else the scenario file; with key NULL, the file, followed by "
@@ -127,7 +157,7 @@ ss_status ss_config_set(ss_config *c, const char *assignment);
 
 void ss_config_free(ss_config *c);
 
-/* The name of model m in scenario files and summaries ("independent"). */
+/* The name of model m in scenario files and summaries (sim/base/ss_model_ids.h). */
 const char *ss_model_name(ss_model m);
 
 /* Formats an auto value as written in a scenario file ("auto", "auto*2", "3"). */

@@ -36,6 +36,25 @@ for l in "${!may[@]}"; do
 done
 [ $bad -eq 0 ] && ok || fail "layer rule"
 
+# no model is named outside sim/models (its list, sim/base/ss_model_ids.h, aside): its id,
+# its name as a string, its module prefix or header, or a model's settings in a scenario;
+# the measured run's name is also the trace's fetch_times value, which io/ may write
+ids=$(sed -n 's/^ *X(\([A-Z_]*\), "\([a-z_]*\)", ss_model_\([a-z_]*\)).*/\1 \2/p' sim/base/ss_model_ids.h)
+[ "$(wc -l <<<"$ids")" -ge 3 ] && ok || fail "the model list in sim/base/ss_model_ids.h was not read"
+pat='ssp_|ssi_|[.>]pipe\b|ss_model_(pipeline|independent|measured)\.h'
+while read -r id name; do
+  pat="$pat|SS_MODEL_$id\b"
+  [ "$name" = measured ] || pat="$pat|\"$name\""
+done <<<"$ids"
+named=$(grep -rnE "$pat" --include='*.c' --include='*.h' sim io config | grep -v '^sim/models/' \
+        | grep -v '^sim/base/ss_model_ids.h:' || true)
+named="$named
+$(grep -rn '"measured"' --include='*.c' --include='*.h' sim config io/output | grep -v '^sim/models/' \
+               | grep -v '^sim/base/ss_model_ids.h:' || true)"
+named=$(grep -v '^$' <<<"$named" || true)
+[ -z "$named" ] && ok || fail "models named outside sim/models:
+$named"
+
 # every key of the option table (stallsim run --help) appears in the README's scenario files
 section=$(sed -n '/^## Scenario files/,/^## /p' README.md)
 n=0

@@ -10,6 +10,7 @@
 #include "ss_calibrate.h"
 #include "ss_comm.h"
 #include "ss_config.h"
+#include "ss_model.h"
 #include "ss_sweep.h"
 
 static char tmpdir[256];
@@ -63,6 +64,12 @@ ss_status tu_write_trace(const char *path, int G, long N, const int32_t *epoch, 
     return rc;
 }
 
+/* Every test program reads scenario files with the models' sections, as stallsim does. */
+__attribute__((constructor)) static void tu_register_options(void)
+{
+    if (ss_models_register_options() != SS_OK) abort();
+}
+
 const char *tu_write_ini(const char *ini_text)
 {
     static char path[512];
@@ -89,7 +96,7 @@ ss_status tu_run_sweep(const char *ini_text, ss_summary *out, ss_scenario **sc, 
     ss_status st = ss_config_load(&cfg, tu_write_ini(ini_text), 0, NULL);
     if (st == SS_OK) st = ss_scenarios_build(&cfg, sc, nsc);
     if (st == SS_OK) st = ss_trace_open(cfg.trace_path, &c, &t);
-    if (st == SS_OK && ss_scenarios_need_calibration(*sc, *nsc, &cfg)) {
+    if (st == SS_OK && ss_scenarios_need_calibration(*sc, *nsc, &cfg, ss_trace_meta_of(t))) {
         st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
     }

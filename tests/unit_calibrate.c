@@ -199,7 +199,7 @@ static void test_fusionflow(void **state)
     int j = tu_find(sc, nsc, "pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1");
     assert_true(j > 0);
     assert_true(sc[j].baseline);
-    assert_int_equal(sc[j].pipe.workers, 3);
+    assert_int_equal(ss_model_get(sc[j].model)->setting_of(&sc[j], SS_AXIS_WORKERS), 3);
     double meas = sum.p[0].mean[SS_M_ITER], rep = sum.p[j].mean[SS_M_ITER];
     double err = ss_summary_fidelity_err_pct(&sum, j), mape = ss_summary_fidelity_mape_pct(&sum, j);
     print_message("FusionFlow: measured mean %.4f s, calibrated pipeline baseline %.4f s, error %+.3f %%, MAPE %.3f %%\n",

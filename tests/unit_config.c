@@ -16,7 +16,13 @@
 
 #include "ss_config.h"
 #include "ss_scenario.h"
+#include "ss_model_independent.h"
+#include "ss_pipeline_internal.h"
 #include "test_util.h"
+
+/* the models' sections of a loaded configuration */
+#define PIPE(c) ssp_options_of(&(c))
+#define IND(c) ((const ssi_params *)ss_config_options(&(c), "independent"))
 
 /* the folder of the files that tu_write_ini writes */
 static const char *dir(void) { return tu_tmpdir(); }
@@ -64,8 +70,8 @@ static void test_defaults(void **state)
     assert_int_equal(c.fetch_align[0], SS_ALIGN_NONE);
     assert_int_equal(c.n_start, 1);
     assert_int_equal(c.start_align[0], SS_ALIGN_NONE);
-    assert_true(c.stall_floor == 0.000002);
-    assert_true(c.stall_sensitivity == 0.01);
+    assert_true(IND(c)->stall_floor == 0.000002);
+    assert_true(IND(c)->stall_sensitivity == 0.01);
     assert_true(c.effective_delay_threshold == 0.030);
     assert_int_equal(c.per_iteration, 0);
     /* pipeline defaults (MODELS-pipeline.md): workers auto, prefetch 2, scales 1, worker_gap auto, gaps 0 */
@@ -78,10 +84,10 @@ static void test_defaults(void **state)
     assert_true(c.fetch_scale[0] == 1.0);
     assert_int_equal(c.n_compute_scale, 1);
     assert_true(c.compute_scale[0] == 1.0);
-    assert_int_equal(c.worker_gap.is_auto, 1);
+    assert_int_equal(PIPE(c)->worker_gap.is_auto, 1);
     /* issue 11: refill_gap and delivery default to auto (calibrated per GPU) */
-    assert_true(c.refill_gap.is_auto && c.refill_gap.value == 1.0 && c.step_gap == 0.0);
-    assert_true(c.delivery.is_auto && c.delivery.value == 1.0);
+    assert_true(PIPE(c)->refill_gap.is_auto && PIPE(c)->refill_gap.value == 1.0 && PIPE(c)->step_gap == 0.0);
+    assert_true(PIPE(c)->delivery.is_auto && PIPE(c)->delivery.value == 1.0);
     ss_config_free(&c);
 }
 
@@ -172,11 +178,11 @@ static void test_lists_and_values(void **state)
     assert_true(c.fetch_scale[0] == 1.0 && c.fetch_scale[1] == 0.5);
     assert_int_equal(c.n_compute_scale, 1);
     assert_true(c.compute_scale[0] == 0.25);
-    assert_true(c.stall_floor == 0.5);
-    assert_true(c.stall_sensitivity == 0.25);
-    assert_true(!c.worker_gap.is_auto && c.worker_gap.value == 0.125);
-    assert_true(!c.refill_gap.is_auto && c.refill_gap.value == 0.0625);
-    assert_true(c.step_gap == 0.03125);
+    assert_true(IND(c)->stall_floor == 0.5);
+    assert_true(IND(c)->stall_sensitivity == 0.25);
+    assert_true(!PIPE(c)->worker_gap.is_auto && PIPE(c)->worker_gap.value == 0.125);
+    assert_true(!PIPE(c)->refill_gap.is_auto && PIPE(c)->refill_gap.value == 0.0625);
+    assert_true(PIPE(c)->step_gap == 0.03125);
     assert_true(c.effective_delay_threshold == 0.2);
     assert_int_equal(c.per_iteration, 1);
     ss_config_free(&c);
@@ -306,7 +312,7 @@ static void test_set_overrides(void **state)
     assert_int_equal(c.fetch_align[1], SS_ALIGN_AVG);
     assert_int_equal(c.warmup_iterations, 0);
     assert_string_equal(c.trace_path, "rel/t.h5"); /* overrides: from the current folder */
-    assert_true(c.stall_floor == 0.25);
+    assert_true(IND(c)->stall_floor == 0.25);
     assert_int_equal(c.n_start, 2);
     assert_int_equal(c.start_align[0], SS_ALIGN_NONE);
     assert_int_equal(c.start_align[1], SS_ALIGN_MEAN);

@@ -181,8 +181,10 @@ static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
             int sync_auto = 1, sync = 1;
             for (int i = a; i < b; i++) {
                 const ss_scenario *sc = &s->sc[v[i].j];
-                sync_auto &= sc->model == SS_MODEL_PIPELINE && sc->workers.is_auto && sc->pipe.workers == 0;
-                sync &= sc->model == SS_MODEL_PIPELINE && sc->pipe.workers == 0 && !sc->pipe.workers_gpu;
+                const ss_model_ops *ops = ss_model_get(sc->model);
+                const unsigned h = ops->hints ? ops->hints(sc, NULL) : 0;
+                sync_auto &= (h & SS_HINT_NO_WORKERS_AUTO) != 0;
+                sync &= (h & SS_HINT_NO_WORKERS) != 0;
             }
             fprintf(out, "%s): %s, so their rows are one result%s\n", b - a > 3 ? ", ..." : "",
                     sync && !sync_auto ? "with no workers (W = 0) the prefetch factor means nothing"
@@ -214,12 +216,23 @@ static void print_rows_left(const ss_summary *s, const labels *L, const int *j, 
  * aside for one that ranks alone: ss_rank.c) */
 static int ranked_model(const ss_ranking *r, ss_model m) { return r->n_other == 0 || ss_model_get(m)->ranks_alone; }
 
+/* "NAME " of the model ranked alone where other models' cuts were set aside, else "" */
+static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
+{
+    static char buf[64];
+    buf[0] = '\0';
+    for (int j = 0; j < s->nsc && r->n_other && !buf[0]; j++)
+        if (ss_model_get(s->sc[j].model)->ranks_alone) snprintf(buf, sizeof buf, "%s ", ss_model_get(s->sc[j].model)->name);
+    return buf;
+}
+
 /* The ranked answer for people: at most three short paragraphs. */
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
         fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
-        int ahead = 0, ahead_heal = 0;
+        const ss_model_ops *ahead = NULL; /* the model of the cuts flagged loaders ahead */
+        int ahead_heal = 0;
         for (int k = 0; k < r->ntop; k++) {
             char buf[LABEL_LEN];
             const ss_scenario *sc = &s->sc[r->top[k].j];
@@ -231,7 +244,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             else if (cpu > CPU_NEAR_PCT) snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
             else if (r->top[k].loaders_ahead) {
                 snprintf(busy, sizeof busy, "; loaders now ahead: less certain");
-                ahead++;
+                ahead = ss_model_get(sc->model);
                 ahead_heal += sc->heal.n > 0;
             }
             char base[64];
@@ -267,27 +280,14 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
         int same = 1;
         const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
-        if (s->sc[r->top[0].j].model == SS_MODEL_PIPELINE)
-            while (same < r->ntop && s->sc[r->top[same].j].model == SS_MODEL_PIPELINE &&
+        const ss_model_ops *first = ss_model_get(s->sc[r->top[0].j].model);
+        if (first->same_time_note)
+            while (same < r->ntop && s->sc[r->top[same].j].model == s->sc[r->top[0].j].model &&
                    fabs(r->top[same].change_s - r->top[0].change_s) <= tie)
                 same++;
-        if (same > 1)
-            fprintf(out, "  (the first %d predict the same time: in the model their loaders keep ahead, so the step "
-                         "alone sets it and more workers, a deeper prefetch or faster storage gain nothing more; real "
-                         "runs of such settings still differ, by up to 10 %% on the idle grids)\n",
-                    same);
-        if (ahead)
-            fprintf(out, "  (loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
-                         "prediction rests on the trace's steps and deliveries, which grow with the load; on the real runs "
-                         "checked, such predictions were 4%% optimistic on average with the cores under a third busy (up "
-                         "to 13%%), but up to 12%% pessimistic with them about 80%% busy (cpu%%), and real runs of one "
-                         "such setting differ by 7-10%%: check one real run before acting; datasets/VALIDATION.md)\n");
-        if (ahead_heal)
-            fprintf(out, "  (a healed GPU among them: against the real run without the slow GPU, healing it came out "
-                         "-5.0 to +2.6%% on the validation grids, but -10.6%% from an 8-rank grid's slowest base run, "
-                         "-6.8 to +8.9%% on a new user's file job and -11%% on another's 3-rank job: the healed run's "
-                         "load, which sets its steps' and deliveries' waits for a core, is the model's, not a "
-                         "measurement)\n");
+        if (same > 1) fprintf(out, "  (the first %d predict the same time: %s)\n", same, first->same_time_note);
+        if (ahead && ahead->ahead_note) fprintf(out, "  (%s)\n", ahead->ahead_note);
+        if (ahead && ahead_heal && ahead->ahead_heal_note) fprintf(out, "  (%s)\n", ahead->ahead_heal_note);
     }
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) /* (of the ranked models only, where some rank alone) */
@@ -296,11 +296,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
     if (r->ntop == 0 && s->nsc > 1) {
         if (known)
             fprintf(out, "no %sscenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",
-                    r->n_other ? "pipeline " : "", SS_RANK_MIN_PCT);
+                    alone_prefix(s, r), SS_RANK_MIN_PCT);
         else
             fprintf(out, "no %sscenario cuts the mean iteration time by more than %.0f%% (the sweep has no %sbaseline "
                          "scenario, so the model's own error is not known)\n",
-                    r->n_other ? "pipeline " : "", SS_RANK_MIN_PCT, r->n_other ? "pipeline " : "");
+                    alone_prefix(s, r), SS_RANK_MIN_PCT, alone_prefix(s, r));
     }
     if (r->n_within > 0) {
         if (known)

@@ -31,6 +31,8 @@
 
 /* Bytes of a scenario's name (ss_model_ops.name_of), its terminator included: the same. */
 #define SS_NAME_MAX 256
+/* Bytes of a scenario's model-specific resolved settings (each model checks its type fits) */
+#define SS_MODEL_SETTINGS_MAX 512
 
 /* Seconds: a loader's start-up (from an epoch's start to its first batch) longer than this
  * is said, by `import pytorch` and by `run` (forked workers start in milliseconds; spawned

@@ -80,376 +80,31 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
     return SS_OK;
 }
 
-/* The notes below concern the pipeline model's scenarios. */
-static int is_pipeline(const ss_scenario *s) { return !strcmp(ss_model_get(s->model)->name, "pipeline"); }
-
-/* A scenario as the notes name it: its label as the table under them names its row,
- * without the settings every row of its model has ("pipe W=1 fs=1" where every pipe row
- * has f=none s=none P=2 cs=1). The text lives until the next call. */
-static const char *label_of(const ss_scenario *sc, int nsc, const ss_scenario *s)
-{
-    static char buf[SS_LABEL_MAX];
-    char shared[SS_LABEL_MAX] = "", row[SS_LABEL_MAX];
-    int rows = 0; /* the "key=value" parts every row of the model has, one row at a time */
-    for (int j = 0; j < nsc && (rows == 0 || shared[0]); j++) {
-        if (sc[j].model != s->model || sc[j].model == SS_MODEL_MEASURED) continue;
-        ss_model_get(sc[j].model)->label_of(&sc[j], row, sizeof row);
-        if (rows++ == 0) {
-            const char *self[2] = {row, row};
-            ss_parts_shared(self, 2, ' ', 1, shared, sizeof shared);
-        } else {
-            ss_parts_keep(shared, row, ' ');
-        }
-    }
-    ss_model_get(s->model)->label_of(s, row, sizeof row);
-    ss_parts_drop(row, rows > 1 ? shared : "", ' ', buf, sizeof buf);
-    return buf;
-}
-
-static void print_calibration(const ss_calib *cal, const ss_config *cfg, FILE *out)
+/* The calibration, and what each model of the sweep makes of it. */
+static void print_calibration(const ss_scenario *sc, int nsc, const ss_calib *cal, const ss_config *cfg, FILE *out)
 {
     ss_calib_print(cal, out);
-    if (cfg->storage_parallel > 0.0 && cal->fetch_med_gpu && !cal->no_fetch)
-        fprintf(out, "calibration: storage sharing ([pipeline] storage_parallel = %g): the trace's period T0 = %.6g s "
-                     "and step C = %.6g s (medians over the calibration rows of the slowest GPU's iteration time and "
-                     "of that minus the largest stall)\n",
-                cfg->storage_parallel, cal->period, cal->step);
-    if (!cal->share) return;
-    if (ss_config_cpu_sharing_on(cfg))
-        fprintf(out, "calibration: CPU sharing is on ([pipeline] cpu_sharing = true): each scenario's CPU work is "
-                     "stretched to its own load\n");
-    else
-        fprintf(out, "calibration: CPU sharing is off (%s): every scenario keeps the trace's contention\n",
-                !cfg->cpu_sharing ? "[pipeline] cpu_sharing = false" : "[pipeline] fetch_cpu is not auto");
-}
-
-/* Pipeline scenarios need the calibration for CPU sharing on a trace with CPU data, and for
- * storage sharing (the trace's fetches and period), even when every loader setting is
- * given. */
-static int share_needs_calibration(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_trace_meta *m)
-{
-    if (!(ss_config_cpu_sharing_on(cfg) && ss_trace_meta_has_cpu(m)) && !(cfg->storage_parallel > 0.0)) return 0;
-    for (int i = 0; i < nsc; i++)
-        if (is_pipeline(&sc[i])) return 1;
-    return 0;
-}
-
-/* A synchronous trace (W = 0) shows no delivery cost, the time a batch made by a worker
- * takes to reach the loop (queue, unpickling): pipeline scenarios that give such a GPU
- * workers, with delivery = auto, assume none. Says so once, with what to do. */
-static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
-{
-    if (!cfg->delivery.is_auto || !cal->workers_gpu) return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        int first = -1, n = 0;
-        for (int g = 0; g < cal->gpus; g++)
-            if (cal->workers_gpu[g] == 0 && ssp_loader_of(&sc[i].pipe, g).workers > 0) {
-                if (first < 0) first = g;
-                n++;
-            }
-        if (n == 0) continue;
-        char who[64];
-        if (n == cal->gpus) snprintf(who, sizeof who, "%s", n == 1 ? "the GPU" : "every GPU");
-        else if (n == 1) snprintf(who, sizeof who, "GPU %d", first);
-        else snprintf(who, sizeof who, "GPU %d and %d more", first, n - 1);
-        fprintf(out, "note: %s loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost "
-                     "that a loader with workers adds to every batch (queue, unpickling, and the waits for a core on "
-                     "busy cores: 0.7-10 ms per batch on the README's real runs, the busier the cores the longer); "
-                     "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
-                     "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = "
-                     "SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
-                who, label_of(sc, nsc, &sc[i]));
-        return;
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const ss_model_ops *ops = ss_model_get((ss_model)m);
+        int in = 0;
+        for (int i = 0; i < nsc && !in; i++) in = sc[i].model == (ss_model)m;
+        if (in && ops->calib_notes) ops->calib_notes(cfg, cal, out);
     }
 }
 
-/* The first pipeline scenario of sc[0..nsc) that gives some GPU other workers than the
- * trace's (calibrated) loader, or NULL */
-static const ss_scenario *other_workers(const ss_scenario *sc, int nsc, const ss_calib *cal)
+/* Every model's notes on the sweep (ss_model_ops.notes), in table order. */
+static ss_status print_notes(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
+                             ss_trace_file *t, FILE *out)
 {
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) return &sc[i];
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const ss_model_ops *ops = ss_model_get((ss_model)m);
+        if (!ops->notes) continue;
+        ss_notes_in in = {cfg, sc, nsc, 0, cal, t, ss_trace_meta_of(t)};
+        for (int i = 0; i < nsc && !in.in_sweep; i++) in.in_sweep = sc[i].model == (ss_model)m;
+        ss_status st = ops->notes(&in, out);
+        if (st != SS_OK) return st;
     }
-    return NULL;
-}
-
-/* A storage part of the trace's fetches below this share of the median fetch is not worth
- * a note on storage sharing: a quarter of the fetch or more must be reads */
-#define STORAGE_NOTE_SHARE 0.25
-/* With storage sharing on a trace of gen's, says that its reads had no storage behind them.
- * Without storage sharing (storage_parallel = 0) every read keeps its measured time: where
- * a quarter or more of the trace's fetches is not CPU work (the part the replay takes as reads) and a
- * pipeline scenario changes the workers (so the reads in flight), says once that storage
- * that slows down with more reads at once makes such predictions wrong, and what to set.
- * Not for gen's traces (their fetches are drawn, not read). */
-static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
-                         const ss_trace_meta *m, FILE *out)
-{
-    const int synthetic = ss_trace_meta_is_synthetic(m);
-    if (cfg->storage_parallel > 0.0) {
-        if (synthetic)
-            fprintf(out, "note: the trace is one that stallsim gen made: its fetch times were drawn, with no storage "
-                         "behind them, and storage sharing ([pipeline] storage_parallel = %g) slows or speeds its "
-                         "scenarios' reads by its own rule alone (the read_stretch column)\n",
-                    cfg->storage_parallel);
-        return;
-    }
-    if (!cal->workers_gpu || !cal->fetch_med_gpu || cal->no_fetch) return;
-    const ss_scenario *which = other_workers(sc, nsc, cal);
-    if (!which || synthetic) return;
-    double *v = malloc((size_t)cal->gpus * sizeof *v);
-    if (!v) return;
-    size_t n = 0;
-    int known = 0;
-    for (int g = 0; g < cal->gpus; g++) {
-        const double f = cal->fetch_med_gpu[g], c = ssp_trace_cpu_part(&which->pipe, g);
-        known |= c > 0.0;
-        if (!(f > 0.0)) continue;
-        v[n++] = f > c ? (f - c) / f : 0.0;
-    }
-    double share = 0.0;
-    if (n > 0) {
-        gsl_sort(v, 1, n);
-        share = gsl_stats_median_from_sorted_data(v, 1, n);
-    }
-    free(v);
-    if (share < STORAGE_NOTE_SHARE) return;
-    fprintf(out, "note: %.0f %% of the trace's median fetch is %s; the scenarios replay it at its measured time "
-                 "(times fetch_scale), so on storage that slows down with more reads at once (a disk, a busy shared "
-                 "file system) scenarios with other worker counts than the trace, such as %s, are off: more workers "
-                 "optimistic, fewer pessimistic (fewer workers from a real 2-worker trace on a local disk: +10 to "
-                 "+46 %%): set [pipeline] storage_parallel (scripts/storage_probe.py measures it on the dataset's "
-                 "files); leave it 0 for storage that does not slow down\n",
-            100.0 * share,
-            known ? "not its CPU part (recorded CPU time and wait for a core, or [pipeline] fetch_cpu): reads, or "
-                    "waits for them"
-                  : "taken as reads, as the trace records no CPU time of its fetches ([pipeline] fetch_cpu sets one)",
-            label_of(sc, nsc, which));
-}
-
-/* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
- * (auto), a set one, or (no CPU recorded) the whole fetch. Says it once. */
-/* Both models end every step with all GPUs together (the all-reduce). Ranks that step
- * together ask for their next batch within a few milliseconds of each other: on every real
- * run committed with the project the median spread of the asks is at most 0.18 of the step
- * period. Ranks that synchronise only every few steps (gradient accumulation under DDP's
- * no_sync) drift apart in between: 1.5 and 4.2 of the period on a real 2-rank run with one
- * slow rank, whose healing was then predicted 215 % too slow (datasets/pytorch-accum). */
-#define NOT_LOCKSTEP_SPREAD 0.5
-/* 1 when a scenario of another model than the pipeline (which alone has sync_every) is swept */
-static int other_models(const ss_scenario *sc, int nsc)
-{
-    for (int i = 0; i < nsc; i++)
-        if (!is_pipeline(&sc[i]) && sc[i].model != SS_MODEL_MEASURED) return 1;
-    return 0;
-}
-static void note_not_lockstep(double spread, double period, double together_every, long sync_every, int other_models,
-                              FILE *out)
-{
-    if (!(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
-    if (sync_every > 1) {
-        if (other_models)
-            fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times "
-                         "the step period: [pipeline] sync_every = %ld replays the pipeline rows with an all-reduce "
-                         "every %ld steps, but the other models' rows still take every step as synchronised\n",
-                    spread, spread / period, sync_every, sync_every);
-        return;
-    }
-    char every[96] = "", set[96] = "";
-    if (together_every >= 1.5) {
-        snprintf(every, sizeof every, "; they ask together once every %.1f iterations", together_every);
-        snprintf(set, sizeof set, " ([pipeline] sync_every = %.0f, if they all-reduce that often)", floor(together_every + 0.5));
-    }
-    fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times the "
-                 "step period (%.4f s%s): the ranks do not step together, as if they synchronised only every few "
-                 "steps (gradient accumulation under DDP's no_sync) or ran as separate jobs. Unless told, both "
-                 "models end every step with all GPUs together, and their predictions can be far off (README, How "
-                 "far to trust the predictions: a real 2-rank run with gradient accumulation over 4 steps and one "
-                 "slow rank: that rank healed predicted +215 %%, 4 workers +64 %%; datasets/pytorch-accum); the "
-                 "pipeline model replays the all-reduce every N steps with [pipeline] sync_every = N%s\n",
-            spread, spread / period, period, every, set);
-}
-
-static void note_fetch_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
-{
-    int scaled = 0;
-    for (int i = 0; i < nsc; i++)
-        scaled |= is_pipeline(&sc[i]) && sc[i].fetch_scale != 1.0;
-    if (!scaled) return;
-    char v[48];
-    ss_autoval_format(&cfg->fetch_cpu, v, sizeof v);
-    if (!cfg->fetch_cpu.is_auto && cfg->fetch_cpu.value == 0.0)
-        fprintf(out, "note: fetch_scale scales whole fetches (pipeline.fetch_cpu = 0)\n");
-    else if (!cfg->fetch_cpu.is_auto)
-        fprintf(out, "note: fetch_scale keeps %s s of every fetch (pipeline.fetch_cpu = %s) and scales the rest\n", v, v);
-    else if (cal->fetch_cpu_gpu && cfg->fetch_cpu.value != 1.0 && cfg->fetch_cpu.value != 0.0)
-        fprintf(out, "note: fetch_scale keeps the recorded CPU part of every fetch times %g (pipeline.fetch_cpu = %s) "
-                     "and scales the rest\n", cfg->fetch_cpu.value, v);
-    else if (!cal->fetch_cpu_gpu)
-        fprintf(out, "note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches, "
-                     "decoding and collating included: for \"faster storage\" that is optimistic where the loader does "
-                     "CPU work (record again with the current scripts/stallsim_record.py, format 2 or later, or set "
-                     "[pipeline] fetch_cpu = SECONDS)\n");
-}
-
-/* Scenarios whose prefetch factor differs from the one the trace records (the default
- * prefetch = 2 against a loader's 4): says so once, as they are then no baseline. */
-static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, FILE *out)
-{
-    if (!cal->recorded_prefetch || !cal->prefetch_gpu || !cal->workers_gpu) return;
-    /* a sweep that also keeps the recorded factor changes it on purpose: nothing to say */
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        int keeps = sc[i].prefetch == SS_PREFETCH_AUTO;
-        for (int g = 0; !keeps && g < cal->gpus; g++)
-            if (cal->workers_gpu[g] > 0 && sc[i].prefetch == cal->prefetch_gpu[g]) keeps = 1;
-        if (keeps) return;
-    }
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i]) || sc[i].prefetch == SS_PREFETCH_AUTO) continue;
-        for (int g = 0; g < cal->gpus; g++) {
-            if (cal->workers_gpu[g] == 0 || ssp_loader_of(&sc[i].pipe, g).workers == 0 ||
-                sc[i].prefetch == cal->prefetch_gpu[g])
-                continue;
-            fprintf(out, "note: the trace records the loaders' prefetch factor (%d on GPU %d), and every pipeline "
-                         "scenario changes it (to prefetch = %ld%s), so none of them is the baseline replay: "
-                         "sweep prefetch = auto to keep the recorded one\n",
-                    cal->prefetch_gpu[g], g, sc[i].prefetch, sc[i].prefetch == 2 ? ", the default" : "");
-            return;
-        }
-    }
-}
-
-/* A trace recorded with its cores very busy, or whose measured contention the model does
- * not match. Without measured waits for a core (recorder formats 1, 2), the fetches also
- * hold waits that are not CPU time (after each sample's read), which the model takes for
- * storage time. With them (format 3) the split is measured, but the model's change of
- * stretch is least certain there. Says so once when a scenario changes the workers or the
- * storage (README, "How far to trust": 1 worker predicted from a busy 3-worker trace was
- * 40-60 % too slow). */
-#define BUSY_TRACE_STRETCH 2.0
-#define MODEL_MISS 0.25 /* |model / measured - 1| above which the trace's contention is "not matched" */
-/* How far pool p's model stretch is from the measured ones: the larger of |s0 / measured - 1|
- * for the fetches and the steps (0 without measured waits). */
-static double model_miss(const ss_share *sh, int p)
-{
-    if (!sh->s0m) return 0.0;
-    double x = fabs(sh->s0[p] / sh->s0m[p] - 1.0), y = fabs(sh->s0[p] / sh->s0m_step[p] - 1.0);
-    return y > x ? y : x;
-}
-
-/* A trace with the waits for a core but without the first window's (imported before
- * /fetch_wait_start_time existed) whose workers outnumber a pool's cores, swept to fewer
- * workers: its start-up waits then count as storage time. */
-static void note_start_window(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
-{
-    const ss_share *sh = cal->share;
-    if (!sh || !sh->fetch_wait || sh->start_wait || !ss_config_cpu_sharing_on(cfg) || !ss_share_start_crowded(sh))
-        return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (ssp_loader_of(&sc[i].pipe, g).workers < cal->workers_gpu[g]) {
-                fprintf(out, "note: the trace has the waits for a core but not /fetch_wait_start_time (imported by an "
-                             "older stallsim): its loaders' workers outnumber the cores, so each epoch's first fetches "
-                             "waited long for one, and those waits count as storage time here; scenarios with fewer "
-                             "workers may come out too slow. Import the record files again to add it\n");
-                return;
-            }
-    }
-}
-
-/* An epoch start longer than SS_STARTUP_NOTE_S and this many step periods is the loader's
- * workers starting. */
-#define STARTUP_NOTE_PERIODS 5.0
-
-/* Where each epoch's first batch came long after the loop asked for it (the loader's workers
- * starting, again at every epoch when they do not persist), a scenario that changes the
- * workers predicts the iterations after that start-up, not an epoch's time. Says it once. */
-static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
-{
-    if (cal->startup_epochs < 1 || !(cal->startup > SS_STARTUP_NOTE_S) ||
-        !(cal->startup > STARTUP_NOTE_PERIODS * cal->ask_period))
-        return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (ssp_loader_of(&sc[i].pipe, g).workers != cal->workers_gpu[g]) {
-                fprintf(out, "note: each epoch's first batch came %.2f s after the loop asked for it (mean over the %ld "
-                             "epoch%s the calibration read; a step takes %.4f s): the loader starting, its workers and "
-                             "its first fetches. The "
-                             "summaries leave each epoch's first %ld iterations out (warmup_iterations), and that "
-                             "start-up with them, so a scenario with other workers, such as %s, predicts the "
-                             "iterations after it; an epoch's time also has the start-up, which grows with the "
-                             "workers unless they persist (persistent_workers=True starts them once)\n",
-                        cal->startup, cal->startup_epochs, cal->startup_epochs == 1 ? "" : "s", cal->ask_period,
-                        cfg->warmup_iterations, label_of(sc, nsc, &sc[i]));
-                return;
-            }
-    }
-}
-
-/* A trace without the CPU times of its fetches and loops (another recorder, an importer
- * other than pytorch, the recorder's format 1): CPU sharing cannot run, and scenarios that
- * change the load keep the trace's contention. Says so once, where a pipeline scenario
- * changes the workers, the storage or compute speed, or heals, with what it cost on the
- * validation grids (their traces with those datasets removed, datasets/VALIDATION.md).
- * Not for gen's traces (no CPU behind them) nor with cpu_sharing = false. */
-static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal,
-                        const ss_trace_meta *m, FILE *out)
-{
-    if (!cfg->cpu_sharing || ss_trace_meta_has_cpu(m) || ss_trace_meta_is_synthetic(m) || !cal->workers_gpu) return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipeline(&sc[i]) || ssp_same_load(&sc[i].pipe, &sc[i], cal->workers_gpu, cal->gpus)) continue;
-        fprintf(out, "note: the trace records no CPU times of its fetches and training loops (the recorder's "
-                     "/fetch_cpu_time, /loop_cpu_time, /cpu_pool and /cpu_pool_cores, from its format 2), so CPU "
-                     "sharing is off: scenarios that change the load, such as %s, keep the trace's contention for the "
-                     "cores (on busy cores, more workers or faster storage come out optimistic, fewer workers "
-                     "pessimistic; on the 4-rank validation grids with those datasets removed the mean error went "
-                     "from 1.2-5.2 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
-                     "healed -18.5 %% where it was -7.3 %%): record with scripts/stallsim_record.py where you can\n",
-                label_of(sc, nsc, &sc[i]));
-        return;
-    }
-}
-
-static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
-{
-    const ss_share *sh = cal->share;
-    if (!sh || !ss_config_cpu_sharing_on(cfg)) return;
-    /* the pool whose model stretch is furthest from a measured one (fetches' or steps'), or
-     * the busiest (measured where the trace has the waits, else by the model) */
-    int q = 0;
-    for (int p = 1; p < sh->pools; p++) {
-        double mp = model_miss(sh, p), mq = model_miss(sh, q);
-        if (sh->s0m ? mp > mq || (mq == 0.0 && mp == 0.0 && sh->s0m[p] > sh->s0m[q]) : sh->s0[p] > sh->s0[q]) q = p;
-    }
-    const double s0 = sh->s0[q], miss = model_miss(sh, q), m0 = sh->s0m ? sh->s0m[q] : 0.0,
-                 ms = sh->s0m ? sh->s0m_step[q] : 0.0;
-    if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
-    int changes = other_workers(sc, nsc, cal) != NULL;
-    for (int i = 0; i < nsc; i++) changes |= is_pipeline(&sc[i]) && sc[i].fetch_scale != 1.0;
-    if (!changes) return;
-    if (sh->s0m)
-        fprintf(out, "note: the trace's fetches took %.2fx their CPU time in CPU work and waits for a core, "
-                     "its steps %.2fx; CPU sharing's model puts the contention at %.2fx (its stretch of CPU work "
-                     "while the training processes step together). Scenarios keep the measured times and scale "
-                     "them by the model's change of contention, so only that change is modelled; where the two "
-                     "figures are this far apart, check a prediction that changes the CPU load a lot (many more "
-                     "workers, much faster storage) against one real run (README, \"How far to trust the "
-                     "predictions\")\n",
-                m0, ms, s0);
-    else
-        fprintf(out, "note: the trace was recorded with its cores busy (its CPU work took %.2fx as long as alone): "
-                     "its fetches also hold waits for a core that are not CPU time (one after each sample's read), "
-                     "which the model keeps as storage time, so scenarios with fewer workers or slower storage may "
-                     "come out too slow and those with more workers too fast; a trace recorded with fewer workers "
-                     "(the cores less busy), or with the recorder's format 3 (which measures those waits), is the "
-                     "better base\n",
-                s0);
+    return SS_OK;
 }
 
 static int is_summary_csv(const char *path) { return ss_atomic_starts_with(path, "scenario,"); }
@@ -607,34 +262,16 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
             st = ss_cmd_check_selection(selected, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations");
     }
     st = ss_comm_any_failed(c, st);
-    if (st == SS_OK && (ss_scenarios_need_calibration(sc, nsc, &cfg) ||
-                        share_needs_calibration(sc, nsc, &cfg, ss_trace_meta_of(t)))) {
+    if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg, ss_trace_meta_of(t))) {
         st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
         have_cal = st == SS_OK;
-        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(&cal, &cfg, a.json ? stderr : stdout);
-    }
-    if (st == SS_OK && !have_cal && c->rank == 0 && !a.quiet && ss_trace_meta_of(t)->gpus > 1) {
-        /* a sweep that does not calibrate still says when the ranks do not step together */
-        double spread, period, every;
-        st = ss_calib_asks(t, SS_CALIB_MIN_ROWS, &spread, &period, &every);
-        if (st == SS_OK)
-            note_not_lockstep(spread, period, every, cfg.sync_every, other_models(sc, nsc), a.json ? stderr : stdout);
+        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(sc, nsc, &cal, &cfg, a.json ? stderr : stdout);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL, ss_trace_meta_of(t)->loader_workers);
-        if (st == SS_OK && have_cal && c->rank == 0 && !a.quiet) {
-            note_not_lockstep(cal.ask_spread, cal.ask_period, cal.ask_together_every, cfg.sync_every,
-                              other_models(sc, nsc), a.json ? stderr : stdout);
-            note_sync_delivery(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_fetch_cpu(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_prefetch(sc, nsc, &cal, a.json ? stderr : stdout);
-            note_busy_trace(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_start_window(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_startup(sc, nsc, &cfg, &cal, a.json ? stderr : stdout);
-            note_storage(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
-            note_no_cpu(sc, nsc, &cfg, &cal, ss_trace_meta_of(t), a.json ? stderr : stdout);
-        }
+        if (st == SS_OK && c->rank == 0 && !a.quiet)
+            st = print_notes(sc, nsc, &cfg, have_cal ? &cal : NULL, t, a.json ? stderr : stdout);
     }
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
     st = ss_comm_any_failed(c, st);

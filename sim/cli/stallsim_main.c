@@ -6,6 +6,7 @@
 
 #include "ss_atomic.h"
 #include "ss_cmd.h"
+#include "ss_model.h"
 #include "ss_version.h"
 
 static const char usage[] =
@@ -135,8 +136,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
         return 2;
     }
+    ss_status st = ss_models_register_options(); /* the models' sections of the scenario file */
+    if (st != SS_OK) return ss_cmd_fail(st);
     ss_comm c;
-    ss_status st = ss_comm_init(&c, &argc, &argv);
+    st = ss_comm_init(&c, &argc, &argv);
     if (st != SS_OK) return ss_cmd_fail(st);
     /* after MPI's start-up, which installs handlers of its own */
     ss_atomic_install_signals();

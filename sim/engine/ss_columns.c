@@ -104,17 +104,21 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
         return 1;
     case SS_CV_FETCH_ALIGN:
         v->str = ss_align_name(sc->fetch_align);
-        return sc->model != SS_MODEL_MEASURED;
+        return sc->model != ss_model_measured_id();
     case SS_CV_START_ALIGN:
         v->str = ss_align_name(sc->start_align);
-        return sc->model != SS_MODEL_MEASURED;
+        return sc->model != ss_model_measured_id();
     case SS_CV_ITERATIONS: v->l = (long)p->n; return 1;
     case SS_CV_MEAN: return num(p->n > 0 ? p->mean[c->metric] : NAN, v);
     case SS_CV_STD: return num(ss_partial_std(p, c->metric), v);
     case SS_CV_EFFECTIVE_DELAY: return num(ss_summary_effective_delay_pct(s, j), v);
     case SS_CV_CHANGE: return num(ss_summary_change_pct(s, j), v);
-    case SS_CV_WORKERS: v->l = sc->pipe.workers; return (ops->axes & SS_AXIS_WORKERS) != 0;
-    case SS_CV_PREFETCH: v->l = sc->pipe.prefetch; return (ops->axes & SS_AXIS_PREFETCH) != 0;
+    case SS_CV_WORKERS:
+        v->l = ops->setting_of ? ops->setting_of(sc, SS_AXIS_WORKERS) : 0;
+        return (ops->axes & SS_AXIS_WORKERS) != 0;
+    case SS_CV_PREFETCH:
+        v->l = ops->setting_of ? ops->setting_of(sc, SS_AXIS_PREFETCH) : 0;
+        return (ops->axes & SS_AXIS_PREFETCH) != 0;
     case SS_CV_FETCH_SCALE: v->d = sc->fetch_scale; return (ops->axes & SS_AXIS_FETCH_SCALE) != 0;
     case SS_CV_COMPUTE_SCALE: v->d = sc->compute_scale; return (ops->axes & SS_AXIS_COMPUTE_SCALE) != 0;
     case SS_CV_HEAL_GPU: v->l = sc->heal_gpu; return sc->heal_gpu >= 0;

@@ -27,55 +27,24 @@ static int baseline_of(const ss_summary *s, ss_model m)
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
 
-/* A trace whose loaders were behind: the measured run's mean stall is more than this many
- * times the median delivery cost (the part of a stall that remains with the batch ready). */
-#define BEHIND_STALLS 3.0
-/* A pipeline prediction whose loaders keep ahead: its mean stall is less than this many
- * times the median delivery cost (the largest of the GPUs' deliveries is about 1.5-2 times
- * their median), times the scenario's delivery factor (delivery_factor). */
-#define AHEAD_STALLS 2.0
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of the calibrated delivery costs into *med (0 without a calibration). */
-static ss_status median_delivery(const ss_summary *s, double *med)
-{
-    *med = 0.0;
-    if (!s->has_calib || !s->calib.delivery_gpu || s->calib.gpus < 1) return SS_OK;
-    const int G = s->calib.gpus;
-    double *d = malloc((size_t)G * sizeof *d);
-    if (!d) return ss_fail(SS_ENOMEM, "out of memory ranking (%d GPUs)", G);
-    memcpy(d, s->calib.delivery_gpu, (size_t)G * sizeof *d);
-    qsort(d, (size_t)G, sizeof *d, cmp_double);
-    *med = (d[(G - 1) / 2] + d[G / 2]) / 2;
-    free(d);
-    return SS_OK;
-}
-
-/* The largest factor scenario j replays its GPUs' deliveries with (CPU sharing,
- * MODELS-pipeline.md: its s1 / s0 where a GPU's batches waited for its loop in the trace),
- * 1 where none applies. */
+/* The largest factor scenario j replays its GPUs' deliveries with (ss_model_ops.
+ * delivery_factor), 1 where none applies. */
 static double delivery_factor(const ss_summary *s, int j)
 {
     const double k = s->delivery_factor ? s->delivery_factor[j] : NAN;
     return isfinite(k) && k > 0.0 ? k : 1.0;
 }
 
-/* 1 when pipeline row j predicts loaders that keep ahead of the trace's, which were behind
- * (med: the median calibrated delivery cost): on the idle grids with the cores under a
- * third busy the real runs of such predictions came out about 4 % slower on average (up to
- * 13 %), the runs of one setting 7-10 % apart; with the cores about 80 % busy (grid I) 4-16 %
- * faster, the two-fault runs' 4 workers 3-9 % faster (datasets/VALIDATION.md). */
-static int loaders_ahead_of_behind(const ss_summary *s, int j, double med)
+/* The model's hints on row j (ss_model_ops.hints). */
+static unsigned hints_of(const ss_summary *s, int j)
 {
+    const ss_model_ops *ops = ss_model_get(s->sc[j].model);
+    if (!ops->hints) return 0;
     const int m = ss_summary_measured(s);
-    return s->sc[j].model == SS_MODEL_PIPELINE && med > 0.0 && s->p[m].n > 0 && s->p[j].n > 0 &&
-           s->p[m].mean[SS_M_STALL] > BEHIND_STALLS * med &&
-           s->p[j].mean[SS_M_STALL] < AHEAD_STALLS * med * delivery_factor(s, j);
+    const ss_hint_in in = {s->p[m].n > 0 ? s->p[m].mean[SS_M_STALL] : NAN,
+                           s->p[j].n > 0 ? s->p[j].mean[SS_M_STALL] : NAN, delivery_factor(s, j),
+                           s->has_calib ? &s->calib : NULL};
+    return ops->hints(&s->sc[j], &in);
 }
 
 /* The scenario that is j without its heal (same model and other settings, no GPU healed),
@@ -110,33 +79,66 @@ static int cmp_heal(const void *a, const void *b)
     return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
-/* A cut of a run of equal predicted change, with its label (its resolved settings) */
+/* A cut of a run of equal predicted change, with its resolved settings as numbers: the
+ * sweep's axes that every model keeps as given, then the model's own parts (key_of) */
+#define CUT_PARTS (4 + SS_KEY_PARTS)
 typedef struct {
     int model, j, at; /* at: its place in the candidates */
     double mean;
-    char label[SS_LABEL_MAX];
+    int n;            /* parts */
+    double lo[CUT_PARTS], hi[CUT_PARTS];
+    const ss_healset *heal;
 } cut_key;
+
+static void key_of(const ss_scenario *sc, cut_key *k)
+{
+    const double generic[4] = {sc->fetch_align, sc->start_align, sc->fetch_scale, sc->compute_scale};
+    for (int i = 0; i < 4; i++) k->lo[i] = k->hi[i] = generic[i];
+    ss_setting_key own = {0};
+    const ss_model_ops *ops = ss_model_get(sc->model);
+    if (ops->key_of) ops->key_of(sc, &own);
+    for (int i = 0; i < own.n; i++) k->lo[4 + i] = own.lo[i], k->hi[4 + i] = own.hi[i];
+    k->n = 4 + own.n;
+    k->heal = &sc->heal;
+}
+
+static int cmp_heal_set(const ss_healset *a, const ss_healset *b)
+{
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    for (int i = 0; i < a->n; i++) {
+        if (a->lo[i] != b->lo[i]) return a->lo[i] < b->lo[i] ? -1 : 1;
+        if (a->hi[i] != b->hi[i]) return a->hi[i] < b->hi[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Orders the settings of x and y (0: the same scenario) */
+static int cmp_settings(const cut_key *x, const cut_key *y)
+{
+    if (x->model != y->model) return x->model < y->model ? -1 : 1;
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    for (int i = 0; i < x->n; i++) {
+        if (x->lo[i] != y->lo[i]) return x->lo[i] < y->lo[i] ? -1 : 1;
+        if (x->hi[i] != y->hi[i]) return x->hi[i] < y->hi[i] ? -1 : 1;
+    }
+    return cmp_heal_set(x->heal, y->heal);
+}
 
 static int cmp_cut_key(const void *a, const void *b)
 {
     const cut_key *x = a, *y = b;
-    if (x->model != y->model) return x->model < y->model ? -1 : 1;
-    int c = strcmp(x->label, y->label);
+    int c = cmp_settings(x, y);
     if (c) return c;
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
-/* 1 when labels x and y have as many space-separated parts and differ in exactly one */
-static int one_part_apart(const char *x, const char *y)
+/* 1 when x and y, of one model, differ in exactly one setting (a heal set counts as one
+ * setting where both heal; a cut that heals and one that does not are further apart) */
+static int one_part_apart(const cut_key *x, const cut_key *y)
 {
-    int diff = 0;
-    while (*x || *y) {
-        size_t lx = strcspn(x, " "), ly = strcspn(y, " ");
-        if (!*x || !*y) return 0; /* more parts on one side */
-        diff += lx != ly || strncmp(x, y, lx) != 0;
-        x += lx + (x[lx] == ' ');
-        y += ly + (y[ly] == ' ');
-    }
+    if ((x->heal->n > 0) != (y->heal->n > 0) || x->n != y->n) return 0;
+    int diff = cmp_heal_set(x->heal, y->heal) != 0;
+    for (int i = 0; i < x->n; i++) diff += x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i];
     return diff == 1;
 }
 
@@ -145,14 +147,14 @@ static int one_part_apart(const char *x, const char *y)
 #define ONE_APART_RUN_MAX 4096
 
 /* Drops from the sorted candidates every cut that is the same scenario as an earlier one
- * in table order: the same model and label and the same mean iteration time to the last
- * bit (a label shows per-GPU worker counts as a range, which different settings can
- * share). Such cuts lie together after the sort (equal change), and within each run the
- * labels are sorted so that equal ones meet: n log n, not a comparison of every pair.
- * Counts them into *n_same. Then, within each such run, a cut of the same model whose
- * label differs in one setting from a cut kept before it in table order (prefetch 4
- * beside prefetch 2, where the window no longer matters) changes nothing that cut does not:
- * it is dropped too and counted into *n_one. */
+ * in table order: the same model and resolved settings (cut_key: per-GPU worker counts as a
+ * range, which different settings can share) and the same mean iteration time to the last
+ * bit. Such cuts lie together after the sort (equal change), and within each run the keys
+ * are sorted so that equal ones meet: n log n, not a comparison of every pair. Counts them
+ * into *n_same. Then, within each such run, a cut of the same model that differs in one
+ * setting from a cut kept before it in table order (prefetch 4 beside prefetch 2, where
+ * the window no longer matters) changes nothing that cut does not: it is dropped too and
+ * counted into *n_one. */
 static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int *n_same, int *n_one)
 {
     int out = 0;
@@ -164,12 +166,12 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
             if (!k) return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", b - a);
             for (int i = a; i < b; i++) {
                 const ss_scenario *sc = &s->sc[cand[i].j];
-                k[i - a] = (cut_key){(int)sc->model, cand[i].j, i, mean_iter(s, cand[i].j), ""};
-                ss_model_get(sc->model)->label_of(sc, k[i - a].label, sizeof k[i - a].label);
+                k[i - a] = (cut_key){.model = (int)sc->model, .j = cand[i].j, .at = i, .mean = mean_iter(s, cand[i].j)};
+                key_of(sc, &k[i - a]);
             }
             qsort(k, (size_t)(b - a), sizeof *k, cmp_cut_key);
             for (int i = 1; i < b - a; i++)
-                if (k[i].model == k[i - 1].model && !strcmp(k[i].label, k[i - 1].label) && k[i].mean == k[i - 1].mean) {
+                if (!cmp_settings(&k[i], &k[i - 1]) && k[i].mean == k[i - 1].mean) {
                     cand[k[i].at].j = -1; /* the later in table order goes */
                     ++*n_same;
                 }
@@ -184,7 +186,7 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
                     if (cand[a + i].j < 0) continue;
                     for (int q = 0; q < i; q++)
                         if (cand[a + q].j >= 0 && at[q]->model == at[i]->model && at[q]->mean == at[i]->mean &&
-                            one_part_apart(at[q]->label, at[i]->label)) {
+                            one_part_apart(at[q], at[i])) {
                             cand[a + i].j = -1;
                             ++*n_one;
                             break;
@@ -270,13 +272,8 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     }
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
-    double med;
-    ss_status st = median_delivery(s, &med);
-    if (st != SS_OK) {
-        free(cand);
-        return st;
-    }
-    for (int k = 0; k < out->ntop; k++) out->top[k].loaders_ahead = loaders_ahead_of_behind(s, out->top[k].j, med);
+    for (int k = 0; k < out->ntop; k++)
+        out->top[k].loaders_ahead = (hints_of(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
     free(cand);
     int nh = 0;
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */

@@ -196,7 +196,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     }
     int k = 0;
     const int zero[AX_N] = {0};
-    make_scenario(&sc[k++], c, &h, SS_MODEL_MEASURED, zero);
+    make_scenario(&sc[k++], c, &h, ss_model_measured_id(), zero);
     for (int m = 0; m < c->n_models; m++) {
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
@@ -213,11 +213,11 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     return SS_OK;
 }
 
-int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c)
+int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c, const ss_trace_meta *m)
 {
     for (int i = 0; i < n; i++) {
         const ss_model_ops *ops = ss_model_get(sc[i].model);
-        if (ops->needs_calibration && ops->needs_calibration(&sc[i], c)) return 1;
+        if (ops->needs_calibration && ops->needs_calibration(&sc[i], c, m)) return 1;
     }
     return 0;
 }

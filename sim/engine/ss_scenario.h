@@ -19,8 +19,9 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
 /* 1 when a scenario heals a GPU. */
 int ss_scenarios_want_heal(const ss_scenario *sc, int n);
 
-/* 1 when a scenario's model needs the calibration (a setting is auto). */
-int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c);
+/* 1 when a scenario's model needs the calibration (a setting is auto, or the model reads
+ * the trace's figures); m: the trace's metadata (NULL: not known yet). */
+int ss_scenarios_need_calibration(const ss_scenario *sc, int n, const ss_config *c, const ss_trace_meta *m);
 
 /* Resolves every scenario through its model (ss_model_ops.resolve), taking auto settings
  * from the calibration (which may be NULL when nothing is auto) and, without one, what

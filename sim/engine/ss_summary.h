@@ -29,7 +29,7 @@ typedef struct {
     double *cpu_pool_need;
     int *cpu_pool_head, *cpu_pool_ncores;
     double effective_delay_threshold;
-    double storage_parallel; /* [pipeline] storage_parallel (0: no limit) */
+    double storage_parallel; /* storage sharing: the storage's parallelism the rows replay with (0: none) */
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
     long epoch;             /* SS_EPOCH_ALL: every epoch */

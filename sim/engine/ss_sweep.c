@@ -40,7 +40,8 @@ typedef struct {
     double j, block;
     double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
     double delivery_factor; /* the model's ss_model_ops.delivery_factor, or NaN */
-    double reads[2];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in flight; or NaN */
+    double reads[3];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in
+                         * flight, the storage's parallelism; or NaN */
     ss_partial p;
 } record;
 
@@ -62,7 +63,7 @@ static ss_status records_push(record_list *l, const lane *ln, long b, const ss_p
     l->v[l->n].block = (double)b;
     l->v[l->n].cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
     l->v[l->n].delivery_factor = ln->ops->delivery_factor && ln->state ? ln->ops->delivery_factor(ln->state) : NAN;
-    l->v[l->n].reads[0] = l->v[l->n].reads[1] = NAN;
+    l->v[l->n].reads[0] = l->v[l->n].reads[1] = l->v[l->n].reads[2] = NAN;
     if (ln->ops->read_stretch && ln->state) ln->ops->read_stretch(ln->state, l->v[l->n].reads);
     l->v[l->n].p = *p;
     l->n++;
@@ -595,6 +596,7 @@ static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summar
         if (!isnan(all[i].delivery_factor)) out->delivery_factor[j] = all[i].delivery_factor;
         if (!isnan(all[i].reads[0])) out->read_stretch[j] = all[i].reads[0];
         if (!isnan(all[i].reads[1])) out->reads_trace = all[i].reads[1];
+        if (!isnan(all[i].reads[2])) out->storage_parallel = all[i].reads[2];
     }
     for (int j = 0; j < w->nsc; j++) {
         ss_partial_zero(&out->p[j]);
@@ -775,7 +777,6 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->gpus = m->gpus;
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
-    out->storage_parallel = cfg->storage_parallel;
     out->warmup_iterations = cfg->warmup_iterations;
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ss_align.h"
+#include "ss_forward.h"
 #include "ss_limits.h"
-#include "ss_model_pipeline.h"
 #include "ss_trace.h"
 
 void ss_gen_defaults(ss_gen_params *p)
@@ -82,7 +83,7 @@ typedef struct {
     const ss_gen_params *p;
     gsl_rng *rng;
     double mu, sigma;   /* lognormal parameters of the fetch time */
-    ssp_state ps;
+    ss_forward *fw;
     double *f, *fs, *start, *stall;
     double *slow;     /* [gpus] fetch time factor of each GPU */
     int *workers_gpu; /* [gpus] workers of each GPU (also the trace's loader_workers) */
@@ -101,9 +102,8 @@ static void gen_row(generator *gn, ss_slab *s, long i, int epoch, long k, double
     }
     double c = p->compute_mean * (1.0 + gsl_ran_gaussian(gn->rng, p->compute_cv));
     if (c < 0.1 * p->compute_mean) c = 0.1 * p->compute_mean;
-    ss_step out;
     double tp;
-    double T = ssp_advance(&gn->ps, gn->f, c, gn->fs, gn->start, gn->stall, &tp, &out);
+    double T = ss_forward_step(gn->fw, gn->f, c, gn->fs, gn->start, gn->stall, &tp);
     s->epoch[i] = epoch;
     s->index[i] = k;
     for (int g = 0; g < G; g++) {
@@ -135,11 +135,9 @@ static ss_status gen_init(generator *gn, const ss_gen_params *p)
     }
     for (int i = 0; i < p->n_slow; i++) gn->slow[p->slow_gpu[i]] = p->slow_factor[i];
     for (int i = 0; i < p->n_wgpu; i++) gn->workers_gpu[p->wgpu_gpu[i]] = p->wgpu_workers[i];
-    ssp_params pp = {.workers = p->workers, .prefetch = p->prefetch, .worker_gap = p->worker_gap,
-                     .refill_gap = p->refill_gap, .delivery = p->delivery, .step_gap = 0.0, .fetch_scale = 1.0,
-                     .compute_scale = 1.0, .fetch_align = SS_ALIGN_NONE, .start_align = SS_ALIGN_NONE,
-                     .workers_gpu = p->n_wgpu > 0 ? gn->workers_gpu : NULL, .workers_factor = 1.0};
-    ss_status st = ssp_init(&gn->ps, &pp, p->gpus);
+    const ss_forward_params fp = {p->workers, p->prefetch, p->worker_gap, p->refill_gap, p->delivery,
+                                  p->n_wgpu > 0 ? gn->workers_gpu : NULL};
+    ss_status st = ss_forward_new(&fp, p->gpus, &gn->fw);
     if (st != SS_OK) return st;
     gn->f = malloc(G * sizeof(double));
     gn->fs = malloc(G * sizeof(double));
@@ -152,7 +150,7 @@ static ss_status gen_init(generator *gn, const ss_gen_params *p)
 static void gen_free(generator *gn)
 {
     if (gn->rng) gsl_rng_free(gn->rng);
-    ssp_free(&gn->ps);
+    ss_forward_free(gn->fw);
     free(gn->f);
     free(gn->fs);
     free(gn->start);
@@ -219,7 +217,7 @@ ss_status ss_gen_write(const ss_gen_params *p, const char *path, int progress)
     double t0 = 0.0, t_end = 0.0;
     long done = 0;
     for (int e = 0; st == SS_OK && e < p->epochs; e++) {
-        ssp_epoch_start(&gn.ps);
+        ss_forward_epoch_start(gn.fw);
         t0 = e == 0 ? 0.0 : t_end + 1.0; /* a second between epochs */
         for (long k = 0; st == SS_OK && k < p->iterations; k++) {
             gen_row(&gn, &s, s.n, e + 1, k, t0);

@@ -1,15 +1,16 @@
 /* ss_model.h - the model interface: a replay model is one ss_model_ops, listed once in
- * ss_model_ids.h (sim/base) and ss_models.c; the sweep engine knows models only
- * through this table. */
+ * ss_model_ids.h (sim/base) and ss_models.c; the engine, the output and the command line
+ * know models only through this table and its optional hooks. */
 #ifndef SS_MODEL_H
 #define SS_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ss_calibrate.h"
 #include "ss_config.h"
 #include "ss_limits.h"
-#include "ss_model_pipeline.h"
+#include "ss_trace.h"
 #include "ss_row.h"
 #include "ss_status.h"
 #include "ss_step.h"
@@ -40,11 +41,46 @@ typedef struct {
     int baseline;         /* nothing changed: the replay should give the measured run back */
     int baseline_but_heal; /* nothing but one healed GPU changed (the heal ranking pairs such a
                             * scenario with its model's baseline) */
-    ssp_params pipe;      /* the pipeline model's resolved settings (see its resolve()); its
-                           * per-GPU arrays point into the calibration, which must outlive
-                           * the sweep */
-    int pipe_gpus;        /* GPUs of those per-GPU arrays (0: none) */
+    /* the model's resolved settings, of the model's own type (its resolve fills them; the
+     * engine never reads them) */
+    _Alignas(16) unsigned char settings[SS_MODEL_SETTINGS_MAX];
 } ss_scenario;
+
+/* What the ranking asks a model about one of its cuts (ss_model_ops.hints). */
+typedef struct {
+    double measured_stall;   /* the measured run's mean stall */
+    double stall;            /* the cut's mean stall */
+    double delivery_factor;  /* the cut's ss_model_ops.delivery_factor, 1 where none applies */
+    const ss_calib *cal;     /* the trace's calibration, or NULL */
+} ss_hint_in;
+
+/* Hints a model gives on a scenario (bits of ss_model_ops.hints). */
+enum {
+    SS_HINT_LOADERS_AHEAD = 1 << 0, /* the trace's loaders were behind and the cut's keep ahead */
+    SS_HINT_NO_WORKERS = 1 << 1,    /* every GPU loads synchronously (one setting for all) */
+    SS_HINT_NO_WORKERS_AUTO = 1 << 2, /* workers = auto*F on a trace that loads synchronously */
+};
+
+/* What a model's notes read (ss_model_ops.notes): the sweep, the configuration, the
+ * trace and its calibration (NULL where none was made). */
+typedef struct {
+    const ss_config *cfg;
+    const ss_scenario *sc;
+    int nsc;
+    int in_sweep;            /* the model has scenarios in sc */
+    const ss_calib *cal;
+    ss_trace_file *t;
+    const ss_trace_meta *meta;
+} ss_notes_in;
+
+/* The parts of a scenario's resolved settings that the ranking compares (ss_model_ops.
+ * key_of): two cuts are the same scenario when every part is equal, one setting apart when
+ * exactly one differs. A part is a range [lo, hi] (a per-GPU setting). */
+#define SS_KEY_PARTS 8
+typedef struct {
+    int n;
+    double lo[SS_KEY_PARTS], hi[SS_KEY_PARTS];
+} ss_setting_key;
 
 typedef struct ss_model_ops {
     const char *name;    /* as in ss_model_ids.h */
@@ -68,6 +104,13 @@ typedef struct ss_model_ops {
      * counted: its predictions are the ones checked against real runs where the others'
      * keep what it replays (ss_rank.c) */
     int ranks_alone;
+    /* the model's section of the scenario file ([pipeline]), registered into the option
+     * table by ss_models_register_options; NULL: none */
+    const ss_option_section *options;
+    /* texts the answer prints under the ranked cuts (NULL: none): when several of the
+     * model's ranked cuts predict the same time, when a ranked cut has
+     * SS_HINT_LOADERS_AHEAD, and when a healed GPU is among those */
+    const char *same_time_note, *ahead_note, *ahead_heal_note;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */
@@ -76,7 +119,7 @@ typedef struct ss_model_ops {
     /* 1 when s changes nothing against the measured run. */
     int (*is_baseline)(const ss_scenario *s);
     /* 1 when s needs the trace's loader calibration (may be NULL: never). */
-    int (*needs_calibration)(const ss_scenario *s, const ss_config *c);
+    int (*needs_calibration)(const ss_scenario *s, const ss_config *c, const ss_trace_meta *m);
     /* Fills the model's resolved settings of s from the configuration and the calibration
      * (NULL when no scenario needed it), and without one, from the trace's recorded loader
      * workers per GPU (trace_workers; NULL when not recorded). SS_ECONFIG naming the key
@@ -95,21 +138,42 @@ typedef struct ss_model_ops {
      * the largest over the pools of cores), or NaN where none applies. May be NULL. */
     double (*cpu_stretch)(const void *state);
     /* Storage sharing: how many times as long as in the trace each read of the scenario
-     * takes (out[0]) and the reads the trace kept in flight on average (out[1]); NaN
-     * where none applies. May be NULL. */
-    void (*read_stretch)(const void *state, double out[2]);
+     * takes (out[0]), the reads the trace kept in flight on average (out[1]) and the
+     * storage's parallelism it replays with (out[2]); NaN where none applies. May be NULL. */
+    void (*read_stretch)(const void *state, double out[3]);
     /* CPU sharing: the largest factor the scenario replays its GPUs' deliveries with (its
      * s1 / s0 where a GPU's batches waited for its loop in the trace, else 1), or NaN
      * where none applies. May be NULL. */
     double (*delivery_factor)(const void *state);
+
+    /* ---- advice: optional hooks after the replay's ---- */
+    /* The resolved value of sweep axis `axis` (SS_AXIS_WORKERS, SS_AXIS_PREFETCH) of s,
+     * the largest over GPUs, for the summary's columns. */
+    long (*setting_of)(const ss_scenario *s, unsigned axis);
+    /* The model's own parts of s's resolved settings for the ranking (the sweep's axes
+     * that the model keeps as given are compared by the ranking itself). */
+    void (*key_of)(const ss_scenario *s, ss_setting_key *k);
+    /* SS_HINT_* bits of s (in: NULL outside the ranking). */
+    unsigned (*hints)(const ss_scenario *s, const ss_hint_in *in);
+    /* Lines after the calibration's (`run`, `info`): what the model's settings make of it. */
+    void (*calib_notes)(const ss_config *c, const ss_calib *cal, FILE *out);
+    /* Notes on the sweep before it runs (called for every model of the table, in table
+     * order, whether or not it has scenarios in the sweep); an error stops the run. */
+    ss_status (*notes)(const ss_notes_in *in, FILE *out);
 } ss_model_ops;
 
 /* The model with id m. */
 const ss_model_ops *ss_model_get(ss_model m);
 
-/* The pipeline model (ss_model_pipeline.c): 1 when scenario s, with loaders p, runs every
- * GPU with trace_workers[g] workers at the trace's speeds (fetch and compute scale 1)
- * and heals nothing: its load is the trace's, so CPU and storage sharing change nothing. */
-int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_workers, int gpus);
+/* The model of the sweep's measured row (the first of the table). */
+ss_model ss_model_measured_id(void);
+
+/* Registers every model's section of options into the option table (config): once,
+ * before the first scenario file is read. */
+ss_status ss_models_register_options(void);
+
+/* Scenario s of sc[0..nsc) as the notes name it: its label without the settings that
+ * every row of its model has ("pipe W=1 fs=1"). The text lives until the next call. */
+const char *ss_model_note_label(const ss_scenario *sc, int nsc, const ss_scenario *s);
 
 #endif

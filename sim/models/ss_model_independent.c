@@ -2,12 +2,22 @@
 #include "ss_model_independent.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ss_isa.h"
 #include "ss_model.h"
+
+/* [independent]: the model's options (registered into the scenario file's option table) */
+static const ss_option options_rows[] = {
+    {"stall_floor", SS_OPT_SECONDS, offsetof(ssi_params, stall_floor), "0.000002", 0, 1e18,
+     "stall given to a batch that the scenario makes ready in time, seconds"},
+    {"stall_sensitivity", SS_OPT_SECONDS, offsetof(ssi_params, stall_sensitivity), "0.01", 0, 1e18,
+     "measured stall above which a later batch adds to the stall, seconds"},
+};
+static const ss_option_section options = {"independent", options_rows, 2, sizeof(ssi_params)};
 
 /* The new stall of one GPU (MODELS-independent.md, step 4), branch-free so that the loop vectorises. */
 static inline double new_stall(double done, double done_sim, double st, double floor_, double sens)
@@ -259,7 +269,13 @@ static ss_status ind_init(void **state, const ss_scenario *s, const ss_config *c
         free(st);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
-    st->p = (ssi_params){c->stall_floor, c->stall_sensitivity};
+    const ssi_params *o = ss_config_options(c, options.name);
+    if (!o) {
+        free(st->fetch_buf);
+        free(st);
+        return ss_fail(SS_EINTERNAL, "[%s] options not registered (ss_models_register_options)", options.name);
+    }
+    st->p = *o;
     st->fetch_align = s->fetch_align;
     st->start_align = s->start_align;
     st->heal = s->heal_gpu;
@@ -305,6 +321,7 @@ const ss_model_ops ss_model_independent = {
     .axes = SS_AXIS_HEAL | SS_AXIS_FETCH_ALIGN | SS_AXIS_START_ALIGN,
     .name_of = ind_name,
     .label_of = ind_label,
+    .options = &options,
     .is_baseline = ind_baseline,
     .init = ind_init,
     .replay_row = ind_replay,

@@ -122,6 +122,10 @@ typedef struct {
  * recorded CPU part (MODELS-pipeline.md, "Inputs per row"); 0 where none is known. */
 double ssp_trace_cpu_part(const ssp_params *q, int g);
 
+/* The workers a loader of trace_workers gets under workers = auto*factor: rounded to the
+ * nearest whole number, at least 1 where the trace's loader had workers (not bounded). */
+double ssp_worker_count(double trace_workers, double factor);
+
 /* GPU g's settings under p (the per-GPU arrays when given). */
 ssp_loader ssp_loader_of(const ssp_params *p, int g);
 

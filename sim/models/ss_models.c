@@ -1,6 +1,8 @@
-/* ss_models.c - the table of replay models, one entry per row of SS_MODEL_LIST. */
+/* ss_models.c - the table of replay models, one entry per row of SS_MODEL_LIST, and what
+ * is done for every model of it (options, note labels). */
 #include "ss_model.h"
 #include "ss_model_ids.h"
+#include "ss_parts.h"
 
 #define SS_MODEL_DECLARE_(id, name, ops) extern const ss_model_ops ops;
 SS_MODEL_LIST(SS_MODEL_DECLARE_)
@@ -11,3 +13,35 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 #undef SS_MODEL_ENTRY_
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
+
+ss_model ss_model_measured_id(void) { return (ss_model)0; }
+
+ss_status ss_models_register_options(void)
+{
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (table[m]->options) {
+            ss_status st = ss_config_add_options(table[m]->options);
+            if (st != SS_OK) return st;
+        }
+    return SS_OK;
+}
+
+const char *ss_model_note_label(const ss_scenario *sc, int nsc, const ss_scenario *s)
+{
+    static char buf[SS_LABEL_MAX];
+    char shared[SS_LABEL_MAX] = "", row[SS_LABEL_MAX];
+    int rows = 0; /* the "key=value" parts every row of the model has, one row at a time */
+    for (int j = 0; j < nsc && (rows == 0 || shared[0]); j++) {
+        if (sc[j].model != s->model || sc[j].model == ss_model_measured_id()) continue;
+        table[sc[j].model]->label_of(&sc[j], row, sizeof row);
+        if (rows++ == 0) {
+            const char *self[2] = {row, row};
+            ss_parts_shared(self, 2, ' ', 1, shared, sizeof shared);
+        } else {
+            ss_parts_keep(shared, row, ' ');
+        }
+    }
+    table[s->model]->label_of(s, row, sizeof row);
+    ss_parts_drop(row, rows > 1 ? shared : "", ' ', buf, sizeof buf);
+    return buf;
+}

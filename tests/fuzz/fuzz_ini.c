@@ -6,6 +6,7 @@
 #include "fuzz_common.h"
 #include "ss_calibrate.h"
 #include "ss_config.h"
+#include "ss_model.h"
 #include "ss_scenario.h"
 
 /* Input: the scenario file, optionally followed by SET_SEP and one --set override a line. */
@@ -25,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (n_sets < MAX_SETS && (piece = fuzz_piece(&p, end, "\n", &len)) != NULL)
         sets[n_sets++] = fuzz_strndup(piece, len);
 
+    static int registered;
+    if (!registered && ss_models_register_options() == SS_OK) registered = 1;
     ss_config c;
     ss_clear();
     ss_status st = ss_config_load(&c, path, n_sets, sets);
@@ -39,12 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ss_calib cal = {.gpus = 1, .workers_gpu = wg, .prefetch_gpu = pg, .gap_gpu = gg, .refill_gpu = rg,
                             .delivery_gpu = dg, .resid_gpu = res, .stall_resid_gpu = res, .workers = 3,
                             .worker_gap = 0.01, .agree = 1, .rows_used = 100};
-            int need = ss_scenarios_need_calibration(sc, n, &c);
+            int need = ss_scenarios_need_calibration(sc, n, &c, NULL);
             ss_clear();
             (void)ss_scenarios_resolve(sc, n, &c, need ? &cal : NULL, NULL);
             (void)ss_scenarios_want_median(sc, n);
             char buf[64];
-            ss_autoval_format(&c.worker_gap, buf, sizeof buf);
+            const ss_autoval one = {1, 2.0};
+            ss_autoval_format(&one, buf, sizeof buf);
             free(sc);
         }
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # toy_model.sh - a toy third model added through the model table alone (stallsim_toy, see
 # tests/toy/): a sweep with it runs, gives the hand formula's numbers, and is the same at
-# 1, 2 and 3 ranks (it is stateful, so each scenario must stay whole on one rank).
+# 1, 2 and 3 ranks (it is stateful, so each scenario must stay whole on one rank). Its own
+# option ([toy] overlap) and note come through its file and table row alone.
 . "$(dirname "$0")/../lib_cli.sh" "$@"
 py=/usr/bin/python3
 "$stallsim" gen -o "$work/t.h5" --gpus 3 --iterations 400 --epochs 2 --seed 4 >/dev/null || fail "gen"
@@ -11,10 +12,19 @@ path = t.h5
 [scenarios]
 model = toy, independent
 fetch_scale = 1, 0.5, 2
+[toy]
+overlap = 0.75
 [run]
 slab_iterations = 300
 INI
-"$stallsim" run "$work/toy.ini" --out "$work/r1" --quiet && ok || fail "toy sweep on 1 rank"
+"$stallsim" run "$work/toy.ini" --out "$work/r1" > "$work/out1.txt" && ok || fail "toy sweep on 1 rank"
+grep -q "^note: the toy rows overlap each fetch with 0.75 of the previous step$" "$work/out1.txt" && ok \
+  || fail "the toy model's note"
+"$stallsim" run --help | grep -A1 '^\[toy\]' | grep -q '^  overlap = 1 ' && ok || fail "run --help lists [toy] overlap"
+"$stallsim" run "$work/toy.ini" --set toy.overlaps=1 --out "$work/rx" 2>&1 | grep -q "unknown key 'overlaps' in section \[toy\]" \
+  && ok || fail "an unknown [toy] key is named"
+"$stallsim" run "$work/toy.ini" --set toy.overlap=-1 --out "$work/rx" 2>&1 | grep -q "toy.overlap = '-1' must not be negative" \
+  && ok || fail "a bad [toy] value is refused"
 grep -q "^toy_fs0.5,toy," "$work/r1/summary.csv" && ok || fail "toy rows in summary.csv"
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
@@ -39,7 +49,7 @@ for fs in (1.0, 0.5, 2.0):
         if ep[k] != last_e:
             prev_c, last_e = 0.0, ep[k]
         c = it[k].max() - st[k].max()
-        stall = np.maximum(0.0, fs * ft[k] - prev_c)
+        stall = np.maximum(0.0, fs * ft[k] - 0.75 * prev_c)
         if ix[k] >= 11:
             vals.append(stall.max() + c)
         prev_c = c
