@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # same_outputs.sh - checks that two stallsim binaries give the same outputs on the demo
-# trace, the FusionFlow reference trace and a generated 8-GPU trace: summary.csv byte for
-# byte, results.h5 by content (h5dump; the file holds object timestamps, and its run_id
-# differs between runs), the JSON as data.
+# trace, the FusionFlow reference trace, a generated 8-GPU trace and three committed real
+# runs (a grid point swept over workers and prefetch, a slow rank healed in turn, storage
+# sharing): summary.csv byte for byte, results.h5 by content (h5dump; the file holds object
+# timestamps, and its run_id differs between runs), the JSON as data.
 # Use it around a change that must not change behaviour:
 #   git stash; scripts/setup.sh; cp build/stallsim /tmp/old; git stash pop; scripts/setup.sh
 #   scripts/same_outputs.sh /tmp/old build/stallsim
@@ -28,6 +29,14 @@ run_all() { # BIN -> outputs in $work/out (the same paths for both binaries)
     --set scenarios.model=independent,pipeline --set output.per_iteration=true --out "$O/g8" --quiet
   "$B" run "$here/config/examples/whatif-workers.ini" --set trace.path="$O/g8.h5" \
     --set scenarios.model=independent,pipeline --out "$O/g8j" --json --quiet > "$O/g8.json"
+  local ex=$here/config/examples/which-fix.ini d=$here/datasets
+  "$B" run "$ex" --set trace.path="$d/pytorch-grid-t/w2-x1-p2.h5" --set scenarios.model=independent,pipeline \
+    --set scenarios.workers=auto,1,4 --set scenarios.prefetch=auto,2,4 --set scenarios.heal=none \
+    --set output.per_iteration=true --out "$O/gridt" --quiet
+  "$B" run "$ex" --set trace.path="$d/pytorch-fft/base1.h5" --out "$O/fft" --quiet
+  "$B" run "$ex" --set trace.path="$d/pytorch-fft/base1.h5" --out "$O/fftj" --json --quiet > "$O/fft.json"
+  "$B" run "$ex" --set trace.path="$d/pytorch-storage/w2-x1.h5" --set pipeline.storage_parallel=2 \
+    --set scenarios.workers=auto,1,4 --out "$O/storage" --quiet
   # (the run_id attribute, host-pid-time, differs between any two runs)
   (cd "$O" && for f in $(find . -name results.h5 | sort); do
     h5dump "$f" | tail -n +2 | grep -Ev '^ +\(0\): "[^"]*-[0-9]+-[0-9]+\.[0-9]+"$' > "$f.dump"
@@ -41,4 +50,6 @@ for f in $(cd "$work/a" && find . -name summary.csv -o -name '*.dump' | sort); d
 done
 /usr/bin/python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))" \
   "$work/a/g8.json" "$work/b/g8.json" && echo "same: g8.json (as data)" || { echo "DIFFERENT: g8.json"; status=1; }
+/usr/bin/python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))" \
+  "$work/a/fft.json" "$work/b/fft.json" && echo "same: fft.json (as data)" || { echo "DIFFERENT: fft.json"; status=1; }
 exit $status

@@ -362,18 +362,26 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                      "are not ranked; --json has them)\n");
 }
 
-void ss_report_print_table(const ss_summary *s, FILE *out)
+/* Which optional columns the table has: the share of the cores each row keeps busy
+ * (where the trace records CPU times), CPU sharing's stretch and storage sharing's factor
+ * on the reads (where some row replays with them). */
+typedef struct {
+    int cpu, stretch, reads;
+} table_cols;
+
+static table_cols table_cols_of(const ss_summary *s)
 {
-    /* the share of the cores each row keeps busy, where the trace records CPU times */
-    const int cpu_col = !isnan(ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL));
-    /* and CPU sharing's stretch, where some row replays with it */
-    int stretch_col = 0;
-    for (int j = 0; s->cpu_stretch && j < s->nsc; j++) stretch_col |= !isnan(s->cpu_stretch[j]);
-    /* and storage sharing's factor on the reads */
-    int reads_col = 0;
-    for (int j = 0; s->read_stretch && j < s->nsc; j++) reads_col |= !isnan(s->read_stretch[j]);
-    labels L;
-    labels_make(s, &L);
+    table_cols t = {!isnan(ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL)), 0, 0};
+    for (int j = 0; s->cpu_stretch && j < s->nsc; j++) t.stretch |= !isnan(s->cpu_stretch[j]);
+    for (int j = 0; s->read_stretch && j < s->nsc; j++) t.reads |= !isnan(s->read_stretch[j]);
+    return t;
+}
+
+/* The table's header and one line per scenario. */
+static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
+{
+    const int cpu_col = t.cpu, stretch_col = t.stretch, reads_col = t.reads;
+    const labels L = *Lp;
     fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
             "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "",
             reads_col ? "   reads" : "");
@@ -401,6 +409,13 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
         else if (reads_col) fprintf(out, " %6.2fx", s->read_stretch[j]);
         fputc('\n', out);
     }
+}
+
+/* What the marks, labels and columns mean. */
+static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
+{
+    const int cpu_col = t.cpu, stretch_col = t.stretch, reads_col = t.reads;
+    const labels L = *Lp;
     int any_baseline = 0;
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
     fprintf(out, "M = the measured run; %schange%% is against M.\n",
@@ -439,6 +454,11 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                      "flight (read_stretch, storage sharing: [pipeline] storage_parallel = %g; the trace kept %.4g reads "
                      "in flight on average)\n",
                 s->storage_parallel, s->reads_trace);
+}
+
+/* How far each baseline replay is from the measured run. */
+static void print_fidelity(const ss_summary *s, FILE *out)
+{
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
@@ -454,6 +474,11 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                          "(warmup_iterations); README, \"How far to trust the predictions\"\n",
                     fabs(e));
     }
+}
+
+/* The CPU the measured run and the scenarios keep busy (traces with CPU times). */
+static void print_cpu(const ss_summary *s, FILE *out)
+{
     int pool = 0, busy = 0, near = 0;
     double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
@@ -480,6 +505,11 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT);
         fputc('\n', out);
     }
+}
+
+/* The GPU whose loader most often set the stall, when one stands out. */
+static void print_slowest_loader(const ss_summary *s, FILE *out)
+{
     {
         const ss_partial *m = &s->p[ss_summary_measured(s)];
         double next = 0.0, top = 0.0;
@@ -502,6 +532,11 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                                             : "");
         }
     }
+}
+
+/* A GPU whose fetches take far more CPU than the others', and several slow loaders. */
+static void print_loaders(const ss_summary *s, FILE *out)
+{
     double own, others;
     const int heavy = ss_summary_cpu_heavy_gpu(s, &own, &others);
     if (heavy >= 0)
@@ -530,6 +565,19 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
                      "%.4f s): fixing one may gain nothing while another still holds every step back; heal = %s "
                      "replays them fixed together%s\n", gpus, times, med, text, swept ? " (in this sweep)" : "");
     }
+}
+
+void ss_report_print_table(const ss_summary *s, FILE *out)
+{
+    const table_cols t = table_cols_of(s);
+    labels L;
+    labels_make(s, &L);
+    print_rows(s, &L, t, out);
+    print_legends(s, &L, t, out);
+    print_fidelity(s, out);
+    print_cpu(s, out);
+    print_slowest_loader(s, out);
+    print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
 }

@@ -181,138 +181,150 @@ static ss_status series_to_results(void *ctx, int j, long row0, long n, const in
                                  stall_time);
 }
 
-int ss_cmd_run(const ss_comm *c, int argc, char **argv)
-{
-    double t_start = ss_wtime();
-    ss_sweep_timing timing;
-    memset(&timing, 0, sizeof timing);
+/* One run's state, from the arguments to the outputs. */
+typedef struct {
     run_args a;
     ss_config cfg;
-    ss_config_defaults(&cfg);
-    ss_trace_file *t = NULL;
-    ss_scenario *sc = NULL;
-    int nsc = 0;
+    ss_trace_file *t;
+    ss_scenario *sc;
+    int nsc;
     ss_summary sum;
-    memset(&sum, 0, sizeof sum);
     ss_calib cal;
-    memset(&cal, 0, sizeof cal);
-    int have_cal = 0;
-    ss_results *res = NULL;
+    int have_cal;
+    ss_results *res;
+    ss_ranking ranking;
+    long sel_rows, sel_epochs; /* the rows and epochs the summaries take (rank 0) */
+    ss_sweep_timing timing;
+} run_job;
 
-    ss_status st = parse_args(argc, argv, &a);
-    if (st == SS_OK && a.help) {
-        if (c->rank == 0) {
-            fputs(run_usage, stdout);
-            fprintf(stdout, "\nScenario file keys (default, then what it does); lists are comma separated, at most %d items\n(the sweep is their product, at most %d scenarios):\n\n", SS_LIST_MAX, SS_MAX_SCENARIOS);
-            ss_config_print_keys(stdout);
-        }
-        free(a.sets);
-        return 0;
-    }
-    /* rank 0 reads the file for all: under mpirun only rank 0 has the job's standard input
-     * (`stallsim run /dev/stdin < my.ini`) */
+/* The scenario file (rank 0 reads it for all: under mpirun only rank 0 has the job's
+ * standard input, `stallsim run /dev/stdin < my.ini`), the sweep, and the output folder's
+ * checks before any work. Collective. */
+static ss_status load_config(const ss_comm *c, run_job *j, ss_status st)
+{
     char *text = NULL;
     int regular = 1;
-    if (st == SS_OK && c->rank == 0) st = ss_config_read(a.config, &text, &regular);
+    if (st == SS_OK && c->rank == 0) st = ss_config_read(j->a.config, &text, &regular);
     st = ss_comm_bcast_text(c, st, &text, &regular);
-    if (st == SS_OK) st = ss_config_load_text(&cfg, a.config, text, regular, a.nsets, a.sets);
+    if (st == SS_OK) st = ss_config_load_text(&j->cfg, j->a.config, text, regular, j->a.nsets, j->a.sets);
     else free(text);
-    if (st == SS_OK && a.out && strlen(a.out) >= sizeof cfg.out_dir) st = ss_fail(SS_EUSAGE, "--out: folder name too long");
-    else if (st == SS_OK && a.out) snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", a.out);
-    if (st == SS_OK) st = ss_scenarios_build(&cfg, &sc, &nsc);
+    if (st == SS_OK && j->a.out && strlen(j->a.out) >= sizeof j->cfg.out_dir)
+        st = ss_fail(SS_EUSAGE, "--out: folder name too long");
+    else if (st == SS_OK && j->a.out) snprintf(j->cfg.out_dir, sizeof j->cfg.out_dir, "%s", j->a.out);
+    if (st == SS_OK) st = ss_scenarios_build(&j->cfg, &j->sc, &j->nsc);
     /* the output folder is checked before any work starts, and made only when the results
      * are opened (a rank killed outright meanwhile leaves no empty folder) */
-    if (st == SS_OK && c->rank == 0) st = ss_check_dir(cfg.out_dir);
-    if (st == SS_OK && c->rank == 0) st = check_outputs(&cfg, a.config);
-    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && c->rank == 0) st = ss_check_dir(j->cfg.out_dir);
+    if (st == SS_OK && c->rank == 0) st = check_outputs(&j->cfg, j->a.config);
+    return ss_comm_any_failed(c, st);
+}
+
+/* The trace, the sweep for its GPUs, and the iterations the summaries take: none is an
+ * error before any work (rank 0 reads the trace's epoch and index columns; their rows per
+ * epoch serve the ranking). Collective. */
+static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
+{
+    const ss_config *cfg = &j->cfg;
     if (st == SS_OK) {
-        st = ss_trace_open(cfg.trace_path, c, &t);
+        st = ss_trace_open(cfg->trace_path, c, &j->t);
         if (st != SS_OK) {
             /* a relative path in the file is taken from the file's folder: say so when it
              * is missing (wl/base.h5 in wl/my.ini is wl/wl/base.h5) */
-            const char *origin = ss_config_origin(&cfg, "trace", "path");
+            const char *origin = ss_config_origin(cfg, "trace", "path");
             ss_errprefix("%s: [trace] path%s", origin,
-                         cfg.trace_path_from_folder && access(cfg.trace_path, F_OK) != 0
+                         cfg->trace_path_from_folder && access(cfg->trace_path, F_OK) != 0
                              ? " (a relative path in a scenario file is taken from the file's folder)"
                              : "");
         }
     }
     st = ss_comm_any_failed(c, st);
-    if (st == SS_OK && !ss_trace_meta_has_fetch(ss_trace_meta_of(t)))
+    if (st == SS_OK && !ss_trace_meta_has_fetch(ss_trace_meta_of(j->t)))
         st = ss_fail(SS_EDATA,
                      "%s: the trace has no fetch timings (fetch_times = absent: a profiler trace shows only when each "
                      "rank waited), so the what-if models cannot replay it; `stallsim info` and `stallsim compare` "
                      "read it. Record the run with scripts/stallsim_record.py and `stallsim import pytorch` to get "
                      "fetch times.",
-                     cfg.trace_path);
-    if (st == SS_OK && (cfg.n_heal > 1 || cfg.heal[0].each || cfg.heal[0].gpus.n > 0)) {
+                     cfg->trace_path);
+    if (st == SS_OK && (cfg->n_heal > 1 || cfg->heal[0].each || cfg->heal[0].gpus.n > 0)) {
         /* heal = each and GPU numbers need the trace's GPU count */
-        free(sc);
-        sc = NULL;
-        st = ss_scenarios_build_gpus(&cfg, ss_trace_meta_of(t)->gpus, &sc, &nsc);
+        free(j->sc);
+        j->sc = NULL;
+        st = ss_scenarios_build_gpus(cfg, ss_trace_meta_of(j->t)->gpus, &j->sc, &j->nsc);
     }
-    /* the iterations the summaries take: none is an error before any work (rank 0 reads
-     * the trace's epoch and index columns; their rows per epoch serve the ranking) */
-    long sel_rows = 0, sel_epochs = 0;
     if (st == SS_OK && c->rank == 0) {
         long selected = 0;
-        st = ss_trace_count_epochs(t, cfg.epoch_all ? SS_EPOCH_ALL : cfg.epoch, cfg.warmup_iterations, &sel_rows,
-                                   &sel_epochs, &selected);
+        st = ss_trace_count_epochs(j->t, cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch, cfg->warmup_iterations,
+                                   &j->sel_rows, &j->sel_epochs, &selected);
         if (st == SS_OK)
-            st = ss_cmd_check_selection(selected, &cfg, cfg.trace_path, t, "trace.epoch", "trace.warmup_iterations");
+            st = ss_cmd_check_selection(selected, cfg, cfg->trace_path, j->t, "trace.epoch", "trace.warmup_iterations");
     }
-    st = ss_comm_any_failed(c, st);
-    if (st == SS_OK && ss_scenarios_need_calibration(sc, nsc, &cfg, ss_trace_meta_of(t))) {
-        st = ss_calibrate_comm(c, t, SS_CALIB_ROWS, &cal);
-        have_cal = st == SS_OK;
-        if (have_cal && c->rank == 0 && !a.quiet) print_calibration(sc, nsc, &cal, &cfg, a.json ? stderr : stdout);
+    return ss_comm_any_failed(c, st);
+}
+
+/* The calibration where a scenario needs it, the scenarios resolved, and the models'
+ * notes. Collective. */
+static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
+{
+    FILE *notes = j->a.json ? stderr : stdout;
+    if (st == SS_OK && ss_scenarios_need_calibration(j->sc, j->nsc, &j->cfg, ss_trace_meta_of(j->t))) {
+        st = ss_calibrate_comm(c, j->t, SS_CALIB_ROWS, &j->cal);
+        j->have_cal = st == SS_OK;
+        if (j->have_cal && c->rank == 0 && !j->a.quiet) print_calibration(j->sc, j->nsc, &j->cal, &j->cfg, notes);
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
-        st = ss_scenarios_resolve(sc, nsc, &cfg, have_cal ? &cal : NULL, ss_trace_meta_of(t)->loader_workers);
-        if (st == SS_OK && c->rank == 0 && !a.quiet)
-            st = print_notes(sc, nsc, &cfg, have_cal ? &cal : NULL, t, a.json ? stderr : stdout);
+        const ss_calib *cal = j->have_cal ? &j->cal : NULL;
+        st = ss_scenarios_resolve(j->sc, j->nsc, &j->cfg, cal, ss_trace_meta_of(j->t)->loader_workers);
+        if (st == SS_OK && c->rank == 0 && !j->a.quiet) st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, notes);
     }
-    if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(cfg.out_dir);
-    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(j->cfg.out_dir);
+    return ss_comm_any_failed(c, st);
+}
+
+/* The sweep, gathered on rank 0, and its ranking. Collective. */
+static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
+{
     if (st == SS_OK) {
-        const ss_trace_meta *m = ss_trace_meta_of(t);
-        st = ss_results_open(c, cfg.out_dir, sc, nsc, m->iterations, m->gpus, cfg.per_iteration, &res);
+        const ss_trace_meta *m = ss_trace_meta_of(j->t);
+        st = ss_results_open(c, j->cfg.out_dir, j->sc, j->nsc, m->iterations, m->gpus, j->cfg.per_iteration, &j->res);
     }
-    ss_series_sink sink = {res, series_to_results};
+    ss_series_sink sink = {j->res, series_to_results};
     if (st == SS_OK)
-        st = ss_sweep_run(c, &cfg, t, sc, nsc, res && ss_results_per_iteration(res) ? &sink : NULL,
-                          a.quiet ? 0 : a.progress ? 2 : 1, &sum,
-                          &timing);
-    ss_ranking ranking;
-    memset(&ranking, 0, sizeof ranking);
+        st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
+                          j->a.quiet ? 0 : j->a.progress ? 2 : 1, &j->sum, &j->timing);
     if (st == SS_OK && c->rank == 0) {
-        if (have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
-            st = ss_summary_adopt_calib(&sum, &cal, ss_trace_meta_of(t));
-            have_cal = 0;
+        if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
+            st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));
+            j->have_cal = 0;
         }
-        if (st == SS_OK) st = ss_rank(&sum, sel_epochs > 0 ? (double)sel_rows / (double)sel_epochs : 0.0, &ranking);
-        if (st == SS_OK) sum.rank = &ranking;
+        const double per_epoch = j->sel_epochs > 0 ? (double)j->sel_rows / (double)j->sel_epochs : 0.0;
+        if (st == SS_OK) st = ss_rank(&j->sum, per_epoch, &j->ranking);
+        if (st == SS_OK) j->sum.rank = &j->ranking;
     }
     /* a trace written to while it was read (a recording still being imported, a copy over
      * it) gives numbers of no one run: nothing is written then */
-    if (st == SS_OK && t) st = ss_trace_check_unchanged(t);
-    st = ss_comm_any_failed(c, st);
-    /* summary.csv under a temporary name first; it is renamed into place with results.h5 */
+    if (st == SS_OK && j->t) st = ss_trace_check_unchanged(j->t);
+    return ss_comm_any_failed(c, st);
+}
+
+/* summary.csv (under a temporary name first, renamed into place with results.h5), the
+ * table or JSON. Collective; every rank returns the agreed status. */
+static ss_status write_outputs(const ss_comm *c, run_job *j, ss_status st)
+{
     char csv_path[SS_PATH_MAX + 16], csv_tmp[SS_PATH_MAX + 64];
     csv_tmp[0] = '\0';
-    snprintf(csv_path, sizeof csv_path, "%s/summary.csv", cfg.out_dir);
+    snprintf(csv_path, sizeof csv_path, "%s/summary.csv", j->cfg.out_dir);
     if (st == SS_OK && c->rank == 0) st = ss_atomic_tmpname(csv_path, csv_tmp, sizeof csv_tmp);
-    if (st == SS_OK && c->rank == 0) st = ss_report_write_csv(&sum, csv_tmp);
+    if (st == SS_OK && c->rank == 0) st = ss_report_write_csv(&j->sum, csv_tmp);
     st = ss_comm_any_failed(c, st);
-    if (res) st = ss_results_finish(res, st, c->rank == 0 ? &sum : NULL, cfg.text, cfg.trace_path,
-                                    csv_tmp[0] ? csv_tmp : NULL, csv_path);
+    if (j->res) st = ss_results_finish(j->res, st, c->rank == 0 ? &j->sum : NULL, j->cfg.text, j->cfg.trace_path,
+                                       csv_tmp[0] ? csv_tmp : NULL, csv_path);
     else if (csv_tmp[0]) ss_atomic_discard(csv_tmp);
     if (st == SS_OK && c->rank == 0) {
-        if (a.json) ss_report_print_json(&sum, stdout);
-        else if (!a.quiet) {
-            ss_report_print_table(&sum, stdout);
-            printf("wrote %s/summary.csv and %s/results.h5%s\n", cfg.out_dir, cfg.out_dir,
+        if (j->a.json) ss_report_print_json(&j->sum, stdout);
+        else if (!j->a.quiet) {
+            ss_report_print_table(&j->sum, stdout);
+            printf("wrote %s/summary.csv and %s/results.h5%s\n", j->cfg.out_dir, j->cfg.out_dir,
                    ss_atomic_commit_replaced() ? " (replacing an earlier run's)" : "");
         }
     }
@@ -321,14 +333,38 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         if (st == SS_OK) ss_atomic_keep_new_dirs();
         else ss_atomic_remove_new_dirs();
     }
-    if (t && st == SS_OK && !a.quiet) ss_trace_report_warnings(t, c);
-    if (t) ss_trace_close(t);
-    if (st == SS_OK && a.timing) report_timing(c, &timing, cal.seconds, ss_wtime() - t_start);
-    if (have_cal) ss_calib_free(&cal);
-    ss_ranking_free(&ranking);
-    ss_summary_free(&sum);
-    free(sc);
-    free(a.sets);
-    ss_config_free(&cfg);
+    return st;
+}
+
+int ss_cmd_run(const ss_comm *c, int argc, char **argv)
+{
+    double t_start = ss_wtime();
+    run_job j;
+    memset(&j, 0, sizeof j);
+    ss_config_defaults(&j.cfg);
+    ss_status st = parse_args(argc, argv, &j.a);
+    if (st == SS_OK && j.a.help) {
+        if (c->rank == 0) {
+            fputs(run_usage, stdout);
+            fprintf(stdout, "\nScenario file keys (default, then what it does); lists are comma separated, at most %d items\n(the sweep is their product, at most %d scenarios):\n\n", SS_LIST_MAX, SS_MAX_SCENARIOS);
+            ss_config_print_keys(stdout);
+        }
+        free(j.a.sets);
+        return 0;
+    }
+    st = load_config(c, &j, st);
+    st = open_trace(c, &j, st);
+    st = prepare(c, &j, st);
+    st = sweep(c, &j, st);
+    st = write_outputs(c, &j, st);
+    if (j.t && st == SS_OK && !j.a.quiet) ss_trace_report_warnings(j.t, c);
+    if (j.t) ss_trace_close(j.t);
+    if (st == SS_OK && j.a.timing) report_timing(c, &j.timing, j.cal.seconds, ss_wtime() - t_start);
+    if (j.have_cal) ss_calib_free(&j.cal);
+    ss_ranking_free(&j.ranking);
+    ss_summary_free(&j.sum);
+    free(j.sc);
+    free(j.a.sets);
+    ss_config_free(&j.cfg);
     return ss_exit_code(st);
 }

@@ -1,6 +1,7 @@
 /* ss_cpushare.c - CPU sharing: the stretch of CPU work in a pool of cores at the trace's
  * load and at a scenario's (defined in sim/models/MODELS-pipeline.md, "CPU sharing"). */
 #include "ss_cpushare.h"
+#include "ss_period.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -281,11 +282,7 @@ static double period_of(const share_eval *e, const terms *t)
 {
     double step = e->cs * e->sh->compute_med + delta_of_terms(t);
     step = step > 0.0 ? step : 0.0;
-    double a = 0.0, d = delivery_term(e, t);
-    if (t->lo > a) a = t->lo;
-    if (d > -INFINITY && step + d > a) a = step + d;
-    if (t->fsync > -INFINITY && t->fsync + step > a) a = t->fsync + step;
-    return a;
+    return ss_steady_period(step, t->lo, delivery_term(e, t), t->fsync);
 }
 
 /* Every GPU's terms at the stretches s */

@@ -2,6 +2,7 @@
  * (or fewer) of them in flight than the trace (sim/models/MODELS-pipeline.md, "Storage
  * sharing"). */
 #include "ss_storeshare.h"
+#include "ss_period.h"
 
 #include <math.h>
 
@@ -36,21 +37,19 @@ static double storage_of(const ss_store_load *l, int g)
  * rho (f~ - c~)+, C' = compute_scale C, d the GPU's delivery or the load's delivery_row. */
 static double period_of(const ss_store_load *l, double rho, double C)
 {
-    double a = 0.0;
-    const double step = l->compute_scale * C;
+    double lo = -INFINITY, dmax = -INFINITY, fsync = -INFINITY;
     for (int g = 0; g < l->gpus; g++) {
         const double f = l->cpu[g] + l->fetch_scale * rho * storage_of(l, g);
-        double t;
         if (l->workers[g] >= 1) {
             const double d = l->delivery_row > 0.0 ? l->delivery_row : l->delivery[g];
-            const double lo = (f + l->gap[g]) / l->workers[g], hi = step + d;
-            t = lo > hi ? lo : hi;
+            const double w = (f + l->gap[g]) / l->workers[g];
+            lo = w > lo ? w : lo;
+            dmax = d > dmax ? d : dmax;
         } else {
-            t = f + step;
+            fsync = f > fsync ? f : fsync;
         }
-        a = t > a ? t : a;
     }
-    return a;
+    return ss_steady_period(l->compute_scale * C, lo, dmax, fsync);
 }
 
 /* The reads in flight at period T with the storage parts times fetch_scale rho: the storage
