@@ -19,7 +19,7 @@
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
     K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL,
-    K_PARALLEL
+    K_PARALLEL, K_PERSIST
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -54,6 +54,9 @@ static const key_def base_keys[] = {
      "pipeline: loader workers per GPU (0: synchronous loading): numbers or auto, auto*F, auto/F (the calibrated count)"},
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
      "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
+    {"scenarios", "persistent_workers", K_PERSIST, F(persistent), F(n_persistent), "auto", NOB,
+     "pipeline: whether the loader's workers are kept from one epoch to the next: auto (as in the trace), true "
+     "(started once: no start-up after the first epoch), false (started at every epoch, as PyTorch's default)"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
      "pipeline: factor on the storage part of every fetch (0.5: storage twice as fast); the CPU part "
      "([pipeline] fetch_cpu) stays"},
@@ -354,6 +357,17 @@ static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
     if (ss_healset_max(&h->gpus) > k->max) return bounds_text(k, "has GPU numbers that must be");
     return NULL;
 }
+static const char *item_persist(const key_def *k, const char *s, void *arr, int i)
+{
+    (void)k;
+    int v;
+    if (!strcmp(s, "auto")) v = SS_PERSIST_AUTO;
+    else if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1")) v = 1;
+    else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0")) v = 0;
+    else return "is not auto, true or false";
+    ((int *)arr)[i] = v;
+    return NULL;
+}
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
 {
     double v;
@@ -402,6 +416,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_PREFETCH: return parse_list(k, v, count, item_prefetch, field);
     case K_SCALES: return parse_list(k, v, count, item_scale, field);
     case K_HEAL: return parse_list(k, v, count, item_heal, field);
+    case K_PERSIST: return parse_list(k, v, count, item_persist, field);
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";
@@ -552,7 +567,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         int spaced = 0;
         const key_kind kk = keys[i].kind;
         const int list = kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS ||
-                         kk == K_PREFETCH || kk == K_SCALES || kk == K_HEAL;
+                         kk == K_PREFETCH || kk == K_SCALES || kk == K_HEAL || kk == K_PERSIST;
         if (list && sp && !strchr(value, ',')) {
             const char *a = sp, *b = sp;
             while (a > value && isspace((unsigned char)a[-1])) a--;

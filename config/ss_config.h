@@ -26,6 +26,9 @@ typedef struct {
     double value; /* the number, or the factor when is_auto */
 } ss_autoval;
 
+/* persistent_workers = auto in [scenarios] (as in the trace) */
+#define SS_PERSIST_AUTO (-1)
+
 /* prefetch = auto in [scenarios] (the calibrated or recorded P of each GPU) */
 #define SS_PREFETCH_AUTO 0L
 
@@ -89,6 +92,8 @@ typedef struct {
     double fetch_scale[SS_LIST_MAX], compute_scale[SS_LIST_MAX];
     int n_heal;
     ss_heal_item heal[SS_LIST_MAX];
+    int n_persistent;
+    int persistent[SS_LIST_MAX]; /* SS_PERSIST_AUTO, 0 or 1 */
 
     /* the registered sections' settings, in the order of registration (each model's own
      * struct: ss_config_options) */

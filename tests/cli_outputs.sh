@@ -48,7 +48,7 @@ def close(a, b, what):
     assert abs(a - b) <= 1e-12 * (1 + abs(b)), (what, a, b)
 header = ("scenario,model,label,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
           "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
-          "iter_time_change_pct,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
+          "iter_time_change_pct,run_time,run_change_pct,epoch_start_time,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
           "fidelity_iter_time_mape_pct,heal_gpu,heal_gpus,cpu_load_pct,cpu_stretch,read_stretch,straggler_share_gpu0,straggler_share_gpu1")
 for run in "ab":
     assert open(f"{work}/{run}/summary.csv").readline().strip() == header
@@ -111,13 +111,14 @@ grep -q "^slowest loader (measured): none stands out (GPU 0 alone had the larges
 
 # the pipeline on the same trace, W = 1 (calibrated: both GPUs fit W = 1), P = 1, gaps 0, no delivery
 # cost (refill_gap and delivery are given: their default is auto since issue 11):
-#   k=0: start 0, 0.5; done 0.5, 0.75; T-1 = 0; T0 = 0.75 + c0 (1.5 - 0.5 = 1) = 1.75
+#   k=0: start 0, 0.5; done 0.5, 0.75; T-1 = the epoch's first ask, the last GPU's train_start
+#        - stall = max(0 - 0.5, 0 - 0.25) = -0.25; T0 = 0.75 + c0 (1.5 - 0.5 = 1) = 1.75
 #   k=1: worker free at done0 = 0.5, 0.75; slot at max(T-1, done0); done 0.75, 1.75; T1 = 2.75
 #   k=2: worker free at 0.75, 1.75; slot at max(T0 = 1.75, done1) = 1.75; done 2.25; T2 = 3.75
-#   iteration times 1.75, 1, 1 vs measured 1.5, 2, 1: mean error 100 (1.25 / 1.5 - 1) = -50/3 %,
-#   MAPE 100 (0.25/1.5 + 1/2 + 0) / 3 = 200/9 %
-# with step_gap 0.5: T0 = 2.25, T1 = 3.75, T2 = 5.25: iterations 2.25, 1.5, 1.5 (mean 1.75),
-#   error +50/3 %, MAPE 100 (0.75/1.5 + 0.5/2 + 0.5/1) / 3 = 125/3 %
+#   iteration times 2, 1, 1 vs measured 1.5, 2, 1: mean 4/3, error 100 (4/3 / 1.5 - 1) = -100/9 %,
+#   MAPE 100 (0.5/1.5 + 1/2 + 0) / 3 = 250/9 %
+# with step_gap 0.5: T0 = 2.25, T1 = 3.75, T2 = 5.25: iterations 2.5, 1.5, 1.5 (mean 11/6),
+#   error +200/9 %, MAPE 100 (1/1.5 + 0.5/2 + 0.5/1) / 3 = 425/9 %
 cat > "$work/pipe.ini" <<INI
 [trace]
 path = tiny.h5
@@ -138,7 +139,7 @@ import csv, sys
 work = sys.argv[1]
 def close(a, b, what):
     assert abs(a - b) <= 1e-12 * (1 + abs(b)), (what, a, b)
-for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 125 / 3)):
+for run, mean, err, mape in (("p", 4 / 3, -100 / 9, 250 / 9), ("q", 11 / 6, 200 / 9, 425 / 9)):
     rows = list(csv.DictReader(open(f"{work}/{run}/summary.csv")))
     r = rows[1]
     assert r["scenario"] == "pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1" and r["workers"] == "1", r
@@ -146,6 +147,14 @@ for run, mean, err, mape in (("p", 1.25, -50 / 3, 200 / 9), ("q", 1.75, 50 / 3, 
     close(float(r["fidelity_iter_time_err_pct"]), err, run + " error")
     close(float(r["fidelity_iter_time_mape_pct"]), mape, run + " MAPE")
     close(float(r["iter_time_change_pct"]), err, run + " change")
+    # the whole run: every row's iteration time summed (measured 1.5 + 2 + 1), and an epoch's
+    # start: the first row's largest stall (measured 0.5; replayed max(0.75 - -0.25, ...) = 1)
+    close(float(rows[0]["run_time"]), 4.5, run + " measured run_time")
+    close(float(rows[0]["epoch_start_time"]), 0.5, run + " measured epoch_start_time")
+    assert rows[0]["run_change_pct"] == "", rows[0]
+    close(float(r["run_time"]), 3 * mean, run + " run_time")
+    close(float(r["run_change_pct"]), 100 * (3 * mean / 4.5 - 1), run + " run_change_pct")
+    close(float(r["epoch_start_time"]), 1.0, run + " epoch_start_time")
 PY
 grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
 # scenarios whose settings resolve alike (workers = auto and the calibrated 1) are named as one
@@ -166,8 +175,8 @@ printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2
 # the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
 # processes' 0.25 s per iteration (both GPUs have workers), GPU 0 alone on 1 core and GPU 1
 # on 2: 0.5 / (1 x T) and 0.75 / (2 x T), the larger counts: measured (T = 1.5) 100/3 %,
-# the pipeline row (T = 1.25) 40 %; both GPUs on one pool of 2 cores: 1.25 / (2 x T): 125/3
-# and 50 %
+# the pipeline row (T = 4/3) 37.5 %; both GPUs on one pool of 2 cores: 1.25 / (2 x T): 125/3
+# and 46.875 %
 $py - "$work" <<'PY' || fail "python edits (CPU datasets)"
 import shutil, sys, h5py, numpy as np
 work = sys.argv[1]
@@ -185,7 +194,7 @@ done
 $py - "$work" <<'PY' && ok || fail "cpu_load_pct against hand-worked values"
 import csv, sys
 work = sys.argv[1]
-for name, meas, pipe in (("cpu-own", 100 / 3, 40), ("cpu-shared", 125 / 3, 50)):
+for name, meas, pipe in (("cpu-own", 100 / 3, 37.5), ("cpu-shared", 125 / 3, 46.875)):
     rows = list(csv.DictReader(open(f"{work}/{name}/summary.csv")))
     for r, want in zip(rows, (meas, pipe)):
         assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (name, r["scenario"], r["cpu_load_pct"], want)
@@ -260,7 +269,7 @@ $py - "$work/cpu-cmp.csv" <<'PY' && ok || fail "compare: cpu_load_pct"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert abs(float(rows[0]["cpu_load_pct"]) - 100 / 3) < 1e-9 and abs(float(rows[1]["cpu_load_pct"]) - 100 / 3) < 1e-9, rows[:2]
-assert abs(float(rows[2]["cpu_load_pct"]) - 40) < 1e-9 and rows[3]["cpu_load_pct"] == "" and rows[3]["cpu_load_pct_diff"] == "", rows
+assert abs(float(rows[2]["cpu_load_pct"]) - 37.5) < 1e-9 and rows[3]["cpu_load_pct"] == "" and rows[3]["cpu_load_pct_diff"] == "", rows
 PY
 # info prints the CPU datasets: the medians per GPU and the pools
 "$stallsim" info "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
@@ -290,7 +299,7 @@ PY
   grep -qx "              pool of GPU 1: 1 core, GPUs 1-2 (heal = 1-2 heals them together)" "$work/pools4.info" &&
   ok || fail "info: two nodes' heal sets: $(grep -A3 ^cpu_pool "$work/pools4.info")"
 
-grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -16.67% vs measured, per-iteration MAPE 22.22%" \
+grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -11.11% vs measured, per-iteration MAPE 27.78%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 
 # the trace writer: a units attribute on every dataset, chunked along the rows

@@ -33,6 +33,14 @@ static const ss_column columns[] = {
     STD("fetch_diff", SS_M_FETCH, "s", "its sample standard deviation"),
     {"iter_time_change_pct", SS_COL_F64, "%", "every row but the measured one",
      "100 x (mean iteration time / the measured row's - 1)", SS_CV_CHANGE, 0, SS_COLF_H5, 0},
+    {"run_time", SS_COL_F64, "s", "every row",
+     "the whole run: the iteration times of every row of every epoch summed (warm-up and unselected epochs "
+     "included)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
+    {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
+     SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
+    {"epoch_start_time", SS_COL_F64, "s", "every row",
+     "an epoch's start: the largest stall of each epoch's first row (the loader starting and its first "
+     "fetches), mean over the epochs", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU (resolved)", SS_CV_WORKERS, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor per worker", SS_CV_PREFETCH, 0,
@@ -132,6 +140,9 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_CPU_STRETCH: return num(s->cpu_stretch ? s->cpu_stretch[j] : NAN, v);
     case SS_CV_READ_STRETCH: return num(s->read_stretch ? s->read_stretch[j] : NAN, v);
     case SS_CV_STRAGGLER: return num(ss_summary_straggler_share(s, j, g), v);
+    case SS_CV_RUN_TIME: return num(ss_summary_run_time(s, j), v);
+    case SS_CV_RUN_CHANGE: return num(ss_summary_run_change_pct(s, j), v);
+    case SS_CV_EPOCH_START: return num(ss_summary_epoch_start(s, j), v);
     }
     return 0;
 }

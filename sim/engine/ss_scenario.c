@@ -22,6 +22,7 @@ static ss_status check_repeats(const ss_config *c)
         {"fetch_scale", c->n_fetch_scale, c->fetch_scale, sizeof c->fetch_scale[0]},
         {"compute_scale", c->n_compute_scale, c->compute_scale, sizeof c->compute_scale[0]},
         {"heal", c->n_heal, c->heal, sizeof c->heal[0]},
+        {"persistent_workers", c->n_persistent, c->persistent, sizeof c->persistent[0]},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (int i = 0; i < lists[l].n; i++)
@@ -37,11 +38,15 @@ static ss_status check_repeats(const ss_config *c)
 }
 
 /* The axes in the order of the sweep's nested loops, outermost first. */
-enum { AX_HEAL, AX_WORKERS, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN, AX_N };
-static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL, SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_FETCH_SCALE,
-                                        SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN};
-static const char *const axis_key[AX_N] = {"heal", "workers", "prefetch", "fetch_scale", "compute_scale",
-                                           "fetch_align", "start_align"};
+enum {
+    AX_HEAL, AX_WORKERS, AX_PERSIST, AX_PREFETCH, AX_FETCH_SCALE, AX_COMPUTE_SCALE, AX_FETCH_ALIGN, AX_START_ALIGN,
+    AX_N
+};
+static const unsigned axis_bit[AX_N] = {SS_AXIS_HEAL,         SS_AXIS_WORKERS,       SS_AXIS_PERSISTENT,
+                                        SS_AXIS_PREFETCH,     SS_AXIS_FETCH_SCALE,   SS_AXIS_COMPUTE_SCALE,
+                                        SS_AXIS_FETCH_ALIGN,  SS_AXIS_START_ALIGN};
+static const char *const axis_key[AX_N] = {"heal",        "workers",       "persistent_workers", "prefetch",
+                                           "fetch_scale", "compute_scale", "fetch_align",        "start_align"};
 
 static int in_sweep(const ss_config *c, ss_model m)
 {
@@ -131,8 +136,8 @@ static ss_status heal_values(const ss_config *c, int gpus, heal_list *h)
 /* The number of values of each axis for model ops (1 for axes it is not swept over). */
 static void axis_counts(const ss_config *c, const heal_list *h, const ss_model_ops *ops, int n[AX_N])
 {
-    const int listed[AX_N] = {h->n, c->n_workers, c->n_prefetch, c->n_fetch_scale, c->n_compute_scale, c->n_fetch,
-                              c->n_start};
+    const int listed[AX_N] = {h->n,           c->n_workers,       c->n_persistent, c->n_prefetch,
+                              c->n_fetch_scale, c->n_compute_scale, c->n_fetch,      c->n_start};
     for (int a = 0; a < AX_N; a++) n[a] = (ops->axes & axis_bit[a]) ? listed[a] : 1;
 }
 
@@ -148,6 +153,7 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     s->start_align = (ops->axes & SS_AXIS_START_ALIGN) ? c->start_align[pos[AX_START_ALIGN]] : SS_ALIGN_NONE;
     s->workers = (ops->axes & SS_AXIS_WORKERS) ? c->workers[pos[AX_WORKERS]] : (ss_autoval){0, 0};
     s->prefetch = (ops->axes & SS_AXIS_PREFETCH) ? c->prefetch[pos[AX_PREFETCH]] : 0;
+    s->persistent = (ops->axes & SS_AXIS_PERSISTENT) ? c->persistent[pos[AX_PERSIST]] : SS_PERSIST_AUTO;
     s->fetch_scale = (ops->axes & SS_AXIS_FETCH_SCALE) ? c->fetch_scale[pos[AX_FETCH_SCALE]] : 1.0;
     s->compute_scale = (ops->axes & SS_AXIS_COMPUTE_SCALE) ? c->compute_scale[pos[AX_COMPUTE_SCALE]] : 1.0;
     s->baseline = ops->is_baseline(s);

@@ -38,11 +38,54 @@ void ss_partial_of_series(ss_partial *p, double *const series[SS_NMETRICS], long
     p->eff = (double)eff;
 }
 
+void ss_run_add(ss_run_part *r, double iter_time, double stall, double epoch)
+{
+    if (r->rows == 0) {
+        r->first_epoch = epoch;
+        r->first_stall = stall;
+    } else if (epoch != r->last_epoch) {
+        r->starts += 1;
+        r->start_sum += stall;
+    }
+    r->last_epoch = epoch;
+    r->rows += 1;
+    r->time += iter_time;
+}
+
+/* b's rows after a's */
+static void run_merge(ss_run_part *a, const ss_run_part *b)
+{
+    if (b->rows == 0) return;
+    if (a->rows == 0) {
+        *a = *b;
+        return;
+    }
+    a->time += b->time;
+    a->starts += b->starts;
+    a->start_sum += b->start_sum;
+    if (b->first_epoch != a->last_epoch) { /* b's first row starts an epoch */
+        a->starts += 1;
+        a->start_sum += b->first_stall;
+    }
+    a->rows += b->rows;
+    a->last_epoch = b->last_epoch;
+}
+
+double ss_run_epochs(const ss_run_part *r) { return r->rows > 0 ? r->starts + 1 : 0; }
+
+double ss_run_start_mean(const ss_run_part *r)
+{
+    return r->rows > 0 ? (r->start_sum + r->first_stall) / (r->starts + 1) : NAN;
+}
+
 void ss_partial_merge(ss_partial *acc, const ss_partial *b)
 {
+    run_merge(&acc->run, &b->run);
     if (b->n == 0) return;
     if (acc->n == 0) {
+        const ss_run_part run = acc->run;
         *acc = *b;
+        acc->run = run;
         return;
     }
     double n = acc->n + b->n;

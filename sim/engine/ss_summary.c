@@ -171,6 +171,20 @@ double ss_summary_change_pct(const ss_summary *s, int j)
     return 100.0 * (s->p[j].mean[SS_M_ITER] / m->mean[SS_M_ITER] - 1.0);
 }
 
+double ss_summary_run_time(const ss_summary *s, int j)
+{
+    return s->p[j].run.rows > 0 ? s->p[j].run.time : NAN;
+}
+
+double ss_summary_run_change_pct(const ss_summary *s, int j)
+{
+    const double m = ss_summary_run_time(s, ss_summary_measured(s)), v = ss_summary_run_time(s, j);
+    if (j == ss_summary_measured(s) || !(m > 0) || isnan(v)) return NAN;
+    return 100.0 * (v / m - 1.0);
+}
+
+double ss_summary_epoch_start(const ss_summary *s, int j) { return ss_run_start_mean(&s->p[j].run); }
+
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j)
 {
     if (!ss_model_get(s->sc[j].model)->reports_fidelity || !s->sc[j].baseline) return NAN;

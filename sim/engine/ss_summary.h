@@ -38,6 +38,13 @@ typedef struct {
 void ss_summary_free(ss_summary *s);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
+/* The whole run of row j (every row of every epoch, whatever the summary selects): its
+ * iteration times summed, in seconds (NaN without rows); 100 * (that / the measured run's
+ * - 1) (NaN for the measured row); the mean over its epochs of the largest stall of each
+ * epoch's first row (the epoch's start: the loader starting and its first fetches). */
+double ss_summary_run_time(const ss_summary *s, int j);
+double ss_summary_run_change_pct(const ss_summary *s, int j);
+double ss_summary_epoch_start(const ss_summary *s, int j);
 /* Fidelity of a pipeline baseline row against the measured run (NaN elsewhere). */
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j);
 double ss_summary_fidelity_mape_pct(const ss_summary *s, int j);

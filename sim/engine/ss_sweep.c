@@ -27,6 +27,7 @@ typedef struct {
     double *series[SS_NMETRICS]; /* summarised values of the current block (own, or the pool's) */
     int own_series;
     long nser;
+    ss_run_part run;             /* the whole run's rows of the current block */
     double *pi[PI_N];            /* per-iteration series of the current slab */
     double *pi_stall;            /* [slab][gpus] */
     /* a stateful scenario split over the ranks by iterations: it replays from row
@@ -172,6 +173,7 @@ typedef struct {
      * total; show as progress_line's; last: the last percent or tenth printed */
     long long prog_done, prog_total;
     int prog_show, prog_last;
+    int32_t epoch0; /* the epoch of the trace's first row (its first epoch) */
 } sweep;
 
 static void progress_tick(sweep *w, long b, long long n);
@@ -181,8 +183,8 @@ static int summarised(const sweep *w, int32_t epoch, int64_t index)
     return (w->cfg->epoch_all || epoch == w->cfg->epoch) && index >= w->cfg->warmup_iterations;
 }
 
-/* Replays one row for one lane and records its outcome. */
-static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ)
+/* Replays one row (of epoch `epoch`) for one lane and records its outcome. */
+static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch)
 {
     const int G = w->gpus;
     double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
@@ -195,6 +197,7 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ)
         l->pi[PI_FETCH][i] = out.fetch_diff;
         l->pi[PI_START][i] = out.start_diff;
     }
+    ss_run_add(&l->run, out.iter_time, out.stall, (double)epoch);
     if (!summ) return;
     long n = l->nser++;
     double meas = row->iter_max;
@@ -418,13 +421,15 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
             for (int m = 0; m < SS_NMETRICS; m++)
                 active[a]->series[m] = w->pool + ((size_t)(a - a0) * SS_NMETRICS + (size_t)m) * SS_BLOCK_ROWS;
             active[a]->nser = 0;
+            memset(&active[a]->run, 0, sizeof active[a]->run);
         }
         for (long i = 0; i < n; i++) {
             for (int a = a0; a < a1; a++) {
                 lane *l = active[a];
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
-                if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start) l->ops->epoch_start(l->state);
-                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block);
+                if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start)
+                    l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0);
+                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i]);
             }
             progress_tick(w, b, a1 - a0);
         }
@@ -437,6 +442,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
             }
             ss_partial p;
             ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
+            p.run = active[a]->run;
             if ((st = records_push(&w->recs, active[a], b, &p)) != SS_OK) return st;
             for (int m = 0; m < SS_NMETRICS; m++) active[a]->series[m] = NULL;
         }
@@ -451,7 +457,10 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
 {
     const int G = w->gpus;
     long r0 = b * SS_BLOCK_ROWS, r1 = r0 + SS_BLOCK_ROWS < w->N ? r0 + SS_BLOCK_ROWS : w->N;
-    for (int a = 0; a < nactive; a++) active[a]->nser = 0;
+    for (int a = 0; a < nactive; a++) {
+        active[a]->nser = 0;
+        memset(&active[a]->run, 0, sizeof active[a]->run);
+    }
     for (long s0 = r0; s0 < r1; s0 += w->slab) {
         long n = r1 - s0 < w->slab ? r1 - s0 : w->slab;
         double t1;
@@ -475,12 +484,13 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))
                 for (int a = 0; a < nactive; a++)
                     if (active[a]->ops->stateful && active[a]->ops->epoch_start)
-                        active[a]->ops->epoch_start(active[a]->state);
+                        active[a]->ops->epoch_start(active[a]->state, s->epoch[i] == w->epoch0);
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
             int summ = summarised(w, s->epoch[i], s->index[i]);
             for (int a = 0; a < nactive; a++)
-                if (s0 + i >= active[a]->from_row) lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block);
+                if (s0 + i >= active[a]->from_row)
+                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i]);
             progress_tick(w, b, nactive);
         }
         w->timing.replay_seconds += ss_wtime() - t1;
@@ -492,6 +502,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
         if (b < active[a]->rec_block) continue;
         ss_partial p;
         ss_partial_of_series(&p, active[a]->series, active[a]->nser, w->cfg->effective_delay_threshold);
+        p.run = active[a]->run;
         ss_status st = records_push(&w->recs, active[a], b, &p);
         if (st != SS_OK) return st;
     }
@@ -789,7 +800,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
      * cores the ranks already fill only slows them down) and holds two slabs: each gets
      * half of slab_mb */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ss_status st = ss_comm_any_failed(comm, choose_split(&w)); /* every rank decides alike, or all stop */
+    ss_status st = w.N > 0 ? ss_trace_read_epochs(t, 0, 1, &w.epoch0) : SS_OK; /* (independent) */
+    if (st == SS_OK) st = choose_split(&w);
+    st = ss_comm_any_failed(comm, st); /* every rank decides alike, or all stop */
     w.shared = w.nstate > 0 && !w.tsplit && ss_nodeslab_wanted(comm); /* split by blocks: each rank its own rows */
     w.replayers = choose_replayers(&w);
     w.use_ahead = !w.shared && !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");

@@ -24,6 +24,7 @@ enum {
     SS_AXIS_FETCH_ALIGN = 1 << 4,
     SS_AXIS_START_ALIGN = 1 << 5,
     SS_AXIS_HEAL = 1 << 6,
+    SS_AXIS_PERSISTENT = 1 << 7,
 };
 
 /* One point of a sweep: a model and its value on each axis. Axes that the model is not
@@ -34,6 +35,7 @@ typedef struct {
     ss_align fetch_align, start_align;
     ss_autoval workers;   /* as configured (auto, auto*2, 3) */
     long prefetch;
+    int persistent;       /* persistent_workers: SS_PERSIST_AUTO (as in the trace), 0 or 1 */
     double fetch_scale, compute_scale;
     ss_healset heal;      /* the GPUs whose fetch times (and, pipeline, loader settings) become
                            * the median of the GPUs not healed; n = 0: none */
@@ -127,11 +129,12 @@ typedef struct ss_model_ops {
     ss_status (*resolve)(ss_scenario *s, const ss_config *c, const ss_calib *cal, const int *trace_workers);
 
     /* Replay: init makes the state of one scenario for G GPUs; epoch_start is called
-     * before the first row of every epoch (stateful models; may be NULL); replay_row
+     * before the first row of every epoch (stateful models; may be NULL), first = 1 for
+     * the trace's first epoch; replay_row
      * replays one prepared row, writing the per-GPU stalls into stall[G] (also its
      * working buffer) and the step's figures into *out; free releases the state. */
     ss_status (*init)(void **state, const ss_scenario *s, const ss_config *c, int gpus);
-    void (*epoch_start)(void *state);
+    void (*epoch_start)(void *state, int first);
     void (*replay_row)(void *state, const ss_row *row, double *stall, ss_step *out);
     void (*free)(void *state);
     /* The stretch of CPU work that the scenario of this state replays with (CPU sharing:

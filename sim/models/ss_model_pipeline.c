@@ -58,6 +58,16 @@ int ssp_cpu_sharing_on(const ssp_options *o)
 }
 
 
+/* persistent_workers in a name or label, after `prefix`: "" where it is auto (as in the
+ * trace). The text lives until the next call. */
+static const char *persist_text(const ss_scenario *s, const char *prefix)
+{
+    static char buf[24];
+    if (s->persistent == SS_PERSIST_AUTO) return "";
+    snprintf(buf, sizeof buf, "%s%s", prefix, s->persistent ? "true" : "false");
+    return buf;
+}
+
 static void pipe_name(const ss_scenario *s, char *buf, size_t n)
 {
     char w[48], fs[32], cs[32], pf[24], heal[SS_HEAL_TEXT_MAX + 8] = "", set[SS_HEAL_TEXT_MAX];
@@ -68,8 +78,8 @@ static void pipe_name(const ss_scenario *s, char *buf, size_t n)
     else snprintf(pf, sizeof pf, "%ld", s->prefetch);
     ss_healset_format(&s->heal, set, sizeof set);
     if (s->heal.n > 0) snprintf(heal, sizeof heal, "_heal-%s", set);
-    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, pf, fs, cs, heal);
+    snprintf(buf, n, "pipeline_fetch-%s_start-%s_w-%s_p%s_fs%s_cs%s%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, pf, fs, cs, persist_text(s, "_pw-"), heal);
 }
 
 /* W and P in the terminal label: the value, or "lo-hi" when GPUs differ */
@@ -102,14 +112,15 @@ static void pipe_label(const ss_scenario *s, char *buf, size_t n)
     if (!strcmp(w, "0")) snprintf(p, sizeof p, "-"); /* synchronous loading has no prefetch */
     ss_healset_format(&s->heal, set, sizeof set);
     if (s->heal.n > 0) snprintf(heal, sizeof heal, " heal=%s", set);
-    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%s cs=%s%s", ss_align_name(s->fetch_align),
-             ss_align_name(s->start_align), w, p, fs, cs, heal);
+    snprintf(buf, n, "pipe f=%s s=%s W=%s P=%s fs=%s cs=%s%s%s", ss_align_name(s->fetch_align),
+             ss_align_name(s->start_align), w, p, fs, cs, persist_text(s, " pw="), heal);
 }
 
 static int pipe_baseline(const ss_scenario *s)
 {
     return s->fetch_align == SS_ALIGN_NONE && s->start_align == SS_ALIGN_NONE && s->fetch_scale == 1.0 &&
-           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal.n == 0;
+           s->compute_scale == 1.0 && s->workers.is_auto && s->workers.value == 1.0 && s->heal.n == 0 &&
+           s->persistent == SS_PERSIST_AUTO;
 }
 
 /* An auto setting, and the asks' lags of sync_every, come from the calibration; so do
@@ -130,7 +141,7 @@ static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c, cons
 static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal, int ignore_heal)
 {
     if (s->fetch_align != SS_ALIGN_NONE || s->start_align != SS_ALIGN_NONE || s->fetch_scale != 1.0 ||
-        s->compute_scale != 1.0 || (s->heal.n > 0 && !ignore_heal))
+        s->compute_scale != 1.0 || (s->heal.n > 0 && !ignore_heal) || s->persistent != SS_PERSIST_AUTO)
         return 0;
     const int check_p = s->prefetch == SS_PREFETCH_AUTO || cal->recorded_prefetch;
     for (int g = 0; g < cal->gpus; g++) {
@@ -298,6 +309,8 @@ static void pipe_state_free(pipe_state *st)
     free(st->ready);
     free(st->trace_round);
     free(st->first_hold);
+    free(st->boot);
+    free(st->boots);
     free(st);
 }
 
@@ -328,6 +341,76 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
     if (!st->first_hold) return ss_fail(SS_ENOMEM, "out of memory for a pipeline scenario");
     st->first_rows = rows;
     return SS_OK;
+}
+
+/* An epoch's start (MODELS-pipeline.md, "An epoch's start"): after ssp_init and
+ * first_round_init. Each GPU's factor on its workers' start-up: the workers of every GPU
+ * of a pool of cores start together at the epoch's start and share its cores, so with N
+ * of them on C cores each start-up takes max(1, N / C) times as long as alone: the
+ * scenario's over the trace's (1 without the trace's pools of cores). Nothing to do when
+ * every factor is 1, every GPU starts workers where the trace did, and the workers do not
+ * persist where the trace's started anew. */
+static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trace_w, int gpus)
+{
+    st->persistent = s->persistent;
+    st->first_epoch = 1;
+    if (!trace_w) return SS_OK;
+    const size_t G = (size_t)gpus;
+    st->boot = malloc(4 * G * sizeof *st->boot);
+    st->boots = malloc(G);
+    if (!st->boot || !st->boots) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    st->ask0 = st->boot + G;
+    st->boot_start = st->boot + 2 * G;
+    double *load = st->boot + 3 * G; /* scratch: per pool, the scenario's and the trace's workers */
+    const ss_share *sh = st->ps.p.share && st->ps.p.share->gpus == gpus ? st->ps.p.share : NULL;
+    const int pools = sh ? sh->pools : 0;
+    double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL;
+    if (pools && !n1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    for (int g = 0; sh && g < gpus; g++) {
+        n1[sh->pool_of[g]] += st->ps.ld[g].workers;
+        n1[pools + sh->pool_of[g]] += trace_w[g];
+    }
+    int change = s->persistent == 1;
+    long rows = 0;
+    for (int g = 0; g < gpus; g++) {
+        const long w = st->ps.ld[g].workers;
+        st->boots[g] = !(w == 0 && trace_w[g] >= 1);
+        double k = 1.0;
+        if (sh) {
+            const int p = sh->pool_of[g];
+            const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n1[p] / c, b = n1[pools + p] / c;
+            k = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
+        }
+        load[g] = k;
+        change |= k != 1.0 || !st->boots[g];
+        const long r = w > 1 ? w : 1;
+        rows = r > rows ? r : rows;
+    }
+    free(n1);
+    memcpy(st->boot, load, G * sizeof *st->boot);
+    st->boot_rows = change ? rows : 0;
+    return SS_OK;
+}
+
+/* The measured starts of an epoch's first batches as the scenario starts its workers
+ * (boot_init): each GPU's start-up after its loop's first ask (ask0) times its factor;
+ * none after the first epoch where the workers persist; the loop's ask where the GPU
+ * loads synchronously but the trace's had workers. Starts before the ask (workers that
+ * persisted in the trace, already fetching) stay. */
+static const double *boot_starts(pipe_state *st, const ss_row *row, const double *fs, int G)
+{
+    if (st->ps.k == 0)
+        for (int g = 0; g < G; g++)
+            st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
+    for (int g = 0; g < G; g++) {
+        const double a = st->ask0[g], u = fs[g] - a;
+        double v = fs[g];
+        if (isnan(a) || !(u > 0.0)) v = fs[g];
+        else if (!st->boots[g] || (st->persistent == 1 && !st->first_epoch)) v = a;
+        else if (st->boot[g] != 1.0) v = a + st->boot[g] * u;
+        st->boot_start[g] = v;
+    }
+    return st->boot_start;
 }
 
 static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *c, int gpus)
@@ -374,6 +457,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
             st->heal_first = w > st->heal_first ? w : st->heal_first;
         }
     rc = first_round_init(st, q->trace_workers_gpu, gpus);
+    if (rc == SS_OK) rc = boot_init(st, s, q->trace_workers_gpu, gpus);
     if (rc != SS_OK) {
         ssp_free(&st->ps);
         pipe_state_free(st);
@@ -383,7 +467,12 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     return SS_OK;
 }
 
-static void pipe_epoch_start(void *state) { ssp_epoch_start(&((pipe_state *)state)->ps); }
+static void pipe_epoch_start(void *state, int first)
+{
+    pipe_state *st = state;
+    ssp_epoch_start(&st->ps);
+    st->first_epoch = first;
+}
 
 /* The measured starts of the epoch's first batches as the scenario's loaders take them
  * (first_rows, pipe_state): batch k of GPU g keeps its own where the trace's fresh
@@ -400,8 +489,8 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
 {
     pipe_state *st = state;
     const int G = row->gpus;
-    const int first = st->ps.k < st->first_rows;
-    if (st->heals.n == 0 && !first) {
+    const int first = st->ps.k < st->first_rows, boot = st->ps.k < st->boot_rows;
+    if (st->heals.n == 0 && !first && !boot) {
         ssp_replay_row(&st->ps, row, stall, out);
         return;
     }
@@ -415,6 +504,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }
+    if (boot) healed.fetch_start = boot_starts(st, row, healed.fetch_start, G);
     if (first) healed.fetch_start = first_round_starts(st, healed.fetch_start, G);
     ssp_replay_row_from(&st->ps, &healed, row, stall, out);
 }
@@ -470,18 +560,19 @@ static void pipe_key_of(const ss_scenario *s, ss_setting_key *k)
     range_of(s, 0, &k->lo[0], &k->hi[0]);
     range_of(s, 1, &k->lo[1], &k->hi[1]);
     if (k->lo[0] == 0.0 && k->hi[0] == 0.0) k->lo[1] = k->hi[1] = -1.0;
-    k->n = 2;
+    k->lo[2] = k->hi[2] = s->persistent;
+    k->n = 3;
 }
 
 const ss_model_ops ss_model_pipeline = {
     .name = "pipeline",
     .label = "pipe",
     .legend = "the pipeline model; f= fetch_align, s= start_align, W= workers, P= prefetch, fs= fetch_scale, "
-              "cs= compute_scale",
+              "cs= compute_scale, pw= persistent_workers",
     .stateful = 1,
     .epochs_independent = 1, /* ssp_epoch_start: k = 0, and batch 0 reads only its row */
     .axes = SS_AXIS_HEAL | SS_AXIS_WORKERS | SS_AXIS_PREFETCH | SS_AXIS_FETCH_SCALE | SS_AXIS_COMPUTE_SCALE | SS_AXIS_FETCH_ALIGN |
-            SS_AXIS_START_ALIGN,
+            SS_AXIS_START_ALIGN | SS_AXIS_PERSISTENT,
     .reports_fidelity = 1,
     .reads_train_start = 1,
     .ranks_alone = 1, /* the independent model keeps each GPU's measured steps and loaders */

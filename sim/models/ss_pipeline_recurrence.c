@@ -168,7 +168,11 @@ void ssp_free(ssp_state *s)
     memset(s, 0, sizeof *s);
 }
 
-void ssp_epoch_start(ssp_state *s) { s->k = 0; }
+void ssp_epoch_start(ssp_state *s)
+{
+    s->k = 0;
+    s->first_ask = NAN;
+}
 
 static inline double *done_row(ssp_state *s, long j) { return s->done + (j % s->ring) * s->gpus; }
 static inline double *T_at(ssp_state *s, long j) { return &s->T[(j + 1) % (s->ring + 1)]; }
@@ -458,10 +462,10 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
     /* r now holds start[k]; done[k] overwrites the slot of batch k - ring, read above */
     double *done = done_row(s, k);
     for (int g = 0; g < G; g++) done[g] = r[g] + f[g];
-    if (k == 0) {
+    if (k == 0) { /* the epoch's first ask, or where the rows do not show it, its first start */
         double t0 = r[0];
         for (int g = 1; g < G; g++) t0 = r[g] < t0 ? r[g] : t0;
-        *T_at(s, -1) = t0;
+        *T_at(s, -1) = isfinite(s->first_ask) ? s->first_ask : t0;
     }
     /* the loop asks for batch k at T[k-1] and has it at max(T[k-1], done) + delivery */
     double tp = *T_at(s, k - 1), got = tp;
@@ -605,6 +609,14 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
 {
     const int G = s->gpus;
     const int measure = s->dm && measured->train_start, lagged = s->A && row->train_start;
+    if (s->k == 0 && row->train_start) {
+        double a0 = -INFINITY;
+        for (int g = 0; g < G; g++) {
+            const double a = row->train_start[g] - row->stall_time[g];
+            a0 = a > a0 ? a : a0;
+        }
+        s->first_ask = a0;
+    }
     double scale = s->p.fetch_scale, f1 = 0.0;
     if (s->p.fetch_align != SS_ALIGN_NONE) {
         double a = ss_row_fetch_aligned(row, s->p.fetch_align);

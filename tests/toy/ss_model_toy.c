@@ -61,7 +61,11 @@ static ss_status toy_init(void **state, const ss_scenario *s, const ss_config *c
     return SS_OK;
 }
 
-static void toy_epoch_start(void *state) { ((toy_state *)state)->prev_c = 0.0; }
+static void toy_epoch_start(void *state, int first)
+{
+    (void)first;
+    ((toy_state *)state)->prev_c = 0.0;
+}
 
 static void toy_replay(void *state, const ss_row *row, double *stall, ss_step *out)
 {

@@ -83,6 +83,17 @@ typedef struct {
     unsigned char *ready; /* CPU sharing: [gpus] the scenario's delivery flags (share_init) */
     double delivery_factor; /* CPU sharing: the largest of the deliveries' factors over the GPUs
                              * with workers (1 where none stretches), NaN without it */
+    /* an epoch's start (MODELS-pipeline.md, "An epoch's start"): the first rows of every
+     * epoch whose measured starts the scenario changes (0: none); each GPU's factor on its
+     * workers' start-up (the contention of the pool's booting workers for its cores, the
+     * scenario's over the trace's), whether it starts its workers at all (0: it loads
+     * synchronously where the trace had workers), the epoch's first asks and the starts in
+     * use ([gpus] each); persistent: the scenario's persistent_workers; first_epoch: the
+     * epoch replayed is the trace's first */
+    long boot_rows;
+    double *boot, *ask0, *boot_start;
+    unsigned char *boots;
+    int persistent, first_epoch;
 } pipe_state;
 
 /* Storage sharing for the scenario (ss_pipeline_share.c): the factor on its reads, folded
