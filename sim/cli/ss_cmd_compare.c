@@ -1,0 +1,134 @@
+/* ss_cmd_compare.c - `stallsim compare`: its usage, options and steps. Runs on rank 0. */
+/* Measured traces and sweep results side by side, with differences against the first row:
+ * the rows (ss_cmd_compare_load.c), the table and CSV (ss_cmd_compare_table.c), --match and
+ * --spread (ss_cmd_compare_match.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_atomic.h"
+#include "ss_cmd.h"
+#include "ss_config.h"
+#include "ss_cmd_compare.h"
+
+static const char compare_usage[] =
+    "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
+    "\n"
+    "Puts measured runs and predictions side by side (one results folder alone: its\n"
+    "scenarios against its measured row). Each argument is a results folder\n"
+    "(or its results.h5: one row per scenario) or a trace file (one row: the measured run,\n"
+    "summarised as the results folders given beside it were, or with --warmup, --threshold\n"
+    "and --epoch). Every row is compared with the\n"
+    "first row of the first argument: differences in mean iteration time, stall, delay\n"
+    "(absolute and %) and in effective-delay %.\n"
+    "\n"
+    "  --csv FILE     also write the table as CSV\n"
+    "  --warmup N     warmup_iterations for traces (11)\n"
+    "  --threshold S  effective_delay_threshold for traces, seconds (0.030)\n"
+    "  --epoch E      summarise only epoch E of traces (all)\n"
+    "  --match        also set each trace (a real run) beside the pipeline prediction of its\n"
+    "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
+    "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
+    "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
+    "                 a run with the base trace's own loader is set beside the baseline\n"
+    "                 replay and left out of the mean; a loader recorded more than once is\n"
+    "                 also set against the mean of its runs; a match whose loader the folder\n"
+    "                 also predicts with a fetch_scale, compute_scale or heal is marked (a real\n"
+    "                 run of other storage or a rank fixed cannot be told from its trace)\n"
+    "                 (with several results folders: beside each folder's, a mean per folder)\n"
+    "  --spread       also, for every scenario that two or more of the results folders hold\n"
+    "                 (one scenario file run on several base runs of one setting, with\n"
+    "                 --set trace.path=...; matched by label), the least and largest\n"
+    "                 predicted mean iteration time and their spread: how much the prediction\n"
+    "                 rests on which run was recorded, the least error to expect\n"
+    "                 (`compare res-a res-b res-c --spread`); needs two folders of different\n"
+    "                 base runs\n"
+    "\n"
+    "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
+    "and the trace measured after it; the last rows then show the prediction error. To read\n"
+    "each prediction's error directly, put the real run first: `compare after.h5 results`\n"
+    "gives every scenario's diff% against it (prediction / real - 1).\n";
+
+static int compare_main(int argc, char **argv)
+{
+    ss_config opts;
+    ss_config_defaults(&opts);
+    const char *csv = NULL;
+    int explicit_[3] = {0, 0, 0}, spread = 0;
+    cmp_table t = {0};
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int ninputs = 0;
+    if (!inputs) return ss_cmd_fail(ss_fail(SS_ENOMEM, "out of memory"));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(compare_usage, stdout);
+            free(inputs);
+            return 0;
+        }
+        if (!strcmp(a, "--match")) {
+            t.match = 1;
+            continue;
+        }
+        if (!strcmp(a, "--spread")) {
+            spread = 1;
+            continue;
+        }
+        if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
+            if (i + 1 >= argc) {
+                free(inputs);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: %s needs a value", a));
+            }
+            const char *v = argv[++i];
+            ss_status st = SS_OK;
+            if (!strcmp(a, "--csv")) csv = v;
+            else {
+                explicit_[!strcmp(a, "--warmup") ? 0 : !strcmp(a, "--threshold") ? 1 : 2] = 1;
+                st = ss_cmd_set_option(&opts, "compare", a, !strcmp(a, "--warmup") ? "trace.warmup_iterations"
+                                                            : !strcmp(a, "--epoch") ? "trace.epoch"
+                                                                                    : "summary.effective_delay_threshold",
+                                       v);
+            }
+            if (st != SS_OK) {
+                free(inputs);
+                ss_config_free(&opts);
+                return ss_cmd_fail(st);
+            }
+        } else if (a[0] == '-' && a[1]) {
+            free(inputs);
+            return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: unknown option '%s' (see stallsim compare --help)", a));
+        } else {
+            inputs[ninputs++] = argv[i];
+        }
+    }
+    if (ninputs < 1) {
+        free(inputs);
+        fputs(compare_usage, stderr);
+        return 2;
+    }
+    cmp_folders folders = {0};
+    ss_status st = csv ? cmp_check_csv_output(csv, inputs, ninputs) : SS_OK;
+    if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_);
+    for (int i = 0; st == SS_OK && i < ninputs; i++) st = cmp_add_input(&t, inputs[i], &opts);
+    if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);
+    if (st == SS_OK && spread) st = cmp_check_spread(&t, &folders, inputs, ninputs);
+    if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
+    if (st == SS_OK) {
+        cmp_print_table(&t, stdout);
+        if (t.match) cmp_print_matches(&t, &folders, stdout);
+        if (spread) cmp_print_spread(&t, &folders, stdout);
+        if (csv) st = cmp_write_csv(&t, csv);
+    }
+    cmp_folders_free(&folders);
+    free(t.v);
+    free(inputs);
+    ss_config_free(&opts);
+    return st == SS_OK ? 0 : ss_cmd_fail(st);
+}
+
+int ss_cmd_compare(const ss_comm *c, int argc, char **argv)
+{
+    int rc = c->rank == 0 ? compare_main(argc, argv) : 0;
+    if (c->mpi) MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm);
+    return rc;
+}
