@@ -11,7 +11,8 @@
 #include "ss_config.h"
 #include "ss_cmd_compare.h"
 
-static const char compare_usage[] =
+/* The usage, around the name of the model whose predictions --match checks (print_usage) */
+static const char usage_head[] =
     "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
     "\n"
     "Puts measured runs and predictions side by side (one results folder alone: its\n"
@@ -26,7 +27,9 @@ static const char compare_usage[] =
     "  --warmup N     warmup_iterations for traces (11)\n"
     "  --threshold S  effective_delay_threshold for traces, seconds (0.030)\n"
     "  --epoch E      summarise only epoch E of traces (all)\n"
-    "  --match        also set each trace (a real run) beside the pipeline prediction of its\n"
+    "  --match        also set each trace (a real run) beside the ";
+static const char usage_tail[] =
+    " prediction of its\n"
     "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
     "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
     "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
@@ -49,6 +52,14 @@ static const char compare_usage[] =
     "each prediction's error directly, put the real run first: `compare after.h5 results`\n"
     "gives every scenario's diff% against it (prediction / real - 1).\n";
 
+static void print_usage(FILE *f)
+{
+    const char *model = cmp_checked_model();
+    fputs(usage_head, f);
+    fputs(model ? model : "replay", f);
+    fputs(usage_tail, f);
+}
+
 static int compare_main(int argc, char **argv)
 {
     ss_config opts;
@@ -62,7 +73,7 @@ static int compare_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(compare_usage, stdout);
+            print_usage(stdout);
             free(inputs);
             return 0;
         }
@@ -103,7 +114,7 @@ static int compare_main(int argc, char **argv)
     }
     if (ninputs < 1) {
         free(inputs);
-        fputs(compare_usage, stderr);
+        print_usage(stderr);
         return 2;
     }
     cmp_folders folders = {0};

@@ -9,10 +9,24 @@
 #include "ss_results.h"
 #include "ss_status.h"
 
+/* What a row is, set once as it is read: a results folder's measured row (the model
+ * table's measured_run model) or one of its replays, or the measured run of a trace */
+typedef enum { CMP_MEASURED, CMP_REPLAY, CMP_TRACE } cmp_kind;
+
+/* A results folder row's settings, from its numeric and settings columns (summary.csv's,
+ * as ss_columns.c writes them; NaN where a column does not apply to the row) */
+typedef struct {
+    double workers, prefetch, fetch_scale, compute_scale;
+    int unaligned; /* fetch_align and start_align both none */
+    int healed;    /* heal_gpus (or heal_gpu) names a GPU */
+} cmp_settings;
+
 typedef struct {
     char source[256];
     ss_results_row r;
-    int trace; /* the measured run of a trace (not a results folder's row) */
+    cmp_kind kind;
+    int model; /* a results folder row's model (ss_model), -1 unknown (or a trace's row) */
+    cmp_settings set;
     /* a trace's recorded loader: its workers (the same on every GPU) and prefetch factor;
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
@@ -53,6 +67,10 @@ typedef struct {
 ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3]);
 /* Adds the rows of one input: a results folder (or its results.h5), or a trace. */
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts);
+
+/* The name of the model whose predictions are checked against real runs (the model
+ * table's ranks_alone), or NULL where no model is */
+const char *cmp_checked_model(void);
 
 /* ---- the table and its CSV (ss_cmd_compare_table.c) ---- */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ss_align.h"
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_columns.h"
@@ -12,6 +13,8 @@
 #include "ss_config.h"
 #include "ss_number.h"
 #include "ss_limits.h"
+#include "ss_model.h"
+#include "ss_model_ids.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_sweep.h"
@@ -28,7 +31,9 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
         t->cap = cap;
     }
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
-    t->v[t->n].trace = 0;
+    t->v[t->n].kind = CMP_REPLAY;
+    t->v[t->n].model = -1;
+    t->v[t->n].set = (cmp_settings){NAN, NAN, NAN, NAN, 0, 0};
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
     t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = -1;
     t->v[t->n].dev = 0;
@@ -78,7 +83,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
         const ss_column *cols = ss_columns(&nc);
         for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
             ss_colval v;
-            if (!(cols[k].flags & SS_COLF_COMPARE)) continue;
+            if (!(cols[k].flags & SS_COLF_H5) || (cols[k].flags & SS_COLF_PER_GPU)) continue;
             int has = ss_column_get(&cols[k], &sum, 0, 0, &v);
             if (cols[k].type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT)
                 snprintf(row->text[ntext++], sizeof row->text[0], "%s", has ? v.str : "");
@@ -171,6 +176,47 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
     return SS_OK;
 }
 
+/* Column name's number in row r (NaN where the row or the file has none) */
+static double column_num(const ss_results_row *r, const char *name)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc), *c = ss_column_find(name);
+    return c && c - cols < SS_RESULTS_MAX_COLUMNS ? r->num[c - cols] : NAN;
+}
+
+/* Column name's text in row r ("" where the row or the file has none): the reader keeps the
+ * text columns in table order (ss_results.h) */
+static const char *column_text(const ss_results_row *r, const char *name)
+{
+    int nc, slot = 0;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS && slot < SS_RESULTS_MAX_TEXT; k++) {
+        if (!(cols[k].flags & SS_COLF_H5) || (cols[k].flags & SS_COLF_PER_GPU) || cols[k].type != SS_COL_STR) continue;
+        if (!strcmp(cols[k].name, name)) return r->text[slot];
+        slot++;
+    }
+    return "";
+}
+
+/* A results folder row's model (by its model column, in the model table), its kind, and
+ * the settings it was replayed with (its columns, not its label) */
+static void row_settings(cmp_row *row)
+{
+    const ss_results_row *r = &row->r;
+    row->model = -1;
+    for (int m = 0; m < SS_NMODELS && row->model < 0; m++)
+        if (!strcmp(ss_model_get((ss_model)m)->name, column_text(r, "model"))) row->model = m;
+    row->kind = row->model >= 0 && ss_model_get((ss_model)row->model)->measured_run ? CMP_MEASURED : CMP_REPLAY;
+    cmp_settings *s = &row->set;
+    s->workers = column_num(r, "workers");
+    s->prefetch = column_num(r, "prefetch");
+    s->fetch_scale = column_num(r, "fetch_scale");
+    s->compute_scale = column_num(r, "compute_scale");
+    const char *none = ss_align_name(SS_ALIGN_NONE);
+    s->unaligned = !strcmp(column_text(r, "fetch_align"), none) && !strcmp(column_text(r, "start_align"), none);
+    s->healed = column_text(r, "heal_gpus")[0] != '\0' || !isnan(column_num(r, "heal_gpu"));
+}
+
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
 {
     char path[4200];
@@ -193,7 +239,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         int w, p;
         if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p)) != SS_OK) return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
-        t->v[t->n - 1].trace = 1;
+        t->v[t->n - 1].kind = CMP_TRACE;
         t->v[t->n - 1].workers = w;
         t->v[t->n - 1].prefetch = p;
         struct stat ts;
@@ -213,6 +259,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {
                 cmp_row *row = &t->v[t->n - 1];
+                row_settings(row);
                 row->base.workers = rs.base_workers;
                 row->base.w = rs.base_w;
                 row->base.p = rs.base_p;

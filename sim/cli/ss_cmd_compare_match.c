@@ -7,9 +7,25 @@
 #include <string.h>
 
 #include "ss_cmd.h"
+#include "ss_columns.h"
 #include "ss_limits.h"
+#include "ss_model.h"
+#include "ss_model_ids.h"
 #include "ss_results.h"
 #include "ss_cmd_compare.h"
+
+/* 1 when rows a and b hold the same compared numbers (ss_columns.h, SS_COLF_COMPARE), bit
+ * for bit */
+static int same_bits(const ss_results_row *a, const ss_results_row *b)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if ((cols[k].flags & SS_COLF_COMPARE) && cols[k].type != SS_COL_STR &&
+            memcmp(&a->num[k], &b->num[k], sizeof a->num[k]))
+            return 0;
+    return 1;
+}
 
 void cmp_folders_free(cmp_folders *f)
 {
@@ -34,7 +50,7 @@ ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f)
     }
     for (int i = 0; i < t->n; i++) {
         f->fold[i] = -1;
-        if (t->v[i].trace) continue;
+        if (t->v[i].kind == CMP_TRACE) continue;
         for (int a = 0; a < f->n && f->fold[i] < 0; a++)
             if (!strcmp(t->v[f->src[a]].source, t->v[i].source)) f->fold[i] = a;
         if (f->fold[i] < 0) {
@@ -43,12 +59,11 @@ ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f)
             f->meas[f->n] = -1;
             f->rep[f->n++] = -1;
         }
-        if (f->meas[f->fold[i]] < 0 && !strcmp(t->v[i].r.text[0], "measured")) f->meas[f->fold[i]] = i;
+        if (f->meas[f->fold[i]] < 0 && t->v[i].kind == CMP_MEASURED) f->meas[f->fold[i]] = i;
     }
     for (int a = 0; a < f->n; a++)
         for (int b = 0; b < a && f->rep[a] < 0 && f->meas[a] >= 0; b++)
-            if (f->rep[b] < 0 && f->meas[b] >= 0 &&
-                !memcmp(t->v[f->meas[a]].r.num, t->v[f->meas[b]].r.num, sizeof t->v[0].r.num))
+            if (f->rep[b] < 0 && f->meas[b] >= 0 && same_bits(&t->v[f->meas[a]].r, &t->v[f->meas[b]].r))
                 f->rep[a] = b;
     return SS_OK;
 }
@@ -57,28 +72,28 @@ ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f)
  * folder's base run again */
 static int spread_row(const cmp_folders *f, int i) { return f->fold[i] >= 0 && f->rep[f->fold[i]] < 0; }
 
-/* 1 when the pipeline row's full label (text[2], "pipe f=none s=none W=4 P=2 fs=1 cs=1")
- * is a row without alignment of a loader of w workers and prefetch p (p < 1: any),
- * whatever its scales and heal */
-static int label_loader(const char *label, int w, int p)
+const char *cmp_checked_model(void)
 {
-    char want_w[32], want_p[32];
-    snprintf(want_w, sizeof want_w, " W=%d ", w);
-    if (w == 0) snprintf(want_p, sizeof want_p, " P=- ");
-    else if (p >= 1) snprintf(want_p, sizeof want_p, " P=%d ", p);
-    else snprintf(want_p, sizeof want_p, " P=");
-    char lab[SS_NAME_MAX + 2];
-    snprintf(lab, sizeof lab, "%s ", label);
-    return !strncmp(lab, "pipe f=none s=none ", 19) && strstr(lab, want_w) && strstr(lab, want_p);
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (ss_model_get((ss_model)m)->ranks_alone) return ss_model_get((ss_model)m)->name;
+    return NULL;
 }
 
-/* 1 when the label is the plain prediction of loader (w, p): label_loader, and no scale or
- * heal */
-static int label_matches(const char *label, int w, int p)
+/* 1 when row r is a prediction of a loader of w workers (its workers column) and prefetch
+ * p (its prefetch column; p < 1 or w = 0: any) without alignment, whatever its scales and
+ * heal, by the model whose predictions are checked against real runs */
+static int predicts_loader(const cmp_row *r, int w, int p)
 {
-    char lab[SS_NAME_MAX + 2];
-    snprintf(lab, sizeof lab, "%s ", label);
-    return label_loader(label, w, p) && strstr(lab, " fs=1 ") && strstr(lab, " cs=1 ") && !strstr(lab, " heal=");
+    if (r->kind != CMP_REPLAY || r->model < 0 || !ss_model_get((ss_model)r->model)->ranks_alone || !r->set.unaligned)
+        return 0;
+    return r->set.workers == w && (w == 0 || p < 1 || r->set.prefetch == p);
+}
+
+/* 1 when row r is the plain prediction of loader (w, p): predicts_loader, at fetch_scale and
+ * compute_scale 1, healing no GPU */
+static int plain_prediction(const cmp_row *r, int w, int p)
+{
+    return predicts_loader(r, w, p) && r->set.fetch_scale == 1.0 && r->set.compute_scale == 1.0 && !r->set.healed;
 }
 
 /* 1 when a real run of loader (w, p) has the loader of results folder row b's base trace
@@ -99,28 +114,28 @@ static const char *loader_name(int w, int p, char *buf, size_t n)
     return buf;
 }
 
-/* The row of results folder a's prediction of loader (w, p) (label_matches), -1 when none;
+/* The row of results folder a's prediction of loader (w, p) (plain_prediction), -1 when none;
  * *more: how many other rows match too */
 static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int p, int *more)
 {
     int hit = -1;
     *more = 0;
     for (int j = f->src[a]; j < t->n; j++)
-        if (f->fold[j] == a && label_matches(t->v[j].r.text[2], w, p)) {
+        if (f->fold[j] == a && plain_prediction(&t->v[j], w, p)) {
             if (hit < 0) hit = j;
             else (*more)++;
         }
     return hit;
 }
 
-/* How many pipeline rows of results folder a predict loader (w, p) with a fetch_scale,
- * compute_scale or heal (no alignment): a real run of that loader may be one of those (other
- * storage, a rank fixed), which its trace does not say */
+/* How many rows of results folder a predict loader (w, p) with a fetch_scale, compute_scale
+ * or heal (predicts_loader, not plain_prediction): a real run of that loader may be one of
+ * those (other storage, a rank fixed), which its trace does not say */
 static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, int p)
 {
     int n = 0;
     for (int j = f->src[a]; j < t->n; j++) {
-        if (f->fold[j] == a && !label_matches(t->v[j].r.text[2], w, p)) n += label_loader(t->v[j].r.text[2], w, p);
+        if (f->fold[j] == a && !plain_prediction(&t->v[j], w, p)) n += predicts_loader(&t->v[j], w, p);
     }
     return n;
 }
@@ -137,12 +152,12 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, 
 {
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
-        if (!r->trace || r->workers < 0) continue;
+        if (r->kind != CMP_TRACE || r->workers < 0) continue;
         int first = 1, n = 0;
         double s = 0.0, lo = INFINITY, hi = -INFINITY;
         for (int k = 0; k < t->n; k++) {
             const cmp_row *x = &t->v[k];
-            if (!x->trace || x->workers != r->workers || (r->workers > 0 && x->prefetch != r->prefetch)) continue;
+            if (x->kind != CMP_TRACE || x->workers != r->workers || (r->workers > 0 && x->prefetch != r->prefetch)) continue;
             if (k < i) first = 0;
             n++;
             s += x->r.num[it];
@@ -167,7 +182,7 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, 
     }
 }
 
-/* --match: each trace beside the prediction of its recorded loader (label_matches), the
+/* --match: each trace beside the prediction of its recorded loader (plain_prediction), the
  * error of the mean iteration time, and the mean |error| over the what-ifs (a real run with
  * the base's own loader is set beside the baseline replay, shown and left out of it) */
 void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
@@ -176,7 +191,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     if (it < 0) return;
     int wsrc = 8, ntr = 0;
     for (int i = 0; i < t->n; i++)
-        if (t->v[i].trace) {
+        if (t->v[i].kind == CMP_TRACE) {
             int l = (int)strlen(cmp_shown_source(t, i));
             wsrc = l > wsrc ? l : wsrc;
             ntr++;
@@ -195,12 +210,13 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         free(sum);
         return;
     }
-    fprintf(out, "\neach real run beside the prediction of its recorded loader (pipeline rows without alignment, "
-                 "fetch_scale, compute_scale or heal), mean iteration time:\n");
+    const char *model = cmp_checked_model();
+    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
+                 "fetch_scale, compute_scale or heal), mean iteration time:\n", model ? model : "replay");
     fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
-        if (!r->trace) continue;
+        if (r->kind != CMP_TRACE) continue;
         char loader[32];
         loader_name(r->workers, r->prefetch, loader, sizeof loader);
         int any = 0;
@@ -302,7 +318,7 @@ void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
     for (int i = 0; i < t->n; i++) {
         if (!spread_row(f, i)) continue;
         int l = (int)strlen(spread_key(&t->v[i]));
-        if (!strcmp(t->v[i].r.text[0], "measured")) l += (int)strlen(" (the base runs)");
+        if (t->v[i].kind == CMP_MEASURED) l += (int)strlen(" (the base runs)");
         wname = l > wname ? l : wname;
     }
     wname = wname < 60 ? wname : 60;
@@ -331,7 +347,7 @@ void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
             }
             continue;
         }
-        const int measured = !strcmp(r->r.text[0], "measured");
+        const int measured = r->kind == CMP_MEASURED;
         const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
         if (shown++ == 0) {
             fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), mean iteration "
@@ -378,7 +394,7 @@ ss_status cmp_check_spread(const cmp_table *t, const cmp_folders *f, char **inpu
                      t->v[f->src[f->rep[a]]].source);
     }
     for (int i = 0; i < t->n; i++)
-        if (t->v[i].trace && ntrace++ == 0)
+        if (t->v[i].kind == CMP_TRACE && ntrace++ == 0)
             snprintf(tr, sizeof tr, "; %s is a trace (--spread compares results folders)", t->v[i].source);
     for (int i = 1; i < ninputs && !rep[0]; i++)
         for (int j = 0; j < i && !rep[0]; j++)

@@ -98,7 +98,8 @@ static void short_header(const ss_column *c, char *h, size_t n)
     else snprintf(h, n, "%s", st);
 }
 
-/* Row i's scenario as run's table labels it ("pipe W=2 fs=0.5", parts apart by spaces), or
+/* Row i's scenario as run's table labels it (the model's short label, then settings such as
+ * "W=2 fs=0.5", parts apart by spaces), or
  * its summary.csv name (parts apart by '_') where the file has no labels (an older
  * stallsim's); *sep receives the separator */
 static const char *row_name(const cmp_table *t, int i, char *sep)
@@ -108,19 +109,19 @@ static const char *row_name(const cmp_table *t, int i, char *sep)
     return r->text[2][0] ? r->text[2] : r->text[0];
 }
 
-/* 1 when rows i and j are scenarios of the same source and model (the first part of their
- * names, told apart alike; a measured row is none) */
+/* 1 when rows i and j are replay rows of the same source and model (the first part of their
+ * names, told apart alike), for the table's display */
 static int same_group(const cmp_table *t, int i, int j)
 {
     char si, sj;
     const char *a = row_name(t, i, &si), *b = row_name(t, j, &sj);
     const char set[2] = {si, '\0'};
     size_t la = strcspn(a, set);
-    return si == sj && strcmp(t->v[i].r.text[0], "measured") && strcmp(t->v[j].r.text[0], "measured") &&
+    return si == sj && t->v[i].kind == CMP_REPLAY && t->v[j].kind == CMP_REPLAY &&
            !strcmp(t->v[i].source, t->v[j].source) && la == strcspn(b, set) && !strncmp(a, b, la);
 }
 
-/* The rows' groups (a source's scenarios of one model; a measured row is in none), each
+/* The rows' groups (a source's replay rows of one model; other rows are in none), each
  * with the name parts that all of its scenarios share past the model's */
 typedef struct {
     int row, members; /* its first row, its rows */
@@ -134,7 +135,7 @@ static int name_groups(const cmp_table *t, int *gid, name_group **groups)
     name_group *g = NULL;
     for (int i = 0; i < t->n; i++) {
         gid[i] = -1;
-        if (!strcmp(t->v[i].r.text[0], "measured")) continue;
+        if (t->v[i].kind != CMP_REPLAY) continue;
         for (int k = 0; k < ng && gid[i] < 0; k++)
             if (same_group(t, g[k].row, i)) gid[i] = k;
         if (gid[i] < 0) {
@@ -251,16 +252,16 @@ void cmp_print_table(const cmp_table *t, FILE *out)
      * between (several real runs: --match sets each beside its own prediction) */
     int mid_trace = 0;
     for (int i = 1; i < t->n - 1; i++) {
-        npred += !t->v[i].trace && strcmp(t->v[i].r.text[0], "measured");
-        mid_trace |= t->v[i].trace;
+        npred += t->v[i].kind == CMP_REPLAY;
+        mid_trace |= t->v[i].kind == CMP_TRACE;
     }
     /* the first input a results folder and the last its own base trace (the same file, or,
      * where its run's name for it does not lead there from here, a measured row the same to
      * the last bit): the rows are predicted changes, not errors */
     int own_base = -1; /* the folder row whose base trace the last input is */
-    for (int i = 0; i < t->n - 1 && own_base < 0 && last->trace; i++) {
+    for (int i = 0; i < t->n - 1 && own_base < 0 && last->kind == CMP_TRACE; i++) {
         const cmp_row *f = &t->v[i];
-        if (!f->trace && !strcmp(f->r.text[0], "measured") &&
+        if (f->kind == CMP_MEASURED &&
             ((f->ino && f->ino == last->ino && f->dev == last->dev) || (!f->ino && same_numbers(f, last))))
             own_base = i;
     }
@@ -268,7 +269,7 @@ void cmp_print_table(const cmp_table *t, FILE *out)
         fprintf(out, "the last row (%s) is the trace %s replays: each row's diff%% is a predicted change, not an error "
                      "against another run (compare a real run of the changed setting)\n",
                 last->source, cmp_shown_source(t, own_base));
-    else if (own_base < 0 && t->n >= 3 && last->trace && !mid_trace && !t->match && it >= 0 && npred > 0 &&
+    else if (own_base < 0 && t->n >= 3 && last->kind == CMP_TRACE && !mid_trace && !t->match && it >= 0 && npred > 0 &&
              last->r.num[it] > 0) {
         fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:\n", last->source);
         /* one line each, the names aligned (at most COMPARE_PRED_LINES rows: a sweep of a few
@@ -277,7 +278,7 @@ void cmp_print_table(const cmp_table *t, FILE *out)
         for (int pass = 0; pass < 2; pass++) {
             shown = 0;
             for (int i = 1; i < t->n - 1; i++) {
-                if (t->v[i].trace || !strcmp(t->v[i].r.text[0], "measured") || isnan(t->v[i].r.num[it])) continue;
+                if (t->v[i].kind != CMP_REPLAY || isnan(t->v[i].r.num[it])) continue;
                 if (shown == COMPARE_PRED_LINES) {
                     if (pass) fprintf(out, "  ... (--csv FILE has every row's iter_time_mean)\n");
                     break;

@@ -68,6 +68,9 @@ typedef struct ss_model_ops {
      * counted: its predictions are the ones checked against real runs where the others'
      * keep what it replays (ss_rank.c) */
     int ranks_alone;
+    /* 1 for the measured run itself: its row gives the trace's own iterations back, the
+     * row every other row is compared with */
+    int measured_run;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */
