@@ -485,7 +485,7 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
     hssize_t count = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
     if (st == SS_OK && count <= 0) st = ss_fail(SS_EDATA, "%s: /summary is empty or unreadable", path);
     if (st == SS_OK) {
-        /* the compare columns of the table: text into text[], numbers into num[] */
+        /* the columns of the table: text into text[], numbers into num[] */
         int nc, ntext = 0;
         const ss_column *cols = ss_columns(&nc);
         hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ss_results_row));
@@ -495,17 +495,18 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
         int absent[SS_RESULTS_MAX_COLUMNS] = {0};
         for (int k = 0; st == SS_OK && k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
             const ss_column *c = &cols[k];
-            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
+            if (!(c->flags & SS_COLF_H5) || (c->flags & SS_COLF_PER_GPU)) continue;
             if (H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, c->name) >= 0) continue;
-            if ((c->type == SS_COL_STR && strcmp(c->name, "label")) || !strcmp(c->name, "iterations") ||
-                !strcmp(c->name, "iter_time_mean")) /* (a label is left empty: the name stands for it) */
+            if ((c->flags & SS_COLF_COMPARE) &&
+                ((c->type == SS_COL_STR && strcmp(c->name, "label")) || !strcmp(c->name, "iterations") ||
+                 !strcmp(c->name, "iter_time_mean"))) /* (a label is left empty: the name stands for it) */
                 st = ss_fail(SS_EDATA, "%s: /summary has no column '%s'", path, c->name);
             absent[k] = 1;
         }
         if (ft >= 0) H5Tclose(ft);
         for (int k = 0; st == SS_OK && k < nc && k < SS_RESULTS_MAX_COLUMNS; k++) {
             const ss_column *c = &cols[k];
-            if (!(c->flags & SS_COLF_COMPARE) || !(c->flags & SS_COLF_H5)) continue;
+            if (!(c->flags & SS_COLF_H5) || (c->flags & SS_COLF_PER_GPU)) continue;
             if (absent[k]) {
                 ntext += c->type == SS_COL_STR; /* its text stays empty */
                 continue;

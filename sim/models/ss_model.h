@@ -106,6 +106,9 @@ typedef struct ss_model_ops {
      * counted: its predictions are the ones checked against real runs where the others'
      * keep what it replays (ss_rank.c) */
     int ranks_alone;
+    /* 1 for the measured run itself: its row gives the trace's own iterations back, the
+     * row every other row is compared with */
+    int measured_run;
     /* the model's section of the scenario file ([pipeline]), registered into the option
      * table by ss_models_register_options; NULL: none */
     const ss_option_section *options;

@@ -14,7 +14,12 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
-ss_model ss_model_measured_id(void) { return (ss_model)0; }
+ss_model ss_model_measured_id(void)
+{
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (table[m]->measured_run) return (ss_model)m;
+    return (ss_model)0;
+}
 
 ss_status ss_models_register_options(void)
 {

@@ -1,0 +1,283 @@
+/* ss_import_pytorch_stats.c - the PyTorch recorder importer's statistics. */
+/* The per-rank medians of CPU times and waits for a core, the start-up waits, the pools of
+ * cores, the workers that took part, and what the import warns of (short epochs, slow
+ * start-up, workers that ran out early). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_import_pytorch.h"
+#include "ss_limits.h"
+
+/* Counts one CPU time (ns; < 0: none recorded) into h. */
+void pt_cpu_add(pt_hist *h, int64_t ns)
+{
+    if (ns < 0) {
+        h->missing++;
+        return;
+    }
+    double sec = (double)ns * 1e-9;
+    long b = sec < PT_CPU_LO ? 0 : 1 + (long)floor(log(sec / PT_CPU_LO) / log(1.01));
+    if (b >= PT_CPU_BINS) b = PT_CPU_BINS - 1;
+    h->bins[b]++;
+    h->n++;
+}
+
+/* The median of h's CPU times, to 0.5 %: the geometric middle of the bin that holds it (0
+ * when it is below PT_CPU_LO). */
+static double pt_cpu_median(const pt_hist *h)
+{
+    long half = (h->n + 1) / 2, seen = 0;
+    for (long b = 0; b < PT_CPU_BINS; b++) {
+        seen += h->bins[b];
+        if (seen >= half) return b == 0 ? 0.0 : PT_CPU_LO * pow(1.01, (double)b - 0.5);
+    }
+    return 0.0;
+}
+
+/* A recorded epoch with fewer rows than the loader's batches per epoch (rank 0's meta
+ * batches_per_epoch): the run ended early (killed) or the loop left the epoch. Not for an
+ * IterableDataset, whose len(loader) is only its len(dataset)'s guess. */
+void pt_check_epoch(const pt_state *S)
+{
+    const pt_rank *R = S->r[0];
+    if (!R->iterable && R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
+        ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
+                "the loop left the epoch (a break, an exception); the trace keeps what was recorded%s",
+                R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch,
+                R->main.version >= 4 ? ", but not the batch at which the loop left, whose step has no end in the record"
+                                     : " (a recording of format 3 or older: the last batch's step may end where the "
+                                       "loop left, not where the step did)");
+}
+
+/* The per-rank medians of one kind of CPU time (or wait) into *out (and the trace's meta
+ * field *field) when every row of every rank had one (format 2, or 3 for the waits, files
+ * throughout). */
+static ss_status pt_cpu_medians(pt_state *S, int kind, double **out, double **field)
+{
+    int with = 0, without = -1;
+    for (int g = 0; g < S->G; g++) {
+        const pt_hist *h = &S->r[g]->cpu[kind];
+        if (h->missing || h->n == 0) {
+            if (without < 0) without = g;
+        } else {
+            with++;
+        }
+    }
+    if (without >= 0) {
+        if (with > 0 && kind == PT_CPU_FETCH) /* once, for the first kind of CPU time that is short */
+            ss_warn("%s: %d of %d ranks recorded CPU times, but rank %d (record format 1?) did not: the trace gets "
+                    "no CPU datasets (fetch_scale then scales whole fetches; no cpu_load_pct)",
+                    S->r[without]->main.path, with, S->G, without);
+        return SS_OK;
+    }
+    *out = malloc((size_t)S->G * sizeof **out);
+    if (!*out) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) (*out)[g] = pt_cpu_median(&S->r[g]->cpu[kind]);
+    *field = *out;
+    return SS_OK;
+}
+
+/* The batches a rank's loader sends out at once as a pass starts: W x P (P 2, PyTorch's
+ * default, where the record has none); 0 without workers */
+long pt_window(const pt_rank *R) { return R->workers > 0 ? R->workers * (R->prefetch > 0 ? R->prefetch : 2) : 0; }
+
+/* A first window's mean wait this much above the median (seconds) is a start-up crush
+ * worth a warning: on 2 cores, 16 worker processes gave 25-47 ms, 8 gave 2-11 ms. */
+#define START_CRUSH_S 0.010
+/* A window of at most this many fetches (2 workers x the default prefetch_factor 2) of at
+ * most 2 persistent workers: no warning for its rank (nothing smaller is worth recording). */
+#define START_SMALL_WINDOW 4
+
+/* At the end, with the waits' medians (S->fetch_wait): /fetch_wait_start_time, each rank's
+ * mean wait for a core over its passes' first W·P fetches (the loader sends them out at once as a pass
+ * starts, with the workers it starts then: the start-up crush), when every rank with workers
+ * recorded all of them; 0 for a synchronous rank. */
+static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
+{
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        if (R->workers > 0 && (R->start_missing || R->start_n == 0)) return SS_OK;
+    }
+    S->fetch_wait_start = malloc((size_t)S->G * sizeof *S->fetch_wait_start);
+    if (!S->fetch_wait_start) return ss_fail(SS_ENOMEM, "out of memory");
+    /* the rank with the largest start-up excess, of those with something to change: persistent
+     * workers with a window of at most START_SMALL_WINDOW fetches start only in the first epoch,
+     * and nothing smaller is worth recording instead (a warning with nothing to act on read as
+     * a fault to a new user) */
+    int worst = -1;
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        S->fetch_wait_start[g] = R->workers > 0 ? R->start_wait / (double)R->start_n : 0.0;
+        double ex = S->fetch_wait_start[g] - S->fetch_wait[g];
+        const int small = R->persistent == 1 && R->workers <= 2 && pt_window(R) <= START_SMALL_WINDOW;
+        if (!small && ex > START_CRUSH_S && (worst < 0 || ex > S->fetch_wait_start[worst] - S->fetch_wait[worst]))
+            worst = g;
+    }
+    m->fetch_wait_start = S->fetch_wait_start;
+    if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
+        const pt_rank *R = S->r[worst];
+        const char *advice =
+            R->persistent != 1 ? "persistent_workers=True, or with fewer workers, if the job can use them"
+                               : "fewer workers or a smaller prefetch_factor (its workers persist already), if the job "
+                                 "can use them";
+        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
+                "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
+                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\"); a "
+                "base trace recorded without it predicts more steadily: record one with %s",
+                R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
+                R->workers, advice);
+    }
+    return SS_OK;
+}
+
+/* At the end: the trace's CPU datasets. The ranks whose processes run on the same host and
+ * the same set of cores (meta host, cpu_set) form one pool of meta cpus cores. */
+ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
+{
+    ss_status st = pt_cpu_medians(S, PT_CPU_FETCH, &S->fetch_cpu, &m->fetch_cpu);
+    if (st == SS_OK && m->fetch_cpu) st = pt_cpu_medians(S, PT_CPU_LOOP, &S->loop_cpu, &m->loop_cpu);
+    if (st != SS_OK || !m->fetch_cpu || !m->loop_cpu) return st; /* pools serve the CPU times only */
+    /* the waits for a core (format 3 throughout, where the kernel reports them) */
+    if ((st = pt_cpu_medians(S, PT_WAIT_FETCH, &S->fetch_wait, &m->fetch_wait)) != SS_OK) return st;
+    if (m->fetch_wait && (st = pt_cpu_medians(S, PT_WAIT_LOOP, &S->loop_wait, &m->loop_wait)) != SS_OK) return st;
+    if (!m->loop_wait) m->fetch_wait = NULL;
+    if (m->fetch_wait && (st = pt_start_waits(S, m)) != SS_OK) return st;
+    for (int g = 0; g < S->G; g++)
+        if (S->r[g]->cpus < 1 || !S->r[g]->cpu_set[0]) return SS_OK;
+    S->cpu_pool = malloc((size_t)S->G * sizeof *S->cpu_pool);
+    S->cpu_pool_cores = malloc((size_t)S->G * sizeof *S->cpu_pool_cores);
+    if (!S->cpu_pool || !S->cpu_pool_cores) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < S->G; g++) {
+        const pt_rank *R = S->r[g];
+        int p = 0;
+        while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
+        S->cpu_pool[g] = p;
+        S->cpu_pool_cores[g] = (int)S->r[p]->cpus;
+    }
+    m->cpu_pool = S->cpu_pool;
+    m->cpu_pool_cores = S->cpu_pool_cores;
+    return SS_OK;
+}
+
+/* The pass that rank R's tracking holds ended: an IterableDataset's worker whose last batch
+ * of it came more than 2 W batches before the pass's end ran out early (the loader hands
+ * batches to its workers in turn, so each worker delivers one of the last W while it has
+ * samples), and the loader went on with fewer workers. Counted, the first kept. */
+static void pt_pass_end(pt_state *S, pt_rank *R)
+{
+    if (!R->iterable || R->workers < 2 || R->trk_pass < 0) return;
+    for (int w = 0; w < R->nsrc; w++)
+        if (R->last_k[w] >= 0 && R->last_k[w] < R->trk_n - 2 * R->workers) {
+            if (S->early_n++ == 0) {
+                const long e[5] = {R->rank, w, R->trk_pass, R->last_k[w], R->trk_n};
+                memcpy(S->early, e, sizeof e);
+            }
+        }
+}
+
+/* The loop took the batch of row from rank R's worker fetch f: the pass's last batch of
+ * each worker, and, for the pass's first batch, the workers' start-up (from the pass's start
+ * to that fetch's; persistent workers start once: in a later pass the first fetch may wait
+ * for fetches queued before the loop left the pass before). */
+void pt_took(pt_state *S, pt_rank *R, const pt_row *row, const pt_fetch *f)
+{
+    if (R->workers < 1) return;
+    if (row->p != R->trk_pass) {
+        pt_pass_end(S, R);
+        for (int i = 0; i < R->nsrc; i++) R->last_k[i] = -1;
+        R->trk_pass = row->p;
+    }
+    R->last_k[f - R->src] = row->k;
+    R->trk_n = row->k + 1;
+    if (row->k == 0 && (R->persistent != 1 || R->npass == 1)) {
+        const int64_t up = f->start > R->pass_t0 ? f->start - R->pass_t0 : 0;
+        S->startup_sum += (double)up;
+        S->startup_n++;
+        if (up > S->startup_max) {
+            S->startup_max = up;
+            S->startup_rank = R->rank;
+        }
+    }
+}
+
+/* At the end: workers whose files have no fetch record (an IterableDataset with fewer
+ * shards than workers, or fewer batches than workers) did not take part, and the trace's
+ * loader_workers counts those that did, with their share of the batches in flight as the
+ * prefetch factor (the loader keeps W x P batches out among the workers it still has). */
+ss_status pt_idle_workers(pt_state *S, ss_trace_meta *m)
+{
+    long total = 0, prefetch = 0, nidle = 0, first = -1, first_n = 0;
+    for (int g = 0; g < S->G; g++) {
+        pt_rank *R = S->r[g];
+        long n = 0, p = R->prefetch;
+        for (int w = 0; R->workers > 0 && w < R->nsrc; w++) {
+            pt_fetch *src = &R->src[w];
+            /* the import reads a worker's file only as far as it needs: one whose batches the
+             * loop never took (it left its passes early) may still have fetched */
+            if (!src->seen && !src->valid && !src->eof) {
+                ss_status st = pt_fetch_advance(src);
+                if (st != SS_OK) return st;
+            }
+            n += src->seen;
+        }
+        if (R->workers > 0 && n > 0 && n < R->workers) {
+            if (nidle++ == 0) {
+                first = g;
+                first_n = n;
+            }
+            S->loader_workers[g] = (int)n;
+            p = R->prefetch > 0 && (R->workers * R->prefetch) % n == 0 ? R->workers * R->prefetch / n : -1;
+        }
+        total += S->loader_workers[g];
+        if (g == 0) prefetch = p;
+        else if (p != prefetch) prefetch = -1;
+    }
+    if (nidle > 0) {
+        m->workers = total;
+        m->prefetch_factor = prefetch > 0 ? prefetch : -1;
+        const pt_rank *F = S->r[first];
+        ss_warn("%s: rank %ld's loader had %ld workers, but only %ld of them fetched a batch%s (the others' files have "
+                "no fetch record: an IterableDataset with fewer shards than workers, or fewer batches than workers): the "
+                "trace takes the workers that took part (loader_workers %ld, and the %ld batches in flight, workers x "
+                "prefetch_factor, shared among them%s); a scenario with more workers gains only where the dataset "
+                "gives them work",
+                F->main.path, first, F->workers, first_n, nidle > 1 ? ", and the same on other ranks" : "", first_n,
+                F->workers * F->prefetch,
+                F->prefetch > 0 && (F->workers * F->prefetch) % first_n == 0
+                    ? ""
+                    : ": not evenly, so the trace has no prefetch_factor and the calibration fits one");
+    }
+    return SS_OK;
+}
+
+/* At the end: says how long the workers took to start, when long (pt_took measured it), and
+ * the workers that ran out early within a pass (pt_pass_end counted them). */
+void pt_say_workers(pt_state *S)
+{
+    for (int g = 0; g < S->G; g++) pt_pass_end(S, S->r[g]); /* each rank's last pass */
+    const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
+    if (up > SS_STARTUP_NOTE_S) {
+        const pt_rank *R = S->r[S->startup_rank];
+        ss_warn("%s: each pass's first fetch started %.2f s after the pass began, on average over the ranks (up to "
+                "%.2f s, rank %ld): the loader's %ld worker process%s starting%s. The summaries leave each epoch's "
+                "first warmup_iterations out, and with them this start-up, which grows with the workers: what "
+                "stallsim predicts is the iterations after it, not an epoch's whole time%s",
+                R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
+                R->workers == 1 ? "" : "es",
+                R->persistent == 0 ? " again at every pass (persistent_workers=False; started by spawn or forkserver?)"
+                                   : "",
+                R->persistent == 0 ? "; persistent_workers=True starts them once" : "");
+    }
+    if (S->early_n > 0)
+        ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld as the pass's batch %ld (from 0) "
+                "of %ld; %ld time%s in all a worker ran out that early in a pass, this one included (an "
+                "IterableDataset whose workers' shards are uneven): from there the loader had fewer workers, which "
+                "the models do not follow (they keep every worker to the end of the pass), so the baseline replay "
+                "and the what-ifs made from it are off (run's fidelity line says by how much); shards of the same "
+                "length per worker avoid it",
+                S->r[S->early[0]]->src[S->early[1]].file.path, S->early[0], S->early[2], S->early[3], S->early[4],
+                S->early_n, S->early_n == 1 ? "" : "s");
+}

@@ -1,0 +1,407 @@
+/* ss_cmd_compare_match.c - `stallsim compare --match` and `--spread`: real runs and predictions paired. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_cmd.h"
+#include "ss_columns.h"
+#include "ss_limits.h"
+#include "ss_model.h"
+#include "ss_model_ids.h"
+#include "ss_results.h"
+#include "ss_cmd_compare.h"
+
+/* 1 when rows a and b hold the same compared numbers (ss_columns.h, SS_COLF_COMPARE), bit
+ * for bit */
+static int same_bits(const ss_results_row *a, const ss_results_row *b)
+{
+    int nc;
+    const ss_column *cols = ss_columns(&nc);
+    for (int k = 0; k < nc && k < SS_RESULTS_MAX_COLUMNS; k++)
+        if ((cols[k].flags & SS_COLF_COMPARE) && cols[k].type != SS_COL_STR &&
+            memcmp(&a->num[k], &b->num[k], sizeof a->num[k]))
+            return 0;
+    return 1;
+}
+
+void cmp_folders_free(cmp_folders *f)
+{
+    free(f->src);
+    free(f->fold);
+    free(f->meas);
+    free(f->rep);
+    memset(f, 0, sizeof *f);
+}
+
+ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f)
+{
+    const size_t n = (size_t)(t->n > 0 ? t->n : 1);
+    memset(f, 0, sizeof *f);
+    f->src = malloc(n * sizeof *f->src);
+    f->fold = malloc(n * sizeof *f->fold);
+    f->meas = malloc(n * sizeof *f->meas);
+    f->rep = malloc(n * sizeof *f->rep);
+    if (!f->src || !f->fold || !f->meas || !f->rep) {
+        cmp_folders_free(f);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < t->n; i++) {
+        f->fold[i] = -1;
+        if (t->v[i].kind == CMP_TRACE) continue;
+        for (int a = 0; a < f->n && f->fold[i] < 0; a++)
+            if (!strcmp(t->v[f->src[a]].source, t->v[i].source)) f->fold[i] = a;
+        if (f->fold[i] < 0) {
+            f->fold[i] = f->n;
+            f->src[f->n] = i;
+            f->meas[f->n] = -1;
+            f->rep[f->n++] = -1;
+        }
+        if (f->meas[f->fold[i]] < 0 && t->v[i].kind == CMP_MEASURED) f->meas[f->fold[i]] = i;
+    }
+    for (int a = 0; a < f->n; a++)
+        for (int b = 0; b < a && f->rep[a] < 0 && f->meas[a] >= 0; b++)
+            if (f->rep[b] < 0 && f->meas[b] >= 0 && same_bits(&t->v[f->meas[a]].r, &t->v[f->meas[b]].r))
+                f->rep[a] = b;
+    return SS_OK;
+}
+
+/* 1 when row i counts for --spread: a results folder's row, not one that replays another
+ * folder's base run again */
+static int spread_row(const cmp_folders *f, int i) { return f->fold[i] >= 0 && f->rep[f->fold[i]] < 0; }
+
+const char *cmp_checked_model(void)
+{
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (ss_model_get((ss_model)m)->ranks_alone) return ss_model_get((ss_model)m)->name;
+    return NULL;
+}
+
+/* 1 when row r is a prediction of a loader of w workers (its workers column) and prefetch
+ * p (its prefetch column; p < 1 or w = 0: any) without alignment, whatever its scales and
+ * heal, by the model whose predictions are checked against real runs */
+static int predicts_loader(const cmp_row *r, int w, int p)
+{
+    if (r->kind != CMP_REPLAY || r->model < 0 || !ss_model_get((ss_model)r->model)->ranks_alone || !r->set.unaligned)
+        return 0;
+    return r->set.workers == w && (w == 0 || p < 1 || r->set.prefetch == p);
+}
+
+/* 1 when row r is the plain prediction of loader (w, p): predicts_loader, at fetch_scale and
+ * compute_scale 1, healing no GPU */
+static int plain_prediction(const cmp_row *r, int w, int p)
+{
+    return predicts_loader(r, w, p) && r->set.fetch_scale == 1.0 && r->set.compute_scale == 1.0 && !r->set.healed;
+}
+
+/* 1 when a real run of loader (w, p) has the loader of results folder row b's base trace
+ * (calibrated, the same on every GPU): its matched prediction is then the baseline replay */
+static int base_loader(const cmp_row *b, int w, int p)
+{
+    return b->base.w >= 0 && w == b->base.w && (w == 0 || (b->base.p >= 1 && p == b->base.p));
+}
+
+/* A trace's recorded loader as the --match table shows it */
+static const char *loader_name(int w, int p, char *buf, size_t n)
+{
+    if (w == -1) snprintf(buf, n, "-");
+    else if (w == -2) snprintf(buf, n, "per GPU");
+    else if (w == 0) snprintf(buf, n, "W=0");
+    else if (p >= 1) snprintf(buf, n, "W=%d P=%d", w, p);
+    else snprintf(buf, n, "W=%d", w);
+    return buf;
+}
+
+/* The row of results folder a's prediction of loader (w, p) (plain_prediction), -1 when none;
+ * *more: how many other rows match too */
+static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int p, int *more)
+{
+    int hit = -1;
+    *more = 0;
+    for (int j = f->src[a]; j < t->n; j++)
+        if (f->fold[j] == a && plain_prediction(&t->v[j], w, p)) {
+            if (hit < 0) hit = j;
+            else (*more)++;
+        }
+    return hit;
+}
+
+/* How many rows of results folder a predict loader (w, p) with a fetch_scale, compute_scale
+ * or heal (predicts_loader, not plain_prediction): a real run of that loader may be one of
+ * those (other storage, a rank fixed), which its trace does not say */
+static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, int p)
+{
+    int n = 0;
+    for (int j = f->src[a]; j < t->n; j++) {
+        if (f->fold[j] == a && !plain_prediction(&t->v[j], w, p)) n += predicts_loader(&t->v[j], w, p);
+    }
+    return n;
+}
+
+/* Real runs of one loader further apart than this share of their mean (real runs of one
+ * setting on an idle machine: up to 10 %, README "How far to trust the predictions") may
+ * differ in more than the loader: the mean line says so */
+#define MATCH_APART 0.15
+
+/* --match, a loader recorded more than once: each prediction of it against the mean of its
+ * real runs (they differ from run to run: one run is one draw); not the base's own loader,
+ * whose runs are set beside the baseline replay */
+static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, FILE *out)
+{
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (r->kind != CMP_TRACE || r->workers < 0) continue;
+        int first = 1, n = 0;
+        double s = 0.0, lo = INFINITY, hi = -INFINITY;
+        for (int k = 0; k < t->n; k++) {
+            const cmp_row *x = &t->v[k];
+            if (x->kind != CMP_TRACE || x->workers != r->workers || (r->workers > 0 && x->prefetch != r->prefetch)) continue;
+            if (k < i) first = 0;
+            n++;
+            s += x->r.num[it];
+            lo = x->r.num[it] < lo ? x->r.num[it] : lo;
+            hi = x->r.num[it] > hi ? x->r.num[it] : hi;
+        }
+        if (!first || n < 2) continue;
+        const double mean = s / n;
+        int shown = 0;
+        for (int a = 0; a < f->n; a++) {
+            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
+            if (hit < 0 || base_loader(&t->v[f->src[a]], r->workers, r->prefetch)) continue;
+            char loader[32];
+            if (!shown++)
+                fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart%s):",
+                        loader_name(r->workers, r->prefetch, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean,
+                        hi - lo > MATCH_APART * mean ? ": more than real runs of one setting differ; are they one setting? "
+                                                       "--match pairs by the loader alone" : "");
+            fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", cmp_shown_source(t, f->src[a]), cmp_pct(t->v[hit].r.num[it], mean));
+        }
+        if (shown) fprintf(out, "\n");
+    }
+}
+
+/* --match: each trace beside the prediction of its recorded loader (plain_prediction), the
+ * error of the mean iteration time, and the mean |error| over the what-ifs (a real run with
+ * the base's own loader is set beside the baseline replay, shown and left out of it) */
+void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
+{
+    const int it = cmp_iter_column();
+    if (it < 0) return;
+    int wsrc = 8, ntr = 0;
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].kind == CMP_TRACE) {
+            int l = (int)strlen(cmp_shown_source(t, i));
+            wsrc = l > wsrc ? l : wsrc;
+            ntr++;
+        }
+    if (ntr == 0) {
+        fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
+        return;
+    }
+    /* each real run is set beside each results folder's prediction, and each folder gets
+     * its own mean */
+    int nown = 0, nother = 0;
+    int *cnt = calloc((size_t)t->n, sizeof *cnt);
+    double *sum = calloc((size_t)t->n, sizeof *sum);
+    if (!cnt || !sum) {
+        free(cnt);
+        free(sum);
+        return;
+    }
+    const char *model = cmp_checked_model();
+    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
+                 "fetch_scale, compute_scale or heal), mean iteration time:\n", model ? model : "replay");
+    fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (r->kind != CMP_TRACE) continue;
+        char loader[32];
+        loader_name(r->workers, r->prefetch, loader, sizeof loader);
+        int any = 0;
+        for (int a = 0; a < f->n && r->workers >= 0; a++) {
+            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
+            if (hit < 0) continue;
+            const double e = cmp_pct(t->v[hit].r.num[it], r->r.num[it]);
+            const int own = base_loader(&t->v[f->src[a]], r->workers, r->prefetch);
+            if (own) {
+                nown++;
+            } else {
+                sum[a] += fabs(e);
+                cnt[a]++;
+            }
+            char more_txt[160] = "", alike[32] = "";
+            if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
+            const int others = match_others(t, f, a, r->workers, r->prefetch);
+            nother += others > 0;
+            if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
+                              alike);
+            else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+            if (others)
+                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
+                         "compute_scale or heal]", others);
+            fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
+                    any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, cmp_shown_source(t, hit), t->v[hit].r.text[2],
+                    more_txt);
+            any = 1;
+        }
+        if (!any)
+            fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[it], "-", "-",
+                    r->workers == -1   ? "the trace records no loader settings"
+                    : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
+                                       : "no such prediction among the inputs");
+    }
+    print_match_means(t, f, it, out);
+    if (nother)
+        fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
+                     "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
+                     "prediction, and its error (and the mean below) is not the model's; set it beside its own "
+                     "scenario without --match\n");
+    if (nown)
+        fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
+                     "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
+                     "set it beside the scenario that says so (heal, fetch_scale) without --match\n");
+    for (int a = 0; a < f->n; a++) {
+        if (cnt[a] == 0) continue;
+        fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");
+        if (f->n > 1) fprintf(out, ", predicted by %s", cmp_shown_source(t, f->src[a]));
+        fprintf(out, ": %.1f %%\n", sum[a] / cnt[a]);
+    }
+    free(cnt);
+    free(sum);
+}
+
+/* A row's key for --spread: its label as the tables show it (the same resolved settings
+ * whether the scenario file said workers = auto or 2), its summary.csv name where the file
+ * has no labels */
+static const char *spread_key(const cmp_row *r) { return r->r.text[2][0] ? r->r.text[2] : r->r.text[0]; }
+
+/* --spread: every scenario (by its label) that two or more results folders hold, with the
+ * least and largest mean iteration time and their spread, (largest - least) / their mean;
+ * the median and the largest spread over the predictions. The measured rows are the base
+ * runs themselves. Folders that repeat another's base run (spread_sources) are left out
+ * and said so. */
+void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
+{
+    const int it = cmp_iter_column();
+    double *spreads = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *spreads);
+    if (it < 0 || !spreads) {
+        free(spreads);
+        return;
+    }
+    int nuse = 0;
+    for (int a = 0; a < f->n; a++) {
+        if (f->rep[a] < 0) {
+            nuse++;
+            continue;
+        }
+        fprintf(out, "\n--spread: %s replayed the same base run as %s (their measured rows are identical), so it is "
+                     "left out: run the scenario file on another recording (--set trace.path=...)",
+                t->v[f->src[a]].source, t->v[f->src[f->rep[a]]].source);
+    }
+    if (nuse < f->n) fprintf(out, "\n");
+    /* base runs of different loaders: a spread across settings, not across runs of one */
+    for (int a = 0, first = -1; a < f->n; a++) {
+        const cmp_row *r = &t->v[f->src[a]];
+        if (f->rep[a] >= 0 || r->base.workers < 0) continue;
+        if (first < 0) first = f->src[a];
+        else if (r->base.workers != t->v[first].base.workers) {
+            fprintf(out, "\n--spread: the base runs' loaders differ (%s: %ld workers, %s: %ld): this spread is across "
+                         "settings, not across runs of one setting\n",
+                    t->v[first].source, t->v[first].base.workers, r->source, r->base.workers);
+            break;
+        }
+    }
+    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
+    char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
+    for (int i = 0; i < t->n; i++) {
+        if (!spread_row(f, i)) continue;
+        int l = (int)strlen(spread_key(&t->v[i]));
+        if (t->v[i].kind == CMP_MEASURED) l += (int)strlen(" (the base runs)");
+        wname = l > wname ? l : wname;
+    }
+    wname = wname < 60 ? wname : 60;
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (!spread_row(f, i)) continue;
+        int first = 1;
+        for (int j = 0; j < i && first; j++) first = !spread_row(f, j) || strcmp(spread_key(&t->v[j]), spread_key(r));
+        if (!first) continue;
+        int n = 0;
+        double lo = INFINITY, hi = -INFINITY, sum = 0.0;
+        for (int j = i; j < t->n; j++) {
+            const cmp_row *q = &t->v[j];
+            if (!spread_row(f, j) || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[it])) continue;
+            n++;
+            sum += q->r.num[it];
+            lo = q->r.num[it] < lo ? q->r.num[it] : lo;
+            hi = q->r.num[it] > hi ? q->r.num[it] : hi;
+        }
+        if (n < 2) {
+            if (left++ < 6) { /* named, as many as fit */
+                char one[SS_NAME_MAX + sizeof r->source + 8];
+                snprintf(one, sizeof one, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
+                size_t u = strlen(left_txt), l = strlen(one);
+                if (u + l < sizeof left_txt) memcpy(left_txt + u, one, l + 1);
+            }
+            continue;
+        }
+        const int measured = r->kind == CMP_MEASURED;
+        const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
+        if (shown++ == 0) {
+            fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), mean iteration "
+                         "time:\n", nuse);
+            fprintf(out, "%-*s %4s %10s %10s %8s\n", wname, "scenario", "n", "least (s)", "most (s)", "spread");
+        }
+        snprintf(nm, sizeof nm, "%s%s", spread_key(r), measured ? " (the base runs)" : "");
+        fprintf(out, "%-*s %4d %10.4f %10.4f %7.1f%%\n", wname, nm, n, lo, hi, sp);
+        if (!measured && isfinite(sp)) {
+            if (worst < 0 || sp > spreads[worst]) {
+                worst = nsp;
+                snprintf(worst_nm, sizeof worst_nm, "%s", spread_key(r));
+            }
+            spreads[nsp++] = sp;
+        }
+    }
+    if (shown == 0 || nsp == 0)
+        fprintf(out, "--spread: no prediction is in two of the results folders (scenarios are matched by their "
+                     "labels: the same settings)\n");
+    if (nsp > 0) {
+        const double w = spreads[worst];
+        gsl_sort(spreads, 1, (size_t)nsp);
+        fprintf(out, "spread = (most - least) / their mean: over the %d prediction%s median %.1f %%, largest %.1f %% "
+                     "(%s). The least error to expect: a real run also differs from the next by its own noise, "
+                     "and the model has its own biases (README, \"How far to trust the predictions\")\n",
+                nsp, nsp == 1 ? "" : "s", gsl_stats_median_from_sorted_data(spreads, 1, (size_t)nsp), w, worst_nm);
+    }
+    if (left > 0)
+        fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
+    free(spreads);
+}
+
+/* --spread needs two results folders of different base runs: a usage error otherwise,
+ * before anything is printed, naming the traces (which --spread does not use) and the
+ * folders that repeat another's base run */
+ss_status cmp_check_spread(const cmp_table *t, const cmp_folders *f, char **inputs, int ninputs)
+{
+    int ntrace = 0, nuse = 0;
+    char rep[2 * sizeof t->v[0].source + 64] = "", tr[sizeof t->v[0].source + 64] = "";
+    for (int a = 0; a < f->n; a++) {
+        if (f->rep[a] < 0) nuse++;
+        else if (!rep[0])
+            snprintf(rep, sizeof rep, "; %s replayed the same base run as %s", t->v[f->src[a]].source,
+                     t->v[f->src[f->rep[a]]].source);
+    }
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].kind == CMP_TRACE && ntrace++ == 0)
+            snprintf(tr, sizeof tr, "; %s is a trace (--spread compares results folders)", t->v[i].source);
+    for (int i = 1; i < ninputs && !rep[0]; i++)
+        for (int j = 0; j < i && !rep[0]; j++)
+            if (!strcmp(inputs[i], inputs[j])) snprintf(rep, sizeof rep, "; %.*s is named twice", 256, inputs[i]);
+    if (nuse >= 2) return SS_OK;
+    return ss_fail(SS_EUSAGE,
+                   "compare --spread: needs two or more results folders of different base runs, has %d%s%s (run the "
+                   "scenario file on each recording: stallsim run scen.ini --set trace.path=base-2.h5 --out res-2)",
+                   nuse, rep, tr);
+}
