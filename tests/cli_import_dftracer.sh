@@ -278,6 +278,9 @@ PY
 "$stallsim" info "$work/d.h5" > "$work/info.txt" || fail "info"
 grep -Eq "^gpus: +8$" "$work/info.txt" && ok || fail "info gpus: $(head -5 "$work/info.txt")"
 grep -Eq "^epochs: +5 " "$work/info.txt" && ok || fail "info epochs: $(head -5 "$work/info.txt")"
+# DLIO numbers steps from 1: --warmup 2 (index 2 on) leaves out each epoch's first step, and says so
+"$stallsim" info "$work/d.h5" --warmup 2 | grep -q "^means over the 15 of 20 iterations past each epoch's first 1 (index 2 on: its steps are numbered from 1) (--warmup" &&
+  ok || fail "info's warm-up on steps from 1: $("$stallsim" info "$work/d.h5" --warmup 2 | grep means)"
 
 # gzip-compressed files: the same trace
 mkdir -p "$work/gz" && for f in "$work"/pfw/*.pfw; do gzip -c "$f" > "$work/gz/$(basename "$f").gz"; done

@@ -120,7 +120,8 @@ cp "$work/a.json" "$work/job_rank7.json"
 "$stallsim" import profiler "$work/job_rank7.json" --rank 7 -o "$work/r7.h5" > "$work/e.txt" 2>&1 &&
   grep -q "the trace holds rank 7 of a job of at least 8 ranks" "$work/e.txt" && ok || fail "--rank as named: $(cat "$work/e.txt")"
 # steps #3-4 are all inside the default warm-up: info takes them all and says what run and compare do
-"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 11, which run and compare leave out" &&
+# (steps #3-4: the rule index >= 11 leaves out 8 of an epoch's steps, not 11)
+"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 8 (index 11 on: its steps are numbered from 3), which run and compare leave out" &&
   ok || fail "info's note on a trace that is all warm-up"
 head -c 700 "$work/tiny_rank1.json" > "$work/cut.json"
 expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut.json"
