@@ -283,14 +283,14 @@ static ss_status on_event(void *user, const ss_jev *e)
 
 /* A line of the loop's own events that is not valid JSON (its message recorded), at line
  * `at`: refused, naming the line as "line N of M" (the rest of the file is counted; more:
- * a line was read past it). */
-static ss_status broken_loop_event(drank *k, const char *loop, long at, int more)
+ * a line was read past it; readable: the file could be read past it). */
+static ss_status broken_loop_event(drank *k, const char *loop, long at, int more, int readable)
 {
     char msg[1200];
     snprintf(msg, sizeof msg, "%s", ss_errmsg());
     ss_clear();
     long total = at + (more ? 1 : 0);
-    int counted = 1;
+    int counted = readable;
     for (char *l = NULL; more;) {
         size_t n;
         if (ss_gzline_next(k->r, &l, &n) != SS_OK) {
@@ -384,7 +384,7 @@ static ss_status pull(drank *k, dstep *out, int *got)
                 if (k->open && (st = finish_open(k, 1, 0.0)) != SS_OK) return st;
                 break;
             }
-            return broken_loop_event(k, loop, at, nst == SS_OK && next);
+            return broken_loop_event(k, loop, at, nst == SS_OK && next, nst == SS_OK);
         }
     }
     if (k->nready) {
