@@ -73,6 +73,35 @@ for k, v in exp.items():
     assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
 PY
 
+# pid and tid as strings (DFTracer before mid-2024: "pid":"10"): the same trace, the loader
+# workers' reads told from the loop's own as with numbers
+strpids() { # IN OUT: every event's pid and tid written as a string
+  zcat -f "$1" | sed -E 's/"(pid|tid)":([0-9]+)/"\1":"\2"/g' > "$2"
+}
+mkdir -p "$work/strpid"
+strpids "$work/hand/trace-0-of-2.pfw" "$work/strpid/trace-0-of-2.pfw"
+strpids "$work/hand/trace-1-of-2.pfw.gz" "$work/strpid/trace-1-of-2.pfw"
+grep -q '"pid":"10","tid":"11"' "$work/strpid/trace-0-of-2.pfw" &&
+  "$stallsim" import dftracer "$work/strpid" -o "$work/strpid.h5" > /dev/null 2>&1 &&
+  h5diff "$work/hand.h5" "$work/strpid.h5" /timeline /timeline > /dev/null && ok || fail "string pids and tids"
+
+# ranks whose steps do not overlap in time: 19 h apart, other runs (refused); 10 s apart, warned
+shift_ts() { # IN OUT SECONDS: every ts moved
+  zcat -f "$1" | $py -c "
+import re, sys
+d = int(float(sys.argv[1]) * 1e6)
+sys.stdout.write(re.sub(r'\"ts\":(\d+)', lambda m: '\"ts\":%d' % (int(m.group(1)) + d), sys.stdin.read()))" "$3" > "$2"
+}
+mkdir -p "$work/runs" "$work/near"
+cp "$work/hand/trace-0-of-2.pfw" "$work/runs/" && shift_ts "$work/hand/trace-1-of-2.pfw.gz" "$work/runs/trace-1-of-2.pfw" 68400
+if "$stallsim" import dftracer "$work/runs" -o "$work/runs.h5" > "$work/e.txt" 2>&1; then fail "ranks 19 h apart accepted"
+else grep -q "trace-0-of-2.pfw's steps end at 2023-11-14T22:13:20.004800, and .*trace-1-of-2.pfw's begin at 2023-11-15T17:13:20.000210, 19.0 h later: .*different runs" "$work/e.txt" &&
+  [ ! -e "$work/runs.h5" ] && ok || fail "ranks 19 h apart: $(cat "$work/e.txt")"; fi
+cp "$work/hand/trace-0-of-2.pfw" "$work/near/" && shift_ts "$work/hand/trace-1-of-2.pfw.gz" "$work/near/trace-1-of-2.pfw" 10
+"$stallsim" import dftracer "$work/near" -o "$work/near.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "warning: import dftracer: .*trace-0-of-2.pfw's steps end 10.0 s before .*trace-1-of-2.pfw's begin" "$work/e.txt" &&
+  ok || fail "ranks 10 s apart: $(cat "$work/e.txt")"
+
 # ---- inputs a user may give by mistake: each named, with what is wrong ----
 expect_dft_error() { # WHAT PATTERN INPUTS...
   local what=$1 pat=$2
@@ -86,6 +115,9 @@ zcat -f "$work/hand/trace-1-of-2.pfw.gz" > "$work/misc/r1.pfw"
 cat "$work/hand/trace-0-of-2.pfw" "$work/misc/r1.pfw" | grep -v '^[][]$' > "$work/misc/merged.pfw"
 expect_dft_error "a merged file" "merged.pfw:[0-9]+: loop.iter of process 20, but line [0-9]+ has one of process 10: .*one file per rank" \
   "$work/misc/merged.pfw"
+strpids "$work/misc/merged.pfw" "$work/misc/merged-str.pfw"
+expect_dft_error "a merged file with string pids" "merged-str.pfw:[0-9]+: loop.iter of process 20, but line [0-9]+ has one of process 10" \
+  "$work/misc/merged-str.pfw"
 : > "$work/misc/empty.pfw"
 expect_dft_error "an empty file" "empty.pfw: an empty file" "$work/misc/empty.pfw"
 ev 10 11 TorchDataset.__getitem__ 250 200 1 > "$work/misc/noloop.pfw"
@@ -138,6 +170,47 @@ for k in ('fetch_start', 'fetch_time', 'train_start', 'iteration_time', 'stall_t
 cut_rank5 "$work/short8" 8 && ! "$stallsim" import dftracer "$work/short8" -o "$work/short8.h5" > "$work/short8.txt" 2>&1 &&
   grep -q "trace-5-of-8.pfw ends after 8 steps, but .*trace-0-of-8.pfw has more (line [0-9]*)" "$work/short8.txt" &&
   [ ! -e "$work/short8.h5" ] && ok || fail "a rank two epochs short: $(cat "$work/short8.txt")"
+# the job cut off while it wrote a .pfw.gz: the same as the .pfw cut there (rank 5's 16 steps
+# and half a line, compressed and flushed, the stream never finished)
+mkdir -p "$work/shortgz" && cp "$work/pfw"/*.pfw "$work/shortgz/" && rm "$work/shortgz/trace-5-of-8.pfw" &&
+  $py -c "
+import sys, zlib
+c = zlib.compressobj(6, zlib.DEFLATED, 31)
+open(sys.argv[2], 'wb').write(c.compress(open(sys.argv[1], 'rb').read()) + c.flush(zlib.Z_SYNC_FLUSH))" \
+    "$work/short/trace-5-of-8.pfw" "$work/shortgz/trace-5-of-8.pfw.gz" &&
+  "$stallsim" import dftracer "$work/shortgz" -o "$work/shortgz.h5" > "$work/shortgz.txt" 2>&1 &&
+  grep -q "trace-5-of-8.pfw.gz: the compressed file is cut off after line $(($(wc -l < "$work/short/trace-5-of-8.pfw"))) (the job was killed while writing it?)" "$work/shortgz.txt" &&
+  grep -q "trace-5-of-8.pfw.gz ends after 16 steps (in epoch 4)" "$work/shortgz.txt" &&
+  h5diff "$work/short.h5" "$work/shortgz.h5" /timeline /timeline > /dev/null && ok || fail "a cut .pfw.gz: $(cat "$work/shortgz.txt")"
+# pid and tid as strings (DFTracer before mid-2024): the same trace
+mkdir -p "$work/strpid8" && for f in "$work"/pfw/*.pfw; do strpids "$f" "$work/strpid8/$(basename "$f")"; done &&
+  "$stallsim" import dftracer "$work/strpid8" -o "$work/strpid8.h5" > "$work/e.txt" 2>&1 &&
+  h5diff "$work/d.h5" "$work/strpid8.h5" /timeline /timeline > /dev/null && ok || fail "string pids, real trace: $(cat "$work/e.txt")"
+# open events whose file names hold a line break, written raw (each event on two lines): the
+# broken lines are passed over, counted, and the trace is the same
+mkdir -p "$work/nl" && cp "$work/pfw"/*.pfw "$work/nl/" &&
+  $py - "$work/nl/trace-2-of-8.pfw" <<'PY' &&
+import sys
+p = sys.argv[1]
+lines = open(p).read().splitlines(True)
+ev = '{"id":9%d,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1744611915148845,"dur":9,"ph":"X","args":{"fname":"/data/img\nnew.h5","flags":0}}\n'
+for at in (900, 300):
+    lines[at:at] = [ev % at]
+open(p, "w").write("".join(lines))
+PY
+  "$stallsim" import dftracer "$work/nl" -o "$work/nl.h5" > "$work/nl.txt" 2>&1 &&
+  grep -q "trace-2-of-8.pfw: 4 lines are not valid JSON and name no loop event: passed over (the first: line 301;" "$work/nl.txt" &&
+  h5diff "$work/d.h5" "$work/nl.h5" /timeline /timeline > /dev/null && ok || fail "broken open events: $(cat "$work/nl.txt")"
+# a loop the job named (dft_fn.iter(..., name="real_IO")): found with --iter, named without it
+mkdir -p "$work/named" && for f in "$work"/pfw/*.pfw; do
+  sed 's/"name":"loop\.iter"/"name":"real_IO.iter"/; s/"name":"loop\.yield"/"name":"real_IO.yield"/' "$f" > "$work/named/$(basename "$f")"; done
+expect_dft_error "a named loop without --iter" "trace-0-of-8.pfw \(and every other file\): no loop.iter or fetch.iter events; it has real_IO.iter events, .*--iter real_IO" \
+  "$work/named"
+"$stallsim" import dftracer "$work/named" --iter real_IO -o "$work/named.h5" > "$work/e.txt" 2>&1 &&
+  h5diff "$work/d.h5" "$work/named.h5" /timeline /timeline > /dev/null && ok || fail "--iter real_IO: $(cat "$work/e.txt")"
+"$stallsim" import dftracer "$work/named" --iter real_IO.iter -o "$work/x.h5" > "$work/e.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "takes the loop's name without .iter or .yield ('--iter real_IO')" "$work/e.txt" && ok ||
+  fail "--iter NAME.iter: rc=$rc $(cat "$work/e.txt")"
 # a UTF-8 byte-order mark before a file's first line (an editor on Windows) is not the text's:
 # the same trace
 mkdir -p "$work/bom" && cp "$work/pfw"/*.pfw "$work/bom/" &&
@@ -205,6 +278,9 @@ PY
 "$stallsim" info "$work/d.h5" > "$work/info.txt" || fail "info"
 grep -Eq "^gpus: +8$" "$work/info.txt" && ok || fail "info gpus: $(head -5 "$work/info.txt")"
 grep -Eq "^epochs: +5 " "$work/info.txt" && ok || fail "info epochs: $(head -5 "$work/info.txt")"
+# DLIO numbers steps from 1: --warmup 2 (index 2 on) leaves out each epoch's first step, and says so
+"$stallsim" info "$work/d.h5" --warmup 2 | grep -q "^means over the 15 of 20 iterations past each epoch's first 1 (index 2 on: its steps are numbered from 1) (--warmup" &&
+  ok || fail "info's warm-up on steps from 1: $("$stallsim" info "$work/d.h5" --warmup 2 | grep means)"
 
 # gzip-compressed files: the same trace
 mkdir -p "$work/gz" && for f in "$work"/pfw/*.pfw; do gzip -c "$f" > "$work/gz/$(basename "$f").gz"; done
@@ -228,7 +304,8 @@ mkdir -p "$work/bad"
 cp "$work"/pfw/*.pfw "$work/bad/"
 sed -i '700s/.*/{"name":"loop.iter",/' "$work/bad/trace-3-of-8.pfw"
 "$stallsim" import dftracer "$work/bad" -o "$work/x.h5" > "$work/e.txt" 2>&1 && fail "damaged JSON accepted"
-grep -q "trace-3-of-8.pfw:700: not valid JSON" "$work/e.txt" && ok || fail "damaged JSON message: $(cat "$work/e.txt")"
+grep -q "trace-3-of-8.pfw:700: not valid JSON .*: line 700 of $(awk 'END { print NR }' "$work/bad/trace-3-of-8.pfw") holds a loop.iter event" "$work/e.txt" && ok ||
+  fail "damaged JSON message: $(cat "$work/e.txt")"
 [ ! -e "$work/x.h5" ] && ok || fail "an output was left after an error"
 
 cp "$work/pfw/trace-3-of-8.pfw" "$work/bad/"

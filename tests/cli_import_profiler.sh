@@ -80,7 +80,17 @@ expect_error "times in ns" "nanos.json: event 1 \(ProfilerStep#1\) has ts 170000
 expect_error "overlapping steps" "overlap.json: ProfilerStep#2 \(event 3\) begins before ProfilerStep#1 \(event 1\) ends: steps overlap" "$work/overlap.json"
 expect_error "a step twice" "twice.json: ProfilerStep#1 appears twice" "$work/twice.json"
 expect_error "no DataLoader events" "noloader.json: no DataLoader events" "$work/noloader.json"
-expect_error "a step without a wait" "nowait.json: ProfilerStep#2 \(event 3\) has no DataLoader wait" "$work/nowait.json"
+# a step without a wait is left out (warned), the others kept; without any wait in a step, refused
+"$stallsim" import profiler "$work/nowait.json" -o "$work/nowait.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "nowait.json: 1 of 2 steps have no DataLoader wait inside them (the first: ProfilerStep#2, event 3): they are left out" "$work/e.txt" &&
+  $py -c "
+import h5py
+with h5py.File('$work/nowait.h5') as f:
+    assert list(f['timeline/index'][()]) == [1], f['timeline/index'][()]
+    assert abs(f['timeline/iteration_time'][0, 0] - 99e-6) < 1e-12, f['timeline/iteration_time'][()]  # to its end: the next has no ask" &&
+  ok || fail "a step without a wait: $(cat "$work/e.txt")"
+bad nowait2 "$(printf "$S,$W,$S,$S" 1 0 100 150 2 200 100 3 300 100)"
+expect_error "no step with a wait" "nowait2.json: no ProfilerStep#N \(of #1 to #3\) has a DataLoader wait inside it" "$work/nowait2.json"
 expect_error "no steps" "nosteps.json: no ProfilerStep#N events" "$work/nosteps.json"
 cp "$work/tiny_rank1.json" "$work/other_rank1.json"
 expect_error "the same rank twice" "tiny_rank1.json and .*other_rank1.json: both are rank 1|other_rank1.json and .*tiny_rank1.json: both are rank 1" \
@@ -91,7 +101,12 @@ sed 's/"rank": 1, "world_size": 2/"rank": 0, "world_size": 2/; s/ProfilerStep#4/
 expect_error "different steps" "has ProfilerStep#1 to #2, but .* has #3 to #4" "$work/r0.json" "$work/tiny_rank1.json"
 sed 's/"distributedInfo": {[^}]*},//' "$work/tiny_rank1.json" > "$work/a.json"
 cp "$work/a.json" "$work/b.json"
-expect_error "unknown ranks" "a.json: the rank is unknown .* --rank R" "$work/a.json" "$work/b.json"
+# files that tell no rank: GPU g is the g-th by name (warned); one that tells beside one that does not: refused
+"$stallsim" import profiler "$work/b.json" "$work/a.json" -o "$work/ab.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "warning: import profiler: no file tells its rank .*GPU 0 .*a.json, GPU 1 .*b.json" "$work/e.txt" &&
+  "$stallsim" info "$work/ab.h5" | grep -q "^gpus: *2$" && ok || fail "unknown ranks: $(cat "$work/e.txt")"
+expect_error "a file without a rank beside one with" "a.json: the rank is unknown .*unlike .*tiny_rank1.json's; import it alone with --rank R" \
+  "$work/a.json" "$work/tiny_rank1.json"
 "$stallsim" import profiler "$work/a.json" --rank 5 -o "$work/a.h5" > /dev/null 2>&1 && ok || fail "--rank on one file"
 "$stallsim" import profiler "$work/a.json" "$work/b.json" --rank 5 -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "--rank with two files: exit 2"
 # --rank is for a file that tells no rank: against distributedInfo or the name it is refused
@@ -105,22 +120,24 @@ cp "$work/a.json" "$work/job_rank7.json"
 "$stallsim" import profiler "$work/job_rank7.json" --rank 7 -o "$work/r7.h5" > "$work/e.txt" 2>&1 &&
   grep -q "the trace holds rank 7 of a job of at least 8 ranks" "$work/e.txt" && ok || fail "--rank as named: $(cat "$work/e.txt")"
 # steps #3-4 are all inside the default warm-up: info takes them all and says what run and compare do
-"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 11, which run and compare leave out" &&
+# (steps #3-4: the rule index >= 11 leaves out 8 of an epoch's steps, not 11)
+"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 8 (index 11 on: its steps are numbered from 3), which run and compare leave out" &&
   ok || fail "info's note on a trace that is all warm-up"
 head -c 700 "$work/tiny_rank1.json" > "$work/cut.json"
 expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut.json"
 head -c 300 "$work/tiny_rank1.json.gz" > "$work/cut.json.gz"
 expect_error "a cut .gz" "cut.json.gz.*(truncated|incomplete)" "$work/cut.json.gz"
 
-# ---- the times' origin: baseTimeNanoseconds (Kineto since PyTorch 2.4: ts counts µs from
-# each process's own start), Unix µs in a bare list (early Kineto), or a profiler's own start ----
+# ---- the times' origin: baseTimeNanoseconds (Kineto since PyTorch 2.4: ts counts µs from it, a
+# Unix time rounded down to a fixed period, shared by the ranks; files whose bases differ are
+# moved each by its own), Unix µs in a bare list (early Kineto), or a profiler's own start ----
 base_doc() { # FILE RANK BASE_NS TS0_US: two steps of one rank, ts from the base
   local t=$4
   printf '{"distributedInfo": {"rank": %d, "world_size": 2}, "traceEvents": [%s], "baseTimeNanoseconds": %s}\n' "$2" \
     "$(printf "$S,$W,$S,$W" 1 "$t" 1000 "$((t + 10))" 2 "$((t + 1000))" 1000 "$((t + 1010))")" "$3" > "$1"
 }
 mkdir -p "$work/base"
-# rank 1's process started 2.5 s after rank 0's; both ask for step 1 at 1700000000.1 s (+3 µs)
+# rank 1's base is 2.5 s after rank 0's; both ask for step 1 at 1700000000.1 s (+3 µs)
 base_doc "$work/base/r0.json" 0 1700000000000000000 100000
 base_doc "$work/base/r1.json" 1 1700000002500000000 $((100000 - 2500000 + 3))
 "$stallsim" import profiler "$work/base" -o "$work/base.h5" > "$work/o.txt" 2>&1 || fail "baseTimeNanoseconds: $(cat "$work/o.txt")"
@@ -133,6 +150,16 @@ assert o == "2023-11-14T22:13:20.000000", o
 assert np.allclose(ask[:, 0], [0.100010, 0.101010], rtol=0, atol=1e-7), ask   # the second before: 1700000000 s
 assert np.allclose(ask[:, 1] - ask[:, 0], 3e-6, rtol=0, atol=2e-7), ask       # 3 µs apart, not 2.5 s
 PY
+# files of different runs: ranks 19 h apart are refused; 10 s apart (clocks?) warned
+mkdir -p "$work/runs" "$work/near"
+base_doc "$work/runs/r0.json" 0 1700000000000000000 100000
+base_doc "$work/runs/r1.json" 1 1700068400000000000 100000
+expect_error "ranks 19 h apart" "r0.json's steps end at 2023-11-14T22:13:20.102000, and .*r1.json's begin at 2023-11-15T17:13:20.100010, 19.0 h later: .*different runs" "$work/runs"
+base_doc "$work/near/r0.json" 0 1700000000000000000 100000
+base_doc "$work/near/r1.json" 1 1700000010000000000 100000
+"$stallsim" import profiler "$work/near" -o "$work/near.h5" > "$work/o.txt" 2>&1 &&
+  grep -q "warning: import profiler: .*r0.json's steps end 10.0 s before .*r1.json's begin: the ranks' times do not overlap" "$work/o.txt" &&
+  ok || fail "ranks 10 s apart: $(cat "$work/o.txt")"
 # a bare list (early Kineto) with Unix µs: dated, not 1970
 printf '[%s]\n' "$(printf "$S,$W,$S,$W" 1 1606910596297231 1000 1606910596297241 2 1606910596298231 1000 1606910596298241)" \
   > "$work/list_unix.json"
@@ -169,6 +196,12 @@ if [ -d "$hta" ]; then
     cmp -s "$work/c.info" "$work/cb.info" && ok || fail "a byte-order mark: $(diff "$work/c.info" "$work/cb.info" | head -5)"
   expect_error "ranks of two jobs" "rank [0-9] of (8|128), but .* of (8|128): the files come from different jobs" \
     "$hta/control_rank3of8.json.gz" "$hta/sampled_rank-0.json.gz"
+  # Kineto's own file names (worker0.<time>.pt.trace.json) tell no rank: GPUs by name, warned
+  mkdir -p "$work/kin" && ln -s "$hta/distributed_info_not_found.json.gz" "$work/kin/worker1.1700000001.pt.trace.json.gz" &&
+    ln -s "$hta/distributed_info_not_found.json.gz" "$work/kin/worker0.1700000000.pt.trace.json.gz" &&
+    "$stallsim" import profiler "$work/kin" -o "$work/kin.h5" > "$work/o.txt" 2>&1 &&
+    grep -q "no file tells its rank .*GPU 0 .*worker0.1700000000.pt.trace.json.gz, GPU 1 .*worker1" "$work/o.txt" &&
+    grep -q "2 GPUs" "$work/o.txt" && ok || fail "Kineto's file names: $(cat "$work/o.txt")"
 else
   echo "note: no HTA reference traces at $hta: those checks skipped"
 fi

@@ -52,6 +52,35 @@ for p in sys.argv[1:]:
             got = f["timeline/" + k][()]
             assert np.allclose(got, v, rtol=0, atol=1e-6), (p, k, got, v)
 PY
+# a training log's columns, without fetch times (the wait and the step): fetch_times = absent,
+# the fetch columns hold the wait; the other columns as with them
+cut -d, -f1-3,6-8 "$work/a.csv" > "$work/nofetch.csv"
+"$stallsim" import table "$work/nofetch.csv" -o "$work/nofetch.h5" > "$work/o.txt" 2>&1 &&
+  $py - "$work/a.h5" "$work/nofetch.h5" <<'PY' && ok || fail "a table without fetch columns: $(cat "$work/o.txt")"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+# the origin: the first row's train_start (1700000011.0 s), not its fetch_start (1700000010.25)
+assert b.attrs["fetch_times"] in (b"absent", "absent") and b.attrs["time_origin"] in (b"2023-11-14T22:13:31.000000", "2023-11-14T22:13:31.000000")
+t = {k: b["timeline/" + k][()] for k in b["timeline"]}
+for k in ("epoch", "index", "iteration_time", "stall_time"):
+    assert np.array_equal(a["timeline/" + k][()], t[k]), k
+assert np.allclose(a["timeline/train_start"][()] - 1, t["train_start"], rtol=0, atol=1e-9)
+assert np.allclose(t["fetch_start"], t["train_start"] - t["stall_time"], rtol=0, atol=1e-9)
+assert np.array_equal(t["fetch_time"], t["stall_time"])
+PY
+# only the wait and the step time (mmengine's data_time and time): each rank's steps end to end from 0
+printf '%s\n' rank,epoch,step,iteration_time,stall_time 0,1,1,2,0.5 1,1,1,3,1 0,1,2,4,0 1,1,2,1,0.25 > "$work/log.csv"
+"$stallsim" import table "$work/log.csv" -o "$work/log.h5" > "$work/o.txt" 2>&1 &&
+  grep -q "log.csv: no train_start column: each rank's steps are laid end to end from time 0" "$work/o.txt" &&
+  $py - "$work/log.h5" <<'PY' && ok || fail "a table of waits and step times: $(cat "$work/o.txt")"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    assert f.attrs["fetch_times"] in (b"absent", "absent"), f.attrs["fetch_times"]
+    assert f.attrs["time_origin"] in (b"1970-01-01T00:00:00.000000", "1970-01-01T00:00:00.000000")
+    t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+assert np.allclose(t["train_start"], [[0.5, 1], [2, 3.25]]) and np.allclose(t["fetch_start"], [[0, 0], [2, 3]])
+assert np.allclose(t["iteration_time"], [[2, 3], [4, 1]]) and np.allclose(t["fetch_time"], t["stall_time"])
+PY
 "$stallsim" import table --help > "$work/help.txt" && grep -q "rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time" "$work/help.txt" &&
   ok || fail "help shows the header"
 
@@ -94,6 +123,13 @@ expect_error "ranks not from 0" "e.csv:2: rank 1, but the first step \(epoch 1 s
 1,1,0,0,1,1,2,0"
 expect_error "a missing column" "e.csv:1: column 'stall_time' is missing" "rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time
 0,1,0,0,1,1,2"
+expect_error "fetch_time without fetch_start" "e.csv:1: column 'fetch_start' is missing" "rank,epoch,step,fetch_time,train_start,iteration_time,stall_time
+0,1,0,1,1,2,0"
+expect_error "fetch_start alone" "e.csv:1: give exactly one of the columns fetch_end and fetch_time \(or, without fetch times, neither, nor fetch_start\)" \
+  "rank,epoch,step,fetch_start,train_start,iteration_time,stall_time
+0,1,0,0,1,2,0"
+expect_error "step_end without train_start" "e.csv:1: column 'train_start' is missing" "rank,epoch,step,step_end,stall_time
+0,1,0,2,0"
 expect_error "both fetch_end and fetch_time" "e.csv:1: give exactly one of the columns fetch_end and fetch_time" \
   "rank,epoch,step,fetch_start,fetch_end,fetch_time,train_start,iteration_time,stall_time
 0,1,0,0,1,1,1,2,0"

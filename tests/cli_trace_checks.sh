@@ -324,4 +324,28 @@ PY
     done
   done
 fi
+
+# loader settings as an h5py user writes them, scalars (f.attrs['loader_workers'] = 2): every
+# GPU's; a list of another length than the GPUs is still refused
+"$stallsim" gen -o lw.h5 --gpus 4 --iterations 30 --workers 4 --prefetch 2 --seed 3 >/dev/null || fail "gen lw.h5"
+cp lw.h5 lw-scalar.h5 && cp lw.h5 lw-three.h5 && cp lw.h5 lw-list.h5
+$py - <<'PY' || fail "python edits (loader attributes)"
+import h5py, numpy as np
+with h5py.File("lw-scalar.h5", "r+") as f:
+    f.attrs["loader_workers"] = 4
+    f.attrs["prefetch_factor"] = np.int64(2)
+with h5py.File("lw-list.h5", "r+") as f:
+    f.attrs["loader_workers"] = [4, 4, 4, 4]
+with h5py.File("lw-three.h5", "r+") as f:
+    f.attrs["loader_workers"] = [4, 4, 4]
+PY
+"$stallsim" info lw.h5 --warmup 0 | grep -v "^trace\|took" > lw.info
+for v in scalar list; do
+  "$stallsim" info lw-$v.h5 --warmup 0 2> lw.err | grep -v "^trace\|took" > lw-$v.info &&
+    grep -q "^loader_workers 4 4 4 4" lw-$v.info && cmp -s lw.info lw-$v.info && ok ||
+    fail "loader_workers as a $v: $(cat lw.err; diff lw.info lw-$v.info | head -5)"
+done
+"$stallsim" info lw-three.h5 > /dev/null 2> lw.err; [ $? -eq 1 ] &&
+  grep -q "lw-three.h5: root attribute 'loader_workers' is not 4 integers (one per GPU" lw.err && ok ||
+  fail "loader_workers of 3 for 4 GPUs: $(cat lw.err)"
 finish

@@ -158,8 +158,75 @@ static void test_json_lines(void **state)
         assert_int_equal(ss_jsonev_line(j, bad[i], strlen(bad[i]), 9), SS_EDATA);
         if (!strstr(ss_errmsg(), "t.pfw:9: ") || !strstr(ss_errmsg(), msg[i]))
             fail_msg("'%s': %s", bad[i], ss_errmsg());
+        assert_true(ss_jsonev_line_broken(j));
+        /* the next line is parsed afresh */
+        const char *ok = "{\"name\":\"b\",\"pid\":1}";
+        ss_clear();
+        assert_int_equal(ss_jsonev_line(j, ok, strlen(ok), 10), SS_OK);
+        assert_false(ss_jsonev_line_broken(j));
+        assert_string_equal(l.ev[l.n - 1].name, "b");
         ss_jsonev_free(j);
     }
+}
+
+static ss_status refuse(void *user, const ss_jev *e)
+{
+    (void)user;
+    return ss_fail(SS_EDATA, "refused %s", e->name);
+}
+
+/* pid and tid as strings (DFTracer before mid-2024) are read as numbers are; an event line
+ * broken in two by a raw line break is two broken lines; a callback's failure is not one */
+static void test_json_lines_older(void **state)
+{
+    evlist l = {.n = 0};
+    ss_jsonev *j;
+    assert_int_equal(ss_jsonev_new(1, "t.pfw", keep, &l, &j), SS_OK);
+    const char *a = "{\"name\":\"read\",\"pid\":\"1064335\",\"tid\":\" 7 \",\"ts\":\"5\"}";
+    assert_int_equal(ss_jsonev_line(j, a, strlen(a), 1), SS_OK);
+    assert_true(l.ev[0].has_pid && l.ev[0].pid == 1064335 && l.ev[0].has_tid && l.ev[0].tid == 7);
+    const char *b = "{\"name\":\"read\",\"pid\":\"x1\",\"tid\":\"1.5\"}";
+    assert_int_equal(ss_jsonev_line(j, b, strlen(b), 2), SS_OK);
+    assert_false(l.ev[1].has_pid || l.ev[1].has_tid);
+    const char *half1 = "{\"name\":\"open\",\"args\":{\"fname\":\"/data/a", *half2 = "b.h5\"}}";
+    ss_clear();
+    assert_int_equal(ss_jsonev_line(j, half1, strlen(half1), 3), SS_EDATA);
+    assert_true(ss_jsonev_line_broken(j));
+    ss_clear();
+    assert_int_equal(ss_jsonev_line(j, half2, strlen(half2), 4), SS_EDATA);
+    assert_true(ss_jsonev_line_broken(j));
+    assert_int_equal(ss_jsonev_line(j, a, strlen(a), 5), SS_OK);
+    assert_int_equal(l.n, 3);
+    ss_jsonev_free(j);
+    ss_clear();
+    assert_int_equal(ss_jsonev_new(1, "t.pfw", refuse, NULL, &j), SS_OK);
+    assert_int_equal(ss_jsonev_line(j, a, strlen(a), 1), SS_EDATA);
+    assert_false(ss_jsonev_line_broken(j));
+    assert_non_null(strstr(ss_errmsg(), "refused read"));
+    ss_jsonev_free(j);
+    ss_clear();
+    (void)state;
+}
+
+/* files of one job overlap in time; apart by more than SS_SPAN_GAP_MAX they are refused */
+static void test_spans(void **state)
+{
+    char a[] = "a.pfw", b[] = "b.pfw", c[] = "c.pfw";
+    char *paths[] = {a, b, c};
+    const double t0[] = {1.7e15, 1.7e15 + 5e5, 1.7e15 + 2e6}, t1[] = {1.7e15 + 3e6, 1.7e15 + 4e6, 1.7e15 + 9e6};
+    assert_int_equal(ss_check_spans("x", paths, t0, t1, 3), SS_OK);
+    const double late0[] = {1.7e15, 1.7e15 + 5e5, 1.7e15 + 3600e6}, late1[] = {1.7e15 + 3e6, 1.7e15 + 4e6, 1.7e15 + 3700e6};
+    ss_clear();
+    assert_int_equal(ss_check_spans("x", paths, late0, late1, 3), SS_EDATA);
+    if (!strstr(ss_errmsg(), "a.pfw's steps end at") || !strstr(ss_errmsg(), "c.pfw's begin at") ||
+        !strstr(ss_errmsg(), "60.0 min later"))
+        fail_msg("%s", ss_errmsg());
+    const double near0[] = {1.7e15, 1.7e15 + 33e6}, near1[] = {1.7e15 + 3e6, 1.7e15 + 34e6};
+    ss_clear();
+    assert_int_equal(ss_check_spans("x", paths, near0, near1, 2), SS_OK); /* warned */
+    assert_int_equal(ss_check_spans("x", paths, t0, t1, 1), SS_OK);
+    ss_clear();
+    (void)state;
 }
 
 static void doc_in_pieces(const char *doc, size_t piece, evlist *l, long *rank, long *world, int *is_list)
@@ -218,6 +285,8 @@ int main(void)
         cmocka_unit_test(test_rank_names),
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_json_lines),
+        cmocka_unit_test(test_json_lines_older),
+        cmocka_unit_test(test_spans),
         cmocka_unit_test(test_json_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@ struct ss_gzline {
     long line;
     size_t rest_off, rest_len; /* what followed a lone CR (a line end of its own) in buf */
     int started;               /* a read or line has been handed out (a BOM is only at the start) */
+    int truncated;             /* the compressed stream ended before its end (a file cut off) */
 };
 
 /* A UTF-8 byte-order mark at the start of the text (editors on Windows write one) is not
@@ -56,6 +57,12 @@ ss_status ss_gzline_open(const char *path, ss_gzline **out)
     return SS_OK;
 }
 
+static ss_status truncated(ss_gzline *r)
+{
+    r->truncated = 1;
+    return ss_fail(SS_EDATA, "%s:%ld: the compressed file is truncated", r->path, r->line);
+}
+
 static ss_status gz_error(ss_gzline *r)
 {
     int code;
@@ -91,7 +98,7 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
             int code;
             gzerror(r->f, &code);
             if (code != Z_OK && code != Z_BUF_ERROR) return gz_error(r);
-            if (code == Z_BUF_ERROR) return ss_fail(SS_EDATA, "%s:%ld: the compressed file is truncated", r->path, r->line);
+            if (code == Z_BUF_ERROR) return truncated(r);
             if (n == 0) {
                 r->line--;
                 return SS_OK; /* end of file */
@@ -106,7 +113,7 @@ ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len)
          * error (zlib hands out the partial data and records the error) */
         int code;
         gzerror(r->f, &code);
-        if (code == Z_BUF_ERROR) return ss_fail(SS_EDATA, "%s:%ld: the compressed file is truncated", r->path, r->line);
+        if (code == Z_BUF_ERROR) return truncated(r);
         if (code != Z_OK) return gz_error(r);
         if (got == 0 || (r->cap - n > 1 && !gzeof(r->f))) {
             /* short read without a newline and not at the end: a NUL byte */
@@ -141,13 +148,17 @@ ss_status ss_gzline_read(ss_gzline *r, char *buf, size_t n, size_t *got)
     if (k == 0) {
         int code;
         gzerror(r->f, &code);
-        if (code == Z_BUF_ERROR) return ss_fail(SS_EDATA, "%s: the compressed file is truncated", r->path);
+        if (code == Z_BUF_ERROR) {
+            r->truncated = 1;
+            return ss_fail(SS_EDATA, "%s: the compressed file is truncated", r->path);
+        }
     }
     *got = drop_bom(r, buf, (size_t)k);
     return SS_OK;
 }
 
 long ss_gzline_lineno(const ss_gzline *r) { return r->line; }
+int ss_gzline_truncated(const ss_gzline *r) { return r->truncated; }
 const char *ss_gzline_path(const ss_gzline *r) { return r->path; }
 
 void ss_gzline_close(ss_gzline *r)

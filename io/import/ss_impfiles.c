@@ -175,6 +175,38 @@ void ss_check_ranks(const char *what, const long *ranks, int n, long world)
             what, n == 1 ? "rank" : "ranks", list, world > 0 ? "" : "at least ", size, off);
 }
 
+/* a duration in words: "42.0 s", "25.3 min", "19.0 h", "3.2 days" */
+static void say_duration(double s, char *buf, size_t n)
+{
+    if (s < 60) snprintf(buf, n, "%.1f s", s);
+    else if (s < 3600) snprintf(buf, n, "%.1f min", s / 60);
+    else if (s < 172800) snprintf(buf, n, "%.1f h", s / 3600);
+    else snprintf(buf, n, "%.1f days", s / 86400);
+}
+
+ss_status ss_check_spans(const char *what, char *const *paths, const double *t0, const double *t1, int n)
+{
+    int a = 0, b = 0; /* the file that ends first and the one that begins last */
+    for (int g = 1; g < n; g++) {
+        if (t1[g] < t1[a]) a = g;
+        if (t0[g] > t0[b]) b = g;
+    }
+    if (n < 2 || !(t0[b] > t1[a])) return SS_OK;
+    const double gap = (t0[b] - t1[a]) * 1e-6;
+    char say[32], end[40], begin[40];
+    say_duration(gap, say, sizeof say);
+    if (gap > SS_SPAN_GAP_MAX) {
+        ss_time_format_iso((int64_t)floor(t1[a]) * 1000, end, sizeof end);
+        ss_time_format_iso((int64_t)floor(t0[b]) * 1000, begin, sizeof begin);
+        return ss_fail(SS_EDATA, "%s's steps end at %s, and %s's begin at %s, %s later: the ranks of one job run at "
+                       "one time, these files are of different runs (import each run's files alone)", paths[a], end,
+                       paths[b], begin, say);
+    }
+    ss_warn("import %s: %s's steps end %s before %s's begin: the ranks' times do not overlap (hosts whose clocks "
+            "differ, or files of different runs?)", what, paths[a], say, paths[b]);
+    return SS_OK;
+}
+
 ss_status ss_import_no_options(const char *what, int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)

@@ -12,6 +12,14 @@
 #include "ss_jsonev.h"
 
 #define MAX_READS (1L << 20) /* read events kept until their step's loop.iter (16 MB) */
+#define MAX_OTHER_ITERS 4    /* names of other loops' *.iter events kept for a message */
+#define MAX_LOOP_NAME 200    /* --iter NAME */
+
+/* the training loop's event names: the wait (ts = the ask, dur = the stall) and its body */
+typedef struct {
+    char wait[MAX_LOOP_NAME + 8], body[MAX_LOOP_NAME + 8]; /* --iter NAME: NAME.iter, NAME.yield */
+    int named;                                               /* 0: loop.iter, fetch.iter and theirs */
+} loopnames;
 
 /* a read event waiting for its step's loop.iter (µs) */
 typedef struct {
@@ -30,6 +38,7 @@ typedef struct {
 
 typedef struct {
     const char *path;
+    const loopnames *loop;
     ss_gzline *r;
     ss_jsonev *j;
     int eof;
@@ -53,10 +62,17 @@ typedef struct {
     long long loop_pid; /* the process of its loop.iter events (-1: none seen yet) */
     long loop_pid_line;
     long long events;   /* events read (metadata included) */
+    char other_iter[MAX_OTHER_ITERS][64]; /* other *.iter event names (a loop of its own name) */
+    int nother_iter;
+    long nbroken, first_broken; /* lines passed over: not valid JSON and no loop event */
+    long last_broken;           /* the last of them, and whether it was cut short */
+    int last_broken_cut;
+    double span0, span1;        /* its steps' time span (µs): the first ask to the last end */
 } drank;
 
 typedef struct {
     ss_filelist files;
+    loopnames loop;
     drank *rk;
     int G;
     int *workers;
@@ -68,10 +84,45 @@ typedef struct {
     long steps_with_reads;
 } dft_state;
 
-static int is_loop_wait(const char *n) { return !strcmp(n, "loop.iter") || !strcmp(n, "fetch.iter"); }
-static int is_loop_body(const char *n)
+static int is_loop_wait(const loopnames *l, const char *n)
 {
+    if (l->named) return !strcmp(n, l->wait);
+    return !strcmp(n, "loop.iter") || !strcmp(n, "fetch.iter");
+}
+static int is_loop_body(const loopnames *l, const char *n)
+{
+    if (l->named) return !strcmp(n, l->body);
     return !strcmp(n, "loop.yield") || !strcmp(n, "fetch.yield") || !strcmp(n, "fetch.block");
+}
+/* the loop's wait events, for messages: "loop.iter or fetch.iter", or "NAME.iter" */
+static const char *wait_names(const loopnames *l) { return l->named ? l->wait : "loop.iter or fetch.iter"; }
+static const char *body_names(const loopnames *l) { return l->named ? l->body : "loop.yield/fetch.block"; }
+
+/* The loop event a line that is not valid JSON names as a string ("loop.iter"), or NULL. */
+static const char *loop_event_in(const loopnames *l, const char *line)
+{
+    static const char *const fixed[] = {"loop.iter", "fetch.iter", "loop.yield", "fetch.yield", "fetch.block"};
+    const char *named[] = {l->wait, l->body};
+    const char *const *names = l->named ? named : fixed;
+    const int n = l->named ? 2 : 5;
+    for (int i = 0; i < n; i++) {
+        const size_t len = strlen(names[i]);
+        for (const char *p = strstr(line, names[i]); p; p = strstr(p + 1, names[i]))
+            if (p > line && p[-1] == '"' && p[len] == '"') return names[i];
+    }
+    return NULL;
+}
+
+/* Keeps the name of another loop's wait event (NAME.iter, as dft_fn.iter(..., name=NAME)
+ * writes), for the message when the file has no step. */
+static void note_other_iter(drank *k, const char *n)
+{
+    const size_t l = strlen(n);
+    if (l <= 5 || l >= sizeof k->other_iter[0] || strcmp(n + l - 5, ".iter") || k->nother_iter == MAX_OTHER_ITERS)
+        return;
+    for (int i = 0; i < k->nother_iter; i++)
+        if (!strcmp(k->other_iter[i], n)) return;
+    memcpy(k->other_iter[k->nother_iter++], n, l + 1);
 }
 static int is_read(const char *n)
 {
@@ -87,8 +138,8 @@ static ss_status finish_open(drank *k, int epoch_ends, double next_ask)
         s.iter = next_ask - s.ask;
     } else {
         if (!k->cur_has_yield)
-            return ss_fail(SS_EDATA, "%s:%ld: the last step (%lld) of epoch %lld has no loop.yield/fetch.block event: its end is unknown",
-                           k->path, s.line, s.step, s.epoch);
+            return ss_fail(SS_EDATA, "%s:%ld: the last step (%lld) of epoch %lld has no %s event: its end is unknown",
+                           k->path, s.line, s.step, s.epoch, body_names(k->loop));
         s.iter = k->cur_yield_end - s.ask;
     }
     if (s.iter < s.stall)
@@ -138,7 +189,7 @@ static ss_status on_event(void *user, const ss_jev *e)
                                         e->ts + e->dur, e->has_step};
         return SS_OK;
     }
-    if (is_loop_body(e->name)) {
+    if (is_loop_body(k->loop, e->name)) {
         /* the body that follows the open wait (DLIO gives both the same args.step) */
         if (k->open && e->has_ts && e->has_dur && e->ts >= k->cur.ask) {
             k->cur_yield_end = e->ts + e->dur;
@@ -146,7 +197,10 @@ static ss_status on_event(void *user, const ss_jev *e)
         }
         return SS_OK;
     }
-    if (!is_loop_wait(e->name)) return SS_OK;
+    if (!is_loop_wait(k->loop, e->name)) {
+        note_other_iter(k, e->name);
+        return SS_OK;
+    }
     if (!e->has_ts || !e->has_dur || !e->has_step)
         return ss_fail(SS_EDATA, "%s:%ld: %s event without a numeric ts, dur or args.step", k->path, k->line, e->name);
     if (e->has_pid) { /* one training loop per file: a merged file holds several ranks' */
@@ -227,6 +281,45 @@ static ss_status on_event(void *user, const ss_jev *e)
     return SS_OK;
 }
 
+/* A line of the loop's own events that is not valid JSON (its message recorded), at line
+ * `at`: refused, naming the line as "line N of M" (the rest of the file is counted; more:
+ * a line was read past it; readable: the file could be read past it). */
+static ss_status broken_loop_event(drank *k, const char *loop, long at, int more, int readable)
+{
+    char msg[1200];
+    snprintf(msg, sizeof msg, "%s", ss_errmsg());
+    ss_clear();
+    long total = at + (more ? 1 : 0);
+    int counted = readable;
+    for (char *l = NULL; more;) {
+        size_t n;
+        if (ss_gzline_next(k->r, &l, &n) != SS_OK) {
+            ss_clear();
+            counted = 0;
+            break;
+        }
+        if (!l) break;
+        total = ss_gzline_lineno(k->r);
+    }
+    return ss_fail(SS_EDATA, "%s: line %ld of %s%ld holds a %s event: a step of the training loop is lost; mend or "
+                   "remove the line", msg, at, counted ? "" : "at least ", total, loop);
+}
+
+/* The warnings for the lines a rank's file passed over, at its end (last: its last line). */
+static void warn_broken(const drank *k, long last)
+{
+    long n = k->nbroken;
+    if (n && k->last_broken == last && k->last_broken_cut) {
+        ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
+                last);
+        n--;
+    }
+    if (n)
+        ss_warn("%s: %ld %s not valid JSON and %s no loop event: passed over (the first: line %ld; DFTracer writes "
+                "file names raw, and a name with a line break in it breaks its event in two)", k->path, n,
+                n == 1 ? "line is" : "lines are", n == 1 ? "names" : "name", k->first_broken);
+}
+
 /* Parses rank k's lines until one step is finished or the file ends. */
 static ss_status pull(drank *k, dstep *out, int *got)
 {
@@ -235,9 +328,19 @@ static ss_status pull(drank *k, dstep *out, int *got)
         char *line;
         size_t len;
         ss_status st = ss_gzline_next(k->r, &line, &len);
-        if (st != SS_OK) return st;
+        if (st != SS_OK && ss_gzline_truncated(k->r)) {
+            /* a .pfw.gz cut off (the job killed while writing it): what is there, as for a
+             * .pfw whose last line is cut short */
+            ss_clear();
+            ss_warn("%s: the compressed file is cut off after line %ld (the job was killed while writing it?): the "
+                    "lines before are read", k->path, ss_gzline_lineno(k->r) - 1);
+            line = NULL;
+        } else if (st != SS_OK) {
+            return st;
+        }
         if (!line) {
             k->eof = 1;
+            warn_broken(k, ss_gzline_lineno(k->r));
             if (k->open) {
                 k->line = ss_gzline_lineno(k->r);
                 if ((st = finish_open(k, 1, 0.0)) != SS_OK) return st;
@@ -256,17 +359,32 @@ static ss_status pull(drank *k, dstep *out, int *got)
         while (e > a && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == ',')) e--;
         const int cut = e > a && line[e - 1] != '}';
         if ((st = ss_jsonev_line(k->j, line + a, len - a, k->line)) != SS_OK) {
-            if (!cut) return st;
+            if (!ss_jsonev_line_broken(k->j)) return st;
+            const char *loop = loop_event_in(k->loop, line + a);
+            if (!loop) {
+                /* not a loop event (a file name with a line break in it breaks an open event
+                 * in two): passed over, counted */
+                ss_clear();
+                if (!k->nbroken++) k->first_broken = k->line;
+                k->last_broken = k->line;
+                k->last_broken_cut = cut;
+                continue;
+            }
+            /* the loop's own event: its step is lost, unless the line is the last, cut short */
             char *next;
             size_t nlen;
             const long at = k->line;
-            if (ss_gzline_next(k->r, &next, &nlen) != SS_OK || next) return st; /* not the last line */
-            ss_clear();
-            ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
-                    at);
-            k->eof = 1;
-            if (k->open && (st = finish_open(k, 1, 0.0)) != SS_OK) return st;
-            break;
+            ss_status nst = ss_gzline_next(k->r, &next, &nlen);
+            if (cut && nst == SS_OK && !next) {
+                ss_clear();
+                warn_broken(k, at);
+                ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over",
+                        k->path, at);
+                k->eof = 1;
+                if (k->open && (st = finish_open(k, 1, 0.0)) != SS_OK) return st;
+                break;
+            }
+            return broken_loop_event(k, loop, at, nst == SS_OK && next, nst == SS_OK);
         }
     }
     if (k->nready) {
@@ -367,8 +485,30 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     dft_state *d = calloc(1, sizeof *d);
     if (!d) return ss_fail(SS_ENOMEM, "out of memory");
     *state = d;
-    ss_status st = ss_import_no_options("dftracer", argc, argv);
-    for (int i = 0; i < argc && st == SS_OK; i++) st = ss_filelist_add(&d->files, argv[i], suffixes);
+    ss_status st = SS_OK;
+    int nfiles = 0;
+    const char *first = NULL; /* the first input as given */
+    for (int i = 0; i < argc && st == SS_OK; i++) {
+        if (!strcmp(argv[i], "--iter") || !strncmp(argv[i], "--iter=", 7)) {
+            const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) return ss_fail(SS_EUSAGE, "import dftracer: --iter needs a value (the loop's name: NAME.iter)");
+            if (d->loop.named) return ss_fail(SS_EUSAGE, "import dftracer: --iter given twice (one loop is read)");
+            const size_t l = strlen(v);
+            if (l == 0 || l > MAX_LOOP_NAME || strchr(v, '"'))
+                return ss_fail(SS_EUSAGE, "import dftracer: --iter '%s' is not a loop's name (1 to %d characters, "
+                               "as in NAME.iter)", v, MAX_LOOP_NAME);
+            if (l > 5 && (!strcmp(v + l - 5, ".iter") || (l > 6 && !strcmp(v + l - 6, ".yield"))))
+                return ss_fail(SS_EUSAGE, "import dftracer: --iter takes the loop's name without .iter or .yield "
+                               "('--iter %.*s')", (int)(l - (v[l - 1] == 'r' ? 5 : 6)), v);
+            snprintf(d->loop.wait, sizeof d->loop.wait, "%s.iter", v);
+            snprintf(d->loop.body, sizeof d->loop.body, "%s.yield", v);
+            d->loop.named = 1;
+        } else if ((st = ss_import_no_options("dftracer", 1, &argv[i])) == SS_OK) {
+            st = ss_filelist_add(&d->files, argv[i], suffixes);
+            if (!nfiles++) first = argv[i];
+        }
+    }
+    if (st == SS_OK && nfiles == 0) return ss_fail(SS_EUSAGE, "import dftracer: no trace files given");
     if (st == SS_OK) st = order_by_rank(&d->files);
     if (st != SS_OK) return st;
     d->G = d->files.n;
@@ -378,6 +518,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     for (int g = 0; g < d->G; g++) {
         drank *k = &d->rk[g];
         k->path = d->files.path[g];
+        k->loop = &d->loop;
         k->read_threads = k->epochs = k->batch = -1;
         k->loop_pid = -1;
         if ((st = ss_gzline_open(k->path, &k->r)) != SS_OK) return st;
@@ -386,7 +527,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     info->meta.gpus = d->G;
     info->meta.iterations = 0;
     snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "measured");
-    snprintf(info->meta.source, sizeof info->meta.source, "dftracer:%s%s", argv[0], argc > 1 ? " ..." : "");
+    snprintf(info->meta.source, sizeof info->meta.source, "dftracer:%s%s", first, nfiles > 1 ? " ..." : "");
     /* which file each GPU is (a rank whose file is missing, or names without ranks, leave
      * GPU g another rank than g): their names in GPU order, as many as fit */
     char *src = info->meta.source;
@@ -407,6 +548,25 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     info->inputs = d->files.path;
     info->ninputs = d->files.n;
     return SS_OK;
+}
+
+/* Why rank k's file gave no step, into buf: no loop events (naming other loops' *.iter
+ * events it has, for --iter), or an empty file. */
+static void why_no_steps(const drank *k, char *buf, size_t n)
+{
+    if (!k->events) {
+        snprintf(buf, n, "an empty file");
+        return;
+    }
+    size_t l = (size_t)snprintf(buf, n, "no %s events", wait_names(k->loop));
+    if (!k->nother_iter || l >= n) return;
+    l += (size_t)snprintf(buf + l, n - l, "; it has ");
+    for (int i = 0; i < k->nother_iter && l < n; i++)
+        l += (size_t)snprintf(buf + l, n - l, "%s%s", i ? ", " : "", k->other_iter[i]);
+    const char *name = k->other_iter[0];
+    if (l < n)
+        snprintf(buf + l, n - l, " events, of a loop named by the job (dft_fn.iter(..., name=...)): read one with "
+                 "--iter %.*s", (int)(strlen(name) - 5), name);
 }
 
 /* metadata read from the ranks' command lines (the same on every rank, or unknown) */
@@ -464,9 +624,12 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
             if (g == 0) got0 = got;
             if (got != got0) {
                 const drank *a = &d->rk[got ? 0 : g], *b = &d->rk[got ? g : 0];
-                if (a->nsteps == 0)
+                if (a->nsteps == 0) {
+                    char why[512];
+                    why_no_steps(a, why, sizeof why);
                     return ss_fail(SS_EDATA, "%s holds no steps (%s), but %s has some: give every rank's file", a->path,
-                                   a->events ? "no loop.iter or fetch.iter events" : "an empty file", b->path);
+                                   why, b->path);
+                }
                 /* a's file has ended and b's goes on: where every rank's file ends within the epoch
                  * of the last row every rank has or the next (a's may end at an epoch's end), the
                  * job was cut off (killed, out of time), each rank at its own step; the rows every
@@ -511,6 +674,9 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
             } else {
                 d->steps_with_reads++;
             }
+            drank *k = &d->rk[g];
+            if (d->rows == 0) k->span0 = x.ask;
+            if (d->rows == 0 || x.ask + x.iter > k->span1) k->span1 = x.ask + x.iter;
             size_t at = (size_t)r * G + g;
             s->fetch_start[at] = (x.fstart - d->origin_us) * 1e-6;
             s->fetch_time[at] = x.ftime * 1e-6;
@@ -527,13 +693,27 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
     }
     if (s->n == 0 && d->rows == 0) { /* no step at all: say of which file, and why */
         const drank *k = &d->rk[0];
-        return ss_fail(SS_EDATA, "%s%s: %s%s", k->path, G > 1 ? " (and every other file)" : "",
-                       k->events ? "no loop.iter or fetch.iter events" : "an empty file",
-                       k->events ? " among its events: the training loop's steps are unknown (a DLIO trace of DLIO 2.0 "
-                                   "or later, traced by DFTracer, has them; POSIX or other traces do not)" : "");
+        char why[512];
+        why_no_steps(k, why, sizeof why);
+        return ss_fail(SS_EDATA, "%s%s: %s%s", k->path, G > 1 ? " (and every other file)" : "", why,
+                       k->events && !k->nother_iter
+                           ? " among its events: the training loop's steps are unknown (a DLIO trace of DLIO 2.0 "
+                             "or later, traced by DFTracer, has them; POSIX or other traces do not)"
+                           : "");
     }
     if (s->n == 0) {
-        /* the end: metadata and how the fetch columns were filled */
+        /* the end: the ranks' times against one another (files of other runs), metadata and
+         * how the fetch columns were filled */
+        double *t0 = malloc((size_t)G * sizeof *t0), *t1 = malloc((size_t)G * sizeof *t1);
+        if (!t0 || !t1) st = ss_fail(SS_ENOMEM, "out of memory");
+        for (int g = 0; t0 && t1 && g < G; g++) {
+            t0[g] = d->rk[g].span0;
+            t1[g] = d->rk[g].span1;
+        }
+        if (t0 && t1) st = ss_check_spans("dftracer", d->files.path, t0, t1, G);
+        free(t0);
+        free(t1);
+        if (st != SS_OK) return st;
         set_meta(d, info);
         if (d->rows > 0 && d->steps_with_reads == 0) {
             snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "absent");
@@ -550,7 +730,7 @@ static ss_status dft_next(void *state, ss_slab *s, ss_import_info *info)
 const ss_importer ss_importer_dftracer = {
     .name = "dftracer",
     .summary = "DFTracer traces of DLIO runs (.pfw/.pfw.gz JSON lines, one file per rank)",
-    .usage = "FILE|DIR...",
+    .usage = "FILE|DIR... [--iter NAME]",
     .help =
         "Reads DFTracer traces of the DLIO benchmark: JSON lines (.pfw, or gzip-compressed\n"
         ".pfw.gz), one file per rank; a folder stands for its *.pfw and *.pfw.gz files. GPU g\n"
@@ -568,9 +748,14 @@ const ss_importer ss_importer_dftracer = {
         "                              those of loader workers with the same args.step\n"
         "  epoch, index              = args.epoch if given, else epochs counted from 1 (a new\n"
         "                              epoch when args.step does not grow); index = args.step\n"
-        "Every rank must run the same steps. A step without read events gets fetch_start = ask\n"
-        "and fetch_time = stall (warned). read_threads=N on the command line (metadata) sets\n"
-        "loader_workers. Rows stream through: memory does not grow with the trace.\n",
+        "  --iter NAME               a loop the job named (dft_fn.iter(..., name=NAME)): its\n"
+        "                              NAME.iter and NAME.yield events, in place of the above\n"
+        "Every rank must run the same steps, at one time (files whose times are more than a\n"
+        "minute apart are of different runs: refused). A step without read events gets\n"
+        "fetch_start = ask and fetch_time = stall (warned). read_threads=N on the command line\n"
+        "(metadata) sets loader_workers. Lines that are not valid JSON are passed over (warned)\n"
+        "unless they hold a loop event; a file cut off (.pfw or .pfw.gz) gives what it has.\n"
+        "Rows stream through: memory does not grow with the trace.\n",
     .open = dft_open,
     .next = dft_next,
     .close = dft_close,

@@ -26,6 +26,8 @@ typedef struct {
     int relative; /* its times count from its profiler's start, not from 1970 (below) */
     span *steps, *waits;
     long nsteps, nwaits, capsteps, capwaits;
+    long nowait, nowait_first; /* steps without a wait inside them (ask NAN): count, the first */
+    int told;                  /* its rank came from distributedInfo, its name or --rank */
     /* per step after matching: the ask (µs) and the wait */
     double *ask, *stall;
 } pfile;
@@ -37,6 +39,7 @@ typedef struct {
     const char *wait_names[MAX_WAIT_NAMES];
     int nwait_names;
     double origin_us;
+    long rows; /* the steps every rank has a wait in */
     long next; /* next step to hand out */
 } prof_state;
 
@@ -133,8 +136,9 @@ static ss_status read_file(prof_state *d, pfile *f)
         f->rank = ss_jsonev_rank(j);
         f->world = ss_jsonev_world_size(j);
         f->is_list = ss_jsonev_is_list(j);
-        /* Kineto since PyTorch 2.4 counts ts from baseTimeNanoseconds (each process's own
-         * start); before, and in Chrome traces, ts is µs since 1970 already, except the
+        /* Kineto since PyTorch 2.4 counts ts from baseTimeNanoseconds (a Unix time in ns,
+         * the time Kineto read rounded down to a fixed period: the same on every rank, not
+         * each process's start); before, and in Chrome traces, ts is µs since 1970 already, except the
          * legacy profiler's, which count from its own start: told apart by their size
          * (1e14 µs is 1973-03-03, far longer than any profiler runs) */
         long long base = ss_jsonev_base_ns(j);
@@ -196,10 +200,20 @@ static ss_status match_steps(prof_state *d, pfile *f)
             last_end = x->ts + x->dur;
             n++;
         }
-        if (!n)
-            return ss_fail(SS_EDATA, "%s: ProfilerStep#%lld (event %lld) has no %s inside it", f->path, s->n, s->seq,
-                           d->nwait_names ? "wait event of the --wait names" : "DataLoader wait");
+        if (!n) { /* no wait: the step is left out (of every rank's rows) */
+            f->ask[i] = NAN;
+            if (!f->nowait++) f->nowait_first = i;
+        }
     }
+    if (f->nowait == f->nsteps)
+        return ss_fail(SS_EDATA, "%s: no ProfilerStep#N (of #%lld to #%lld) has a %s inside it: the wait for data is "
+                       "unknown", f->path, f->steps[0].n, f->steps[f->nsteps - 1].n,
+                       d->nwait_names ? "wait event of the --wait names" : "DataLoader wait");
+    if (f->nowait)
+        ss_warn("%s: %ld of %ld steps have no %s inside them (the first: ProfilerStep#%lld, event %lld): they are "
+                "left out%s", f->path, f->nowait, f->nsteps,
+                d->nwait_names ? "wait event of the --wait names" : "DataLoader wait", f->steps[f->nowait_first].n,
+                f->steps[f->nowait_first].seq, d->G > 1 ? " of every rank's rows" : "");
     return SS_OK;
 }
 
@@ -216,6 +230,15 @@ static void prof_close(void *state)
     free(d->f);
     ss_filelist_free(&d->files);
     free(d);
+}
+
+/* files by base name in natural order ("worker2" before "worker10"), then by path */
+static int cmp_name(const void *a, const void *b)
+{
+    const char *x = ((const pfile *)a)->path, *y = ((const pfile *)b)->path;
+    const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+    int c = ss_name_cmp(bx ? bx + 1 : x, by ? by + 1 : y);
+    return c ? c : strcmp(x, y);
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -278,13 +301,29 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
             return ss_fail(SS_EUSAGE, "%s: --rank %ld, but %s says rank %ld: leave --rank out (it is for a file that "
                            "tells no rank)", f->path, opt_rank, told, f->rank);
         if (f->rank < 0 && opt_rank >= 0) f->rank = opt_rank;
-        if (f->rank < 0 && d->G > 1)
-            return ss_fail(SS_EDATA, "%s: the rank is unknown (no distributedInfo, no rank in the file name like rank3 or rank-3); import it alone with --rank R",
-                           f->path);
-        if (f->rank < 0) f->rank = 0;
+        f->told = f->rank >= 0;
+        if (f->rank < 0 && d->G == 1) f->rank = 0;
         relative += f->relative;
     }
     if (st != SS_OK) return st;
+    int untold = 0;
+    for (int g = 0; g < d->G; g++) untold += !d->f[g].told;
+    if (untold && untold < d->G) {
+        const pfile *u = d->f, *k = d->f;
+        while (u->told) u++;
+        while (!k->told) k++;
+        return ss_fail(SS_EDATA, "%s: the rank is unknown (no distributedInfo, no rank in the file name like rank3 or "
+                       "rank-3), unlike %s's; import it alone with --rank R", u->path, k->path);
+    }
+    if (untold > 1) {
+        /* no file tells its rank (Kineto's own names, worker0.<time>.pt.trace.json): GPU g
+         * is the g-th file by name */
+        qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_name);
+        for (int g = 0; g < d->G; g++) d->f[g].rank = g;
+        ss_warn("import profiler: no file tells its rank (no distributedInfo, no rank in the file name like rank3): "
+                "GPU g is the g-th file by name (GPU 0 %s, GPU %d %s); give files that tell their ranks if the ranks "
+                "are in another order", d->f[0].path, d->G - 1, d->f[d->G - 1].path);
+    }
     qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_rank);
     for (int g = 1; g < d->G; g++) {
         const pfile *a = &d->f[0], *p = &d->f[g - 1], *b = &d->f[g];
@@ -309,10 +348,36 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     }
     /* time 0: the whole second before the earliest ask (times that count from each rank's
      * profiler start: the origin is 1970-01-01 and the ranks are not aligned) */
-    double lo = d->f[0].ask[0];
+    double lo = INFINITY;
     for (int g = 0; g < d->G; g++)
         for (long i = 0; i < d->f[g].nsteps; i++) lo = d->f[g].ask[i] < lo ? d->f[g].ask[i] : lo;
     if (relative) lo = 0.0;
+    /* the steps every rank has a wait in: the rows */
+    for (long i = 0; i < d->f[0].nsteps; i++) {
+        int all = 1;
+        for (int g = 0; g < d->G && all; g++) all = !isnan(d->f[g].ask[i]);
+        d->rows += all;
+    }
+    if (d->rows == 0)
+        return ss_fail(SS_EDATA, "%s ...: no ProfilerStep#N has a wait inside it on every rank: no row is left",
+                       d->f[0].path);
+    if (!relative) { /* the ranks of one job run at one time: from the first ask to the last step's end */
+        double *t0 = malloc((size_t)d->G * sizeof *t0), *t1 = malloc((size_t)d->G * sizeof *t1);
+        char **paths = malloc((size_t)d->G * sizeof *paths);
+        st = t0 && t1 && paths ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+        for (int g = 0; st == SS_OK && g < d->G; g++) {
+            const pfile *f = &d->f[g];
+            t0[g] = INFINITY;
+            for (long i = 0; i < f->nsteps; i++) t0[g] = f->ask[i] < t0[g] ? f->ask[i] : t0[g];
+            t1[g] = f->steps[f->nsteps - 1].ts + f->steps[f->nsteps - 1].dur;
+            paths[g] = f->path;
+        }
+        if (st == SS_OK) st = ss_check_spans("profiler", paths, t0, t1, d->G);
+        free(t0);
+        free(t1);
+        free(paths);
+        if (st != SS_OK) return st;
+    }
     if (ss_origin_from_us(lo, info->meta.time_origin, sizeof info->meta.time_origin, &d->origin_us) != 0)
         return ss_fail(SS_EDATA, "%s: a wait begins at %.0f µs, not a time from 1970 to 2255", d->f[0].path, lo);
     for (int g = 0; relative && g < d->G; g++)
@@ -345,14 +410,19 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
     const int G = d->G;
     const long N = d->f[0].nsteps;
     s->n = 0;
-    for (; s->n < s->cap && d->next < N; s->n++, d->next++) {
-        long i = d->next, r = s->n;
+    while (s->n < s->cap && d->next < N) {
+        long i = d->next++, r = s->n;
+        int all = 1; /* a step without a wait on some rank is no row */
+        for (int g = 0; g < G && all; g++) all = !isnan(d->f[g].ask[i]);
+        if (!all) continue;
+        s->n++;
         s->epoch[r] = 0;
         s->index[r] = d->f[0].steps[i].n;
         for (int g = 0; g < G; g++) {
             const pfile *f = &d->f[g];
             double ask = f->ask[i], stall = f->stall[i];
-            double next = i + 1 < N ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
+            /* the last step, or one before a step without a wait: to its end */
+            double next = i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
             size_t at = (size_t)r * G + g;
             double it = next - ask;
             if (it < stall) it = stall; /* a last step whose wait outlasts it */
@@ -376,7 +446,9 @@ const ss_importer ss_importer_profiler = {
         "Reads PyTorch profiler traces (Kineto JSON {\"traceEvents\": [...]}, or the bare event\n"
         "list of the legacy profiler), plain or gzip-compressed, one file per rank; a folder\n"
         "stands for its *.json and *.json.gz files. GPU g is the g-th rank: distributedInfo.rank,\n"
-        "else the rank in the file name (rank3, rank-3, rank_3of8), else --rank R (one file).\n"
+        "else the rank in the file name (rank3, rank-3, rank_3of8), else --rank R (one file);\n"
+        "where no file tells its rank (worker0.<time>.pt.trace.json), the g-th file by name\n"
+        "(warned). The ranks' times must overlap (more than a minute apart: refused).\n"
         "CPU-side complete events (ph X) only:\n"
         "  ProfilerStep#N            one row per step: epoch = 0, index = N; steps must be\n"
         "                            consecutive, not overlap, and the same on every rank\n"
@@ -384,7 +456,8 @@ const ss_importer ss_importer_profiler = {
         "                            warm-up, trace.warmup_iterations, leaves out N below it)\n"
         "  wait events               enumerate(DataLoader)#...__next__ and '## data_load ##'\n"
         "                            (or the --wait NAME names): the outermost ones starting\n"
-        "                            inside the step; ask = the first one's ts\n"
+        "                            inside the step; ask = the first one's ts; a step\n"
+        "                            without one is left out, on every rank (warned)\n"
         "  stall_time                = the sum of the step's wait durations\n"
         "  train_start               = ask + stall_time\n"
         "  iteration_time            = the next step's ask - ask (last step: its end - ask)\n"
@@ -393,7 +466,8 @@ const ss_importer ss_importer_profiler = {
         "                              and the measured row use the trace, the what-if models\n"
         "                              need fetch times (record with `stallsim import pytorch`)\n"
         "Times are µs in the file: from baseTimeNanoseconds where the file has it (Kineto of\n"
-        "PyTorch 2.4 and later: each process's start), else Unix µs; a legacy profiler list\n"
+        "PyTorch 2.4 and later: a Unix time rounded down to a fixed period, the same on every\n"
+        "rank, not each process's start), else Unix µs; a legacy profiler list\n"
         "that counts from its own start (ts below 1e14) gets the origin 1970-01-01 and its\n"
         "ranks are not aligned (a warning says so). Only steps and waits are kept in memory.\n",
     .open = prof_open,

@@ -33,6 +33,10 @@ typedef struct {
     int nfields;
     char **f;      /* [nfields] field pointers into the current line */
     int iso;       /* times are ISO timestamps (else seconds) */
+    int origin_col; /* the column the origin is taken from: fetch_start, else train_start */
+    int no_fetch;  /* no fetch columns: fetch_start = the ask, fetch_time = the stall */
+    int no_times;  /* no train_start either: each rank's steps laid end to end from 0 */
+    double *clock; /* no_times: [G] each rank's next ask (s) */
     int zoned;     /* iso: the first timestamp gave a time zone (all must, or none) */
     int have_origin;
     int64_t origin_ns;
@@ -116,9 +120,9 @@ static ss_status cell_time(tab_state *t, long line, int c, double *v)
                        "(or with a zone: ...Z, ...+02:00; the table's times are timestamps)",
                        t->path, line, col_names[c], s);
     if (zoned != t->zoned)
-        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', %s a time zone where the first fetch_start has %s: "
+        return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', %s a time zone where the first %s has %s: "
                        "give every timestamp with a zone or none", t->path, line, col_names[c], s,
-                       zoned ? "with" : "without", t->zoned ? "one" : "none");
+                       zoned ? "with" : "without", col_names[t->origin_col], t->zoned ? "one" : "none");
     /* both within 1678..2261, but their difference may not fit 64 bits (more than 292 years
      * apart): then in long double (exact for any two int64 on x86-64) */
     int64_t d;
@@ -157,9 +161,12 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
     if (st == SS_OK) st = cell_whole(t, ln, C_EPOCH, -2147483647LL, 2147483647LL, epoch);
     if (st == SS_OK) st = cell_whole(t, ln, C_STEP, -(1LL << 53), 1LL << 53, step);
     if (st != SS_OK) return st;
-    if (!t->have_origin) {
-        /* the origin: the whole second at or before the first row's fetch start */
-        const char *s = t->f[t->col[C_FSTART]];
+    if (!t->have_origin && t->no_times) {
+        t->have_origin = 1; /* times from 0: the origin is 1970 */
+    } else if (!t->have_origin) {
+        /* the origin: the whole second at or before the first row's fetch start (else its
+         * train_start) */
+        const char *s = t->f[t->col[t->origin_col]];
         int64_t ns;
         char *end;
         errno = 0;
@@ -171,17 +178,19 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
             t->iso = 1;
             t->origin_ns = ns - ((ns % 1000000000LL) + 1000000000LL) % 1000000000LL;
         } else {
-            return ss_fail(SS_EDATA, "%s:%ld: column 'fetch_start' holds '%s', neither seconds nor a timestamp", t->path,
-                           ln, s);
+            return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', neither seconds nor a timestamp", t->path, ln,
+                           col_names[t->origin_col], s);
         }
         t->have_origin = 1;
     }
-    double fs, fe, ts, it, stl;
-    if ((st = cell_time(t, ln, C_FSTART, &fs)) != SS_OK) return st;
-    if ((st = cell_time(t, ln, C_TSTART, &ts)) != SS_OK) return st;
+    double fs = 0, fe = 0, ts = 0, it, stl;
+    if (!t->no_fetch && (st = cell_time(t, ln, C_FSTART, &fs)) != SS_OK) return st;
+    if (!t->no_times && (st = cell_time(t, ln, C_TSTART, &ts)) != SS_OK) return st;
     if ((st = cell_number(t, ln, C_STALL, &stl)) != SS_OK) return st;
     if ((st = nonneg(t, ln, "stall_time", stl)) != SS_OK) return st;
-    if (t->col[C_FEND] >= 0) {
+    if (t->no_fetch) {
+        fe = stl; /* placeholders (fetch_times = absent): the fetch is the wait itself */
+    } else if (t->col[C_FEND] >= 0) {
         if ((st = cell_time(t, ln, C_FEND, &fe)) != SS_OK) return st;
         fe -= fs;
         if ((st = nonneg(t, ln, "fetch_end - fetch_start", fe)) != SS_OK) return st;
@@ -201,6 +210,7 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         fs -= t->origin_s;
         ts -= t->origin_s;
     }
+    if (t->no_fetch) fs = ts - stl; /* no_times: set with ts when the rank is known */
     *r = (trow){(long)rank, ln, fs, fe, ts, it, stl};
     *got = 1;
     return SS_OK;
@@ -299,6 +309,7 @@ static void tab_close(void *state)
     ss_gzline_close(t->r);
     free(t->f);
     free(t->rows);
+    free(t->clock);
     free(t->path);
     free(t);
 }
@@ -341,9 +352,15 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
                     return ss_fail(SS_EDATA, "%s:1: column '%s' appears twice", t->path, col_names[c]);
                 t->col[c] = i;
             }
+    /* fetch columns (fetch_start with fetch_end or fetch_time) are optional, all or none, as is
+     * train_start where iteration_time gives the steps' spans */
+    t->no_fetch = t->col[C_FSTART] < 0 && t->col[C_FEND] < 0 && t->col[C_FTIME] < 0;
+    t->no_times = t->no_fetch && t->col[C_TSTART] < 0 && t->col[C_SEND] < 0 && t->col[C_ITIME] >= 0;
+    t->origin_col = t->no_fetch ? C_TSTART : C_FSTART;
     static const int required[] = {C_RANK, C_EPOCH, C_STEP, C_FSTART, C_TSTART, C_STALL};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (t->col[required[i]] < 0) {
+        if (t->col[required[i]] < 0 && !(required[i] == C_FSTART && t->no_fetch) &&
+            !(required[i] == C_TSTART && t->no_times)) {
             /* one header field holding the names: another separator than the comma */
             const int other = n == 1 && (strchr(t->f[0], ';') || strchr(t->f[0], '\t'));
             return ss_fail(SS_EDATA, "%s:1: column '%s' is missing (see stallsim import table --help)%s", t->path,
@@ -352,8 +369,9 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
                                    "commas"
                                  : "");
         }
-    if ((t->col[C_FEND] < 0) == (t->col[C_FTIME] < 0))
-        return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns fetch_end and fetch_time", t->path);
+    if (!t->no_fetch && (t->col[C_FEND] < 0) == (t->col[C_FTIME] < 0))
+        return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns fetch_end and fetch_time (or, without fetch "
+                       "times, neither, nor fetch_start)", t->path);
     if ((t->col[C_SEND] < 0) == (t->col[C_ITIME] < 0))
         return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns step_end and iteration_time", t->path);
     int got, cnt;
@@ -373,9 +391,15 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
             t->origin_s = 0;
         if (t->origin_s == 0) snprintf(info->meta.time_origin, sizeof info->meta.time_origin, "1970-01-01T00:00:00.000000");
     }
+    if (t->no_times) {
+        if (!(t->clock = calloc((size_t)t->G, sizeof *t->clock))) return ss_fail(SS_ENOMEM, "out of memory");
+        if (t->G > 1)
+            ss_warn("%s: no train_start column: each rank's steps are laid end to end from time 0 (an iteration_time "
+                    "after another), so the ranks' times are not aligned", t->path);
+    }
     info->meta.gpus = t->G;
     info->meta.iterations = 0;
-    snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "measured");
+    snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "%s", t->no_fetch ? "absent" : "measured");
     snprintf(info->meta.log_type, sizeof info->meta.log_type, "table");
     snprintf(info->meta.source, sizeof info->meta.source, "table:%s", t->path);
     return SS_OK;
@@ -399,8 +423,13 @@ static ss_status tab_next(void *state, ss_slab *s, ss_import_info *info)
         s->epoch[r] = (int32_t)t->epoch;
         s->index[r] = t->step;
         for (int g = 0; g < G; g++) {
-            const trow *x = &t->rows[g];
+            trow *x = &t->rows[g];
             size_t at = (size_t)r * G + g;
+            if (t->no_times) { /* this rank's ask: its previous one + the previous iteration_time */
+                x->fstart = t->clock[g];
+                x->tstart = t->clock[g] + x->stall;
+                t->clock[g] += x->itime;
+            }
             s->fetch_start[at] = x->fstart;
             s->fetch_time[at] = x->ftime;
             s->train_start[at] = x->tstart;
@@ -421,6 +450,10 @@ const ss_importer ss_importer_table = {
         "epoch and step. Expected header (any column order; more columns are ignored):\n"
         "  rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time\n"
         "or with fetch_time instead of fetch_end and/or iteration_time instead of step_end.\n"
+        "Without fetch times (a training log's wait and step time), leave out fetch_start and\n"
+        "fetch_end/fetch_time: fetch_start = the ask, fetch_time = stall_time, placeholders\n"
+        "(fetch_times = absent); with iteration_time, train_start may be left out too: each\n"
+        "rank's steps are laid end to end from time 0 (the ranks are not aligned).\n"
         "  rank (or gpu)     0..G-1: GPU g of the trace\n"
         "  epoch, step       whole numbers: the row's epoch and index\n"
         "  fetch_start       when the batch's fetch began\n"
@@ -433,7 +466,7 @@ const ss_importer ss_importer_table = {
         "  iteration_time    seconds from asking for this batch to asking for the next\n"
         "Times are seconds (any origin; e.g. Unix time) or ISO timestamps like\n"
         "2024-05-01T12:00:00.123456 (with a zone, Z or +02:00, moved to UTC: all with one or none),\n"
-        "as the first row's fetch_start is; durations are seconds.\n"
+        "as the first row's fetch_start (else train_start) is; durations are seconds.\n"
         "Rows must be sorted by epoch, then step; the rows of one step (one per rank, every\n"
         "rank of the first step) may come in any order. Blank lines and lines starting with #\n"
         "are skipped; fields may be double-quoted (no line breaks inside). One step is held in\n"

@@ -21,6 +21,7 @@ struct ss_jsonev {
     ss_jev_fn fn;
     void *user;
     ss_status cb_status; /* the callback's failure, returned instead of yajl's "canceled" */
+    int broken;          /* JSON lines: the last line failed as JSON (not in the callback) */
     int depth, ev_depth, in_dist;
     char kind[MAXD + 1];
     unsigned char key[MAXD + 1];
@@ -113,8 +114,9 @@ static int on_scalar(ss_jsonev *p, const char *s, size_t n, int is_str)
             break;
         case K_TS: e->has_ts = real(s, n, &e->ts); break;
         case K_DUR: e->has_dur = real(s, n, &e->dur); break;
-        case K_PID: e->has_pid = !is_str && whole(s, n, &e->pid); break;
-        case K_TID: e->has_tid = !is_str && whole(s, n, &e->tid); break;
+        /* numbers, or strings holding one (DFTracer before mid-2024 writes "pid":"1064335") */
+        case K_PID: e->has_pid = whole(s, n, &e->pid); break;
+        case K_TID: e->has_tid = whole(s, n, &e->tid); break;
         default: break;
         }
     } else if (p->depth == p->ev_depth + 1 && p->key[p->ev_depth] == K_ARGS) {
@@ -240,23 +242,55 @@ static ss_status parse_error(ss_jsonev *p, const unsigned char *buf, size_t n, l
     return ss_fail(SS_EDATA, "%s: not valid JSON near event %lld (%s)", p->path, p->nev + 1, m);
 }
 
+/* JSON lines: a line that failed as JSON leaves yajl in its error state, or inside an
+ * object: a new parser for the next line */
+static ss_status restart_lines(ss_jsonev *p)
+{
+    if (p->h) yajl_free(p->h);
+    p->h = yajl_alloc(&callbacks, NULL, p);
+    if (!p->h) return ss_fail(SS_ENOMEM, "out of memory");
+    yajl_config(p->h, yajl_allow_multiple_values, 1);
+    p->depth = p->ev_depth = p->in_dist = 0;
+    return SS_OK;
+}
+
+/* the line's failure as JSON (its message recorded): the parser is set for the next line */
+static ss_status line_broken(ss_jsonev *p, ss_status st)
+{
+    if (restart_lines(p) != SS_OK) return SS_ENOMEM;
+    p->broken = 1;
+    return st;
+}
+
 ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno)
 {
     while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == ',')) len--;
     long long before = p->nev;
     p->cb_status = SS_OK;
+    p->broken = 0;
+    if (!p->h && restart_lines(p) != SS_OK) return SS_ENOMEM;
     yajl_status ys = yajl_parse(p->h, (const unsigned char *)line, len);
-    if (ys != yajl_status_ok) return parse_error(p, (const unsigned char *)line, len, lineno);
+    if (ys != yajl_status_ok) {
+        ss_status st = parse_error(p, (const unsigned char *)line, len, lineno);
+        return p->cb_status != SS_OK ? st : line_broken(p, st);
+    }
     /* a space ends a trailing number, so that "5" is not left pending */
     ys = yajl_parse(p->h, (const unsigned char *)" ", 1);
-    if (ys != yajl_status_ok) return parse_error(p, (const unsigned char *)" ", 1, lineno);
+    if (ys != yajl_status_ok) {
+        ss_status st = parse_error(p, (const unsigned char *)" ", 1, lineno);
+        return p->cb_status != SS_OK ? st : line_broken(p, st);
+    }
     if (p->depth != 0)
-        return ss_fail(SS_EDATA, "%s:%ld: not valid JSON (the object does not end on its line: a line cut short, "
-                       "as in a file whose end is missing?)", p->path, lineno);
+        return line_broken(p, ss_fail(SS_EDATA, "%s:%ld: not valid JSON (the object does not end on its line: a line "
+                                      "cut short, or broken in two by a line break written raw inside a string?)",
+                                      p->path, lineno));
     if (p->nev != before + 1)
-        return ss_fail(SS_EDATA, "%s:%ld: expected one JSON object on the line (a trace event)", p->path, lineno);
+        return line_broken(p, ss_fail(SS_EDATA, "%s:%ld: expected one JSON object on the line (a trace event)",
+                                      p->path, lineno));
     return SS_OK;
 }
+
+int ss_jsonev_line_broken(const ss_jsonev *p) { return p->broken; }
 
 ss_status ss_jsonev_feed(ss_jsonev *p, const char *buf, size_t n)
 {

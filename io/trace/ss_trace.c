@@ -349,15 +349,35 @@ static ss_status per_gpu_mismatch(const ss_trace_file *t, const char *what, cons
                    t->meta.gpus, kind, t->meta.gpus);
 }
 
-/* The optional per-GPU loader_workers attribute: one integer per GPU, 0 to SS_MAX_WORKERS. */
+/* 1 when the root attribute name has a scalar dataspace (h5py: f.attrs[name] = 2) */
+static int attr_is_scalar(hid_t obj, const char *name)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return 0;
+    hid_t sp = H5Aget_space(a);
+    int scalar = sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SCALAR;
+    if (sp >= 0) H5Sclose(sp);
+    H5Aclose(a);
+    return scalar;
+}
+
+/* The optional per-GPU loader_workers attribute: one integer per GPU, 0 to SS_MAX_WORKERS;
+ * a scalar is every GPU's. */
 static ss_status read_loader_workers(ss_trace_file *t)
 {
     ss_trace_meta *m = &t->meta;
     if (H5Aexists(t->file, "loader_workers") <= 0) return SS_OK;
     m->loader_workers = malloc((size_t)m->gpus * sizeof *m->loader_workers);
     if (!m->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
-    if (ss_h5_attr_read_ints(t->file, "loader_workers", m->loader_workers, m->gpus) != 0)
+    long one;
+    if (attr_is_scalar(t->file, "loader_workers") && ss_h5_attr_read_long(t->file, "loader_workers", &one) == 0) {
+        if (one < 0 || one > SS_MAX_WORKERS)
+            return ss_fail(SS_EDATA, "%s: root attribute loader_workers = %ld, expected 0 to %d", t->path, one,
+                           SS_MAX_WORKERS);
+        for (int g = 0; g < m->gpus; g++) m->loader_workers[g] = (int)one;
+    } else if (ss_h5_attr_read_ints(t->file, "loader_workers", m->loader_workers, m->gpus) != 0) {
         return per_gpu_mismatch(t, "root attribute 'loader_workers'", "integers");
+    }
     for (int g = 0; g < m->gpus; g++)
         if (m->loader_workers[g] < 0 || m->loader_workers[g] > SS_MAX_WORKERS)
             return ss_fail(SS_EDATA, "%s: root attribute loader_workers[%d] = %d, expected 0 to %d", t->path, g,

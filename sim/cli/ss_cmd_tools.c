@@ -57,7 +57,38 @@ typedef struct {
     long nepochs;
     int32_t last_epoch;
     char epochs[256];
+    /* each epoch's lowest index (what the warm-up rule index >= warmup leaves out counts
+     * from): the same in every epoch (low_same) or not */
+    int64_t low, epoch_low;
+    int low_same;
 } info_acc;
+
+/* an epoch's lowest index, at its end */
+static void fold_low(info_acc *a)
+{
+    if (a->nepochs == 1) {
+        a->low = a->epoch_low;
+        a->low_same = 1;
+    } else if (a->epoch_low != a->low) {
+        a->low_same = 0;
+    }
+}
+
+/* What the warm-up leaves out, after "past" in info's note: "each epoch's first 11", and
+ * where the steps are numbered from 1 (DLIO) one fewer: the rule is index >= warmup. */
+static void say_warmup(const info_acc *a, long warmup, char *buf, size_t n)
+{
+    if (a->low_same && a->low == 0)
+        snprintf(buf, n, "each epoch's first %ld", warmup);
+    else if (a->low_same && a->low > 0 && a->low < warmup)
+        snprintf(buf, n, "each epoch's first %lld (index %ld on: its steps are numbered from %lld)",
+                 (long long)(warmup - a->low), warmup, (long long)a->low);
+    else if (a->low_same && a->low >= warmup)
+        snprintf(buf, n, "the warm-up (index %ld on; each epoch's steps are numbered from %lld: none is left out)",
+                 warmup, (long long)a->low);
+    else
+        snprintf(buf, n, "the warm-up (index %ld on in each epoch)", warmup);
+}
 
 static ss_status info_scan(ss_trace_file *t, info_acc *a)
 {
@@ -75,12 +106,15 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
         st = ss_trace_read(t, r0, n, &s);
         for (long i = 0; st == SS_OK && i < n; i++) {
             if (r0 + i == 0 || s.epoch[i] != a->last_epoch) {
+                if (r0 + i > 0) fold_low(a);
+                a->epoch_low = s.index[i];
                 size_t len = strlen(a->epochs);
                 if (a->nepochs < 12) snprintf(a->epochs + len, sizeof a->epochs - len, "%s%d", a->nepochs ? ", " : "", s.epoch[i]);
                 else if (a->nepochs == 12) snprintf(a->epochs + len, sizeof a->epochs - len, ", ...");
                 a->nepochs++;
                 a->last_epoch = s.epoch[i];
             }
+            if (s.index[i] < a->epoch_low) a->epoch_low = s.index[i];
             int counted = s.index[i] >= a->warmup;
             a->rows += counted;
             const double itmax = s.extremes[i * SS_SLAB_NEX + SS_EX_ITER_MAX], stmax = s.extremes[i * SS_SLAB_NEX + SS_EX_STALL_MAX];
@@ -110,6 +144,7 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
         }
     }
     ss_slab_free(&s);
+    if (a->nepochs > 0) fold_low(a);
     return st;
 }
 
@@ -262,14 +297,15 @@ static int info_main(int argc, char **argv)
     if (st == SS_OK) {
         print_meta(path, m, &a);
         ss_calib_print(&cal, stdout);
+        char past[160];
+        say_warmup(&a, a.warmup > 0 ? a.warmup : fell_back, past, sizeof past);
         if (a.warmup > 0)
-            printf("\nmeans over the %ld of %ld iterations past each epoch's first %ld (%s: the loader's start-up "
-                   "is left out)\n", a.rows, m->iterations, a.warmup,
-                   warmup_given ? "--warmup" : "run's default trace.warmup_iterations");
+            printf("\nmeans over the %ld of %ld iterations past %s (%s: the loader's start-up is left out)\n", a.rows,
+                   m->iterations, past, warmup_given ? "--warmup" : "run's default trace.warmup_iterations");
         else if (fell_back)
-            printf("\nmeans over all %ld iterations: no iteration is past each epoch's first %ld, which run and "
-                   "compare leave out by default (the loader's start-up); give them trace.warmup_iterations = 0 "
-                   "(compare: --warmup 0) to summarise these\n", m->iterations, fell_back);
+            printf("\nmeans over all %ld iterations: no iteration is past %s, which run and compare leave out by "
+                   "default (the loader's start-up); give them trace.warmup_iterations = 0 (compare: --warmup 0) to "
+                   "summarise these\n", m->iterations, past);
         else
             printf("\nmeans over all %ld iterations\n", m->iterations);
         printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",

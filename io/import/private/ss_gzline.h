@@ -18,6 +18,9 @@ ss_status ss_gzline_open(const char *path, ss_gzline **out);
  * and its length in *len. Returns SS_OK with *line = NULL at the end of the file; SS_EIO or
  * SS_EDATA (NUL byte, line too long, damaged gzip data) naming file and line. */
 ss_status ss_gzline_next(ss_gzline *r, char **line, size_t *len);
+/* 1 after a call failed because the compressed stream ends before its end (a file cut off
+ * while it was written): the lines returned before are whole. */
+int ss_gzline_truncated(const ss_gzline *r);
 /* Line number of the line last returned (1-based). */
 long ss_gzline_lineno(const ss_gzline *r);
 const char *ss_gzline_path(const ss_gzline *r);

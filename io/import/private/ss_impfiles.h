@@ -33,6 +33,16 @@ int ss_rank_from_name(const char *path, long *rank, long *of);
  * number). what: the importer's name. */
 void ss_check_ranks(const char *what, const long *ranks, int n, long world);
 
+/* The longest gap (s) between the time spans of two files of one job that is taken for
+ * clocks of different hosts, not different runs. */
+#define SS_SPAN_GAP_MAX 60.0
+
+/* The n files' time spans, from t0[g] to t1[g] (µs since 1970), against one another: the
+ * ranks of one job run at one time. Where one ends before another begins: SS_EDATA naming
+ * both and the gap when it is longer than SS_SPAN_GAP_MAX, else a warning. what: the
+ * importer's name. */
+ss_status ss_check_spans(const char *what, char *const *paths, const double *t0, const double *t1, int n);
+
 /* SS_EUSAGE naming the first of argv[0..argc) that looks like an option ("-x", "--x"),
  * for an importer that takes none; else SS_OK. what: the importer's name. */
 ss_status ss_import_no_options(const char *what, int argc, char **argv);

@@ -17,7 +17,7 @@ typedef struct {
     char cat[64], ph[8];
     double ts, dur;           /* as written (µs in both formats) */
     int has_ts, has_dur;
-    long long pid, tid;       /* numeric ones only */
+    long long pid, tid;       /* whole numbers or strings holding one */
     int has_pid, has_tid;
     long long step, epoch;    /* args.step, args.epoch: whole numbers or strings holding one */
     int has_step, has_epoch;
@@ -31,8 +31,13 @@ typedef struct ss_jsonev ss_jsonev;
 
 /* lines = 1: JSON lines; 0: one document. path names the file in messages. */
 ss_status ss_jsonev_new(int lines, const char *path, ss_jev_fn fn, void *user, ss_jsonev **out);
-/* JSON lines: one line that must hold exactly one object (a trailing comma is allowed). */
+/* JSON lines: one line that must hold exactly one object (a trailing comma is allowed). A
+ * line that is not that fails with SS_EDATA naming file and line, and the next line is
+ * parsed afresh (a caller may pass over the broken one). */
 ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno);
+/* 1 when the last ss_jsonev_line failed because its line is not one JSON object (not
+ * because the callback failed). */
+int ss_jsonev_line_broken(const ss_jsonev *p);
 /* One document: the next bytes of it; finish at the end of the file. */
 ss_status ss_jsonev_feed(ss_jsonev *p, const char *buf, size_t n);
 ss_status ss_jsonev_finish(ss_jsonev *p);
