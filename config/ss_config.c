@@ -19,7 +19,7 @@
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
     K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL,
-    K_PARALLEL, K_PERSIST
+    K_PARALLEL, K_PERSIST, K_RANK_BY
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -71,6 +71,9 @@ static const key_def base_keys[] = {
      "folder for summary.csv and results.h5 (relative to the scenario file's folder)"},
     {"output", "per_iteration", K_BOOL, F(per_iteration), 0, "false", NOB,
      "also write every scenario's per-iteration series into results.h5"},
+    {"output", "rank_by", K_RANK_BY, F(rank_steady), 0, "run", NOB,
+     "what the ranked answer ranks by: run (the whole run's time, every epoch's start included) or steady "
+     "(the mean iteration time past each epoch's warm-up)"},
     {"run", "slab_iterations", K_SLAB_ITERS, F(slab_iterations), 0, "0", 0, 1e18,
      "iterations read at a time (0: as many as fit slab_mb)"},
     {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0, "16", 0, 65536,
@@ -417,6 +420,11 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_SCALES: return parse_list(k, v, count, item_scale, field);
     case K_HEAL: return parse_list(k, v, count, item_heal, field);
     case K_PERSIST: return parse_list(k, v, count, item_persist, field);
+    case K_RANK_BY:
+        if (!strcmp(v, "run")) *(int *)field = 0;
+        else if (!strcmp(v, "steady")) *(int *)field = 1;
+        else return "is not run or steady";
+        return NULL;
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";

@@ -105,6 +105,7 @@ typedef struct {
     /* [output] */
     char out_dir[SS_PATH_MAX];
     int per_iteration;
+    int rank_steady; /* [output] rank_by = steady (else run: the whole run's time) */
 
     /* [run] */
     long slab_iterations; /* 0: derived from slab_mb */

@@ -140,7 +140,7 @@ assert all(n.endswith(r["heal_gpus"]) and l.endswith("heal=" + r["heal_gpus"]) f
 PY
 # the ranked answer says which of its first cuts are as good as the best (within 1 point),
 # against the printed percentages themselves
-"$stallsim" run "$src/config/examples/which-fix.ini" --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
+"$stallsim" run "$src/config/examples/which-fix.ini" --set output.rank_by=steady --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
 $py - "$work/wf.txt" <<'PY' && ok || fail "the ranked cuts' tie line: $(grep -A7 'largest predicted' "$work/wf.txt")"
 import re, sys
 text = open(sys.argv[1]).read()
@@ -160,7 +160,7 @@ PY
 ts=$src/datasets/pytorch-twoslow/slow13.h5
 if [ -e "$ts" ]; then
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each, 1+3\n' "$ts" > "$work/ts.ini"
-  "$stallsim" run "$work/ts.ini" --out "$work/ts" > "$work/ts.txt" 2>&1 &&
+  "$stallsim" run "$work/ts.ini" --set output.rank_by=steady --out "$work/ts" > "$work/ts.txt" 2>&1 &&
     $py - "$work/ts.txt" "$work/ts/summary.csv" <<'PY' && ok || fail "both models ranked: $(grep -A9 'largest predicted' "$work/ts.txt")"
 import csv, re, sys
 text = open(sys.argv[1]).read()
@@ -176,7 +176,7 @@ PY
 fi
 "$stallsim" gen -o "$work/g8.h5" --gpus 8 --iterations 3000 --slow-gpu 3:3 --seed 2 > /dev/null || fail "gen g8"
 printf '[trace]\npath = g8.h5\n[scenarios]\nmodel = pipeline\nworkers = 5, 6, 7, 8\nfetch_scale = 0.25, 0.5, 0.75\n' > "$work/g8.ini"
-"$stallsim" run "$work/g8.ini" --out "$work/g8" > "$work/g8.txt" 2>&1 || fail "g8 run"
+"$stallsim" run "$work/g8.ini" --set output.rank_by=steady --out "$work/g8" > "$work/g8.txt" 2>&1 || fail "g8 run"
 $py - "$work/g8.txt" "$work/g8/summary.csv" <<'PY' && ok || fail "a tie beyond the list: $(grep -A8 'largest predicted' "$work/g8.txt")"
 import csv, re, sys
 text = open(sys.argv[1]).read()

@@ -73,6 +73,40 @@ for k, v in exp.items():
     assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
 PY
 
+# an evaluation pass: steps that start again inside the epoch their args.epoch names (DLIO's
+# eval loop runs through the same iterator) are left out, not counted as an epoch, and said
+mkdir -p "$work/evalp"
+for r in 0 1; do
+  p=$((30 + r))
+  {
+    printf "$sh" $p $p
+    ev $p $p loop.iter 200 300 1 ',"epoch":1'
+    ev $p $p loop.yield 500 1000 1 ',"epoch":1'
+    ev $p $p loop.iter 1600 100 2 ',"epoch":1'
+    ev $p $p loop.yield 1700 800 2 ',"epoch":1'
+    ev $p $p loop.iter 2600 250 1 ',"epoch":1'     # eval: step 1 again in epoch 1
+    ev $p $p loop.yield 2850 100 1 ',"epoch":1'
+    ev $p $p loop.iter 3000 750 2 ',"epoch":1'
+    ev $p $p loop.yield 3750 100 2 ',"epoch":1'
+    ev $p $p loop.iter 4000 400 1 ',"epoch":2'
+    ev $p $p loop.yield 4400 600 1 ',"epoch":2'
+    ev $p $p loop.iter 5100 0 2 ',"epoch":2'
+    ev $p $p loop.yield 5100 700 2 ',"epoch":2'
+  } > "$work/evalp/trace-$r-of-2.pfw"
+done
+"$stallsim" import dftracer "$work/evalp" -o "$work/evalp.h5" > "$work/evalp.txt" 2>&1 || fail "eval pass: $(cat "$work/evalp.txt")"
+grep -q "trace-0-of-2.pfw: 1 evaluation pass (steps starting again inside epoch 1, as DLIO's eval loop does): 2 steps left out of the timeline, not counted as epochs; their waits add up to 0.001 s" \
+  "$work/evalp.txt" && ok || fail "eval pass warning: $(cat "$work/evalp.txt")"
+$py - "$work/evalp.h5" <<'PY' && ok || fail "eval pass rows"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+assert list(t["epoch"]) == [1, 1, 2, 2] and list(t["index"]) == [1, 2, 1, 2], t
+# the training pass ends where the eval pass begins: epoch 1's last step runs to its yield's end
+assert np.allclose(t["iteration_time"][:, 0], np.array([1400, 900, 1100, 700]) * 1e-6, rtol=0, atol=1e-9), t
+assert np.allclose(t["stall_time"][:, 0], np.array([300, 100, 400, 0]) * 1e-6, rtol=0, atol=1e-9), t
+PY
+
 # pid and tid as strings (DFTracer before mid-2024: "pid":"10"): the same trace, the loader
 # workers' reads told from the loop's own as with numbers
 strpids() { # IN OUT: every event's pid and tid written as a string

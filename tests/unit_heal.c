@@ -176,7 +176,7 @@ static void test_sweep_and_ranking(void **state)
     near(sum.p[j2].mean[SS_M_ITER], 1.0, "heal 2 iteration time");
     near(sum.p[j0].mean[SS_M_ITER], 2.0, "heal 0 iteration time");
     ss_ranking r;
-    assert_int_equal(ss_rank(&sum, 40.0, &r), SS_OK);
+    assert_int_equal(ss_rank(&sum, 40.0, 0, &r), SS_OK);
     assert_int_equal(r.nheal, 3);
     assert_int_equal(r.heal[0].gpu, 2);
     assert_true(r.heal[0].ranked);

@@ -68,6 +68,12 @@ typedef struct {
     long last_broken;           /* the last of them, and whether it was cut short */
     int last_broken_cut;
     double span0, span1;        /* its steps' time span (µs): the first ask to the last end */
+    /* evaluation passes: steps that start again from a lower step inside the same epoch
+     * (DLIO's eval loop runs through the same iterator): left out of the timeline, counted */
+    int in_eval;
+    long eval_passes, eval_steps;
+    double eval_stall; /* µs, the waits of their steps summed */
+    long long eval_epoch_lo, eval_epoch_hi;
 } drank;
 
 typedef struct {
@@ -111,6 +117,23 @@ static const char *loop_event_in(const loopnames *l, const char *line)
             if (p > line && p[-1] == '"' && p[len] == '"') return names[i];
     }
     return NULL;
+}
+
+/* A step of an evaluation pass (first: its first step): counted, and its wait summed. */
+static ss_status eval_step(drank *k, const ss_jev *e, int first)
+{
+    if (first) {
+        if (!k->eval_passes) k->eval_epoch_lo = e->epoch;
+        k->eval_passes++;
+        k->eval_epoch_hi = e->epoch;
+        k->in_eval = 1;
+    } else if (e->step <= k->cur.step) { /* another pass in the same epoch */
+        k->eval_passes++;
+    }
+    k->cur.step = e->step;
+    k->eval_steps++;
+    k->eval_stall += e->dur;
+    return SS_OK;
 }
 
 /* Keeps the name of another loop's wait event (NAME.iter, as dft_fn.iter(..., name=NAME)
@@ -216,6 +239,16 @@ static ss_status on_event(void *user, const ss_jev *e)
     }
     int new_epoch = k->open ? e->step <= k->cur.step : 1;
     long long epoch = e->has_epoch ? e->epoch : (new_epoch ? k->epoch_ordinal + 1 : k->epoch_ordinal);
+    /* steps that start again inside the epoch they belong to (its args.epoch): an
+     * evaluation pass, which ends where the epoch changes */
+    if (e->has_epoch && k->in_eval && epoch == k->epoch_ordinal) return eval_step(k, e, 0);
+    if (e->has_epoch && k->open && e->step <= k->cur.step && epoch == k->cur.epoch) {
+        ss_status st = finish_open(k, 1, e->ts); /* the training pass ends here */
+        if (st != SS_OK) return st;
+        k->open = 0;
+        return eval_step(k, e, 1);
+    }
+    k->in_eval = 0;
     if (k->open) {
         if (e->has_epoch) new_epoch = epoch != k->cur.epoch;
         if (!new_epoch && e->step <= k->cur.step)
@@ -305,9 +338,18 @@ static ss_status broken_loop_event(drank *k, const char *loop, long at, int more
                    "remove the line", msg, at, counted ? "" : "at least ", total, loop);
 }
 
-/* The warnings for the lines a rank's file passed over, at its end (last: its last line). */
+/* The warnings at the end of a rank's file (last: its last line): the lines it passed
+ * over, and its evaluation passes. */
 static void warn_broken(const drank *k, long last)
 {
+    if (k->eval_passes) {
+        char ep[64];
+        if (k->eval_epoch_lo == k->eval_epoch_hi) snprintf(ep, sizeof ep, "epoch %lld", k->eval_epoch_lo);
+        else snprintf(ep, sizeof ep, "epochs %lld to %lld", k->eval_epoch_lo, k->eval_epoch_hi);
+        ss_warn("%s: %ld evaluation pass%s (steps starting again inside %s, as DLIO's eval loop does): %ld steps left "
+                "out of the timeline, not counted as epochs; their waits add up to %.3f s", k->path, k->eval_passes,
+                k->eval_passes == 1 ? "" : "es", ep, k->eval_steps, 1e-6 * k->eval_stall);
+    }
     long n = k->nbroken;
     if (n && k->last_broken == last && k->last_broken_cut) {
         ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,

@@ -203,11 +203,12 @@ static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
 
 /* The rows a ranking left out, as its parenthesis ends: the first SS_RANK_TOP of n (j[])
  * with their change, "; ..." for the rest, and the closing parenthesis */
-static void print_rows_left(const ss_summary *s, const labels *L, const int *j, int n, FILE *out)
+static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labels *L, const int *j, int n, FILE *out)
 {
     for (int k = 0; k < n && k < SS_RANK_TOP; k++) {
         char buf[LABEL_LEN];
-        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf), ss_summary_change_pct(s, j[k]));
+        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf),
+                r->by_run ? ss_summary_run_change_pct(s, j[k]) : ss_summary_change_pct(s, j[k]));
     }
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
@@ -230,7 +231,8 @@ static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
-        fprintf(out, "largest predicted cuts of the mean iteration time (against the measured run):\n");
+        fprintf(out, "largest predicted cuts of the %s (against the measured run):\n",
+                r->by_run ? "whole run's time, every epoch's start included" : "mean iteration time");
         const ss_model_ops *ahead = NULL; /* the model of the cuts flagged loaders ahead */
         int ahead_heal = 0;
         for (int k = 0; k < r->ntop; k++) {
@@ -250,8 +252,16 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             char base[64];
             if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
             else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
-            fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
-                    r->top[k].change_s, base, busy);
+            if (!r->by_run) {
+                fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
+                        r->top[k].change_s, base, busy);
+                continue;
+            }
+            char pay[64] = "";
+            if (!isnan(r->top[k].payoff_rows))
+                snprintf(pay, sizeof pay, ", gains only up to ~%.0f batches/epoch", r->top[k].payoff_rows);
+            fprintf(out, "  %d. %-44s %+7.2f%% whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
+                    r->top[k].change_pct, r->top[k].steady_pct, pay, base, busy);
         }
         if (r->n_same)
             fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
@@ -265,14 +275,15 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         int tied = 1;
         while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
         /* the whole sweep's count: the list shows at most r->ntop */
-        const double m0 = s->p[ss_summary_measured(s)].mean[SS_M_ITER];
         int near_all = 0;
-        for (int j = 0; j < s->nsc && m0 > 0; j++)
+        for (int j = 0; j < s->nsc; j++)
             near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
-                        100.0 * (s->p[j].mean[SS_M_ITER] - m0) / m0 - r->top[0].change_pct < SS_RANK_MIN_PCT;
+                        (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) -
+                                r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
         if (near_all > tied)
-            snprintf(more, sizeof more, " (%d scenarios of the sweep in all: summary.csv's change_pct lists them)", near_all);
+            snprintf(more, sizeof more, " (%d scenarios of the sweep in all: summary.csv's %s lists them)", near_all,
+                     r->by_run ? "run_change_pct" : "change_pct");
         if (tied > 1)
             fprintf(out, "  (the first %d%s differ by less than %.0f point%s: as good as equal, as real runs of one "
                          "setting differ by 1-2 %%; take the cheapest)\n",
@@ -289,6 +300,15 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         if (ahead && ahead->ahead_note) fprintf(out, "  (%s)\n", ahead->ahead_note);
         if (ahead && ahead_heal && ahead->ahead_heal_note) fprintf(out, "  (%s)\n", ahead->ahead_heal_note);
     }
+    for (int k = 0; k < r->n_payoff && k < 2; k++) {
+        char buf[LABEL_LEN], pay[64] = "";
+        const int j = r->payoff_j[k];
+        if (!isnan(r->payoff_rows[k])) snprintf(pay, sizeof pay, ": pays off beyond ~%.0f batches/epoch", r->payoff_rows[k]);
+        fprintf(out, "not ranked: %s cuts the steady state %+.2f%% but costs the whole run %+.2f%% (every epoch's "
+                     "start)%s\n", label_of(L, s, j, buf), ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j),
+                pay);
+    }
+    if (r->n_payoff > 2) fprintf(out, "not ranked: %d more such cuts (rank_by = steady ranks them)\n", r->n_payoff - 2);
     int known = 0; /* a model in the sweep whose baseline error is measured */
     for (int j = 0; j < s->nsc; j++) /* (of the ranked models only, where some rank alone) */
         known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]) &&
@@ -309,7 +329,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         else
             fprintf(out, "  (%d scenario%s with a smaller cut than %.0f%% not ranked:", r->n_within,
                     r->n_within == 1 ? "" : "s", SS_RANK_MIN_PCT);
-        print_rows_left(s, L, r->within_j, r->n_within, out);
+        print_rows_left(s, r, L, r->within_j, r->n_within, out);
     }
     if (r->n_other > 0) {
         fprintf(out, "  (%d cut%s of the independent model not ranked beside the pipeline model's: it keeps each GPU's "
@@ -317,14 +337,14 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                      "a larger one; on real runs its slow-rank heals came out up to 48%% optimistic where the pipeline "
                      "model's stayed within 12%%:",
                 r->n_other, r->n_other == 1 ? "" : "s");
-        print_rows_left(s, L, r->other_j, r->n_other, out);
+        print_rows_left(s, r, L, r->other_j, r->n_other, out);
     }
     if (r->n_twin > 0) {
         fprintf(out, "  (%d healed scenario%s left out, %s heal adding no more than %s%.0f%% to the same scenario "
                      "without it, which stands for %s:",
                 r->n_twin, r->n_twin == 1 ? "" : "s", r->n_twin == 1 ? "its" : "each one's",
                 known ? "the model's baseline error or " : "", SS_RANK_MIN_PCT, r->n_twin == 1 ? "it" : "them");
-        print_rows_left(s, L, r->twin_j, r->n_twin, out);
+        print_rows_left(s, r, L, r->twin_j, r->n_twin, out);
     }
     /* as with the cuts: where a model that ranks alone has heal gains, the others' are left
      * to --json (the independent model's heal of one of two slow GPUs came out 48 % optimistic) */
@@ -382,8 +402,8 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
 {
     const int cpu_col = t.cpu, stretch_col = t.stretch, reads_col = t.reads;
     const labels L = *Lp;
-    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "",
+    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
+            "stall (s)", "delay (s)", "eff.dly%", "change%", "run%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "",
             reads_col ? "   reads" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
@@ -392,14 +412,17 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
         pm(a, sizeof a, p, SS_M_ITER);
         pm(b, sizeof b, p, SS_M_STALL);
         pm(c, sizeof c, p, SS_M_DELAY);
-        double ch = ss_summary_change_pct(s, j);
+        double ch = ss_summary_change_pct(s, j), rc = ss_summary_run_change_pct(s, j);
+        char run[24];
         if (isnan(ch)) snprintf(chg, sizeof chg, "-");
         else snprintf(chg, sizeof chg, "%+.2f", ch);
+        if (isnan(rc)) snprintf(run, sizeof run, "-");
+        else snprintf(run, sizeof run, "%+.2f", rc);
         /* "±" is two bytes: widen the fields that hold one so columns line up */
-        fprintf(out, "%-2s %-44s %6ld %*s %*s %*s %8.2f %8s",
+        fprintf(out, "%-2s %-44s %6ld %*s %*s %*s %8.2f %8s %8s",
                 j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "", lab, (long)p->n,
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
-                17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg);
+                17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg, run);
         double cl = cpu_col ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
         if (cpu_col && isnan(cl)) fprintf(out, " %5s", "-");
         else if (cpu_col) fprintf(out, " %5.0f", cl);
@@ -418,7 +441,8 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
     const labels L = *Lp;
     int any_baseline = 0;
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
-    fprintf(out, "M = the measured run; %schange%% is against M.\n",
+    fprintf(out, "M = the measured run; %schange%% (the summarised iterations) and run%% (the whole run, every "
+                 "epoch's start included) are against M.\n",
             any_baseline ? "* = baseline replay (nothing changed); " : "");
     /* what the labels' abbreviations mean: each model in the table says it once */
     int heal = 0, heal_set = 0;
@@ -534,6 +558,24 @@ static void print_slowest_loader(const ss_summary *s, FILE *out)
     }
 }
 
+/* The share of the measured stall beyond which the rows the summary leaves out are said */
+#define STALL_OUTSIDE_NOTE 0.25
+
+/* The measured stall in the rows the summary leaves out (each epoch's warm-up, epochs not
+ * selected), when it is more than STALL_OUTSIDE_NOTE of the run's, with the whole run's
+ * figure that includes it. */
+static void print_stall_outside(const ss_summary *s, FILE *out)
+{
+    const ss_partial *m = &s->p[ss_summary_measured(s)];
+    const double all = m->run.stall, in = m->n * m->mean[SS_M_STALL];
+    if (!(all > 0.0) || !(m->run.time > 0.0) || !((all - in) / all > STALL_OUTSIDE_NOTE)) return;
+    fprintf(out, "stall outside the summary (measured): %.0f%% of the run's stall lies in the rows the summary leaves "
+                 "out (each epoch's first %ld, epochs not selected); with them the stall is %.1f%% of the whole run's "
+                 "time (run_time), against %.1f%% of the summarised iterations'\n",
+            100.0 * (all - in) / all, s->warmup_iterations, 100.0 * all / m->run.time,
+            m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
+}
+
 /* A GPU whose fetches take far more CPU than the others', and several slow loaders. */
 static void print_loaders(const ss_summary *s, FILE *out)
 {
@@ -577,6 +619,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     print_fidelity(s, out);
     print_cpu(s, out);
     print_slowest_loader(s, out);
+    print_stall_outside(s, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
@@ -637,13 +680,19 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             json_num(f, r->error_pct[m]);
             first = 0;
         }
-        fputs("},\n  \"top\": [", f);
+        fprintf(f, "}, \"rank_by\": \"%s\",\n  \"top\": [", r->by_run ? "run" : "steady");
         for (int k = 0; k < r->ntop; k++) {
             double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
             fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[r->top[k].j].name);
             json_num(f, r->top[k].change_pct);
             fputs(", \"change_s\": ", f);
             json_num(f, r->top[k].change_s);
+            fputs(", \"steady_change_pct\": ", f);
+            json_num(f, r->top[k].steady_pct);
+            fputs(", \"run_change_pct\": ", f);
+            json_num(f, r->top[k].run_pct);
+            fputs(", \"payoff_batches_per_epoch\": ", f);
+            json_num(f, r->top[k].payoff_rows);
             if (!isnan(cpu)) {
                 fputs(", \"cpu_load_pct\": ", f);
                 json_num(f, cpu);

@@ -298,7 +298,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
             j->have_cal = 0;
         }
         const double per_epoch = j->sel_epochs > 0 ? (double)j->sel_rows / (double)j->sel_epochs : 0.0;
-        if (st == SS_OK) st = ss_rank(&j->sum, per_epoch, &j->ranking);
+        if (st == SS_OK) st = ss_rank(&j->sum, per_epoch, !j->cfg.rank_steady, &j->ranking);
         if (st == SS_OK) j->sum.rank = &j->ranking;
     }
     /* a trace written to while it was read (a recording still being imported, a copy over

@@ -9,6 +9,34 @@
 
 static double mean_iter(const ss_summary *s, int j) { return s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN; }
 
+/* What a ranking compares: the whole run's time (by_run) or the mean iteration time, and
+ * its change against the measured run in %. */
+static double rank_value(const ss_summary *s, int j, int by_run)
+{
+    return by_run ? ss_summary_run_time(s, j) : mean_iter(s, j);
+}
+static double rank_change(const ss_summary *s, int j, int by_run)
+{
+    return by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j);
+}
+
+/* Where the steady change and the whole run's disagree in sign: the batches per epoch n*
+ * at which they balance. Per epoch the whole run changes by the start's change D plus n
+ * times the steady change d per batch, D + n d, which is 0 at n* = -D / d (D from the
+ * trace's rows per epoch n0: D = its run's change per epoch - n0 d). NaN where they agree
+ * or n* is not positive. */
+static double payoff_rows(const ss_summary *s, int j)
+{
+    const int m = ss_summary_measured(s);
+    const double E = ss_run_epochs(&s->p[m].run), steady = ss_summary_change_pct(s, j),
+                 run = ss_summary_run_change_pct(s, j);
+    if (!(E >= 1) || !(steady * run < 0.0)) return NAN;
+    const double n0 = s->p[m].run.rows / E, d = mean_iter(s, j) - mean_iter(s, m);
+    const double D = (ss_summary_run_time(s, j) - ss_summary_run_time(s, m)) / E - n0 * d;
+    const double n = d != 0.0 ? -D / d : NAN;
+    return n > 0.0 ? n : NAN;
+}
+
 /* The model's baseline row, or -1. */
 static int baseline_of(const ss_summary *s, ss_model m)
 {
@@ -204,14 +232,40 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
     return SS_OK;
 }
 
-ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out)
+/* The steady-state cuts that the whole run loses by (rank_by = run): the largest steady
+ * cuts of the models ranked, with the batches per epoch beyond which they pay off. */
+static void note_payoffs(const ss_summary *s, int alone, ss_ranking *out)
+{
+    for (int j = 0; j < s->nsc; j++) {
+        if (j == ss_summary_measured(s) || (alone && !ss_model_get(s->sc[j].model)->ranks_alone)) continue;
+        const double steady = ss_summary_change_pct(s, j), run = ss_summary_run_change_pct(s, j);
+        if (!(steady < -SS_RANK_MIN_PCT) || !(run > 0.0)) continue;
+        int at = out->n_payoff < SS_RANK_TOP ? out->n_payoff : SS_RANK_TOP;
+        while (at > 0 && ss_summary_change_pct(s, out->payoff_j[at - 1]) > steady) {
+            if (at < SS_RANK_TOP) {
+                out->payoff_j[at] = out->payoff_j[at - 1];
+                out->payoff_rows[at] = out->payoff_rows[at - 1];
+            }
+            at--;
+        }
+        if (at < SS_RANK_TOP) {
+            out->payoff_j[at] = j;
+            out->payoff_rows[at] = payoff_rows(s, j);
+        }
+        out->n_payoff++;
+    }
+}
+
+ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, ss_ranking *out)
 {
     memset(out, 0, sizeof *out);
     out->iterations_per_epoch = iterations_per_epoch;
+    out->by_run = by_run;
     int base_row[SS_NMODELS]; /* each model's baseline row, looked up once */
     for (int m = 0; m < SS_NMODELS; m++) {
         const int b = base_row[m] = baseline_of(s, (ss_model)m);
         double e = b >= 0 ? ss_summary_fidelity_err_pct(s, b) : NAN;
+        if (b >= 0 && by_run && ss_model_get((ss_model)m)->reports_fidelity) e = ss_summary_run_change_pct(s, b);
         /* a model without a fidelity figure gives the measured run back as its baseline */
         out->error_pct[m] = b < 0 ? NAN : isnan(e) ? 0.0 : fabs(e);
     }
@@ -221,7 +275,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
     int nc = 0;
     for (int j = 0; j < s->nsc; j++) {
         if (j == ss_summary_measured(s)) continue;
-        double ch = ss_summary_change_pct(s, j);
+        double ch = rank_change(s, j, by_run);
         if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT) continue;
         double err = out->error_pct[s->sc[j].model];
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
@@ -236,14 +290,15 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
          * as though fixing a healthy GPU helped) */
         int twin = unhealed_twin(s, j);
         if (twin >= 0) {
-            double t = mean_iter(s, twin), v = mean_iter(s, j);
+            double t = rank_value(s, twin, by_run), v = rank_value(s, j, by_run);
             if (t > 0 && !(100.0 * (t - v) / t > floor_of(isnan(err) ? 0.0 : err))) {
                 if (out->n_twin < SS_RANK_TOP) out->twin_j[out->n_twin] = j;
                 out->n_twin++;
                 continue;
             }
         }
-        cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, 0};
+        cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, ss_summary_change_pct(s, j),
+                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the
@@ -265,6 +320,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         }
         nc = kept;
     }
+    if (by_run) note_payoffs(s, alone, out);
     ss_status dst = drop_same(s, cand, &nc, &out->n_same, &out->n_one);
     if (dst != SS_OK) {
         free(cand);
@@ -294,13 +350,14 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *
         unsigned char *seen_at = &seen[(size_t)s->sc[j].model * (size_t)s->gpus + (size_t)s->sc[j].heal_gpu];
         if (*seen_at) continue;
         *seen_at = 1;
-        double base = mean_iter(s, b), v = mean_iter(s, j);
+        double base = rank_value(s, b, by_run), v = rank_value(s, j, by_run);
+        const double epochs = ss_run_epochs(&s->p[ss_summary_measured(s)].run);
         ss_rank_heal *h = &out->heal[out->nheal++];
         h->gpu = s->sc[j].heal_gpu;
         h->j = j;
         h->model = s->sc[j].model;
         h->gain_pct = base > 0 ? 100.0 * (base - v) / base : 0.0;
-        h->gain_s_epoch = (base - v) * iterations_per_epoch;
+        h->gain_s_epoch = by_run ? (epochs >= 1 ? (base - v) / epochs : 0.0) : (base - v) * iterations_per_epoch;
         h->ranked = h->gain_pct > floor_of(out->error_pct[h->model]);
     }
     free(seen);

@@ -15,8 +15,13 @@
 
 typedef struct {
     int j;             /* scenario index */
-    double change_pct; /* 100 x (mean iteration time / measured - 1) */
+    double change_pct; /* the ranked change: 100 x (run_time or mean iteration time / measured - 1) */
     double change_s;   /* mean iteration time - measured, seconds per iteration */
+    double steady_pct, run_pct; /* the change of the mean iteration time and of the whole run's time */
+    /* where the two disagree in sign: the batches per epoch from which on the steady
+     * change outweighs the change of every epoch's start (the whole run gains beyond them
+     * where the steady state gains, and only below them where it loses); NaN elsewhere */
+    double payoff_rows;
     int loaders_ahead; /* a pipeline row whose loaders keep ahead of the trace's, which were
                         * behind: less certain (ss_rank.c; README, "Which GPU, which fix") */
 } ss_rank_top;
@@ -49,14 +54,18 @@ typedef struct ss_ranking {
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
     double iterations_per_epoch;
+    int by_run;                 /* ranked by the whole run's time (rank_by = run), else the steady state */
+    int n_payoff;               /* cuts of the steady state left out as the whole run loses by them */
+    int payoff_j[SS_RANK_TOP];  /* the first min(n_payoff, SS_RANK_TOP) of them, largest steady cut first */
+    double payoff_rows[SS_RANK_TOP]; /* and from how many batches per epoch on they pay off */
 } ss_ranking;
 
-/* Ranks the rows of s (rank 0). iterations_per_epoch converts a gain per iteration into
- * seconds per epoch. A scenario is ranked only when |change| exceeds its model's baseline
+/* Ranks the rows of s (rank 0), by the whole run's time (by_run) or the mean iteration
+ * time. iterations_per_epoch converts a gain per iteration into seconds per epoch. A scenario is ranked only when |change| exceeds its model's baseline
  * error (0 for models whose baseline gives the measured run back by construction). Heal
  * gains are taken against the model's baseline row: only heal scenarios whose other
  * settings are the baseline's are ranked per GPU. */
-ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, ss_ranking *out);
+ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, ss_ranking *out);
 void ss_ranking_free(ss_ranking *r);
 
 #endif

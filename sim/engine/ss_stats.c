@@ -50,6 +50,7 @@ void ss_run_add(ss_run_part *r, double iter_time, double stall, double epoch)
     r->last_epoch = epoch;
     r->rows += 1;
     r->time += iter_time;
+    r->stall += stall;
 }
 
 /* b's rows after a's */
@@ -61,6 +62,7 @@ static void run_merge(ss_run_part *a, const ss_run_part *b)
         return;
     }
     a->time += b->time;
+    a->stall += b->stall;
     a->starts += b->starts;
     a->start_sum += b->start_sum;
     if (b->first_epoch != a->last_epoch) { /* b's first row starts an epoch */

@@ -21,6 +21,7 @@ enum {
  * its stall and epoch apart until the blocks are merged in order (ss_partial_merge). */
 typedef struct {
     double rows, time;        /* rows, and their iteration times summed */
+    double stall;             /* the rows' largest stalls summed */
     double starts, start_sum; /* epoch starts after the block's first row, their stalls summed */
     double first_epoch, first_stall, last_epoch; /* the block's first row's epoch and stall, its last row's epoch */
 } ss_run_part;

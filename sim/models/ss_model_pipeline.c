@@ -219,6 +219,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_factor = ssp_factor_of(o->fetch_cpu.value);
     }
     if (ssp_cpu_sharing_on(o) && cal && cal->share) p->share = cal->share;
+    if (cal && cal->share) p->pools = cal->share;
     if (o->storage_parallel > 0.0 && cal && cal->fetch_med_gpu) {
         p->storage_parallel = o->storage_parallel;
         p->trace_fetch_med = cal->fetch_med_gpu;
@@ -362,7 +363,7 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->ask0 = st->boot + G;
     st->boot_start = st->boot + 2 * G;
     double *load = st->boot + 3 * G; /* scratch: per pool, the scenario's and the trace's workers */
-    const ss_share *sh = st->ps.p.share && st->ps.p.share->gpus == gpus ? st->ps.p.share : NULL;
+    const ss_share *sh = st->ps.p.pools && st->ps.p.pools->gpus == gpus ? st->ps.p.pools : NULL;
     const int pools = sh ? sh->pools : 0;
     double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL;
     if (pools && !n1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);

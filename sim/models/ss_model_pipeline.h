@@ -58,6 +58,8 @@ typedef struct {
      * trace's contention stretched it (c * s0) and its factor s1 / s0 at the scenario's load
      * ([gpus] each, NULL: no change), and the change of every step time */
     const ss_share *share;
+    const ss_share *pools; /* the trace's pools of cores and calibrated workers, whether or not
+                            * CPU sharing is on (an epoch's start), or NULL */
     const double *cpu_wall_gpu, *cpu_ratio_gpu;
     double compute_delta;
     /* and each GPU's factor on its deliveries at the scenario's load (s1 / s0 where its

@@ -262,11 +262,10 @@ static void note_startup(const ss_scenario *sc, int nsc, const ss_config *cfg, c
             if (ssp_loader_of(ssp_params_of(&sc[i]), g).workers != cal->workers_gpu[g]) {
                 fprintf(out, "note: each epoch's first batch came %.2f s after the loop asked for it (mean over the %ld "
                              "epoch%s the calibration read; a step takes %.4f s): the loader starting, its workers and "
-                             "its first fetches. The "
-                             "summaries leave each epoch's first %ld iterations out (warmup_iterations), and that "
-                             "start-up with them, so a scenario with other workers, such as %s, predicts the "
-                             "iterations after it; an epoch's time also has the start-up, which grows with the "
-                             "workers unless they persist (persistent_workers=True starts them once)\n",
+                             "its first fetches. The summaries leave each epoch's first %ld iterations out "
+                             "(warmup_iterations): change%% is the steady state; run%% (run_time) has every epoch's "
+                             "start, which a scenario with other workers, such as %s, replays as its workers share "
+                             "the cores while they start (persistent_workers = true starts them once)\n",
                         cal->startup, cal->startup_epochs, cal->startup_epochs == 1 ? "" : "s", cal->ask_period,
                         cfg->warmup_iterations, ss_model_note_label(sc, nsc, &sc[i]));
                 return;
@@ -334,6 +333,26 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
                 s0);
 }
 
+/* A GPU that loads synchronously in the trace shows no worker start-up at an epoch's start
+ * (MODELS-pipeline.md, "An epoch's start"): scenarios that give it workers cannot replay
+ * one. Says so once. */
+static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *cal, FILE *out)
+{
+    if (!cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipe(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
+                fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace shows no start-up of "
+                             "loader workers at an epoch's start; scenarios that give it workers, such as %s, leave "
+                             "that start-up out of every epoch (run_time and epoch_start_time optimistic by it): a trace "
+                             "recorded with workers shows it\n",
+                        g, ss_model_note_label(sc, nsc, &sc[i]));
+                return;
+            }
+    }
+}
+
 /* The trace's calibration as the model's settings take it (after ss_calib_print). */
 void ssp_calib_notes(const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
@@ -374,6 +393,7 @@ ss_status ssp_notes(const ss_notes_in *in, FILE *out)
     note_busy_trace(sc, nsc, cfg, cal, out);
     note_start_window(sc, nsc, cfg, cal, out);
     note_startup(sc, nsc, cfg, cal, out);
+    note_start_unknown(sc, nsc, cal, out);
     note_storage(sc, nsc, cfg, cal, in->meta, out);
     note_no_cpu(sc, nsc, cfg, cal, in->meta, out);
     return SS_OK;
