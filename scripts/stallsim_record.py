@@ -383,17 +383,33 @@ class _RecIterable(_PassThrough, tud.IterableDataset):
             j += 1
 
 
+def _start_method(loader):
+    """fork, spawn or forkserver: how the loader's worker processes start."""
+    ctx = getattr(loader, "multiprocessing_context", None)
+    if isinstance(ctx, str):
+        return ctx
+    if ctx is not None and hasattr(ctx, "get_start_method"):
+        return ctx.get_start_method()
+    return torch.multiprocessing.get_start_method()
+
+
 class _WorkerInit:
     """Opens the worker's record file as the worker starts (a worker that never gets a batch
-    still has its file), then calls the user's worker_init_fn."""
+    still has its file; its start time, when its process runs, and ready time, after the
+    user's worker_init_fn, go in as meta lines), then calls the user's worker_init_fn."""
 
     def __init__(self, log, user):
         self.log, self.user = log, user
 
     def __call__(self, worker_id):
+        t = _now()
         self.log._open()
+        if self.log.out is not None:
+            self.log.out.line("meta,start_ns,%d\n" % t)
         if self.user is not None:
             self.user(worker_id)
+        if self.log.out is not None:
+            self.log.out.line("meta,ready_ns,%d\n" % _now())
 
 
 class _RecCollate:
@@ -638,6 +654,8 @@ class Recorder:
                      ("persistent_workers", int(bool(getattr(loader, "persistent_workers", False)))),
                      ("batches_per_epoch", per_epoch)):
             w.line("meta,%s,%s\n" % (k, v))
+        if loader.num_workers > 0:  # how its workers start (the loader's context, else the process's default)
+            w.line("meta,start_method,%s\n" % _start_method(loader))
         w.flush()
         self._wrapped = True  # (not the loader itself: no cycle, so its workers end with it)
         return RecordedLoader(self, loader, inner)

@@ -337,6 +337,9 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     m->prefetch_factor = prefetch > 0 ? prefetch : -1;
     snprintf(m->fetch_times, sizeof m->fetch_times, "measured");
     m->loader_workers = S->loader_workers;
+    /* the workers' start, as rank 0's loader had it (every rank wraps the same loader) */
+    snprintf(m->start_method, sizeof m->start_method, "%s", r0->workers > 0 ? r0->start_method : "");
+    m->persistent_workers = r0->workers > 0 ? r0->persistent : -1;
     return SS_OK;
 }
 

@@ -193,6 +193,13 @@ ss_status pt_rank_header(pt_rank *R)
             st = pt_long(f, 2, "meta batches_per_epoch", -1, LONG_MAX, &R->per_epoch); /* -1: no len(loader) */
         else if (!strcmp(key, "cpu_set")) snprintf(R->cpu_set, sizeof R->cpu_set, "%s", f->field[2]);
         else if (!strcmp(key, "persistent_workers")) st = pt_long(f, 2, "meta persistent_workers", 0, 1, &R->persistent);
+        else if (!strcmp(key, "start_method")) {
+            const char *v = f->field[2];
+            if (strcmp(v, "fork") && strcmp(v, "spawn") && strcmp(v, "forkserver"))
+                st = ss_fail(SS_EDATA, "%s:%ld: meta start_method is '%.40s', expected fork, spawn or forkserver",
+                             f->path, f->line, v);
+            else snprintf(R->start_method, sizeof R->start_method, "%s", v);
+        }
         else if (!strcmp(key, "dataset")) {
             R->iterable = !strcmp(f->field[2], "iterable");
             if (!R->iterable && strcmp(f->field[2], "map"))

@@ -87,6 +87,8 @@ static const ss_trace_attr attrs[] = {
     LONG_ATTR(epochs, "", 0, ANY_COUNT),
     LONG_ATTR(prefetch_factor, "", 0, SS_MAX_PREFETCH), /* 0: none (synchronous loading) */
     STR_ATTR(fetch_times, ""),
+    STR_ATTR(start_method, " (how the loader's workers were started)"),
+    LONG_ATTR(persistent_workers, " (1: kept across epochs, 0: started at every epoch)", 0, 1),
 };
 #undef STR_ATTR
 #undef LONG_ATTR

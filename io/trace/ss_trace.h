@@ -22,6 +22,10 @@ typedef struct {
     long prefetch_factor;  /* the loader's prefetch factor (batches per worker), -1 unknown */
     char fetch_times[16];  /* "" or "measured": fetch columns hold measured data; "absent":
                             * only iteration and stall times were measured (profiler traces) */
+    char start_method[16]; /* how the loader's workers were started: fork, spawn, forkserver ("":
+                            * unknown) */
+    long persistent_workers; /* 1: the workers were kept across epochs, 0: started at every
+                              * epoch, -1 unknown */
     int *loader_workers;   /* [gpus] loader worker processes per GPU (0: synchronous loading),
                             * NULL when unknown. Owned by whoever filled it; the reader's copy
                             * lives as long as the trace file. */

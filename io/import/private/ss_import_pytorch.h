@@ -80,6 +80,7 @@ typedef struct {
     long workers, prefetch, batch_size, world;
     long per_epoch; /* meta batches_per_epoch (len(loader)), -1 unknown */
     long persistent; /* meta persistent_workers (0 or 1), -1 unknown */
+    char start_method[16]; /* meta start_method (fork, spawn, forkserver), "" unknown */
     int iterable;    /* meta dataset: 1 iterable (its fetches' batch numbers may skip), 0 map-style */
     /* in the pass being read (trk_pass; -1 before the first): each worker's last batch that
      * the loop took (last_k, -1 none), and the batches the loop took (trk_n) */
