@@ -162,9 +162,6 @@ static void calib_free_io(calib_io *io)
     free(io->stage);
 }
 
-/* CPU sharing's view of the trace: the calibrated loaders, each GPU's median fetch time,
- * the median over the rows of the slowest GPU's iteration time and of the step (that
- * iteration minus the largest stall); imax and smax are reordered. */
 /* The training processes' alignment (MODELS-pipeline.md, "CPU sharing"), per pool of
  * cores: over the calibration's first `rows` rows, the mean of (n - 1) / (G_p - 1), where n
  * is the largest number of the pool's G_p GPUs whose step starts (train_start; j = 1: whose
@@ -230,6 +227,9 @@ static void period_and_step(ss_calib *c, const double *imax, const double *smax,
     c->period = median_of(scratch, n);
 }
 
+/* CPU sharing's view of the trace (c->share): the calibrated loaders, each GPU's median
+ * fetch time fmed, the trace's period and step (period_and_step) and the pools' alignment.
+ * SS_ENOMEM and ss_share_build's errors (c->share NULL then). */
 static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *fmed, const double *align)
 {
     const double iter = c->period, step = c->step;
