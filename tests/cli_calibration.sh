@@ -122,7 +122,8 @@ else
   fail "datasets/pytorch-grid-h is missing (committed with the repository)"
 fi
 # a run recorded while other processes used its cores (its waits for a core three times
-# what its own threads explain): warned, with the ratio; the run as recorded is not
+# what its own threads explain): warned, with the ratio, and so is --json; the run as
+# recorded is not
 base=$src/datasets/pytorch-grid-r/w2-x1-p2.h5
 if [ -e "$base" ]; then
   cp "$base" "$work/busy.h5"
@@ -138,6 +139,28 @@ PY
     "$stallsim" info "$work/busy.h5" > "$work/busy.txt" 2>&1 &&
     grep -q "calibration: warning: GPU 0's pool: its CPU work, with its waits for a core, took 3.0 times as long as the model's stretch for its own threads' load gives" "$work/busy.txt" &&
     ok || fail "a disturbed run: $(grep -i 'stretch\|warning' "$work/busy.txt")"
+  # --json carries the warning as findings.disturbed_pool, with the printed figures; the
+  # run as recorded has no such key
+  for x in busy clean; do
+    h5=$work/busy.h5
+    [ "$x" = clean ] && h5=$base
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$h5" > "$work/$x.ini"
+    "$stallsim" run "$work/$x.ini" --out "$work/${x}j" --json > "$work/$x.json" 2> "$work/${x}j.txt" ||
+      fail "run --json on the $x trace: $(cat "$work/${x}j.txt")"
+  done
+  $py - "$work/busy.json" "$work/busyj.txt" "$work/clean.json" <<'PY' && ok || fail "disturbed_pool in the JSON"
+import json, re, sys
+f = json.load(open(sys.argv[1]))["findings"]["disturbed_pool"]
+m = re.search(r"^calibration: warning: GPU (\d+)'s pool: .* took ([\d.]+) times as long .* \(measured stretch "
+              r"([\d.]+) for the fetches and ([\d.]+) for the steps, the model's ([\d.]+)\)", open(sys.argv[2]).read(), re.M)
+assert m, "no warning on stderr"
+assert f["gpu"] == int(m.group(1)) and f["pool"] == 0, f
+for key, i, fmt in (("ratio", 2, "%.1f"), ("fetch_stretch", 3, "%.2f"), ("step_stretch", 4, "%.2f"),
+                    ("model_stretch", 5, "%.2f")):
+    assert fmt % f[key] == m.group(i), (key, f[key], m.group(i))
+assert f["ratio"] > 2.5 and 0.05 <= f["excess_wait_share"] < 10, f
+assert "disturbed_pool" not in json.load(open(sys.argv[3]))["findings"]
+PY
 else
   fail "datasets/pytorch-grid-r is missing (committed with the repository)"
 fi

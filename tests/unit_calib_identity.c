@@ -199,7 +199,7 @@ static void check_sweep(const cal_case *c, const char *path)
 
 /* A window-bound trace of one epoch with W = 1, P = 2: the worker binds on the epoch's
  * one first-window row and where a batch came late, too few rows for the calibration's
- * agreement rule (3 at the smallest excess; ss_calibrate.c, fit_gaps), which then asks
+ * agreement rule (3 at the smallest excess; ss_calib_fit.c, fit_gaps), which then asks
  * only as many as the first windows hold: the generating gap comes back. */
 static void test_short_window_bound_gap(void **state)
 {
@@ -438,7 +438,7 @@ static void test_lagged_identity(void **state)
         assert_true(cal.asks_consistent && cal.ask_lags && cal.ask_spread > 0.001);
         for (int g = 0; g < G; g++) {
             /* the slow GPU's window never binds: its refill gap does not show, and it takes
-             * the prior, its delivery (ss_calibrate.c, refill_prior) */
+             * the prior, its delivery (ss_calib_fit.c, refill_prior) */
             double rg = slow && g == 3 ? deliv : refill;
             if (cal.workers_gpu[g] != W || cal.prefetch_gpu[g] != P || fabs(cal.gap_gpu[g] - gap) > TOL ||
                 fabs(cal.refill_gpu[g] - rg) > TOL || fabs(cal.delivery_gpu[g] - deliv) > TOL)

@@ -735,5 +735,22 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
     if (ss_summary_slow_loaders(s, &slow, &med) >= 2)
         for (int i = 0, k = 0; i < slow.n; i++)
             for (int x = slow.lo[i]; x <= slow.hi[i]; x++) fprintf(f, "%s%d", k++ ? ", " : "", x);
-    fputs("]}}\n", f);
+    fputs("]", f);
+    /* the calibration's warning of a pool of cores that other processes used, only where
+     * there is one */
+    const ss_calib_finding *d = s->has_calib ? &s->calib.disturbed : NULL;
+    if (d && d->found) {
+        fprintf(f, ", \"disturbed_pool\": {\"gpu\": %d, \"pool\": %d, \"ratio\": ", d->gpu, d->pool);
+        json_num(f, d->ratio);
+        fputs(", \"fetch_stretch\": ", f);
+        json_num(f, d->fetch_stretch);
+        fputs(", \"step_stretch\": ", f);
+        json_num(f, d->step_stretch);
+        fputs(", \"model_stretch\": ", f);
+        json_num(f, d->model_stretch);
+        fputs(", \"excess_wait_share\": ", f);
+        json_num(f, d->excess_share);
+        fputc('}', f);
+    }
+    fputs("}}\n", f);
 }

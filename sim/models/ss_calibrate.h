@@ -21,6 +21,25 @@
 #define SS_CALIB_ROWS 20000L
 #define SS_CALIB_MIN_ROWS 1000L
 
+/* A finding of the calibration: a pool of cores disturbed while the trace was recorded. Its
+ * measured stretch of CPU work (fetches' or steps', with their waits for a core) is
+ * `ratio` times the model's for its own threads' load, above what clean runs show, and
+ * its excess wait is a sizeable share of an iteration: other processes most likely used
+ * its cores, and every prediction from the trace carries that contention. */
+typedef struct {
+    int found;            /* 1 when there is such a pool (the fields below are then set) */
+    int pool;             /* the pool (numbered in the order of its first GPU, as ss_share.pool_of) */
+    int gpu;              /* its first GPU, which names it ("GPU g's pool") */
+    double ratio;         /* the larger of its measured fetches' and steps' stretch over the model's */
+    double fetch_stretch; /* measured stretch of its fetches: (CPU time + wait for a core) / CPU time */
+    double step_stretch;  /* the same for its steps */
+    double model_stretch; /* the model's stretch at the trace's load */
+    /* the excess wait (measured over the model's stretch) per GPU of the pool and iteration,
+     * of the fetches or the steps (whichever gave the ratio), as a share of the trace's
+     * iteration time */
+    double excess_share;
+} ss_calib_finding;
+
 typedef struct {
     int gpus;
     /* per GPU, [gpus] each */
@@ -71,6 +90,9 @@ typedef struct {
     /* CPU sharing (ss_cpushare.h): built when the trace records the CPU times of fetches
      * and steps and its pools of cores; NULL otherwise */
     ss_share *share;
+    /* a pool of cores disturbed by other processes (found = 0: none, or no measured waits
+     * for a core): ss_calib_print warns of it, the JSON output carries it */
+    ss_calib_finding disturbed;
 } ss_calib;
 
 /* The calibration's three figures of the loops' asks (ask_spread, ask_period,
@@ -93,7 +115,7 @@ void ss_calib_free(ss_calib *c);
 
 /* Prints what was fitted and how well it explains the trace, lines starting with
  * "calibration:"; GPUs with the same settings are grouped (a few lines whatever the GPU
- * count). */
+ * count). Reads the disturbed-pool finding from c->disturbed. */
 void ss_calib_print(const ss_calib *c, FILE *out);
 
 #endif
