@@ -96,6 +96,9 @@ def main():
     G = cols[0].shape[1]
     rows = [tuple([float(x) for x in c[k]] for c in cols) for k in range(len(epoch))
             if (p["epoch"] == "all" or int(epoch[k]) == int(p["epoch"])) and int(index[k]) >= p["warmup"]]
+    # the whole run: every row of every epoch, and which rows start an epoch
+    every = [tuple([float(x) for x in c[k]] for c in cols) for k in range(len(epoch))]
+    starts = [k == 0 or epoch[k] != epoch[k - 1] for k in range(len(epoch))]
     n = len(rows)
     with open(summary, newline="") as f:
         table = list(csv.DictReader(f))
@@ -151,6 +154,16 @@ def main():
             if m == "iter_time":
                 it_mean = mean
         check(scn, "effective_delay_pct", 100.0 * sum(1 for o in out if o["delay"] > p["threshold"]) / n)
+        whole = [replay(r, fa, sa, p, heal) for r in every]
+        run_time = sum(o["iter_time"] for o in whole)
+        check(scn, "run_time", run_time)
+        first = [o["stall"] for o, st in zip(whole, starts) if st]
+        check(scn, "epoch_start_time", sum(first) / len(first))
+        if table_row["model"] == "measured":
+            measured_run = run_time
+            check(scn, "run_change_pct", None)
+        else:
+            check(scn, "run_change_pct", 100.0 * (run_time / measured_run - 1.0))
         if table_row["model"] == "measured":
             measured_mean = it_mean
             check(scn, "iter_time_change_pct", None)
@@ -165,7 +178,8 @@ def main():
     extra = set(table[0].keys()) - {"scenario", "model", "label", "fetch_align", "start_align", "iterations",
                                     "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
-                                    "fidelity_iter_time_mape_pct", "heal_gpu", "heal_gpus", "cpu_load_pct", "cpu_stretch", "read_stretch"} - {
+                                    "fidelity_iter_time_mape_pct", "heal_gpu", "heal_gpus", "cpu_load_pct", "cpu_stretch", "read_stretch",
+                                    "run_time", "run_change_pct", "epoch_start_time"} - {
         m + s for m in ("iter_time", "stall", "delay", "start_diff", "fetch_diff") for s in ("_mean", "_std")} - {
         "straggler_share_gpu%d" % g for g in range(G)}
     if extra:

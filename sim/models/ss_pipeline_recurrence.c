@@ -99,7 +99,7 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
     s->T = malloc((size_t)(s->ring + 1) * sizeof *s->T);
     s->r = malloc((size_t)gpus * sizeof *s->r);
-    s->f = malloc((size_t)gpus * sizeof *s->f);
+    s->f = malloc(2 * (size_t)gpus * sizeof *s->f); /* (and scratch for a median at an epoch's start) */
     s->h = malloc((size_t)gpus * sizeof *s->h);
     int lags_ok = 1;
     if (p->delivery_measured) {
@@ -609,12 +609,20 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
 {
     const int G = s->gpus;
     const int measure = s->dm && measured->train_start, lagged = s->A && row->train_start;
-    if (s->k == 0 && row->train_start) {
+    if (s->k == 0 && row->train_start) { /* the epoch's first asks (s->h), T[-1] the last */
         double a0 = -INFINITY;
-        for (int g = 0; g < G; g++) {
-            const double a = row->train_start[g] - row->stall_time[g];
-            a0 = a > a0 ? a : a0;
+        for (int g = 0; g < G; g++) s->h[g] = row->train_start[g] - row->stall_time[g];
+        if (s->healed) { /* a healed GPU asks as the others do: its lateness was its slow loader's */
+            int n = 0;
+            for (int g = 0; g < G; g++)
+                if (!s->healed[g]) s->f[n++] = s->h[g];
+            if (n > 0) {
+                const double med = median_of_copy(s->f, n, s->f + n);
+                for (int g = 0; g < G; g++)
+                    if (s->healed[g]) s->h[g] = med;
+            }
         }
+        for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;
         s->first_ask = a0;
     }
     double scale = s->p.fetch_scale, f1 = 0.0;
@@ -670,7 +678,8 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
          * the last GPU asking for the next */
         double amax = -INFINITY, nmax = -INFINITY, tmax = -INFINITY;
         for (int g = 0; g < G; g++) {
-            double a = row->train_start[g] - row->stall_time[g], nx = a + row->iteration_time[g];
+            double a = s->k == 0 ? s->h[g] : row->train_start[g] - row->stall_time[g],
+                   nx = a + row->iteration_time[g];
             s->lag[g] = a;
             s->lag_next[g] = nx;
             amax = a > amax ? a : amax;
