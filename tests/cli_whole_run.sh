@@ -109,6 +109,40 @@ m = re.search(r"^stall outside the summary \(measured\): (\d+)% of the run's sta
 assert m and abs(int(m.group(1)) - 100 * out) <= 0.5 and abs(float(m.group(2)) - 100 * st.sum() / it.sum()) <= 0.05, (m, out)
 PY
 
+# a trace without its pools of cores: scenarios with other workers keep each worker's
+# start-up as recorded (beta = 1), and run says so; a synchronous trace cannot show the
+# workers' start-up that a scenario adds, and run says that too
+$py - "$trace" "$work/nopools.h5" <<'PY' || fail "python edits (no pools)"
+import shutil, sys, h5py
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    for k in ("cpu_pool", "cpu_pool_cores", "fetch_cpu_time", "loop_cpu_time", "fetch_wait_time", "loop_wait_time",
+              "fetch_wait_start_time"):
+        if k in f:
+            del f[k]
+PY
+"$stallsim" run "$work/wr.ini" --set trace.path="$work/nopools.h5" --set scenarios.persistent_workers=auto \
+  --out "$work/np" > "$work/np.txt" 2>&1 && grep -q "^note: the trace records no pools of cores, so scenarios with other workers, such as pipe W=1, keep each worker's start-up" "$work/np.txt" \
+  && ok || fail "the no-pools note: $(grep '^note' "$work/np.txt")"
+$py - "$work/np/summary.csv" "$work/np/results.h5" "$trace" <<'PY' && ok || fail "no pools: the start-ups as recorded"
+import csv, sys, h5py, numpy as np
+rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[1]))}
+t = h5py.File(sys.argv[3], "r")["timeline"]
+ep, st = t["epoch"][:], t["stall_time"][:]
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+res = h5py.File(sys.argv[2], "r")
+for w in ("1", "16"):
+    stall = res["scenarios/pipeline_fetch-none_start-none_w-%s_p2_fs1_cs1/stall" % w][:]
+    for i in first:  # beta = 1: the first stall as measured
+        assert abs(stall[i] - st[i].max()) <= 1e-9 * st[i].max(), (w, i, stall[i], st[i])
+PY
+sync=$(cd "$src" && pwd)/datasets/pytorch-disk/w0-a.h5
+if [ -e "$sync" ]; then
+  "$stallsim" run "$work/wr.ini" --set trace.path="$sync" --set scenarios.persistent_workers=auto --out "$work/w0" \
+    > "$work/w0.txt" 2>&1 && grep -q "^note: GPU 0 loads synchronously in the trace (W = 0), so the trace shows no start-up of loader workers" "$work/w0.txt" \
+    && ok || fail "the synchronous-trace note: $(grep '^note' "$work/w0.txt")"
+fi
+
 # the same whole-run numbers at 2 and 3 ranks
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do

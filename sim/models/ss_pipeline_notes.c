@@ -353,6 +353,27 @@ static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *c
     }
 }
 
+/* A trace without its pools of cores (importers other than pytorch, recorder format 1):
+ * scenarios with other workers keep each worker's start-up as recorded, with no change of
+ * the contention while the workers start. Says so once, where a scenario changes the
+ * workers of a GPU whose epochs start with a start-up. */
+static void note_start_as_recorded(const ss_scenario *sc, int nsc, const ss_calib *cal, FILE *out)
+{
+    if (cal->share || !cal->workers_gpu || cal->startup_epochs < 1 || !(cal->startup > SS_STARTUP_NOTE_S)) return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipe(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (cal->workers_gpu[g] > 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0 &&
+                ssp_loader_of(ssp_params_of(&sc[i]), g).workers != cal->workers_gpu[g]) {
+                fprintf(out, "note: the trace records no pools of cores, so scenarios with other workers, such as %s, "
+                             "keep each worker's start-up at an epoch's start as recorded (more workers starting on the "
+                             "same cores take longer in a real run)\n",
+                        ss_model_note_label(sc, nsc, &sc[i]));
+                return;
+            }
+    }
+}
+
 /* The trace's calibration as the model's settings take it (after ss_calib_print). */
 void ssp_calib_notes(const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
@@ -394,6 +415,7 @@ ss_status ssp_notes(const ss_notes_in *in, FILE *out)
     note_start_window(sc, nsc, cfg, cal, out);
     note_startup(sc, nsc, cfg, cal, out);
     note_start_unknown(sc, nsc, cal, out);
+    note_start_as_recorded(sc, nsc, cal, out);
     note_storage(sc, nsc, cfg, cal, in->meta, out);
     note_no_cpu(sc, nsc, cfg, cal, in->meta, out);
     return SS_OK;
