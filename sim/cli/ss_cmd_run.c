@@ -297,6 +297,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));
             j->have_cal = 0;
         }
+        if (st == SS_OK) st = ss_summary_intervals(&j->sum);
         const double per_epoch = j->sel_epochs > 0 ? (double)j->sel_rows / (double)j->sel_epochs : 0.0;
         if (st == SS_OK) st = ss_rank(&j->sum, per_epoch, !j->cfg.rank_steady, &j->ranking);
         if (st == SS_OK) j->sum.rank = &j->ranking;

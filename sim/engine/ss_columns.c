@@ -33,11 +33,22 @@ static const ss_column columns[] = {
     STD("fetch_diff", SS_M_FETCH, "s", "its sample standard deviation"),
     {"iter_time_change_pct", SS_COL_F64, "%", "every row but the measured one",
      "100 x (mean iteration time / the measured row's - 1)", SS_CV_CHANGE, 0, SS_COLF_H5, 0},
+    {"error_class", SS_COL_STR, "", "rows of models with intervals (pipeline)",
+     "the class of the prediction its interval comes from (baseline, loader bound, loaders now ahead, heal, "
+     "near saturation, from a synchronous trace)", SS_CV_ERROR_CLASS, 0, SS_COLF_H5, 32},
+    {"iter_time_lo", SS_COL_F64, "s", "rows of models with intervals",
+     "90 % interval of the real mean iteration time: lower bound (the class's error quantiles, widened by "
+     "the trace's own variability)", SS_CV_ITER_LO, 0, SS_COLF_H5, 0},
+    {"iter_time_hi", SS_COL_F64, "s", "rows of models with intervals", "its upper bound", SS_CV_ITER_HI, 0, SS_COLF_H5,
+     0},
     {"run_time", SS_COL_F64, "s", "every row",
      "the whole run: the iteration times of every row of every epoch summed (warm-up and unselected epochs "
      "included)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
     {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
      SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
+    {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "90 % interval of the real run_time: lower bound",
+     SS_CV_RUN_LO, 0, SS_COLF_H5, 0},
+    {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "its upper bound", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},
     {"epoch_start_time", SS_COL_F64, "s", "every row",
      "an epoch's start: the largest stall of each epoch's first row (the loader starting and its first "
      "fetches), mean over the epochs", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
@@ -143,6 +154,13 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_RUN_TIME: return num(ss_summary_run_time(s, j), v);
     case SS_CV_RUN_CHANGE: return num(ss_summary_run_change_pct(s, j), v);
     case SS_CV_EPOCH_START: return num(ss_summary_epoch_start(s, j), v);
+    case SS_CV_ERROR_CLASS:
+        v->str = s->cls && s->cls[j] ? s->cls[j]->name : "";
+        return s->cls && s->cls[j] != NULL;
+    case SS_CV_ITER_LO: return num(s->iter_lo ? s->iter_lo[j] : NAN, v);
+    case SS_CV_ITER_HI: return num(s->iter_hi ? s->iter_hi[j] : NAN, v);
+    case SS_CV_RUN_LO: return num(s->run_lo ? s->run_lo[j] : NAN, v);
+    case SS_CV_RUN_HI: return num(s->run_hi ? s->run_hi[j] : NAN, v);
     }
     return 0;
 }

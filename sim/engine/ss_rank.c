@@ -55,25 +55,7 @@ static int baseline_of(const ss_summary *s, ss_model m)
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
 
-/* The largest factor scenario j replays its GPUs' deliveries with (ss_model_ops.
- * delivery_factor), 1 where none applies. */
-static double delivery_factor(const ss_summary *s, int j)
-{
-    const double k = s->delivery_factor ? s->delivery_factor[j] : NAN;
-    return isfinite(k) && k > 0.0 ? k : 1.0;
-}
 
-/* The model's hints on row j (ss_model_ops.hints). */
-static unsigned hints_of(const ss_summary *s, int j)
-{
-    const ss_model_ops *ops = ss_model_get(s->sc[j].model);
-    if (!ops->hints) return 0;
-    const int m = ss_summary_measured(s);
-    const ss_hint_in in = {s->p[m].n > 0 ? s->p[m].mean[SS_M_STALL] : NAN,
-                           s->p[j].n > 0 ? s->p[j].mean[SS_M_STALL] : NAN, delivery_factor(s, j),
-                           s->has_calib ? &s->calib : NULL};
-    return ops->hints(&s->sc[j], &in);
-}
 
 /* The scenario that is j without its heal (same model and other settings, no GPU healed),
  * or -1. */
@@ -329,7 +311,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
     memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
     for (int k = 0; k < out->ntop; k++)
-        out->top[k].loaders_ahead = (hints_of(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
+        out->top[k].loaders_ahead = (ss_summary_hints(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
     free(cand);
     int nh = 0;
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */

@@ -71,6 +71,10 @@ static void run_merge(ss_run_part *a, const ss_run_part *b)
     }
     a->rows += b->rows;
     a->last_epoch = b->last_epoch;
+    for (int h = 0; h < 2; h++) {
+        a->half_rows[h] += b->half_rows[h];
+        a->half_time[h] += b->half_time[h];
+    }
 }
 
 double ss_run_epochs(const ss_run_part *r) { return r->rows > 0 ? r->starts + 1 : 0; }

@@ -18,6 +18,10 @@ void ss_summary_free(ss_summary *s)
     free(s->read_stretch);
     free(s->delivery_factor);
     free(s->cpu_fetch);
+    free(s->cls);
+    free(s->iter_lo);
+    s->cls = NULL;
+    s->iter_lo = s->iter_hi = s->run_lo = s->run_hi = NULL;
     free(s->cpu_pool_index);
     free(s->cpu_pool_need);
     free(s->cpu_pool_head);
@@ -223,4 +227,57 @@ int ss_summary_slowest_gpu(const ss_summary *s, int j, double *next)
     }
     *next = s->p[j].n > 0 ? (double)second / s->p[j].n : 0.0;
     return best;
+}
+
+unsigned ss_summary_hints(const ss_summary *s, int j)
+{
+    const ss_model_ops *ops = ss_model_get(s->sc[j].model);
+    if (!ops->hints) return 0;
+    const int m = ss_summary_measured(s);
+    const double k = s->delivery_factor ? s->delivery_factor[j] : NAN;
+    const ss_hint_in in = {s->p[m].n > 0 ? s->p[m].mean[SS_M_STALL] : NAN,
+                           s->p[j].n > 0 ? s->p[j].mean[SS_M_STALL] : NAN, isfinite(k) && k > 0.0 ? k : 1.0,
+                           s->has_calib ? &s->calib : NULL};
+    return ops->hints(&s->sc[j], &in);
+}
+
+double ss_summary_variability(const ss_summary *s)
+{
+    const ss_run_part *r = &s->p[ss_summary_measured(s)].run;
+    if (!(r->half_rows[0] > 0) || !(r->half_rows[1] > 0)) return 0.0;
+    const double a = r->half_time[0] / r->half_rows[0], b = r->half_time[1] / r->half_rows[1];
+    return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
+}
+
+/* The real value's interval around prediction P from the error quantiles e[2], widened by w
+ * on each side; NaN where the class has no predictions or the bound would not be positive. */
+static void interval_of(double P, const double e[2], int n, double w, double *lo, double *hi)
+{
+    const double a = 1.0 + e[1] + w, b = 1.0 + e[0] - w;
+    *lo = n > 0 && a > 0.0 && isfinite(P) ? P / a : NAN;
+    *hi = n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
+}
+
+ss_status ss_summary_intervals(ss_summary *s)
+{
+    const int n = s->nsc;
+    s->cls = calloc((size_t)n, sizeof *s->cls);
+    s->iter_lo = malloc(4 * (size_t)n * sizeof *s->iter_lo);
+    if (!s->cls || !s->iter_lo) return ss_fail(SS_ENOMEM, "out of memory for the intervals of %d scenarios", n);
+    s->iter_hi = s->iter_lo + n;
+    s->run_lo = s->iter_hi + n;
+    s->run_hi = s->run_lo + n;
+    const double w = ss_summary_variability(s) / 2.0;
+    for (int j = 0; j < n; j++) {
+        s->iter_lo[j] = s->iter_hi[j] = s->run_lo[j] = s->run_hi[j] = NAN;
+        const ss_model_ops *ops = ss_model_get(s->sc[j].model);
+        if (j == ss_summary_measured(s) || !ops->error_class) continue;
+        const ss_class_in in = {ss_summary_cpu_load_pct(s, j, NULL), ss_summary_hints(s, j),
+                                s->has_calib ? &s->calib : NULL};
+        const ss_error_class *c = s->cls[j] = ops->error_class(&s->sc[j], &in);
+        if (!c) continue;
+        interval_of(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c->steady, c->n, w, &s->iter_lo[j], &s->iter_hi[j]);
+        interval_of(ss_summary_run_time(s, j), c->run, c->n, w, &s->run_lo[j], &s->run_hi[j]);
+    }
+    return SS_OK;
 }

@@ -16,6 +16,10 @@ typedef struct {
     double *read_stretch; /* [nsc] how many times as long as in the trace each read takes (storage sharing), or NaN */
     double *delivery_factor; /* [nsc] the largest factor on the GPUs' deliveries (CPU sharing), or NaN */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
+    /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
+     * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
+    const ss_error_class **cls;
+    double *iter_lo, *iter_hi, *run_lo, *run_hi;
     int has_calib;
     ss_calib calib;
     /* from the trace's CPU datasets and the calibrated worker counts
@@ -36,6 +40,17 @@ typedef struct {
 } ss_summary;
 
 void ss_summary_free(ss_summary *s);
+/* The model's hints on row j (ss_model_ops.hints; 0 where none). */
+unsigned ss_summary_hints(const ss_summary *s, int j);
+/* How much the measured run varies within itself: |a - b| / ((a + b) / 2) of the mean
+ * iteration times of the summarised rows in the trace's first and second halves (0 where
+ * a half has none). */
+double ss_summary_variability(const ss_summary *s);
+/* Each row's class of prediction and 90 % interval (rank 0, after the calibration is
+ * adopted): the class's error quantiles e05, e95 (predicted / real - 1), each widened by
+ * half the measured run's variability v, give the real value's interval [P / (1 + e95 +
+ * v/2), P / (1 + e05 - v/2)] around the prediction P (MODELS-pipeline.md, "Intervals"). */
+ss_status ss_summary_intervals(ss_summary *s);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its

@@ -184,7 +184,7 @@ static int summarised(const sweep *w, int32_t epoch, int64_t index)
 }
 
 /* Replays one row (of epoch `epoch`) for one lane and records its outcome. */
-static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch)
+static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch, long global)
 {
     const int G = w->gpus;
     double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
@@ -199,6 +199,9 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int
     }
     ss_run_add(&l->run, out.iter_time, out.stall, (double)epoch);
     if (!summ) return;
+    const int half = 2 * global >= w->N;
+    l->run.half_rows[half] += 1;
+    l->run.half_time[half] += out.iter_time;
     long n = l->nser++;
     double meas = row->iter_max;
     l->series[SS_M_ITER][n] = out.iter_time;
@@ -429,7 +432,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start)
                     l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0);
-                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i]);
+                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i], r0 + i);
             }
             progress_tick(w, b, a1 - a0);
         }
@@ -490,7 +493,7 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             int summ = summarised(w, s->epoch[i], s->index[i]);
             for (int a = 0; a < nactive; a++)
                 if (s0 + i >= active[a]->from_row)
-                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i]);
+                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i], s0 + i);
             progress_tick(w, b, nactive);
         }
         w->timing.replay_seconds += ss_wtime() - t1;

@@ -63,6 +63,23 @@ enum {
     SS_HINT_NO_WORKERS_AUTO = 1 << 2, /* workers = auto*F on a trace that loads synchronously */
 };
 
+/* What a model's class of prediction reads (ss_model_ops.error_class). */
+typedef struct {
+    double cpu_load_pct;  /* the share of its cores the row's run keeps busy, NaN where not recorded */
+    unsigned hints;       /* the model's hints on the row (SS_HINT_*) */
+    const ss_calib *cal;  /* the trace's calibration, or NULL */
+} ss_class_in;
+
+/* A class of predictions and its 90 % interval: the 5 % and 95 % quantiles of the error
+ * (predicted / real - 1) of the mean iteration time (steady) and of the whole run's time
+ * (run) over the predictions of the class on the development runs, and their count (the
+ * model's generated table; MODELS-pipeline.md, "Intervals"). */
+typedef struct {
+    const char *name;
+    int n;
+    double steady[2], run[2];
+} ss_error_class;
+
 /* What a model's notes read (ss_model_ops.notes): the sweep, the configuration, the
  * trace and its calibration (NULL where none was made). */
 typedef struct {
@@ -161,6 +178,8 @@ typedef struct ss_model_ops {
     void (*key_of)(const ss_scenario *s, ss_setting_key *k);
     /* SS_HINT_* bits of s (in: NULL outside the ranking). */
     unsigned (*hints)(const ss_scenario *s, const ss_hint_in *in);
+    /* The class of s's prediction, whose interval the summary gives (NULL: none). */
+    const ss_error_class *(*error_class)(const ss_scenario *s, const ss_class_in *in);
     /* Lines after the calibration's (`run`, `info`): what the model's settings make of it. */
     void (*calib_notes)(const ss_config *c, const ss_calib *cal, FILE *out);
     /* Notes on the sweep before it runs (called for every model of the table, in table

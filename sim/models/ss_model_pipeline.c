@@ -613,6 +613,7 @@ const ss_model_ops ss_model_pipeline = {
     .setting_of = pipe_setting_of,
     .key_of = pipe_key_of,
     .hints = ssp_hints,
+    .error_class = ssp_error_class,
     .calib_notes = ssp_calib_notes,
     .notes = ssp_notes,
 };
