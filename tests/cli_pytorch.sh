@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_pytorch.sh - the PyTorch recorder for real: 2-rank DDP (gloo, CPU) jobs of
-# scripts/pytorch_bench.py with 2 persistent loader workers and with num_workers = 0, each
+# scripts/workloads/pytorch_bench.py with 2 persistent loader workers and with num_workers = 0, each
 # recorded, imported with `import pytorch` and replayed with `stallsim run`. Checks the
 # trace (shape, attributes, monotone step ends, stall >= 0, batch k from worker k mod W,
 # no overlapping fetches of one worker, batches ready before the loop got them), that the
@@ -16,7 +16,7 @@ if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_availa
   exit 77
 fi
 $py -c "import h5py" 2>/dev/null || { echo "skipped: $py cannot import h5py (python3-h5py)"; exit 77; }
-bench=(timeout -k 5 120 $py "$src/scripts/pytorch_bench.py" --nproc 2 --batch 4 --iterations 15 --epochs 2
+bench=(timeout -k 5 120 $py "$src/scripts/workloads/pytorch_bench.py" --nproc 2 --batch 4 --iterations 15 --epochs 2
        --latency 0.002 --compute 0.002)
 
 for W in 2 0; do

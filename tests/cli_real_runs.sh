@@ -67,7 +67,7 @@ done
 grid_table() {
   local name=$1 dir=$2 prefixes=$3 n=$4 all=${5:-} mean_max=${6:-5} heal_max=${7:-5} heal_mean_max=${8:-5}
   [ -e "$dir/w2-x1-p2.h5" ] || return 0
-  "$src/scripts/validate_pytorch.sh" --dir "$dir" > "$work/grid-$name.txt" 2>&1 || fail "grid $name: validate_pytorch.sh"
+  "$src/scripts/validation/validate_pytorch.sh" --dir "$dir" > "$work/grid-$name.txt" 2>&1 || fail "grid $name: validate_pytorch.sh"
   /usr/bin/python3 - "$work/grid-$name.txt" "$name" "$prefixes" "$n" "$all" "$mean_max" "$heal_max" "$heal_mean_max" <<'PY' && ok ||
 import re, sys
 text, name, prefixes, n = open(sys.argv[1]).read(), sys.argv[2], tuple(sys.argv[3].split(",")), int(sys.argv[4])
@@ -291,7 +291,7 @@ done
 # the regimes recorded again (regimes-b, an idle machine): the mean |error| over the 12
 # predictions of another regime within 5 %, rank 1 healed within 5 % by both models
 if [ -e "$ds/pytorch-regimes-b/w2-slow1.h5" ]; then
-  "$src/scripts/validate_pytorch.sh" --regimes --dir "$ds/pytorch-regimes-b" > "$work/regimes-b.txt" 2>&1 ||
+  "$src/scripts/validation/validate_pytorch.sh" --regimes --dir "$ds/pytorch-regimes-b" > "$work/regimes-b.txt" 2>&1 ||
     fail "regimes-b: validate_pytorch.sh"
   /usr/bin/python3 - "$work/regimes-b.txt" <<'PY' && ok || fail "regimes-b: $(cat "$work/regimes-b.txt")"
 import re, sys
@@ -592,7 +592,7 @@ PY
     ! grep -q "measured stretch" "$work/bbw-nowait.out" && ok || fail "bigbatch-b: the measured stretch is not printed"
   # the tables of README's workloads come from validate_pytorch.sh --workloads: it runs and
   # prints the thirty of them, with the zlib base's mean as cli_real_runs computes it above
-  if "$src/scripts/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
+  if "$src/scripts/validation/validate_pytorch.sh" --workloads > "$work/workloads.txt" 2>&1; then ok; else fail "validate_pytorch.sh --workloads: $(tail -3 "$work/workloads.txt")"; fi
   [ "$(grep -c '^  mean |error| with CPU sharing' "$work/workloads.txt")" = 30 ] && ok || fail "validate_pytorch.sh --workloads: not thirty tables"
   grep -A8 '^zlib, from base:' "$work/workloads.txt" | grep -q 'mean |error| with CPU sharing: 9.6 %' && ok ||
     fail "validate_pytorch.sh --workloads: the zlib mean differs from cli_real_runs' 9.6 %"
@@ -699,7 +699,7 @@ PY
   # grid E's all pairs (validate_pytorch.sh --pairs): mean |error| within 5 % (4.24 %; 6.05 %
   # before the first window of an epoch), and at least 190 of the 306 within 5 % (208)
   if [ -e "$ge/w8-x0.5-p4.h5" ]; then
-    "$src/scripts/validate_pytorch.sh" --pairs --dir "$ge" > "$work/pairs-e.txt" 2>&1 || fail "validate_pytorch.sh --pairs: $(tail -3 "$work/pairs-e.txt")"
+    "$src/scripts/validation/validate_pytorch.sh" --pairs --dir "$ge" > "$work/pairs-e.txt" 2>&1 || fail "validate_pytorch.sh --pairs: $(tail -3 "$work/pairs-e.txt")"
     /usr/bin/python3 - "$work/pairs-e.txt" <<'PY' && ok || fail "grid E all pairs: $(cat "$work/pairs-e.txt")"
 import re, sys
 text = open(sys.argv[1]).read()
@@ -1113,7 +1113,7 @@ PY
     n=$("$stallsim" run "$work/nocpu.ini" --out "$work/nocpu" 2>&1 | grep -c "^note: the trace records no CPU times of its fetches and training loops" || true)
     [ "$n" -eq "$want" ] && ok || fail "no-CPU note on $tr, workers = $w: $n lines, want $want"
   done
-  "$src/scripts/validate_pytorch.sh" --dir "$work/strip" > "$work/strip.txt" 2>&1 || fail "grid H stripped: validate"
+  "$src/scripts/validation/validate_pytorch.sh" --dir "$work/strip" > "$work/strip.txt" 2>&1 || fail "grid H stripped: validate"
   /usr/bin/python3 - "$work/strip.txt" <<'PY' && ok || fail "grid H stripped: $(cat "$work/strip.txt")"
 import re, sys
 text = open(sys.argv[1]).read()

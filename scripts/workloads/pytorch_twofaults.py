@@ -5,7 +5,7 @@ Each sample: sleep(latency) (emulated storage read), then real CPU work in numpy
 64-float feature vector. Step: sleep(compute) (emulated accelerator) + a small MLP
 forward/backward with the DDP all-reduce.
 
-    /usr/bin/python3 scripts/pytorch_twofaults.py --nproc 4 --out runs/base/run --slow-storage 1:3.5 --slow-cpu 3:5
+    /usr/bin/python3 scripts/workloads/pytorch_twofaults.py --nproc 4 --out runs/base/run --slow-storage 1:3.5 --slow-cpu 3:5
 """
 import argparse
 import os
@@ -18,7 +18,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

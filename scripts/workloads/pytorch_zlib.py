@@ -6,8 +6,8 @@ written by a helper session testing stallsim as a new user.
 __getitem__: open+read the file, sleep 2 ms x --latency-scale (x --slow-factor on
 --slow-rank) to emulate a slow disk, zlib-decompress, convert to a float tensor, normalise.
 
-  /usr/bin/python3 scripts/pytorch_zlib.py --gen zlib-data          # once: writes the files
-  /usr/bin/python3 scripts/pytorch_zlib.py --workers 1 --latency-scale 1 --out runs/base/run
+  /usr/bin/python3 scripts/workloads/pytorch_zlib.py --gen zlib-data          # once: writes the files
+  /usr/bin/python3 scripts/workloads/pytorch_zlib.py --workers 1 --latency-scale 1 --out runs/base/run
 """
 import argparse
 import os
@@ -23,7 +23,7 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 NFILES = 2000

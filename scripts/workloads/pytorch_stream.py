@@ -7,7 +7,7 @@ stream is split over the DataLoader workers via get_worker_info(). Each sample: 
 `latency` s (emulated object-store read) + zlib compress/decompress of 8 KB (CPU decode).
 Step: tiny MLP forward/backward (DDP all-reduce) + sleep `compute` s (emulated accelerator).
 
-  /usr/bin/python3 scripts/pytorch_stream.py --nproc 2 --workers 1 --out runs/base/run
+  /usr/bin/python3 scripts/workloads/pytorch_stream.py --nproc 2 --workers 1 --out runs/base/run
 """
 import argparse
 import os
@@ -22,7 +22,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

@@ -6,13 +6,13 @@ rolls, a 2-D FFT band-stop and its inverse, twice, on a 64x64 array); each step 
 small conv net (its all-reduce) and then waits --step-sleep-ms (emulated accelerator).
 Non-persistent workers, recorded with stallsim_record.
 
-    /usr/bin/python3 scripts/pytorch_fft.py --prefix raw/base1/run [--workers W] [--prefetch P]
+    /usr/bin/python3 scripts/workloads/pytorch_fft.py --prefix raw/base1/run [--workers W] [--prefetch P]
         [--storage-ms S] [--slow-rank R (-1: none)]
 
 Without RANK in the environment it starts --nproc ranks on this machine itself.
 """
 import argparse, os, sys, time, subprocess, warnings
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 p = argparse.ArgumentParser()
 p.add_argument("--workers", type=int, default=2)

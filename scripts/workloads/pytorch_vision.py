@@ -8,7 +8,7 @@ random horizontal flip with numpy, to a float tensor.
 Step: time.sleep(0.030) (emulated accelerator), then a tiny CNN forward/backward; the
 DDP all-reduce synchronises the ranks.
 
-    /usr/bin/python3 scripts/pytorch_vision.py --nproc 4 --workers 2 --out rec/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_vision.py --nproc 4 --workers 2 --out rec/base/run
     # --workers-rank R:W overrides the worker count of rank R; --slow-rank R --slow-factor F
 """
 
@@ -25,7 +25,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 from PIL import Image
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # scripts/: the recorder
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

@@ -2,7 +2,7 @@
 # validate_pytorch.sh - holds stallsim's predictions against real PyTorch runs.
 #
 # RECORD phase (slow, ~10 minutes): real DDP jobs (gloo, 4 ranks on this machine) of
-# scripts/pytorch_bench.py, recorded with scripts/stallsim_record.py and imported with
+# scripts/workloads/pytorch_bench.py, recorded with scripts/stallsim_record.py and imported with
 # `stallsim import pytorch`, over the grid workers 1,2,4,8 x storage latency x1,x0.5 x
 # prefetch 2,4, plus synchronous loading (workers 0) at x1 and x0.5; the base point (2 workers, x1, prefetch 2) twice more (run-to-run noise);
 # the base point with rank 3's storage 3x slower. Writes DIR/<point>.h5 (and the raw record
@@ -38,7 +38,7 @@
 # as new users (datasets/pytorch-cnn, -zlib, -bigbatch, -text, -tail, -seq, -epochs, -sync,
 # -vision, -spectra, -wave, -bursty, -stream (an IterableDataset),
 # and -bigbatch-b: the bigbatch runs recorded again with format 3, the waits for a core
-# measured; scripts/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
+# measured; scripts/workloads/pytorch_cnn.py, _zlib.py, _bigbatch.py, _text.py, _tail.py, _seq.py,
 # _epochs.py, _sync.py, _vision.py, _spectra.py, _wave.py, _bursty.py, _stream.py record them): 30 tables, from each base
 # trace (1 worker; 2 for epochs, vision and spectra; synchronous for sync; 8, 2 and 1 for wave; prefetch 2, 1 and 8 for bursty; two base runs for stream) every other real run, with and without CPU sharing, the
 # same from a trace with more workers, and the slow rank healed where a slow-rank run and a
@@ -70,7 +70,7 @@
 # (storage_parallel = 2, or 4 for the 16 KB files: this VM's disk as scripts/storage_probe.py
 # measures it); errors against the mean of each point's two runs.
 #
-# usage: scripts/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
+# usage: scripts/validation/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S] [--ranks N]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
@@ -87,7 +87,7 @@
 #   phases read the ranks off the traces).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
 dir=$here/datasets/pytorch-grid
@@ -455,7 +455,7 @@ record_point() {
     echo "record: $name (workers $w, latency x$x = $lat s/sample, prefetch $p $*)"
     local t0 t1
     t0=($(cpu_ticks))
-    /usr/bin/time -f "%e %U %S" -o "$raw/time.txt" $py "$here/scripts/pytorch_bench.py" --nproc $ranks \
+    /usr/bin/time -f "%e %U %S" -o "$raw/time.txt" $py "$here/scripts/workloads/pytorch_bench.py" --nproc $ranks \
       --workers "$w" --prefetch "$p" --latency "$lat" --compute $compute --batch $batch --iterations "$iters" \
       --epochs $epochs --decode $decode --out "$raw/run" "$@"
     t1=($(cpu_ticks))
@@ -508,13 +508,13 @@ elif [ $record -eq 1 ]; then
   record_point w2-x1-p2-slow3 2 1 2 --slow-rank 3 --slow-factor 3
 fi
 if [ $record -eq 1 ] && [ -n "$only" ]; then
-  echo "added by scripts/validate_pytorch.sh --record --only \"$only\", $start .. $(date -u +%FT%TZ), stallsim $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); CPU busy just before (must be <= 10 %): $busy_log" >> "$dir/PROVENANCE.txt"
+  echo "added by scripts/validation/validate_pytorch.sh --record --only \"$only\", $start .. $(date -u +%FT%TZ), stallsim $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); CPU busy just before (must be <= 10 %): $busy_log" >> "$dir/PROVENANCE.txt"
 elif [ $record -eq 1 ]; then
   cat > "$dir/PROVENANCE.txt" <<EOF
-recorded by scripts/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
+recorded by scripts/validation/validate_pytorch.sh --record, $start .. $(date -u +%FT%TZ)
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
-bench: scripts/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
+bench: scripts/workloads/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
        --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P$([ $storage -eq 1 ] || echo " [--slow-rank R --slow-factor 3]")
        (regimes experiment: $regimes; storage experiment: $storage; two slow ranks: $twoslow, slow13 = --slow-rank 1,3 --slow-factor 3,2)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)

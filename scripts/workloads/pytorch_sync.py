@@ -19,11 +19,11 @@ PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
     build/stallsim import pytorch PREFIX -o run.h5
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
-    /usr/bin/python3 scripts/pytorch_sync.py --workers 0 --out runs/w0/run
-    /usr/bin/python3 scripts/pytorch_sync.py --workers 2 --out runs/w2/run
-    /usr/bin/python3 scripts/pytorch_sync.py --workers 0 --latency-scale 0.5 --out runs/half0/run
-    /usr/bin/python3 scripts/pytorch_sync.py --workers 0 --slow-rank 5 --slow-factor 3 --out runs/slow5/run
-    /usr/bin/python3 scripts/pytorch_sync.py --bench-item     # time one sample's read+decode, then exit
+    /usr/bin/python3 scripts/workloads/pytorch_sync.py --workers 0 --out runs/w0/run
+    /usr/bin/python3 scripts/workloads/pytorch_sync.py --workers 2 --out runs/w2/run
+    /usr/bin/python3 scripts/workloads/pytorch_sync.py --workers 0 --latency-scale 0.5 --out runs/half0/run
+    /usr/bin/python3 scripts/workloads/pytorch_sync.py --workers 0 --slow-rank 5 --slow-factor 3 --out runs/slow5/run
+    /usr/bin/python3 scripts/workloads/pytorch_sync.py --bench-item     # time one sample's read+decode, then exit
 """
 import argparse
 import os
@@ -39,7 +39,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 WORLD = 6

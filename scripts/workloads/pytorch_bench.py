@@ -3,7 +3,7 @@ latency per sample and whose step emulates accelerator time with a timed wait (a
 benchmark does), recorded with stallsim_record. Used by scripts/validate_pytorch.sh and
 tests/cli_pytorch.sh.
 
-    /usr/bin/python3 scripts/pytorch_bench.py --nproc 4 --workers 2 --out runs/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_bench.py --nproc 4 --workers 2 --out runs/base/run
 
 --nproc N starts N ranks on this machine (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT in their
 environment); without it the script is one rank of a job started by another launcher
@@ -21,7 +21,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

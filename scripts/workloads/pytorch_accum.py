@@ -5,12 +5,12 @@ rank's storage slower; recorded with stallsim_record (datasets/pytorch-accum). B
 stallsim's models assume an all-reduce at every step: this workload shows what happens when
 there is none.
 
-    /usr/bin/python3 scripts/pytorch_accum.py --nproc 2 --workers 2 --out runs/acc/run
+    /usr/bin/python3 scripts/workloads/pytorch_accum.py --nproc 2 --workers 2 --out runs/acc/run
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pytorch_breakloop  # noqa: E402
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ sample index), then ~1 ms of numpy CPU work (a 64x64 FFT and a few 64x64 matmuls
 Each step: ~5 ms of numpy host-side CPU work in the training process, 20 ms sleep
 (emulated accelerator), then a tiny MLP forward/backward with the DDP all-reduce.
 
-    /usr/bin/python3 scripts/pytorch_spectra.py --nproc 3 --workers 2 --out runs/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_spectra.py --nproc 3 --workers 2 --out runs/base/run
 
 --nproc N: launch N ranks as subprocesses (MASTER_ADDR/MASTER_PORT), wait for them and
 print the job's CPU time and the other processes' CPU share (from /proc/stat).
@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-RECORDER_DIR = os.path.dirname(os.path.abspath(__file__))  # scripts/: the recorder and ddp_launch
+RECORDER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # scripts/: the recorder and ddp_launch
 sys.path.insert(0, RECORDER_DIR)
 import ddp_launch  # noqa: E402
 

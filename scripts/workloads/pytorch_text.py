@@ -18,9 +18,9 @@ PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
     build/stallsim import pytorch PREFIX -o run.h5
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
-    /usr/bin/python3 scripts/pytorch_text.py --workers 1 --latency-scale 1 --out runs/base/run
-    /usr/bin/python3 scripts/pytorch_text.py --workers 1 --slow-rank 1 --slow-factor 3 --out runs/slow1/run
-    /usr/bin/python3 scripts/pytorch_text.py --bench-item      # time __getitem__ (1000 samples) and exit
+    /usr/bin/python3 scripts/workloads/pytorch_text.py --workers 1 --latency-scale 1 --out runs/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_text.py --workers 1 --slow-rank 1 --slow-factor 3 --out runs/slow1/run
+    /usr/bin/python3 scripts/workloads/pytorch_text.py --bench-item      # time __getitem__ (1000 samples) and exit
 """
 import argparse
 import os
@@ -37,7 +37,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 WORLD = 2

@@ -21,7 +21,7 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the recorder beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

@@ -4,7 +4,7 @@ prints the extra time per batch, in the loop (num_workers=0: the fetch records a
 written by the training process too) and with 2 workers (the loop's share; the workers'
 share is hidden behind the loop unless the loader is the bottleneck).
 
-    /usr/bin/python3 scripts/record_overhead.py [--batches 3000] [--repeats 5]
+    /usr/bin/python3 scripts/validation/record_overhead.py [--batches 3000] [--repeats 5]
 """
 
 import argparse
@@ -16,7 +16,7 @@ import time
 import torch
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 

@@ -6,7 +6,7 @@ Persistent workers, a DistributedSampler with shuffle, batch 16, 125 batches per
 Run with /usr/bin/python3: pytorch_files.py --workers W --out PREFIX [--data DIR]
 (records PREFIX.*.csv; DIR, made on the first run, holds the 2000 files)."""
 import argparse, os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np
 
 p = argparse.ArgumentParser()

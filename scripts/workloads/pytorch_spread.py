@@ -3,7 +3,7 @@ Each sample: a 2 ms sleep standing in for storage, then a few KB decompressed wi
 about 1 ms of numpy work. Step: 2 Linear layers after a 15 ms sleep (emulated accelerator).
 Run with /usr/bin/python3: pytorch_spread.py --workers W --out PREFIX (records PREFIX.*.csv)."""
 import argparse, os, sys, time, zlib
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np
 
 p = argparse.ArgumentParser()

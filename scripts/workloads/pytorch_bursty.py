@@ -2,7 +2,7 @@
 (most samples ~1 ms, a random ~5 % of them 30-60 ms: a slow object store), recorded
 with stallsim_record.
 
-    /usr/bin/python3 scripts/pytorch_bursty.py --nproc 4 --workers 2 --prefetch 2 --out runs/w2p2/run
+    /usr/bin/python3 scripts/workloads/pytorch_bursty.py --nproc 4 --workers 2 --prefetch 2 --out runs/w2p2/run
 """
 import argparse
 import os
@@ -15,7 +15,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

@@ -7,7 +7,7 @@ a 2-D FFT band-pass filter, inverse FFT, log-magnitude spectrum features, random
 and flip, per-image standardisation. Training step: a small conv+MLP model forward/backward
 (DDP all-reduce) plus time.sleep(STEP) as an emulated accelerator.
 
-  /usr/bin/python3 scripts/pytorch_wave.py --nproc 4 --workers 8 --prefetch 4 --out runs/w8p4/run
+  /usr/bin/python3 scripts/workloads/pytorch_wave.py --nproc 4 --workers 8 --prefetch 4 --out runs/w8p4/run
 
 then `stallsim import pytorch runs/w8p4/run -o w8p4.h5` (datasets/pytorch-wave/README.md).
 """
@@ -22,7 +22,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside it
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

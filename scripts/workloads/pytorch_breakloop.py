@@ -2,12 +2,12 @@
 (`if k == STEPS: break`, before training the batch it just got), with one rank's storage
 slower; recorded with stallsim_record (datasets/pytorch-breakloop).
 
---accumulate N all-reduces only every N steps (gradient accumulation; scripts/pytorch_accum.py
+--accumulate N all-reduces only every N steps (gradient accumulation; scripts/workloads/pytorch_accum.py
 runs it with N = 4 and whole epochs). Each sample sleeps --latency seconds (rank --slow-rank: --slow-factor times that) and is a
 random 64-float vector; each step sleeps --compute seconds (the emulated accelerator) and
 trains a linear layer with the DDP all-reduce. Batch 8, persistent workers.
 
-    /usr/bin/python3 scripts/pytorch_breakloop.py --nproc 2 --workers 2 --out runs/w2/run
+    /usr/bin/python3 scripts/workloads/pytorch_breakloop.py --nproc 2 --workers 2 --out runs/w2/run
 """
 import argparse
 import contextlib
@@ -20,7 +20,7 @@ import torch.distributed as dist
 import torch.nn as nn
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

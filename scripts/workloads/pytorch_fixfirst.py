@@ -7,7 +7,7 @@ A map-style dataset: each sample sleeps `latency` s (emulated storage; rank `--s
 little decoding); batch 16, a DistributedSampler; each step sleeps 15 ms (an emulated
 accelerator) and then runs a tiny CNN's forward and backward under DDP.
 
-  /usr/bin/python3 scripts/pytorch_fixfirst.py --nproc 4 --workers 1 --slow-rank 2 --out runs/base/run
+  /usr/bin/python3 scripts/workloads/pytorch_fixfirst.py --nproc 4 --workers 1 --slow-rank 2 --out runs/base/run
 """
 import argparse
 import os
@@ -20,7 +20,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ddp_launch  # noqa: E402
 import stallsim_record  # noqa: E402
 

@@ -22,10 +22,10 @@ each run writes PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them
     build/stallsim import pytorch PREFIX -o run.h5
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
-    /usr/bin/python3 scripts/pytorch_epochs.py --workers 2 --out runs/base/run
-    /usr/bin/python3 scripts/pytorch_epochs.py --workers 2 --latency-scale 0.5 --out runs/half/run
-    /usr/bin/python3 scripts/pytorch_epochs.py --workers 2 --step-ms 10 --out runs/fast-step/run
-    /usr/bin/python3 scripts/pytorch_epochs.py --workers 2 --slow-rank 3 --slow-factor 3 --out runs/slow3/run
+    /usr/bin/python3 scripts/workloads/pytorch_epochs.py --workers 2 --out runs/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_epochs.py --workers 2 --latency-scale 0.5 --out runs/half/run
+    /usr/bin/python3 scripts/workloads/pytorch_epochs.py --workers 2 --step-ms 10 --out runs/fast-step/run
+    /usr/bin/python3 scripts/workloads/pytorch_epochs.py --workers 2 --slow-rank 3 --slow-factor 3 --out runs/slow3/run
 A run takes about 10-20 s on 2 cores.
 """
 import argparse
@@ -42,7 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 WORLD = 4

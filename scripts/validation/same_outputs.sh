@@ -5,10 +5,10 @@
 # differs between runs), the JSON as data.
 # Use it around a change that must not change behaviour:
 #   git stash; scripts/setup.sh; cp build/stallsim /tmp/old; git stash pop; scripts/setup.sh
-#   scripts/same_outputs.sh /tmp/old build/stallsim
+#   scripts/validation/same_outputs.sh /tmp/old build/stallsim
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: scripts/same_outputs.sh OLD_STALLSIM NEW_STALLSIM" >&2; exit 2; }
-here=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -eq 2 ] || { echo "usage: scripts/validation/same_outputs.sh OLD_STALLSIM NEW_STALLSIM" >&2; exit 2; }
+here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/env.sh"
 old=$(realpath "$1"); new=$(realpath "$2")
 ref=$here/../shared/reference/fusionflow-4gpu/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0

@@ -23,17 +23,17 @@ rank) bounds the run with 2 or more workers per rank (~0.021 s per iteration, th
 busy), the loader with 0 or 1 worker (~0.043 and ~0.030 s per iteration).
 
 The DataLoader is wrapped with scripts/stallsim_record.py (it must be importable: this script
-puts its own folder on sys.path), so each run writes PREFIX.rank<R>.csv and
+puts scripts/ on sys.path), so each run writes PREFIX.rank<R>.csv and
 PREFIX.rank<R>.worker<W>.csv; import them with
     build/stallsim import pytorch PREFIX -o run.h5
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch; run one job at a
 time on an otherwise idle machine, each takes under 15 s):
-    /usr/bin/python3 scripts/pytorch_tail.py --workers 1 --latency-scale 1 --out runs/base/run
-    /usr/bin/python3 scripts/pytorch_tail.py --workers 2 --latency-scale 0.5 --out runs/w2-half/run
-    /usr/bin/python3 scripts/pytorch_tail.py --workers 1 --slow-rank 2 --slow-factor 3 --out runs/slow2/run
+    /usr/bin/python3 scripts/workloads/pytorch_tail.py --workers 1 --latency-scale 1 --out runs/base/run
+    /usr/bin/python3 scripts/workloads/pytorch_tail.py --workers 2 --latency-scale 0.5 --out runs/w2-half/run
+    /usr/bin/python3 scripts/workloads/pytorch_tail.py --workers 1 --slow-rank 2 --slow-factor 3 --out runs/slow2/run
     build/stallsim import pytorch runs/base/run -o base.h5
-    /usr/bin/python3 scripts/pytorch_tail.py --bench       # time __getitem__ and one step, then exit
+    /usr/bin/python3 scripts/workloads/pytorch_tail.py --bench       # time __getitem__ and one step, then exit
 Rank 0 prints the wall time per iteration over both epochs (worker start-up included; the
 trace's measured row leaves each epoch's first 11 iterations out).
 """
@@ -51,7 +51,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # stallsim_record.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
 import stallsim_record  # noqa: E402
 
 WORLD = 3
