@@ -7,11 +7,9 @@ there is none.
 
     /usr/bin/python3 scripts/workloads/pytorch_accum.py --nproc 2 --workers 2 --out runs/acc/run
 """
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import pytorch_breakloop  # noqa: E402
+import pytorch_breakloop
 
 if __name__ == "__main__":
     sys.exit(pytorch_breakloop.main(pytorch_breakloop.parse(__doc__, steps=0, accumulate=4), __file__))

@@ -8,20 +8,15 @@ scripts/stallsim_record.py when --out PREFIX is given (import with `stallsim imp
 PREFIX -o TRACE.h5`). Written by a helper session as a new user; see the dataset's README."""
 import argparse
 import math
-import os
-import sys
 import time
 
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 FEAT = 1024
 
@@ -51,28 +46,17 @@ def make_model(hidden):
 
 
 def run_rank(rank, a):
-    # a rank that torch.multiprocessing.spawn started joins its job as launch()'s ranks do
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port), RANK=str(rank), WORLD_SIZE=str(a.world))
-    ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out) if a.out else None  # every rank, after init_process_group
-    wait = a.mean_wait * a.storage_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, a.world, a.port)
+    rec = wl.recorder(a.out)  # every rank, after init_process_group
+    wait = wl.slowed(a.mean_wait * a.storage_scale, rank, a.slow_rank, a.slow_factor)
     ds = SlowStore(a.batches * a.batch * a.world, wait)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.world, rank=rank, shuffle=True, seed=3)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=False) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    if rec:
-        loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(make_model(a.hidden))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    sampler, loader = wl.sampled_loader(ds, rank, a.world, 3, a.batch, a.workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=False), rec=rec)
+    model, opt = wl.ddp_model(lambda: make_model(a.hidden), 0, lr=0.01, momentum=0.9)
     lossf = nn.CrossEntropyLoss()
-    dist.barrier()
-    t0 = time.time()
+    t0 = wl.barrier_time()
     n = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        if rec:
-            rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, y in loader:
             opt.zero_grad()
             for _ in range(a.reps):
@@ -81,41 +65,20 @@ def run_rank(rank, a):
             opt.step()
             n += 1
     dist.barrier()
-    if rec:
-        rec.close()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it wall incl. epoch starts), last loss %.3f"
-              % (n, el, el / n, loss.item()), flush=True)
+    rec.close()
+    wl.report(rank, n, t0, loss, per="s/it wall incl. epoch starts")
     dist.destroy_process_group()
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default="")
-    p.add_argument("--workers", type=int, default=4)
-    p.add_argument("--prefetch", type=int, default=2)
-    p.add_argument("--storage-scale", type=float, default=1.0)
-    p.add_argument("--mean-wait", type=float, default=0.002)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--world", type=int, default=3)
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--batches", type=int, default=70, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--hidden", type=int, default=384)
-    p.add_argument("--reps", type=int, default=1, help="forward+backward passes per step")
-    p.add_argument("--port", type=int, default=29731)
-    p.add_argument("--bench-item", action="store_true")
-    p.add_argument("--bench-step", action="store_true")
+    p = wl.options(argparse.ArgumentParser(), out="", workers=4, prefetch=2, storage_scale=1.0, mean_wait=0.002,
+                   slow_rank=-1, slow_factor=1.0, world=3, batch=8, batches=(70, wl.PER_RANK), epochs=3, hidden=384,
+                   reps=(1, "forward+backward passes per step"), port=29731, bench_item=False, bench_step=False)
     a = p.parse_args()
     torch.set_num_threads(1)
     if a.bench_item:
         ds = SlowStore(4000, a.mean_wait)
-        t = time.perf_counter(); c = time.process_time()
-        for i in range(400):
-            ds[i]
-        print("per item: wall %.3f ms cpu %.3f ms" % ((time.perf_counter() - t) / 0.4, (time.process_time() - c) / 0.4))
+        print("per item: wall %.3f ms cpu %.3f ms" % wl.time_items(ds.__getitem__, 400))
         return
     if a.bench_step:
         m = make_model(a.hidden); opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
@@ -129,9 +92,7 @@ def main():
             opt.step()
         print("step (no allreduce): %.2f ms" % ((time.perf_counter() - t) / 50 * 1e3))
         return
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(run_rank, args=(a,), nprocs=a.world, join=True)
+    wl.spawn(run_rank, a, a.world)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
+import stallsim_record  # noqa: E402 (scripts/, which workload puts on the path)
 
 FEATURES = 32
 
@@ -51,19 +50,12 @@ class SlowStorage(tud.Dataset):
 
 def parse():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--nproc", type=int, default=0, help="start this many ranks here (0: be one rank)")
-    ap.add_argument("--out", help="record PREFIX (no recording when absent)")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=12)
-    ap.add_argument("--iterations", type=int, default=150, help="batches per epoch per rank")
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.006, help="seconds of storage latency per sample")
-    ap.add_argument("--decode", type=float, default=0.0,
-                    help="seconds of CPU work per sample after the storage latency (not scaled by --slow-factor)")
-    ap.add_argument("--compute", type=float, default=0.015, help="seconds of emulated accelerator time per step")
-    ap.add_argument("--compute-cpu", action="store_true",
-                    help="spend --compute seconds of the training process's CPU per step instead of waiting")
+    wl.options(ap, nproc=(0, "start this many ranks here (0: be one rank)"),
+               out=(None, "record PREFIX (no recording when absent)"), workers=2, prefetch=2, batch=12,
+               iterations=(150, wl.PER_RANK), epochs=2, latency=(0.006, "seconds of storage latency per sample"),
+               decode=(0.0, "seconds of CPU work per sample after the storage latency (not scaled by --slow-factor)"),
+               compute=(0.015, "seconds of emulated accelerator time per step"),
+               compute_cpu=(False, "spend --compute seconds of the training process's CPU per step instead of waiting"))
     ap.add_argument("--slow-rank", default="-1",
                     help="this rank's storage is --slow-factor times slower; several: 1,3 (each its own factor, or one "
                          "for all)")
@@ -79,7 +71,7 @@ def parse():
 def main():
     a = parse()
     if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
+        return wl.ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
     if "RANK" not in os.environ:  # mpirun, srun: the rank from their variables, one host
@@ -89,7 +81,7 @@ def main():
         os.environ.setdefault("MASTER_PORT", "29517")
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
-    rec = stallsim_record.Recorder(a.out) if a.out else None
+    rec = wl.recorder(a.out)
     slow = [int(x) for x in a.slow_rank.split(",")]
     factors = [float(x) for x in a.slow_factor.split(",")]
     if len(factors) not in (1, len(slow)):
@@ -97,33 +89,23 @@ def main():
     factor = dict(zip(slow, factors * len(slow) if len(factors) == 1 else factors))
     latency = a.latency * factor.get(rank, 1.0)
     ds = SlowStorage(a.iterations * a.batch * world, latency, a.decode)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent) if a.workers > 0 else {}
-
-    def make_loader():
-        return tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
+    kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent)
 
     if a.dump_plain:
         torch.manual_seed(a.seed)
-        plain, loader = [], make_loader()
+        sampler, loader = wl.sampled_loader(ds, rank, world, a.seed, a.batch, a.workers, kw)
+        plain = []
         for epoch in range(a.epochs):
             sampler.set_epoch(epoch)
             plain += [(x.clone(), y.clone()) for x, y in loader]
         torch.save(plain, "%s.rank%d.pt" % (a.dump_plain, rank))
         del loader
-    loader = make_loader()
-    if rec:
-        loader = rec.wrap(loader)
-    torch.manual_seed(a.seed)
-    model = nn.parallel.DistributedDataParallel(nn.Linear(FEATURES, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    sampler, loader = wl.sampled_loader(ds, rank, world, a.seed, a.batch, a.workers, kw, rec=rec)
+    model, opt = wl.ddp_model(lambda: nn.Linear(FEATURES, 10), a.seed, lr=0.01)
     lossf = nn.CrossEntropyLoss()
     seen = []
     t0 = time.time()
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        if rec:
-            rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, y in loader:
             if a.dump:
                 seen.append((x.clone(), y.clone()))
@@ -136,8 +118,7 @@ def main():
             opt.zero_grad()
             lossf(model(x), y).backward()  # the all-reduce synchronises the ranks
             opt.step()
-    if rec:
-        rec.close()
+    rec.close()
     if a.dump:
         torch.save(seen, "%s.rank%d.pt" % (a.dump, rank))
     dist.barrier()

@@ -8,19 +8,13 @@ then real torch CPU work: random 64x64 crop of a 3x72x72 image, random horizonta
 per-channel normalisation. Recorded with scripts/stallsim_record.py.
 """
 import argparse
-import os
-import sys
 import time
-import warnings
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 4
 BATCH = 64
@@ -69,52 +63,21 @@ class SmallCNN(nn.Module):
 
 
 def run(rank, a):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port))
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)
-    delay = 0.001 * a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)
+    delay = wl.slowed(0.001 * a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = SynthImages(WORLD * BATCHES * BATCH, delay)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=1)
-    kw = dict(prefetch_factor=2) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=BATCH, sampler=sampler, num_workers=a.workers,
-                            drop_last=True, persistent_workers=False, **kw)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(SmallCNN())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 1, BATCH, a.workers, dict(prefetch_factor=2), rec=rec)
+    model, opt = wl.ddp_model(SmallCNN, 0, lr=0.01)
     t0 = time.time()
-    n = 0
-    for epoch in range(EPOCHS):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            loss = lossf(model(x), y)
-            loss.backward()
-            opt.step()
-            n += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), loss %.3f" % (n, el, el / n, loss.item()), flush=True)
-    rec.close() if hasattr(rec, "close") else None
-    dist.destroy_process_group()
+    n, loss = wl.run_epochs(EPOCHS, sampler, rec, loader, model, opt)
+    wl.finish(rank, n, t0, loss, what="loss", rec=rec)
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out", required=True)
-    p.add_argument("--port", type=int, default=29533)
-    a = p.parse_args()
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(run, args=(a,), nprocs=WORLD, join=True)
+    p = wl.options(argparse.ArgumentParser(), workers=1, latency_scale=1.0, slow_rank=-1, slow_factor=1.0,
+                   out=wl.REQUIRED, port=29533)
+    wl.spawn(run, p.parse_args(), WORLD)
 
 
 if __name__ == "__main__":

@@ -11,18 +11,15 @@ trains a linear layer with the DDP all-reduce. Batch 8, persistent workers.
 """
 import argparse
 import contextlib
-import os
 import sys
 import time
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-from torch.utils.data import DataLoader, Dataset, DistributedSampler
+from torch.utils.data import Dataset
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 
 class SlowSamples(Dataset):
@@ -38,37 +35,29 @@ class SlowSamples(Dataset):
 
 
 def parse(doc=__doc__, steps=60, accumulate=1):
-    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
-    ap.add_argument("--nproc", type=int, default=0, help="start this many ranks here (0: be one rank)")
-    ap.add_argument("--out", required=True, help="record PREFIX")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--steps", type=int, default=steps, help="the loop leaves each epoch at this batch (0: never)")
-    ap.add_argument("--accumulate", type=int, default=accumulate, help="all-reduce every this many steps")
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.004, help="seconds of storage latency per sample")
-    ap.add_argument("--compute", type=float, default=0.010, help="seconds of emulated accelerator time per step")
-    ap.add_argument("--slow-rank", type=int, default=1)
-    ap.add_argument("--slow-factor", type=float, default=3.0)
-    return ap.parse_args()
+    return wl.options(argparse.ArgumentParser(description=doc.split("\n")[0]),
+                      nproc=(0, "start this many ranks here (0: be one rank)"), out=(wl.REQUIRED, "record PREFIX"),
+                      workers=2, steps=(steps, "the loop leaves each epoch at this batch (0: never)"),
+                      accumulate=(accumulate, "all-reduce every this many steps"), epochs=2,
+                      latency=(0.004, "seconds of storage latency per sample"),
+                      compute=(0.010, "seconds of emulated accelerator time per step"), slow_rank=1,
+                      slow_factor=3.0).parse_args()
 
 
 def main(a=None, script=__file__):
     a = a or parse()
     if a.nproc:
-        return ddp_launch.launch(script, a.nproc)
+        return wl.ddp_launch.launch(script, a.nproc)
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
-    rank = dist.get_rank()
-    rec = stallsim_record.Recorder(a.out)
-    ds = SlowSamples(2000, a.latency * (a.slow_factor if rank == a.slow_rank else 1.0))
-    sampler = DistributedSampler(ds)
-    loader = rec.wrap(DataLoader(ds, batch_size=8, sampler=sampler, num_workers=a.workers,
-                                 persistent_workers=a.workers > 0))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    rec = wl.recorder(a.out)
+    ds = SlowSamples(2000, wl.slowed(a.latency, rank, a.slow_rank, a.slow_factor))
+    sampler, loader = wl.sampled_loader(ds, rank, world, 0, 8, a.workers, dict(persistent_workers=True),
+                                        drop_last=False, rec=rec)
     model = nn.parallel.DistributedDataParallel(nn.Linear(64, 5))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for k, (x, y) in enumerate(loader):
             if a.steps and k == a.steps:
                 break

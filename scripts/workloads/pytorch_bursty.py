@@ -5,7 +5,6 @@ with stallsim_record.
     /usr/bin/python3 scripts/workloads/pytorch_bursty.py --nproc 4 --workers 2 --prefetch 2 --out runs/w2p2/run
 """
 import argparse
-import os
 import random
 import sys
 import time
@@ -15,9 +14,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 FEATURES = 32
 
@@ -41,39 +38,17 @@ class BurstyStore(tud.Dataset):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--iterations", type=int, default=100)
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--compute", type=float, default=0.020)
-    ap.add_argument("--lat-seed", type=int, default=7, help="seed of which samples are slow (7: set A)")
+    ap = wl.options(argparse.ArgumentParser(), nproc=0, out=wl.REQUIRED, workers=2, prefetch=2, batch=8,
+                    iterations=100, epochs=2, compute=0.020, lat_seed=(7, "seed of which samples are slow (7: set A)"))
     a = ap.parse_args()
-    if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
-    rank, world = ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out)
+    rank, world = wl.launch_or_join(__file__, a.nproc)
+    rec = wl.recorder(a.out)
     ds = BurstyStore(a.iterations * a.batch * world, seed=a.lat_seed)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=1)
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            prefetch_factor=a.prefetch, persistent_workers=True, drop_last=True)
-    loader = rec.wrap(loader)
-    torch.manual_seed(1)
-    model = nn.parallel.DistributedDataParallel(nn.Linear(FEATURES, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, world, 1, a.batch, a.workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=True), rec=rec)
+    model, opt = wl.ddp_model(lambda: nn.Linear(FEATURES, 10), 1, lr=0.01)
     t0 = time.time()
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            time.sleep(a.compute)  # emulated accelerator
-            opt.zero_grad()
-            lossf(model(x), y).backward()  # all-reduce syncs the ranks
-            opt.step()
+    wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=a.compute)  # the step's all-reduce syncs the ranks
     rec.close()
     if rank == 0:
         print("rank0 wall %.2f s" % (time.time() - t0), flush=True)

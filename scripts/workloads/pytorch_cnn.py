@@ -5,20 +5,14 @@ __getitem__ sleeps a seeded lognormal "storage latency" (mean ~2 ms x --latency-
 and then does real numpy augmentation work (~0.5-1 ms)."""
 import argparse
 import math
-import os
-import sys
 import time
-import warnings
 
 import numpy as np
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 SIGMA = 0.6
 MEAN_LAT = 0.002  # 2 ms mean storage latency at scale 1
@@ -67,61 +61,27 @@ class SmallCNN(nn.Module):
 
 
 def worker(rank, a):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port))
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", rank=rank, world_size=a.world)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group
+    wl.join_spawned(rank, a.world, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group
     ds = SyntheticImages(a.batches * a.batch * a.world, a.latency_scale, a.aug_reps)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.world, rank=rank, shuffle=True, seed=7)
-    kw = dict(persistent_workers=True) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(SmallCNN())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, a.world, 7, a.batch, a.workers, dict(persistent_workers=True),
+                                        rec=rec)
+    model, opt = wl.ddp_model(SmallCNN, 0, lr=0.01, momentum=0.9)
     t0 = time.time()
-    n = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            loss = lossf(model(x), y)
-            loss.backward()
-            opt.step()
-            n += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f" % (n, el, el / n, loss.item()))
-    dist.destroy_process_group()
+    n, loss = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt)
+    wl.finish(rank, n, t0, loss, flush=False)
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--out", required=True)
-    p.add_argument("--world", type=int, default=2)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--batches", type=int, default=100, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--aug-reps", type=int, default=12)
-    p.add_argument("--port", type=int, default=29611)
-    p.add_argument("--bench-item", action="store_true", help="time __getitem__ and exit")
+    p = wl.options(argparse.ArgumentParser(), workers=1, latency_scale=1.0, out=wl.REQUIRED, world=2, batch=16,
+                   batches=(100, wl.PER_RANK), epochs=2, aug_reps=12, port=29611,
+                   bench_item=(False, "time __getitem__ and exit"))
     a = p.parse_args()
     if a.bench_item:
         ds = SyntheticImages(2000, a.latency_scale, a.aug_reps)
-        t = time.perf_counter(); c = time.process_time()
-        for i in range(400):
-            ds[i]
-        print("per item: wall %.3f ms cpu %.3f ms" % ((time.perf_counter() - t) / 0.4, (time.process_time() - c) / 0.4))
+        print("per item: wall %.3f ms cpu %.3f ms" % wl.time_items(ds.__getitem__, 400))
         return
-    d = os.path.dirname(os.path.abspath(a.out))
-    os.makedirs(d, exist_ok=True)
-    mp.spawn(worker, args=(a,), nprocs=a.world, join=True)
+    wl.spawn(worker, a, a.world)
 
 
 if __name__ == "__main__":

@@ -10,20 +10,16 @@ given (import with `stallsim import pytorch PREFIX -o TRACE.h5`). Written by a h
 as a new user; see the dataset's README."""
 import argparse
 import os
-import sys
 import threading
 import time
 
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 FEAT = 1024
 FILE_BYTES = 256 * 1024
@@ -89,41 +85,18 @@ def make_model(hidden):
 
 
 def run_rank(rank, a):
-    # a rank that torch.multiprocessing.spawn started joins its job as launch()'s ranks do
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port), RANK=str(rank), WORLD_SIZE=str(a.world))
-    ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out) if a.out else None  # every rank, after init_process_group
+    wl.join_spawned(rank, a.world, a.port)
+    rec = wl.recorder(a.out)  # every rank, after init_process_group
     ds = DiskFiles(a.data, a.batches * a.batch * a.world, a.files)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.world, rank=rank, shuffle=True, seed=3)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=False) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    if rec:
-        loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(make_model(a.hidden))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, a.world, 3, a.batch, a.workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=False), rec=rec)
+    model, opt = wl.ddp_model(lambda: make_model(a.hidden), 0, lr=0.01, momentum=0.9)
+    t0 = wl.barrier_time()
+    # per batch a sleep (the emulated accelerator), then a step with DDP's all-reduce
+    n, loss = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=a.accel)
     dist.barrier()
-    t0 = time.time()
-    n = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        if rec:
-            rec.set_epoch(epoch)
-        for x, y in loader:
-            time.sleep(a.accel)  # the emulated accelerator
-            opt.zero_grad()
-            loss = lossf(model(x), y)
-            loss.backward()  # DDP's all-reduce: the ranks step together
-            opt.step()
-            n += 1
-    dist.barrier()
-    if rec:
-        rec.close()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it wall incl. epoch starts), last loss %.3f"
-              % (n, el, el / n, loss.item()), flush=True)
+    rec.close()
+    wl.report(rank, n, t0, loss, per="s/it wall incl. epoch starts")
     dist.destroy_process_group()
 
 
@@ -158,22 +131,12 @@ def bench_read(a):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default="")
-    p.add_argument("--data", default="/tmp/diskdata")
-    p.add_argument("--files", type=int, default=3200, help="files in --data (made if absent)")
-    p.add_argument("--file-kb", type=int, default=FILE_BYTES // 1024,
-                   help="size of each file, KB (at least 4; the decoding reads the first %d KB)" % (FILE_BYTES // 1024))
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--prefetch", type=int, default=2)
-    p.add_argument("--world", type=int, default=2)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--batches", type=int, default=100, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--accel", type=float, default=0.015, help="emulated accelerator time per step (s)")
-    p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--port", type=int, default=29741)
-    p.add_argument("--bench-read", action="store_true")
+    p = wl.options(argparse.ArgumentParser(), out="", data="/tmp/diskdata",
+                   files=(3200, "files in --data (made if absent)"),
+                   file_kb=(FILE_BYTES // 1024, "size of each file, KB (at least 4; the decoding reads the first %d KB)"
+                            % (FILE_BYTES // 1024)),
+                   workers=1, prefetch=2, world=2, batch=16, batches=(100, wl.PER_RANK), epochs=2,
+                   accel=(0.015, "emulated accelerator time per step (s)"), hidden=64, port=29741, bench_read=False)
     a = p.parse_args()
     torch.set_num_threads(1)
     if a.file_kb < 4:
@@ -184,9 +147,7 @@ def main():
     if a.bench_read:
         bench_read(a)
         return
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(run_rank, args=(a,), nprocs=a.world, join=True)
+    wl.spawn(run_rank, a, a.world)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,8 @@ reduced to 64 features. The epoch the sample was read in goes with it and the lo
 The training step emulates an accelerator: time.sleep(--step-ms, default 20 ms), then a
 tiny MLP's forward/backward (64-32-4) with DDP's all-reduce, SGD.
 
-The DataLoader is wrapped with scripts/stallsim_record.py (rec.set_epoch each epoch), so
-each run writes PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
-    build/stallsim import pytorch PREFIX -o run.h5
+The DataLoader is recorded with scripts/stallsim_record.py (rec.set_epoch each epoch; what a
+run writes and how to import it: workload.py).
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_epochs.py --workers 2 --out runs/base/run
@@ -29,21 +28,15 @@ Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
 A run takes about 10-20 s on 2 cores.
 """
 import argparse
-import os
-import sys
 import time
-import warnings
 
 import numpy as np
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 4
 COLD_S = 0.006   # per-sample latency in epoch 0 at --latency-scale 1
@@ -84,60 +77,34 @@ class MLP(nn.Module):
 
 
 def train(rank, a):
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
-    scale = a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group (collective)
+    scale = wl.slowed(a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = WarmingDataset(a.batches * a.batch * WORLD, scale)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=5)
-    extra = dict(prefetch_factor=1, persistent_workers=False, multiprocessing_context="fork") if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            drop_last=True, **extra)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(MLP())
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 5, a.batch, a.workers,
+                                        dict(prefetch_factor=1, persistent_workers=False,
+                                             multiprocessing_context="fork"),
+                                        rec=rec)
+    model, opt = wl.ddp_model(MLP, 0, lr=0.05)
     step_s = a.step_ms / 1000.0
     t0 = time.time()
     steps = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         ds.set_epoch(epoch)     # the workers forked for this epoch see it
-        rec.set_epoch(epoch)
         for x, y, e in loader:
             if int(e.min()) != epoch or int(e.max()) != epoch:
                 raise RuntimeError("rank %d: batch of epoch %s in epoch %d" % (rank, e.tolist(), epoch))
             time.sleep(step_s)  # emulated accelerator
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()     # DDP all-reduce
-            opt.step()
+            loss = wl.train_step(model, opt, x, y)  # DDP all-reduce
             steps += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f"
-              % (steps, el, el / steps, loss.item()), flush=True)
-    rec.close()
-    dist.destroy_process_group()
+    wl.finish(rank, steps, t0, loss, rec=rec)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--step-ms", type=float, default=20.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out", required=True, help="record prefix (PREFIX.rank<R>.csv ...)")
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--batches", type=int, default=30, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--port", type=int, default=29871)
-    a = p.parse_args()
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+    p = wl.options(argparse.ArgumentParser(description=__doc__.split("\n")[0]), workers=2, latency_scale=1.0,
+                   step_ms=20.0, slow_rank=-1, slow_factor=1.0, out=(wl.REQUIRED, wl.RECORD_PREFIX), batch=8,
+                   batches=(30, wl.PER_RANK), epochs=4, port=29871)
+    wl.spawn(train, p.parse_args(), WORLD)
 
 
 if __name__ == "__main__":

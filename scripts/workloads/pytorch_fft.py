@@ -11,22 +11,13 @@ Non-persistent workers, recorded with stallsim_record.
 
 Without RANK in the environment it starts --nproc ranks on this machine itself.
 """
-import argparse, os, sys, time, subprocess, warnings
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import argparse, os, sys, time, subprocess
+import workload as wl
 
-p = argparse.ArgumentParser()
-p.add_argument("--workers", type=int, default=2)
-p.add_argument("--prefetch", type=int, default=2)
-p.add_argument("--storage-ms", type=float, default=3.0)
-p.add_argument("--slow-rank", type=int, default=1)      # -1: none
-p.add_argument("--slow-factor", type=float, default=3.0)
-p.add_argument("--epochs", type=int, default=2)
-p.add_argument("--batches", type=int, default=120)
-p.add_argument("--batch-size", type=int, default=16)
-p.add_argument("--step-sleep-ms", type=float, default=35.0)
-p.add_argument("--nproc", type=int, default=3)
-p.add_argument("--port", type=int, default=29517)
-p.add_argument("--prefix", required=True)
+p = wl.options(argparse.ArgumentParser(), workers=2, prefetch=2, storage_ms=3.0,
+               slow_rank=1,  # -1: none
+               slow_factor=3.0, epochs=2, batches=120, batch_size=16, step_sleep_ms=35.0, nproc=3, port=29517,
+               prefix=wl.REQUIRED)
 args = p.parse_args()
 
 if "RANK" not in os.environ:
@@ -41,11 +32,7 @@ if "RANK" not in os.environ:
 import numpy as np
 import torch, torch.nn as nn, torch.distributed as dist
 import torch.utils.data as tud
-import stallsim_record
-warnings.filterwarnings("ignore", message="This DataLoader will create")
-torch.set_num_threads(1)
-rank = int(os.environ["RANK"]); world = int(os.environ["WORLD_SIZE"])
-dist.init_process_group("gloo", rank=rank, world_size=world)
+rank, world = wl.ddp_launch.join()  # RANK and WORLD_SIZE from the launcher above
 
 class FFTData(tud.Dataset):
     def __init__(self, n, wait_s):
@@ -68,30 +55,22 @@ class FFTData(tud.Dataset):
 def winit(_):
     torch.set_num_threads(1)
 
-wait = args.storage_ms / 1000.0 * (args.slow_factor if rank == args.slow_rank else 1.0)
+wait = wl.slowed(args.storage_ms / 1000.0, rank, args.slow_rank, args.slow_factor)
 n = args.batches * args.batch_size * world
 ds = FFTData(n, wait)
-sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=0)
-kw = dict(batch_size=args.batch_size, sampler=sampler, num_workers=args.workers, pin_memory=False,
-          persistent_workers=False, worker_init_fn=winit if args.workers > 0 else None, drop_last=True)
-if args.workers > 0:
-    kw["prefetch_factor"] = args.prefetch
-loader = tud.DataLoader(ds, **kw)
+sampler, loader = wl.sampled_loader(ds, rank, world, 0, args.batch_size, args.workers,
+                                    dict(prefetch_factor=args.prefetch, worker_init_fn=winit))
 
-model = nn.Sequential(nn.Conv2d(1,8,3,stride=2), nn.ReLU(), nn.Conv2d(8,16,3,stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(4), nn.Flatten(), nn.Linear(256,64), nn.ReLU(), nn.Linear(64,10))
-ddp = nn.parallel.DistributedDataParallel(model)
-opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
-lossf = nn.CrossEntropyLoss()
+def net():
+    return nn.Sequential(nn.Conv2d(1,8,3,stride=2), nn.ReLU(), nn.Conv2d(8,16,3,stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(4), nn.Flatten(), nn.Linear(256,64), nn.ReLU(), nn.Linear(64,10))
 
-rec = stallsim_record.Recorder(args.prefix)
+ddp, opt = wl.ddp_model(net, None, lr=0.01)  # torch's generator unseeded, as recorded
+
+rec = wl.recorder(args.prefix)
 loader = rec.wrap(loader)
 t0 = time.time()
-for ep in range(args.epochs):
-    sampler.set_epoch(ep); rec.set_epoch(ep)
-    for x, y in loader:
-        out = ddp(x); loss = lossf(out, y)
-        opt.zero_grad(); loss.backward(); opt.step()   # all-reduce
-        time.sleep(args.step_sleep_ms / 1000.0)          # emulated accelerator
+wl.run_epochs(args.epochs, sampler, rec, loader, ddp, opt,             # a step (all-reduce), then
+              accel=args.step_sleep_ms / 1000.0, accel_after=True)     # the emulated accelerator
 rec.close()
 if rank == 0:
     print(f"done in {time.time()-t0:.1f}s", flush=True)

@@ -5,20 +5,13 @@ longer per sample (--slow-rank, --slow-sleep). Step: a 3-layer MLP, no emulated 
 Persistent workers, a DistributedSampler with shuffle, batch 16, 125 batches per rank.
 Run with /usr/bin/python3: pytorch_files.py --workers W --out PREFIX [--data DIR]
 (records PREFIX.*.csv; DIR, made on the first run, holds the 2000 files)."""
-import argparse, os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import argparse, os, time
 import numpy as np
+import workload as wl
 
-p = argparse.ArgumentParser()
-p.add_argument("--workers", type=int, default=2)
-p.add_argument("--prefetch", type=int, default=2)
-p.add_argument("--out", required=True)
-p.add_argument("--data", default="/tmp/stallsim-files-data")
-p.add_argument("--nproc", type=int, default=3)
-p.add_argument("--epochs", type=int, default=2)
-p.add_argument("--slow-rank", type=int, default=2, help="this rank's samples sleep --slow-sleep more (-1: none)")
-p.add_argument("--slow-sleep", type=float, default=0.004)
-a = p.parse_args()
+a = wl.options(argparse.ArgumentParser(), workers=2, prefetch=2, out=wl.REQUIRED, data="/tmp/stallsim-files-data",
+               nproc=3, epochs=2, slow_rank=(2, "this rank's samples sleep --slow-sleep more (-1: none)"),
+               slow_sleep=0.004).parse_args()
 
 FILES = 2000
 
@@ -30,13 +23,10 @@ if "RANK" not in os.environ:
             n = int(rng.integers(20 * 1024, 60 * 1024 + 1))
             with open(os.path.join(a.data, "s%05d.bin" % i), "wb") as f:
                 f.write(rng.integers(0, 256, n, dtype=np.uint8).tobytes())
-    import ddp_launch
-    sys.exit(ddp_launch.launch(__file__, a.nproc))
+    wl.launch_or_join(__file__, a.nproc)  # the ranks, each this script with RANK set
 
 import torch, torch.nn as nn, torch.distributed as dist
-import ddp_launch
-import stallsim_record
-rank, world = ddp_launch.join()
+rank, world = wl.ddp_launch.join()
 
 
 class Files(torch.utils.data.Dataset):
@@ -60,26 +50,16 @@ class Files(torch.utils.data.Dataset):
         return torch.from_numpy(feat / 255.0), raw[0] % 10
 
 
-torch.manual_seed(0)
 ds = Files(rank == a.slow_rank)
-sampler = torch.utils.data.distributed.DistributedSampler(ds, world, rank, shuffle=True, seed=0)
-kw = dict(prefetch_factor=a.prefetch, persistent_workers=True) if a.workers > 0 else {}
-loader = torch.utils.data.DataLoader(ds, batch_size=16, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-rec = stallsim_record.Recorder(a.out)
+sampler, loader = wl.sampled_loader(ds, rank, world, 0, 16, a.workers,
+                                    dict(prefetch_factor=a.prefetch, persistent_workers=True))
+rec = wl.recorder(a.out)
 loader = rec.wrap(loader)
 
-model = nn.parallel.DistributedDataParallel(
-    nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)))
-opt = torch.optim.SGD(model.parameters(), lr=0.01)
-lossf = nn.CrossEntropyLoss()
+model, opt = wl.ddp_model(lambda: nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                                                nn.Linear(256, 10)), 0, lr=0.01)
 t0 = time.time()
-for ep in range(a.epochs):
-    sampler.set_epoch(ep)
-    rec.set_epoch(ep)
-    for x, y in loader:
-        opt.zero_grad()
-        lossf(model(x), y).backward()
-        opt.step()
+wl.run_epochs(a.epochs, sampler, rec, loader, model, opt)
 rec.close()
 if rank == 0:
     print("pytorch_files: %d ranks, %d workers, %d epochs in %.1f s" % (world, a.workers, a.epochs, time.time() - t0))

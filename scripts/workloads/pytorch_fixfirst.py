@@ -10,7 +10,6 @@ accelerator) and then runs a tiny CNN's forward and backward under DDP.
   /usr/bin/python3 scripts/workloads/pytorch_fixfirst.py --nproc 4 --workers 1 --slow-rank 2 --out runs/base/run
 """
 import argparse
-import os
 import sys
 import time
 
@@ -20,9 +19,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 
 class Store(tud.Dataset):
@@ -43,45 +40,22 @@ class Store(tud.Dataset):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nproc", type=int, default=0, help="start this many ranks on this machine")
-    ap.add_argument("--out", help="record PREFIX (no recording when absent)")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--latency", type=float, default=0.003, help="seconds of storage per sample")
-    ap.add_argument("--slow-rank", type=int, default=-1)
-    ap.add_argument("--slow-factor", type=float, default=2.5)
-    ap.add_argument("--batches", type=int, default=120, help="batches per epoch per rank")
-    ap.add_argument("--epochs", type=int, default=2)
+    wl.options(ap, nproc=(0, "start this many ranks on this machine"),
+               out=(None, "record PREFIX (no recording when absent)"), workers=1,
+               latency=(0.003, "seconds of storage per sample"), slow_rank=-1, slow_factor=2.5,
+               batches=(120, wl.PER_RANK), epochs=2)
     a = ap.parse_args()
-    if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
-    rank, world = ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out) if a.out else None
-    lat = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
+    rank, world = wl.launch_or_join(__file__, a.nproc)
+    rec = wl.recorder(a.out)
+    lat = wl.slowed(a.latency, rank, a.slow_rank, a.slow_factor)
     ds = Store(a.batches * 16 * world, lat)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=0)
-    loader = tud.DataLoader(ds, batch_size=16, sampler=sampler, num_workers=a.workers, drop_last=True)
-    if rec:
-        loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    net = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                        nn.Flatten(), nn.Linear(16, 10))
-    model = nn.parallel.DistributedDataParallel(net)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
-    t0, n = time.time(), 0
-    for ep in range(a.epochs):
-        sampler.set_epoch(ep)
-        if rec:
-            rec.set_epoch(ep)
-        for x, y in loader:
-            time.sleep(0.015)  # the emulated accelerator
-            opt.zero_grad()
-            lossf(model(x), y).backward()
-            opt.step()
-            n += 1
-    if rec:
-        rec.close()
+    sampler, loader = wl.sampled_loader(ds, rank, world, 0, 16, a.workers, rec=rec)
+    model, opt = wl.ddp_model(lambda: nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                                    nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                                                    nn.Flatten(), nn.Linear(16, 10)), 0, lr=0.01)
+    t0 = time.time()
+    n, _ = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=0.015)  # the emulated accelerator
+    rec.close()
     dist.barrier()
     if rank == 0:
         print("pytorch_fixfirst: %d ranks, %d workers, slow rank %d: %d steps in %.2f s" %

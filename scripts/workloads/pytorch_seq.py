@@ -19,9 +19,8 @@ training step (the GRU runs over the padded length) vary from batch to batch.
 forward/backward F2 times (the extra passes under DDP's no_sync, so the collectives
 still match): a slow compute node whose loader is as fast as the others'.
 
-The DataLoader is wrapped with scripts/stallsim_record.py, so each run writes
-PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
-    build/stallsim import pytorch PREFIX -o run.h5
+The DataLoader is recorded with scripts/stallsim_record.py (what a run writes and how to
+import it: workload.py).
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_seq.py --workers 1 --latency-scale 1 --out runs/base/run
@@ -30,21 +29,15 @@ Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_seq.py --bench      # time fetches and steps alone, then exit
 """
 import argparse
-import os
 import random
-import sys
 import time
-import warnings
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 2
 VOCAB = 2000
@@ -103,27 +96,19 @@ class GRUClassifier(nn.Module):
 
 
 def train(rank, a):
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
-    lat = a.token_us * 1e-6 * a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group (collective)
+    lat = wl.slowed(a.token_us * 1e-6 * a.latency_scale, rank, a.slow_rank, a.slow_factor)
     reps = max(1, int(round(a.compute_slow_factor))) if rank == a.compute_slow_rank else 1
     ds = SeqDataset(a.batches * a.batch * WORLD, lat)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=3)
-    extra = dict(persistent_workers=True, prefetch_factor=3, multiprocessing_context="fork") \
-        if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            collate_fn=pad_collate, pin_memory=True, drop_last=True, **extra)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(GRUClassifier())
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 3, a.batch, a.workers,
+                                        dict(persistent_workers=True, prefetch_factor=3,
+                                             multiprocessing_context="fork"),
+                                        collate_fn=pad_collate, pin_memory=True, rec=rec)
+    model, opt = wl.ddp_model(GRUClassifier, 0, lr=0.1)
     t0 = time.time()
     steps = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, lens, y in loader:
             opt.zero_grad()
             for _ in range(reps - 1):            # slow compute node: extra passes, no all-reduce
@@ -133,12 +118,7 @@ def train(rank, a):
             loss.backward()
             opt.step()
             steps += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f"
-              % (steps, el, el / steps, loss.item()), flush=True)
-    dist.destroy_process_group()
+    wl.finish(rank, steps, t0, loss)
 
 
 def bench(a):
@@ -165,28 +145,12 @@ def bench(a):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--token-us", type=float, default=40.0, help="emulated read latency per token at scale 1 (us)")
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--compute-slow-rank", type=int, default=-1)
-    p.add_argument("--compute-slow-factor", type=float, default=1.0)
-    p.add_argument("--out", help="record prefix (PREFIX.rank<R>.csv ...)")
-    p.add_argument("--batch", type=int, default=24)
-    p.add_argument("--batches", type=int, default=60, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--port", type=int, default=29871)
-    p.add_argument("--bench", action="store_true", help="time 40 fetches and steps in one process, then exit")
-    a = p.parse_args()
-    if a.bench:
-        bench(a)
-        return
-    if not a.out:
-        p.error("--out is required")
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+    p = wl.options(argparse.ArgumentParser(description=__doc__.split("\n")[0]), workers=1, latency_scale=1.0,
+                   token_us=(40.0, "emulated read latency per token at scale 1 (us)"), slow_rank=-1, slow_factor=1.0,
+                   compute_slow_rank=-1, compute_slow_factor=1.0, out=(None, wl.RECORD_PREFIX), batch=24,
+                   batches=(60, wl.PER_RANK), epochs=2, port=29871,
+                   bench=(False, "time 40 fetches and steps in one process, then exit"))
+    wl.spawn_or_bench(p, train, WORLD, bench)
 
 
 if __name__ == "__main__":

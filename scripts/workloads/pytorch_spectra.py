@@ -24,30 +24,17 @@ import time
 
 import numpy as np
 
-RECORDER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # scripts/: the recorder and ddp_launch
-sys.path.insert(0, RECORDER_DIR)
-import ddp_launch  # noqa: E402
+import workload as wl
 
 
 def parse():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--iterations", type=int, default=100, help="batches per rank per epoch")
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--median", type=float, default=0.002, help="median storage latency per sample (s)")
-    ap.add_argument("--sigma", type=float, default=0.3)
-    ap.add_argument("--latency-scale", type=float, default=1.0, help="multiply every rank's latency")
-    ap.add_argument("--slow-rank", type=int, default=-1)
-    ap.add_argument("--slow-factor", type=float, default=3.0)
-    ap.add_argument("--sample-mm", type=int, default=12, help="64x64 matmuls per sample (CPU work)")
-    ap.add_argument("--step-mm", type=int, default=9, help="128x128 matmuls per step (host CPU work)")
-    ap.add_argument("--accel", type=float, default=0.020, help="emulated accelerator sleep per step (s)")
-    ap.add_argument("--seed", type=int, default=7)
-    return ap.parse_args()
+    return wl.options(argparse.ArgumentParser(), nproc=0, out=None, workers=2, prefetch=2, batch=16,
+                      iterations=(100, "batches per rank per epoch"), epochs=2,
+                      median=(0.002, "median storage latency per sample (s)"), sigma=0.3,
+                      latency_scale=(1.0, "multiply every rank's latency"), slow_rank=-1, slow_factor=3.0,
+                      sample_mm=(12, "64x64 matmuls per sample (CPU work)"),
+                      step_mm=(9, "128x128 matmuls per step (host CPU work)"),
+                      accel=(0.020, "emulated accelerator sleep per step (s)"), seed=7).parse_args()
 
 
 # ---------------------------------------------------------------- launcher
@@ -63,7 +50,7 @@ def launch(a):
     b0, t0 = cpu_busy_jiffies()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.time()
-    rc = ddp_launch.launch(__file__, a.nproc)
+    rc = wl.ddp_launch.launch(__file__, a.nproc)
     w1 = time.time()
     b1, t1 = cpu_busy_jiffies()
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -92,8 +79,6 @@ def main():
     import torch.distributed as dist
     import torch.nn as nn
     import torch.utils.data as tud
-    sys.path.insert(0, RECORDER_DIR)
-    import stallsim_record
 
     torch.set_num_threads(1)
 
@@ -117,39 +102,26 @@ def main():
 
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
-    rec = stallsim_record.Recorder(a.out) if a.out else None
-    scale = a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    rec = wl.recorder(a.out)
+    scale = wl.slowed(a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = SpectraDataset(a.iterations * a.batch * world, a.median, a.sigma, scale, a.seed, a.sample_mm)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=False) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    if rec:
-        loader = rec.wrap(loader)
+    sampler, loader = wl.sampled_loader(ds, rank, world, a.seed, a.batch, a.workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=False), rec=rec)
 
-    torch.manual_seed(a.seed)
-    model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
+    model, opt = wl.ddp_model(lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)), a.seed, lr=0.01)
     host = np.random.default_rng(rank).standard_normal((128, 128))
     t0 = time.time()
     n = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        if rec:
-            rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, y in loader:
             h = host  # ~5 ms host-side CPU work
             for _ in range(a.step_mm):
                 h = np.tanh(h @ host * 0.01)
             time.sleep(a.accel)  # emulated accelerator
-            opt.zero_grad()
-            loss = lossf(model(x), y)
-            loss.backward()  # DDP all-reduce
-            opt.step()
+            wl.train_step(model, opt, x, y)  # DDP all-reduce
             n += 1
     dt = time.time() - t0
-    if rec:
-        rec.close()
+    rec.close()
     if rank == 0:
         print("rank0: %d iterations in %.2f s (%.4f s/iter)" % (n, dt, dt / max(n, 1)), flush=True)
     dist.destroy_process_group()

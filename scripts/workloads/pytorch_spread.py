@@ -2,28 +2,18 @@
 Each sample: a 2 ms sleep standing in for storage, then a few KB decompressed with zlib and
 about 1 ms of numpy work. Step: 2 Linear layers after a 15 ms sleep (emulated accelerator).
 Run with /usr/bin/python3: pytorch_spread.py --workers W --out PREFIX (records PREFIX.*.csv)."""
-import argparse, os, sys, time, zlib
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import argparse, os, time, zlib
 import numpy as np
+import workload as wl
 
-p = argparse.ArgumentParser()
-p.add_argument("--workers", type=int, default=2)
-p.add_argument("--prefetch", type=int, default=2)
-p.add_argument("--out", required=True)
-p.add_argument("--nproc", type=int, default=2)
-p.add_argument("--epochs", type=int, default=2)
-p.add_argument("--batches", type=int, default=120)
-p.add_argument("--bs", type=int, default=16)
-a = p.parse_args()
+a = wl.options(argparse.ArgumentParser(), workers=2, prefetch=2, out=wl.REQUIRED, nproc=2, epochs=2, batches=120,
+               bs=16).parse_args()
 
 if "RANK" not in os.environ:
-    import ddp_launch
-    sys.exit(ddp_launch.launch(__file__, a.nproc))
+    wl.launch_or_join(__file__, a.nproc)  # the ranks, each this script with RANK set
 
 import torch, torch.nn as nn, torch.distributed as dist
-import ddp_launch
-import stallsim_record
-rank, world = ddp_launch.join()
+rank, world = wl.ddp_launch.join()
 
 class Blobs(torch.utils.data.Dataset):
     def __init__(self, n):
@@ -43,24 +33,14 @@ class Blobs(torch.utils.data.Dataset):
         return torch.from_numpy(y.real[:256].astype(np.float32)), i % 10
 
 ds = Blobs(a.batches * a.bs * world)
-sampler = torch.utils.data.distributed.DistributedSampler(ds, world, rank, shuffle=True)
-kw = dict(prefetch_factor=a.prefetch, persistent_workers=True) if a.workers > 0 else {}
-loader = torch.utils.data.DataLoader(ds, batch_size=a.bs, sampler=sampler, num_workers=a.workers, **kw)
-rec = stallsim_record.Recorder(a.out)
+sampler, loader = wl.sampled_loader(ds, rank, world, 0, a.bs, a.workers,
+                                    dict(prefetch_factor=a.prefetch, persistent_workers=True), drop_last=False)
+rec = wl.recorder(a.out)
 loader = rec.wrap(loader)
 
-model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)))
-opt = torch.optim.SGD(model.parameters(), lr=0.01)
-lossf = nn.CrossEntropyLoss()
+model, opt = wl.ddp_model(lambda: nn.Sequential(nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)), None, lr=0.01)
 t0 = time.time()
-for ep in range(a.epochs):
-    sampler.set_epoch(ep)
-    rec.set_epoch(ep)
-    for x, y in loader:
-        time.sleep(0.015)                                  # accelerator
-        opt.zero_grad()
-        lossf(model(x), y).backward()
-        opt.step()
+wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=0.015)  # accelerator
 if rank == 0:
     print(f"workers={a.workers} wall={time.time()-t0:.2f}s", flush=True)
 dist.destroy_process_group()

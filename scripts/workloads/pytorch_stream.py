@@ -10,7 +10,6 @@ Step: tiny MLP forward/backward (DDP all-reduce) + sleep `compute` s (emulated a
   /usr/bin/python3 scripts/workloads/pytorch_stream.py --nproc 2 --workers 1 --out runs/base/run
 """
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -22,9 +21,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 FEAT = 64
@@ -76,37 +73,24 @@ class Stream(tud.IterableDataset):
 
 
 def parse():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--per-rank", type=int, default=1600, help="samples per rank per epoch")
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.004)
-    ap.add_argument("--nbytes", type=int, default=8192)
-    ap.add_argument("--compute", type=float, default=0.015)
-    ap.add_argument("--uneven", action="store_true")
-    ap.add_argument("--shards", type=int, default=0, help="split each rank's stream into this many files; workers take whole files")
-    ap.add_argument("--no-len", action="store_true")
-    ap.add_argument("--drop-last", action="store_true")
-    ap.add_argument("--persistent", action="store_true")
-    ap.add_argument("--spawn", action="store_true")
-    ap.add_argument("--break-at", type=int, default=-1, help="leave each epoch after this many batches")
-    ap.add_argument("--dump", help="write received sample ids per batch to DUMP.rank<R>.txt")
-    ap.add_argument("--no-ddp-check", action="store_true")
-    return ap.parse_args()
+    return wl.options(argparse.ArgumentParser(), nproc=0, out=None, workers=1, prefetch=2, batch=16,
+                      per_rank=(1600, "samples per rank per epoch"), epochs=2, latency=0.004, nbytes=8192,
+                      compute=0.015, uneven=False,
+                      shards=(0, "split each rank's stream into this many files; workers take whole files"),
+                      no_len=False, drop_last=False, persistent=False, spawn=False,
+                      break_at=(-1, "leave each epoch after this many batches"),
+                      dump=(None, "write received sample ids per batch to DUMP.rank<R>.txt"),
+                      no_ddp_check=False).parse_args()
 
 
 def main():
     a = parse()
     if a.nproc:
-        sys.exit(ddp_launch.launch(__file__, a.nproc))
+        sys.exit(wl.ddp_launch.launch(__file__, a.nproc))
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
-    rec = stallsim_record.Recorder(a.out) if a.out else None
+    rec = wl.recorder(a.out)
     ds = Stream(a.per_rank, rank, world, a.latency, a.nbytes, a.uneven, not a.no_len)
     ds.shards = a.shards
     kw = dict(batch_size=a.batch, num_workers=a.workers, drop_last=a.drop_last)
@@ -114,9 +98,7 @@ def main():
         kw.update(prefetch_factor=a.prefetch, persistent_workers=a.persistent)
         if a.spawn:
             kw["multiprocessing_context"] = "spawn"
-    loader = tud.DataLoader(ds, **kw)
-    if rec:
-        loader = rec.wrap(loader)
+    loader = rec.wrap(tud.DataLoader(ds, **kw))
     model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(FEAT, 64), nn.ReLU(), nn.Linear(64, 10)))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     lossf = nn.CrossEntropyLoss()
@@ -124,8 +106,7 @@ def main():
     t0 = time.time()
     nb = 0
     for ep in range(a.epochs):
-        if rec:
-            rec.set_epoch(ep)
+        rec.set_epoch(ep)
         n = 0
         for ids, x, y in loader:
             if a.break_at >= 0 and n >= a.break_at:
@@ -141,8 +122,7 @@ def main():
         nb += n
         print("rank %d epoch %d: %d batches" % (rank, ep, n), flush=True)
     el = time.time() - t0
-    if rec:
-        rec.close()
+    rec.close()
     if dump:
         dump.close()
     print("rank %d done: %d batches in %.2fs (%.4f s/batch)" % (rank, nb, el, el / max(nb, 1)), flush=True)

@@ -14,9 +14,8 @@ np.frombuffer -> reshape (128, 128) -> float32 -> (x - mean) / std normalisation
 an emulated storage latency: time.sleep(1 ms x --latency-scale [x --slow-factor on
 --slow-rank]).
 
-The DataLoader is wrapped with scripts/stallsim_record.py, so each run writes
-PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
-    build/stallsim import pytorch PREFIX -o run.h5
+The DataLoader is recorded with scripts/stallsim_record.py (what a run writes and how to
+import it: workload.py).
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_sync.py --workers 0 --out runs/w0/run
@@ -27,20 +26,14 @@ Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
 """
 import argparse
 import os
-import sys
 import time
-import warnings
 
 import numpy as np
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
-import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 6
 FILE_BYTES = 16384          # 128 x 128 uint8
@@ -85,72 +78,37 @@ class FileDataset(tud.Dataset):
 
 
 def train(rank, a):
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
-    latency = LATENCY_S * a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group (collective)
+    latency = wl.slowed(LATENCY_S * a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = FileDataset(a.data, a.files, a.batches * a.batch * WORLD, latency)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=5)
-    extra = (dict(persistent_workers=True, prefetch_factor=2, multiprocessing_context="fork")
-             if a.workers > 0 else {})
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            drop_last=True, **extra)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(nn.Linear(1024, CLASSES))
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    dist.barrier()
-    t0 = time.time()
-    steps = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            steps += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f"
-              % (steps, el, el / steps, loss.item()), flush=True)
-    rec.close()
-    dist.destroy_process_group()
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 5, a.batch, a.workers,
+                                        dict(persistent_workers=True, prefetch_factor=2,
+                                             multiprocessing_context="fork"),
+                                        rec=rec)
+    model, opt = wl.ddp_model(lambda: nn.Linear(1024, CLASSES), 0, lr=0.05)
+    t0 = wl.barrier_time()
+    steps, loss = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt)
+    wl.finish(rank, steps, t0, loss, rec=rec)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=0)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out", help="record prefix (PREFIX.rank<R>.csv ...)")
-    p.add_argument("--data", default="/work/helper9/data", help="folder of the sample files")
-    p.add_argument("--files", type=int, default=2000)
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--batches", type=int, default=30, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--port", type=int, default=29871)
-    p.add_argument("--bench-item", action="store_true", help="time __getitem__ (1000 samples) and exit")
+    p = wl.options(argparse.ArgumentParser(description=__doc__.split("\n")[0]), workers=0, latency_scale=1.0,
+                   slow_rank=-1, slow_factor=1.0, out=(None, wl.RECORD_PREFIX),
+                   data=("/work/helper9/data", "folder of the sample files"), files=2000, batch=8,
+                   batches=(30, wl.PER_RANK), epochs=2, port=29871,
+                   bench_item=(False, "time __getitem__ (1000 samples) and exit"))
     a = p.parse_args()
     make_files(a.data, a.files)
     if a.bench_item:
         torch.set_num_threads(1)
         for lat in (LATENCY_S * a.latency_scale, 0.0):
             ds = FileDataset(a.data, a.files, 1000, lat)
-            t, c = time.perf_counter(), time.process_time()
-            for i in range(1000):
-                ds[i]
             print("latency %.4f s: wall %.3f ms  cpu %.3f ms per sample"
-                  % (lat, time.perf_counter() - t, time.process_time() - c))
+                  % ((lat,) + wl.time_items(ds.__getitem__, 1000)))
         return
-    if not a.out:
-        p.error("--out is required")
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+    wl.need_out(p, a)
+    wl.spawn(train, a, WORLD)
 
 
 if __name__ == "__main__":

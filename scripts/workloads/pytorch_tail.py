@@ -22,10 +22,8 @@ On a 2-core machine the step (forward, backward with DDP's all-reduce, SGD: ~8 m
 rank) bounds the run with 2 or more workers per rank (~0.021 s per iteration, the cores ~80 %
 busy), the loader with 0 or 1 worker (~0.043 and ~0.030 s per iteration).
 
-The DataLoader is wrapped with scripts/stallsim_record.py (it must be importable: this script
-puts scripts/ on sys.path), so each run writes PREFIX.rank<R>.csv and
-PREFIX.rank<R>.worker<W>.csv; import them with
-    build/stallsim import pytorch PREFIX -o run.h5
+The DataLoader is recorded with scripts/stallsim_record.py (what a run writes and how to
+import it: workload.py).
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch; run one job at a
 time on an otherwise idle machine, each takes under 15 s):
@@ -38,21 +36,16 @@ Rank 0 prints the wall time per iteration over both epochs (worker start-up incl
 trace's measured row leaves each epoch's first 11 iterations out).
 """
 import argparse
-import os
-import sys
 import time
-import warnings
 
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 3
 MEDIAN_S = 0.001        # median of the lognormal latency at --latency-scale 1
@@ -96,50 +89,25 @@ def make_model(hidden=HIDDEN, layers=LAYERS):
 
 
 def train(rank, a):
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
-    scale = a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group (collective)
+    scale = wl.slowed(a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = TailDataset(PER_RANK * WORLD, scale)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=5)
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            drop_last=False, pin_memory=False, persistent_workers=False,
-                            multiprocessing_context="fork" if a.workers > 0 else None)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(make_model(a.hidden, a.layers))
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    dist.barrier()
-    t0 = time.time()
-    steps = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            steps += 1
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 5, a.batch, a.workers, dict(multiprocessing_context="fork"),
+                                        drop_last=False, rec=rec)
+    model, opt = wl.ddp_model(lambda: make_model(a.hidden, a.layers), 0, lr=0.05, momentum=0.9)
+    t0 = wl.barrier_time()
+    steps, loss = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt)
     dist.barrier()
     rec.close()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f"
-              % (steps, el, el / steps, loss.item()), flush=True)
+    wl.report(rank, steps, t0, loss)
     dist.destroy_process_group()
 
 
 def bench(a):
     torch.set_num_threads(1)
     ds = TailDataset(PER_RANK * WORLD, a.latency_scale)
-    t = time.perf_counter()
-    c = time.process_time()
-    for i in range(800):
-        ds[i]
-    print("__getitem__: wall %.3f ms, cpu %.3f ms per sample"
-          % ((time.perf_counter() - t) / 0.8, (time.process_time() - c) / 0.8))
+    print("__getitem__: wall %.3f ms, cpu %.3f ms per sample" % wl.time_items(ds.__getitem__, 800))
     model = make_model(a.hidden, a.layers)
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     x, y = torch.randn(a.batch, DIM), torch.randint(0, CLASSES, (a.batch,))
@@ -152,26 +120,11 @@ def bench(a):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out", help="record prefix (PREFIX.rank<R>.csv ...)")
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units per layer")
-    p.add_argument("--layers", type=int, default=LAYERS, help="hidden layers")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--port", type=int, default=29871)
-    p.add_argument("--bench", action="store_true", help="time __getitem__ and one step, then exit")
-    a = p.parse_args()
-    if a.bench:
-        bench(a)
-        return
-    if not a.out:
-        p.error("--out is required")
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+    p = wl.options(argparse.ArgumentParser(description=__doc__.split("\n")[0]), workers=1, latency_scale=1.0,
+                   slow_rank=-1, slow_factor=1.0, out=(None, wl.RECORD_PREFIX), batch=16,
+                   hidden=(HIDDEN, "hidden units per layer"), layers=(LAYERS, "hidden layers"), epochs=2, port=29871,
+                   bench=(False, "time __getitem__ and one step, then exit"))
+    wl.spawn_or_bench(p, train, WORLD, bench)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,8 @@ capitals and punctuation. __getitem__ sleeps an emulated storage latency of
 lower-case, strip punctuation, split, dictionary lookup (unknown words -> <unk>), hashed
 word bigrams into extra buckets, truncate/pad to a fixed length, build a LongTensor.
 
-The DataLoader is wrapped with scripts/stallsim_record.py, so each run writes
-PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
-    build/stallsim import pytorch PREFIX -o run.h5
+The DataLoader is recorded with scripts/stallsim_record.py (what a run writes and how to
+import it: workload.py).
 
 Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_text.py --workers 1 --latency-scale 1 --out runs/base/run
@@ -23,22 +22,16 @@ Run (from the repository root; /usr/bin/python3 is Debian's python with torch):
     /usr/bin/python3 scripts/workloads/pytorch_text.py --bench-item      # time __getitem__ (1000 samples) and exit
 """
 import argparse
-import os
 import random
 import string
-import sys
 import time
-import warnings
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 WORLD = 2
 TOPICS = 4
@@ -115,25 +108,16 @@ class BagClassifier(nn.Module):
 
 
 def train(rank, a):
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group (collective)
-    latency = LATENCY_S * a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, WORLD, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group (collective)
+    latency = wl.slowed(LATENCY_S * a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = TextDataset(a.batches * a.batch * WORLD, latency)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=3)
-    extra = dict(persistent_workers=True, prefetch_factor=4) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            drop_last=True, **extra)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(BagClassifier())
-    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    sampler, loader = wl.sampled_loader(ds, rank, WORLD, 3, a.batch, a.workers,
+                                        dict(persistent_workers=True, prefetch_factor=4), rec=rec)
+    model, opt = wl.ddp_model(BagClassifier, 0, lr=0.5)
     t0 = time.time()
     steps, correct, seen = 0, 0, 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
+    for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, y in loader:
             opt.zero_grad()
             out = model(x)
@@ -144,41 +128,22 @@ def train(rank, a):
             if epoch == a.epochs - 1:
                 correct += (out.argmax(1) == y).sum().item()
                 seen += len(y)
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f, last-epoch acc %.2f"
-              % (steps, el, el / steps, loss.item(), correct / max(seen, 1)), flush=True)
-    dist.destroy_process_group()
+    wl.finish(rank, steps, t0, loss, more=", last-epoch acc %.2f" % (correct / max(seen, 1)))
+
+
+def bench_item(a):
+    torch.set_num_threads(1)
+    ds = TextDataset(2000, LATENCY_S * a.latency_scale)
+    for name, f in (("__getitem__", ds.__getitem__), ("tokenize only", lambda i: ds.tokenize(ds.docs[i]))):
+        print("%-14s wall %.3f ms  cpu %.3f ms per sample" % ((name,) + wl.time_items(f, 1000)))
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out", help="record prefix (PREFIX.rank<R>.csv ...)")
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--batches", type=int, default=60, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--port", type=int, default=29853)
-    p.add_argument("--bench-item", action="store_true", help="time __getitem__ and tokenize, then exit")
-    a = p.parse_args()
-    if a.bench_item:
-        torch.set_num_threads(1)
-        ds = TextDataset(2000, LATENCY_S * a.latency_scale)
-        for name, f in (("__getitem__", ds.__getitem__), ("tokenize only", lambda i: ds.tokenize(ds.docs[i]))):
-            t, c = time.perf_counter(), time.process_time()
-            for i in range(1000):
-                f(i)
-            print("%-14s wall %.3f ms  cpu %.3f ms per sample"
-                  % (name, time.perf_counter() - t, time.process_time() - c))
-        return
-    if not a.out:
-        p.error("--out is required")
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(train, args=(a,), nprocs=WORLD, join=True)
+    p = wl.options(argparse.ArgumentParser(description=__doc__.split("\n")[0]), workers=1, latency_scale=1.0,
+                   slow_rank=-1, slow_factor=1.0, out=(None, wl.RECORD_PREFIX), batch=32,
+                   batches=(60, wl.PER_RANK), epochs=2, port=29853,
+                   bench_item=(False, "time __getitem__ and tokenize, then exit"))
+    wl.spawn_or_bench(p, train, WORLD, bench_item, "bench_item")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ forward/backward with the DDP all-reduce.
     /usr/bin/python3 scripts/workloads/pytorch_twofaults.py --nproc 4 --out runs/base/run --slow-storage 1:3.5 --slow-cpu 3:5
 """
 import argparse
-import os
 import sys
 import time
 
@@ -18,9 +17,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 FEAT = 64
 N = 16384
@@ -56,65 +53,26 @@ class MLP(nn.Module):
         return self.f(x)
 
 
-def spec(vals, rank):
-    f = 1.0
-    for s in vals:
-        r, v = s.split(":")
-        if int(r) == rank:
-            f = float(v)
-    return f
-
-
 def parse():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--batches", type=int, default=120)
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.003)
-    ap.add_argument("--units", type=int, default=6)
-    ap.add_argument("--compute", type=float, default=0.018)
-    ap.add_argument("--slow-storage", action="append", default=[], help="R:F")
-    ap.add_argument("--slow-cpu", action="append", default=[], help="R:F")
-    return ap.parse_args()
+    return wl.options(argparse.ArgumentParser(), nproc=0, out=wl.REQUIRED, workers=2, prefetch=2, batch=8, batches=120,
+                      epochs=2, latency=0.003, units=6, compute=0.018, slow_storage=([], "R:F"),
+                      slow_cpu=([], "R:F")).parse_args()
 
 
 def main():
     a = parse()
-    if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
-    rank, world = ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out)
-    latency = a.latency * spec(a.slow_storage, rank)
-    units = int(round(a.units * spec(a.slow_cpu, rank)))
+    rank, world = wl.launch_or_join(__file__, a.nproc)
+    rec = wl.recorder(a.out)
+    latency = a.latency * wl.per_rank(a.slow_storage, rank, 1.0)
+    units = int(round(a.units * wl.per_rank(a.slow_cpu, rank, 1.0)))
     ds = SlowStore(a.batches * a.batch * world, latency, units)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=1)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=True) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    loader = rec.wrap(loader)
-    torch.manual_seed(1)
-    model = nn.parallel.DistributedDataParallel(MLP())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
-    dist.barrier()
-    t0 = time.time()
+    sampler, loader = wl.sampled_loader(ds, rank, world, 1, a.batch, a.workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=True), rec=rec)
+    model, opt = wl.ddp_model(MLP, 1, lr=0.01)
+    t0 = wl.barrier_time()
     its = []
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        last = time.perf_counter()
-        for k, (x, y) in enumerate(loader):
-            time.sleep(a.compute)  # emulated accelerator
-            opt.zero_grad()
-            lossf(model(x), y).backward()
-            opt.step()
-            now = time.perf_counter()
-            if k >= 11:
-                its.append(now - last)
-            last = now
+    wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=a.compute,  # emulated accelerator
+                  times=its, skip=11)
     rec.close()
     dist.barrier()
     print("twofaults rank %d: latency %.4f units %d workers %d: %d x %d batches in %.1f s, loop mean iter (k>=11) %.4f s"

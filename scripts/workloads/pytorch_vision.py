@@ -14,7 +14,6 @@ DDP all-reduce synchronises the ranks.
 
 import argparse
 import io
-import os
 import sys
 import time
 
@@ -25,9 +24,7 @@ import torch.nn as nn
 import torch.utils.data as tud
 from PIL import Image
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 NIMG, SIDE, CROP = 4000, 64, 56
 
@@ -75,60 +72,27 @@ class TinyNet(nn.Module):
 
 
 def parse():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--workers-rank", action="append", default=[], help="R:W")
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--batches", type=int, default=120, help="batches per epoch per rank")
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.0015)
-    ap.add_argument("--compute", type=float, default=0.030)
-    ap.add_argument("--slow-rank", type=int, default=-1)
-    ap.add_argument("--slow-factor", type=float, default=3.0)
+    ap = wl.options(argparse.ArgumentParser(), nproc=0, out=wl.REQUIRED, workers=2, workers_rank=([], "R:W"),
+                    prefetch=2, batch=32, batches=(120, wl.PER_RANK), epochs=2, latency=0.0015, compute=0.030,
+                    slow_rank=-1, slow_factor=3.0)
     return ap.parse_args()
 
 
 def main():
     a = parse()
-    if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
-    rank, world = ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out)
-    workers = a.workers
-    for spec in a.workers_rank:
-        r, w = map(int, spec.split(":"))
-        if r == rank:
-            workers = w
-    latency = a.latency * (a.slow_factor if rank == a.slow_rank else 1.0)
+    rank, world = wl.launch_or_join(__file__, a.nproc)
+    rec = wl.recorder(a.out)
+    workers = wl.per_rank(a.workers_rank, rank, a.workers, int)
+    latency = wl.slowed(a.latency, rank, a.slow_rank, a.slow_factor)
     blobs = make_images(NIMG)
     ds = JpegDataset(blobs, a.batches * a.batch * world, latency)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=1)
-    kw = dict(prefetch_factor=a.prefetch, persistent_workers=True) if workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=workers, drop_last=True, **kw)
-    loader = rec.wrap(loader)
-    torch.manual_seed(1)
-    model = nn.parallel.DistributedDataParallel(TinyNet())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
-    dist.barrier()
-    t0 = time.time()
+    sampler, loader = wl.sampled_loader(ds, rank, world, 1, a.batch, workers,
+                                        dict(prefetch_factor=a.prefetch, persistent_workers=True), rec=rec)
+    model, opt = wl.ddp_model(TinyNet, 1, lr=0.01)
+    t0 = wl.barrier_time()
     its = []
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        last = time.perf_counter()
-        for k, (x, y) in enumerate(loader):
-            time.sleep(a.compute)  # emulated accelerator
-            opt.zero_grad()
-            lossf(model(x), y).backward()
-            opt.step()
-            now = time.perf_counter()
-            if k >= 10:
-                its.append(now - last)
-            last = now
+    wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=a.compute,  # emulated accelerator
+                  times=its, skip=10)
     rec.close()
     dist.barrier()
     print("pytorch_vision rank %d: workers %d latency %.4f: %d epochs x %d batches in %.1f s, mean iter (k>=10, loop-side) %.4f s"

@@ -12,7 +12,6 @@ and flip, per-image standardisation. Training step: a small conv+MLP model forwa
 then `stallsim import pytorch runs/w8p4/run -o w8p4.h5` (datasets/pytorch-wave/README.md).
 """
 import argparse
-import os
 import sys
 import time
 
@@ -22,9 +21,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import ddp_launch  # noqa: E402
-import stallsim_record  # noqa: E402
+import workload as wl
 
 SIDE, CROP = 48, 40
 
@@ -71,18 +68,8 @@ class Net(nn.Module):
 
 
 def parse():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nproc", type=int, default=0)
-    ap.add_argument("--out")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--prefetch", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--iterations", type=int, default=100)
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--latency", type=float, default=0.003)
-    ap.add_argument("--step", type=float, default=0.015)
-    ap.add_argument("--bench-sample", action="store_true")
-    return ap.parse_args()
+    return wl.options(argparse.ArgumentParser(), nproc=0, out=None, workers=2, prefetch=2, batch=8, iterations=100,
+                      epochs=2, latency=0.003, step=0.015, bench_sample=False).parse_args()
 
 
 def main():
@@ -96,28 +83,14 @@ def main():
             ds[i]
         print("CPU per sample: %.3f ms" % ((time.thread_time() - t) / 500 * 1e3))
         return 0
-    if a.nproc:
-        return ddp_launch.launch(__file__, a.nproc)
-    rank, world = ddp_launch.join()
-    rec = stallsim_record.Recorder(a.out)
+    rank, world = wl.launch_or_join(__file__, a.nproc)
+    rec = wl.recorder(a.out)
     ds = WaveImages(a.iterations * a.batch * world, a.latency)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=7)
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers,
-                            prefetch_factor=a.prefetch if a.workers else None, drop_last=True)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(Net())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, world, 7, a.batch, a.workers, dict(prefetch_factor=a.prefetch),
+                                        rec=rec)
+    model, opt = wl.ddp_model(Net, 0, lr=0.01)
     t0 = time.time()
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            lossf(model(x), y).backward()
-            opt.step()
-            time.sleep(a.step)  # emulated accelerator
+    wl.run_epochs(a.epochs, sampler, rec, loader, model, opt, accel=a.step, accel_after=True)  # emulated accelerator
     rec.close()
     dist.barrier()
     if rank == 0:

@@ -11,20 +11,15 @@ __getitem__: open+read the file, sleep 2 ms x --latency-scale (x --slow-factor o
 """
 import argparse
 import os
-import sys
 import time
-import warnings
 import zlib
 
 import numpy as np
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.utils.data as tud
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: the recorder
-import stallsim_record  # noqa: E402
+import workload as wl
 
 NFILES = 2000
 DIM = 1024  # float32 values per sample (4 KB raw)
@@ -73,69 +68,34 @@ class MLP(nn.Module):
 
 
 def worker(rank, a):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(a.port))
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    dist.init_process_group("gloo", rank=rank, world_size=a.world)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group
-    delay = SLEEP_S * a.latency_scale * (a.slow_factor if rank == a.slow_rank else 1.0)
+    wl.join_spawned(rank, a.world, a.port)
+    rec = wl.recorder(a.out)  # after init_process_group
+    delay = wl.slowed(SLEEP_S * a.latency_scale, rank, a.slow_rank, a.slow_factor)
     ds = ZFiles(a.data, a.batches * a.batch * a.world, delay)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.world, rank=rank, shuffle=True, seed=11)
-    kw = dict(prefetch_factor=4, persistent_workers=False) if a.workers > 0 else {}
-    loader = tud.DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=a.workers, drop_last=True, **kw)
-    loader = rec.wrap(loader)
-    torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(MLP())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    lossf = nn.CrossEntropyLoss()
+    sampler, loader = wl.sampled_loader(ds, rank, a.world, 11, a.batch, a.workers,
+                                        dict(prefetch_factor=4, persistent_workers=False), rec=rec)
+    model, opt = wl.ddp_model(MLP, 0, lr=0.01)
     t0 = time.time()
-    n = 0
-    for epoch in range(a.epochs):
-        sampler.set_epoch(epoch)
-        rec.set_epoch(epoch)
-        for x, y in loader:
-            opt.zero_grad()
-            loss = lossf(model(x), y)
-            loss.backward()
-            opt.step()
-            n += 1
-    dist.barrier()
-    if rank == 0:
-        el = time.time() - t0
-        print("rank0: %d iterations in %.2f s (%.4f s/it), last loss %.3f" % (n, el, el / n, loss.item()))
-    dist.destroy_process_group()
+    n, loss = wl.run_epochs(a.epochs, sampler, rec, loader, model, opt)
+    wl.finish(rank, n, t0, loss, flush=False)
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--gen", metavar="DIR", help="generate the data files into DIR and exit")
-    p.add_argument("--data", default="zlib-data")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--latency-scale", type=float, default=1.0)
-    p.add_argument("--slow-rank", type=int, default=-1)
-    p.add_argument("--slow-factor", type=float, default=1.0)
-    p.add_argument("--out")
-    p.add_argument("--world", type=int, default=3)
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--batches", type=int, default=80, help="batches per epoch per rank")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--port", type=int, default=29731)
-    p.add_argument("--bench-item", action="store_true", help="time __getitem__ and exit")
+    wl.options(p, data="zlib-data", workers=1, latency_scale=1.0, slow_rank=-1, slow_factor=1.0, out=None, world=3,
+               batch=32, batches=(80, wl.PER_RANK), epochs=2, port=29731,
+               bench_item=(False, "time __getitem__ and exit"))
     a = p.parse_args()
     if a.gen:
         generate(a.gen)
         return
     if a.bench_item:
         ds = ZFiles(a.data, NFILES, SLEEP_S * a.latency_scale)
-        t = time.perf_counter(); c = time.process_time()
-        for i in range(400):
-            ds[i]
-        print("per item: wall %.3f ms cpu %.3f ms" % ((time.perf_counter() - t) / 0.4, (time.process_time() - c) / 0.4))
+        print("per item: wall %.3f ms cpu %.3f ms" % wl.time_items(ds.__getitem__, 400))
         return
-    if not a.out:
-        p.error("--out is required")
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(worker, args=(a,), nprocs=a.world, join=True)
+    wl.need_out(p, a)
+    wl.spawn(worker, a, a.world)
 
 
 if __name__ == "__main__":
