@@ -3,7 +3,7 @@
 # SIGSTOP mid-sweep, the file touched, the run resumed) gives no results: status 1, a message
 # naming the trace, and earlier results in the folder as they were. Skipped, saying so, when
 # the run ends before it can be stopped (a machine fast enough to sweep 387 scenarios of 128 GPUs x 20,000 iterations in 0.2 s).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 # a sweep of a few seconds: 387 pipeline scenarios (every GPU of 128 healed, 3 storage speeds)
 "$stallsim" gen -o "$work/t.h5" --gpus 128 --iterations 20000 --seed 3 > /dev/null || fail "gen"
 printf '[trace]\npath = t.h5\n[scenarios]\nmodel = pipeline\nheal = none, each\nfetch_scale = 1, 0.5, 0.25\n' > "$work/s.ini"

@@ -4,7 +4,7 @@
 # byte-identical whichever runs. STALLSIM_ISA=generic forces the baseline path; the
 # default takes the best the CPU has (on a CPU without AVX2 both runs are the baseline,
 # and the test says so).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 cd "$work" || exit 1
 # traces: an odd GPU count (vector tails), a wide one (several chunks of the argmax
 # search), stragglers, a slow GPU, GPUs with their own worker counts, two epochs

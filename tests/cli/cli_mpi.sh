@@ -3,7 +3,7 @@
 # summary.csv (independent and pipeline sweeps, traces of several statistics blocks with
 # an epoch boundary inside a block; pipeline scenarios whole on a rank, with shared slabs,
 # and split over the ranks by blocks of iterations), and identical per-iteration results.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 need_mpirun
 
 # 2 epochs x 2600 rows = 5200 rows: three 2048-row blocks, the epoch boundary inside block 1

@@ -4,7 +4,7 @@
 # list) and the HTA reference traces import, checked against values computed here with
 # Python's json; missing or overlapping steps, no DataLoader events and mismatched ranks
 # give clear errors.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 
 # ---- a hand-made trace, every mapping by value ----

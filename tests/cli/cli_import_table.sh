@@ -2,7 +2,7 @@
 # cli_import_table.sh - `stallsim import table`: hand-made tables (seconds and ISO
 # timestamps, end times and durations, any rank order within a step, gzip) by value;
 # `--help` shows the header; errors name file and line.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 
 # seconds (Unix time), ends given: the origin is the first row's whole second

@@ -2,7 +2,7 @@
 # cli_compare.sh - `stallsim compare` and `run --json`: the FusionFlow measured trace
 # against its 9-scenario sweep gives the published numbers and their differences; a trace
 # compared with itself gives zero differences; mismatched inputs give clear errors.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 ref=$shared/reference/fusionflow-4gpu
 prefix=$ref/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0

@@ -2,7 +2,7 @@
 # cli_small.sh - small promises: stallsim without a command exits 2 with its usage on
 # stderr; numbers are decimal everywhere (hexadecimal, inf and nan are refused in scenario
 # files, --set, gen and compare options and CSV cells alike); counts read "1 GPU".
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 cd "$work" || exit 1
 "$stallsim" >out 2>err
 rc=$?

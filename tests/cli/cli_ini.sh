@@ -3,7 +3,7 @@
 # a process substitution <(...), with indented sections and keys, '#' and ';' comments
 # after values, and a path longer than inih's line buffer; each gives the same
 # summary.csv as the plain file. Refusals name a --set that gave the value.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 cd "$work" || exit 1
 deep=$work/$(printf 'd%.0s' $(seq 1 230))/$(printf 'e%.0s' $(seq 1 100))
 mkdir -p "$deep"

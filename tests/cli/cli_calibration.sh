@@ -6,7 +6,7 @@
 # and `delivery` a key, and a bad --slow-gpu is a usage error; same summary on 1 and 3 ranks;
 # a row's largest delivery and the GPUs whose batches waited for their loops recomputed
 # from real traces.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
 

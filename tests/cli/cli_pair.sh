@@ -4,7 +4,7 @@
 # written with the results.h5 beside it (its digest is results.h5's summary_csv_fnv1a64,
 # and its rows are results.h5's /summary), every time; compare reports a summary.csv that
 # does not belong to its results.h5.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 pairs=${STALLSIM_PAIRS:-50}
 

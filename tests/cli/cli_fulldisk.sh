@@ -5,7 +5,7 @@
 # Needs a small tmpfs (mount, as root); skipped with a message where mounting is not
 # permitted. Under LeakSanitizer, the buffers that libhdf5 1.10 itself loses on a failed
 # chunk write are not reported (a suppression that matches libhdf5's frames only).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 echo "leak:libhdf5" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 disk=$work/disk

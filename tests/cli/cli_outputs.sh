@@ -4,11 +4,11 @@
 # (per-iteration series, /summary, root attributes), the stalltrace schema's units and
 # chunking, the terminal table, --help/--version, pipeline fidelity figures and step_gap,
 # more ranks than scenarios, and info's per-GPU means (past each epoch's warm-up).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
 
-# The trace of tests/unit_independent.c test_sweep_summary: 2 GPUs, 3 rows (epoch 1).
+# The trace of tests/unit/unit_independent.c test_sweep_summary: 2 GPUs, 3 rows (epoch 1).
 #   row 0: fetch_start 0, 0.5   fetch_time 0.5, 0.25  iteration_time 1.5, 1.25  stall 0.5, 0.25
 #   row 1: fetch_start 1, 1     fetch_time 0.25, 1    iteration_time 1, 2       stall 0.125, 1
 #   row 2: fetch_start 2, 2.25  fetch_time 0.5, 0.5   iteration_time 1, 0.75    stall 0, 0

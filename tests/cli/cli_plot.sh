@@ -4,7 +4,7 @@
 # is written, with a note; a folder without results (empty, or a results.h5 that is not
 # HDF5) fails with status 1 and names the folder. Skipped (77) without python3-h5py and
 # python3-matplotlib.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 plot=$src/scripts/plot_results.py
 [ -x "$py" ] && "$py" -c 'import h5py, matplotlib, numpy' 2>/dev/null ||

@@ -3,7 +3,7 @@
 # values for (64 KB: about 8,190 doubles): the per-GPU calibration goes to datasets, the
 # summary's per-GPU straggler shares to an array field, and the printed calibration stays
 # short (GPUs with differing settings are summarised, not listed one by one).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 "$stallsim" gen -o "$work/w.h5" --gpus 9000 --iterations 40 --seed 3 --slow-gpu 7:3 >/dev/null || fail "gen"
 printf '[trace]\npath = w.h5\nwarmup_iterations = 5\n[scenarios]\nmodel = pipeline\n' > "$work/w.ini"

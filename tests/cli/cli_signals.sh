@@ -4,7 +4,7 @@
 # signal (status 128 + signal) with no .tmp. file left; the temporaries of processes that
 # no longer run (SIGKILL) are removed by the next command writing into that folder, and
 # nothing else is.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 
 # the interrupts that could not be made while a temporary existed (a few, on a fast machine;
 # all of them: has_tmp no longer sees our temporaries' names, and the test checks nothing)

@@ -6,7 +6,7 @@
 # work and a scenario changes the workers (naming such a scenario), not on gen's traces,
 # and on gen's traces with it; scripts/storage_probe.py's refusals and its fit on a folder
 # of files (read from the page cache: the shape of its output, not a storage's figures).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 "$stallsim" gen -o "$work/g.h5" --gpus 2 --iterations 300 --workers 2 --seed 5 >/dev/null || fail "gen"
 printf '[trace]\npath = g.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 4\n[pipeline]\nstorage_parallel = 2\n' > "$work/s.ini"

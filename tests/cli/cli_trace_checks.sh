@@ -6,7 +6,7 @@
 # an int64 epoch column (h5py's default) gives the same results as int32, and epochs that
 # do not fit 32 bits are rejected; a bad value that one rank of a node finds in its share
 # of a shared slab stops every rank with one message.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 $py -c "import h5py" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
 cd "$work" || exit 1

@@ -3,7 +3,7 @@
 # (data), a message on stderr that names the file and the line, column, dataset or key,
 # and leaves no output behind; a failed run leaves earlier results as they were; an error
 # on one rank ends the whole MPI job promptly with one message.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 
 # expect STATUS 'needle1|needle2' CMD...   (every needle must occur in stderr)

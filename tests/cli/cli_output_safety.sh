@@ -4,7 +4,7 @@
 # that is not its own kind of output: run (results.h5, summary.csv), gen and import (a
 # stalltrace), compare --csv (a compare CSV). Each refusal exits 2, names the file, and
 # leaves the file byte for byte as it was; replacing an output of the same kind works.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 
 # refuse NAME FILE-THAT-MUST-SURVIVE NEEDLE CMD...
 refuse() {

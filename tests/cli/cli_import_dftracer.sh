@@ -4,7 +4,7 @@
 # step spans, fetch times the reads inside each wait, all computed here independently with
 # Python's json; .pfw.gz gives the same trace; `info` and `run` work on it; damaged and
 # mismatched inputs give errors naming file and line.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 
 # ---- a hand-made trace, by value (µs after 2023-11-14T22:13:20 = 1700000000 s) ----

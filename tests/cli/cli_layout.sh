@@ -2,7 +2,7 @@
 # cli_layout.sh - the source layout keeps its rules: every #include of a project header
 # goes down the layers named in the README (never up or sideways), every key of the
 # option table is documented in the README, and the registries list what they should.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 cd "$src"
 # layer -> the layers its files may include (besides its own)
 declare -A may=(

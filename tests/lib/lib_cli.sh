@@ -1,5 +1,5 @@
-# lib_cli.sh - shared by the tests/cli_*.sh scripts: arguments, a scratch folder, checks.
-# Usage in a script: . "$(dirname "$0")/lib_cli.sh" "$@"
+# lib_cli.sh - shared by the shell tests (tests/cli/, tests/validation/, toy/, fault/): arguments, a scratch folder, checks.
+# Usage in a script: . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 stallsim=$1
 shared=$2
 src=$3

@@ -6,7 +6,7 @@
 # heal = each is the same at 1 and 3 ranks; bad heal values are refused. Two slow GPUs
 # healed together (heal = 2+5) predict the trace generated without either, a node's GPUs
 # as a range (4-7) are named and written as scenarios.heal reads them, the same at 3 ranks.
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 for seed in 11 12; do
   slow=$((seed % 8))

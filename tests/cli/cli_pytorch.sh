@@ -9,7 +9,7 @@
 # Single-process cases (tests/recorder/cases.py) include a step-based loop and a kept peek
 # iterator (each pass's record ends as the next starts), an older recording of them, and a
 # pass one rank made alone (named, and left out with --skip-pass).
-. "$(dirname "$0")/lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
   echo "skipped: $py cannot import torch with torch.distributed (scripts/setup.sh installs python3-torch)"
