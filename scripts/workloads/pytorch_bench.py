@@ -1,7 +1,7 @@
 """pytorch_bench.py - a small DDP (gloo, CPU) training job whose dataset emulates storage
 latency per sample and whose step emulates accelerator time with a timed wait (as the DLIO
-benchmark does), recorded with stallsim_record. Used by scripts/validate_pytorch.sh and
-tests/cli_pytorch.sh.
+benchmark does), recorded with stallsim_record. Used by scripts/validation/validate_pytorch.sh
+and tests/cli/cli_pytorch.sh.
 
     /usr/bin/python3 scripts/workloads/pytorch_bench.py --nproc 4 --workers 2 --out runs/base/run
 

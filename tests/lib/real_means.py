@@ -1,4 +1,4 @@
-"""real_means.py - the measured means the real-run checks of cli_real_runs.sh compare
+"""real_means.py - the measured means the real-run checks of tests/validation/ compare
 predictions with: a sweep's summary.csv as {scenario: mean iteration time}, and the mean
 over committed real runs of `run`'s measured row (per iteration the slowest rank, past
 each epoch's first `warmup` iterations)."""
