@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../build/stallsim}
 scale=${2:-100}
 py=/usr/bin/python3
-gen=$here/gen_import_inputs.py
+gen=$here/validation/gen_import_inputs.py
 dir=$(mktemp -d "${BENCH_DIR:-/tmp}/stallsim-bench-import-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 

@@ -1,6 +1,6 @@
 """ddp_launch.py - starts a workload script's ranks on this machine, as torchrun would: one
 process per rank (gloo rendezvous on a free local port, one thread each), for the
-scripts/pytorch_*.py workloads, which call launch() when given --nproc N."""
+scripts/workloads/pytorch_*.py jobs, which call launch() when given --nproc N."""
 import os
 import socket
 import subprocess

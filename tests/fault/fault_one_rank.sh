@@ -5,7 +5,7 @@
 # where the open and the close are collective: the rank that failed closed alone, and the
 # others waited for it in the next agreement; it hung).
 # usage: fault_one_rank.sh STALLSIM SHARED_DIR SOURCE_DIR FAULT_MODULE
-. "$(dirname "$0")/../lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 module=$4
 need_mpirun
 "$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" || { echo "skipped: the launcher is not Open MPI's (-x passes the environment)"; exit 77; }

@@ -1,7 +1,7 @@
 """alone_ddp.py - a 2-rank gloo job (CPU) whose rank 0 alone records a validation loader
 with Recorder(PREFIX, world_size=1) while rank 1 records nothing: rank 0 must not wait for
 rank 1 (the constructor is collective only within the recorder's own world). Prints
-"ok alone_ddp" when both ranks finish; tests/cli_pytorch.sh runs it under a timeout and
+"ok alone_ddp" when both ranks finish; tests/cli/cli_pytorch.sh runs it under a timeout and
 imports OUT/val (one GPU).
 
     /usr/bin/python3 tests/recorder/alone_ddp.py OUT PORT

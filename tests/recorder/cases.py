@@ -1,5 +1,5 @@
 """cases.py - the recorder in single-process setups a user meets, each against the same loop
-without the recorder (run by tests/cli_pytorch.sh): prints one line per case, "ok NAME" or
+without the recorder (run by tests/cli/cli_pytorch.sh): prints one line per case, "ok NAME" or
 "FAIL NAME: why", and writes the recordings under OUT (argv[1]) for the shell to import.
 
     /usr/bin/python3 tests/recorder/cases.py OUT
@@ -359,7 +359,7 @@ rec.close()
 
 
 # the loader fails on its first batch (the loop goes on past the error): the record has no
-# batch with a step, and the import says so (tests/cli_pytorch.sh)
+# batch with a step, and the import says so (tests/cli/cli_pytorch.sh)
 case("dies_first", lambda: tud.DataLoader(Numbers(8, bad=0), batch_size=4))
 
 

@@ -1,5 +1,5 @@
 """check_rows.py - does each row of an imported recording hold the fetch it should? Used by
-tests/cli_pytorch.sh on the recorder's cases: given which worker fetched the batch of each
+tests/cli/cli_pytorch.sh on the recorder's cases: given which worker fetched the batch of each
 row (from how PyTorch hands batches out: to its workers in turn, skipping those whose
 iterator has run out), the row's fetch time must be that worker's fetch record's, exactly
 (READY - START of its j-th record of the pass), whatever the machine's load did to the times."""

@@ -1,4 +1,4 @@
-"""edit_records.py - edits record files of the recorder in place for tests/cli_pytorch.sh:
+"""edit_records.py - edits record files of the recorder in place for tests/cli/cli_pytorch.sh:
 adds DELTA to field FIELD of every KIND record (whose batch number, field 2, is below
 BELOW, and whose field FIELD is not -1, when --below is given) in the files FILE...
 

@@ -3,7 +3,7 @@
 inheriting them): a map-style and an IterableDataset, and an IterableDataset whose items are
 batches (batch_size=None), persistent workers, two epochs; each
 loop gets what it gets without the recorder. Prints "ok NAME" or "FAIL NAME: why" per case
-and writes the recordings under OUT (argv[1]) for tests/cli_pytorch.sh to import.
+and writes the recordings under OUT (argv[1]) for tests/cli/cli_pytorch.sh to import.
 
     /usr/bin/python3 tests/recorder/spawn_cases.py OUT
 """

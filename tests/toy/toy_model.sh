@@ -3,7 +3,7 @@
 # tests/toy/): a sweep with it runs, gives the hand formula's numbers, and is the same at
 # 1, 2 and 3 ranks (it is stateful, so each scenario must stay whole on one rank). Its own
 # option ([toy] overlap) and note come through its file and table row alone.
-. "$(dirname "$0")/../lib_cli.sh" "$@"
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 "$stallsim" gen -o "$work/t.h5" --gpus 3 --iterations 400 --epochs 2 --seed 4 >/dev/null || fail "gen"
 cat > "$work/toy.ini" <<INI

@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+# cli_compare.sh - `stallsim compare` and `run --json`: the FusionFlow measured trace
+# against its 9-scenario sweep gives the published numbers and their differences; a trace
+# compared with itself gives zero differences; mismatched inputs give clear errors.
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
+py=/usr/bin/python3
+ref=$shared/reference/fusionflow-4gpu
+prefix=$ref/fsNprepNloadNtrain_openimage_randaugment_resnet50_epoch2_b2048_worker12_thread0
+have_ref=1
+if [ -e "$prefix.csv" ]; then
+  "$stallsim" import dsanalyzer "$prefix" -o "$work/ff.h5" >/dev/null || fail "import"
+else
+  echo "note: no reference trace at $ref: published-number checks skipped, the rest runs on a generated trace"
+  have_ref=0
+  "$stallsim" gen -o "$work/ff.h5" --gpus 4 --iterations 300 --seed 8 >/dev/null || fail "gen"
+fi
+cat > "$work/ff.ini" <<INI
+[trace]
+path = ff.h5
+[scenarios]
+fetch_align = none, avg, min
+start_align = none, avg, min
+INI
+"$stallsim" run "$work/ff.ini" --out "$work/sweep" --quiet || fail "sweep"
+"$stallsim" compare "$work/ff.h5" "$work/sweep" --csv "$work/cmp.csv" > "$work/cmp.txt" || fail "compare"
+# the terminal table labels every scenario as run's table does (its model and the settings
+# that not every scenario of its source has; those are said once under the table): each
+# full label of the CSV comes back from one row and that line, and no two rows look alike
+printf '[trace]\npath = ff.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/long.ini"
+"$stallsim" run "$work/long.ini" --out "$work/long" --quiet || fail "pipeline sweep"
+"$stallsim" compare "$work/ff.h5" "$work/long" --csv "$work/long.csv" > "$work/long.txt" || fail "compare long names"
+$py - "$work/long.csv" "$work/long.txt" <<'PY' && ok || fail "compare table's scenario labels: $(cat "$work/long.txt")"
+import csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["source"].endswith("long") and r["scenario"] != "measured"]
+full = [r["label"] for r in rows]
+text = open(sys.argv[2]).read()
+shown = [m.group(1) for m in re.finditer(r"^long\s+(.+?)\s+\d+\s+\d+\.\d+", text, re.M) if m.group(1) != "measured"]
+common = re.search(r"^every pipe row of long has (.+) \(not repeated in its label", text, re.M).group(1).split()
+assert len(full) == 2 and len(shown) == 2 and len(set(shown)) == 2, (full, shown)
+for f, n in zip(full, shown):
+    parts = f.split()
+    assert parts[0] == "pipe" and n.split() == [parts[0]] + [p for p in parts[1:] if p not in common], (f, n, common)
+    assert sorted(parts[1:]) == sorted(n.split()[1:] + common), (f, common)
+PY
+# values that differ only past 6 digits are labelled apart, as they are named apart
+"$stallsim" run "$work/long.ini" --set scenarios.workers=auto --set scenarios.fetch_scale=0.1,0.1000000001 --out "$work/close" --quiet &&
+  $py -c "
+import csv; rows = list(csv.DictReader(open('$work/close/summary.csv')))[1:]
+assert len({r['label'] for r in rows}) == 2 and rows[1]['label'].endswith('fs=0.1000000001 cs=1'), rows" && ok ||
+  fail "labels of close values"
+# a results.h5 of an older stallsim, without labels: the names stand for them, shortened alike
+rm -rf "$work/old" && cp -r "$work/long" "$work/old"
+$py -c "
+import h5py, numpy.lib.recfunctions as rf
+f = h5py.File('$work/old/results.h5', 'r+'); d = rf.drop_fields(f['summary'][()], ['label'])
+del f['summary']; f.create_dataset('summary', data=d)" || fail "python edits"
+"$stallsim" compare "$work/ff.h5" "$work/old" > "$work/old.txt" &&
+  grep -q "^every pipeline scenario of old also has .* in its name (summary.csv: the full names)" "$work/old.txt" &&
+  grep -q "^old *pipeline_w-" "$work/old.txt" && ok || fail "compare, no labels: $(cat "$work/old.txt")"
+
+# every published mean (4 decimals) appears in the compare CSV, with its difference
+# against the measured trace; the columns are looked up by name
+[ $have_ref -eq 1 ] && { $py - "$work/cmp.csv" "$ref/total_summary.csv" <<'PY' && ok || fail "compare vs published numbers"; }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pub = list(csv.DictReader(open(sys.argv[2])))
+assert rows[0]["source"].endswith("ff.h5") and rows[0]["scenario"] == "measured", rows[0]
+base = {k: float(rows[0][k]) for k in ("iter_time_mean", "stall_mean", "delay_mean", "effective_delay_pct")}
+name = {"False": "none", "avg": "avg", "min": "min"}
+by = {r["scenario"]: r for r in rows[1:]}
+pairs = {"iter_time_mean": "Avg iteration time (sec)", "stall_mean": "Avg training stall time (sec)",
+         "delay_mean": "Avg delay time (sec)"}
+for p in pub:
+    fa, sa = p["Align"].replace("FETCH_ALIGN_", "").split("_START_ALIGN_")
+    r = by["independent_fetch-%s_start-%s" % (name[fa], name[sa])]
+    for col, pcol in pairs.items():
+        mean = float(p[pcol].split("\u00b1")[0])
+        got = float(r[col])
+        assert abs(got - mean) <= 0.5e-4 + 1e-12, (col, got, mean)
+        diff = float(r[col.replace("_mean", "_diff")])
+        assert abs(diff - (got - base[col])) < 1e-12, (col, diff)
+        pct = float(r[col.replace("_mean", "_diff_pct")])
+        assert abs(pct - 100 * (got / base[col] - 1)) < 1e-9, (col, pct)
+    assert abs(float(r["effective_delay_pct"]) - float(p["Effective Delay time (%)"])) < 1e-9
+# the measured trace and the sweep's measured and baseline rows agree exactly
+for k in ("measured", "independent_fetch-none_start-none"):
+    for col in ("iter_time_diff", "stall_diff", "delay_diff", "effective_delay_pct_diff"):
+        assert float(by[k][col]) == 0.0, (k, col, by[k][col])
+PY
+
+# a trace compared with itself: every difference is zero
+"$stallsim" compare "$work/ff.h5" "$work/ff.h5" --csv "$work/self.csv" >/dev/null || fail "self compare"
+$py - "$work/self.csv" <<'PY' && ok || fail "self compare differences"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2
+for r in rows:
+    for k, v in r.items():
+        if k.endswith("_diff") or k.endswith("_diff_pct") or k.endswith("pct_diff"):
+            if v == "" and k.endswith("_diff_pct"):
+                continue  # a percentage of a zero mean is not defined
+            if v == "" and r[k[:-len("_diff")]] == "":
+                continue  # a value the trace does not record (cpu_load_pct)
+            assert float(v) == 0.0, (k, v)
+PY
+grep -q "differences are against the first row" "$work/cmp.txt" && ok || fail "table footer"
+
+# --json: the same numbers as summary.csv
+"$stallsim" run "$work/ff.ini" --out "$work/sweep-json" --json > "$work/s.json" || fail "run --json"
+$py - "$work/s.json" "$work/sweep/summary.csv" <<'PY' && ok || fail "--json differs from summary.csv"
+import csv, json, sys
+doc = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert doc["gpus"] == 4 and len(doc["scenarios"]) == len(rows) == 10
+for j, r in zip(doc["scenarios"], rows):
+    assert j["scenario"] == r["scenario"]
+    for k in ("iter_time_mean", "stall_std", "delay_mean", "effective_delay_pct"):
+        assert float(r[k]) == j[k], (k, r[k], j[k])
+PY
+
+# a trace of zero durations: the changes against its zero mean are undefined, null in the
+# JSON (which has no inf), empty in summary.csv
+"$stallsim" gen -o "$work/z.h5" --gpus 2 --iterations 30 --workers 1 --fetch-mean 0.05 --compute-mean 0.02 >/dev/null
+$py -c "
+import h5py; f = h5py.File('$work/z.h5', 'r+')
+for c in ('fetch_time', 'iteration_time', 'stall_time'): f['timeline/' + c][...] = 0.0" || fail "python edits"
+printf '[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\n' "$work/z.h5" > "$work/z.ini"
+"$stallsim" run "$work/z.ini" --out "$work/z" --json > "$work/z.json" 2>/dev/null || fail "run --json, zero durations"
+$py - "$work/z.json" "$work/z/summary.csv" <<'PY' && ok || fail "zero durations: JSON or CSV"
+import csv, json, sys
+def refuse(c):
+    raise ValueError(c)
+j = json.loads(open(sys.argv[1]).read(), parse_constant=refuse)
+assert j["scenarios"][1]["iter_time_change_pct"] is None, j["scenarios"][1]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert rows[1]["iter_time_change_pct"] == "" and "inf" not in open(sys.argv[2]).read(), rows
+PY
+
+# a difference in % against 0 (the delay of a 1-GPU trace is always 0) is shown as -, not nan
+"$stallsim" gen -o "$work/one.h5" --gpus 1 --iterations 40 >/dev/null
+printf '[trace]\npath = %s\n[scenarios]\nfetch_align = none\n' "$work/one.h5" > "$work/one.ini"
+"$stallsim" run "$work/one.ini" --out "$work/one" --quiet && "$stallsim" compare "$work/one.h5" "$work/one" > "$work/one.txt" &&
+  ! grep -qi "nan" "$work/one.txt" && grep -q "0.0000        -" "$work/one.txt" && ok || fail "diff% against 0: $(cat "$work/one.txt")"
+
+# h5dump reads what stallsim writes
+if command -v h5dump >/dev/null; then
+  h5dump -H "$work/ff.h5" > /dev/null && ok || fail "h5dump cannot read a trace"
+  h5dump -d /summary "$work/sweep/results.h5" > /dev/null && ok || fail "h5dump cannot read results.h5"
+fi
+
+# errors: different GPU counts, a missing folder, a folder without results, bad options
+"$stallsim" gen -o "$work/g2.h5" --gpus 2 --iterations 40 --seed 1 >/dev/null
+"$stallsim" compare "$work/ff.h5" "$work/g2.h5" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "has 2 GPUs but" "$work/err" && ok || fail "GPU mismatch: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" "$work/nothere" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "nothere: no such file or folder" "$work/err" && ok || fail "missing folder: rc=$rc"
+mkdir -p "$work/empty"
+"$stallsim" compare "$work/empty" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "empty: folder holds no results.h5" "$work/err" && ok || fail "empty folder: rc=$rc"
+# a results.h5 whose /summary lacks a column (an older stallsim's, or damaged): a number it
+# lacks is shown as - (was 0, with a difference made from it); a name it lacks is an error
+for col in cpu_load_pct scenario; do
+  rm -rf "$work/lack" && cp -r "$work/sweep" "$work/lack"
+  $py -c "
+import h5py, numpy.lib.recfunctions as rf
+f = h5py.File('$work/lack/results.h5', 'r+'); d = rf.drop_fields(f['summary'][()], ['$col'])
+del f['summary']; f.create_dataset('summary', data=d)" || fail "python edits"
+  "$stallsim" compare "$work/lack" --csv "$work/lack.csv" > "$work/out" 2> "$work/err"; rc=$?
+  if [ $col = scenario ]; then
+    [ $rc -eq 1 ] && grep -q "lack/results.h5: /summary has no column 'scenario'" "$work/err" && ok || fail "no scenario column: rc=$rc $(cat "$work/err")"
+  else
+    [ $rc -eq 0 ] && $py -c "
+import csv; rows = list(csv.DictReader(open('$work/lack.csv')))
+assert rows and all(r['cpu_load_pct'] == '' for r in rows), rows" && ok || fail "no cpu_load_pct column: rc=$rc $(cat "$work/err")"
+  fi
+done
+"$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "stallsim: --warmup 900: no iteration of the trace $work/ff.h5 has an index that high: nothing to summarise (the epochs are shorter than the warm-up left out; set --warmup lower" "$work/err" && ok ||
+  fail "empty selection: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" --epoch 7 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "stallsim: --epoch 7: the trace $work/ff.h5 has no epoch 7 (its epochs: " "$work/err" && ok || fail "a missing epoch: rc=$rc $(cat "$work/err")"
+# like with like: a trace beside a sweep summarised with other settings is summarised as
+# that sweep was; sweeps with different settings are refused
+"$stallsim" gen -o "$work/w.h5" --gpus 3 --iterations 200 --seed 3 >/dev/null || fail "gen w"
+printf '[trace]\npath = w.h5\nwarmup_iterations = 40\nepoch = 1\n[summary]\neffective_delay_threshold = 0.01\n' > "$work/w.ini"
+"$stallsim" run "$work/w.ini" --out "$work/w40" --quiet || fail "sweep w40"
+"$stallsim" compare "$work/w.h5" "$work/w40" --csv "$work/w.csv" >/dev/null || fail "compare w"
+$py - "$work/w.csv" <<'PY' && ok || fail "trace summarised as its sweep"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows[0]["iterations"] == rows[1]["iterations"] == "160", rows[:2]
+for col in ("iter_time_diff", "stall_diff", "delay_diff", "effective_delay_pct_diff"):
+    assert float(rows[1][col]) == 0.0, (col, rows[1][col])
+PY
+"$stallsim" run "$work/w.ini" --set trace.warmup_iterations=11 --out "$work/w11" --quiet || fail "sweep w11"
+"$stallsim" compare "$work/w40" "$work/w11" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "not comparable" "$work/err" && ok || fail "different settings: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/w.h5" "$work/w40" --warmup 11 >/dev/null 2>"$work/err" || fail "explicit warmup"
+grep -q "warning: traces are summarised with --warmup 11, but" "$work/err" && ok || fail "explicit warmup warning"
+
+# traces named alike in different folders: the table names each by as many folders as
+# tell them apart (the first row's full path in the footer)
+mkdir -p "$work/a/run" "$work/b/run"
+cp "$work/w.h5" "$work/a/run/t.h5"
+"$stallsim" gen -o "$work/b/run/t.h5" --gpus 3 --iterations 200 --seed 4 >/dev/null || fail "gen b"
+"$stallsim" compare "$work/a/run/t.h5" "$work/b/run/t.h5" "$work/w.h5" > "$work/alike.txt" 2>&1 || fail "compare alike"
+grep -q '^a/run/t\.h5 ' "$work/alike.txt" && grep -q '^b/run/t\.h5 ' "$work/alike.txt" && grep -q '^w\.h5 ' "$work/alike.txt" &&
+  ok || fail "traces named alike: $(cat "$work/alike.txt")"
+
+# before, the sweep, after (a real run): each prediction's error against the last row is
+# printed, (predicted / real - 1) in %, recomputed here from the CSV's iteration times
+"$stallsim" compare "$work/w.h5" "$work/w40" "$work/b/run/t.h5" --warmup 40 --epoch 1 --csv "$work/pred.csv" \
+  > "$work/pred.txt" 2>/dev/null || fail "compare before results after"
+$py - "$work/pred.csv" "$work/pred.txt" <<'PY' && ok || fail "errors against the last row: $(tail -3 "$work/pred.txt")"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+text = open(sys.argv[2]).read().splitlines()
+at = [i for i, l in enumerate(text) if l.startswith("each prediction against the last row")]
+assert len(at) == 1 and text[at[0]].endswith("mean iteration time:"), at
+lines = []
+for l in text[at[0] + 1:]:  # one line a prediction, two spaces in
+    if not l.startswith("  "):
+        break
+    lines.append(l)
+real = float(rows[-1]["iter_time_mean"])
+preds = [r for r in rows[1:-1] if r["scenario"] != "measured"]
+got = [float(re.fullmatch(r"  \S.*\S +([-+][0-9.]+) %", l).group(1)) for l in lines]
+exp = [100 * (float(r["iter_time_mean"]) / real - 1) for r in preds]
+assert len(got) == len(exp) and all(abs(a - b) < 0.051 for a, b in zip(got, exp)), (got, exp)
+PY
+"$stallsim" compare "$work/w.h5" "$work/w40" --warmup 40 --epoch 1 2>/dev/null | grep -q "each prediction against" &&
+  fail "a prediction line without a real run last" || ok
+
+# results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
+printf '[trace]\npath = w.h5\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 2\n' > "$work/both.ini"
+"$stallsim" run "$work/both.ini" --out "$work/both" --quiet || fail "sweep both"
+$py - "$work/both/summary.csv" "$work/both/results.h5" <<'PY' && ok || fail "/summary vs summary.csv"
+import csv, math, sys
+import h5py
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = h5py.File(sys.argv[2], "r")["summary"][:]
+assert len(rows) == len(t)
+for r, h in zip(rows, t):
+    for k, v in r.items():
+        if k.startswith("straggler_share_gpu"):
+            x = h["straggler_share"][int(k[len("straggler_share_gpu"):])]
+        else:
+            x = h[k]
+        if isinstance(x, bytes):
+            assert x.decode() == v, (k, x, v)
+        elif v == "":
+            assert math.isnan(x), (k, x)
+        else:
+            assert float(v) == float(x), (k, v, x)
+PY
+
+# --match: each real run beside the prediction of its recorded loader. Generated traces of
+# 1, 2 and 8 workers (the same fetch times), a sweep from the 1-worker one with workers 1,
+# 2, 4 and one scaled row: the 1- and 2-worker runs are set beside the plain W=1 and W=2
+# rows (the scaled one is not taken, but named as one the run may be), with their numbers
+# and errors; the 8-worker run has
+# no prediction; the 1-worker run is the base's own loader (its row the baseline replay,
+# marked and left out of the mean, with a line saying what to do where it is not a
+# repeat of the base); the mean over the other matched one
+for w in 1 2 8; do
+  "$stallsim" gen -o "$work/m$w.h5" --gpus 2 --iterations 200 --workers $w --seed 4 >/dev/null || fail "gen m$w"
+done
+printf '[trace]\npath = m1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\nfetch_scale = 1, 0.5\n' > "$work/m.ini"
+"$stallsim" run "$work/m.ini" --out "$work/mres" --quiet || fail "run m"
+"$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match > "$work/match.txt" || fail "compare --match"
+"$stallsim" compare "$work/m2.h5" "$work/m1.h5" --csv "$work/mreal.csv" >/dev/null || fail "compare real means"
+$py - "$work/match.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match: $(cat "$work/match.txt")"
+import csv, sys
+text = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")[1].splitlines()
+pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}
+real = {r["source"].split("/")[-1]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))}
+lines = {l.split()[0]: l for l in text if l.startswith("m")}
+errs = []
+for name, w in (("m1.h5", 1), ("m2.h5", 2)):
+    p = pred["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+    e = 100 * (p / real[name] - 1)
+    want = "%.4f %10.4f %+7.1f%%  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, w)
+    assert want in lines[name], (want, lines[name])
+    errs.append(abs(e))
+assert "W=8 P=2" in lines["m8.h5"] and "no such prediction among the inputs" in lines["m8.h5"], lines["m8.h5"]
+# (each loader also has its fs=0.5 row in the folder, which a real run's trace cannot show: marked)
+assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not in the mean) [+1 with fetch_scale, "
+                               "compute_scale or heal]"), lines["m1.h5"]
+assert lines["m2.h5"].endswith("cs=1 [+1 with fetch_scale, compute_scale or heal]"), lines["m2.h5"]
+assert any(l.startswith("[+N with ...]: the results folder also predicts that loader with other storage") for l in text), text
+assert any(l.startswith("a real run with its base trace's own loader settings is set beside the baseline replay") for l in text), text
+mean = [l for l in text if l.startswith("mean |error| over the 1 matched real run: ")]
+assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
+PY
+"$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
+# the sweep's own base trace as the last input: its rows are predicted changes, not errors
+"$stallsim" compare "$work/mres" "$work/m1.h5" > "$work/ownbase.txt" || fail "compare with the base trace last"
+grep -q "^the last row (.*m1.h5) is the trace mres replays: each row's diff% is a predicted change" "$work/ownbase.txt" &&
+  ! grep -q "each prediction against the last row" "$work/ownbase.txt" && ok || fail "compare with the base trace last: $(cat "$work/ownbase.txt")"
+# told by the file, not by equal numbers: summarised otherwise (--threshold) it is still the base;
+# after a real run first (whose diffs are errors) neither line is printed
+"$stallsim" compare "$work/mres" "$work/m1.h5" --threshold 0.01 2>/dev/null | grep -q "^the last row (.*m1.h5) is the trace mres replays" &&
+  ! "$stallsim" compare "$work/m2.h5" "$work/mres" "$work/m1.h5" 2>/dev/null | grep -q "the last row" && ok ||
+  fail "compare with the base trace last, otherwise summarised or after a real run"
+# two real runs of one loader (2 workers, two seeds): the prediction against their mean too
+"$stallsim" gen -o "$work/m2b.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 >/dev/null || fail "gen m2b"
+"$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2b.h5" --match > "$work/match3.txt" || fail "compare --match, a loader twice"
+"$stallsim" compare "$work/m2.h5" "$work/m2b.h5" --csv "$work/mreal2.csv" >/dev/null || fail "compare real means, twice"
+$py - "$work/match3.txt" "$work/mres/summary.csv" "$work/mreal2.csv" <<'PY' && ok || fail "compare --match, a loader twice: $(cat "$work/match3.txt")"
+import csv, sys
+text = open(sys.argv[1]).read()
+p = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}["pipe f=none s=none W=2 P=2 fs=1 cs=1"]
+real = [float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))]
+mean = sum(real) / 2
+want = "W=2 P=2, against the mean of its 2 real runs (%.4f s, %.1f %% apart): mres %+.1f %%" % (
+    mean, 100 * (max(real) - min(real)) / mean, 100 * (p / mean - 1))
+assert want in text.splitlines(), (want, text)
+assert "are they one setting?" not in text, text
+PY
+# two runs of one loader far apart (the second's fetches 3x as long): the mean line asks
+# whether they are one setting, --match pairing by the loader alone
+"$stallsim" gen -o "$work/m2slow.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 --fetch-mean 3.0 >/dev/null || fail "gen m2slow"
+"$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2slow.h5" --match |
+  grep -q "^W=2 P=2, against the mean of its 2 real runs (.* apart: more than real runs of one setting differ; are they one setting? --match pairs by the loader alone): mres " &&
+  ok || fail "compare --match, runs of one loader far apart"
+
+# --spread: one scenario file run on three base runs of one setting (generated traces with
+# other seeds: other fetch times) and a fourth base run whose file says workers = 2, 8 (its
+# W=2 row is the others' auto-resolved W=2: matched by label), and a copy of the first
+# folder (the same base run: left out and said so); each scenario held by two or more
+# folders gives the least and largest mean iteration time of the summary.csv files and
+# (largest - least) / their mean; W=8, in one folder only, is left out and named; the
+# median and the largest spread over the predictions
+for k in 1 2 3 4; do
+  "$stallsim" gen -o "$work/s$k.h5" --gpus 2 --iterations 200 --workers 2 --seed $((10 + k)) >/dev/null || fail "gen s$k"
+  w="1, auto, 4"
+  [ $k -eq 4 ] && w="2, 8"
+  printf '[trace]\npath = s%d.h5\n[scenarios]\nmodel = pipeline\nworkers = %s\n' $k "$w" > "$work/s$k.ini"
+  "$stallsim" run "$work/s$k.ini" --out "$work/sres$k" --quiet || fail "run s$k"
+done
+cp -r "$work/sres1" "$work/sres1-copy"
+"$stallsim" compare "$work/sres1" "$work/sres2" "$work/sres3" "$work/sres4" "$work/sres1-copy" --spread > "$work/spread.txt" ||
+  fail "compare --spread"
+$py - "$work/spread.txt" "$work"/sres{1,2,3,4}/summary.csv <<'PY' && ok || fail "compare --spread: $(cat "$work/spread.txt")"
+import csv, statistics, sys
+whole = open(sys.argv[1]).read()
+assert "sres1-copy replayed the same base run as " in whole and whole.count("left out: run the scenario file") == 1, whole
+text = whole.split("the same scenarios from 4 results folders")[1].splitlines()
+runs = [{r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(p))} for p in sys.argv[2:]]
+labels = ["measured"] + ["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w for w in (1, 2, 4)]
+spreads = {}
+for lab in labels:
+    v = [r[lab] for r in runs if lab in r]
+    sp = 100 * (max(v) - min(v)) / (sum(v) / len(v))
+    name = lab + (" (the base runs)" if lab == "measured" else "")
+    line = [l for l in text if l.startswith(name + " ")]
+    want = "%4d %10.4f %10.4f %7.1f%%" % (len(v), min(v), max(v), sp)
+    assert len(line) == 1 and line[0].endswith(want), (lab, line, want)
+    if lab != "measured":
+        spreads[lab] = sp
+assert len([r for r in runs if "pipe f=none s=none W=2 P=2 fs=1 cs=1" in r]) == 4, runs
+worst = max(spreads, key=spreads.get)
+summary = [l for l in text if l.startswith("spread = ")][0]
+want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
+assert want in summary, (want, summary)
+assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
+PY
+# base runs of different loaders (a 4-worker base beside a 2-worker one): said so, as a
+# spread across settings; none of that among the 2-worker bases above
+"$stallsim" gen -o "$work/s5.h5" --gpus 2 --iterations 200 --workers 4 --seed 15 >/dev/null || fail "gen s5"
+printf '[trace]\npath = s5.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, auto, 4\n' > "$work/s5.ini"
+"$stallsim" run "$work/s5.ini" --out "$work/sres5" --quiet || fail "run s5"
+(cd "$work" && "$stallsim" compare sres1 sres5 --spread) > "$work/sp5.txt" || fail "compare --spread, other loaders"
+grep -q "^--spread: the base runs' loaders differ (sres1: 2 workers, sres5: 4): this spread is across settings" "$work/sp5.txt" &&
+  ! grep -q "loaders differ" "$work/spread.txt" && ok || fail "compare --spread, other loaders: $(cat "$work/sp5.txt")"
+# one results folder, the same folder twice, a copy of it, a trace: usage errors (exit 2)
+# before any table, each saying what it lacks
+for args in "sres1" "sres1 sres1" "sres1 sres1-copy" "sres1 s2.h5"; do
+  set -- $args
+  rc=0
+  (cd "$work" && "$stallsim" compare "$@" --spread) > "$work/sp.out" 2> "$work/sp.err" || rc=$?
+  case "$args" in
+    "sres1 sres1") want="sres1 is named twice" ;;
+    "sres1 sres1-copy") want="sres1-copy replayed the same base run as sres1" ;;
+    "sres1 s2.h5") want="s2.h5 is a trace" ;;
+    *) want="needs two or more results folders of different base runs, has 1 (" ;;
+  esac
+  [ $rc -eq 2 ] && [ ! -s "$work/sp.out" ] && grep -q "$want" "$work/sp.err" && ok ||
+    fail "compare $args --spread: rc=$rc $(cat "$work/sp.out" "$work/sp.err")"
+done
+# a summary.csv given for its folder: a usage error that says what compare reads
+rc=0
+"$stallsim" compare "$work/sres1/summary.csv" "$work/sres2" > /dev/null 2> "$work/csv.err" || rc=$?
+[ $rc -eq 2 ] && grep -q "summary.csv: a CSV file; compare reads results folders (or their results.h5) and traces" "$work/csv.err" &&
+  ok || fail "compare of a summary.csv: rc=$rc $(cat "$work/csv.err")"
+# --match with two results folders: each real run beside each folder's prediction, a mean
+# per folder; no line of errors against the last row (a real run of another loader)
+"$stallsim" gen -o "$work/s1w4.h5" --gpus 2 --iterations 200 --workers 4 --seed 11 >/dev/null || fail "gen s1w4"
+"$stallsim" compare "$work/sres1" "$work/sres2" "$work/s1w4.h5" "$work/m1.h5" --match > "$work/match2.txt" || fail "compare --match, two folders"
+$py - "$work/match2.txt" "$work/sres1/summary.csv" "$work/sres2/summary.csv" <<'PY' && ok || fail "compare --match, two folders: $(cat "$work/match2.txt")"
+import csv, sys
+text = open(sys.argv[1]).read()
+assert "each prediction against the last row" not in text, text
+lines = text.split("each real run beside the prediction of its recorded loader")[1].splitlines()
+for src, path in (("sres1", sys.argv[2]), ("sres2", sys.argv[3])):
+    pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(path))}
+    for w in (4, 1):
+        lab = "pipe f=none s=none W=%d P=2 fs=1 cs=1" % w
+        hit = [l for l in lines if l.endswith("%s: %s" % (src, lab))]
+        assert len(hit) == 1 and ("%.4f" % pred[lab]) in hit[0], (src, w, hit)
+    assert any(l.startswith("mean |error| over the 2 matched real runs, predicted by %s: " % src) for l in lines), lines
+PY
+
+finish

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# cli_whole_run.sh - the whole run against values computed here from the trace itself: the
+# baseline replays every epoch's start (run_time, epoch_start_time), an epoch's start as
+# other workers and persistent workers change it (MODELS-pipeline.md, "An epoch's start"),
+# the ranking by the whole run's time with each cut's steady change and pay-off, the
+# stall outside the summary, and the same numbers at 1, 2 and 3 ranks.
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+trace=$(cd "$src" && pwd)/datasets/pytorch-disk/sm-w8-a.h5 # 2 ranks, 8 workers each on 2 cores, 2 epochs
+[ -e "$trace" ] || { echo "skipped: $trace is missing"; exit 77; }
+
+# CPU sharing off: every fetch and delivery keeps its measured time, so an epoch's first
+# row follows from the trace by hand. With GPU g's first ask a, start-up u = fs - a > 0,
+# fetch f and measured delivery d = stall - (u + f): a scenario's start-up is beta u, its
+# stall beta u + f + d = stall + (beta - 1) u; beta = max(1, N1 / C) / max(1, N0 / C) with
+# N the workers of both ranks on the pool's C = 2 cores (16 in the trace): 16 workers per
+# rank 2, 1 worker 1/8; persistent workers after the first epoch: the ask (beta = 0).
+cat > "$work/wr.ini" <<INI
+[trace]
+path = $trace
+[scenarios]
+model = pipeline
+workers = auto, 1, 16
+persistent_workers = auto, true
+[pipeline]
+cpu_sharing = false
+[output]
+per_iteration = true
+INI
+"$stallsim" run "$work/wr.ini" --set output.rank_by=run --out "$work/r1" > "$work/r1.txt" 2>&1 && ok || fail "run: $(cat "$work/r1.txt")"
+$py - "$trace" "$work/r1" <<'PY' && ok || fail "an epoch's start against the hand-worked values"
+import csv, sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ep, st, ts, fs, it = t["epoch"][:], t["stall_time"][:], t["train_start"][:], t["fetch_start"][:], t["iteration_time"][:]
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+u = {i: fs[i] - (ts[i] - st[i]) for i in first}
+assert all((u[i] > 0).all() for i in first), u
+rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[2] + "/summary.csv"))}
+res = h5py.File(sys.argv[2] + "/results.h5", "r")
+def close(a, b, what, tol=1e-9):
+    assert abs(a - b) <= tol * (1 + abs(b)), (what, a, b)
+# measured: every row's slowest iteration summed; each epoch's first row's largest stall
+close(float(rows["measured"]["run_time"]), it.max(axis=1).sum(), "measured run_time")
+close(float(rows["measured"]["epoch_start_time"]), np.mean([st[i].max() for i in first]), "measured start")
+base = "pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"
+close(float(rows[base]["run_change_pct"]), 0.0, "baseline run change", 1e-9)
+for name, beta0, beta1 in (("w-16_p2_fs1_cs1", 2.0, 2.0), ("w-1_p2_fs1_cs1", 1 / 8, 1 / 8),
+                           ("w-auto_p2_fs1_cs1_pw-true", 1.0, 0.0), ("w-16_p2_fs1_cs1_pw-true", 2.0, 0.0)):
+    scen = "pipeline_fetch-none_start-none_" + name
+    stall = res["scenarios/" + scen + "/stall"][:]
+    want = [(st[i] + ((beta0 if k == 0 else beta1) - 1) * u[i]).max() for k, i in enumerate(first)]
+    for k, i in enumerate(first):
+        close(stall[i], want[k], "%s: epoch %d's first stall" % (scen, k), 1e-9)
+    close(float(rows[scen]["epoch_start_time"]), np.mean(want), scen + " epoch_start_time")
+PY
+
+# the ranking by the whole run (the default): the listed cuts are the largest of
+# run_change_pct, each with its steady change; where the two disagree in sign, the batches
+# per epoch where they balance: per epoch the run changes by D + n d (d the steady change
+# per batch), zero at n = -D / d
+"$stallsim" run "$work/wr.ini" --out "$work/r1b" > "$work/r1b.txt" 2>&1 || fail "run (default rank_by)"
+$py - "$trace" "$work/r1b" "$work/r1b.txt" <<'PY' && ok || fail "ranked by the whole run: $(grep -A7 'largest predicted' "$work/r1b.txt")"
+import csv, re, sys, h5py
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ep = t["epoch"][:]
+E = len(set(ep.tolist())); n0 = len(ep) / E
+rows = [r for r in csv.DictReader(open(sys.argv[2] + "/summary.csv"))]
+m = rows[0]
+text = open(sys.argv[3]).read()
+assert "largest predicted cuts of the whole run's time" in text, text
+lines = re.findall(r"^  \d\. (.*?)\s+([-+][\d.]+)% whole run \(steady state ([-+][\d.]+)%(?:, gains only up to ~(\d+) batches/epoch)?;", text, re.M)
+assert lines, text
+cuts = sorted((float(r["run_change_pct"]), r) for r in rows[1:] if r["run_change_pct"] and float(r["run_change_pct"]) < -1.0)
+for (lab, run, steady, pay), (v, r) in zip(lines, cuts):
+    assert abs(float(run) - v) < 0.006 and abs(float(steady) - float(r["iter_time_change_pct"])) < 0.006, (lab, run, r["scenario"])
+    d = float(r["iter_time_mean"]) - float(m["iter_time_mean"])
+    D = (float(r["run_time"]) - float(m["run_time"])) / E - n0 * d
+    if float(r["iter_time_change_pct"]) * v < 0:
+        assert pay and abs(int(pay) - (-D / d)) <= 0.5 + 1e-6, (lab, pay, -D / d)
+    else:
+        assert not pay, (lab, pay)
+print("ranked by run:", [(l[0], l[1], l[2], l[3]) for l in lines])
+PY
+# a steady-state gain that costs the whole run is not ranked, and says where it pays off
+$py - "$work/r1b.txt" <<'PY' && ok || fail "not-ranked pay-off line: $(grep 'not ranked' "$work/r1b.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^not ranked: (.*) cuts the steady state (-[\d.]+)% but costs the whole run \+([\d.]+)%", text, re.M)
+# W = 16 on a 2-core node: no steady gain here, so no such line unless some cut has one
+assert m is None or float(m.group(2)) < -1.0, text
+PY
+# rank_by = steady ranks by the mean iteration time, as before
+"$stallsim" run "$work/wr.ini" --set output.rank_by=steady --out "$work/r1s" > "$work/r1s.txt" 2>&1 &&
+  grep -q "^largest predicted cuts of the mean iteration time\|^no pipeline scenario cuts\|^no scenario cuts" "$work/r1s.txt" &&
+  ! grep -q "whole run (steady state" "$work/r1s.txt" && ok || fail "rank_by = steady: $(grep -A3 'largest\|no ' "$work/r1s.txt")"
+"$stallsim" run "$work/wr.ini" --set output.rank_by=both --out "$work/rx" > "$work/rx.txt" 2>&1
+grep -q "output.rank_by = 'both' is not run or steady" "$work/rx.txt" && ok || fail "a bad rank_by: $(cat "$work/rx.txt")"
+
+# the stall in the rows the summary leaves out (each epoch's first 11): said with its share
+$py - "$trace" "$work/r1.txt" <<'PY' && ok || fail "stall outside the summary: $(grep 'outside' "$work/r1.txt")"
+import re, sys, h5py
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ix, st, it = t["index"][:], t["stall_time"][:].max(axis=1), t["iteration_time"][:].max(axis=1)
+out = st[ix < 11].sum() / st.sum()
+m = re.search(r"^stall outside the summary \(measured\): (\d+)% of the run's stall lies in the rows the summary leaves out "
+              r"\(each epoch's first 11, epochs not selected\); with them the stall is ([\d.]+)% of the whole run's time",
+              open(sys.argv[2]).read(), re.M)
+assert m and abs(int(m.group(1)) - 100 * out) <= 0.5 and abs(float(m.group(2)) - 100 * st.sum() / it.sum()) <= 0.05, (m, out)
+PY
+
+# a trace without its pools of cores: scenarios with other workers keep each worker's
+# start-up as recorded (beta = 1), and run says so; a synchronous trace cannot show the
+# workers' start-up that a scenario adds, and run says that too
+$py - "$trace" "$work/nopools.h5" <<'PY' || fail "python edits (no pools)"
+import shutil, sys, h5py
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    for k in ("cpu_pool", "cpu_pool_cores", "fetch_cpu_time", "loop_cpu_time", "fetch_wait_time", "loop_wait_time",
+              "fetch_wait_start_time"):
+        if k in f:
+            del f[k]
+PY
+"$stallsim" run "$work/wr.ini" --set trace.path="$work/nopools.h5" --set scenarios.persistent_workers=auto \
+  --out "$work/np" > "$work/np.txt" 2>&1 && grep -q "^note: the trace records no pools of cores, so scenarios with other workers, such as pipe W=1, keep each worker's start-up" "$work/np.txt" \
+  && ok || fail "the no-pools note: $(grep '^note' "$work/np.txt")"
+$py - "$work/np/summary.csv" "$work/np/results.h5" "$trace" <<'PY' && ok || fail "no pools: the start-ups as recorded"
+import csv, sys, h5py, numpy as np
+rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[1]))}
+t = h5py.File(sys.argv[3], "r")["timeline"]
+ep, st = t["epoch"][:], t["stall_time"][:]
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+res = h5py.File(sys.argv[2], "r")
+for w in ("1", "16"):
+    stall = res["scenarios/pipeline_fetch-none_start-none_w-%s_p2_fs1_cs1/stall" % w][:]
+    for i in first:  # beta = 1: the first stall as measured
+        assert abs(stall[i] - st[i].max()) <= 1e-9 * st[i].max(), (w, i, stall[i], st[i])
+PY
+sync=$(cd "$src" && pwd)/datasets/pytorch-disk/w0-a.h5
+if [ -e "$sync" ]; then
+  "$stallsim" run "$work/wr.ini" --set trace.path="$sync" --set scenarios.persistent_workers=auto --out "$work/w0" \
+    > "$work/w0.txt" 2>&1 && grep -q "^note: GPU 0 loads synchronously in the trace (W = 0), so the trace shows no start-up of loader workers" "$work/w0.txt" \
+    && ok || fail "the synchronous-trace note: $(grep '^note' "$work/w0.txt")"
+fi
+
+# the same whole-run numbers at 2 and 3 ranks
+if [ "$have_mpi" = 1 ]; then
+  for np in 2 3; do
+    mpirun_t $np "$stallsim" run "$work/wr.ini" --out "$work/r$np" --quiet && ok || fail "run on $np ranks"
+    same_file "$work/r1b/summary.csv" "$work/r$np/summary.csv" "summary at $np ranks"
+  done
+else
+  echo "note: mpirun not found: the rank-count checks are skipped"
+fi
+finish
