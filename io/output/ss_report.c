@@ -217,6 +217,20 @@ static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labe
  * aside for one that ranks alone: ss_rank.c) */
 static int ranked_model(const ss_ranking *r, ss_model m) { return r->n_other == 0 || ss_model_get(m)->ranks_alone; }
 
+/* Row j's 90 % interval as a change against the measured run, in % (the whole run's
+ * or the mean iteration time's); 0 where it has none. */
+static int change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi)
+{
+    const int m = ss_summary_measured(s);
+    const double base = by_run ? ss_summary_run_time(s, m) : (s->p[m].n > 0 ? s->p[m].mean[SS_M_ITER] : NAN);
+    const double a = by_run ? (s->run_lo ? s->run_lo[j] : NAN) : (s->iter_lo ? s->iter_lo[j] : NAN);
+    const double b = by_run ? (s->run_hi ? s->run_hi[j] : NAN) : (s->iter_hi ? s->iter_hi[j] : NAN);
+    if (!(base > 0.0) || isnan(a) || isnan(b)) return 0;
+    *lo = 100.0 * (a / base - 1.0);
+    *hi = 100.0 * (b / base - 1.0);
+    return 1;
+}
+
 /* "NAME " of the model ranked alone where other models' cuts were set aside, else "" */
 static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
 {
@@ -252,16 +266,20 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             char base[64];
             if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
             else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
+            char iv[48] = "";
+            double lo, hi;
+            if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
+                snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
             if (!r->by_run) {
-                fprintf(out, "  %d. %-44s %+7.2f%% (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
-                        r->top[k].change_s, base, busy);
+                fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
+                        iv, r->top[k].change_s, base, busy);
                 continue;
             }
             char pay[64] = "";
             if (!isnan(r->top[k].payoff_rows))
                 snprintf(pay, sizeof pay, ", gains only up to ~%.0f batches/epoch", r->top[k].payoff_rows);
-            fprintf(out, "  %d. %-44s %+7.2f%% whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
-                    r->top[k].change_pct, r->top[k].steady_pct, pay, base, busy);
+            fprintf(out, "  %d. %-44s %+7.2f%%%s whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
+                    r->top[k].change_pct, iv, r->top[k].steady_pct, pay, base, busy);
         }
         if (r->n_same)
             fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
@@ -693,6 +711,12 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
             json_num(f, r->top[k].run_pct);
             fputs(", \"payoff_batches_per_epoch\": ", f);
             json_num(f, r->top[k].payoff_rows);
+            double lo = NAN, hi = NAN;
+            change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+            fputs(", \"change_lo_pct\": ", f);
+            json_num(f, lo);
+            fputs(", \"change_hi_pct\": ", f);
+            json_num(f, hi);
             if (!isnan(cpu)) {
                 fputs(", \"cpu_load_pct\": ", f);
                 json_num(f, cpu);

@@ -44,11 +44,11 @@ static const ss_column columns[] = {
     {"run_time", SS_COL_F64, "s", "every row",
      "the whole run: the iteration times of every row of every epoch summed (warm-up and unselected epochs "
      "included)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
-    {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
-     SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
     {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "90 % interval of the real run_time: lower bound",
      SS_CV_RUN_LO, 0, SS_COLF_H5, 0},
     {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "its upper bound", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},
+    {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
+     SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
     {"epoch_start_time", SS_COL_F64, "s", "every row",
      "an epoch's start: the largest stall of each epoch's first row (the loader starting and its first "
      "fetches), mean over the epochs", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},

@@ -170,7 +170,8 @@ def main():
         else:
             check(scn, "iter_time_change_pct", 100.0 * (it_mean / measured_mean - 1.0))
         for col in ("workers", "prefetch", "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
-                    "fidelity_iter_time_mape_pct", "cpu_load_pct", "cpu_stretch", "read_stretch"):
+                    "fidelity_iter_time_mape_pct", "cpu_load_pct", "cpu_stretch", "read_stretch", "error_class",
+                    "iter_time_lo", "iter_time_hi", "run_time_lo", "run_time_hi"):
             check(scn, col, None)
         for g in range(G):
             check(scn, "straggler_share_gpu%d" % g, sum(1 for o in out if o["straggler"] == g) / n)
@@ -179,7 +180,8 @@ def main():
                                     "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
                                     "fidelity_iter_time_mape_pct", "heal_gpu", "heal_gpus", "cpu_load_pct", "cpu_stretch", "read_stretch",
-                                    "run_time", "run_change_pct", "epoch_start_time"} - {
+                                    "run_time", "run_change_pct", "epoch_start_time", "error_class", "iter_time_lo",
+                                    "iter_time_hi", "run_time_lo", "run_time_hi"} - {
         m + s for m in ("iter_time", "stall", "delay", "start_diff", "fetch_diff") for s in ("_mean", "_std")} - {
         "straggler_share_gpu%d" % g for g in range(G)}
     if extra:

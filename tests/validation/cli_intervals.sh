@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# cli_intervals.sh - the 90 % intervals: the generated class table is what the development
+# runs give (scripts/validation/intervals.py --check), and each row's interval follows
+# from its class and the trace by hand (MODELS-pipeline.md, "Intervals").
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+root=$(cd "$src" && pwd)
+[ -d "$root/datasets/pytorch-grid-t" ] || { echo "skipped: datasets/pytorch-grid-t is missing"; exit 77; }
+
+$py "$root/scripts/validation/intervals.py" --stallsim "$stallsim" --check > "$work/check.txt" 2>&1 && ok ||
+  fail "the interval table is out of date: $(tail -1 "$work/check.txt")"
+
+trace=$root/datasets/pytorch-grid-t/w2-x1-p2-slow3.h5
+cat > "$work/iv.ini" <<INI
+[trace]
+path = $trace
+[scenarios]
+model = pipeline
+workers = auto, 0, 4
+fetch_scale = 1, 0.5
+heal = none, 3
+INI
+"$stallsim" run "$work/iv.ini" --out "$work/iv" > "$work/iv.txt" 2>&1 && ok || fail "run: $(tail -3 "$work/iv.txt")"
+$py - "$trace" "$work/iv/summary.csv" "$root/sim/models/ss_pipeline_intervals.c" "$work/iv.txt" <<'PY' && ok || fail "intervals by hand"
+import csv, re, sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ix, it = t["index"][:], t["iteration_time"][:].max(axis=1)
+N = len(ix)
+# the measured run's variability: its summarised rows (index >= 11) in the trace's two halves
+a = it[(ix >= 11) & (np.arange(N) < N / 2)].mean()
+b = it[(ix >= 11) & (np.arange(N) >= N / 2)].mean()
+w = abs(a - b) / ((a + b) / 2) / 2
+cls = {m.group(1): (int(m.group(2)), [float(m.group(3)), float(m.group(4))], [float(m.group(5)), float(m.group(6))])
+       for m in re.finditer(r'\{"([^"]+)", (\d+), \{([^,]+), ([^}]+)\}, \{([^,]+), ([^}]+)\}\}', open(sys.argv[3]).read())}
+assert len(cls) == 6, cls
+rows = list(csv.DictReader(open(sys.argv[2])))
+seen = set()
+for r in rows[1:]:
+    n, s, run = cls[r["error_class"]]
+    seen.add(r["error_class"])
+    for col, P, e in (("iter_time", float(r["iter_time_mean"]), s), ("run_time", float(r["run_time"]), run)):
+        lo, hi = P / (1 + e[1] + w), P / (1 + e[0] - w)
+        assert abs(float(r[col + "_lo"]) - lo) <= 1e-9 * lo and abs(float(r[col + "_hi"]) - hi) <= 1e-9 * hi, (r["scenario"], col)
+    # the class: the baseline; heal; loaders now ahead or bound (no sync, the cores far from busy)
+    if r["scenario"].endswith("w-auto_p2_fs1_cs1"):
+        assert r["error_class"] == "baseline", r
+    elif "_heal-" in r["scenario"]:
+        assert r["error_class"] == "heal", r
+assert {"baseline", "heal"} <= seen, seen
+assert rows[0]["error_class"] == "" and rows[0]["iter_time_lo"] == "", rows[0]
+# the ranked answer shows each cut's interval as a change against the measured run
+m0 = float(rows[0]["run_time"])
+text = open(sys.argv[4]).read()
+lines = re.findall(r"^  \d\. (\S.*?)\s+([-+][\d.]+)% \(([-+][\d.]+) … ([-+][\d.]+)%\) whole run", text, re.M)
+assert lines, text
+byrun = {round(float(r["run_change_pct"]), 2): r for r in rows[1:]}
+for lab, ch, lo, hi in lines:
+    r = byrun[round(float(ch), 2)]
+    assert abs(float(lo) - 100 * (float(r["run_time_lo"]) / m0 - 1)) < 0.051, (lab, lo)
+    assert abs(float(hi) - 100 * (float(r["run_time_hi"]) / m0 - 1)) < 0.051, (lab, hi)
+print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, 2 * w, len(lines)))
+PY
+finish
