@@ -594,6 +594,21 @@ static void print_stall_outside(const ss_summary *s, FILE *out)
             m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
 }
 
+/* A measured run whose iteration times jump or drift: a quarter of its rows much slower
+ * or faster than the others (ss_summary_uneven). */
+static void print_uneven(const ss_summary *s, FILE *out)
+{
+    double d = 0.0;
+    const int q = ss_summary_uneven(s, &d);
+    if (q < 0) return;
+    const long rows = (long)s->p[ss_summary_measured(s)].run.rows;
+    fprintf(out, "uneven run (measured): the summarised iterations of rows %ld-%ld (its %s quarter) took %+.0f%% against "
+                 "the median quarter: the run changed speed (other processes on its cores, a slow phase); predictions "
+                 "take it as one run, and their intervals widen by the halves' difference (%.1f%%)\n",
+            q * rows / 4, (q + 1) * rows / 4 - 1, q == 0 ? "first" : q == 1 ? "second" : q == 2 ? "third" : "last",
+            100.0 * d, 100.0 * ss_summary_variability(s));
+}
+
 /* A GPU whose fetches take far more CPU than the others', and several slow loaders. */
 static void print_loaders(const ss_summary *s, FILE *out)
 {
@@ -638,6 +653,7 @@ void ss_report_print_table(const ss_summary *s, FILE *out)
     print_cpu(s, out);
     print_slowest_loader(s, out);
     print_stall_outside(s, out);
+    print_uneven(s, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
@@ -775,6 +791,12 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
         fputs(", \"excess_wait_share\": ", f);
         json_num(f, d->excess_share);
         fputc('}', f);
+    }
+    double ch = 0.0; /* a measured run that changed speed, only where there is one */
+    const int q = ss_summary_uneven(s, &ch);
+    if (q >= 0) {
+        fprintf(f, ", \"uneven_quarter\": %d, \"uneven_change\": ", q);
+        json_num(f, ch);
     }
     fputs("}}\n", f);
 }

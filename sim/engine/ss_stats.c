@@ -71,9 +71,9 @@ static void run_merge(ss_run_part *a, const ss_run_part *b)
     }
     a->rows += b->rows;
     a->last_epoch = b->last_epoch;
-    for (int h = 0; h < 2; h++) {
-        a->half_rows[h] += b->half_rows[h];
-        a->half_time[h] += b->half_time[h];
+    for (int q = 0; q < 4; q++) {
+        a->part_rows[q] += b->part_rows[q];
+        a->part_time[q] += b->part_time[q];
     }
 }
 

@@ -24,9 +24,9 @@ typedef struct {
     double stall;             /* the rows' largest stalls summed */
     double starts, start_sum; /* epoch starts after the block's first row, their stalls summed */
     double first_epoch, first_stall, last_epoch; /* the block's first row's epoch and stall, its last row's epoch */
-    /* the summarised rows in the trace's first and second half (row < rows / 2, and the
-     * rest): their count and iteration times summed (how much the trace varies) */
-    double half_rows[2], half_time[2];
+    /* the summarised rows in each quarter of the trace's rows (row q: floor(4 row / rows)):
+     * their count and iteration times summed (how much the trace varies within itself) */
+    double part_rows[4], part_time[4];
 } ss_run_part;
 
 /* Plain doubles only, so that arrays of partials travel as MPI bytes. */

@@ -244,8 +244,9 @@ unsigned ss_summary_hints(const ss_summary *s, int j)
 double ss_summary_variability(const ss_summary *s)
 {
     const ss_run_part *r = &s->p[ss_summary_measured(s)].run;
-    if (!(r->half_rows[0] > 0) || !(r->half_rows[1] > 0)) return 0.0;
-    const double a = r->half_time[0] / r->half_rows[0], b = r->half_time[1] / r->half_rows[1];
+    const double na = r->part_rows[0] + r->part_rows[1], nb = r->part_rows[2] + r->part_rows[3];
+    if (!(na > 0) || !(nb > 0)) return 0.0;
+    const double a = (r->part_time[0] + r->part_time[1]) / na, b = (r->part_time[2] + r->part_time[3]) / nb;
     return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
 }
 
@@ -280,4 +281,27 @@ ss_status ss_summary_intervals(ss_summary *s)
         interval_of(ss_summary_run_time(s, j), c->run, c->n, w, &s->run_lo[j], &s->run_hi[j]);
     }
     return SS_OK;
+}
+
+int ss_summary_uneven(const ss_summary *s, double *change)
+{
+    const ss_run_part *r = &s->p[ss_summary_measured(s)].run;
+    double m[4], sorted[4];
+    for (int q = 0; q < 4; q++) {
+        if (!(r->part_rows[q] > 0)) return -1;
+        m[q] = sorted[q] = r->part_time[q] / r->part_rows[q];
+    }
+    gsl_sort(sorted, 1, 4);
+    const double med = (sorted[1] + sorted[2]) / 2;
+    int at = -1;
+    double worst = SS_UNEVEN_SHARE;
+    for (int q = 0; q < 4 && med > 0; q++) {
+        const double d = m[q] / med - 1.0;
+        if (fabs(d) > worst) {
+            worst = fabs(d);
+            at = q;
+            *change = d;
+        }
+    }
+    return at;
 }

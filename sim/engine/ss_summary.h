@@ -51,6 +51,12 @@ double ss_summary_variability(const ss_summary *s);
  * half the measured run's variability v, give the real value's interval [P / (1 + e95 +
  * v/2), P / (1 + e05 - v/2)] around the prediction P (MODELS-pipeline.md, "Intervals"). */
 ss_status ss_summary_intervals(ss_summary *s);
+/* A quarter of the trace's rows (0-3) whose summarised rows' mean iteration time differs
+ * from the median of the four quarters' by more than SS_UNEVEN_SHARE, the largest such,
+ * with that difference (a share, +0.5: 50 % slower) in *change; -1 where none does (or a
+ * quarter has no summarised row). */
+#define SS_UNEVEN_SHARE 0.25
+int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its

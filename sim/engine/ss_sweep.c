@@ -199,9 +199,9 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int
     }
     ss_run_add(&l->run, out.iter_time, out.stall, (double)epoch);
     if (!summ) return;
-    const int half = 2 * global >= w->N;
-    l->run.half_rows[half] += 1;
-    l->run.half_time[half] += out.iter_time;
+    const long q = 4 * global / (w->N > 0 ? w->N : 1);
+    l->run.part_rows[q < 3 ? q : 3] += 1;
+    l->run.part_time[q < 3 ? q : 3] += out.iter_time;
     long n = l->nser++;
     double meas = row->iter_max;
     l->series[SS_M_ITER][n] = out.iter_time;

@@ -61,4 +61,25 @@ for lab, ch, lo, hi in lines:
     assert abs(float(hi) - 100 * (float(r["run_time_hi"]) / m0 - 1)) < 0.051, (lab, hi)
 print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, 2 * w, len(lines)))
 PY
+# a run whose iteration times jump: a quarter of a generated trace's rows made 50 % slower
+# is flagged with its rows and change (against the median quarter: +50 %), in the terminal
+# and the JSON; the trace as generated is not
+"$stallsim" gen -o "$work/u.h5" --gpus 2 --iterations 400 --epochs 1 --seed 3 > /dev/null || fail "gen"
+cp "$work/u.h5" "$work/even.h5"
+$py - "$work/u.h5" <<'PY' || fail "python edit (a slower quarter)"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    it = f["timeline/iteration_time"][:]
+    it[200:300] *= 1.5
+    f["timeline/iteration_time"][...] = it
+PY
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$work/u.h5" > "$work/u.ini"
+"$stallsim" run "$work/u.ini" --out "$work/u" > "$work/u.txt" 2>&1 &&
+  grep -q "^uneven run (measured): the summarised iterations of rows 200-299 (its third quarter) took +50% against the median quarter" "$work/u.txt" \
+  && ok || fail "uneven run: $(grep -i uneven "$work/u.txt")"
+"$stallsim" run "$work/u.ini" --out "$work/uj" --json 2>/dev/null > "$work/u.json" &&
+  $py -c "import json,sys; f=json.load(open(sys.argv[1]))['findings']; assert f['uneven_quarter'] == 2 and abs(f['uneven_change'] - 0.5) < 0.02, f" "$work/u.json" \
+  && ok || fail "uneven run in JSON"
+"$stallsim" run "$work/u.ini" --set trace.path="$work/even.h5" --out "$work/e" > "$work/e.txt" 2>&1 &&
+  ! grep -q "uneven run" "$work/e.txt" && ok || fail "an even run flagged: $(grep -i uneven "$work/e.txt")"
 finish
