@@ -586,18 +586,13 @@ const ss_model_ops ss_model_pipeline = {
     .ranks_alone = 1, /* the independent model keeps each GPU's measured steps and loaders */
     .options = &options,
     .same_time_note = "in the model their loaders keep ahead, so the step alone sets it and more workers, a deeper "
-                      "prefetch or faster storage gain nothing more; real runs of such settings still differ, by up "
-                      "to 10 % on the idle grids",
+                      "prefetch or faster storage gain nothing more; real runs of such settings still differ, as "
+                      "their intervals say",
     .ahead_note = "loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
-                  "prediction rests on the trace's steps and deliveries, which grow with the load; on the real runs "
-                  "checked, such predictions were 4% optimistic on average with the cores under a third busy (up "
-                  "to 13%), but up to 12% pessimistic with them about 80% busy (cpu%), and real runs of one "
-                  "such setting differ by 7-10%: check one real run before acting; datasets/VALIDATION.md",
-    .ahead_heal_note = "a healed GPU among them: against the real run without the slow GPU, healing it came out "
-                       "-5.0 to +2.6% on the validation grids, but -10.6% from an 8-rank grid's slowest base run, "
-                       "-6.8 to +8.9% on a new user's file job and -11% on another's 3-rank job: the healed run's "
-                       "load, which sets its steps' and deliveries' waits for a core, is the model's, not a "
-                       "measurement",
+                  "prediction rests on the trace's steps and deliveries, which grow with the load: its interval is "
+                  "the 'loaders now ahead' class's; check one real run before acting",
+    .ahead_heal_note = "a healed GPU among them: against the real run without the slow GPU, the healed run's load, "
+                       "which sets its steps' and deliveries' waits for a core, is the model's, not a measurement",
     .name_of = pipe_name,
     .label_of = pipe_label,
     .is_baseline = pipe_baseline,

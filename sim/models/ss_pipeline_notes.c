@@ -37,9 +37,9 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
         else snprintf(who, sizeof who, "GPU %d and %d more", first, n - 1);
         fprintf(out, "note: %s loads synchronously in the trace (W = 0), so the trace cannot show the delivery cost "
                      "that a loader with workers adds to every batch (queue, unpickling, and the waits for a core on "
-                     "busy cores: 0.7-10 ms per batch on the README's real runs, the busier the cores the longer); "
-                     "scenarios that give workers to it, such as %s, assume none and are optimistic by it (7-33 %% "
-                     "on the real runs where it set the pace): to include it, sweep them with [pipeline] delivery = "
+                     "busy cores, the busier the cores the longer); scenarios that give workers to it, such as %s, "
+                     "assume none and are optimistic by it (their interval is the 'from a synchronous trace' class's): "
+                     "to include it, sweep them with [pipeline] delivery = "
                      "SECONDS (which then applies to synchronous GPUs too: keep the baseline from delivery = auto)\n",
                 who, ss_model_note_label(sc, nsc, &sc[i]));
         return;
@@ -102,8 +102,7 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
     fprintf(out, "note: %.0f %% of the trace's median fetch is %s; the scenarios replay it at its measured time "
                  "(times fetch_scale), so on storage that slows down with more reads at once (a disk, a busy shared "
                  "file system) scenarios with other worker counts than the trace, such as %s, are off: more workers "
-                 "optimistic, fewer pessimistic (fewer workers from a real 2-worker trace on a local disk: +10 to "
-                 "+46 %%): set [pipeline] storage_parallel (scripts/storage_probe.py measures it on the dataset's "
+                 "optimistic, fewer pessimistic: set [pipeline] storage_parallel (scripts/storage_probe.py measures it on the dataset's "
                  "files); leave it 0 for storage that does not slow down\n",
             100.0 * share,
             known ? "not its CPU part (recorded CPU time and wait for a core, or [pipeline] fetch_cpu): reads, or "
@@ -149,9 +148,7 @@ static void note_not_lockstep(double spread, double period, double together_ever
                  "step period (%.4f s%s): the ranks do not step together, as if they synchronised only every few "
                  "steps (gradient accumulation under DDP's no_sync) or ran as separate jobs. Unless told, both "
                  "models end every step with all GPUs together, and their predictions can be far off (README, How "
-                 "far to trust the predictions: a real 2-rank run with gradient accumulation over 4 steps and one "
-                 "slow rank: that rank healed predicted +215 %%, 4 workers +64 %%; datasets/pytorch-accum); the "
-                 "pipeline model replays the all-reduce every N steps with [pipeline] sync_every = N%s\n",
+                 "far to trust the predictions); the pipeline model replays the all-reduce every N steps with [pipeline] sync_every = N%s\n",
             spread, spread / period, period, every, set);
 }
 
@@ -289,9 +286,7 @@ static void note_no_cpu(const ss_scenario *sc, int nsc, const ss_config *cfg, co
                      "/fetch_cpu_time, /loop_cpu_time, /cpu_pool and /cpu_pool_cores, from its format 2), so CPU "
                      "sharing is off: scenarios that change the load, such as %s, keep the trace's contention for the "
                      "cores (on busy cores, more workers or faster storage come out optimistic, fewer workers "
-                     "pessimistic; on the 4-rank validation grids with those datasets removed the mean error went "
-                     "from 1.2-5.2 %% to 2.9-6.8 %%, fewer workers on 66 %%-busy cores +8 to +16 %%, a slow rank "
-                     "healed -18.5 %% where it was -7.3 %%): record with scripts/stallsim_record.py where you can\n",
+                     "pessimistic; datasets/VALIDATION.md gives the errors without those datasets): record with scripts/stallsim_record.py where you can\n",
                 ss_model_note_label(sc, nsc, &sc[i]));
         return;
     }
