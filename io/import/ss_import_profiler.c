@@ -247,6 +247,27 @@ static int cmp_rank(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* The ranks of one job run at one time: each file's span, from its first ask to its last
+ * step's end, must overlap the others' (ss_check_spans). */
+static ss_status check_spans(const prof_state *d)
+{
+    double *t0 = malloc((size_t)d->G * sizeof *t0), *t1 = malloc((size_t)d->G * sizeof *t1);
+    char **paths = malloc((size_t)d->G * sizeof *paths);
+    ss_status st = t0 && t1 && paths ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; st == SS_OK && g < d->G; g++) {
+        const pfile *f = &d->f[g];
+        t0[g] = INFINITY;
+        for (long i = 0; i < f->nsteps; i++) t0[g] = f->ask[i] < t0[g] ? f->ask[i] : t0[g];
+        t1[g] = f->steps[f->nsteps - 1].ts + f->steps[f->nsteps - 1].dur;
+        paths[g] = f->path;
+    }
+    if (st == SS_OK) st = ss_check_spans("profiler", paths, t0, t1, d->G);
+    free(t0);
+    free(t1);
+    free(paths);
+    return st;
+}
+
 static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *info)
 {
     static const char *const suffixes[] = {".json", ".json.gz", NULL};
@@ -361,23 +382,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     if (d->rows == 0)
         return ss_fail(SS_EDATA, "%s ...: no ProfilerStep#N has a wait inside it on every rank: no row is left",
                        d->f[0].path);
-    if (!relative) { /* the ranks of one job run at one time: from the first ask to the last step's end */
-        double *t0 = malloc((size_t)d->G * sizeof *t0), *t1 = malloc((size_t)d->G * sizeof *t1);
-        char **paths = malloc((size_t)d->G * sizeof *paths);
-        st = t0 && t1 && paths ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
-        for (int g = 0; st == SS_OK && g < d->G; g++) {
-            const pfile *f = &d->f[g];
-            t0[g] = INFINITY;
-            for (long i = 0; i < f->nsteps; i++) t0[g] = f->ask[i] < t0[g] ? f->ask[i] : t0[g];
-            t1[g] = f->steps[f->nsteps - 1].ts + f->steps[f->nsteps - 1].dur;
-            paths[g] = f->path;
-        }
-        if (st == SS_OK) st = ss_check_spans("profiler", paths, t0, t1, d->G);
-        free(t0);
-        free(t1);
-        free(paths);
-        if (st != SS_OK) return st;
-    }
+    if (!relative && (st = check_spans(d)) != SS_OK) return st;
     if (ss_origin_from_us(lo, info->meta.time_origin, sizeof info->meta.time_origin, &d->origin_us) != 0)
         return ss_fail(SS_EDATA, "%s: a wait begins at %.0f µs, not a time from 1970 to 2255", d->f[0].path, lo);
     for (int g = 0; relative && g < d->G; g++)

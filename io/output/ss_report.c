@@ -242,6 +242,45 @@ static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
 }
 
 /* The ranked answer for people: at most three short paragraphs. */
+/* The ranked cuts, one line each; *ahead receives the model of the cuts flagged loaders
+ * ahead (NULL: none), *ahead_heal how many of those heal a GPU. */
+static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const labels *L, const ss_model_ops **ahead,
+                           int *ahead_heal, FILE *out)
+{
+    for (int k = 0; k < r->ntop; k++) {
+        char buf[LABEL_LEN];
+        const ss_scenario *sc = &s->sc[r->top[k].j];
+        const char *lab = label_of(L, s, r->top[k].j, buf);
+        double err = r->error_pct[sc->model];
+        double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
+        char busy[64] = "";
+        if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
+        else if (cpu > CPU_NEAR_PCT) snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
+        else if (r->top[k].loaders_ahead) {
+            snprintf(busy, sizeof busy, "; loaders now ahead: less certain");
+            *ahead = ss_model_get(sc->model);
+            *ahead_heal += sc->heal.n > 0;
+        }
+        char base[64];
+        if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
+        else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
+        char iv[48] = "";
+        double lo, hi;
+        if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
+            snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        if (!r->by_run) {
+            fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
+                    iv, r->top[k].change_s, base, busy);
+            continue;
+        }
+        char pay[64] = "";
+        if (!isnan(r->top[k].payoff_rows))
+            snprintf(pay, sizeof pay, ", gains only up to ~%.0f batches/epoch", r->top[k].payoff_rows);
+        fprintf(out, "  %d. %-44s %+7.2f%%%s whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
+                r->top[k].change_pct, iv, r->top[k].steady_pct, pay, base, busy);
+    }
+}
+
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
@@ -249,38 +288,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                 r->by_run ? "whole run's time, every epoch's start included" : "mean iteration time");
         const ss_model_ops *ahead = NULL; /* the model of the cuts flagged loaders ahead */
         int ahead_heal = 0;
-        for (int k = 0; k < r->ntop; k++) {
-            char buf[LABEL_LEN];
-            const ss_scenario *sc = &s->sc[r->top[k].j];
-            const char *lab = label_of(L, s, r->top[k].j, buf);
-            double err = r->error_pct[sc->model];
-            double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
-            char busy[64] = "";
-            if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
-            else if (cpu > CPU_NEAR_PCT) snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
-            else if (r->top[k].loaders_ahead) {
-                snprintf(busy, sizeof busy, "; loaders now ahead: less certain");
-                ahead = ss_model_get(sc->model);
-                ahead_heal += sc->heal.n > 0;
-            }
-            char base[64];
-            if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
-            else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
-            char iv[48] = "";
-            double lo, hi;
-            if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
-                snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
-            if (!r->by_run) {
-                fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
-                        iv, r->top[k].change_s, base, busy);
-                continue;
-            }
-            char pay[64] = "";
-            if (!isnan(r->top[k].payoff_rows))
-                snprintf(pay, sizeof pay, ", gains only up to ~%.0f batches/epoch", r->top[k].payoff_rows);
-            fprintf(out, "  %d. %-44s %+7.2f%%%s whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
-                    r->top[k].change_pct, iv, r->top[k].steady_pct, pay, base, busy);
-        }
+        print_top_cuts(s, r, L, &ahead, &ahead_heal, out);
         if (r->n_same)
             fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
                          "again)\n",
