@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # record.sh - records the held-out runs of datasets/pytorch-startup (scripts/workloads/pytorch_startup.py), waiting for a quiet machine before each.
 # Run from the repository root after scripts/setup.sh: datasets/pytorch-startup/record.sh [POINT...]
-# Each point twice (a, b); raw record files go to $RAW (default /tmp/pytorch-startup-raw, not committed), the
+# Each point twice (a, b; REPS="c d" for further runs); raw record files go to $RAW (default /tmp/pytorch-startup-raw, not committed), the
 # imported traces to datasets/pytorch-startup/<point>-<a|b>.h5, one line per run to record.log.
 set -u
 cd "$(dirname "$0")/../.."
@@ -25,7 +25,7 @@ args_of() {
 points=${*:-w1 w2 w3 w2-pers w0 w2-fork w2-slow1 w2-long}
 for p in $points; do
   a=$(args_of "$p") || exit 2
-  for rep in a b; do
+  for rep in ${REPS:-a b}; do
     waited=0
     load=$(cut -d' ' -f1 /proc/loadavg)
     while awk "BEGIN{exit !($load > 1.5)}" && [ $waited -lt 600 ]; do

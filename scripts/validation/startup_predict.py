@@ -80,6 +80,9 @@ def main():
     ap.add_argument("--stallsim", default="build/stallsim")
     ap.add_argument("--data", default="datasets/pytorch-startup")
     ap.add_argument("--work", default=None, help="folder for the sweeps (default: a new temporary one)")
+    ap.add_argument("--reps", default="a,b", help="the runs of each point that make its real mean (default a,b)")
+    ap.add_argument("--bases", default=",".join(BASES), help="the base traces for the worker sweeps (default w1-a,w2-a)")
+    ap.add_argument("--slow-base", default="w2-slow1-a", help="the trace healed (heal = 1) against w2")
     ap.add_argument("--warmup", type=int, default=None, help="the steady state's warmup_iterations (default: stallsim's, 11)")
     ap.add_argument("--markdown", default=None, help="also write the tables (Markdown) to this file")
     a = ap.parse_args()
@@ -95,7 +98,7 @@ def main():
     real, base_rows = {}, []
     for p in POINTS:
         vals = []
-        for rep in ("a", "b"):
+        for rep in a.reps.split(","):
             tr = os.path.join(a.data, "%s-%s.h5" % (p, rep))
             if not os.path.exists(tr):
                 continue
@@ -110,7 +113,7 @@ def main():
         if vals:
             v = np.array(vals)
             mean = v.mean(axis=0)
-            spread = 100.0 * (v.max(axis=0) - v.min(axis=0)) / mean if len(vals) == 2 else [float("nan")] * 3
+            spread = 100.0 * (v.max(axis=0) - v.min(axis=0)) / mean if len(vals) >= 2 else [float("nan")] * 3
             real[p] = dict(run=mean[0], steady=mean[1], start=mean[2], run_spread=spread[0],
                            steady_spread=spread[1], n=len(vals))
 
@@ -128,7 +131,7 @@ def main():
     out()
     out("Baseline within 2 %%: %d of %d." % (nb_ok, len(base_rows)))
     out()
-    out("### Real points (mean of the two runs; spread = |a - b| / mean)")
+    out("### Real points (mean of runs %s; spread = (largest - smallest) / mean)" % a.reps)
     out()
     out("| point | runs | run_time (s) | spread % | steady iter (s) | spread % | epoch start (s) |")
     out("|---|---|---|---|---|---|---|")
@@ -142,10 +145,10 @@ def main():
     # predictions
     preds = []   # (base, label, point, run err, steady err, goal run, goal steady)
     ranked = []  # (base, label, predicted run%, real point, real change %)
-    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in BASES]
-    sweeps.append(("w2-slow1-a", {"workers": "auto", "heal": "none, 1"}))
+    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in a.bases.split(",")]
+    sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, 1"}))
     for base, scen in sweeps:
-        bp = base[:-2]
+        bp = base.rsplit("-", 1)[0]
         tr = os.path.join(a.data, base + ".h5")
         if not os.path.exists(tr) or bp not in real:
             continue
@@ -185,7 +188,7 @@ def main():
     out("### Predictions against the real runs (error = predicted / real mean - 1)")
     out()
     out("| base | scenario | real point | predicted run% vs base | whole run err % | steady err % |"
-        " real a-b spread % (run/steady) | goal % (run/steady) | met |")
+        " real runs' spread % (run/steady) | goal % (run/steady) | met |")
     out("|---|---|---|---|---|---|---|---|---|")
     n_all = n_ok = 0
     for base, label, tp, e_run, e_st, g_run, g_st, chg in preds:
