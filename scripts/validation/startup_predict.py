@@ -144,6 +144,7 @@ def main():
 
     # predictions
     preds = []   # (base, label, point, run err, steady err, goal run, goal steady)
+    cover = []   # (the real mean inside the row's 90 % interval, the interval's half-width in % of P)
     ranked = []  # (base, label, predicted run%, real point, real change %)
     sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in a.bases.split(",")]
     sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, 1"}))
@@ -168,6 +169,12 @@ def main():
                 label += " (self: the base's own setting)"
             rt = real[tp]
             e_run, e_st = pct(float(r["run_time"]), rt["run"]), pct(float(r["iter_time_mean"]), rt["steady"])
+            if "(self" not in label and r.get("iter_time_lo"):
+                for what, lo, hi, P, want in (
+                        ("steady", r["iter_time_lo"], r["iter_time_hi"], r["iter_time_mean"], rt["steady"]),
+                        ("run", r["run_time_lo"], r["run_time_hi"], r["run_time"], rt["run"])):
+                    lo, hi, P = float(lo), float(hi), float(P)
+                    cover.append((lo <= want <= hi, 100.0 * (hi - lo) / 2.0 / P, what))
             g_run = 8.0 if rb["run_spread"] > 5.0 else 5.0
             g_st = 8.0 if rb["steady_spread"] > 5.0 else 5.0
             preds.append((base, label, tp, e_run, e_st, g_run, g_st, float(r["run_change_pct"])))
@@ -206,6 +213,18 @@ def main():
     out()
     out("Predictions within their goal: %d of %d (whole run and steady state counted separately; the self rows not counted)." % (n_ok, n_all))
     out()
+    if cover:
+        inside = sum(1 for c in cover if c[0])
+        out("Held-out coverage of the 90 %% intervals (steady state and whole run, each prediction with a real "
+            "point): %d of %d real means inside (%.0f %%), median half-width %.1f %%." %
+            (inside, len(cover), 100.0 * inside / len(cover), float(np.median([c[1] for c in cover]))))
+        out()
+        for what in ("steady", "run"):
+            c = [x for x in cover if x[2] == what]
+            out("- %s: %d of %d inside, median half-width %.1f %%" % ("steady state" if what == "steady" else "whole run",
+                                                                     sum(1 for x in c if x[0]), len(c),
+                                                                     float(np.median([x[1] for x in c]))))
+        out()
     out("### The ranked answer (`rank_by = run`, first ranked cut) against the real runs")
     out()
     out("| base | first cut | predicted run% (steady%) | real point | real run change % (steady %) | made the real job slower |")
