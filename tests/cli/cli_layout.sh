@@ -64,6 +64,20 @@ while read -r key; do
 done < <("$stallsim" run --help | sed -n 's/^  \([a-z_]*\) = .*/\1/p')
 [ $n -ge 20 ] && ok || fail "run --help lists only $n keys"
 
+# no function of the C sources is over 150 lines: a definition starts at a line that opens
+# with a name, ends with "{" (on it or the next line) and ends at the next "}" in column 0
+long=$(awk '
+  FNR == 1 { start = 0 }
+  !start && /^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !/^(typedef|#)/ { cand = FNR; name = $0 }
+  !start && cand && /\{[ \t]*$/ && FNR - cand <= 3 { start = cand; cand = 0; next }
+  start && /^\}/ { if (FNR - start + 1 > 150) printf "%s:%d: %d lines: %s\n", FILENAME, start, FNR - start + 1, name; start = 0 }
+' $(find sim io config -name '*.c'))
+[ -z "$long" ] && ok || fail "functions over 150 lines:
+$long"
+# scripts/ keeps what a user runs at its top: at most 12 entries
+n=$(ls -A scripts | wc -l)
+[ "$n" -le 12 ] && ok || fail "scripts/ has $n entries at its top (at most 12)"
+
 # the registries
 "$stallsim" import --list | grep -q "^dsanalyzer " && ok || fail "import --list"
 "$stallsim" import dsanalyzer --help | grep -q "PREFIX" && ok || fail "import dsanalyzer --help"
