@@ -277,7 +277,11 @@ class _FetchLog:
         self.cur = (p, k, _now(), _cpu(), _wait())
 
     def ready(self):
-        t, c, q = _now(), _cpu(), _wait()
+        # the end's wait and CPU time first, its time last (the start reads them the other way
+        # round): a wait for a core between the reads then counts in the fetch's time too
+        q = _wait()
+        c = _cpu()
+        t = _now()
         if self.cur is not None and self.out is not None:
             p, k, t0, c0, q0 = self.cur
             wait = q - q0 if q >= 0 and q0 >= 0 else -1

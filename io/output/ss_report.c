@@ -320,7 +320,9 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         const ss_model_ops *first = ss_model_get(s->sc[r->top[0].j].model);
         if (first->same_time_note)
             while (same < r->ntop && s->sc[r->top[same].j].model == s->sc[r->top[0].j].model &&
-                   fabs(r->top[same].change_s - r->top[0].change_s) <= tie)
+                   (r->by_run ? fabs(ss_summary_run_time(s, r->top[same].j) - ss_summary_run_time(s, r->top[0].j)) <=
+                                    1e-9 * ss_summary_run_time(s, ss_summary_measured(s))
+                              : fabs(r->top[same].change_s - r->top[0].change_s) <= tie))
                 same++;
         if (same > 1) fprintf(out, "  (the first %d predict the same time: %s)\n", same, first->same_time_note);
         if (ahead && ahead->ahead_note) fprintf(out, "  (%s)\n", ahead->ahead_note);

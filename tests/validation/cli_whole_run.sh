@@ -69,7 +69,7 @@ rows = [r for r in csv.DictReader(open(sys.argv[2] + "/summary.csv"))]
 m = rows[0]
 text = open(sys.argv[3]).read()
 assert "largest predicted cuts of the whole run's time" in text, text
-lines = re.findall(r"^  \d\. (.*?)\s+([-+][\d.]+)% whole run \(steady state ([-+][\d.]+)%(?:, gains only up to ~(\d+) batches/epoch)?;", text, re.M)
+lines = re.findall(r"^  \d\. (.*?)\s+([-+][\d.]+)%(?: \([^)]*\))? whole run \(steady state ([-+][\d.]+)%(?:, gains only up to ~(\d+) batches/epoch)?;", text, re.M)
 assert lines, text
 cuts = sorted((float(r["run_change_pct"]), r) for r in rows[1:] if r["run_change_pct"] and float(r["run_change_pct"]) < -1.0)
 for (lab, run, steady, pay), (v, r) in zip(lines, cuts):
