@@ -148,6 +148,10 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
     return st;
 }
 
+/* The share of the measured stall beyond which the rows the means leave out are said (as
+ * run says it) */
+#define STALL_OUTSIDE_NOTE 0.25
+
 /* info lists at most this many pools of cores with their GPUs */
 #define INFO_POOLS_MAX 16
 
@@ -326,6 +330,13 @@ static int info_main(int argc, char **argv)
             printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
+        /* the stall in the rows the means leave out, as run says it */
+        const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
+        if (a.warmup > 0 && out_share > STALL_OUTSIDE_NOTE && a.max_it_all > 0.0)
+            printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
+                   "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
+                   100.0 * out_share, past, 100.0 * a.max_st_all / a.max_it_all,
+                   a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
         ss_calib_free(&cal);
     }
     free(a.it_sum);

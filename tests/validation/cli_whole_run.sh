@@ -109,6 +109,18 @@ m = re.search(r"^stall outside the summary \(measured\): (\d+)% of the run's sta
 assert m and abs(int(m.group(1)) - 100 * out) <= 0.5 and abs(float(m.group(2)) - 100 * st.sum() / it.sum()) <= 0.05, (m, out)
 PY
 
+# info says it too, against the same figures
+"$stallsim" info "$trace" > "$work/info.txt" 2>&1 || fail "info"
+$py - "$trace" "$work/info.txt" <<'PY' && ok || fail "info: stall outside the means: $(grep 'outside' "$work/info.txt")"
+import re, sys, h5py
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ix, st, it = t["index"][:], t["stall_time"][:].max(axis=1), t["iteration_time"][:].max(axis=1)
+m = re.search(r"^stall outside the means: (\d+)% of the run's stall lies in the rows they leave out \(each epoch's "
+              r"first 11\); with them the stall is ([\d.]+)% of the whole run's time", open(sys.argv[2]).read(), re.M)
+assert m and abs(int(m.group(1)) - 100 * st[ix < 11].sum() / st.sum()) <= 0.5, m
+assert abs(float(m.group(2)) - 100 * st.sum() / it.sum()) <= 0.05, m
+PY
+
 # a trace without its pools of cores: scenarios with other workers keep each worker's
 # start-up as recorded (beta = 1), and run says so; a synchronous trace cannot show the
 # workers' start-up that a scenario adds, and run says that too
