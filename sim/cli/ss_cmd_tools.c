@@ -1,5 +1,7 @@
 /* ss_cmd_tools.c - `stallsim info`, `stallsim import` and `stallsim gen`: single-process
  * commands (under mpirun only rank 0 works, the others wait). */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,7 @@ typedef struct {
      * from): the same in every epoch (low_same) or not */
     int64_t low, epoch_low;
     int low_same;
+    long *waited_most, *waited_all; /* [gpus] rows (summarised; all) in which the GPU alone had the largest stall */
 } info_acc;
 
 /* an epoch's lowest index, at its end */
@@ -120,6 +123,13 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
             const double itmax = s.extremes[i * SS_SLAB_NEX + SS_EX_ITER_MAX], stmax = s.extremes[i * SS_SLAB_NEX + SS_EX_STALL_MAX];
             a->max_it_all += itmax;
             a->max_st_all += stmax;
+            int who = -1; /* the GPU alone with the row's largest stall */
+            for (int g = 0; g < G && a->waited_most; g++)
+                if (s.stall_time[i * G + g] == stmax) who = who < 0 ? g : -2;
+            if (who >= 0 && a->waited_most) {
+                a->waited_all[who]++;
+                if (counted) a->waited_most[who]++;
+            }
             if (counted) {
                 a->max_it_sum += itmax;
                 a->max_st_sum += stmax;
@@ -146,6 +156,33 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
     ss_slab_free(&s);
     if (a->nepochs > 0) fold_low(a);
     return st;
+}
+
+/* A trace without fetch times shows only when each rank waited: which GPU waited most and
+ * how often it alone had the largest wait, and what the waits cost per iteration and over
+ * the whole run (issue: traces of profilers and logs). */
+static void print_waits(const ss_trace_meta *m, const info_acc *a)
+{
+    const int G = m->gpus;
+    double *v = malloc((size_t)G * sizeof *v);
+    if (!v || a->rows < 1) {
+        free(v);
+        return;
+    }
+    int most = 0;
+    for (int g = 0; g < G; g++) {
+        v[g] = a->st_sum[g] / (double)a->rows;
+        if (v[g] > v[most]) most = g;
+    }
+    const double top = v[most];
+    gsl_sort(v, 1, (size_t)G);
+    const double med = gsl_stats_median_from_sorted_data(v, 1, (size_t)G);
+    free(v);
+    printf("waits (the trace has no fetch times, only the waits): GPU %d waited most, %.6f s per iteration (the median "
+           "GPU %.6f s), and alone had the largest wait in %.1f%% of the iterations summarised; the largest wait per "
+           "iteration costs %.6f s, and %.3f s over the whole run (%.1f%% of its time)\n",
+           most, top, med, 100.0 * (double)a->waited_most[most] / (double)a->rows, a->max_st_sum / (double)a->rows,
+           a->max_st_all, a->max_it_all > 0.0 ? 100.0 * a->max_st_all / a->max_it_all : 0.0);
 }
 
 /* The share of the measured stall beyond which the rows the means leave out are said (as
@@ -276,7 +313,10 @@ static int info_main(int argc, char **argv)
     a.st_sum = calloc((size_t)m->gpus, sizeof(double));
     a.it_all = calloc((size_t)m->gpus, sizeof(double));
     a.st_all = calloc((size_t)m->gpus, sizeof(double));
-    if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all) st = ss_fail(SS_ENOMEM, "out of memory");
+    a.waited_most = calloc((size_t)m->gpus, sizeof(long));
+    a.waited_all = calloc((size_t)m->gpus, sizeof(long));
+    if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all || !a.waited_most || !a.waited_all)
+        st = ss_fail(SS_ENOMEM, "out of memory");
     /* like run's measured row: without each epoch's first iterations (the loader's start),
      * as trace.warmup_iterations does (by default, or --warmup); all rows when that leaves none */
     a.warmup = defaults.warmup_iterations;
@@ -292,6 +332,7 @@ static int info_main(int argc, char **argv)
         a.rows = m->iterations;
         memcpy(a.it_sum, a.it_all, (size_t)m->gpus * sizeof(double));
         memcpy(a.st_sum, a.st_all, (size_t)m->gpus * sizeof(double));
+        memcpy(a.waited_most, a.waited_all, (size_t)m->gpus * sizeof(long));
         a.max_it_sum = a.max_it_all;
         a.max_st_sum = a.max_st_all;
     }
@@ -337,12 +378,15 @@ static int info_main(int argc, char **argv)
                    "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
                    100.0 * out_share, past, 100.0 * a.max_st_all / a.max_it_all,
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
+        if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
         ss_calib_free(&cal);
     }
     free(a.it_sum);
     free(a.st_sum);
     free(a.it_all);
     free(a.st_all);
+    free(a.waited_most);
+    free(a.waited_all);
     ss_trace_close(t);
     return st == SS_OK ? 0 : ss_cmd_fail(st);
 }

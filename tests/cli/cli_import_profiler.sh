@@ -188,6 +188,29 @@ if [ -d "$hta" ]; then
     fail "sampled: $(cat "$work/o.txt")"
   "$stallsim" import profiler "$hta/distributed_info_not_found.json.gz" -o "$work/n.h5" > "$work/o.txt" 2>&1 ||
     fail "no distributedInfo: $(cat "$work/o.txt")"
+  # a wait-only trace's findings in info: which GPU waited most, how often alone the
+  # largest, and what the waits cost, against the trace computed here
+  "$stallsim" info "$work/s.h5" > "$work/s.info" 2>&1 || fail "info sampled"
+  /usr/bin/python3 - "$work/s.h5" "$work/s.info" <<'PY' && ok || fail "info: the waits: $(grep '^waits' "$work/s.info")"
+import re, sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ix, st, it = t["index"][:], t["stall_time"][:], t["iteration_time"][:].max(axis=1)
+rows = ix >= 11
+if not rows.any():  # info takes every row where the warm-up leaves none
+    rows = ix >= ix.min()
+per = st[rows].mean(axis=0)
+g = int(np.argmax(per))
+alone = np.mean([(r == r.max()).sum() == 1 and r.argmax() == g for r in st[rows]])
+m = re.search(r"^waits \(the trace has no fetch times, only the waits\): GPU (\d+) waited most, ([\d.]+) s per iteration "
+              r"\(the median GPU ([\d.]+) s\), and alone had the largest wait in ([\d.]+)% of the iterations summarised; "
+              r"the largest wait per iteration costs ([\d.]+) s, and ([\d.]+) s over the whole run \(([\d.]+)% of its time\)",
+              open(sys.argv[2]).read(), re.M)
+assert m, open(sys.argv[2]).read()
+assert int(m.group(1)) == g and abs(float(m.group(2)) - per[g]) < 5e-7 and abs(float(m.group(3)) - np.median(per)) < 5e-7, m.groups()
+assert abs(float(m.group(4)) - 100 * alone) < 0.05, (m.group(4), alone)
+assert abs(float(m.group(5)) - st[rows].max(axis=1).mean()) < 5e-7, m.groups()
+assert abs(float(m.group(6)) - st.max(axis=1).sum()) < 5e-4 and abs(float(m.group(7)) - 100 * st.max(axis=1).sum() / it.sum()) < 0.05, m.groups()
+PY
   # a UTF-8 byte-order mark before the JSON (an editor on Windows): the same trace
   mkdir -p "$work/bom" && { printf '\357\273\277'; zcat "$hta/control_rank3of8.json.gz"; } > "$work/bom/control_rank3of8.json" &&
     "$stallsim" import profiler "$work/bom/control_rank3of8.json" -o "$work/cb.h5" > /dev/null 2>&1 &&
