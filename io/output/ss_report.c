@@ -428,15 +428,13 @@ static table_cols table_cols_of(const ss_summary *s)
 /* The table's header and one line per scenario. */
 static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
-    const int cpu_col = t.cpu, stretch_col = t.stretch, reads_col = t.reads;
-    const labels L = *Lp;
     fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%", "run%", cpu_col ? "  cpu%" : "", stretch_col ? " stretch" : "",
-            reads_col ? "   reads" : "");
+            "stall (s)", "delay (s)", "eff.dly%", "change%", "run%", t.cpu ? "  cpu%" : "", t.stretch ? " stretch" : "",
+            t.reads ? "   reads" : "");
     for (int j = 0; j < s->nsc; j++) {
         const ss_partial *p = &s->p[j];
         char buf[LABEL_LEN], a[40], b[40], c[40], chg[24];
-        const char *lab = label_of(&L, s, j, buf);
+        const char *lab = label_of(Lp, s, j, buf);
         pm(a, sizeof a, p, SS_M_ITER);
         pm(b, sizeof b, p, SS_M_STALL);
         pm(c, sizeof c, p, SS_M_DELAY);
@@ -451,13 +449,13 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
                 j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "", lab, (long)p->n,
                 17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
                 17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg, run);
-        double cl = cpu_col ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
-        if (cpu_col && isnan(cl)) fprintf(out, " %5s", "-");
-        else if (cpu_col) fprintf(out, " %5.0f", cl);
-        if (stretch_col && isnan(s->cpu_stretch[j])) fprintf(out, " %7s", "-");
-        else if (stretch_col) fprintf(out, " %6.2fx", s->cpu_stretch[j]);
-        if (reads_col && isnan(s->read_stretch[j])) fprintf(out, " %7s", "-");
-        else if (reads_col) fprintf(out, " %6.2fx", s->read_stretch[j]);
+        double cl = t.cpu ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
+        if (t.cpu && isnan(cl)) fprintf(out, " %5s", "-");
+        else if (t.cpu) fprintf(out, " %5.0f", cl);
+        if (t.stretch && isnan(s->cpu_stretch[j])) fprintf(out, " %7s", "-");
+        else if (t.stretch) fprintf(out, " %6.2fx", s->cpu_stretch[j]);
+        if (t.reads && isnan(s->read_stretch[j])) fprintf(out, " %7s", "-");
+        else if (t.reads) fprintf(out, " %6.2fx", s->read_stretch[j]);
         fputc('\n', out);
     }
 }
@@ -465,8 +463,6 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
 /* What the marks, labels and columns mean. */
 static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
-    const int cpu_col = t.cpu, stretch_col = t.stretch, reads_col = t.reads;
-    const labels L = *Lp;
     int any_baseline = 0;
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
     fprintf(out, "M = the measured run; %schange%% (the summarised iterations) and run%% (the whole run, every "
@@ -481,27 +477,27 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
         int seen = 0;
         for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
         if (!seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
-        if (!seen && L.common[s->sc[j].model][0])
+        if (!seen && Lp->common[s->sc[j].model][0])
             fprintf(out, "%s: every %s row has %s (not repeated in its label)\n", o->label, o->label,
-                    L.common[s->sc[j].model]);
+                    Lp->common[s->sc[j].model]);
     }
     if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
     if (heal_set)
         fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
-    print_same_settings(s, &L, out);
+    print_same_settings(s, Lp, out);
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
-    if (cpu_col)
+    if (t.cpu)
         fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above %.0f %% predictions "
                      "that change the CPU load are likely optimistic)\n",
                 s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
-    if (stretch_col)
+    if (t.stretch)
         fprintf(out, "stretch = how many times longer CPU work takes than with a core to itself at the row's load "
                      "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch "
                      "at the trace's own load, the calibration's)\n",
                 s->cpu_pools > 1 ? ": the largest over the pools" : "");
-    if (reads_col)
+    if (t.reads)
         fprintf(out, "reads = how many times as long as in the trace each read of a fetch takes at the row's reads in "
                      "flight (read_stretch, storage sharing: [pipeline] storage_parallel = %g; the trace kept %.4g reads "
                      "in flight on average)\n",
@@ -586,17 +582,14 @@ static void print_slowest_loader(const ss_summary *s, FILE *out)
     }
 }
 
-/* The share of the measured stall beyond which the rows the summary leaves out are said */
-#define STALL_OUTSIDE_NOTE 0.25
-
 /* The measured stall in the rows the summary leaves out (each epoch's warm-up, epochs not
- * selected), when it is more than STALL_OUTSIDE_NOTE of the run's, with the whole run's
+ * selected), when it is more than SS_STALL_OUTSIDE_SHARE of the run's, with the whole run's
  * figure that includes it. */
 static void print_stall_outside(const ss_summary *s, FILE *out)
 {
     const ss_partial *m = &s->p[ss_summary_measured(s)];
     const double all = m->run.stall, in = m->n * m->mean[SS_M_STALL];
-    if (!(all > 0.0) || !(m->run.time > 0.0) || !((all - in) / all > STALL_OUTSIDE_NOTE)) return;
+    if (!(all > 0.0) || !(m->run.time > 0.0) || !((all - in) / all > SS_STALL_OUTSIDE_SHARE)) return;
     fprintf(out, "stall outside the summary (measured): %.0f%% of the run's stall lies in the rows the summary leaves "
                  "out (each epoch's first %ld, epochs not selected); with them the stall is %.1f%% of the whole run's "
                  "time (run_time), against %.1f%% of the summarised iterations'\n",

@@ -8,26 +8,13 @@ usage: /usr/bin/python3 scripts/validation/whole_run.py [--stallsim BIN] [--data
 Prints the tables that datasets/VALIDATION.md gives; needs only the committed traces.
 """
 import argparse
-import csv
 import glob
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
-GRID = re.compile(r"^w(\d+)-x([\d.]+)-p(\d+)\.h5$")
-
-
-def run(stallsim, ini, out):
-    """Runs stallsim on a scenario file; the summary's rows, or None when it fails."""
-    p = subprocess.run([stallsim, "run", ini, "--out", out, "--quiet"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-    if p.returncode != 0:
-        return None
-    return list(csv.DictReader(open(os.path.join(out, "summary.csv"))))
-
+from grid_predictions import grid_predictions, run
 
 def baselines(stallsim, traces, tmp):
     """Each trace's pipeline baseline with every row summarised: (trace, whole-run error %)."""
@@ -44,49 +31,9 @@ def baselines(stallsim, traces, tmp):
 
 
 def grid_pairs(stallsim, folder, tmp):
-    """Every run of a grid predicts every other: (base, target, whole-run err %, steady err %)."""
-    runs = {}
-    for t in sorted(glob.glob(os.path.join(folder, "*.h5"))):
-        m = GRID.match(os.path.basename(t))
-        if m:
-            runs[t] = (int(m.group(1)), float(m.group(2)), int(m.group(3)))
-    real = {}
-    for t in runs:
-        ini = os.path.join(tmp, "m.ini")
-        with open(ini, "w") as f:
-            f.write("[trace]\npath = %s\n[scenarios]\nmodel = independent\n" % t)
-        rows = run(stallsim, ini, os.path.join(tmp, "m"))
-        if rows:
-            real[t] = (float(rows[0]["run_time"]), float(rows[0]["iter_time_mean"]))
-    out = []
-    for base, (bw, bx, bp) in runs.items():
-        if base not in real:
-            continue
-        ws = sorted({w for w, _, _ in runs.values()})
-        xs = sorted({x for _, x, _ in runs.values()})
-        ps = sorted({p for _, _, p in runs.values()})
-        ini = os.path.join(tmp, "p.ini")
-        with open(ini, "w") as f:
-            f.write("[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\nprefetch = %s\nfetch_scale = %s\n"
-                    % (base, ", ".join(map(str, ws)), ", ".join(map(str, ps)),
-                       ", ".join("%g" % (x / bx) for x in xs)))
-        rows = run(stallsim, ini, os.path.join(tmp, "p"))
-        if not rows:
-            continue
-        pred = {}
-        for r in rows[1:]:
-            pred[(int(r["workers"]), float(r["fetch_scale"]), int(r["prefetch"]))] = r
-        for t, (w, x, p) in runs.items():
-            if t == base or t not in real:
-                continue
-            r = pred.get((w, float("%g" % (x / bx)), p))
-            if r is None and w == 0:  # synchronous: the prefetch factor means nothing
-                r = next((v for k, v in pred.items() if k[0] == 0 and abs(k[1] - x / bx) < 1e-9), None)
-            if r is None:
-                continue
-            out.append((base, t, 100 * (float(r["run_time"]) / real[t][0] - 1),
-                        100 * (float(r["iter_time_mean"]) / real[t][1] - 1)))
-    return out
+    """Every run of a grid predicting every other: (base, target, whole-run err %, steady err %)."""
+    return [(b, t, 100 * er, 100 * es) for b, t, c, es, er in grid_predictions(stallsim, folder, tmp)
+            if b != t and c != "heal"]
 
 
 def main():

@@ -15,6 +15,7 @@
 #include "ss_import.h"
 #include "ss_limits.h"
 #include "ss_number.h"
+#include "ss_summary.h"
 #include "ss_gen.h"
 #include "ss_trace.h"
 
@@ -184,10 +185,6 @@ static void print_waits(const ss_trace_meta *m, const info_acc *a)
            most, top, med, 100.0 * (double)a->waited_most[most] / (double)a->rows, a->max_st_sum / (double)a->rows,
            a->max_st_all, a->max_it_all > 0.0 ? 100.0 * a->max_st_all / a->max_it_all : 0.0);
 }
-
-/* The share of the measured stall beyond which the rows the means leave out are said (as
- * run says it) */
-#define STALL_OUTSIDE_NOTE 0.25
 
 /* info lists at most this many pools of cores with their GPUs */
 #define INFO_POOLS_MAX 16
@@ -373,7 +370,7 @@ static int info_main(int argc, char **argv)
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
-        if (a.warmup > 0 && out_share > STALL_OUTSIDE_NOTE && a.max_it_all > 0.0)
+        if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && a.max_it_all > 0.0)
             printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
                    "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
                    100.0 * out_share, past, 100.0 * a.max_st_all / a.max_it_all,

@@ -54,9 +54,6 @@ static int baseline_of(const ss_summary *s, ss_model m)
 #define SS_RANK_NO_CHANGE_PCT 1e-9
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
-
-
-
 /* The scenario that is j without its heal (same model and other settings, no GPU healed),
  * or -1. */
 static int unhealed_twin(const ss_summary *s, int j)
@@ -323,6 +320,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         free(seen);
         return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
     }
+    const double epochs = ss_run_epochs(&s->p[ss_summary_measured(s)].run);
     for (int j = 0; j < s->nsc; j++) {
         if (!s->sc[j].baseline_but_heal) continue;
         int b = base_row[s->sc[j].model];
@@ -333,7 +331,6 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         if (*seen_at) continue;
         *seen_at = 1;
         double base = rank_value(s, b, by_run), v = rank_value(s, j, by_run);
-        const double epochs = ss_run_epochs(&s->p[ss_summary_measured(s)].run);
         ss_rank_heal *h = &out->heal[out->nheal++];
         h->gpu = s->sc[j].heal_gpu;
         h->j = j;

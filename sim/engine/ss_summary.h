@@ -56,6 +56,9 @@ ss_status ss_summary_intervals(ss_summary *s);
  * with that difference (a share, +0.5: 50 % slower) in *change; -1 where none does (or a
  * quarter has no summarised row). */
 #define SS_UNEVEN_SHARE 0.25
+/* The share of the measured stall in the rows a summary leaves out (each epoch's warm-up,
+ * epochs not selected) beyond which run and info say it. */
+#define SS_STALL_OUTSIDE_SHARE 0.25
 int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);

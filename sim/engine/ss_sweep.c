@@ -183,8 +183,16 @@ static int summarised(const sweep *w, int32_t epoch, int64_t index)
     return (w->cfg->epoch_all || epoch == w->cfg->epoch) && index >= w->cfg->warmup_iterations;
 }
 
-/* Replays one row (of epoch `epoch`) for one lane and records its outcome. */
-static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch, long global)
+/* The quarter of the trace's rows (0-3) that row `global` lies in. */
+static int quarter_of(const sweep *w, long global)
+{
+    const long q = 4 * global / (w->N > 0 ? w->N : 1);
+    return q < 3 ? (int)q : 3;
+}
+
+/* Replays one row (of epoch `epoch`, in quarter q of the trace) for one lane and records
+ * its outcome. */
+static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch, int q)
 {
     const int G = w->gpus;
     double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
@@ -199,9 +207,8 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int
     }
     ss_run_add(&l->run, out.iter_time, out.stall, (double)epoch);
     if (!summ) return;
-    const long q = 4 * global / (w->N > 0 ? w->N : 1);
-    l->run.part_rows[q < 3 ? q : 3] += 1;
-    l->run.part_time[q < 3 ? q : 3] += out.iter_time;
+    l->run.part_rows[q] += 1;
+    l->run.part_time[q] += out.iter_time;
     long n = l->nser++;
     double meas = row->iter_max;
     l->series[SS_M_ITER][n] = out.iter_time;
@@ -427,12 +434,13 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
             memset(&active[a]->run, 0, sizeof active[a]->run);
         }
         for (long i = 0; i < n; i++) {
+            const int q = quarter_of(w, r0 + i);
             for (int a = a0; a < a1; a++) {
                 lane *l = active[a];
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start)
                     l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0);
-                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i], r0 + i);
+                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i], q);
             }
             progress_tick(w, b, a1 - a0);
         }
@@ -490,10 +498,10 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
                         active[a]->ops->epoch_start(active[a]->state, s->epoch[i] == w->epoch0);
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
-            int summ = summarised(w, s->epoch[i], s->index[i]);
+            const int summ = summarised(w, s->epoch[i], s->index[i]), q = quarter_of(w, s0 + i);
             for (int a = 0; a < nactive; a++)
                 if (s0 + i >= active[a]->from_row)
-                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i], s0 + i);
+                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i], q);
             progress_tick(w, b, nactive);
         }
         w->timing.replay_seconds += ss_wtime() - t1;

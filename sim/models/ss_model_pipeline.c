@@ -358,15 +358,14 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->first_epoch = 1;
     if (!trace_w) return SS_OK;
     const size_t G = (size_t)gpus;
-    st->boot = malloc(4 * G * sizeof *st->boot);
+    st->boot = malloc(3 * G * sizeof *st->boot);
     st->boots = malloc(G);
     if (!st->boot || !st->boots) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     st->ask0 = st->boot + G;
     st->boot_start = st->boot + 2 * G;
-    double *load = st->boot + 3 * G; /* scratch: per pool, the scenario's and the trace's workers */
     const ss_share *sh = st->ps.p.pools && st->ps.p.pools->gpus == gpus ? st->ps.p.pools : NULL;
     const int pools = sh ? sh->pools : 0;
-    double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL;
+    double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL; /* per pool: the scenario's, the trace's workers */
     if (pools && !n1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     for (int g = 0; sh && g < gpus; g++) {
         n1[sh->pool_of[g]] += st->ps.ld[g].workers;
@@ -383,13 +382,12 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
             const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n1[p] / c, b = n1[pools + p] / c;
             k = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
         }
-        load[g] = k;
+        st->boot[g] = k;
         change |= k != 1.0 || !st->boots[g];
         const long r = w > 1 ? w : 1;
         rows = r > rows ? r : rows;
     }
     free(n1);
-    memcpy(st->boot, load, G * sizeof *st->boot);
     st->boot_rows = change ? rows : 0;
     return SS_OK;
 }
@@ -406,10 +404,9 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
     for (int g = 0; g < G; g++) {
         const double a = st->ask0[g], u = fs[g] - a;
-        double v = fs[g];
-        if (isnan(a) || !(u > 0.0)) v = fs[g];
-        else if (!st->boots[g] || (st->persistent == 1 && !st->first_epoch)) v = a;
-        else if (st->boot[g] != 1.0) v = a + st->boot[g] * u;
+        double v = fs[g]; /* (also where the ask is not known, u is NaN) */
+        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch))) v = a;
+        else if (u > 0.0 && st->boot[g] != 1.0) v = a + st->boot[g] * u;
         st->boot_start[g] = v;
     }
     return st->boot_start;

@@ -357,15 +357,16 @@ static void note_start_as_recorded(const ss_scenario *sc, int nsc, const ss_cali
     if (cal->share || !cal->workers_gpu || cal->startup_epochs < 1 || !(cal->startup > SS_STARTUP_NOTE_S)) return;
     for (int i = 0; i < nsc; i++) {
         if (!is_pipe(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (cal->workers_gpu[g] > 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0 &&
-                ssp_loader_of(ssp_params_of(&sc[i]), g).workers != cal->workers_gpu[g]) {
+        for (int g = 0; g < cal->gpus; g++) {
+            const int w = ssp_loader_of(ssp_params_of(&sc[i]), g).workers;
+            if (cal->workers_gpu[g] > 0 && w > 0 && w != cal->workers_gpu[g]) {
                 fprintf(out, "note: the trace records no pools of cores, so scenarios with other workers, such as %s, "
                              "keep each worker's start-up at an epoch's start as recorded (more workers starting on the "
                              "same cores take longer in a real run)\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }
+        }
     }
 }
 
