@@ -656,23 +656,22 @@ ss_status ss_calibrate_comm(const ss_comm *comm, ss_trace_file *t, long max_rows
     return st;
 }
 
+/* Frees c's per-GPU arrays and CPU-sharing state and clears their pointers, so a second
+ * call is harmless; the scalars stay. */
 void ss_calib_free(ss_calib *c)
 {
-    free(c->workers_gpu);
-    free(c->prefetch_gpu);
-    free(c->gap_gpu);
-    free(c->refill_gpu);
-    free(c->delivery_gpu);
-    free(c->resid_gpu);
-    free(c->stall_resid_gpu);
-    free(c->ready_gpu);
-    c->ready_gpu = NULL;
-    free(c->fetch_cpu_gpu);
-    free(c->fetch_med_gpu);
-    c->fetch_cpu_gpu = NULL;
+    int **ints[] = {&c->workers_gpu, &c->prefetch_gpu};
+    double **dbls[] = {&c->gap_gpu,         &c->refill_gpu, &c->delivery_gpu,  &c->resid_gpu,
+                       &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        free(*ints[i]);
+        *ints[i] = NULL;
+    }
+    for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++) {
+        free(*dbls[i]);
+        *dbls[i] = NULL;
+    }
     if (c->share) ss_share_free(c->share);
     free(c->share);
     c->share = NULL;
-    c->workers_gpu = c->prefetch_gpu = NULL;
-    c->gap_gpu = c->refill_gpu = c->delivery_gpu = c->resid_gpu = c->stall_resid_gpu = NULL;
 }
