@@ -168,6 +168,111 @@ class _Writer:
             self.fd = None
 
 
+def _host_ticks(cores):
+    """(busy, total) clock ticks since boot of the host's cores in `cores` (a set of core
+    numbers), all processes together, from /proc/stat's per-core lines (busy: all but idle
+    and iowait), or None where not available."""
+    busy = total = 0
+    try:
+        with open("/proc/stat", "rb") as f:
+            for line in f:
+                if not line.startswith(b"cpu") or line[3:4] in (b" ", b""):
+                    continue
+                v = line.split()
+                if int(v[0][3:]) not in cores:
+                    continue
+                t = [int(x) for x in v[1:9]]  # user nice system idle iowait irq softirq steal
+                total += sum(t)
+                busy += sum(t) - t[3] - t[4]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (busy, total) if total > 0 else None
+
+
+def _proc_ticks(pid):
+    """(utime + stime, cutime + cstime) clock ticks of process pid, or None."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            s = f.read()
+    except OSError:
+        return None
+    try:
+        v = s[s.rindex(b")") + 2:].split()  # fields from the third (state) on
+        return int(v[11]) + int(v[12]), int(v[13]) + int(v[14])
+    except (ValueError, IndexError):
+        return None
+
+
+def _children(pid):
+    """The live child processes of pid (Linux /proc/PID/task/TID/children)."""
+    out = []
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, t), "rb") as f:
+                out.extend(int(x) for x in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _own_ticks():
+    """Clock ticks this process and its descendants (its loader workers) used since they
+    started: live ones as they are, ended ones as the kernel added them to their parent."""
+    me = _proc_ticks(os.getpid())
+    if me is None:
+        return None
+    total, todo, seen = me[0] + me[1], _children(os.getpid()), set()
+    while todo:
+        c = todo.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        t = _proc_ticks(c)
+        if t is not None:
+            total += t[0] + t[1]
+            todo.extend(_children(c))
+    return total
+
+
+class _HostSampler(threading.Thread):
+    """Samples how busy the cores this rank may run on are (all processes) and this rank's
+    own use of them (its process and its workers), every `every` seconds, into
+    PREFIX.rank<R>.host.csv, so that the import can say how much of them other processes
+    used while the job ran. A line: host,TIME_NS,BUSY,TOTAL,OWN (clock ticks since boot)."""
+
+    def __init__(self, path, every):
+        super().__init__(name="stallsim-host", daemon=True)
+        self.every, self.stop = every, threading.Event()
+        try:
+            self.cores = set(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            self.cores = set(range(os.cpu_count() or 1))
+        self.w = _Writer(path, 1)
+        self.w.line("stallsim-host,1\n")
+        self.w.line("meta,cpus,%d\n" % len(self.cores))
+        self.sample()
+
+    def sample(self):
+        h, own = _host_ticks(self.cores), _own_ticks()
+        if h is not None and own is not None:
+            self.w.line("host,%d,%d,%d,%d\n" % (_now(), h[0], h[1], own))
+
+    def run(self):
+        while not self.stop.wait(self.every):
+            self.sample()
+
+    def close(self):
+        self.stop.set()
+        if self.is_alive() and self is not threading.current_thread():
+            self.join(timeout=5)
+        self.sample()
+        self.w.close()
+
+
 class _Tag:
     """The first index of a batch, with the pass and batch number it belongs to."""
     __slots__ = ("value", "p", "k")
@@ -539,9 +644,11 @@ class Recorder:
     default to torch.distributed, else RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/SIZE,
     PMI_RANK/SIZE, SLURM_PROCID/NTASKS, else 0/1; given, they are taken as they are.
     Each loader gets its own prefix (train and validation: 'runs/a/train', 'runs/a/val'):
-    a second Recorder of a prefix that an open Recorder of this process records is refused."""
+    a second Recorder of a prefix that an open Recorder of this process records is refused.
+    Every host_every seconds (0: never) a thread samples the host's busy cores and this
+    rank's own use of them (its process and loader workers) into PREFIX.rank<R>.host.csv."""
 
-    def __init__(self, prefix, rank=None, world_size=None, flush_every=8):
+    def __init__(self, prefix, rank=None, world_size=None, flush_every=8, host_every=0.5):
         if _dist_ready():
             r, ws = torch.distributed.get_rank(), torch.distributed.get_world_size()
         else:
@@ -572,6 +679,9 @@ class Recorder:
         if d:
             os.makedirs(d, exist_ok=True)
         self.path = "%s.rank%d.csv" % (self.prefix, self.rank)
+        host_path = "%s.rank%d.host.csv" % (self.prefix, self.rank)
+        if os.path.exists(host_path):
+            os.remove(host_path)
         for stale in [self.path] + ["%s.rank%d.worker%d.csv" % (self.prefix, self.rank, i) for i in range(1024)]:
             if os.path.exists(stale):
                 os.remove(stale)
@@ -598,6 +708,10 @@ class Recorder:
                      ("cpus", cpus), ("cpu_set", cpu_set)):
             w.line("meta,%s,%s\n" % (k, str(v).replace(",", ";").replace("\n", " ")))
         w.flush()
+        self._host = None
+        if host_every and float(host_every) > 0 and os.path.exists("/proc/stat"):
+            self._host = _HostSampler(host_path, float(host_every))
+            self._host.start()
         _RECORDERS[(self.prefix, self.rank)] = self  # (made whole: one that failed half-way blocks no retry)
 
     def wrap(self, loader):
@@ -698,6 +812,9 @@ class Recorder:
     def close(self):
         self._end_open_passes()
         self._w.close()
+        if self._host is not None:
+            self._host.close()
+            self._host = None
         self._closed = True
 
     def __enter__(self):

@@ -43,6 +43,8 @@ static void pt_free(pt_state *S)
     free(S->fetch_wait_start);
     free(S->cpu_pool);
     free(S->cpu_pool_cores);
+    free(S->host_busy);
+    free(S->host_job);
     free(S);
 }
 
@@ -473,6 +475,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             if ((st = pt_idle_workers(S, &info->meta)) != SS_OK) return st;
             pt_say_workers(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
+            if ((st = pt_host_meta(S, &info->meta)) != SS_OK) return st;
             break;
         }
         if (nleft > 0) { /* a rank left the pass after this batch: its step has no end, the row goes (a rank

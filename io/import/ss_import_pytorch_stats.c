@@ -162,6 +162,95 @@ ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
     return SS_OK;
 }
 
+/* One rank's host file: the first and the last sample's busy, total and own clock ticks
+ * (b0, t0, o0, b1, t1, o1). 0 when it has two samples of them, 1 when it has none or fewer
+ * (no file: recorded without the sampler), -1 when it is not a host file (*why set). */
+static int pt_host_file(const char *path, int64_t v[6], const char **why)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1;
+    char line[256];
+    int n = 0, bad = 0;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "stallsim-host,1", 15)) {
+        *why = "its first line is not 'stallsim-host,1'";
+        bad = 1;
+    }
+    while (!bad && fgets(line, sizeof line, f)) {
+        size_t l = strlen(line);
+        if (!l || line[l - 1] != '\n') break; /* a last line cut off as the job ended */
+        if (strncmp(line, "host,", 5)) continue; /* meta lines */
+        long long t, b, tot, own;
+        char end;
+        if (sscanf(line + 5, "%lld,%lld,%lld,%lld%c", &t, &b, &tot, &own, &end) != 5 || end != '\n' || b < 0 ||
+            tot < b || own < 0) {
+            *why = "a 'host' line is not TIME,BUSY,TOTAL,OWN";
+            bad = 1;
+            break;
+        }
+        int64_t *d = v + (n ? 3 : 0);
+        if (n && (b < v[0] || tot < v[1] || own < v[2])) {
+            *why = "its tick counts go down";
+            bad = 1;
+            break;
+        }
+        d[0] = b, d[1] = tot, d[2] = own;
+        n++;
+    }
+    fclose(f);
+    return bad ? -1 : n >= 2 ? 0 : 1;
+}
+
+ss_status pt_host_meta(pt_state *S, ss_trace_meta *m)
+{
+    const int G = S->G;
+    double *busy = calloc((size_t)G, sizeof *busy), *own = calloc((size_t)G, sizeof *own);
+    if (!busy || !own) {
+        free(busy);
+        free(own);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    for (int g = 0; g < G; g++) {
+        char path[PT_PATH + 32];
+        int64_t v[6];
+        const char *why = "";
+        snprintf(path, sizeof path, "%s.rank%d.host.csv", S->prefix, g);
+        int r = pt_host_file(path, v, &why);
+        if (r < 0) ss_warn("%s: %s; the host's CPU use is left out of the trace", path, why);
+        if (r != 0 || v[4] <= v[1]) {
+            free(busy);
+            free(own);
+            return SS_OK;
+        }
+        busy[g] = (double)(v[3] - v[0]) / (double)(v[4] - v[1]);
+        own[g] = (double)(v[5] - v[2]) / (double)(v[4] - v[1]);
+    }
+    /* a pool (ranks on one host and one set of cores): its busy share is its ranks' mean
+     * (each sampled the same cores), the job's share the sum of its ranks' own */
+    S->host_busy = busy;
+    S->host_job = own;
+    for (int g = 0; g < G; g++) {
+        const pt_rank *R = S->r[g];
+        int p = 0;
+        while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
+        if (p != g) continue; /* g is not its pool's first rank: done with the first's */
+        double b = 0, o = 0;
+        int k = 0;
+        for (int q = g; q < G; q++)
+            if (!strcmp(S->r[q]->host, R->host) && !strcmp(S->r[q]->cpu_set, R->cpu_set)) b += busy[q], o += own[q], k++;
+        b /= k;
+        if (o > b) o = b; /* the samples' instants differ a little */
+        for (int q = g; q < G; q++)
+            if (!strcmp(S->r[q]->host, R->host) && !strcmp(S->r[q]->cpu_set, R->cpu_set)) busy[q] = b, own[q] = o;
+    }
+    for (int g = 0; g < G; g++) {
+        if (busy[g] > 1) busy[g] = 1;
+        if (own[g] > 1) own[g] = 1;
+    }
+    m->host_busy = S->host_busy;
+    m->host_job = S->host_job;
+    return SS_OK;
+}
+
 /* The pass that rank R's tracking holds ended: an IterableDataset's worker whose last batch
  * of it came more than 2 W batches before the pass's end ran out early (the loader hands
  * batches to its workers in turn, so each worker delivers one of the last W while it has

@@ -110,6 +110,10 @@ static const ss_trace_gpu_array gpu_arrays[] = {
               "s"),
     GPU_ARRAY(fetch_wait_start, "fetch_wait_start_time", 1,
               " s (per GPU: the mean wait for a core of each epoch's first W*P fetches, sent out at once)", "s"),
+    GPU_ARRAY(host_busy, "host_cpu_busy", 1,
+              " (per GPU: the share of its cores busy while the job ran, all processes together)", "1"),
+    GPU_ARRAY(host_job, "host_cpu_job", 1,
+              " (per GPU: the share of its cores that the job's processes on them used)", "1"),
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, "", "GPU"), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, "", "cores"),
 };
@@ -133,6 +137,39 @@ void ss_trace_meta_init(ss_trace_meta *m)
 
 int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_times, "absent") != 0; }
 int ss_trace_meta_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
+
+int ss_trace_meta_host_others(const ss_trace_meta *m, int *gpu, double *other, double *job)
+{
+    if (!m->host_busy || !m->host_job) return 0;
+    *gpu = 0;
+    *other = -1;
+    *job = 0;
+    for (int g = 0; g < m->gpus; g++) {
+        double o = m->host_busy[g] - m->host_job[g];
+        if (o < 0) o = 0;
+        if (o > *other) *gpu = g, *other = o, *job = m->host_job[g];
+    }
+    if (m->cpu_pool) *gpu = m->cpu_pool[*gpu];
+    return 1;
+}
+
+void ss_trace_meta_host_line(const ss_trace_meta *m, char *buf, size_t size)
+{
+    int g;
+    double other, job;
+    buf[0] = '\0';
+    if (!ss_trace_meta_host_others(m, &g, &other, &job)) return;
+    char cores[64] = "the cores";
+    if (m->cpu_pool) snprintf(cores, sizeof cores, "the %d cores", m->cpu_pool_cores[g]);
+    int pools = 0;
+    for (int p = 0; m->cpu_pool && p < m->gpus; p++) pools += m->cpu_pool[p] == p;
+    snprintf(buf, size, "other processes used %.0f %% of %s %s while the job was recorded (the job %.0f %%)",
+             100 * other, cores, pools > 1 ? "of a pool" : "of its host", 100 * job);
+    if (pools > 1) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "; the most loaded pool is GPU %d's", g);
+    }
+}
 
 /* gen's two marks (ss_trace_meta_is_synthetic) */
 static int synthetic_marks(const char *log_type, const char *source)
@@ -428,10 +465,11 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
         ss_status st = read_gpu_array(t, a->name, a->is_float, field);
         if (st != SS_OK) return st;
         const double *v = a->is_float ? *field : NULL;
+        const int share = !strcmp(a->units, "1"); /* a share of a pool's cores */
         for (int g = 0; v && g < G; g++)
-            if (!(v[g] >= 0 && v[g] < SS_TRACE_MAX_SECONDS))
-                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected seconds from 0 to 1e9", t->path, a->name, g,
-                               v[g]);
+            if (!(v[g] >= 0 && v[g] <= (share ? 1 : SS_TRACE_MAX_SECONDS)))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected %s", t->path, a->name, g, v[g],
+                               share ? "a share from 0 to 1" : "seconds from 0 to 1e9");
     }
     if (!m->cpu_pool != !m->cpu_pool_cores)
         return ss_fail(SS_EDATA, "%s: datasets /cpu_pool and /cpu_pool_cores come together; the trace has only /%s",
@@ -439,6 +477,9 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     if (!m->fetch_wait != !m->loop_wait)
         return ss_fail(SS_EDATA, "%s: datasets /fetch_wait_time and /loop_wait_time come together; the trace has only /%s",
                        t->path, m->fetch_wait ? "fetch_wait_time" : "loop_wait_time");
+    if (!m->host_busy != !m->host_job)
+        return ss_fail(SS_EDATA, "%s: datasets /host_cpu_busy and /host_cpu_job come together; the trace has only /%s",
+                       t->path, m->host_busy ? "host_cpu_busy" : "host_cpu_job");
     if (m->fetch_wait_start && !m->fetch_wait)
         return ss_fail(SS_EDATA, "%s: dataset /fetch_wait_start_time needs /fetch_wait_time and /loop_wait_time, which "
                        "the trace does not have", t->path);

@@ -45,6 +45,12 @@ typedef struct {
                             * epoch (those the loader sends out at once as it starts, with its
                             * workers; recorder format 3); /fetch_wait_start_time, only with
                             * fetch_wait. NULL when not recorded */
+    double *host_busy;     /* [gpus] the share (0 to 1) of the cores that the GPU's processes may
+                            * run on that was busy while the job was recorded, every process of
+                            * the host together; /host_cpu_busy. NULL when not recorded */
+    double *host_job;      /* [gpus] the share of those cores that the job's own processes on
+                            * them used (all its ranks there, with their loader workers);
+                            * /host_cpu_job. Both NULL or both set */
     int *cpu_pool;         /* [gpus] the first GPU whose processes run on the same pool of cores
                             * (a host, or one rank's CPU binding); /cpu_pool */
     int *cpu_pool_cores;   /* [gpus] the cores of that pool; /cpu_pool_cores. Both NULL or both set */
@@ -86,6 +92,16 @@ int ss_trace_meta_has_fetch(const ss_trace_meta *m);
 /* 1 when the trace records the CPU times of fetches and steps and its pools of cores
  * (/fetch_cpu_time, /loop_cpu_time, /cpu_pool with /cpu_pool_cores: recorder format 2). */
 int ss_trace_meta_has_cpu(const ss_trace_meta *m);
+
+/* The pool of cores (its first GPU, *gpu) where other processes than the job's used the
+ * largest share of the cores while the job was recorded (*other, from /host_cpu_busy less
+ * /host_cpu_job), and the job's own share there (*job). 0 when the trace does not record
+ * them. */
+int ss_trace_meta_host_others(const ss_trace_meta *m, int *gpu, double *other, double *job);
+
+/* One line (no newline) that says it: "other processes used 35 % of the 2 cores of GPU 0
+ * while the job was recorded (the job 40 %)". "" when not recorded. */
+void ss_trace_meta_host_line(const ss_trace_meta *m, char *buf, size_t size);
 
 /* 1 when the attributes carry both marks `gen` writes: log_type = "synthetic" and a source
  * that begins "stallsim gen" (an importer takes log_type from a file's name) */

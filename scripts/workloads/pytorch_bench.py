@@ -60,6 +60,9 @@ def parse():
                     help="this rank's storage is --slow-factor times slower; several: 1,3 (each its own factor, or one "
                          "for all)")
     ap.add_argument("--slow-factor", default="3.0", help="the factor, or one per slow rank: 3,2")
+    ap.add_argument("--slowdown", default="",
+                    help="FROM:TO:FACTOR: the steps FROM <= s < TO of the run (counted over its epochs from 0) "
+                         "take FACTOR times --compute (a mid-run slowdown of the accelerator)")
     ap.add_argument("--persistent", action="store_true", help="persistent_workers=True")
     ap.add_argument("--dump", help="save the batches this rank received to DUMP.rank<R>.pt")
     ap.add_argument("--dump-plain", help="first iterate the same loader without the recorder (no training) and "
@@ -104,17 +107,27 @@ def main():
     model, opt = wl.ddp_model(lambda: nn.Linear(FEATURES, 10), a.seed, lr=0.01)
     lossf = nn.CrossEntropyLoss()
     seen = []
+    slow_from, slow_to, slow_factor = 0, 0, 1.0
+    if a.slowdown:
+        try:
+            f, t, k = a.slowdown.split(":")
+            slow_from, slow_to, slow_factor = int(f), int(t), float(k)
+        except ValueError:
+            raise SystemExit("pytorch_bench: --slowdown %r is not FROM:TO:FACTOR" % a.slowdown)
+    step = 0
     t0 = time.time()
     for epoch in wl.epochs(a.epochs, sampler, rec):
         for x, y in loader:
+            compute = a.compute * (slow_factor if slow_from <= step < slow_to else 1.0)
+            step += 1
             if a.dump:
                 seen.append((x.clone(), y.clone()))
             if a.compute_cpu:  # a step that keeps the training process's CPU busy (training on the CPU)
-                end = time.thread_time() + a.compute
+                end = time.thread_time() + compute
                 while time.thread_time() < end:
                     pass
             else:
-                time.sleep(a.compute)  # the emulated accelerator
+                time.sleep(compute)  # the emulated accelerator
             opt.zero_grad()
             lossf(model(x), y).backward()  # the all-reduce synchronises the ranks
             opt.step()

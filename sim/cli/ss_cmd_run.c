@@ -22,8 +22,16 @@
 #include "ss_report.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
+#include "ss_drift.h"
 #include "ss_sweep.h"
 #include "ss_trace.h"
+
+/* Below this share of the job's cores used by other processes, run says nothing of them
+ * (info always shows it): a busy host's background (daemons, the shell) stays under it. */
+#define HOST_OTHER_NOTE 0.05
+
+/* The most rows for which run looks for a level change itself. */
+#define SS_DRIFT_RUN_ROWS 2000000L
 
 static const char run_usage[] =
     "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
@@ -261,6 +269,32 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
     return ss_comm_any_failed(c, st);
 }
 
+/* Other processes' load on the job's cores, where the trace measured it and it was not
+ * negligible: the replay keeps the measured times, so every scenario inherits that load. */
+static void print_host_load(const ss_trace_meta *m, FILE *out)
+{
+    int g;
+    double other, job;
+    if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < HOST_OTHER_NOTE) return;
+    char line[256];
+    ss_trace_meta_host_line(m, line, sizeof line);
+    fprintf(out, "note: %s; every scenario keeps that load\n", line);
+}
+
+/* A stretch of the measured run at another level than the rest (ss_drift.c): every
+ * scenario replays both levels. Traces of more rows than SS_DRIFT_RUN_ROWS are left to
+ * info, so that run does not read a large trace twice. */
+static ss_status print_level_change(ss_trace_file *t, long warmup, FILE *out)
+{
+    if (ss_trace_meta_of(t)->iterations > SS_DRIFT_RUN_ROWS) return SS_OK;
+    ss_drift d;
+    char line[320];
+    ss_status st = ss_drift_find(t, warmup, &d);
+    ss_drift_line(&d, line, sizeof line);
+    if (st == SS_OK && line[0]) fprintf(out, "note: %s; every scenario replays both levels\n", line);
+    return st;
+}
+
 /* The calibration where a scenario needs it, the scenarios resolved, and the models'
  * notes. Collective. */
 static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
@@ -276,6 +310,8 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
         const ss_calib *cal = j->have_cal ? &j->cal : NULL;
         st = ss_scenarios_resolve(j->sc, j->nsc, &j->cfg, cal, ss_trace_meta_of(j->t)->loader_workers);
         if (st == SS_OK && c->rank == 0 && !j->a.quiet) st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, notes);
+        if (st == SS_OK && c->rank == 0 && !j->a.quiet) print_host_load(ss_trace_meta_of(j->t), notes);
+        if (st == SS_OK && c->rank == 0 && !j->a.quiet) st = print_level_change(j->t, j->cfg.warmup_iterations, notes);
     }
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(j->cfg.out_dir);
     return ss_comm_any_failed(c, st);

@@ -10,6 +10,7 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
+#include "ss_drift.h"
 #include "ss_config.h"
 #include "ss_healset.h"
 #include "ss_import.h"
@@ -233,6 +234,9 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", v[g]);
         printf("%s%s\n", m->gpus > 16 ? " ..." : "", arr[i].note);
     }
+    char host[256];
+    ss_trace_meta_host_line(m, host, sizeof host);
+    if (host[0]) printf("%-13s %s\n", "host_cpu", host);
     if (m->cpu_pool) {
         int pools = 0;
         for (int g = 0; g < m->gpus; g++) pools += m->cpu_pool[g] == g;
@@ -376,6 +380,11 @@ static int info_main(int argc, char **argv)
                    100.0 * out_share, past, 100.0 * a.max_st_all / a.max_it_all,
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
+        ss_drift d;
+        char line[320];
+        st = ss_drift_find(t, a.warmup, &d);
+        ss_drift_line(&d, line, sizeof line);
+        if (st == SS_OK && line[0]) printf("level change: %s\n", line);
         ss_calib_free(&cal);
     }
     free(a.it_sum);

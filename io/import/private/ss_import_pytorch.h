@@ -128,6 +128,7 @@ typedef struct {
     double *fetch_wait, *loop_wait; /* [G] their medians of the waits for a core (format 3) */
     double *fetch_wait_start; /* [G] the mean wait for a core of the passes' first W·P fetches */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
+    double *host_busy, *host_job;  /* [G] the trace's /host_cpu_busy and /host_cpu_job */
     int64_t origin_ns;
     long rows, epochs, last_epoch;
     long epoch_rows; /* rows of the epoch being read */
@@ -224,5 +225,8 @@ void pt_took(pt_state *S, pt_rank *R, const pt_row *row, const pt_fetch *f);
 ss_status pt_idle_workers(pt_state *S, ss_trace_meta *m);
 void pt_say_workers(pt_state *S);
 ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m);
+/* The host's busy cores and the job's share of them (/host_cpu_busy, /host_cpu_job) from
+ * the ranks' PREFIX.rank<R>.host.csv files; none when a rank has none. */
+ss_status pt_host_meta(pt_state *S, ss_trace_meta *m);
 
 #endif
