@@ -22,8 +22,8 @@ HTMLREF = re.compile(r"<(?:a|img)\s[^>]*(?:href|src)=\"([^\"]+)\"", re.I)
 HTMLID = re.compile(r"<a\s[^>]*(?:id|name)=\"([^\"]+)\"", re.I)
 
 
-def prose_lines(text):
-    """The file's lines with fenced code blocks blanked out and inline code removed, numbered from 1."""
+def prose_lines(text, keep_code=False):
+    """The file's numbered lines outside fenced code blocks, inline code removed unless keep_code."""
     fence = None
     for n, line in enumerate(text.split("\n"), 1):
         s = line.strip()
@@ -35,7 +35,7 @@ def prose_lines(text):
         if m:
             fence = m.group(1)
             continue
-        yield n, re.sub(r"`[^`]*`", "", line)
+        yield n, line if keep_code else re.sub(r"`[^`]*`", "", line)
 
 
 def slug(heading):
@@ -48,7 +48,7 @@ def slug(heading):
 
 def anchors(text):
     seen, out = {}, set()
-    for _, line in prose_lines_keep_code(text):
+    for _, line in prose_lines(text, keep_code=True):  # headings keep their code text
         m = re.match(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
         if m:
             base = slug(m.group(1))
@@ -58,22 +58,6 @@ def anchors(text):
         for a in HTMLID.findall(line):
             out.add(a)
     return out
-
-
-def prose_lines_keep_code(text):
-    """As prose_lines, but inline code kept (headings keep its text in their anchors)."""
-    fence = None
-    for n, line in enumerate(text.split("\n"), 1):
-        s = line.strip()
-        if fence:
-            if s.startswith(fence):
-                fence = None
-            continue
-        m = re.match(r"^(`{3,}|~{3,})", s)
-        if m:
-            fence = m.group(1)
-            continue
-        yield n, line
 
 
 def links(text):
