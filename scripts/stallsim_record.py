@@ -16,7 +16,7 @@ user's dataset sees it; an IterableDataset is iterated itself, the tag riding on
 batch's list of placeholder indices, or, with batch_size=None, wrapped so that each next()
 starts a batch's fetch); nothing is attached to the batches. Each rank writes
 PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by line; see the
-README ("PyTorch record files") for the exact format.
+io/import/IMPORTERS.md ("pytorch") for the exact format.
 """
 
 import functools

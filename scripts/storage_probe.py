@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """storage_probe.py - measures how a storage's reads slow down with more of them in flight,
-for the pipeline model's storage sharing ([pipeline] storage_parallel, README and
+for the pipeline model's storage sharing ([pipeline] storage_parallel,
 sim/models/MODELS-pipeline.md): reads the files of FOLDER (a sample of the training set's own
 files) with 1, 2, 4, ... processes reading at once (as DataLoader workers do), and prints
 each read's mean time, its slowdown sigma(n) against one reader, the throughput, and N fitted to sigma(n) = 1 + (n - 1) / N by least

@@ -66,8 +66,8 @@ static ss_status hint_other(const ss_importer *imp, int argc, char **argv, ss_st
     return ss_fail(st, "%s (%s looks like a %s file: try `stallsim import %s`)", msg, argv[0], what, other);
 }
 
-/* Suspicious but possible values, counted over the imported rows (README "Errors and
- * warnings"): a fetch that ends more than 1 ms after its step started, a stall longer than
+/* Suspicious but possible values, counted over the imported rows (sim/cli/COMMANDS.md,
+ * "Warnings"): a fetch that ends more than 1 ms after its step started, a stall longer than
  * the iteration. */
 typedef struct {
     long late, long_stall, cells;

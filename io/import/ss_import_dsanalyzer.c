@@ -425,7 +425,7 @@ const ss_importer ss_importer_dsanalyzer = {
     .help = "Reads the DS-Analyzer parsed CSV trio PREFIX.csv, PREFIX_simp_fetchdifftime.csv and\n"
             "PREFIX_simp_fetchstartdifftime.csv (PREFIX.csv itself may be named instead of PREFIX)\n"
             "and writes them as one stalltrace HDF5 file. The three tables are joined by (epoch,\n"
-            "index), so this importer holds them in memory; see the README's file formats.\n",
+            "index), so this importer holds them in memory; see io/import/IMPORTERS.md.\n",
     .open = dsa_open,
     .next = dsa_next,
     .close = dsa_close,

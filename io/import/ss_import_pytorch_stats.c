@@ -125,7 +125,7 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
                                  "can use them";
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
                 "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
-                "scales this start-up wait to each scenario's workers (README, \"The first window of an epoch\"); a "
+                "scales this start-up wait to each scenario's workers (sim/models/MODELS-pipeline.md, \"The first window of an epoch\"); a "
                 "base trace recorded without it predicts more steadily: record one with %s",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
                 R->workers, advice);

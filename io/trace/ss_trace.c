@@ -1,4 +1,4 @@
-/* ss_trace.c - reader and writer of stalltrace HDF5 files (README: file formats). */
+/* ss_trace.c - reader and writer of stalltrace HDF5 files (io/trace/FORMAT.md). */
 #include "ss_trace.h"
 
 #include <errno.h>
@@ -451,7 +451,7 @@ static ss_status read_gpu_array(ss_trace_file *t, const char *name, int is_float
     return per_gpu_mismatch(t, what, is_float ? "floating-point values" : "integers");
 }
 
-/* The optional per-GPU datasets (README, file formats): seconds finite and >= 0; /cpu_pool,
+/* The optional per-GPU datasets (io/trace/FORMAT.md): seconds finite and >= 0; /cpu_pool,
  * the first GPU of the pool of cores each GPU's processes run on, with /cpu_pool_cores,
  * that pool's cores (the same on its GPUs); /fetch_wait_time with /loop_wait_time;
  * /fetch_wait_start_time only with them. */

@@ -1,4 +1,4 @@
-/* ss_trace.h - the stalltrace HDF5 schema (README: file formats): metadata, slabs of rows, and the
+/* ss_trace.h - the stalltrace HDF5 schema (io/trace/FORMAT.md): metadata, slabs of rows, and the
  * reader and writer. Readers validate the schema and every value they hand out. */
 #ifndef SS_TRACE_H
 #define SS_TRACE_H

@@ -33,7 +33,7 @@ const char *ss_errmsg(void);
 /* Forgets the recorded message. */
 void ss_clear(void);
 
-/* Process exit status for a status code (README: usage: 0 ok, 2 usage/config, 1 other). */
+/* Process exit status for a status code (sim/cli/COMMANDS.md, "Exit status": 0 ok, 2 usage/config, 1 other). */
 int ss_exit_code(ss_status st);
 
 /* Prints "stallsim: warning: ..." to stderr. */

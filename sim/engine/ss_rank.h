@@ -8,7 +8,7 @@
 
 #define SS_RANK_TOP 5
 /* Percentage points of the mean iteration time below which two runs are as good as equal:
- * real runs of the same setting differ by 1-2 % from one run to the next (README, "How far
+ * real runs of the same setting differ by 1-2 % from one run to the next (datasets/VALIDATION.md, "How far
  * to trust the predictions"). A cut or gain is ranked only above it, and ranked cuts
  * within it of the best are called as good. */
 #define SS_RANK_MIN_PCT 1.0
@@ -23,7 +23,7 @@ typedef struct {
      * where the steady state gains, and only below them where it loses); NaN elsewhere */
     double payoff_rows;
     int loaders_ahead; /* a pipeline row whose loaders keep ahead of the trace's, which were
-                        * behind: less certain (ss_rank.c; README, "Which GPU, which fix") */
+                        * behind: less certain (ss_rank.c; sim/cli/ANSWER.md) */
 } ss_rank_top;
 
 typedef struct {

@@ -83,7 +83,7 @@ int ss_summary_slowest_gpu(const ss_summary *s, int j, double *next);
  * plus the training process's; the latter alone where the trace loaded synchronously,
  * since its fetches ran in the training process) / (the pool's cores x row j's mean
  * iteration time). *pool (may be NULL) receives the first GPU of that pool. NaN when the
- * trace does not record the CPU times and pools (README, "How far to trust"). */
+ * trace does not record the CPU times and pools (datasets/VALIDATION.md). */
 double ss_summary_cpu_load_pct(const ss_summary *s, int j, int *pool);
 /* The GPU whose loader uses the most CPU per batch, when that is at least 1.5 times the
  * other GPUs' median and it shares its pool of cores with other GPUs (it slows them

@@ -1,6 +1,6 @@
 /* ss_sweep.h - the sweep engine: streams the trace in bounded slabs, spreads (scenario x
  * iteration block) work of the independent model and whole pipeline scenarios over the
- * ranks, and merges block partials on rank 0 in a fixed order (README: running on a cluster). */
+ * ranks, and merges block partials on rank 0 in a fixed order (README, "Running on a cluster"). */
 #ifndef SS_SWEEP_H
 #define SS_SWEEP_H
 
@@ -18,7 +18,7 @@
 typedef struct {
     double read_seconds;   /* waiting for slabs to be read and checked */
     double read_ahead_seconds; /* reading and checking slabs in the background, while the
-                                * previous slab was replayed (README: performance) */
+                                * previous slab was replayed (scripts/BENCHMARKS.md) */
     double replay_seconds; /* replay kernels and block statistics */
     double evaluations;    /* GPU-iteration-scenario evaluations */
     double rows_read;

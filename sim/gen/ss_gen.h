@@ -1,4 +1,4 @@
-/* ss_gen.h - synthetic traces (README: gen): fetch and compute times drawn with GSL, the
+/* ss_gen.h - synthetic traces (sim/cli/COMMANDS.md, gen): fetch and compute times drawn with GSL, the
  * pipeline recurrence (MODELS-pipeline.md) run forward, written chunk by chunk. */
 #ifndef SS_GEN_H
 #define SS_GEN_H

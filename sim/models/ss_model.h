@@ -112,7 +112,7 @@ typedef struct ss_model_ops {
     /* stateful models: 1 when epoch_start returns the state to what init made, so that
      * an epoch's replay depends on the rows of that epoch only; the sweep may then split
      * a scenario's iterations over the ranks, each rank replaying from the start of the
-     * epoch that holds its first row (README: running on a cluster). */
+     * epoch that holds its first row (README, "Running on a cluster"). */
     int epochs_independent;
     unsigned axes;       /* SS_AXIS_* bits */
     /* 1 when its baseline row reports how far the replay is from the measured run */

@@ -1,4 +1,4 @@
-/* ss_dsa_import.h - DS-Analyzer parsed CSV trio to a stalltrace file (README: usage). */
+/* ss_dsa_import.h - DS-Analyzer parsed CSV trio to a stalltrace file (io/import/IMPORTERS.md). */
 #ifndef SS_DSA_IMPORT_H
 #define SS_DSA_IMPORT_H
 
