@@ -34,6 +34,13 @@ typedef struct {
     const char *help;
 } key_def;
 
+/* 1 for the kinds that take a comma list: one scenario per item. */
+static int is_list(key_kind kk)
+{
+    return kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS || kk == K_PREFETCH ||
+           kk == K_SCALES || kk == K_HEAL || kk == K_PERSIST;
+}
+
 #define F(x) offsetof(ss_config, x)
 #define NOB 0, 0 /* no numeric bounds */
 /* The rows of the sections every scenario file has: [trace] and [scenarios] (the head),
@@ -490,7 +497,7 @@ static const char *bound(double v, char *buf, size_t n)
     return buf;
 }
 
-/* The values key k takes, with its bounds, into buf. */
+/* The values key k takes, with the bounds its parser checks, into buf. */
 static void values_text(const key_def *k, char *buf, size_t n)
 {
     char lo[32], hi[32];
@@ -500,8 +507,8 @@ static void values_text(const key_def *k, char *buf, size_t n)
     switch (k->kind) {
     case K_PATH: snprintf(buf, n, "a path"); return;
     case K_EPOCH: snprintf(buf, n, "all, or an epoch number"); return;
-    case K_COUNT: snprintf(buf, n, "a whole number, %s or more", lo); return;
-    case K_SLAB_ITERS: snprintf(buf, n, "a whole number, %s or more (0: from slab_mb)", lo); return;
+    case K_COUNT: snprintf(buf, n, "a whole number, 0 or more"); return;
+    case K_SLAB_ITERS: snprintf(buf, n, "a whole number, 0 or more (0: from slab_mb)"); return;
     case K_MODELS: {
         size_t used = 0;
         buf[0] = '\0';
@@ -516,8 +523,8 @@ static void values_text(const key_def *k, char *buf, size_t n)
     case K_PERSIST: snprintf(buf, n, "auto, true or false"); return;
     case K_SCALES:
     case K_POS_NUMBER: snprintf(buf, n, "a number above %s, up to %s", lo, hi); return;
-    case K_SECONDS: snprintf(buf, n, "seconds, %s or more", lo); return;
-    case K_GAP_AUTO: snprintf(buf, n, "seconds, %s or more, or auto, auto*F, auto/F", lo); return;
+    case K_SECONDS: snprintf(buf, n, "seconds, 0 or more"); return;
+    case K_GAP_AUTO: snprintf(buf, n, "seconds, 0 or more, or auto, auto*F, auto/F"); return;
     case K_BOOL: snprintf(buf, n, "true or false (also yes/no, on/off, 1/0)"); return;
     case K_HEAL: snprintf(buf, n, "none, each, or GPUs from %s to %s: G, G+H, G-H", lo, hi); return;
     case K_PARALLEL:
@@ -537,7 +544,7 @@ void ss_config_key_doc(int i, ss_key_doc *d)
     d->key = k->key;
     d->def = k->def;
     d->help = k->help;
-    d->sweeps = k->off2 != 0;
+    d->sweeps = is_list(k->kind);
     d->registered = slot_of[k - keys] >= 0;
     values_text(k, d->values, sizeof d->values);
 }
@@ -636,10 +643,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         /* "2 4" for "2, 4": items written without their commas */
         const char *sp = strpbrk(value, " \t");
         int spaced = 0;
-        const key_kind kk = keys[i].kind;
-        const int list = kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS ||
-                         kk == K_PREFETCH || kk == K_SCALES || kk == K_HEAL || kk == K_PERSIST;
-        if (list && sp && !strchr(value, ',')) {
+        if (is_list(keys[i].kind) && sp && !strchr(value, ',')) {
             const char *a = sp, *b = sp;
             while (a > value && isspace((unsigned char)a[-1])) a--;
             while (*b && isspace((unsigned char)*b)) b++;
