@@ -34,48 +34,58 @@ typedef struct {
     const char *help;
 } key_def;
 
+/* 1 for the kinds that take a comma list: one scenario per item. */
+static int is_list(key_kind kk)
+{
+    return kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS || kk == K_PREFETCH ||
+           kk == K_SCALES || kk == K_HEAL || kk == K_PERSIST;
+}
+
 #define F(x) offsetof(ss_config, x)
 #define NOB 0, 0 /* no numeric bounds */
 /* The rows of the sections every scenario file has: [trace] and [scenarios] (the head),
  * then the models' sections as registered, then [summary], [output] and [run]. */
 static const key_def base_keys[] = {
     {"trace", "path", K_PATH, F(trace_path), 0, NULL, NOB,
-     "the stalltrace HDF5 file to replay (relative paths are taken from the scenario file's folder)"},
-    {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "summarise every epoch (all) or one epoch number"},
+     "the stalltrace HDF5 file to replay. A relative path is taken from the scenario file's folder"},
+    {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "the epochs summarised: every epoch (all) or one epoch number"},
     {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
-     "iterations with index below this are replayed but not summarised"},
+     "iterations with an index below this are replayed but not summarised. The index restarts in each epoch"},
     {"scenarios", "model", K_MODELS, F(models), F(n_models), NULL /* the list's first replay model */, NOB,
-     "replay models to sweep (independent, pipeline); the measured run is always row 0"},
+     "the replay models to sweep. The trace as measured is always the first row"},
     {"scenarios", "fetch_align", K_FETCH_ALIGNS, F(fetch_align), F(n_fetch), "none", NOB,
-     "fetch-time alignments: none (false), min, avg, median, max"},
+     "sets each GPU's fetch time of an iteration to the GPUs' min, mean (avg), median or max. none keeps them"},
     {"scenarios", "start_align", K_START_ALIGNS, F(start_align), F(n_start), "none", NOB,
-     "loader-start alignments: none (false), min, avg (midpoint), mean"},
+     "sets each GPU's loader start of an iteration to the GPUs' earliest (min), midpoint (avg) or mean. none "
+     "keeps them"},
     {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers), "auto", 0, SS_MAX_WORKERS,
-     "pipeline: loader workers per GPU (0: synchronous loading): numbers or auto, auto*F, auto/F (the calibrated count)"},
+     "pipeline: loader workers per GPU. 0 loads in the training process. auto is the calibrated count; auto*F "
+     "scales it"},
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
-     "pipeline: prefetch factor (batches in flight per worker), or auto (calibrated or recorded per GPU)"},
+     "pipeline: prefetch factor, batches in flight per worker. auto is each GPU's calibrated or recorded one"},
     {"scenarios", "persistent_workers", K_PERSIST, F(persistent), F(n_persistent), "auto", NOB,
-     "pipeline: whether the loader's workers are kept from one epoch to the next: auto (as in the trace), true "
-     "(started once: no start-up after the first epoch), false (started at every epoch, as PyTorch's default)"},
+     "pipeline: whether the loader's workers live from one epoch to the next. auto: as in the trace. true: "
+     "started once. false: started at every epoch, as PyTorch's default"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
-     "pipeline: factor on the storage part of every fetch (0.5: storage twice as fast); the CPU part "
+     "pipeline: factor on the storage part of every fetch. 0.5 is storage twice as fast. The CPU part "
      "([pipeline] fetch_cpu) stays"},
     {"scenarios", "compute_scale", K_SCALES, F(compute_scale), F(n_compute_scale), "1", 0, 1e6,
-     "pipeline: factor on every compute time"},
+     "pipeline: factor on every compute time. 0.5 is compute twice as fast"},
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
-     "GPUs whose fetch times (and, pipeline, loader settings) become the other GPUs' median: none, "
-     "a GPU number, several healed together (1+3, 8-15), or each (one scenario per GPU)"},
+     "GPUs whose fetch times (pipeline: and loader settings) become the other GPUs' median. G heals one GPU. "
+     "1+3 or 8-15 heal several together. each makes one scenario per GPU"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
-     "delay above which an iteration counts as effectively delayed, seconds"},
+     "delay above which an iteration counts as effectively delayed, seconds. The delay is the largest minus "
+     "the smallest stall over the GPUs"},
     {"output", "dir", K_PATH, F(out_dir), 0, "results", NOB,
-     "folder for summary.csv and results.h5 (relative to the scenario file's folder)"},
+     "folder for summary.csv and results.h5. A relative path is taken from the scenario file's folder"},
     {"output", "per_iteration", K_BOOL, F(per_iteration), 0, "false", NOB,
      "also write every scenario's per-iteration series into results.h5"},
     {"output", "rank_by", K_RANK_BY, F(rank_steady), 0, "run", NOB,
-     "what the ranked answer ranks by: run (the whole run's time, every epoch's start included) or steady "
-     "(the mean iteration time past each epoch's warm-up)"},
+     "what the ranked answer ranks by. run: the whole run's time, every epoch's start included. steady: the "
+     "mean iteration time past each epoch's warm-up"},
     {"run", "slab_iterations", K_SLAB_ITERS, F(slab_iterations), 0, "0", 0, 1e18,
-     "iterations read at a time (0: as many as fit slab_mb)"},
+     "iterations read at a time. 0: as many as fit slab_mb"},
     {"run", "slab_mb", K_POS_NUMBER, F(slab_mb), 0, "16", 0, 65536,
      "memory budget of a slab of the trace and its per-iteration buffers, MB"},
 };
@@ -479,6 +489,66 @@ void ss_config_key_name(int i, const char **section, const char **key)
     *key = keys[i].key;
 }
 
+/* A bound as a reference writes it: whole numbers in full (65536, not 6.5536e+04). */
+static const char *bound(double v, char *buf, size_t n)
+{
+    if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, n, "%.0f", v);
+    else ss_format_number(v, buf, (int)n);
+    return buf;
+}
+
+/* The values key k takes, with the bounds its parser checks, into buf. */
+static void values_text(const key_def *k, char *buf, size_t n)
+{
+    char lo[32], hi[32];
+    bound(k->min, lo, sizeof lo);
+    bound(k->max, hi, sizeof hi);
+    const int open = k->max >= 1e18; /* no upper bound */
+    switch (k->kind) {
+    case K_PATH: snprintf(buf, n, "a path"); return;
+    case K_EPOCH: snprintf(buf, n, "all, or an epoch number"); return;
+    case K_COUNT: snprintf(buf, n, "a whole number, 0 or more"); return;
+    case K_SLAB_ITERS: snprintf(buf, n, "a whole number, 0 or more (0: from slab_mb)"); return;
+    case K_MODELS: {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int id = 1; id < SS_NMODELS && used < n; id++)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", id > 1 ? ", " : "", model_names[id]);
+        return;
+    }
+    case K_FETCH_ALIGNS: snprintf(buf, n, "none (or false), min, avg, median, max"); return;
+    case K_START_ALIGNS: snprintf(buf, n, "none (or false), min, avg, mean"); return;
+    case K_WORKERS: snprintf(buf, n, "a whole number from %s to %s, or auto, auto*F, auto/F", lo, hi); return;
+    case K_PREFETCH: snprintf(buf, n, "a whole number from %s to %s, or auto", lo, hi); return;
+    case K_PERSIST: snprintf(buf, n, "auto, true or false"); return;
+    case K_SCALES:
+    case K_POS_NUMBER: snprintf(buf, n, "a number above %s, up to %s", lo, hi); return;
+    case K_SECONDS: snprintf(buf, n, "seconds, 0 or more"); return;
+    case K_GAP_AUTO: snprintf(buf, n, "seconds, 0 or more, or auto, auto*F, auto/F"); return;
+    case K_BOOL: snprintf(buf, n, "true or false (also yes/no, on/off, 1/0)"); return;
+    case K_HEAL: snprintf(buf, n, "none, each, or GPUs from %s to %s: G, G+H, G-H", lo, hi); return;
+    case K_PARALLEL:
+        if (open) snprintf(buf, n, "0 (no limit), or a number from %s", lo);
+        else snprintf(buf, n, "0 (no limit), or a number from %s to %s", lo, hi);
+        return;
+    case K_RANK_BY: snprintf(buf, n, "run or steady"); return;
+    }
+    snprintf(buf, n, "?");
+}
+
+void ss_config_key_doc(int i, ss_key_doc *d)
+{
+    const key_def *k = &keys[i < NKEYS ? i : 0];
+    memset(d, 0, sizeof *d);
+    d->section = k->section;
+    d->key = k->key;
+    d->def = k->def;
+    d->help = k->help;
+    d->sweeps = is_list(k->kind);
+    d->registered = slot_of[k - keys] >= 0;
+    values_text(k, d->values, sizeof d->values);
+}
+
 static int find_key(const char *section, const char *name, int *section_known)
 {
     *section_known = 0;
@@ -573,10 +643,7 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
         /* "2 4" for "2, 4": items written without their commas */
         const char *sp = strpbrk(value, " \t");
         int spaced = 0;
-        const key_kind kk = keys[i].kind;
-        const int list = kk == K_MODELS || kk == K_FETCH_ALIGNS || kk == K_START_ALIGNS || kk == K_WORKERS ||
-                         kk == K_PREFETCH || kk == K_SCALES || kk == K_HEAL || kk == K_PERSIST;
-        if (list && sp && !strchr(value, ',')) {
+        if (is_list(keys[i].kind) && sp && !strchr(value, ',')) {
             const char *a = sp, *b = sp;
             while (a > value && isspace((unsigned char)a[-1])) a--;
             while (*b && isspace((unsigned char)*b)) b++;

@@ -145,6 +145,17 @@ void ss_config_print_keys(FILE *f);
 int ss_config_key_count(void);
 void ss_config_key_name(int i, const char **section, const char **key);
 
+/* Row i of the option table as its reference shows it (stallsim doc keys). */
+typedef struct {
+    const char *section, *key;
+    const char *def;   /* as written in a scenario file; NULL: required */
+    char values[160];  /* the values it takes, with their bounds */
+    int sweeps;        /* 1: a comma list, one scenario per item */
+    int registered;    /* 1: a model registered its section */
+    const char *help;
+} ss_key_doc;
+void ss_config_key_doc(int i, ss_key_doc *d);
+
 /* Reads and validates FILE (SS_ECONFIG/SS_EIO with "file:line: ..." messages), then
  * applies the overrides "section.key=value" in order. Paths in the file are taken from
  * its folder; paths in overrides from the current folder. Not collective. */

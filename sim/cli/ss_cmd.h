@@ -13,6 +13,7 @@ int ss_cmd_info(const ss_comm *c, int argc, char **argv);
 int ss_cmd_import(const ss_comm *c, int argc, char **argv);
 int ss_cmd_gen(const ss_comm *c, int argc, char **argv);
 int ss_cmd_compare(const ss_comm *c, int argc, char **argv);
+int ss_cmd_doc(const ss_comm *c, int argc, char **argv);
 
 /* Prints "stallsim: <msg>" for st (rank 0 of a size-1 view) and returns the exit code. */
 int ss_cmd_fail(ss_status st);

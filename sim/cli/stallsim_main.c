@@ -1,4 +1,4 @@
-/* stallsim_main.c - the stallsim command: dispatch to run, info, import, gen. */
+/* stallsim_main.c - the stallsim command: dispatch to run, info, import, gen, compare, doc. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +26,7 @@ static const char usage[] =
     "  compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
     "                          [--spread]\n"
     "                          measured traces and sweep results side by side, with differences\n"
+    "  doc keys|columns        the reference of the scenario keys or the output columns (Markdown)\n"
     "  --help, --version       this text, the version\n"
     "\n"
     "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "import")) fn = ss_cmd_import;
     else if (!strcmp(cmd, "gen")) fn = ss_cmd_gen;
     else if (!strcmp(cmd, "compare")) fn = ss_cmd_compare;
+    else if (!strcmp(cmd, "doc")) fn = ss_cmd_doc;
     if (!fn) {
         fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
         return 2;

@@ -11,77 +11,78 @@
     {n "_mean", SS_COL_F64, unit, "every row", help, SS_CV_MEAN, m, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0}
 #define STD(n, m, unit, help) {n "_std", SS_COL_F64, unit, "rows of 2 or more iterations", help, SS_CV_STD, m, SS_COLF_H5, 0}
 static const ss_column columns[] = {
-    {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_NAME_MAX},
-    {"model", SS_COL_STR, "", "every row", "measured, or the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
+    {"scenario", SS_COL_STR, "", "every row", "the scenario's unique name; the first row is measured", SS_CV_SCENARIO, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_NAME_MAX},
+    {"model", SS_COL_STR, "", "every row", "measured for the trace's own row, else the replay model", SS_CV_MODEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, 16},
     {"label", SS_COL_STR, "", "every row", "the scenario as run's table labels it (its model and settings, in full)",
      SS_CV_LABEL, 0, SS_COLF_H5 | SS_COLF_COMPARE, SS_LABEL_MAX},
-    {"fetch_align", SS_COL_STR, "", "replay rows", "alignment of the fetch times", SS_CV_FETCH_ALIGN, 0, SS_COLF_H5, 8},
-    {"start_align", SS_COL_STR, "", "replay rows", "alignment of the loader starts", SS_CV_START_ALIGN, 0, SS_COLF_H5, 8},
-    {"iterations", SS_COL_LONG, "1", "every row", "iterations summarised (after warm-up, in the selected epochs)",
+    {"fetch_align", SS_COL_STR, "", "replay rows", "how the GPUs' fetch times of an iteration were aligned (none: as measured)", SS_CV_FETCH_ALIGN, 0, SS_COLF_H5, 8},
+    {"start_align", SS_COL_STR, "", "replay rows", "how the GPUs' loader starts of an iteration were aligned (none: as measured)", SS_CV_START_ALIGN, 0, SS_COLF_H5, 8},
+    {"iterations", SS_COL_LONG, "1", "every row", "iterations summarised: those of the selected epochs past the warm-up",
      SS_CV_ITERATIONS, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
-    MEAN_CMP("iter_time", SS_M_ITER, "s", "mean iteration time"),
-    STD("iter_time", SS_M_ITER, "s", "its sample standard deviation (n - 1)"),
+    MEAN_CMP("iter_time", SS_M_ITER, "s", "mean iteration time, the stall included"),
+    STD("iter_time", SS_M_ITER, "s", "sample standard deviation (n - 1) of the iteration time"),
     MEAN_CMP("stall", SS_M_STALL, "s", "mean stall: the largest stall over GPUs per iteration"),
-    STD("stall", SS_M_STALL, "s", "its sample standard deviation"),
+    STD("stall", SS_M_STALL, "s", "sample standard deviation (n - 1) of the stall"),
     MEAN_CMP("delay", SS_M_DELAY, "s", "mean delay: largest minus smallest stall over GPUs"),
-    STD("delay", SS_M_DELAY, "s", "its sample standard deviation"),
-    {"effective_delay_pct", SS_COL_F64, "%", "every row", "share of iterations whose delay exceeds the threshold",
+    STD("delay", SS_M_DELAY, "s", "sample standard deviation (n - 1) of the delay"),
+    {"effective_delay_pct", SS_COL_F64, "%", "every row", "share of iterations whose delay exceeds [summary] effective_delay_threshold",
      SS_CV_EFFECTIVE_DELAY, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     MEAN("start_diff", SS_M_START, "s", "mean spread of the loader starts over GPUs (max - min)"),
-    STD("start_diff", SS_M_START, "s", "its sample standard deviation"),
+    STD("start_diff", SS_M_START, "s", "sample standard deviation (n - 1) of the start spread"),
     MEAN("fetch_diff", SS_M_FETCH, "s", "mean spread of the fetch times over GPUs (max - min)"),
-    STD("fetch_diff", SS_M_FETCH, "s", "its sample standard deviation"),
+    STD("fetch_diff", SS_M_FETCH, "s", "sample standard deviation (n - 1) of the fetch spread"),
     {"iter_time_change_pct", SS_COL_F64, "%", "every row but the measured one",
-     "100 x (mean iteration time / the measured row's - 1)", SS_CV_CHANGE, 0, SS_COLF_H5, 0},
+     "100 x (iter_time_mean / the measured row's - 1)", SS_CV_CHANGE, 0, SS_COLF_H5, 0},
     {"error_class", SS_COL_STR, "", "rows of models with intervals (pipeline)",
-     "the class of the prediction its interval comes from (baseline, loader bound, loaders now ahead, heal, "
-     "near saturation, from a synchronous trace)", SS_CV_ERROR_CLASS, 0, SS_COLF_H5, 32},
+     "the class of prediction whose errors set the row's interval (sim/models/MODELS-pipeline.md, "
+     "\"Intervals\")", SS_CV_ERROR_CLASS, 0, SS_COLF_H5, 32},
     {"iter_time_lo", SS_COL_F64, "s", "rows of models with intervals",
-     "90 % interval of the real mean iteration time: lower bound (the class's error quantiles, widened by "
-     "the trace's own variability)", SS_CV_ITER_LO, 0, SS_COLF_H5, 0},
-    {"iter_time_hi", SS_COL_F64, "s", "rows of models with intervals", "its upper bound", SS_CV_ITER_HI, 0, SS_COLF_H5,
+     "lower bound of the 90 % interval of the real iter_time_mean. The class's error quantiles set it, "
+     "widened by the trace's own variability", SS_CV_ITER_LO, 0, SS_COLF_H5, 0},
+    {"iter_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real iter_time_mean", SS_CV_ITER_HI, 0, SS_COLF_H5,
      0},
     {"run_time", SS_COL_F64, "s", "every row",
-     "the whole run: the iteration times of every row of every epoch summed (warm-up and unselected epochs "
-     "included)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
-    {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "90 % interval of the real run_time: lower bound",
+     "the whole run: the iteration times of every row of every epoch summed. Warm-up and unselected epochs "
+     "count too", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
+    {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "lower bound of the 90 % interval of the real run_time",
      SS_CV_RUN_LO, 0, SS_COLF_H5, 0},
-    {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "its upper bound", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},
+    {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real run_time", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},
     {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
      SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
     {"epoch_start_time", SS_COL_F64, "s", "every row",
-     "an epoch's start: the largest stall of each epoch's first row (the loader starting and its first "
-     "fetches), mean over the epochs", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
-    {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU (resolved)", SS_CV_WORKERS, 0,
+     "an epoch's start: the largest stall of the epoch's first row, mean over the epochs. It is the loader "
+     "starting and its first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+    {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU, with auto resolved to a number", SS_CV_WORKERS, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
-    {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor per worker", SS_CV_PREFETCH, 0,
+    {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor: batches in flight per worker", SS_CV_PREFETCH, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
-    {"fetch_scale", SS_COL_F64, "1", "models swept over fetch_scale", "factor on every fetch time", SS_CV_FETCH_SCALE,
+    {"fetch_scale", SS_COL_F64, "1", "models swept over fetch_scale", "the scenario's fetch_scale: factor on the storage part of every fetch", SS_CV_FETCH_SCALE,
      0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
-    {"compute_scale", SS_COL_F64, "1", "models swept over compute_scale", "factor on every compute time",
+    {"compute_scale", SS_COL_F64, "1", "models swept over compute_scale", "the scenario's compute_scale: factor on every compute time",
      SS_CV_COMPUTE_SCALE, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"fidelity_iter_time_err_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
-     "100 x (replayed / measured mean iteration time - 1)", SS_CV_FIDELITY_ERR, 0, SS_COLF_H5, 0},
+     "how far the replay of the trace as it ran is from it: 100 x (replayed / measured iter_time_mean - 1)", SS_CV_FIDELITY_ERR, 0, SS_COLF_H5, 0},
     {"fidelity_iter_time_mape_pct", SS_COL_F64, "%", "baseline rows of models that report fidelity",
-     "mean of 100 x |replayed - measured| / measured iteration time", SS_CV_FIDELITY_MAPE, 0, SS_COLF_H5, 0},
+     "mean over the iterations of 100 x |replayed - measured| / measured iteration time", SS_CV_FIDELITY_MAPE, 0, SS_COLF_H5, 0},
     {"heal_gpu", SS_COL_INT, "1", "rows that heal one GPU",
-     "the GPU whose fetch times (pipeline: and loader settings) were replaced by the other GPUs' median",
+     "the healed GPU. Its fetch times (pipeline: and loader settings) became the other GPUs' median",
      SS_CV_HEAL_GPU, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"heal_gpus", SS_COL_STR, "", "rows that heal GPUs",
-     "the healed GPUs as scenarios.heal writes them: G, or G+H and G-H ranges for GPUs healed together (each "
-     "taking the median of the GPUs not healed)",
+     "the healed GPUs as scenarios.heal writes them: G, G+H or G-H. GPUs healed together each take the "
+     "median of the GPUs not healed",
      SS_CV_HEAL_GPUS, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, SS_HEAL_TEXT_MAX},
     {"cpu_load_pct", SS_COL_F64, "%", "traces that record the CPU times and pools of cores",
-     "CPU the run would keep busy, in % of its cores (the busiest pool: the loaders' and training processes' "
-     "recorded CPU per iteration over cores x mean iteration time)", SS_CV_CPU_LOAD, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+     "CPU the run would keep busy, in % of its cores. It is the busiest pool's recorded CPU per iteration "
+     "(loaders and training processes) over its cores x iter_time_mean. Above 100 % the prediction is optimistic", SS_CV_CPU_LOAD, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"cpu_stretch", SS_COL_F64, "1", "pipeline rows with CPU sharing",
-     "how many times longer CPU work takes than with a core to itself, at the row's load (CPU sharing's stretch; "
-     "the largest over the pools of cores)", SS_CV_CPU_STRETCH, 0, SS_COLF_H5, 0},
+     "CPU sharing's stretch: how many times longer CPU work takes than with a core to itself, at the row's "
+     "load. The largest over the pools of cores", SS_CV_CPU_STRETCH, 0, SS_COLF_H5, 0},
     {"read_stretch", SS_COL_F64, "1", "pipeline rows with storage sharing ([pipeline] storage_parallel)",
-     "how many times as long as in the trace each read of a fetch takes at the row's reads in flight (storage "
-     "sharing)", SS_CV_READ_STRETCH, 0, SS_COLF_H5, 0},
+     "storage sharing's factor on the storage part of each fetch, at the row's reads in flight. 1: as in the "
+     "trace", SS_CV_READ_STRETCH, 0, SS_COLF_H5, 0},
     {"straggler_share", SS_COL_F64, "1", "every row",
-     "per GPU: share of iterations in which that GPU alone had the largest stall", SS_CV_STRAGGLER, 0,
+     "per GPU: share of iterations in which that GPU alone had the largest stall, from 0 to 1. Ties count "
+     "for no GPU", SS_CV_STRAGGLER, 0,
      SS_COLF_PER_GPU, 0},
 };
 #undef MEAN
