@@ -124,9 +124,10 @@ int ss_report_stands_out(const ss_summary *s, int g, double top)
     }
     const ss_partial *m = &s->p[ss_summary_measured(s)];
     if (s->gpus < 2 || m->n <= 0 || !(m->mean[SS_M_ITER] > 0)) return 0;
-    /* far above a fair share: 1/N plus three standard errors of a share over n iterations */
+    /* in most iterations (more than all other GPUs together), and far above a fair share:
+     * 1/N plus three standard errors of a share over n iterations */
     const double fair = 1.0 / s->gpus;
-    if (!(top > fair + 3.0 * sqrt(fair * (1.0 - fair) / (double)m->n))) return 0;
+    if (!(top > 0.5) || !(top > fair + 3.0 * sqrt(fair * (1.0 - fair) / (double)m->n))) return 0;
     /* and the others' wait for it (the mean delay) could gain more than the floor */
     return 100.0 * m->mean[SS_M_DELAY] / m->mean[SS_M_ITER] > gain_floor(s);
 }
@@ -939,12 +940,17 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0;
     unsigned used = 0;
+    int any_iv = 0; /* the interval column only where some cut has one */
+    for (int k = 0; k < r->ntop; k++) {
+        double lo, hi;
+        any_iv |= change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    }
     for (int k = 0; k < r->ntop; k++) {
         char buf[LABEL_LEN], iv[64] = "";
         double lo, hi;
         snprintf(lab[k], sizeof lab[k], "%s", label_of(L, s, r->top[k].j, buf));
         if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
-        const int ivpad = 18 - ucols(iv, strlen(iv));
+        const int ivpad = (any_iv ? 18 : 0) - ucols(iv, strlen(iv));
         snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
                  "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);
         used |= cut_flags(s, r, k, tied, flags[k], sizeof flags[k]);
