@@ -8,8 +8,9 @@
 #include "ss_parts.h"
 #include "ss_rank.h"
 
-#include <math.h>
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,22 +81,55 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 /* Below this share of the iteration time, the stalls are too small for the slowest loader
  * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
 #define STALL_MINOR_PCT 10.0
-/* The slowest loader is named when it alone had the largest stall in at least 5 % of the
- * iterations and 1.5 times as often as any other GPU (a generated 1024-GPU trace without a
- * slow GPU: 0.035 % against 0.035 %; the demo's rank 3: 60.8 %). */
-#define SLOWEST_MIN_SHARE 0.05
-#define SLOWEST_LEAD 1.5
-
 /* The measured run's slowest loader (*g, its share *top of the iterations in which it alone
- * had the largest stall, the next GPU's *next): 1 when it stands out (at least
- * SLOWEST_MIN_SHARE and SLOWEST_LEAD times any other's), 0 when none does, -1 when no GPU
- * ever had the largest stall alone (or one GPU). */
+ * had the largest stall, the next GPU's *next): -1 when no GPU ever had the largest stall
+ * alone (or one GPU), else whether it stands out (ss_report_stands_out). */
 static int slowest_loader(const ss_summary *s, int *g, double *top, double *next)
 {
     *g = s->gpus > 1 ? ss_summary_slowest_gpu(s, ss_summary_measured(s), next) : -1;
     if (*g < 0 || s->p[ss_summary_measured(s)].n <= 0) return -1;
     *top = ss_summary_straggler_share(s, ss_summary_measured(s), *g);
-    return *top >= SLOWEST_MIN_SHARE && *top >= SLOWEST_LEAD * *next;
+    return ss_report_stands_out(s, *g, *top);
+}
+
+/* 1 when model m's cuts are among those ranked (all models', unless another model's were set
+ * aside for one that ranks alone: ss_rank.c) */
+static int ranked_model(const ss_ranking *r, ss_model m) { return r->n_other == 0 || ss_model_get(m)->ranks_alone; }
+
+/* 1 when the heal gains of model m are listed: a model that ranks alone hides the others'. */
+static int heal_listed(const ss_ranking *r, ss_model m)
+{
+    int alone = 0;
+    for (int i = 0; i < r->nheal; i++) alone |= ss_model_get(r->heal[i].model)->ranks_alone;
+    return !alone || ss_model_get(m)->ranks_alone;
+}
+
+/* The floor a gain must pass: SS_RANK_MIN_PCT or the largest baseline error of the ranked
+ * models, in % of the mean iteration time. */
+static double gain_floor(const ss_summary *s)
+{
+    double f = SS_RANK_MIN_PCT;
+    for (int m = 0; s->rank && m < SS_NMODELS; m++)
+        if (!isnan(s->rank->error_pct[m]) && s->rank->error_pct[m] > f) f = s->rank->error_pct[m];
+    return f;
+}
+
+int ss_report_stands_out(const ss_summary *s, int g, double top)
+{
+    const ss_ranking *r = s->rank;
+    if (r && r->nheal > 0) { /* the sweep heals GPUs one at a time: its ranking decides */
+        for (int i = 0; i < r->nheal; i++)
+            if (r->heal[i].gpu == g && r->heal[i].ranked && heal_listed(r, r->heal[i].model)) return 1;
+        return 0;
+    }
+    const ss_partial *m = &s->p[ss_summary_measured(s)];
+    if (s->gpus < 2 || m->n <= 0 || !(m->mean[SS_M_ITER] > 0)) return 0;
+    /* in most iterations (more than all other GPUs together), and far above a fair share:
+     * 1/N plus three standard errors of a share over n iterations */
+    const double fair = 1.0 / s->gpus;
+    if (!(top > 0.5) || !(top > fair + 3.0 * sqrt(fair * (1.0 - fair) / (double)m->n))) return 0;
+    /* and the others' wait for it (the mean delay) could gain more than the floor */
+    return 100.0 * m->mean[SS_M_DELAY] / m->mean[SS_M_ITER] > gain_floor(s);
 }
 
 /* The table's labels: each row's model label without the settings that every row of its
@@ -212,10 +246,6 @@ static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labe
     }
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
-
-/* 1 when model m's cuts are among those ranked (all models', unless another model's were set
- * aside for one that ranks alone: ss_rank.c) */
-static int ranked_model(const ss_ranking *r, ss_model m) { return r->n_other == 0 || ss_model_get(m)->ranks_alone; }
 
 /* Row j's 90 % interval as a change against the measured run, in % (the whole run's
  * or the mean iteration time's); 0 where it has none. */
@@ -645,12 +675,377 @@ static void print_loaders(const ss_summary *s, FILE *out)
     }
 }
 
-void ss_report_print_table(const ss_summary *s, FILE *out)
+/* ---- The answer on one screen (sim/cli/ANSWER.md): the lines after the table, each at
+ * most SS_ANSWER_WIDTH characters, at most SS_ANSWER_LINES of them; --explain prints the
+ * long form above instead. ---- */
+
+/* Characters (UTF-8 code points) in the first n bytes of t. */
+static int ucols(const char *t, size_t n)
+{
+    int c = 0;
+    for (size_t i = 0; i < n && t[i]; i++) c += ((unsigned char)t[i] & 0xC0) != 0x80;
+    return c;
+}
+
+/* t cut to at most w characters, ending in "…" where it was cut (in place: t has room). */
+static void ucut(char *t, int w)
+{
+    if (ucols(t, strlen(t)) <= w) return;
+    size_t i = 0;
+    for (int c = 0; t[i] && c < w - 1; c++)
+        do i++;
+        while (((unsigned char)t[i] & 0xC0) == 0x80);
+    strcpy(t + i, "…");
+}
+
+/* The lines of the answer, each with a priority: 0 is kept always, higher numbers go
+ * first when the screen is full (their text is in --explain). */
+#define SCREEN_MAX 64
+#define LINE_BYTES 512
+typedef struct {
+    char text[SCREEN_MAX][LINE_BYTES];
+    int prio[SCREEN_MAX];
+    int n;
+} screen;
+
+static void say(screen *sc, int prio, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(screen *sc, int prio, const char *fmt, ...)
+{
+    if (sc->n >= SCREEN_MAX) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sc->text[sc->n], LINE_BYTES - 4, fmt, ap);
+    va_end(ap);
+    ucut(sc->text[sc->n], SS_ANSWER_WIDTH);
+    sc->prio[sc->n++] = prio;
+}
+
+/* Drops the lines of the highest priority, last first, until at most max are left. */
+static void screen_fit(screen *sc, int max)
+{
+    for (int p = 9; p > 0 && sc->n > max; p--)
+        for (int i = sc->n - 1; i >= 0 && sc->n > max; i--)
+            if (sc->prio[i] == p) {
+                memmove(&sc->text[i], &sc->text[i + 1], (size_t)(sc->n - i - 1) * sizeof sc->text[0]);
+                memmove(&sc->prio[i], &sc->prio[i + 1], (size_t)(sc->n - i - 1) * sizeof sc->prio[0]);
+                sc->n--;
+            }
+}
+
+/* Groups of rows of one model with the same label (print_same_settings names them). */
+static int same_groups(const ss_summary *s, const labels *L)
+{
+    int groups = 0;
+    for (int a = 0; L->row && a < s->nsc; a++) {
+        if (a == ss_summary_measured(s)) continue;
+        int first = 1, twin = 0;
+        for (int b = 0; b < s->nsc; b++) {
+            if (b == a || b == ss_summary_measured(s) || s->sc[b].model != s->sc[a].model || strcmp(L->row[a], L->row[b]))
+                continue;
+            first &= b > a;
+            twin = 1;
+        }
+        groups += first && twin;
+    }
+    return groups;
+}
+
+/* The model's legend cut to the abbreviations its rows' labels use: "pipe = the pipeline
+ * model; W= workers, fs= fetch_scale", then the settings every row shares. */
+static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, ss_model m)
+{
+    const ss_model_ops *o = ss_model_get(m);
+    char out[LINE_BYTES] = "", item[128];
+    const char *semi = o->legend ? strchr(o->legend, ';') : NULL;
+    size_t u = (size_t)snprintf(out, sizeof out, "%s = %.*s", o->label,
+                                (int)(semi ? (size_t)(semi - o->legend) : o->legend ? strlen(o->legend) : 0),
+                                o->legend ? o->legend : "");
+    int n = 0;
+    for (const char *p = semi ? semi + 1 : NULL; p && *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        p += len;
+        char *eq = strchr(item, '=');
+        if (!eq) continue;
+        char key[32];
+        snprintf(key, sizeof key, " %.*s=", (int)(eq - item), item);
+        int used = 0;
+        for (int j = 0; j < s->nsc && !used; j++) {
+            char buf[LABEL_LEN], padded[LABEL_LEN + 2];
+            if (s->sc[j].model != m || j == ss_summary_measured(s)) continue;
+            snprintf(padded, sizeof padded, " %s", label_of(L, s, j, buf));
+            used = strstr(padded, key) != NULL;
+        }
+        if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
+    }
+    if (L->common[m][0] && u < sizeof out)
+        snprintf(out + u, sizeof out - u, "; every row has %s", L->common[m]);
+    say(sc, 1, "%s", out);
+}
+
+/* What the marks, labels and columns mean, short. */
+static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_cols t)
+{
+    int any_baseline = 0, heal = 0, heal_set = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        any_baseline |= s->sc[j].baseline;
+        heal |= s->sc[j].heal_gpu >= 0;
+        heal_set |= s->sc[j].heal.n > 0 && s->sc[j].heal_gpu < 0;
+    }
+    say(sc, 1, "M = measured run; %schange%% (summarised iterations), run%% (whole run): against M",
+        any_baseline ? "* = baseline replay; " : "");
+    for (int j = 0; j < s->nsc; j++) {
+        int seen = 0;
+        for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
+        if (!seen && ss_model_get(s->sc[j].model)->legend) say_model_legend(sc, s, L, s->sc[j].model);
+    }
+    if (heal) say(sc, 2, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median");
+    if (heal_set) say(sc, 2, "heal=G+H, heal=G-H: those GPUs healed together, each given the median of the others");
+    const int groups = same_groups(s, L);
+    if (groups)
+        say(sc, 3, "same settings: %d group%s of rows resolve alike, each one result (--explain names them)", groups,
+            groups == 1 ? "" : "s");
+    say(sc, 3, "values: mean±std over the summarised iterations; eff.dly%% = share with a delay above %g s",
+        s->effective_delay_threshold);
+    if (t.cpu) say(sc, 3, "cpu%% = share of the %s the row keeps busy; above %.0f%% likely optimistic",
+                   s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
+    if (t.stretch) say(sc, 3, "stretch = how many times longer CPU work takes than on a core of its own");
+    if (t.reads) say(sc, 3, "reads = how many times longer each read takes at the row's reads in flight");
+}
+
+/* The findings on the measured run and the baseline replays, short. */
+static void say_findings(screen *sc, const ss_summary *s)
+{
+    int nb = 0;
+    for (int j = 0; j < s->nsc; j++) nb += !isnan(ss_summary_fidelity_err_pct(s, j));
+    for (int j = 0; j < s->nsc; j++) {
+        const double e = ss_summary_fidelity_err_pct(s, j);
+        if (isnan(e)) continue;
+        say(sc, 1, "fidelity%s%s%s: the baseline replay is %+.2f%% off the measured run (per-iteration MAPE %.2f%%)",
+            nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e,
+            ss_summary_fidelity_mape_pct(s, j));
+        if (fabs(e) > FIDELITY_NOTE_PCT)
+            say(sc, 0, "warning: that is more than %.0f%%: the model does not describe this run (--explain)",
+                FIDELITY_NOTE_PCT);
+    }
+    int pool = 0, busy = 0, near = 0;
+    const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
+    if (!isnan(cpu)) {
+        for (int j = 0; j < s->nsc; j++) {
+            const double x = ss_summary_cpu_load_pct(s, j, NULL);
+            busy += x > CPU_BUSY_PCT;
+            near += x > CPU_NEAR_PCT && !(x > CPU_BUSY_PCT);
+        }
+        char tail[96];
+        if (busy) snprintf(tail, sizeof tail, "%d scenario%s would need more: optimistic", busy, busy == 1 ? "" : "s");
+        else snprintf(tail, sizeof tail, "no scenario would need more");
+        say(sc, 2, "CPU (recorded): the measured run kept %.0f%% of its %s%d %s busy; %s%s", cpu,
+            s->cpu_pools > 1 ? "busiest pool's " : "", s->cpu_pool_cores, ss_plural(s->cpu_pool_cores, "core", "cores"),
+            tail, near ? "; some above 85%: likely optimistic" : "");
+    }
+    double top = 0.0, next = 0.0;
+    int g;
+    if (slowest_loader(s, &g, &top, &next) == 1) {
+        const ss_partial *m = &s->p[ss_summary_measured(s)];
+        say(sc, 1, "slowest loader: GPU %d alone had the largest stall in %.1f%% of iterations (stall %.0f%% of the time)",
+            g, 100.0 * top, m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
+    }
+    const ss_partial *m = &s->p[ss_summary_measured(s)];
+    const double all = m->run.stall, in = m->n * m->mean[SS_M_STALL];
+    if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
+        say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",
+            100.0 * (all - in) / all);
+    double d = 0.0;
+    const int q = ss_summary_uneven(s, &d);
+    if (q >= 0)
+        say(sc, 2, "uneven run: rows %ld-%ld took %+.0f%% against the median quarter; intervals widened",
+            q * (long)m->run.rows / 4, (q + 1) * (long)m->run.rows / 4 - 1, 100.0 * d);
+    double own, others;
+    const int heavy = ss_summary_cpu_heavy_gpu(s, &own, &others);
+    if (heavy >= 0)
+        say(sc, 2, "CPU-heavy loader: GPU %d's fetches take %.1fx the others' CPU; heal=%d replays it with theirs",
+            heavy, own / others, heavy);
+    ss_healset slow;
+    double med = 0.0;
+    if (ss_summary_slow_loaders(s, &slow, &med) >= 2) {
+        char text[SS_HEAL_TEXT_MAX];
+        ss_healset_format(&slow, text, sizeof text);
+        say(sc, 2, "slow loaders: GPUs %s each take 1.5x the usual fetch time or more; heal = %s fixes them together",
+            text, text);
+    }
+}
+
+/* The flags of ranked cut k, and the bits of the legend they need. */
+enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32 };
+
+static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int tied, char *buf, size_t n)
+{
+    const int j = r->top[k].j;
+    const double cpu = ss_summary_cpu_load_pct(s, j, NULL);
+    unsigned f = 0;
+    f |= tied > 1 && k < tied ? F_TIE : 0;
+    f |= cpu > CPU_BUSY_PCT ? F_OVER : cpu > CPU_NEAR_PCT ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
+    f |= s->sc[j].heal.n > 0 ? F_HEAL : 0;
+    f |= s->cls && s->cls[j] && strstr(s->cls[j]->name, "synchronous") ? F_SYNC : 0;
+    static const char *const names[] = {"tie", "ahead", "heal", "sync", "over", "busy"};
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int b = 0; b < 6; b++)
+        if (f & (1u << b) && u < n) u += (size_t)snprintf(buf + u, n - u, " %s", names[b]);
+    if (!isnan(r->top[k].payoff_rows) && u < n)
+        snprintf(buf + u, n - u, r->by_run ? " only below ~%.0f batches/epoch" : " pays off beyond ~%.0f batches/epoch",
+                 r->top[k].payoff_rows);
+    return f;
+}
+
+/* The legend of the flags used: long words where they fit on one line, else short ones
+ * (on two lines only where even those do not fit). */
+static void say_flag_legend(screen *sc, unsigned used)
+{
+    static const char *const longer[] = {
+        "tie = ≤1 pt from the best", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
+        "sync = synchronous trace: wide interval", "over = needs >100% of cores: optimistic",
+        "busy = >85% of cores: likely optimistic"};
+    static const char *const shorter[] = {"tie ≤1 pt", "ahead: less sure", "heal: load modelled",
+                                          "sync: wide", "over: >100% cores", "busy: >85% cores"};
+    if (!used) return;
+    for (int pass = 0; pass < 2; pass++) {
+        char out[LINE_BYTES] = "flags:", more[LINE_BYTES] = "";
+        size_t u = strlen(out), v = 0;
+        for (int b = 0; b < 6; b++) {
+            if (!(used & (1u << b))) continue;
+            const char *w = (pass ? shorter : longer)[b];
+            if (pass && ucols(out, u) + 2 + ucols(w, strlen(w)) > SS_ANSWER_WIDTH)
+                v += (size_t)snprintf(more + v, sizeof more - v, "%s%s", v ? "; " : "       ", w);
+            else u += (size_t)snprintf(out + u, sizeof out - u, "%s %s", u > 6 ? ";" : "", w);
+            if (u >= sizeof out || v >= sizeof more) break;
+        }
+        if (ucols(out, strlen(out)) <= SS_ANSWER_WIDTH || pass) {
+            say(sc, 0, "%s", out);
+            if (more[0]) say(sc, 0, "%s", more);
+            return;
+        }
+    }
+}
+
+/* The ranked cuts, one line each: label, change, interval, the other measure, flags. */
+static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
+{
+    say(sc, 0, "largest predicted cuts of the %s (90%% interval); %s:",
+        r->by_run ? "whole run's time" : "mean iteration time",
+        r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
+    int tied = 1;
+    while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
+    char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
+    int wlab = 0, wrest = 0;
+    unsigned used = 0;
+    int any_iv = 0; /* the interval column only where some cut has one */
+    for (int k = 0; k < r->ntop; k++) {
+        double lo, hi;
+        any_iv |= change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    }
+    for (int k = 0; k < r->ntop; k++) {
+        char buf[LABEL_LEN], iv[64] = "";
+        double lo, hi;
+        snprintf(lab[k], sizeof lab[k], "%s", label_of(L, s, r->top[k].j, buf));
+        if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        const int ivpad = (any_iv ? 18 : 0) - ucols(iv, strlen(iv));
+        snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
+                 "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);
+        used |= cut_flags(s, r, k, tied, flags[k], sizeof flags[k]);
+        const int l = ucols(lab[k], strlen(lab[k])), rest = ucols(num[k], strlen(num[k])) + ucols(flags[k], strlen(flags[k]));
+        wlab = l > wlab ? l : wlab;
+        wrest = rest > wrest ? rest : wrest;
+    }
+    /* "  1. " and a space: the label gets what the widest line leaves, at least 16 */
+    const int room = SS_ANSWER_WIDTH - 6 - wrest;
+    if (wlab > room) wlab = room < 16 ? 16 : room;
+    for (int k = 0; k < r->ntop; k++) {
+        ucut(lab[k], wlab);
+        const int pad = wlab - ucols(lab[k], strlen(lab[k]));
+        say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
+    }
+    say_flag_legend(sc, used);
+}
+
+/* The ranked answer, short: the cuts, what is not ranked, the GPUs to fix first. */
+static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
+{
+    if (r->ntop > 0) say_cuts(sc, s, r, L);
+    if (r->n_payoff > 0) {
+        char buf[LABEL_LEN];
+        const int j = r->payoff_j[0];
+        char pay[64] = "";
+        if (!isnan(r->payoff_rows[0])) snprintf(pay, sizeof pay, ": pays off beyond ~%.0f batches/epoch", r->payoff_rows[0]);
+        say(sc, 2, "not ranked: %s steady %+.1f%% but whole run %+.1f%%%s", label_of(L, s, j, buf),
+            ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j), pay);
+    }
+    int known = 0;
+    for (int j = 0; j < s->nsc; j++)
+        known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]) && ranked_model(r, s->sc[j].model);
+    if (r->ntop == 0 && s->nsc > 1) {
+        if (known)
+            say(sc, 0, "no %sscenario cuts the mean iteration time by more than its model's baseline error or %.0f%%",
+                alone_prefix(s, r), SS_RANK_MIN_PCT);
+        else
+            say(sc, 0, "no %sscenario cuts the mean iteration time by more than %.0f%% (no baseline row: error unknown)",
+                alone_prefix(s, r), SS_RANK_MIN_PCT);
+    }
+    for (int i = 0; i < r->nheal;) {
+        const ss_model m = r->heal[i].model;
+        if (!heal_listed(r, m)) {
+            while (i < r->nheal && r->heal[i].model == m) i++;
+            continue;
+        }
+        char out[LINE_BYTES];
+        size_t u = (size_t)snprintf(out, sizeof out, "GPUs to fix first (%s):", ss_model_name(m));
+        int n = 0, within = 0;
+        for (; i < r->nheal && r->heal[i].model == m; i++) {
+            if (!r->heal[i].ranked) within++;
+            else if (n++ < 3 && u < sizeof out)
+                u += (size_t)snprintf(out + u, sizeof out - u, "%s GPU %d %+.1f%% (saves %.3g s/epoch)", n > 1 ? ";" : "",
+                                      r->heal[i].gpu, -r->heal[i].gain_pct, r->heal[i].gain_s_epoch);
+        }
+        if (n > 3 && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - 3);
+        /* the floor: the model's baseline error or SS_RANK_MIN_PCT, the larger */
+        const double fl = r->error_pct[m] > SS_RANK_MIN_PCT ? r->error_pct[m] : SS_RANK_MIN_PCT;
+        if (n == 0 && u < sizeof out)
+            snprintf(out + u, sizeof out - u, " none gains more than %.3g%% (the model's error or %.0f%%)", fl,
+                     SS_RANK_MIN_PCT);
+        else if (within && u < sizeof out)
+            snprintf(out + u, sizeof out - u, "; %d other%s less than %.3g%%", within, within == 1 ? " gains" : "s gain", fl);
+        say(sc, 0, "%s", out);
+    }
+}
+
+/* The answer on one screen: legends, findings, the ranked answer and where the rest is. */
+static void print_answer(const ss_summary *s, const labels *L, table_cols t, int notes, FILE *out)
+{
+    screen *sc = calloc(1, sizeof *sc);
+    if (!sc) return;
+    say_legends(sc, s, L, t);
+    say_findings(sc, s);
+    if (s->rank) say_ranking(sc, s, s->rank, L);
+    char nn[48] = "";
+    if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");
+    say(sc, 0, "more: --explain (%severy caveat, what was not ranked), --json (every figure)", nn);
+    screen_fit(sc, SS_ANSWER_LINES - 1); /* the caller's "wrote" line is the last */
+    for (int i = 0; i < sc->n; i++) fprintf(out, "%s\n", sc->text[i]);
+    free(sc);
+}
+
+void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *out)
 {
     const table_cols t = table_cols_of(s);
     labels L;
     labels_make(s, &L);
     print_rows(s, &L, t, out);
+    if (!o || !o->explain) {
+        print_answer(s, &L, t, o ? o->notes : 0, out);
+        free(L.row);
+        return;
+    }
     print_legends(s, &L, t, out);
     print_fidelity(s, out);
     print_cpu(s, out);
@@ -679,7 +1074,37 @@ static void json_value(FILE *f, const ss_column *c, const ss_summary *s, int j, 
     else fprintf(f, "%ld", v.l);
 }
 
-void ss_report_print_json(const ss_summary *s, FILE *f)
+/* A JSON string of the n bytes at t. */
+static void json_str(FILE *f, const char *t, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)t[i];
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* ", "key": [...]": the lines of text that begin with prefix, each without it. */
+static void json_lines(FILE *f, const char *key, const char *text, const char *prefix)
+{
+    fprintf(f, ",\n\"%s\": [", key);
+    int k = 0;
+    const size_t np = strlen(prefix);
+    for (const char *p = text; p && *p;) {
+        const size_t len = strcspn(p, "\n");
+        if (len >= np && !strncmp(p, prefix, np)) {
+            fputs(k++ ? ",\n  " : "\n  ", f);
+            json_str(f, p + np, len - np);
+        }
+        p += len + (p[len] == '\n');
+    }
+    fputs("]", f);
+}
+
+void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
 {
     int nc;
     const ss_column *cols = ss_columns(&nc);
@@ -801,5 +1226,8 @@ void ss_report_print_json(const ss_summary *s, FILE *f)
         fprintf(f, ", \"uneven_quarter\": %d, \"uneven_change\": ", q);
         json_num(f, ch);
     }
-    fputs("}}\n", f);
+    fputs("}", f);
+    json_lines(f, "notes", o ? o->notes_text : NULL, "note: ");
+    json_lines(f, "calibration", o ? o->calib_text : NULL, "calibration: ");
+    fputs("}\n", f);
 }

@@ -1,5 +1,5 @@
-/* ss_report.h - the summary for people and programs: summary.csv, the terminal table and
- * JSON (MODELS-independent.md). Rank 0 only. */
+/* ss_report.h - the summary for people and programs: summary.csv, the terminal table, the
+ * answer under it (sim/cli/ANSWER.md) and JSON. Rank 0 only. */
 #ifndef SS_REPORT_H
 #define SS_REPORT_H
 
@@ -8,13 +8,29 @@
 #include "ss_status.h"
 #include "ss_summary.h"
 
+/* The answer under the table: at most this many lines (the caller's "wrote" line
+ * included), none wider than this many characters. */
+#define SS_ANSWER_LINES 20
+#define SS_ANSWER_WIDTH 100
+
+/* How the table and its answer are printed. */
+typedef struct {
+    int explain;            /* the long form: every legend, finding and caveat in full */
+    int notes;              /* how many notes the run kept for --explain (the answer counts them) */
+    const char *notes_text; /* the models' "note: " lines, or NULL (JSON: "notes") */
+    const char *calib_text; /* the calibration's lines, or NULL (JSON: "calibration") */
+} ss_report_opts;
+
 /* Writes the summary table as CSV to path (callers write to a temporary name and rename
  * it into place together with results.h5; see ss_results_finish). */
 ss_status ss_report_write_csv(const ss_summary *s, const char *path);
-/* The table for people: mean±std to 4 decimals, the baseline marked, fidelity and
- * slowest-loader notes under it. */
-void ss_report_print_table(const ss_summary *s, FILE *out);
-/* The summary as one JSON document. */
-void ss_report_print_json(const ss_summary *s, FILE *out);
+/* The table for people (mean±std to 4 decimals, the measured run and baseline marked), then
+ * the answer on one screen, or with o->explain the long form. o may be NULL. */
+void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *out);
+/* The summary as one JSON document, with o's notes and calibration lines (o may be NULL). */
+void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *out);
+/* 1 when GPU g, which alone had the largest stall in the share top of the measured run's
+ * iterations, stands out (ANSWER.md, "Slowest loader"). */
+int ss_report_stands_out(const ss_summary *s, int g, double top);
 
 #endif

@@ -34,18 +34,22 @@
 #define SS_DRIFT_RUN_ROWS 2000000L
 
 static const char run_usage[] =
-    "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet] [--timing]\n"
-    "                    [--progress]\n"
+    "usage: stallsim run CONFIG.ini [--set SECTION.KEY=VALUE]... [--out DIR] [--json] [--quiet]\n"
+    "                    [--explain] [--verbose] [--timing] [--progress]\n"
     "\n"
     "Replays the trace named in CONFIG.ini under every scenario of its sweep and writes\n"
     "DIR/summary.csv and DIR/results.h5 (DIR: [output] dir, or --out). Prints the summary\n"
-    "table (or, with --json, the summary as JSON) on standard output.\n"
+    "table and the answer on one screen under it (or, with --json, the summary as JSON) on\n"
+    "standard output. Warnings about the input are printed always.\n"
     "\n"
     "  --set S.K=V   override key K of section S (repeatable), e.g.\n"
     "                --set scenarios.fetch_align=min,avg --set trace.epoch=1\n"
     "  --out DIR     write results to DIR (relative to the current folder)\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --quiet       print nothing on success (with --json: the JSON only)\n"
+    "  --explain     the long form: the models' notes before the table and every legend,\n"
+    "                finding and caveat in full after it (sim/cli/ANSWER.md)\n"
+    "  --verbose     print the calibration's lines (as `stallsim info` does)\n"
     "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
     "                memory on stderr\n"
     "  --progress    a progress line on stderr even when it is not a terminal (as under\n"
@@ -59,7 +63,7 @@ typedef struct {
     char **sets;
     int nsets;
     const char *out;
-    int json, quiet, help, timing, progress;
+    int json, quiet, help, timing, progress, explain, verbose;
 } run_args;
 
 static ss_status parse_args(int argc, char **argv, run_args *a)
@@ -73,6 +77,8 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--timing")) a->timing = 1;
         else if (!strcmp(s, "--progress")) a->progress = 1;
+        else if (!strcmp(s, "--explain")) a->explain = 1;
+        else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) a->verbose = 1;
         else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
         else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
             if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
@@ -189,6 +195,12 @@ static ss_status series_to_results(void *ctx, int j, long row0, long n, const in
                                  stall_time);
 }
 
+/* Text written to a memory stream, kept for the answer and the JSON. */
+typedef struct {
+    char *text;
+    size_t len;
+} kept_text;
+
 /* One run's state, from the arguments to the outputs. */
 typedef struct {
     run_args a;
@@ -202,6 +214,7 @@ typedef struct {
     ss_results *res;
     ss_ranking ranking;
     long sel_rows, sel_epochs; /* the rows and epochs the summaries take (rank 0) */
+    kept_text calib, notes;    /* the calibration's lines and the models' notes (rank 0) */
     ss_sweep_timing timing;
 } run_job;
 
@@ -270,48 +283,78 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
 }
 
 /* Other processes' load on the job's cores, where the trace measured it and it was not
- * negligible: the replay keeps the measured times, so every scenario inherits that load. */
-static void print_host_load(const ss_trace_meta *m, FILE *out)
+ * negligible: the replay keeps the measured times, so every scenario inherits that load.
+ * The note in full on full, in short on brief (NULL: none). */
+static void print_host_load(const ss_trace_meta *m, FILE *full, FILE *brief)
 {
     int g;
     double other, job;
     if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < HOST_OTHER_NOTE) return;
     char line[256];
     ss_trace_meta_host_line(m, line, sizeof line);
-    fprintf(out, "note: %s; every scenario keeps that load\n", line);
+    fprintf(full, "note: %s; every scenario keeps that load\n", line);
+    if (brief) fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded\n", 100 * other);
 }
 
 /* A stretch of the measured run at another level than the rest (ss_drift.c): every
  * scenario replays both levels. Traces of more rows than SS_DRIFT_RUN_ROWS are left to
- * info, so that run does not read a large trace twice. */
-static ss_status print_level_change(ss_trace_file *t, long warmup, FILE *out)
+ * info, so that run does not read a large trace twice. In full on full, short on brief. */
+static ss_status print_level_change(ss_trace_file *t, long warmup, FILE *full, FILE *brief)
 {
     if (ss_trace_meta_of(t)->iterations > SS_DRIFT_RUN_ROWS) return SS_OK;
     ss_drift d;
     char line[320];
     ss_status st = ss_drift_find(t, warmup, &d);
     ss_drift_line(&d, line, sizeof line);
-    if (st == SS_OK && line[0]) fprintf(out, "note: %s; every scenario replays both levels\n", line);
-    return st;
+    if (st != SS_OK || !line[0]) return st;
+    fprintf(full, "note: %s; every scenario replays both levels\n", line);
+    if (brief)
+        fprintf(brief, "note: epoch %d step %lld to epoch %d step %lld ran %.2fx the rest (a level change)\n",
+                (int)d.epoch0, (long long)d.index0, (int)d.epoch1, (long long)d.index1, d.level / d.rest);
+    return SS_OK;
+}
+
+/* The lines of t that contain word (all of them where word is NULL) on out. */
+static void print_lines(const char *t, const char *word, FILE *out)
+{
+    for (const char *p = t; p && *p;) {
+        const size_t len = strcspn(p, "\n");
+        char line[8192];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        if (!word || strstr(line, word)) fprintf(out, "%s\n", line);
+        p += len + (p[len] == '\n');
+    }
 }
 
 /* The calibration where a scenario needs it, the scenarios resolved, and the models'
- * notes. Collective. */
+ * notes. The calibration's lines print with --verbose (its warnings always), the notes
+ * with --explain; both are kept for the answer and the JSON. Collective. */
 static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
 {
     FILE *notes = j->a.json ? stderr : stdout;
     if (st == SS_OK && ss_scenarios_need_calibration(j->sc, j->nsc, &j->cfg, ss_trace_meta_of(j->t))) {
         st = ss_calibrate_comm(c, j->t, SS_CALIB_ROWS, &j->cal);
         j->have_cal = st == SS_OK;
-        if (j->have_cal && c->rank == 0 && !j->a.quiet) print_calibration(j->sc, j->nsc, &j->cal, &j->cfg, notes);
+        FILE *m = j->have_cal && c->rank == 0 ? open_memstream(&j->calib.text, &j->calib.len) : NULL;
+        if (m) {
+            print_calibration(j->sc, j->nsc, &j->cal, &j->cfg, m);
+            fclose(m);
+            if (!j->a.quiet) print_lines(j->calib.text, j->a.verbose ? NULL : "warning:", notes);
+        }
     }
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) {
         const ss_calib *cal = j->have_cal ? &j->cal : NULL;
         st = ss_scenarios_resolve(j->sc, j->nsc, &j->cfg, cal, ss_trace_meta_of(j->t)->loader_workers);
-        if (st == SS_OK && c->rank == 0 && !j->a.quiet) st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, notes);
-        if (st == SS_OK && c->rank == 0 && !j->a.quiet) print_host_load(ss_trace_meta_of(j->t), notes);
-        if (st == SS_OK && c->rank == 0 && !j->a.quiet) st = print_level_change(j->t, j->cfg.warmup_iterations, notes);
+        FILE *m = st == SS_OK && c->rank == 0 ? open_memstream(&j->notes.text, &j->notes.len) : NULL;
+        if (m) {
+            FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
+            st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
+            print_host_load(ss_trace_meta_of(j->t), m, brief);
+            if (st == SS_OK) st = print_level_change(j->t, j->cfg.warmup_iterations, m, brief);
+            fclose(m);
+            if (!j->a.quiet) print_lines(j->notes.text, j->a.explain ? NULL : "warning:", notes);
+        }
     }
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(j->cfg.out_dir);
     return ss_comm_any_failed(c, st);
@@ -358,9 +401,12 @@ static ss_status write_outputs(const ss_comm *c, run_job *j, ss_status st)
                                        csv_tmp[0] ? csv_tmp : NULL, csv_path);
     else if (csv_tmp[0]) ss_atomic_discard(csv_tmp);
     if (st == SS_OK && c->rank == 0) {
-        if (j->a.json) ss_report_print_json(&j->sum, stdout);
+        int n = 0; /* the notes the answer points to */
+        for (const char *p = j->notes.text; p && (p = strstr(p, "note: ")); p++) n += p == j->notes.text || p[-1] == '\n';
+        const ss_report_opts o = {j->a.explain, j->a.explain ? 0 : n, j->notes.text, j->calib.text};
+        if (j->a.json) ss_report_print_json(&j->sum, &o, stdout);
         else if (!j->a.quiet) {
-            ss_report_print_table(&j->sum, stdout);
+            ss_report_print_table(&j->sum, &o, stdout);
             printf("wrote %s/summary.csv and %s/results.h5%s\n", j->cfg.out_dir, j->cfg.out_dir,
                    ss_atomic_commit_replaced() ? " (replacing an earlier run's)" : "");
         }
@@ -399,6 +445,8 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
     if (st == SS_OK && j.a.timing) report_timing(c, &j.timing, j.cal.seconds, ss_wtime() - t_start);
     if (j.have_cal) ss_calib_free(&j.cal);
     ss_ranking_free(&j.ranking);
+    free(j.calib.text);
+    free(j.notes.text);
     ss_summary_free(&j.sum);
     free(j.sc);
     free(j.a.sets);

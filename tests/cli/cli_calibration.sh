@@ -38,7 +38,7 @@ worker_gap = auto
 refill_gap = auto
 delivery = auto
 INI
-"$stallsim" run "$work/auto.ini" --out "$work/a" > "$work/out.txt" || fail "run: $(cat "$work/out.txt")"
+"$stallsim" run --explain --verbose "$work/auto.ini" --out "$work/a" > "$work/out.txt" || fail "run: $(cat "$work/out.txt")"
 grep -q "^calibration: .*W and P as recorded in the trace" "$work/out.txt" && ok || fail "recorded settings line"
 grep -q "^calibration: GPU 0: W=0 (synchronous loading) P=-, worker gap 0.0100 s, refill gap 0.0000 s, delivery 0.0020 s" \
   "$work/out.txt" && ok || fail "GPU 0 line: $(cat "$work/out.txt")"
@@ -56,16 +56,16 @@ assert abs(float(base["iter_time_mean"]) / float(rows["measured"]["iter_time_mea
 assert sync["workers"] == "0" and float(sync["iter_time_mean"]) > 1.5 * float(base["iter_time_mean"]), sync
 PY
 if [ "$have_mpi" = 1 ]; then
-  "$stallsim" run "$work/auto.ini" --out "$work/a1" --quiet || fail "run, quiet"
-  mpirun_t 3 "$stallsim" run "$work/auto.ini" --out "$work/a3" --quiet || fail "run on 3 ranks"
+  "$stallsim" run --explain --verbose "$work/auto.ini" --out "$work/a1" --quiet || fail "run, quiet"
+  mpirun_t 3 "$stallsim" run --explain --verbose "$work/auto.ini" --out "$work/a3" --quiet || fail "run on 3 ranks"
   same_file "$work/a1/summary.csv" "$work/a3/summary.csv" "calibrated sweep on 1 and 3 ranks"
 fi
 # same_on_ranks NAME WHAT: the sweep of $work/NAME.ini gives the same summary on 1 and 3
 # ranks (nothing to do without mpirun)
 same_on_ranks() {
   [ "$have_mpi" = 1 ] || return 0
-  "$stallsim" run "$work/$1.ini" --out "$work/${1}1" --quiet || fail "$2"
-  mpirun_t 3 "$stallsim" run "$work/$1.ini" --out "$work/${1}3" --quiet || fail "$2 on 3 ranks"
+  "$stallsim" run --explain --verbose "$work/$1.ini" --out "$work/${1}1" --quiet || fail "$2"
+  mpirun_t 3 "$stallsim" run --explain --verbose "$work/$1.ini" --out "$work/${1}3" --quiet || fail "$2 on 3 ranks"
   same_file "$work/${1}1/summary.csv" "$work/${1}3/summary.csv" "$2 on 1 and 3 ranks"
 }
 # a row's largest delivery (CPU and storage sharing's delivery term where the loaders keep
@@ -145,7 +145,7 @@ PY
     h5=$work/busy.h5
     [ "$x" = clean ] && h5=$base
     printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$h5" > "$work/$x.ini"
-    "$stallsim" run "$work/$x.ini" --out "$work/${x}j" --json > "$work/$x.json" 2> "$work/${x}j.txt" ||
+    "$stallsim" run --explain --verbose "$work/$x.ini" --out "$work/${x}j" --json > "$work/$x.json" 2> "$work/${x}j.txt" ||
       fail "run --json on the $x trace: $(cat "$work/${x}j.txt")"
   done
   $py - "$work/busy.json" "$work/busyj.txt" "$work/clean.json" <<'PY' && ok || fail "disturbed_pool in the JSON"

@@ -60,8 +60,10 @@ workers = auto, auto*2
 [output]
 dir = $work/hog-out
 INI
-"$stallsim" run "$work/hog.ini" 2>&1 | grep -q '^note: other processes used [0-9]* % of the' && ok ||
+"$stallsim" run "$work/hog.ini" 2>&1 | grep -q "^note: other processes used [0-9]* % of the job's cores" && ok ||
   fail "run does not say what other processes used"
+"$stallsim" run "$work/hog.ini" --json 2>/dev/null | grep -q 'other processes used' && ok ||
+  fail "run --json does not carry the host note"
 
 # 2. a quarter of the steps twice as slow (steps 100 to 149 of 200)
 "${bench[@]}" --iterations 200 --epochs 1 --latency 0.001 --compute 0.02 --slowdown 100:150:2 \
@@ -76,8 +78,11 @@ ratio=$(sed -n 's/.* took \([0-9.]*\)x the rest.*/\1/p' <<<"$line")
   fail "info's level change is not at steps 100 to 149: '$line'"
 awk -v r="${ratio:-0}" 'BEGIN { exit !(r > 1.3 && r < 2.2) }' && ok || fail "the slow stretch's ratio '$ratio'"
 sed "s|$work/hog|$work/slow|" "$work/hog.ini" >"$work/slow.ini"
-"$stallsim" run "$work/slow.ini" 2>&1 | grep -q '^note: iteration times change level within the run: from epoch 0' &&
+"$stallsim" run "$work/slow.ini" 2>&1 | grep -qE '^note: epoch 0 step [0-9]+ to epoch 0 step [0-9]+ ran [0-9.]+x the rest' &&
   ok || fail "run does not name the slow stretch"
+"$stallsim" run "$work/slow.ini" --explain 2>&1 |
+  grep -q '^note: iteration times change level within the run: from epoch 0' && ok ||
+  fail "run --explain does not give the level change in full"
 
 # 3. the rule on hand-made traces: flat noise is not flagged; a step up at row 300 of 400 is
 for kind in flat step; do

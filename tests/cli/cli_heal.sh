@@ -13,7 +13,7 @@ for seed in 11 12; do
   "$stallsim" gen -o "$work/slow$seed.h5" --gpus 8 --iterations 300 --epochs 2 --seed $seed --slow-gpu $slow:2.5 >/dev/null || fail "gen slow"
   "$stallsim" gen -o "$work/fast$seed.h5" --gpus 8 --iterations 300 --epochs 2 --seed $seed >/dev/null || fail "gen fast"
   printf '[trace]\npath = slow%s.h5\n[scenarios]\nmodel = pipeline, independent\nheal = none, each\n' $seed > "$work/h$seed.ini"
-  "$stallsim" run "$work/h$seed.ini" --out "$work/r$seed" > "$work/out$seed.txt" || fail "heal sweep"
+  "$stallsim" run --explain --verbose "$work/h$seed.ini" --out "$work/r$seed" > "$work/out$seed.txt" || fail "heal sweep"
   "$stallsim" compare "$work/fast$seed.h5" "$work/r$seed" --csv "$work/c$seed.csv" >/dev/null || fail "compare"
   $py - "$work/c$seed.csv" "$work/r$seed/results.h5" $slow <<'PY' && ok || fail "seed $seed: healing GPU $slow"
 import csv, sys
@@ -41,23 +41,23 @@ assert top[0]["scenario"].decode().endswith("_heal-%d" % slow), top
 PY
 done
 grep -q "GPUs to fix first, pipeline model" "$work/out11.txt" && grep -q "GPU 3 -" "$work/out11.txt" && ok || fail "printed ranking: $(tail -5 "$work/out11.txt")"
-"$stallsim" run "$work/h11.ini" --json --out "$work/j" --quiet > "$work/j.json" || fail "json"
+"$stallsim" run --explain --verbose "$work/h11.ini" --json --out "$work/j" --quiet > "$work/j.json" || fail "json"
 $py -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['ranking']['heal'][0]['gpu']==3, d['ranking']" "$work/j.json" && ok || fail "JSON ranking"
 if [ "$have_mpi" = 1 ]; then
-  mpirun_t 3 "$stallsim" run "$work/h11.ini" --out "$work/r11m" --quiet && ok || fail "3 ranks"
+  mpirun_t 3 "$stallsim" run --explain --verbose "$work/h11.ini" --out "$work/r11m" --quiet && ok || fail "3 ranks"
   same_file "$work/r11/summary.csv" "$work/r11m/summary.csv" "heal = each at 3 ranks"
 fi
-"$stallsim" run "$work/h11.ini" --set scenarios.heal=8 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+"$stallsim" run --explain --verbose "$work/h11.ini" --set scenarios.heal=8 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "heal = 8, but the trace has 8 GPUs" "$work/err" && ok || fail "heal = 8: rc=$rc $(cat "$work/err")"
 # a trace of 1 GPU has no other GPUs whose median a healed one would take
 "$stallsim" gen -o "$work/g1.h5" --gpus 1 --iterations 30 >/dev/null
 for h in 0 each; do
-  "$stallsim" run "$work/h11.ini" --set trace.path="$work/g1.h5" --set scenarios.heal=$h --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+  "$stallsim" run --explain --verbose "$work/h11.ini" --set trace.path="$work/g1.h5" --set scenarios.heal=$h --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
   [ $rc -eq 2 ] && grep -q "the trace has 1 GPU, and healing one .* it needs 2 or more" "$work/err" && ok || fail "heal = $h of 1 GPU: rc=$rc $(cat "$work/err")"
 done
-"$stallsim" run "$work/h11.ini" --set scenarios.heal=each,2 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+"$stallsim" run --explain --verbose "$work/h11.ini" --set scenarios.heal=each,2 --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "beside each" "$work/err" && ok || fail "heal = each, 2: rc=$rc"
-"$stallsim" run "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+"$stallsim" run --explain --verbose "$work/h11.ini" --set scenarios.heal=x --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "is not none, each, a GPU number or GPUs healed together" "$work/err" && ok || fail "heal = x: rc=$rc"
 # two slow GPUs healed together: 2+5 (written 5+2, taken in order) predicts the trace without
 # either within 1 % for both models; in the pipeline model neither alone comes near it (the
@@ -65,7 +65,7 @@ done
 # first" ranks GPU 5 only); a range heals a node's GPUs
 "$stallsim" gen -o "$work/slow2.h5" --gpus 8 --iterations 300 --epochs 2 --seed 11 --slow-gpu 2:2.5 --slow-gpu 5:3 >/dev/null || fail "gen 2 slow"
 printf '[trace]\npath = slow2.h5\n[scenarios]\nmodel = pipeline, independent\nheal = none, 2, 5, 5+2, 4-7\n' > "$work/h2.ini"
-"$stallsim" run "$work/h2.ini" --out "$work/r2" > "$work/out2.txt" || fail "heal-set sweep"
+"$stallsim" run --explain --verbose "$work/h2.ini" --out "$work/r2" > "$work/out2.txt" || fail "heal-set sweep"
 "$stallsim" compare "$work/fast11.h5" "$work/r2" --csv "$work/c2.csv" >/dev/null || fail "compare heal sets"
 $py - "$work/c2.csv" "$work/r2/summary.csv" <<'PY' && ok || fail "two GPUs healed together"
 import csv, sys
@@ -97,11 +97,11 @@ grep -A1 "GPUs to fix first, pipeline model" "$work/out2.txt" | grep -q "^  GPU 
   grep -A2 "^largest predicted cuts" "$work/out2.txt" | grep -q "^  1\. pipe heal=2+5 " && ok ||
   fail "ranking of two slow GPUs: $(grep -A3 'largest predicted\|GPUs to fix first' "$work/out2.txt")"
 if [ "$have_mpi" = 1 ]; then
-  mpirun_t 3 "$stallsim" run "$work/h2.ini" --out "$work/r2m" --quiet && ok || fail "heal sets at 3 ranks"
+  mpirun_t 3 "$stallsim" run --explain --verbose "$work/h2.ini" --out "$work/r2m" --quiet && ok || fail "heal sets at 3 ranks"
   same_file "$work/r2/summary.csv" "$work/r2m/summary.csv" "heal sets at 3 ranks"
 fi
 for bad in "0-7" "1-" "3-1" "1++3" "2+8" "1+x"; do
-  "$stallsim" run "$work/h2.ini" --set "scenarios.heal=$bad" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+  "$stallsim" run --explain --verbose "$work/h2.ini" --set "scenarios.heal=$bad" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
   case $bad in
     0-7) want="heals every GPU of the trace" ;;
     2+8) want="heal = 2+8 names GPU 8, but the trace has 8 GPUs" ;;
@@ -111,7 +111,7 @@ for bad in "0-7" "1-" "3-1" "1++3" "2+8" "1+x"; do
   esac
   [ $rc -eq 2 ] && grep -q -- "$want" "$work/err" && ok || fail "heal = $bad: rc=$rc $(cat "$work/err")"
 done
-"$stallsim" run "$work/h2.ini" --set "scenarios.heal=1+3,3+1" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
+"$stallsim" run --explain --verbose "$work/h2.ini" --set "scenarios.heal=1+3,3+1" --out "$work/bad" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "lists the same value twice" "$work/err" && ok || fail "heal = 1+3, 3+1: rc=$rc $(cat "$work/err")"
 # the longest sets with settings at full precision keep whole, distinct names and labels
 # (with per-iteration output each scenario is a group of results.h5 named after it)
@@ -130,7 +130,7 @@ heal = 10-11+13-14+16-17+19-20+22-23+25-26+28-29+31-32+34-35+37-38+40, 10-11+13-
 [output]
 per_iteration = true
 INI
-"$stallsim" run "$work/long.ini" --out "$work/long" > "$work/long.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/long.ini" --out "$work/long" > "$work/long.txt" 2>&1 &&
   $py - "$work/long/summary.csv" <<'PY' && ! grep -q "^same settings" "$work/long.txt" && ok || fail "long heal sets: $(tail -3 "$work/long.txt")"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))[1:]
@@ -140,7 +140,7 @@ assert all(n.endswith(r["heal_gpus"]) and l.endswith("heal=" + r["heal_gpus"]) f
 PY
 # the ranked answer says which of its first cuts are as good as the best (within 1 point),
 # against the printed percentages themselves
-"$stallsim" run "$src/config/examples/which-fix.ini" --set output.rank_by=steady --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
+"$stallsim" run --explain --verbose "$src/config/examples/which-fix.ini" --set output.rank_by=steady --out "$work/wf" > "$work/wf.txt" 2>&1 || fail "which-fix run"
 $py - "$work/wf.txt" <<'PY' && ok || fail "the ranked cuts' tie line: $(grep -A7 'largest predicted' "$work/wf.txt")"
 import re, sys
 text = open(sys.argv[1]).read()
@@ -160,7 +160,7 @@ PY
 ts=$src/datasets/pytorch-twoslow/slow13.h5
 if [ -e "$ts" ]; then
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each, 1+3\n' "$ts" > "$work/ts.ini"
-  "$stallsim" run "$work/ts.ini" --set output.rank_by=steady --out "$work/ts" > "$work/ts.txt" 2>&1 &&
+  "$stallsim" run --explain --verbose "$work/ts.ini" --set output.rank_by=steady --out "$work/ts" > "$work/ts.txt" 2>&1 &&
     $py - "$work/ts.txt" "$work/ts/summary.csv" <<'PY' && ok || fail "both models ranked: $(grep -A9 'largest predicted' "$work/ts.txt")"
 import csv, re, sys
 text = open(sys.argv[1]).read()
@@ -176,7 +176,7 @@ PY
 fi
 "$stallsim" gen -o "$work/g8.h5" --gpus 8 --iterations 3000 --slow-gpu 3:3 --seed 2 > /dev/null || fail "gen g8"
 printf '[trace]\npath = g8.h5\n[scenarios]\nmodel = pipeline\nworkers = 5, 6, 7, 8\nfetch_scale = 0.25, 0.5, 0.75\n' > "$work/g8.ini"
-"$stallsim" run "$work/g8.ini" --set output.rank_by=steady --out "$work/g8" > "$work/g8.txt" 2>&1 || fail "g8 run"
+"$stallsim" run --explain --verbose "$work/g8.ini" --set output.rank_by=steady --out "$work/g8" > "$work/g8.txt" 2>&1 || fail "g8 run"
 $py - "$work/g8.txt" "$work/g8/summary.csv" <<'PY' && ok || fail "a tie beyond the list: $(grep -A8 'largest predicted' "$work/g8.txt")"
 import csv, re, sys
 text = open(sys.argv[1]).read()
@@ -191,7 +191,7 @@ PY
 # so each GPU's heal is there twice; the list names each GPU once (it named GPU 5 twice and
 # "14 other GPUs" of 8)
 "$stallsim" gen -o "$work/sync8.h5" --gpus 8 --iterations 400 --workers 0 --slow-gpu 5:3 --seed 3 >/dev/null || fail "gen sync8"
-"$stallsim" run "$src/config/examples/which-fix.ini" --set trace.path="$work/sync8.h5" --out "$work/wfs" > "$work/wfs.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$src/config/examples/which-fix.ini" --set trace.path="$work/sync8.h5" --out "$work/wfs" > "$work/wfs.txt" 2>&1 &&
   grep -A1 "^GPUs to fix first, pipeline model" "$work/wfs.txt" | grep -q "^  GPU 5 -[0-9.]*% (saves .*); 7 other GPUs gain less than the error, or lose$" &&
   ok || fail "which-fix on a synchronous trace: $(grep -A2 'GPUs to fix' "$work/wfs.txt")"
 # the note on healed cuts whose loaders now keep ahead: printed when a ranked cut marked
@@ -207,7 +207,7 @@ assert healed_ahead and text.count("(a healed GPU among them: against the real r
 PY
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2, 4\nfetch_scale = 1, 0.5\n' \
   "$src/datasets/demo-4gpu.h5" > "$work/nh.ini"
-"$stallsim" run "$work/nh.ini" --out "$work/nh" > "$work/nh.txt" 2>&1 || fail "run without heals"
+"$stallsim" run --explain --verbose "$work/nh.ini" --out "$work/nh" > "$work/nh.txt" 2>&1 || fail "run without heals"
 grep -q "loaders now ahead: less certain" "$work/nh.txt" && ! grep -q "a healed GPU among them" "$work/nh.txt" &&
   ok || fail "the healed cuts' note without heals: $(grep -A8 'largest predicted' "$work/nh.txt")"
 # and how many of them predict exactly the same time (the model's floor), from summary.csv
@@ -240,7 +240,7 @@ PY
 # GPU's heal is
 "$stallsim" gen -o "$work/twin.h5" --gpus 4 --iterations 400 --workers 1 --slow-gpu 1:3 --seed 12 > /dev/null || fail "gen twin"
 printf '[trace]\npath = twin.h5\n[scenarios]\nmodel = pipeline\nheal = none, each\nworkers = auto, auto*2, auto*4\n' > "$work/twin.ini"
-"$stallsim" run "$work/twin.ini" --out "$work/twin" > "$work/twin.txt" 2>&1 || fail "twin run"
+"$stallsim" run --explain --verbose "$work/twin.ini" --out "$work/twin" > "$work/twin.txt" 2>&1 || fail "twin run"
 $py - "$work/twin.txt" "$work/twin/summary.csv" <<'PY' && ok || fail "heal twins in the ranked cuts: $(grep -A7 'largest predicted' "$work/twin.txt")"
 import csv, re, sys
 text = open(sys.argv[1]).read()
@@ -283,8 +283,8 @@ PY
 # are listed once among the cuts, the others counted, and not read as "the same time"
 "$stallsim" gen -o "$work/sync.h5" --gpus 2 --iterations 200 --workers 0 --seed 6 > /dev/null || fail "gen sync"
 printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2, auto, auto*2\nfetch_scale = 1, 0.5\n' > "$work/dups.ini"
-"$stallsim" run "$work/dups.ini" --out "$work/dups" > "$work/dups.txt" 2>&1 || fail "dups run"
-"$stallsim" run "$work/dups.ini" --out "$work/dups" --json > "$work/dups.json" 2>/dev/null || fail "dups run, json"
+"$stallsim" run --explain --verbose "$work/dups.ini" --out "$work/dups" > "$work/dups.txt" 2>&1 || fail "dups run"
+"$stallsim" run --explain --verbose "$work/dups.ini" --out "$work/dups" --json > "$work/dups.json" 2>/dev/null || fail "dups run, json"
 [ "$(grep -c '^  [0-9]\. pipe' "$work/dups.txt")" -eq 1 ] &&
   grep -q "^  (2 more cuts the same scenario as one ranked, their settings resolving alike: not ranked again)" "$work/dups.txt" &&
   grep -q '"same_left_out": 2,' "$work/dups.json" &&

@@ -31,54 +31,54 @@ per_iteration = true
 INI
 
 # independent: plain process, then 1..5 ranks, then slab sizes
-"$stallsim" run "$work/ind.ini" --out "$work/ind-plain" --quiet || fail "plain run"
+"$stallsim" run --explain --verbose "$work/ind.ini" --out "$work/ind-plain" --quiet || fail "plain run"
 for np in 1 2 3 4 5; do
-  mpirun_t $np "$stallsim" run "$work/ind.ini" --out "$work/ind-$np" --quiet || fail "independent np=$np exit status"
+  mpirun_t $np "$stallsim" run --explain --verbose "$work/ind.ini" --out "$work/ind-$np" --quiet || fail "independent np=$np exit status"
   same_file "$work/ind-plain/summary.csv" "$work/ind-$np/summary.csv" "independent np=$np"
 done
 for slab in 1 7 1000 100000; do
-  mpirun_t 2 "$stallsim" run "$work/ind.ini" --set run.slab_iterations=$slab --out "$work/ind-s$slab" --quiet ||
+  mpirun_t 2 "$stallsim" run --explain --verbose "$work/ind.ini" --set run.slab_iterations=$slab --out "$work/ind-s$slab" --quiet ||
     fail "slab $slab exit status"
   same_file "$work/ind-plain/summary.csv" "$work/ind-s$slab/summary.csv" "independent slab=$slab"
 done
 # a single-epoch selection summarised with a slab smaller than a chunk equals the whole read
-"$stallsim" run "$work/ind.ini" --set trace.epoch=2 --out "$work/e2-a" --quiet || fail "epoch 2 run"
-mpirun_t 3 "$stallsim" run "$work/ind.ini" --set trace.epoch=2 --set run.slab_iterations=5 --out "$work/e2-b" --quiet ||
+"$stallsim" run --explain --verbose "$work/ind.ini" --set trace.epoch=2 --out "$work/e2-a" --quiet || fail "epoch 2 run"
+mpirun_t 3 "$stallsim" run --explain --verbose "$work/ind.ini" --set trace.epoch=2 --set run.slab_iterations=5 --out "$work/e2-b" --quiet ||
   fail "epoch 2 run np=3"
 same_file "$work/e2-a/summary.csv" "$work/e2-b/summary.csv" "epoch 2 selection"
 
 # pipeline (scenarios over ranks), with per-iteration output written in parallel
-"$stallsim" run "$work/pipe.ini" --out "$work/pipe-plain" --quiet || fail "pipeline plain run"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/pipe-plain" --quiet || fail "pipeline plain run"
 for np in 1 2 3 5; do
-  mpirun_t $np "$stallsim" run "$work/pipe.ini" --out "$work/pipe-$np" --quiet || fail "pipeline np=$np exit status"
+  mpirun_t $np "$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/pipe-$np" --quiet || fail "pipeline np=$np exit status"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-$np/summary.csv" "pipeline np=$np"
 done
 for slab in 3 100000; do
-  mpirun_t 2 "$stallsim" run "$work/pipe.ini" --set run.slab_iterations=$slab --out "$work/pipe-s$slab" --quiet ||
+  mpirun_t 2 "$stallsim" run --explain --verbose "$work/pipe.ini" --set run.slab_iterations=$slab --out "$work/pipe-s$slab" --quiet ||
     fail "pipeline slab $slab"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-s$slab/summary.csv" "pipeline slab=$slab"
 done
 # the scenario file on standard input: under mpirun only rank 0 has it, and reads it for all
 # (relative paths in a piped file: from the current folder)
-(cd "$work" && mpirun_t 3 "$stallsim" run /dev/stdin --out "$work/pipe-stdin" --quiet < "$work/pipe.ini") ||
+(cd "$work" && mpirun_t 3 "$stallsim" run --explain --verbose /dev/stdin --out "$work/pipe-stdin" --quiet < "$work/pipe.ini") ||
   fail "pipeline np=3, the scenario file on stdin: exit status"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-stdin/summary.csv" "pipeline np=3, the scenario file on stdin"
 out=$(cd "$work" && printf '[trace]\npath = t.h5\n[scenarios]\nworkers = 2\nmodel = nothing\n' |
-      mpirun_t 3 "$stallsim" run /dev/stdin --out "$work/bad-stdin" 2>&1); rc=$?
+      mpirun_t 3 "$stallsim" run --explain --verbose /dev/stdin --out "$work/bad-stdin" 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$(grep -c '^stallsim: /dev/stdin:5: ' <<<"$out")" = 1 ] && [ ! -e "$work/bad-stdin" ] && ok ||
   fail "a bad scenario file on stdin at np=3: rc $rc: $out"
 # the ranks of a node read shared slabs, each its share (7-row slabs at 3 ranks: 2, 2 and
 # 3 rows); the same as every rank reading every row (STALLSIM_NO_SHARED_READS=1)
-mpirun_t 3 "$stallsim" run "$work/pipe.ini" --set run.slab_iterations=7 --out "$work/pipe-sh7" --quiet ||
+mpirun_t 3 "$stallsim" run --explain --verbose "$work/pipe.ini" --set run.slab_iterations=7 --out "$work/pipe-sh7" --quiet ||
   fail "pipeline shared slabs of 7 rows, np=3"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-sh7/summary.csv" "pipeline shared slabs of 7 rows, np=3"
-mpirun_t 2 -x STALLSIM_NO_SHARED_READS=1 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-unshared" --quiet ||
+mpirun_t 2 -x STALLSIM_NO_SHARED_READS=1 "$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/pipe-unshared" --quiet ||
   fail "pipeline without shared slabs, np=2"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-unshared/summary.csv" "pipeline without shared slabs, np=2"
 # whole scenarios on fewer ranks of the node (the others read more of each slab): chosen
 # by itself or forced to 1, 2 or 3 of 3 ranks, the same summary
 for q in auto 1 2 3; do
-  mpirun_t 3 -x STALLSIM_REPLAYERS=$([ $q = auto ] && echo 0 || echo $q) "$stallsim" run "$work/pipe.ini" \
+  mpirun_t 3 -x STALLSIM_REPLAYERS=$([ $q = auto ] && echo 0 || echo $q) "$stallsim" run --explain --verbose "$work/pipe.ini" \
     --out "$work/pipe-q$q" --quiet --timing 2> "$work/pipe-q$q.err" || fail "pipeline replayers $q, np=3"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-q$q/summary.csv" "pipeline on $q replaying ranks of 3"
 done
@@ -88,14 +88,14 @@ grep -q "whole scenarios on the first 1 of the 3 ranks" "$work/pipe-q1.err" && o
 # share slabs and a node of one that reads alone; at 5 ranks: 2 + 2 + 1): the same summary,
 # no hang
 for np in 3 5; do
-  mpirun_t $np -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run "$work/pipe.ini" --out "$work/pipe-nodes$np" --quiet \
+  mpirun_t $np -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/pipe-nodes$np" --quiet \
     --timing 2> "$work/pipe-nodes$np.err" || fail "pipeline on uneven nodes, np=$np: $(tail -3 "$work/pipe-nodes$np.err")"
   grep -q "waiting for the node's other ranks" "$work/pipe-nodes$np.err" && ok ||
     fail "uneven nodes np=$np: no rank shared slabs"
   same_file "$work/pipe-plain/summary.csv" "$work/pipe-nodes$np/summary.csv" "pipeline on uneven nodes, np=$np"
 done
 # the calibration does not depend on the slab memory either
-"$stallsim" run "$work/pipe.ini" --set run.slab_mb=0.05 --out "$work/pipe-mb" --quiet || fail "pipeline slab_mb"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set run.slab_mb=0.05 --out "$work/pipe-mb" --quiet || fail "pipeline slab_mb"
 same_file "$work/pipe-plain/summary.csv" "$work/pipe-mb/summary.csv" "pipeline slab_mb=0.05"
 if command -v h5diff >/dev/null; then
   if h5diff -q "$work/pipe-plain/results.h5" "$work/pipe-3/results.h5" /scenarios /scenarios; then ok
@@ -110,14 +110,14 @@ fi
   --compute-mean 0.3 --straggler-prob 0.02 --delivery 0.001 --seed 7 >/dev/null || fail "gen ep"
 printf '[trace]\npath = ep.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\nheal = none, 2\n[output]\nper_iteration = true\n' \
   > "$work/ep.ini"
-"$stallsim" run "$work/ep.ini" --out "$work/ep-plain" --quiet || fail "ep plain"
-"$stallsim" run "$work/ep.ini" --set run.slab_iterations=300 --out "$work/ep-plain-s" --quiet || fail "ep plain slab 300"
+"$stallsim" run --explain --verbose "$work/ep.ini" --out "$work/ep-plain" --quiet || fail "ep plain"
+"$stallsim" run --explain --verbose "$work/ep.ini" --set run.slab_iterations=300 --out "$work/ep-plain-s" --quiet || fail "ep plain slab 300"
 for np in 2 3 5; do
-  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run "$work/ep.ini" --out "$work/ep-$np" --quiet --timing \
+  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run --explain --verbose "$work/ep.ini" --out "$work/ep-$np" --quiet --timing \
     2> "$work/ep-$np.err" || fail "ep np=$np: $(cat "$work/ep-$np.err")"
   grep -q "split over the ranks by blocks of iterations" "$work/ep-$np.err" && ok || fail "ep np=$np: not split by blocks"
   same_file "$work/ep-plain/summary.csv" "$work/ep-$np/summary.csv" "pipeline split by blocks, np=$np"
-  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run "$work/ep.ini" --set run.slab_iterations=300 \
+  mpirun_t $np -x STALLSIM_STATEFUL_SPLIT=time "$stallsim" run --explain --verbose "$work/ep.ini" --set run.slab_iterations=300 \
     --out "$work/ep-s$np" --quiet || fail "ep slab 300 np=$np"
   same_file "$work/ep-plain-s/summary.csv" "$work/ep-s$np/summary.csv" "pipeline split by blocks, slab 300, np=$np"
   if command -v h5diff >/dev/null; then
@@ -126,8 +126,8 @@ for np in 2 3 5; do
   fi
 done
 printf '[trace]\npath = ep.h5\n[scenarios]\nmodel = pipeline\n' > "$work/ep1.ini"
-"$stallsim" run "$work/ep1.ini" --out "$work/ep1-plain" --quiet || fail "ep1 plain"
-mpirun_t 3 "$stallsim" run "$work/ep1.ini" --out "$work/ep1-3" --quiet --timing 2> "$work/ep1-3.err" || fail "ep1 np=3"
+"$stallsim" run --explain --verbose "$work/ep1.ini" --out "$work/ep1-plain" --quiet || fail "ep1 plain"
+mpirun_t 3 "$stallsim" run --explain --verbose "$work/ep1.ini" --out "$work/ep1-3" --quiet --timing 2> "$work/ep1-3.err" || fail "ep1 np=3"
 grep -q "split over the ranks by blocks of iterations" "$work/ep1-3.err" && ok || fail "ep1: one scenario not split: $(cat "$work/ep1-3.err")"
 same_file "$work/ep1-plain/summary.csv" "$work/ep1-3/summary.csv" "one pipeline scenario split by blocks, np=3"
 # the calibration is split over the ranks in blocks of 64 GPUs: a trace of 150 GPUs with
@@ -139,10 +139,10 @@ same_file "$work/ep1-plain/summary.csv" "$work/ep1-3/summary.csv" "one pipeline 
 # (without their time) and the same summary
 wide_ranks() {
   local name=$1 what=$2 np
-  "$stallsim" run "$work/$name.ini" --out "$work/$name-plain" > "$work/$name-plain.txt" || fail "$name plain"
+  "$stallsim" run --explain --verbose "$work/$name.ini" --out "$work/$name-plain" > "$work/$name-plain.txt" || fail "$name plain"
   grep "^calibration:" "$work/$name-plain.txt" | sed 's/(took [0-9.]* s)//' > "$work/$name-plain.cal"
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run "$work/$name.ini" --out "$work/$name-$np" > "$work/$name-$np.txt" || fail "$name np=$np"
+    mpirun_t $np "$stallsim" run --explain --verbose "$work/$name.ini" --out "$work/$name-$np" > "$work/$name-$np.txt" || fail "$name np=$np"
     grep "^calibration:" "$work/$name-$np.txt" | sed 's/(took [0-9.]* s)//' > "$work/$name-$np.cal"
     same_file "$work/$name-plain.cal" "$work/$name-$np.cal" "calibration of $what, np=$np"
     same_file "$work/$name-plain/summary.csv" "$work/$name-$np/summary.csv" "pipeline on $what, np=$np"
@@ -192,10 +192,10 @@ PY
 bb=$src/datasets/pytorch-bigbatch/base.h5
 if [ -e "$bb" ]; then
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' "$bb" > "$work/bb.ini"
-  "$stallsim" run "$work/bb.ini" --out "$work/bb-1" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-1.txt"
+  "$stallsim" run --explain --verbose "$work/bb.ini" --out "$work/bb-1" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-1.txt"
   grep -q "each epoch's first batch came" "$work/bb-1.txt" && ok || fail "bigbatch: no start-up note: $(cat "$work/bb-1.txt")"
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run "$work/bb.ini" --out "$work/bb-$np" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-$np.txt"
+    mpirun_t $np "$stallsim" run --explain --verbose "$work/bb.ini" --out "$work/bb-$np" 2>&1 | sed 's/(took [0-9.]* s)//; /^wrote /d' > "$work/bb-$np.txt"
     same_file "$work/bb-1.txt" "$work/bb-$np.txt" "run's output on a 4-GPU real trace, np=$np"
   done
 fi
@@ -208,18 +208,18 @@ prog_ok() { # FILE: 1 to 10 progress lines, rising tenths, the last at 100 %
     [ "$(echo $pcts | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$(echo $pcts | tr ' ' '\n' | tr '\n' ' ')" ] &&
     ! echo $pcts | tr ' ' '\n' | grep -qv '0$'
 }
-mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" --progress > /dev/null 2> "$work/prog.err" || fail "--progress"
+mpirun_t 2 "$stallsim" run --explain --verbose "$work/ind.ini" --out "$work/prog" --progress > /dev/null 2> "$work/prog.err" || fail "--progress"
 prog_ok "$work/prog.err" && ok || fail "--progress lines: $(cat "$work/prog.err")"
-mpirun_t 2 "$stallsim" run "$work/ind.ini" --out "$work/prog" > /dev/null 2> "$work/prog.err"
+mpirun_t 2 "$stallsim" run --explain --verbose "$work/ind.ini" --out "$work/prog" > /dev/null 2> "$work/prog.err"
 ! grep -q "rank 0's share of the replay" "$work/prog.err" && ok || fail "progress without --progress on a pipe: $(cat "$work/prog.err")"
 # a trace of one block (at most 2048 rows) swept over many scenarios shows progress too
 "$stallsim" gen -o "$work/short.h5" --gpus 4 --iterations 300 --workers 2 --seed 5 > /dev/null
 printf '[trace]\npath = short.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 3, 4, 5, 6\nfetch_scale = 0.25, 0.5, 0.75, 1, 1.5, 2\n' > "$work/short.ini"
-mpirun_t 2 "$stallsim" run "$work/short.ini" --out "$work/prog1" --progress > /dev/null 2> "$work/prog1.err" || fail "--progress, one block"
+mpirun_t 2 "$stallsim" run --explain --verbose "$work/short.ini" --out "$work/prog1" --progress > /dev/null 2> "$work/prog1.err" || fail "--progress, one block"
 prog_ok "$work/prog1.err" && [ "$(grep -c "rank 0's share of the replay" "$work/prog1.err")" -ge 5 ] && ok ||
   fail "--progress on a one-block sweep: $(cat "$work/prog1.err")"
 # determinism: the same run twice
-"$stallsim" run "$work/ind.ini" --out "$work/ind-again" --quiet
+"$stallsim" run --explain --verbose "$work/ind.ini" --out "$work/ind-again" --quiet
 same_file "$work/ind-plain/summary.csv" "$work/ind-again/summary.csv" "repeat run"
 # the summary has the measured row and the nine scenarios
 rows=$(($(wc -l < "$work/ind-plain/summary.csv") - 1))

@@ -36,8 +36,8 @@ start_align = none, min
 [output]
 per_iteration = true
 INI
-"$stallsim" run "$work/tiny.ini" --out "$work/a" > "$work/table.txt" || fail "run a: $(cat "$work/table.txt")"
-"$stallsim" run "$work/tiny.ini" --out "$work/b" --quiet --set independent.stall_floor=0.125 \
+"$stallsim" run --explain --verbose "$work/tiny.ini" --out "$work/a" > "$work/table.txt" || fail "run a: $(cat "$work/table.txt")"
+"$stallsim" run --explain --verbose "$work/tiny.ini" --out "$work/b" --quiet --set independent.stall_floor=0.125 \
   --set independent.stall_sensitivity=0.25 --set summary.effective_delay_threshold=0.5 || fail "run b"
 version=$("$stallsim" --version | sed 's/^stallsim //')
 
@@ -133,8 +133,8 @@ worker_gap = 0
 refill_gap = 0
 delivery = 0
 INI
-"$stallsim" run "$work/pipe.ini" --out "$work/p" > "$work/ptable.txt" || fail "pipeline run"
-"$stallsim" run "$work/pipe.ini" --out "$work/q" --quiet --set pipeline.step_gap=0.5 || fail "pipeline step_gap run"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/p" > "$work/ptable.txt" || fail "pipeline run"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/q" --quiet --set pipeline.step_gap=0.5 || fail "pipeline step_gap run"
 $py - "$work" <<'PY' && ok || fail "pipeline fidelity figures against hand-worked values"
 import csv, sys
 work = sys.argv[1]
@@ -159,18 +159,18 @@ for run, mean, err, mape in (("p", 4 / 3, -100 / 9, 250 / 9), ("q", 11 / 6, 200 
 PY
 grep -q "^calibration: every GPU: W=1 P=" "$work/ptable.txt" && ok || fail "calibration line: $(head -2 "$work/ptable.txt")"
 # scenarios whose settings resolve alike (workers = auto and the calibrated 1) are named as one
-"$stallsim" run "$work/pipe.ini" --set scenarios.workers=auto,1,2 --out "$work/same" > "$work/same.txt" 2>&1 || fail "run same settings"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set scenarios.workers=auto,1,2 --out "$work/same" > "$work/same.txt" 2>&1 || fail "run same settings"
 grep -q '^same settings: 2 scenarios are all "pipe f=none s=none W=1 .*" here (pipeline_fetch-none_start-none_w-auto_.*, pipeline_fetch-none_start-none_w-1_.*): an auto value' \
   "$work/same.txt" && [ "$(grep -c '^same settings' "$work/same.txt")" -eq 1 ] && ok || fail "same settings line: $(cat "$work/same.txt")"
 ! grep -q "loads synchronously" "$work/same.txt" && ok || fail "same settings: a synchronous hint for a trace with workers"
 # a synchronous trace: auto times any factor is 0 workers, and the line says to give numbers
 "$stallsim" gen -o "$work/sync.h5" --gpus 2 --iterations 80 --workers 0 --seed 5 > /dev/null || fail "gen sync"
 printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2, auto, auto*2\n' > "$work/sync.ini"
-"$stallsim" run "$work/sync.ini" --out "$work/sync" > "$work/sync.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/sync.ini" --out "$work/sync" > "$work/sync.txt" 2>&1 &&
   grep -q '^same settings: 3 scenarios are all .*W=0.*the trace loads synchronously, W = 0, and auto times any factor is 0: give worker counts as numbers' \
     "$work/sync.txt" && ok || fail "same settings on a synchronous trace: $(cat "$work/sync.txt")"
 # W = 0 with two prefetch factors: one result, and why (no auto value involved)
-"$stallsim" run "$work/pipe.ini" --set scenarios.workers=0 --set scenarios.prefetch=2,4 --out "$work/same0" > "$work/same0.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set scenarios.workers=0 --set scenarios.prefetch=2,4 --out "$work/same0" > "$work/same0.txt" 2>&1 &&
   grep -q '^same settings: 2 scenarios are all "pipe f=none s=none W=0 P=- .*" here (.*): with no workers (W = 0) the prefetch factor means nothing, so their rows are one result$' \
     "$work/same0.txt" && ok || fail "same settings, W = 0 and two prefetch factors: $(grep 'same settings' "$work/same0.txt")"
 # the CPU load of a run (cpu_load_pct): with fetch CPU 0.25, 0.5 s per batch and the training
@@ -190,7 +190,7 @@ for name, pool, cores in (("cpu-own", [0, 1], [1, 2]), ("cpu-shared", [0, 0], [2
         f["cpu_pool_cores"] = np.array(cores, dtype=np.int32)
 PY
 for name in cpu-own cpu-shared; do
-  "$stallsim" run "$work/pipe.ini" --set trace.path="$work/$name.h5" --out "$work/$name" > "$work/$name.txt" || fail "run $name"
+  "$stallsim" run --explain --verbose "$work/pipe.ini" --set trace.path="$work/$name.h5" --out "$work/$name" > "$work/$name.txt" || fail "run $name"
 done
 $py - "$work" <<'PY' && ok || fail "cpu_load_pct against hand-worked values"
 import csv, sys
@@ -217,7 +217,7 @@ grep -q "^CPU-heavy loader (recorded): GPU 1's fetches take 2.0x the CPU of the 
   "$work/cpu-shared.txt" && ! grep -q "CPU-heavy" "$work/cpu-own.txt" && ok || fail "CPU-heavy line: $(cat "$work/cpu-shared.txt")"
 # a row that heals a GPU counts that GPU's loader at the others' median CPU per batch: healing
 # GPU 1 (0.5 s per batch) in the shared pool gives it GPU 0's 0.25 s: (0.25 + 0.25) x 2 / (2 x T)
-"$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu-shared.h5" --set scenarios.heal=none,1 --set pipeline.cpu_sharing=false \
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set trace.path="$work/cpu-shared.h5" --set scenarios.heal=none,1 --set pipeline.cpu_sharing=false \
   --out "$work/cpu-heal" --quiet || fail "run cpu-heal"
 $py - "$work/cpu-heal/summary.csv" <<'PY' && ok || fail "cpu_load_pct of a healed row"
 import csv, sys
@@ -231,7 +231,7 @@ PY
 grep -q "^calibration: warning: GPU" "$work/cpu-shared.txt" && fail "a CPU-time warning on plausible CPU times" || ok
 cp "$work/cpu-shared.h5" "$work/cpu-units.h5"
 $py -c "import sys, h5py; h5py.File(sys.argv[1], 'r+')['fetch_cpu_time'][...] = [0.25, 500.0]" "$work/cpu-units.h5" || fail "python edits"
-"$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu-units.h5" --out "$work/cpu-units" > "$work/cpu-units.txt" 2>&1 || fail "run cpu-units"
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set trace.path="$work/cpu-units.h5" --out "$work/cpu-units" > "$work/cpu-units.txt" 2>&1 || fail "run cpu-units"
 grep -q "^calibration: warning: GPU 1's recorded CPU per fetch (/fetch_cpu_time, 500 s) is .*x its median fetch time" "$work/cpu-units.txt" &&
   ok || fail "CPU per fetch beyond the fetch: $(grep calibration "$work/cpu-units.txt")"
 # GPUs healed together each count at the median CPU per batch of the GPUs not healed: fetch CPU
@@ -246,7 +246,7 @@ with h5py.File(sys.argv[1], "r+") as f:
     f["cpu_pool"] = np.array([0, 0, 0], dtype=np.int32)
     f["cpu_pool_cores"] = np.array([2, 2, 2], dtype=np.int32)
 PY
-"$stallsim" run "$work/pipe.ini" --set trace.path="$work/cpu3.h5" --set scenarios.heal=none,2,1+2 --set pipeline.cpu_sharing=false \
+"$stallsim" run --explain --verbose "$work/pipe.ini" --set trace.path="$work/cpu3.h5" --set scenarios.heal=none,2,1+2 --set pipeline.cpu_sharing=false \
   --out "$work/cpu3-heal" --quiet || fail "run cpu3-heal"
 $py - "$work/cpu3-heal/summary.csv" <<'PY' && ok || fail "cpu_load_pct of GPUs healed together"
 import csv, sys
@@ -323,12 +323,12 @@ done
 
 # more ranks than scenarios: 4 ranks for the measured row and one scenario
 if [ "$have_mpi" = 1 ]; then
-  "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
+  "$stallsim" run --explain --verbose "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
     --set output.per_iteration=false --out "$work/one" --quiet || fail "two-row run"
-  mpirun_t 4 "$stallsim" run "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
+  mpirun_t 4 "$stallsim" run --explain --verbose "$work/tiny.ini" --set scenarios.fetch_align=min --set scenarios.start_align=none \
     --set output.per_iteration=false --out "$work/one4" --quiet || fail "np=4 run"
   same_file "$work/one/summary.csv" "$work/one4/summary.csv" "4 ranks, 2 rows"
-  mpirun_t 3 "$stallsim" run "$work/pipe.ini" --out "$work/p3" --quiet || fail "pipeline np=3"
+  mpirun_t 3 "$stallsim" run --explain --verbose "$work/pipe.ini" --out "$work/p3" --quiet || fail "pipeline np=3"
   same_file "$work/p/summary.csv" "$work/p3/summary.csv" "3 ranks, one pipeline scenario"
 fi
 

@@ -134,7 +134,7 @@ start_align = none
 dir = res$W
 INI
   # (the model describes this run: its pipeline baseline gets no note of being off)
-  "$stallsim" run "$work/w$W.ini" > "$work/run$W.out" && ! grep -q "^note: that baseline replay" "$work/run$W.out" &&
+  "$stallsim" run --explain --verbose "$work/w$W.ini" > "$work/run$W.out" && ! grep -q "^note: that baseline replay" "$work/run$W.out" &&
     ok || fail "stallsim run on the recorded trace, W=$W: $(grep -A1 fidelity "$work/run$W.out")"
   $py - "$work/res$W/summary.csv" <<'PY' && ok || fail "summary of the recorded trace, W=$W"
 import csv, sys
@@ -310,7 +310,7 @@ assert list(a['loader_workers']) == [4] and a['prefetch_factor'] == 2, dict(a)" 
     ok || fail "a loop that leaves its passes early: $(cat "$work/cases-break_w4.err")"
   printf '[trace]\npath = cases-iterable_early.h5\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\n[output]\ndir = early\n' \
     > "$work/early.ini"
-  "$stallsim" run "$work/early.ini" > "$work/early.out" 2>&1 &&
+  "$stallsim" run --explain --verbose "$work/early.ini" > "$work/early.out" 2>&1 &&
     grep -q "^note: that baseline replay is [0-9.]*% off the measured run, so the model does not describe this run" "$work/early.out" &&
     ok || fail "run on a trace whose worker ran out early: $(grep -A1 fidelity "$work/early.out")"
   # a step-based loop and a kept peek iterator: every pass's record ends before the next

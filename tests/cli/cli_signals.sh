@@ -65,12 +65,12 @@ check_signal() {
 check_signal gen_sigint INT 2 "$work/g1" "$stallsim" gen -o "$work/g1/t.h5" --gpus 16 --iterations 100000
 check_signal gen_sigterm TERM 15 "$work/g2" "$stallsim" gen -o "$work/g2/t.h5" --gpus 16 --iterations 100000
 printf '[trace]\npath = big.h5\n[scenarios]\nmodel = pipeline\nworkers = 2, 4, 8\n[output]\nper_iteration = true\n' > "$work/big.ini"
-check_signal run_sigint INT 2 "$work/r1" "$stallsim" run "$work/big.ini" --out "$work/r1" --quiet
-check_signal run_sigterm TERM 15 "$work/r2" "$stallsim" run "$work/big.ini" --out "$work/r2" --quiet
+check_signal run_sigint INT 2 "$work/r1" "$stallsim" run --explain --verbose "$work/big.ini" --out "$work/r1" --quiet
+check_signal run_sigterm TERM 15 "$work/r2" "$stallsim" run --explain --verbose "$work/big.ini" --out "$work/r2" --quiet
 # an output folder the interrupted run made (two levels here) is gone with it
 for try in 1 2 3; do
   rm -rf "$work/r3"
-  interrupt INT "$work/r3/new" "$stallsim" run "$work/big.ini" --out "$work/r3/new" --quiet
+  interrupt INT "$work/r3/new" "$stallsim" run --explain --verbose "$work/big.ini" --out "$work/r3/new" --quiet
   [ "$caught" -eq 1 ] && break
 done
 if [ "$caught" -eq 1 ]; then
@@ -85,7 +85,7 @@ if [ "$have_mpi" = 1 ] && command -v pgrep >/dev/null; then
     rm -rf "$work/m"
     mkdir -p "$work/m"
     mpi_cmd 2
-    "${mpi_cmd_words[@]}" "$stallsim" run "$work/big.ini" --out "$work/m" --quiet >/dev/null 2>&1 &
+    "${mpi_cmd_words[@]}" "$stallsim" run --explain --verbose "$work/big.ini" --out "$work/m" --quiet >/dev/null 2>&1 &
     mp=$!
     caught=0
     for i in $(seq 1 4000); do
@@ -123,7 +123,7 @@ fi
 for try in 1 2 3; do
   seen=0
   rm -rf "$work/lg"
-  env --default-signal=INT "$stallsim" run "$work/big.ini" --set scenarios.workers=1,2,3,4,6,8 --out "$work/lg" \
+  env --default-signal=INT "$stallsim" run --explain --verbose "$work/big.ini" --set scenarios.workers=1,2,3,4,6,8 --out "$work/lg" \
     > "$work/lg.out" 2>/dev/null &
   pid=$!
   for i in $(seq 1 4000); do
@@ -171,7 +171,7 @@ for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$dead
 done
 echo x > "$out/.summary.csv.tmp.$((dead + 1))" # a dead process, but written a moment ago
 kill -0 $((dead + 1)) 2>/dev/null && rm -f "$out/.summary.csv.tmp.$((dead + 1))"
-"$stallsim" run "$work/small.ini" --out "$out" --quiet 2>"$work/stale-err" || fail "run with stale temporaries: $(cat "$work/stale-err")"
+"$stallsim" run --explain --verbose "$work/small.ini" --out "$out" --quiet 2>"$work/stale-err" || fail "run with stale temporaries: $(cat "$work/stale-err")"
 for f in ".results.h5.tmp.$dead" ".summary.csv.tmp.$dead" ".results.h5.tmp.$dead.old"; do
   [ -e "$out/$f" ] && fail "stale $f not removed" || ok
   grep -qF "removed $out/$f" "$work/stale-err" && ok || fail "removal of $f not reported: $(cat "$work/stale-err")"
@@ -201,7 +201,7 @@ for f in ".results.h5.tmp.$host-$dead" ".summary.csv.tmp.$host-$dead" ".results.
   echo x > "$out2/$f"
 done
 touch -d '1 hour ago' "$out2/.results.h5.tmp.zz-other-node-$((dead + 2))"
-"$stallsim" run "$work/small.ini" --out "$out2" --quiet 2>"$work/stale2-err" || fail "run with host-named temporaries: $(cat "$work/stale2-err")"
+"$stallsim" run --explain --verbose "$work/small.ini" --out "$out2" --quiet 2>"$work/stale2-err" || fail "run with host-named temporaries: $(cat "$work/stale2-err")"
 for f in ".results.h5.tmp.$host-$dead" ".summary.csv.tmp.$host-$dead" ".results.h5.tmp.$host-$dead.old" \
   ".results.h5.tmp.zz-other-node-$((dead + 2))"; do
   [ -e "$out2/$f" ] && fail "stale $f not removed: $(cat "$work/stale2-err")" || ok
@@ -220,14 +220,14 @@ fi
 for try in 1 2 3; do
   rm -rf "$work/kout"
   mkdir -p "$work/kout"
-  interrupt KILL "$work/kout" "$stallsim" run "$work/big.ini" --out "$work/kout" --quiet
+  interrupt KILL "$work/kout" "$stallsim" run --explain --verbose "$work/big.ini" --out "$work/kout" --quiet
   [ "$caught" -eq 1 ] && break
 done
 if [ "$caught" -eq 1 ]; then
   left=$(ls -A "$work/kout" | grep '\.tmp\.' || true)
   echo "$left" | grep -q "^\.results\.h5\.tmp\.$host-[0-9]*$" && ok ||
     fail "a SIGKILLed run's temporary is not named .results.h5.tmp.$host-PID: $(ls -A "$work/kout")"
-  "$stallsim" run "$work/small.ini" --out "$work/kout" --quiet >/dev/null 2>"$work/kout-err" || fail "run after SIGKILL"
+  "$stallsim" run --explain --verbose "$work/small.ini" --out "$work/kout" --quiet >/dev/null 2>"$work/kout-err" || fail "run after SIGKILL"
   ls -A "$work/kout" | grep -q '\.tmp\.' && fail "a SIGKILLed run's temporary outlived the next run: $(ls -A "$work/kout")" || ok
   grep -qF "removed $work/kout/$left" "$work/kout-err" && ok || fail "removal not reported: $(cat "$work/kout-err")"
 else

@@ -13,14 +13,14 @@ printf '[trace]\npath = g.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 
 
 # bounds: 0 (off) or 1 .. 1e9, one value
 for v in 0.5 -1 abc 1e10 "2, 4"; do
-  "$stallsim" run "$work/s.ini" --set "pipeline.storage_parallel=$v" --quiet 2>"$work/bad.err"
+  "$stallsim" run --explain --verbose "$work/s.ini" --set "pipeline.storage_parallel=$v" --quiet 2>"$work/bad.err"
   [ $? -eq 2 ] && grep -q "storage_parallel = '$v' must be 0 (no limit) or a number from 1 to" "$work/bad.err" && ok ||
     fail "storage_parallel = $v: $(cat "$work/bad.err")"
 done
 
 # with and without: the same baseline row, more workers slower reads, fewer faster
-"$stallsim" run "$work/s.ini" --out "$work/on" > "$work/on.txt" || fail "run with storage sharing"
-"$stallsim" run "$work/s.ini" --set pipeline.storage_parallel=0 --out "$work/off" > "$work/off.txt" || fail "run without"
+"$stallsim" run --explain --verbose "$work/s.ini" --out "$work/on" > "$work/on.txt" || fail "run with storage sharing"
+"$stallsim" run --explain --verbose "$work/s.ini" --set pipeline.storage_parallel=0 --out "$work/off" > "$work/off.txt" || fail "run without"
 $py - "$work/on/summary.csv" "$work/off/summary.csv" <<'PY' && ok || fail "read_stretch with and without storage sharing"
 import csv, sys
 on, off = ({r["workers"]: r for r in csv.DictReader(open(p))} for p in sys.argv[1:3])
@@ -47,15 +47,15 @@ with h5py.File(sys.argv[1], "r+") as f:
     f.attrs["source"] = "a test's copy"
 PY
 sed 's/g\.h5/r.h5/' "$work/s.ini" > "$work/r.ini"
-"$stallsim" run "$work/r.ini" --set pipeline.storage_parallel=0 --out "$work/roff" > "$work/roff.txt" || fail "run r"
+"$stallsim" run --explain --verbose "$work/r.ini" --set pipeline.storage_parallel=0 --out "$work/roff" > "$work/roff.txt" || fail "run r"
 grep -q "^note: 100 % of the trace's median fetch is taken as reads, as the trace records no CPU time of its fetches.*such as pipe W=1[ ,].*set \[pipeline\] storage_parallel" \
   <(sed 's/pipe f=none s=none /pipe /' "$work/roff.txt") && ok || fail "storage note: $(grep '^note' "$work/roff.txt")"
 # with a CPU part that takes most of the fetch ([pipeline] fetch_cpu), no note
-"$stallsim" run "$work/r.ini" --set pipeline.storage_parallel=0 --set pipeline.fetch_cpu=0.9 --out "$work/rcpu" > "$work/rcpu.txt" ||
+"$stallsim" run --explain --verbose "$work/r.ini" --set pipeline.storage_parallel=0 --set pipeline.fetch_cpu=0.9 --out "$work/rcpu" > "$work/rcpu.txt" ||
   fail "run r with fetch_cpu"
 grep -q "median fetch is" "$work/rcpu.txt" && fail "storage note where the fetch is CPU work" || ok
 # only the baseline's workers: no note
-"$stallsim" run "$work/r.ini" --set pipeline.storage_parallel=0 --set scenarios.workers=auto --out "$work/rown" > "$work/rown.txt" ||
+"$stallsim" run --explain --verbose "$work/r.ini" --set pipeline.storage_parallel=0 --set scenarios.workers=auto --out "$work/rown" > "$work/rown.txt" ||
   fail "run r, own workers"
 grep -q "median fetch is" "$work/rown.txt" && fail "storage note without a change of workers" || ok
 

@@ -79,9 +79,9 @@ warned_once() {
     fail "$2: wrong count or location: $(cat "$1")"
 }
 printf '[trace]\npath = long.h5\n[scenarios]\nmodel = independent, pipeline\nfetch_align = none, min\n[run]\nslab_iterations = 7\n' > long.ini
-"$stallsim" run long.ini --out r1 --quiet 2>w0 || fail "run --quiet"
+"$stallsim" run --explain --verbose long.ini --out r1 --quiet 2>w0 || fail "run --quiet"
 [ -s w0 ] && fail "--quiet printed: $(cat w0)" || ok
-"$stallsim" run long.ini --out r1 >/dev/null 2>w1 || fail "run"
+"$stallsim" run --explain --verbose long.ini --out r1 >/dev/null 2>w1 || fail "run"
 warned_once w1 "run"
 "$stallsim" info long.h5 >/dev/null 2>w2 || fail "info"
 warned_once w2 "info"
@@ -90,12 +90,12 @@ warned_once w3 "compare"
 "$stallsim" info e.h5 >/dev/null 2>w4 && ! grep -q "stall longer" w4 && ok || fail "a clean trace warned: $(cat w4)"
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
+    mpirun_t $np "$stallsim" run --explain --verbose long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
     warned_once "wm$np" "mpirun -np $np"
   done
   # nodes of different sizes (a node of 2 ranks sharing each slab, one of 1 reading it
   # whole): their slabs start at different rows, and each row still counts once (it said 5)
-  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run long.ini --out r-nodes >/dev/null 2>wn ||
+  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run --explain --verbose long.ini --out r-nodes >/dev/null 2>wn ||
     fail "mpirun -np 3, nodes of 2 and 1"
   warned_once wn "mpirun -np 3, nodes of 2 and 1"
 fi
@@ -114,9 +114,9 @@ with h5py.File('many.h5', 'r+') as f:
 printf '[trace]\npath = many.h5\n[scenarios]\nmodel = pipeline, independent\nworkers = 1, 2\n' > many.ini
 many_ok() { grep -q "many.h5: 1500 GPU-iterations have a stall longer than the iteration (first: row 5, GPU 1:" "$1"; }
 "$stallsim" info many.h5 >/dev/null 2>wi && many_ok wi && ok || fail "1500 long stalls, info: $(cat wi)"
-"$stallsim" run many.ini --out many1 >/dev/null 2>wr && many_ok wr && ok || fail "1500 long stalls, run: $(cat wr)"
+"$stallsim" run --explain --verbose many.ini --out many1 >/dev/null 2>wr && many_ok wr && ok || fail "1500 long stalls, run: $(cat wr)"
 if [ "$have_mpi" = 1 ]; then
-  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run many.ini --out many3 >/dev/null 2>wm && many_ok wm && ok ||
+  mpirun_t 3 -x STALLSIM_TEST_NODE_RANKS=2 "$stallsim" run --explain --verbose many.ini --out many3 >/dev/null 2>wm && many_ok wm && ok ||
     fail "1500 long stalls, 3 ranks: $(cat wm)"
 fi
 
@@ -131,7 +131,7 @@ with h5py.File('late.h5', 'r+') as f:
 printf '[trace]\npath = late.h5\n[scenarios]\nmodel = pipeline\n[run]\nslab_iterations = 7\n' > late.ini
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run late.ini --out "late-$np" >/dev/null 2>"le$np"; rc=$?
+    mpirun_t $np "$stallsim" run --explain --verbose late.ini --out "late-$np" >/dev/null 2>"le$np"; rc=$?
     n=$(grep -c "^stallsim: late.h5: dataset /timeline/fetch_time: row 24001, GPU 2 holds nan" "le$np")
     [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 1 ] && [ ! -e "late-$np/summary.csv" ] && ok ||
       fail "late NaN, np=$np: status $rc, $n messages: $(cat "le$np")"
@@ -140,18 +140,18 @@ fi
 
 # an epoch that is not there
 printf '[trace]\npath = e.h5\nepoch = 3\n' > e3.ini
-"$stallsim" run e3.ini --out r3 2>err; rc=$?
+"$stallsim" run --explain --verbose e3.ini --out r3 2>err; rc=$?
 [ $rc -eq 2 ] && grep -q "stallsim: e3.ini:3: trace.epoch = 3: the trace .*e.h5 has no epoch 3 (its epochs: 1, 2)" err && ok ||
   fail "epoch 3: status $rc: $(cat err)"
 # found before any work: nothing is replayed (no progress line) and no folder is left
-"$stallsim" run e3.ini --out r3p --progress 2>err; rc=$?
+"$stallsim" run --explain --verbose e3.ini --out r3p --progress 2>err; rc=$?
 [ $rc -eq 2 ] && ! grep -q "of the replay" err && [ ! -e r3p ] && ok || fail "epoch 3 before the sweep: status $rc: $(cat err)"
 
 # int64 epochs
 printf '[trace]\npath = e.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > n.ini
 printf '[trace]\npath = wide.h5\nepoch = 2\n[scenarios]\nfetch_align = none, min\n' > w.ini
-"$stallsim" run n.ini --out rn --quiet || fail "int32 run"
-"$stallsim" run w.ini --out rw --quiet 2>err && same_file rn/summary.csv rw/summary.csv "int64 epochs" || fail "int64 epochs rejected: $(cat err)"
+"$stallsim" run --explain --verbose n.ini --out rn --quiet || fail "int32 run"
+"$stallsim" run --explain --verbose w.ini --out rw --quiet 2>err && same_file rn/summary.csv rw/summary.csv "int64 epochs" || fail "int64 epochs rejected: $(cat err)"
 "$stallsim" info wide.h5 >out 2>err && grep -q "epochs:       2 (1, 2)" out && ok || fail "info on int64 epochs: $(cat err out)"
 "$stallsim" info huge.h5 >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q "/timeline/epoch: row 40 holds an epoch outside the 32-bit range" err && ok || fail "epoch 2^40: status $rc: $(cat err)"
@@ -173,20 +173,20 @@ PY
 for t in e cpu; do
   printf '[trace]\npath = %s.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n' "$t" \
     "$([ $t = cpu ] && echo 0 || echo auto)" > "$t-fs.ini"
-  "$stallsim" run "$t-fs.ini" --out "fs-$t" --quiet || fail "run fetch_scale on $t.h5"
+  "$stallsim" run --explain --verbose "$t-fs.ini" --out "fs-$t" --quiet || fail "run fetch_scale on $t.h5"
 done
 same_file fs-e/summary.csv fs-cpu/summary.csv "fetch_cpu = 0 against a trace without /fetch_cpu_time"
 printf '[trace]\npath = cpu.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n' > cpu-auto.ini
-"$stallsim" run cpu-auto.ini --out fs-auto --quiet || fail "run fetch_cpu = auto"
+"$stallsim" run --explain --verbose cpu-auto.ini --out fs-auto --quiet || fail "run fetch_cpu = auto"
 cmp -s fs-e/summary.csv fs-auto/summary.csv && fail "fetch_cpu = auto ignored the recorded CPU parts" || ok
 # run says what fetch_scale scales: whole fetches without recorded CPU times, or as set
-"$stallsim" run e-fs.ini --out fs-e2 > fs-e.txt || fail "run e-fs"
+"$stallsim" run --explain --verbose e-fs.ini --out fs-e2 > fs-e.txt || fail "run e-fs"
 grep -q "^note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches" fs-e.txt && ok ||
   fail "no note on whole fetches: $(grep note fs-e.txt)"
-"$stallsim" run cpu-fs.ini --out fs-cpu2 > fs-cpu.txt || fail "run cpu-fs"
+"$stallsim" run --explain --verbose cpu-fs.ini --out fs-cpu2 > fs-cpu.txt || fail "run cpu-fs"
 grep -q "^note: fetch_scale scales whole fetches (pipeline.fetch_cpu = 0)" fs-cpu.txt && ok ||
   fail "no note on fetch_cpu = 0: $(grep note fs-cpu.txt)"
-"$stallsim" run cpu-auto.ini --out fs-auto2 > fs-auto.txt || fail "run cpu-auto"
+"$stallsim" run --explain --verbose cpu-auto.ini --out fs-auto2 > fs-auto.txt || fail "run cpu-auto"
 grep -q "^note: .*fetch_scale" fs-auto.txt && fail "a note on fetch_scale with the recorded CPU parts: $(grep note fs-auto.txt)" || ok
 # pools of cores that cannot be: a GPU naming a later one, cores that differ within a pool,
 # one dataset of the two
@@ -238,7 +238,7 @@ cp e.h5 neg.h5
 $py -c "
 import h5py; f = h5py.File('neg.h5', 'r+'); e = f['timeline/epoch']; e[...] = e[()] - 2" || fail "python edits"
 printf '[trace]\npath = neg.h5\nepoch = -1\nwarmup_iterations = 0\n' > neg.ini
-"$stallsim" run neg.ini --out rneg --quiet && "$stallsim" compare neg.h5 rneg --csv neg.csv > /dev/null 2> ep &&
+"$stallsim" run --explain --verbose neg.ini --out rneg --quiet && "$stallsim" compare neg.h5 rneg --csv neg.csv > /dev/null 2> ep &&
   $py -c "
 import csv, h5py
 rows = list(csv.DictReader(open('neg.csv')))
@@ -314,9 +314,9 @@ PY
       rm -rf "out-$f"
       case $how in
         info) STALLSIM_OPEN_TIMEOUT=3 timeout 60 "$stallsim" info "$f.h5" > /dev/null 2> ep ;;
-        run) STALLSIM_OPEN_TIMEOUT=3 timeout 60 "$stallsim" run loops.ini --set trace.path="$f.h5" --out "out-$f" > /dev/null 2> ep ;;
+        run) STALLSIM_OPEN_TIMEOUT=3 timeout 60 "$stallsim" run --explain --verbose loops.ini --set trace.path="$f.h5" --out "out-$f" > /dev/null 2> ep ;;
         run2) [ "$have_mpi" = 1 ] || continue
-          STALLSIM_OPEN_TIMEOUT=3 mpirun_t 2 -x STALLSIM_OPEN_TIMEOUT "$stallsim" run loops.ini --set trace.path="$f.h5" --out "out-$f" > /dev/null 2> ep ;;
+          STALLSIM_OPEN_TIMEOUT=3 mpirun_t 2 -x STALLSIM_OPEN_TIMEOUT "$stallsim" run --explain --verbose loops.ini --set trace.path="$f.h5" --out "out-$f" > /dev/null 2> ep ;;
       esac
       rc=$?
       [ $rc -eq 1 ] && grep -q "$f.h5: " ep && ! grep -qi "segmentation\|core dumped" ep && [ ! -e "out-$f" ] && ok ||

@@ -7,7 +7,7 @@
 py=/usr/bin/python3
 "$stallsim" gen -o "$work/w.h5" --gpus 9000 --iterations 40 --seed 3 --slow-gpu 7:3 >/dev/null || fail "gen"
 printf '[trace]\npath = w.h5\nwarmup_iterations = 5\n[scenarios]\nmodel = pipeline\n' > "$work/w.ini"
-"$stallsim" run "$work/w.ini" --out "$work/r" > "$work/out.txt" 2>&1 && ok || fail "sweep on 9000 GPUs: $(tail -3 "$work/out.txt")"
+"$stallsim" run --explain --verbose "$work/w.ini" --out "$work/r" > "$work/out.txt" 2>&1 && ok || fail "sweep on 9000 GPUs: $(tail -3 "$work/out.txt")"
 [ "$(wc -c < "$work/out.txt")" -lt 20000 ] && ok || fail "the printed output is $(wc -c < "$work/out.txt") bytes"
 $py - "$work/r/results.h5" <<'PY' && ok || fail "per-GPU arrays in results.h5"
 import sys, h5py

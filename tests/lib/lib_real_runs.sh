@@ -29,7 +29,7 @@ PY
 # $work/NAME.csv
 one_prediction() {
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\nprefetch = auto\n' "$2" "$3" > "$work/$1.ini"
-  "$stallsim" run "$work/$1.ini" --out "$work/$1" > "$work/$1.out" 2>&1 || fail "$1: run from $2"
+  "$stallsim" run --explain --verbose "$work/$1.ini" --out "$work/$1" > "$work/$1.out" 2>&1 || fail "$1: run from $2"
   "$stallsim" compare "$4" "$work/$1" --csv "$work/$1.csv" >/dev/null || fail "$1: compare with $4"
 }
 
@@ -51,7 +51,7 @@ PY
     t=$trace; [ $v = nostart ] && t=$work/$name-nostart.h5
     printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = %s\nprefetch = %s\n' \
       "$t" "$workers" "$prefetch" > "$work/$name-$v.ini"
-    "$stallsim" run "$work/$name-$v.ini" --out "$work/$name-$v" > "$work/$name-$v.out" 2>&1 || fail "$name: run ($v)"
+    "$stallsim" run --explain --verbose "$work/$name-$v.ini" --out "$work/$name-$v" > "$work/$name-$v.out" 2>&1 || fail "$name: run ($v)"
     for r in "$@"; do
       "$stallsim" compare "$r" "$work/$name-$v" --warmup 10 --csv "$work/$name-$v-$(basename "$r" .h5).csv" >/dev/null ||
         fail "$name: compare $r ($v)"

@@ -17,18 +17,18 @@ overlap = 0.75
 [run]
 slab_iterations = 300
 INI
-"$stallsim" run "$work/toy.ini" --out "$work/r1" > "$work/out1.txt" && ok || fail "toy sweep on 1 rank"
+"$stallsim" run --explain --verbose "$work/toy.ini" --out "$work/r1" > "$work/out1.txt" && ok || fail "toy sweep on 1 rank"
 grep -q "^note: the toy rows overlap each fetch with 0.75 of the previous step$" "$work/out1.txt" && ok \
   || fail "the toy model's note"
-"$stallsim" run --help | grep -A1 '^\[toy\]' | grep -q '^  overlap = 1 ' && ok || fail "run --help lists [toy] overlap"
-"$stallsim" run "$work/toy.ini" --set toy.overlaps=1 --out "$work/rx" 2>&1 | grep -q "unknown key 'overlaps' in section \[toy\]" \
+"$stallsim" run --explain --verbose --help | grep -A1 '^\[toy\]' | grep -q '^  overlap = 1 ' && ok || fail "run --help lists [toy] overlap"
+"$stallsim" run --explain --verbose "$work/toy.ini" --set toy.overlaps=1 --out "$work/rx" 2>&1 | grep -q "unknown key 'overlaps' in section \[toy\]" \
   && ok || fail "an unknown [toy] key is named"
-"$stallsim" run "$work/toy.ini" --set toy.overlap=-1 --out "$work/rx" 2>&1 | grep -q "toy.overlap = '-1' must not be negative" \
+"$stallsim" run --explain --verbose "$work/toy.ini" --set toy.overlap=-1 --out "$work/rx" 2>&1 | grep -q "toy.overlap = '-1' must not be negative" \
   && ok || fail "a bad [toy] value is refused"
 grep -q "^toy_fs0.5,toy," "$work/r1/summary.csv" && ok || fail "toy rows in summary.csv"
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run "$work/toy.ini" --out "$work/r$np" --quiet && ok || fail "toy sweep on $np ranks"
+    mpirun_t $np "$stallsim" run --explain --verbose "$work/toy.ini" --out "$work/r$np" --quiet && ok || fail "toy sweep on $np ranks"
     same_file "$work/r1/summary.csv" "$work/r$np/summary.csv" "toy summary at $np ranks"
   done
 else

@@ -21,7 +21,7 @@ workers = auto, 0, 4
 fetch_scale = 1, 0.5
 heal = none, 3
 INI
-"$stallsim" run "$work/iv.ini" --out "$work/iv" > "$work/iv.txt" 2>&1 && ok || fail "run: $(tail -3 "$work/iv.txt")"
+"$stallsim" run --explain --verbose "$work/iv.ini" --out "$work/iv" > "$work/iv.txt" 2>&1 && ok || fail "run: $(tail -3 "$work/iv.txt")"
 $py - "$trace" "$work/iv/summary.csv" "$root/sim/models/ss_pipeline_intervals.c" "$work/iv.txt" <<'PY' && ok || fail "intervals by hand"
 import csv, re, sys, h5py, numpy as np
 t = h5py.File(sys.argv[1], "r")["timeline"]
@@ -74,12 +74,12 @@ with h5py.File(sys.argv[1], "r+") as f:
     f["timeline/iteration_time"][...] = it
 PY
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$work/u.h5" > "$work/u.ini"
-"$stallsim" run "$work/u.ini" --out "$work/u" > "$work/u.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/u.ini" --out "$work/u" > "$work/u.txt" 2>&1 &&
   grep -q "^uneven run (measured): the summarised iterations of rows 200-299 (its third quarter) took +50% against the median quarter" "$work/u.txt" \
   && ok || fail "uneven run: $(grep -i uneven "$work/u.txt")"
-"$stallsim" run "$work/u.ini" --out "$work/uj" --json 2>/dev/null > "$work/u.json" &&
+"$stallsim" run --explain --verbose "$work/u.ini" --out "$work/uj" --json 2>/dev/null > "$work/u.json" &&
   $py -c "import json,sys; f=json.load(open(sys.argv[1]))['findings']; assert f['uneven_quarter'] == 2 and abs(f['uneven_change'] - 0.5) < 0.02, f" "$work/u.json" \
   && ok || fail "uneven run in JSON"
-"$stallsim" run "$work/u.ini" --set trace.path="$work/even.h5" --out "$work/e" > "$work/e.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/u.ini" --set trace.path="$work/even.h5" --out "$work/e" > "$work/e.txt" 2>&1 &&
   ! grep -q "uneven run" "$work/e.txt" && ok || fail "an even run flagged: $(grep -i uneven "$work/e.txt")"
 finish

@@ -28,7 +28,7 @@ cpu_sharing = false
 [output]
 per_iteration = true
 INI
-"$stallsim" run "$work/wr.ini" --set output.rank_by=run --out "$work/r1" > "$work/r1.txt" 2>&1 && ok || fail "run: $(cat "$work/r1.txt")"
+"$stallsim" run --explain --verbose "$work/wr.ini" --set output.rank_by=run --out "$work/r1" > "$work/r1.txt" 2>&1 && ok || fail "run: $(cat "$work/r1.txt")"
 $py - "$trace" "$work/r1" <<'PY' && ok || fail "an epoch's start against the hand-worked values"
 import csv, sys, h5py, numpy as np
 t = h5py.File(sys.argv[1], "r")["timeline"]
@@ -59,7 +59,7 @@ PY
 # run_change_pct, each with its steady change; where the two disagree in sign, the batches
 # per epoch where they balance: per epoch the run changes by D + n d (d the steady change
 # per batch), zero at n = -D / d
-"$stallsim" run "$work/wr.ini" --out "$work/r1b" > "$work/r1b.txt" 2>&1 || fail "run (default rank_by)"
+"$stallsim" run --explain --verbose "$work/wr.ini" --out "$work/r1b" > "$work/r1b.txt" 2>&1 || fail "run (default rank_by)"
 $py - "$trace" "$work/r1b" "$work/r1b.txt" <<'PY' && ok || fail "ranked by the whole run: $(grep -A7 'largest predicted' "$work/r1b.txt")"
 import csv, re, sys, h5py
 t = h5py.File(sys.argv[1], "r")["timeline"]
@@ -91,10 +91,10 @@ m = re.search(r"^not ranked: (.*) cuts the steady state (-[\d.]+)% but costs the
 assert m is None or float(m.group(2)) < -1.0, text
 PY
 # rank_by = steady ranks by the mean iteration time, as before
-"$stallsim" run "$work/wr.ini" --set output.rank_by=steady --out "$work/r1s" > "$work/r1s.txt" 2>&1 &&
+"$stallsim" run --explain --verbose "$work/wr.ini" --set output.rank_by=steady --out "$work/r1s" > "$work/r1s.txt" 2>&1 &&
   grep -q "^largest predicted cuts of the mean iteration time\|^no pipeline scenario cuts\|^no scenario cuts" "$work/r1s.txt" &&
   ! grep -q "whole run (steady state" "$work/r1s.txt" && ok || fail "rank_by = steady: $(grep -A3 'largest\|no ' "$work/r1s.txt")"
-"$stallsim" run "$work/wr.ini" --set output.rank_by=both --out "$work/rx" > "$work/rx.txt" 2>&1
+"$stallsim" run --explain --verbose "$work/wr.ini" --set output.rank_by=both --out "$work/rx" > "$work/rx.txt" 2>&1
 grep -q "output.rank_by = 'both' is not run or steady" "$work/rx.txt" && ok || fail "a bad rank_by: $(cat "$work/rx.txt")"
 
 # the stall in the rows the summary leaves out (each epoch's first 11): said with its share
@@ -133,7 +133,7 @@ with h5py.File(sys.argv[2], "r+") as f:
         if k in f:
             del f[k]
 PY
-"$stallsim" run "$work/wr.ini" --set trace.path="$work/nopools.h5" --set scenarios.persistent_workers=auto \
+"$stallsim" run --explain --verbose "$work/wr.ini" --set trace.path="$work/nopools.h5" --set scenarios.persistent_workers=auto \
   --out "$work/np" > "$work/np.txt" 2>&1 && grep -q "^note: the trace records no pools of cores, so scenarios with other workers, such as pipe W=1, keep each worker's start-up" "$work/np.txt" \
   && ok || fail "the no-pools note: $(grep '^note' "$work/np.txt")"
 $py - "$work/np/summary.csv" "$work/np/results.h5" "$trace" <<'PY' && ok || fail "no pools: the start-ups as recorded"
@@ -150,7 +150,7 @@ for w in ("1", "16"):
 PY
 sync=$(cd "$src" && pwd)/datasets/pytorch-disk/w0-a.h5
 if [ -e "$sync" ]; then
-  "$stallsim" run "$work/wr.ini" --set trace.path="$sync" --set scenarios.persistent_workers=auto --out "$work/w0" \
+  "$stallsim" run --explain --verbose "$work/wr.ini" --set trace.path="$sync" --set scenarios.persistent_workers=auto --out "$work/w0" \
     > "$work/w0.txt" 2>&1 && grep -q "^note: GPU 0 loads synchronously in the trace (W = 0), so the trace shows no start-up of loader workers" "$work/w0.txt" \
     && ok || fail "the synchronous-trace note: $(grep '^note' "$work/w0.txt")"
 fi
@@ -158,7 +158,7 @@ fi
 # the same whole-run numbers at 2 and 3 ranks
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
-    mpirun_t $np "$stallsim" run "$work/wr.ini" --out "$work/r$np" --quiet && ok || fail "run on $np ranks"
+    mpirun_t $np "$stallsim" run --explain --verbose "$work/wr.ini" --out "$work/r$np" --quiet && ok || fail "run on $np ranks"
     same_file "$work/r1b/summary.csv" "$work/r$np/summary.csv" "summary at $np ranks"
   done
 else

@@ -12,7 +12,7 @@ for g in b c d; do
   [ -e "$d/w2-x1-p2-slow3.h5" ] || continue
   for t in w2-x1-p2 w2-x1-p2-slow3; do
     printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 3\n' "$d/$t.h5" > "$work/$g-$t.ini"
-    "$stallsim" run "$work/$g-$t.ini" --out "$work/$g-$t" --quiet || fail "grid $g: run $t"
+    "$stallsim" run --explain --verbose "$work/$g-$t.ini" --out "$work/$g-$t" --quiet || fail "grid $g: run $t"
     "$stallsim" compare "$d/$t.h5" "$work/$g-$t" --warmup 10 --csv "$work/$g-$t.csv" >/dev/null || fail "grid $g: compare $t"
   done
   "$stallsim" compare "$d/w2-x1-p2.h5" "$work/$g-w2-x1-p2-slow3" --warmup 10 --csv "$work/$g-healed.csv" >/dev/null ||
@@ -118,8 +118,8 @@ for t in pytorch-grid-f/w2-x1-p2 pytorch-twofaults/base; do
   [ -e "$ds/$t.h5" ] || continue
   printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nheal = none, 1\n' \
     "$ds/$t.h5" > "$work/ahead.ini"
-  "$stallsim" run "$work/ahead.ini" --out "$work/ahead" > "$work/ahead.txt" 2>&1 &&
-    "$stallsim" run "$work/ahead.ini" --out "$work/ahead-json" --json > "$work/ahead.json" 2>/dev/null ||
+  "$stallsim" run --explain --verbose "$work/ahead.ini" --out "$work/ahead" > "$work/ahead.txt" 2>&1 &&
+    "$stallsim" run --explain --verbose "$work/ahead.ini" --out "$work/ahead-json" --json > "$work/ahead.json" 2>/dev/null ||
     { fail "run $t (ahead)"; continue; }
   /usr/bin/python3 - "$work/ahead" "$work/ahead.txt" "$work/ahead.json" "$ds/$t.h5" <<'PY' && ok || fail "loaders-ahead marks on $t"
 import csv, json, re, sys
@@ -238,7 +238,7 @@ grid_table t "$ds/pytorch-grid-t" "w" 18 all 2
 # latency within 5 % (+45.8 % with the refill gap of 0.075 s once fitted on GPU 3)
 gd=$ds/pytorch-grid-d
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nfetch_scale = 0.5\n' "$gd/w1-x1-p2.h5" > "$work/gd-half.ini"
-"$stallsim" run "$work/gd-half.ini" --out "$work/gd-half" --quiet || fail "grid D: run from w1-x1-p2"
+"$stallsim" run --explain --verbose "$work/gd-half.ini" --out "$work/gd-half" --quiet || fail "grid D: run from w1-x1-p2"
 "$stallsim" compare "$gd/w1-x0.5-p2.h5" "$work/gd-half" --csv "$work/gd-half.csv" >/dev/null || fail "grid D: compare"
 expect_within "$work/gd-half.csv" 'pipeline_.*_fs0.5_.*' "$work/gd-half.csv" 5 \
   "grid D: storage twice as fast from the 1-worker trace" && ok || fail "grid D: half the latency from w1-x1-p2"
@@ -289,7 +289,7 @@ PY
   for t in "$work/strip/w2-x1-p2.h5:1, 2:1" "$work/strip/w2-x1-p2.h5:auto:0" "$gh/w2-x1-p2.h5:1, 2:0"; do
     IFS=: read -r tr w want <<< "$t"
     printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\n' "$tr" "$w" > "$work/nocpu.ini"
-    n=$("$stallsim" run "$work/nocpu.ini" --out "$work/nocpu" 2>&1 | grep -c "^note: the trace records no CPU times of its fetches and training loops" || true)
+    n=$("$stallsim" run --explain --verbose "$work/nocpu.ini" --out "$work/nocpu" 2>&1 | grep -c "^note: the trace records no CPU times of its fetches and training loops" || true)
     [ "$n" -eq "$want" ] && ok || fail "no-CPU note on $tr, workers = $w: $n lines, want $want"
   done
   "$src/scripts/validation/validate_pytorch.sh" --dir "$work/strip" > "$work/strip.txt" 2>&1 || fail "grid H stripped: validate"

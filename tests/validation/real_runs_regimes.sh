@@ -9,7 +9,7 @@
 r=$ds/pytorch-regimes
 if [ -e "$r/w2-slow1.h5" ]; then
   printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1\n' "$r/w2-slow1.h5" > "$work/rs.ini"
-  "$stallsim" run "$work/rs.ini" --out "$work/rs" --quiet || fail "regimes: slow run"
+  "$stallsim" run --explain --verbose "$work/rs.ini" --out "$work/rs" --quiet || fail "regimes: slow run"
   "$stallsim" compare "$r/w2.h5" "$work/rs" --warmup 10 --csv "$work/rs-healed.csv" >/dev/null || fail "regimes: compare healed"
   for m in "$pipe_base" 'independent_fetch-none_start-none'; do
     expect_within "$work/rs-healed.csv" "${m}_heal-1" "$work/rs-healed.csv" 5 "regimes: ${m%%_*}, rank 1 healed vs the run without it" &&
@@ -18,7 +18,7 @@ if [ -e "$r/w2-slow1.h5" ]; then
 fi
 for b in 1 2 4; do
   printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 0, 1, 2, 4\n' "$r/w$b.h5" > "$work/w$b.ini"
-  "$stallsim" run "$work/w$b.ini" --out "$work/from$b" --quiet || fail "regimes: run from W=$b"
+  "$stallsim" run --explain --verbose "$work/w$b.ini" --out "$work/from$b" --quiet || fail "regimes: run from W=$b"
   for t in 0 1 2 4; do
     [ "$t" = "$b" ] && continue
     "$stallsim" compare "$r/w$t.h5" "$work/from$b" --warmup 10 --csv "$work/c$b-$t.csv" >/dev/null || fail "regimes: compare"
@@ -49,7 +49,7 @@ if [ -e "$st/w1-x1.h5" ] && [ -e "$st/w1-x0.5.h5" ]; then
   for cpu in auto 0; do
     printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nfetch_scale = 0.5\n[pipeline]\nfetch_cpu = %s\n' \
       "$st/w1-x1.h5" "$cpu" > "$work/st-$cpu.ini"
-    "$stallsim" run "$work/st-$cpu.ini" --out "$work/st-$cpu" --quiet || fail "storage: run fetch_cpu = $cpu"
+    "$stallsim" run --explain --verbose "$work/st-$cpu.ini" --out "$work/st-$cpu" --quiet || fail "storage: run fetch_cpu = $cpu"
     "$stallsim" compare "$st/w1-x0.5.h5" "$work/st-$cpu" --warmup 10 --csv "$work/st-$cpu.csv" >/dev/null ||
       fail "storage: compare fetch_cpu = $cpu"
   done
@@ -64,7 +64,7 @@ if [ -e "$st/w1-x1.h5" ] && [ -e "$st/w1-x0.5.h5" ]; then
   for share in true false; do
     printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n' \
       "$st/w2-x1.h5" "$share" > "$work/st2-$share.ini"
-    "$stallsim" run "$work/st2-$share.ini" --out "$work/st2-$share" --quiet || fail "storage: run from w2-x1 (cpu_sharing = $share)"
+    "$stallsim" run --explain --verbose "$work/st2-$share.ini" --out "$work/st2-$share" --quiet || fail "storage: run from w2-x1 (cpu_sharing = $share)"
     for real in w2-x0.5 w4-x1; do
       "$stallsim" compare "$st/$real.h5" "$work/st2-$share" --warmup 10 --csv "$work/st2-$share-$real.csv" >/dev/null ||
         fail "storage: compare $real (cpu_sharing = $share)"
@@ -82,7 +82,7 @@ if [ -e "$st/w1-x1.h5" ] && [ -e "$st/w1-x0.5.h5" ]; then
   # 5 % of the real run, at a high load that stays under all of the cores (not flagged)
   ct=$ds/pytorch-cputrain
   printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 4\n' "$ct/w1.h5" > "$work/ct.ini"
-  "$stallsim" run "$work/ct.ini" --out "$work/ct" --quiet || fail "cputrain: run"
+  "$stallsim" run --explain --verbose "$work/ct.ini" --out "$work/ct" --quiet || fail "cputrain: run"
   "$stallsim" compare "$ct/w4.h5" "$work/ct" --warmup 10 --csv "$work/ct.csv" >/dev/null || fail "cputrain: compare"
   expect_within "$work/ct.csv" 'pipeline_.*_w-4_.*' "$work/ct.csv" 5 "training on the CPU: 4 workers from the 1-worker trace" &&
     ok || fail "cputrain: 4 workers"

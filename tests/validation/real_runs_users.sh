@@ -13,8 +13,8 @@
 # runs without them differ by 9 %)
 tf=$ds/pytorch-twofaults
 printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nheal = none, each, 1+3\n' "$tf/base.h5" > "$work/tf.ini"
-"$stallsim" run "$work/tf.ini" --out "$work/tf" --json > "$work/tf.json" 2>/dev/null || fail "twofaults: run"
-"$stallsim" run "$work/tf.ini" --out "$work/tf" > "$work/tf.txt" 2>&1 || fail "twofaults: run"
+"$stallsim" run --explain --verbose "$work/tf.ini" --out "$work/tf" --json > "$work/tf.json" 2>/dev/null || fail "twofaults: run"
+"$stallsim" run --explain --verbose "$work/tf.ini" --out "$work/tf" > "$work/tf.txt" 2>&1 || fail "twofaults: run"
 /usr/bin/python3 -c "
 import json; h = [x for x in json.load(open('$work/tf.json'))['ranking']['heal'] if x['ranked']]
 assert [x['gpu'] for x in h] == [1, 3], h
@@ -40,7 +40,7 @@ grep -q "^slow loaders (calibration): GPUs 1 and 3 take .* heal = 1+3 replays th
 ts=$ds/pytorch-twoslow
 printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nheal = none, 1, 3, 1+3\n' \
   "$ts/slow13.h5" > "$work/ts.ini"
-"$stallsim" run "$work/ts.ini" --out "$work/ts" --quiet || fail "twoslow: run"
+"$stallsim" run --explain --verbose "$work/ts.ini" --out "$work/ts" --quiet || fail "twoslow: run"
 for pt in "slow3 heal-1" "slow1 heal-3" "healthy heal-1\\+3"; do
   set -- $pt
   "$stallsim" compare "$ts/$1.h5" "$work/ts" --warmup 10 --csv "$work/ts-$1.csv" >/dev/null || fail "twoslow: compare $1"
@@ -61,7 +61,7 @@ for t in pytorch-accum/slow:1:pipeline pytorch-accum/w4:1:pipeline pytorch-accum
   IFS=: read -r f want model <<<"$t"
   [ -e "$ds/$f.h5" ] || { fail "missing $f.h5"; continue; }
   printf '[trace]\npath = %s\n[scenarios]\nmodel = %s\n' "$ds/$f.h5" "$model" > "$work/lock.ini"
-  "$stallsim" run "$work/lock.ini" --out "$work/lock" > "$work/lock.txt" 2>&1 || { fail "run $f (lockstep)"; continue; }
+  "$stallsim" run --explain --verbose "$work/lock.ini" --out "$work/lock" > "$work/lock.txt" 2>&1 || { fail "run $f (lockstep)"; continue; }
   n=$(grep -c "^note: the GPUs' loops ask for their batches .* the ranks do not step together" "$work/lock.txt")
   [ "$n" = "$want" ] && ok || fail "not-lockstep note on $f ($model): $n, want $want"
 done
@@ -72,7 +72,7 @@ done
 ac=$ds/pytorch-accum
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nheal = none, 1\n[pipeline]\nsync_every = 4\n' \
   "$ac/slow.h5" > "$work/acc.ini"
-if "$stallsim" run "$work/acc.ini" --out "$work/acc" > "$work/acc.txt" 2>&1; then
+if "$stallsim" run --explain --verbose "$work/acc.ini" --out "$work/acc" > "$work/acc.txt" 2>&1; then
   grep -q "^note: the GPUs' loops ask" "$work/acc.txt" && fail "sync_every set, the note still printed" || ok
   for pt in "slow _w-auto_p2_fs1_cs1 1" "healthy _w-auto_p2_fs1_cs1_heal-1 5" "w4 _w-4_p2_fs1_cs1 5" \
             "healthy-w4 _w-4_p2_fs1_cs1_heal-1 5"; do
@@ -92,7 +92,7 @@ bl=$ds/pytorch-breakloop
 for b in base base-rep; do
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 4\nheal = none, 1\n' \
     "$bl/$b.h5" > "$work/bl-$b.ini"
-  "$stallsim" run "$work/bl-$b.ini" --out "$work/bl-$b" --quiet 2>/dev/null || { fail "breakloop: run from $b"; continue; }
+  "$stallsim" run --explain --verbose "$work/bl-$b.ini" --out "$work/bl-$b" --quiet 2>/dev/null || { fail "breakloop: run from $b"; continue; }
   for pt in "w4 pipeline_.*_w-4_p2_fs1_cs1 5" "healthy pipeline_.*_w-auto_p2_fs1_cs1_heal-1 2" \
             "healthy independent_.*_heal-1 2" "healthy-w4 pipeline_.*_w-4_p2_fs1_cs1_heal-1 6"; do
     set -- $pt
@@ -112,7 +112,7 @@ if [ -e "$ff/base-a.h5" ]; then
   for b in base-a base-b base-c; do
     printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nheal = none, each\nworkers = auto, 2, 4\n' \
       "$ff/$b.h5" > "$work/ff-$b.ini"
-    "$stallsim" run "$work/ff-$b.ini" --out "$work/ff-$b" > "$work/ff-$b.txt" 2>&1 || fail "fixfirst: run from $b"
+    "$stallsim" run --explain --verbose "$work/ff-$b.ini" --out "$work/ff-$b" > "$work/ff-$b.txt" 2>&1 || fail "fixfirst: run from $b"
     grep -A1 "^GPUs to fix first, pipeline model" "$work/ff-$b.txt" | grep -q "^  GPU 2 -[0-9.]*% .*; 3 other GPUs gain less" && ok ||
       fail "fixfirst $b: the ranking: $(grep -A2 'GPUs to fix first' "$work/ff-$b.txt")"
     /usr/bin/python3 - "$work/ff-$b/summary.csv" "$ff" "" "$src/tests/lib" <<'PY' && ok || fail "fixfirst: predictions from $b"
@@ -156,7 +156,7 @@ if [ -e "$ah/base-a.h5" ]; then
       base-*) printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 2\nfetch_scale = 1, 2, 3\n' "$ah/$b.h5" ;;
       *) printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 1\n' "$ah/$b.h5" ;;
     esac > "$work/ah-$b.ini"
-    "$stallsim" run "$work/ah-$b.ini" --out "$work/ah-$b" --quiet 2>"$work/ah-$b.err" || fail "ahead: run from $b: $(cat "$work/ah-$b.err")"
+    "$stallsim" run --explain --verbose "$work/ah-$b.ini" --out "$work/ah-$b" --quiet 2>"$work/ah-$b.err" || fail "ahead: run from $b: $(cat "$work/ah-$b.err")"
     /usr/bin/python3 - "$work/ah-$b/summary.csv" "$ah" "$b" "$src/tests/lib" <<'PY' && ok || fail "ahead: predictions from $b"
 import sys
 sys.path.insert(0, sys.argv[4])
@@ -200,7 +200,7 @@ if [ -e "$dk/w2-a.h5" ]; then
     for n in 0 2; do
       printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1\n[pipeline]\nstorage_parallel = %s\n' \
         "$dk/$b.h5" $n > "$work/dk-$b-$n.ini"
-      "$stallsim" run "$work/dk-$b-$n.ini" --out "$work/dk-$b-$n" --quiet 2>"$work/dk-$b-$n.err" ||
+      "$stallsim" run --explain --verbose "$work/dk-$b-$n.ini" --out "$work/dk-$b-$n" --quiet 2>"$work/dk-$b-$n.err" ||
         fail "disk: run from $b, storage_parallel = $n: $(cat "$work/dk-$b-$n.err")"
     done
     /usr/bin/python3 - "$work/dk-$b" "$dk" "$b" "$src/tests/lib" <<'PY' && ok || fail "disk: storage sharing from $b"
@@ -231,7 +231,7 @@ sd=$ds/pytorch-spread
 if [ -e "$sd/base1.h5" ]; then
   for b in base1 base2; do
     printf '[trace]\npath = %s/%s.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\n' "$sd" $b > "$work/sp-$b.ini"
-    "$stallsim" run "$work/sp-$b.ini" --out "$work/sp-$b" --quiet || fail "spread: run from $b"
+    "$stallsim" run --explain --verbose "$work/sp-$b.ini" --out "$work/sp-$b" --quiet || fail "spread: run from $b"
   done
   (cd "$work" && "$stallsim" compare sp-base1 sp-base2 "$sd"/w1.h5 "$sd"/w1b.h5 "$sd"/w4.h5 "$sd"/w4b.h5 --match --spread) \
     > "$work/sp.txt" || fail "spread: compare"
@@ -271,7 +271,7 @@ if [ -e "$fd/base1.h5" ]; then
   for b in base1 base2; do
     printf '[trace]\npath = %s/%s.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\nprefetch = 2, 4\nfetch_scale = 1, 0.5\nheal = none, 1\n' \
       "$fd" $b > "$work/fft-$b.ini"
-    "$stallsim" run "$work/fft-$b.ini" --out "$work/fft-$b" > "$work/fft-$b.txt" || fail "fft: run from $b"
+    "$stallsim" run --explain --verbose "$work/fft-$b.ini" --out "$work/fft-$b" > "$work/fft-$b.txt" || fail "fft: run from $b"
   done
   /usr/bin/python3 - "$work" "$fd" "$src/tests/lib" <<'PY' && ok || fail "fft: $(grep -A3 'largest predicted' "$work/fft-base1.txt")"
 import re, sys
@@ -308,7 +308,7 @@ fd=$ds/pytorch-files
 if [ -e "$fd/base1.h5" ]; then
   for b in base1 base2 base3 first-base1 first-base2; do
     printf '[trace]\npath = %s/%s.h5\nwarmup_iterations = 10\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 4\nprefetch = auto\nheal = none, 2\n' "$fd" $b > "$work/fi-$b.ini"
-    "$stallsim" run "$work/fi-$b.ini" --out "$work/fi-$b" --quiet || fail "files: run from $b"
+    "$stallsim" run --explain --verbose "$work/fi-$b.ini" --out "$work/fi-$b" --quiet || fail "files: run from $b"
   done
   /usr/bin/python3 - "$work" "$fd" "$src/tests/lib" <<'PY' && ok || fail "files: predictions from each base"
 import csv, sys

@@ -16,7 +16,7 @@ unseen_workload() {
   [ -e "$dir/base.h5" ] || { fail "datasets/$2/base.h5 is missing (committed with the repository)"; return; }
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 1, 2, 3, 4, 6\nprefetch = auto\nfetch_scale = 1, 0.5\n' \
     "$dir/base.h5" > "$work/$name.ini"
-  "$stallsim" run "$work/$name.ini" --out "$work/$name" --quiet || fail "$name: run"
+  "$stallsim" run --explain --verbose "$work/$name.ini" --out "$work/$name" --quiet || fail "$name: run"
   for pt in $points; do
     real=${pt%%:*}
     "$stallsim" compare "$dir/$real.h5" "$work/$name" --csv "$work/$name-$real.csv" >/dev/null || fail "$name: compare $real"
@@ -37,7 +37,7 @@ assert max(abs(e) for e in errs) <= tmax and m <= tmean, errs
 PY
   printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = %s\n' \
     "$dir/slow$slow.h5" "$slow" > "$work/$name-heal.ini"
-  "$stallsim" run "$work/$name-heal.ini" --out "$work/$name-heal" --quiet || fail "$name: heal run"
+  "$stallsim" run --explain --verbose "$work/$name-heal.ini" --out "$work/$name-heal" --quiet || fail "$name: heal run"
   "$stallsim" compare "$dir/base.h5" "$work/$name-heal" --csv "$work/$name-heal.csv" >/dev/null || fail "$name: heal compare"
   expect_within "$work/$name-heal.csv" "^independent_.*_heal-$slow\$" "$work/$name-heal.csv" "$htol_i" \
     "$name: independent, rank $slow healed" && ok || fail "$name: independent heal"
@@ -52,7 +52,7 @@ if [ -e "$cn/w1-x1.h5" ]; then
   for share in true false; do
     printf '[trace]\npath = %s\nwarmup_iterations = 10\n[scenarios]\nmodel = pipeline\nworkers = 0, 1, 2, 4\nfetch_scale = 1, 0.5\n[pipeline]\ncpu_sharing = %s\n' \
       "$cn/w1-x1.h5" "$share" > "$work/cn-$share.ini"
-    "$stallsim" run "$work/cn-$share.ini" --out "$work/cn-$share" --quiet || fail "cnn: run (cpu_sharing = $share)"
+    "$stallsim" run --explain --verbose "$work/cn-$share.ini" --out "$work/cn-$share" --quiet || fail "cnn: run (cpu_sharing = $share)"
     for real in w0-x1 w2-x1 w4-x1 w1-x0.5 w2-x0.5; do
       "$stallsim" compare "$cn/$real.h5" "$work/cn-$share" --warmup 10 --csv "$work/cn-$share-$real.csv" >/dev/null ||
         fail "cnn: compare $real"
@@ -62,10 +62,10 @@ if [ -e "$cn/w1-x1.h5" ]; then
   # setting still gets CPU sharing (it calibrates for it)
   for share in true false; do
     printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n[pipeline]\ncpu_sharing = %s\n' "$cn/w1-x1.h5" "$share" > "$work/cnb-$share.ini"
-    "$stallsim" run "$work/cnb-$share.ini" --out "$work/cnb-$share" --quiet || fail "cnn: baseline run (cpu_sharing = $share)"
+    "$stallsim" run --explain --verbose "$work/cnb-$share.ini" --out "$work/cnb-$share" --quiet || fail "cnn: baseline run (cpu_sharing = $share)"
     printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 4\n[pipeline]\nworker_gap = 0\nrefill_gap = 0\ndelivery = 0.0015\ncpu_sharing = %s\n' \
       "$cn/w1-x1.h5" "$share" > "$work/cnn-$share.ini"
-    "$stallsim" run "$work/cnn-$share.ini" --out "$work/cnn-$share" --quiet || fail "cnn: numeric run (cpu_sharing = $share)"
+    "$stallsim" run --explain --verbose "$work/cnn-$share.ini" --out "$work/cnn-$share" --quiet || fail "cnn: numeric run (cpu_sharing = $share)"
   done
   # (all but cpu_stretch, which only the run with CPU sharing has: the trace's own stretch)
   /usr/bin/python3 - "$work/cnb-true/summary.csv" "$work/cnb-false/summary.csv" <<'PY' && ok || fail "cnn baseline with and without CPU sharing differ"
@@ -80,7 +80,7 @@ PY
   # the same on 2 and 3 ranks (the calibration, with its CPU-sharing statistics, is split over them)
   if [ "$have_mpi" = 1 ]; then
     for np in 2 3; do
-      mpirun_t $np "$stallsim" run "$work/cn-true.ini" --out "$work/cn-np$np" --quiet || fail "cnn: np=$np exit status"
+      mpirun_t $np "$stallsim" run --explain --verbose "$work/cn-true.ini" --out "$work/cn-np$np" --quiet || fail "cnn: np=$np exit status"
       same_file "$work/cn-true/summary.csv" "$work/cn-np$np/summary.csv" "cnn with CPU sharing on $np ranks"
     done
   fi
@@ -141,7 +141,7 @@ unseen_workload tail pytorch-tail 25 15 2 10 7 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto
   half:_w-auto_pauto_fs0.5_ w2-half:_w-2_pauto_fs0.5_"
 tl=$ds/pytorch-tail
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 4\nprefetch = auto\n' "$tl/base.h5" > "$work/tl.ini"
-"$stallsim" run "$work/tl.ini" --out "$work/tl" > "$work/tl.out" 2>&1 || fail "tail: run"
+"$stallsim" run --explain --verbose "$work/tl.ini" --out "$work/tl" > "$work/tl.out" 2>&1 || fail "tail: run"
 grep -q "2 scenarios would keep more than 85% of them busy, where real runs came out up to 21% slower" "$work/tl.out" &&
   grep -q "pipe W=4 .*of the cores: likely optimistic" "$work/tl.out" &&
   ok || fail "tail: the warnings of a near-saturated sweep: $(grep -i "optimistic" "$work/tl.out")"
@@ -160,7 +160,7 @@ unseen_workload seq pytorch-seq 15 10 1 5 5 "w0:_w-0_pauto_fs1_ w2:_w-2_pauto_fs
 # the independent model's left to --json), and run says that the stalls hardly limit the run
 printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = none, each\n' \
   "$ds/pytorch-seq/cslow1.h5" > "$work/cs.ini"
-"$stallsim" run "$work/cs.ini" --out "$work/cs" > "$work/cs.out" 2>&1 || fail "seq: run on the compute-slow trace"
+"$stallsim" run --explain --verbose "$work/cs.ini" --out "$work/cs" > "$work/cs.out" 2>&1 || fail "seq: run on the compute-slow trace"
 grep -q "the largest stall is 4.0% of the iteration time: data loading hardly limits this run" "$work/cs.out" &&
   [ "$(grep -c '^  none stands out; 2 GPUs gain less than the error, or lose' "$work/cs.out")" = 1 ] &&
   grep -q "^  (the independent model's gains per GPU are not listed beside the pipeline model's" "$work/cs.out" &&
@@ -207,7 +207,7 @@ expect_within "$work/ep6.csv" 'pipeline_.*_w-1_.*' "$work/ep6.csv" 10 "epochs: 1
 # spread 14 %) by both models
 sy=$ds/pytorch-sync
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1\nprefetch = auto\nfetch_scale = 1, 0.5\n' "$sy/w0.h5" > "$work/sy.ini"
-"$stallsim" run "$work/sy.ini" --out "$work/sy" > "$work/sy.out" 2>&1 || fail "sync: run"
+"$stallsim" run --explain --verbose "$work/sy.ini" --out "$work/sy" > "$work/sy.out" 2>&1 || fail "sync: run"
 "$stallsim" compare "$sy/half0.h5" "$work/sy" --csv "$work/sy.csv" >/dev/null || fail "sync: compare"
 expect_within "$work/sy.csv" 'pipeline_.*_w-auto_.*_fs0.5_.*' "$work/sy.csv" 5 "sync: storage twice as fast, synchronous" &&
   ok || fail "sync: storage twice as fast"
@@ -215,7 +215,7 @@ grep -q "^note: every GPU loads synchronously in the trace (W = 0), so the trace
   grep -q "^note: the trace's fetches took 1.37x .* CPU sharing's model puts the contention at 2.72x" "$work/sy.out" &&
   ok || fail "sync: the notes: $(grep '^note' "$work/sy.out")"
 printf '[trace]\npath = %s\n[scenarios]\nmodel = independent, pipeline\nprefetch = auto\nheal = 5\n' "$sy/slow5.h5" > "$work/sy5.ini"
-"$stallsim" run "$work/sy5.ini" --out "$work/sy5" --quiet || fail "sync: heal run"
+"$stallsim" run --explain --verbose "$work/sy5.ini" --out "$work/sy5" --quiet || fail "sync: heal run"
 "$stallsim" compare "$sy/w0.h5" "$work/sy5" --csv "$work/sy5.csv" >/dev/null || fail "sync: heal compare"
 for mdl in independent pipeline; do
   expect_within "$work/sy5.csv" "^$mdl.*_heal-5\$" "$work/sy5.csv" 10 "sync: $mdl, rank 5 healed" && ok || fail "sync: $mdl heal"
@@ -263,7 +263,7 @@ if [ -e "$bb" ] && [ -e "$ds/pytorch-grid-d/w2-x1-p2.h5" ]; then
     printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n[output]\ndir = %s\n' \
       "$t" "$work/startup" > "$work/startup.ini"
     rm -rf "$work/startup"
-    "$stallsim" run "$work/startup.ini" > "$work/startup-$(basename "$(dirname "$t")").out" 2>&1 || fail "startup: run $t"
+    "$stallsim" run --explain --verbose "$work/startup.ini" > "$work/startup-$(basename "$(dirname "$t")").out" 2>&1 || fail "startup: run $t"
   done
   /usr/bin/python3 - "$bb" "$work/startup-pytorch-bigbatch.out" "$work/startup-pytorch-grid-d.out" <<'PY' && ok ||
 import re, sys
@@ -302,7 +302,7 @@ PY
   done
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\n[output]\ndir = %s\n' \
     "$st/uneven-w2.h5" "$work/st-uneven" > "$work/st-uneven.ini"
-  "$stallsim" run "$work/st-uneven.ini" > "$work/st-uneven.out" 2>&1 &&
+  "$stallsim" run --explain --verbose "$work/st-uneven.ini" > "$work/st-uneven.out" 2>&1 &&
     grep -q "^note: that baseline replay is [0-9.]*% off the measured run" "$work/st-uneven.out" && ok ||
     fail "stream, uneven shards: no note on the baseline: $(grep -A1 fidelity "$work/st-uneven.out")"
   /usr/bin/python3 -c "
@@ -311,7 +311,7 @@ assert list(a['loader_workers']) == [2, 2] and a['prefetch_factor'] == 4, dict(a
     fail "stream, 2 shards for 4 workers: the trace's workers"
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 2\n[output]\ndir = %s\n' \
     "$st/shards2-w4.h5" "$work/st-shards" > "$work/st-shards.ini"
-  "$stallsim" run "$work/st-shards.ini" --quiet && "$stallsim" compare "$st/shards2-w2.h5" "$work/st-shards" \
+  "$stallsim" run --explain --verbose "$work/st-shards.ini" --quiet && "$stallsim" compare "$st/shards2-w2.h5" "$work/st-shards" \
     --csv "$work/st-shards.csv" > /dev/null &&
     expect_within "$work/st-shards.csv" "pipeline_.*_w-2_.*" "$work/st-shards.csv" 2 "stream: 2 workers from 4 with 2 shards" &&
     ok || fail "stream, 2 shards for 4 workers: 2 workers from it"

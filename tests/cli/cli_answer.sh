@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# cli_answer.sh - the answer on one screen (sim/cli/ANSWER.md): after the table at most 20
+# lines, none over 100 characters; the flags' legend iff a cut has a flag; --explain prints
+# the long notes, --verbose the calibration; the slowest loader only where one stands out.
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
+cd "$work" || exit 1
+ex=$src/config/examples
+ds=$src/datasets
+
+# limits FILE: the lines after the table's rows (the first line that is no row, after the
+# header) obey the limits, and the legend line is there iff a ranked cut has flags
+limits() {
+  /usr/bin/python3 - "$1" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+head = next(i for i, l in enumerate(lines) if l.startswith("   scenario "))
+end = head + 1
+while end < len(lines) and lines[end][:3] in ("M  ", "*  ", "   "):
+    end += 1
+after = lines[end:]
+assert 0 < len(after) <= 20, ("lines after the table", len(after))
+wide = [l for l in after if len(l) > 100]
+assert not wide, ("wider than 100", wide)
+cuts = [l for l in after if re.match(r"^  \d\. ", l)]
+flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|only below|pays off)\b", l)]
+legend = [l for l in after if l.startswith("flags:")]
+assert bool(flagged) == bool(legend), ("legend", flagged, legend)
+assert any(l.startswith("more: --explain") for l in after), "no pointer line"
+assert not any(l.startswith(("calibration:", "note:")) for l in lines), "calibration or notes by default"
+print("%d lines after the table, %d ranked cuts, %d flagged" % (len(after), len(cuts), len(flagged)))
+PY
+}
+# check NAME FILE: limits, as a check
+check() { limits "$2" && ok || fail "$1: $(tail -22 "$2")"; }
+
+# the examples: which-fix (heals, flags), demo (independent model, no intervals),
+# whatif-workers (pipeline, no heals)
+for name in which-fix demo whatif-workers; do
+  "$stallsim" run "$ex/$name.ini" --out "$name" > "$name.txt" 2> "$name.err" || fail "$name: run"
+  check "$name" "$name.txt"
+done
+# the checks can fail: a 21-line answer, a line of 101 characters, a legend without flags
+{ sed -n '1,/^M  /p' which-fix.txt; for i in $(seq 21); do echo "line $i"; done; } > long.txt
+limits long.txt >/dev/null 2>&1 && fail "21 lines passed the check" || ok
+{ sed -n '1,/^M  /p' which-fix.txt; printf '%0101d\n' 0; echo "more: --explain"; } > wide.txt
+limits wide.txt >/dev/null 2>&1 && fail "a 101-character line passed the check" || ok
+grep -v "^flags:" which-fix.txt > nolegend.txt
+limits nolegend.txt >/dev/null 2>&1 && fail "flags without a legend passed" || ok
+# which-fix's cuts: the interval as "(lo … hi%)", the steady state, the flags; its GPU 3
+grep -qE "^  1\. pipe .* -7[0-9]\.[0-9]% \(-[0-9.]+ … -[0-9.]+%\) +steady +-7[0-9]\.[0-9]%  .*heal" which-fix.txt &&
+  grep -q "^GPUs to fix first (pipeline): GPU 3 -" which-fix.txt && ok || fail "which-fix: cuts or GPUs to fix first"
+# the demo trace's GPU 3 is slow: named, with and without heals in the sweep
+for name in which-fix demo whatif-workers; do
+  grep -q "^slowest loader: GPU 3 alone had the largest stall in" "$name.txt" && ok || fail "$name: no slowest loader"
+done
+
+# --explain: the notes and caveats in full; --verbose: the calibration (its lines only then)
+"$stallsim" run "$ex/which-fix.ini" --out wf2 --explain > explain.txt 2>&1 || fail "which-fix --explain"
+grep -q "^note: the trace does not record the fetches' CPU time, so fetch_scale scales whole fetches" explain.txt &&
+  grep -q "^  (loaders now ahead: the trace's loaders were behind" explain.txt && ! grep -q "^calibration:" explain.txt &&
+  ok || fail "--explain: $(grep -c . explain.txt) lines"
+"$stallsim" run "$ex/which-fix.ini" --out wf3 --verbose > verbose.txt 2>&1 || fail "which-fix --verbose"
+grep -q "^calibration: 4 GPUs, from the first" verbose.txt && ! grep -q "^note:" verbose.txt && ok ||
+  fail "--verbose: $(head -3 verbose.txt)"
+# the notes the default run folds are counted in its pointer line
+n=$(grep -c "^note:" explain.txt)
+grep -q "^more: --explain ($n notes," which-fix.txt && ok || fail "pointer: $n notes: $(grep '^more' which-fix.txt)"
+# --json carries the notes and the calibration lines
+"$stallsim" run "$ex/which-fix.ini" --out wf4 --json > wf.json 2>/dev/null || fail "which-fix --json"
+/usr/bin/python3 -c "
+import json, sys
+d = json.load(open('wf.json'))
+assert len(d['notes']) == $n and d['notes'][0].startswith('the trace'), d['notes']
+assert any(c.startswith('4 GPUs, from the first') for c in d['calibration']), d['calibration']
+assert d['findings']['slowest_loader_gpu'] == 3, d['findings']" && ok || fail "--json: notes, calibration, finding"
+# the usage names both flags
+"$stallsim" run --help | grep -q "^  --explain " && "$stallsim" run --help | grep -q "^  --verbose " &&
+  "$stallsim" --help | grep -q "\[--explain\]" && "$stallsim" --help | grep -q "\[--verbose\]" && ok ||
+  fail "usage without --explain or --verbose"
+
+# a healthy run of four symmetric GPUs (no slow rank): no slowest loader, with heals or not;
+# a real slow rank (datasets/pytorch-fixfirst, rank 2): named
+if [ -f "$ds/pytorch-twoslow/healthy-rep.h5" ] && [ -f "$ds/pytorch-fixfirst/base-a.h5" ]; then
+  for t in twoslow/healthy-rep fixfirst/base-a; do
+    for heal in none "none, each"; do
+      tag=$(basename "$t")-${heal//[ ,]/}
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = %s\n' "$ds/pytorch-$t.h5" "$heal" > "$tag.ini"
+      "$stallsim" run "$tag.ini" --out "$tag" > "$tag.txt" 2>&1 || fail "$tag: run"
+      check "$tag" "$tag.txt"
+    done
+  done
+  ! grep -q "^slowest loader" healthy-rep-none.txt healthy-rep-noneeach.txt && ok ||
+    fail "a healthy run names a slowest loader: $(grep -h '^slowest' healthy-rep-*.txt)"
+  grep -q "^slowest loader: GPU 2 " base-a-none.txt && grep -q "^slowest loader: GPU 2 " base-a-noneeach.txt && ok ||
+    fail "the slow rank 2 is not named: $(grep -h '^slowest' base-a-*.txt)"
+else
+  echo "note: the committed real runs are missing: the healthy and slow-rank checks are skipped"
+fi
+
+# a long scenario label (a set of healed GPUs) is cut, not wrapped past 100 characters
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 0+1+2\nworkers = auto, auto*2\nfetch_scale = 1, 0.5\n' \
+  "$ds/demo-4gpu.h5" > longlab.ini
+"$stallsim" run longlab.ini --out longlab --set scenarios.prefetch=auto,4 > longlab.txt 2>&1 || fail "long labels: run"
+check "long labels" longlab.txt
+finish
