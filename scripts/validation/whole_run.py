@@ -38,8 +38,13 @@ def baselines(stallsim, traces, tmp):
 
 def grid_pairs(stallsim, folder, tmp):
     """Every run of a grid predicting every other: (base, target, whole-run err %, steady err %)."""
-    return [(b, t, 100 * er, 100 * es) for b, t, c, es, er in grid_predictions(stallsim, folder, tmp)
-            if b != t and c != "heal"]
+    return pairs_of(grid_predictions(stallsim, folder, tmp))
+
+
+def pairs_of(predictions):
+    """From grid_predictions' tuples, each run predicting every other, the heal rows left out:
+    (base, target, whole-run err %, steady err %)."""
+    return [(b, t, 100 * er, 100 * es) for b, t, c, es, er in predictions if b != t and c != "heal"]
 
 
 def baseline_table(b, datasets, label=None):
