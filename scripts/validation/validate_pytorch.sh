@@ -449,7 +449,7 @@ busy_pct() {
 }
 
 # waits (up to 2 minutes) until nothing else uses more than 10 % of the CPU: other jobs
-# change the runs by up to 20 % (datasets/VALIDATION.md)
+# change the runs by up to 20 % (datasets/VALIDATION-history.md)
 wait_idle() {
   local t=0 b
   while b=$(busy_pct); [ "$b" -gt 10 ]; do

@@ -5,7 +5,7 @@ and on each grid (datasets/pytorch-grid*, w<W>-x<X>-p<P>.h5) every run predictin
 other, the whole run's time (run_time) beside the steady state (iter_time_mean).
 
 usage: /usr/bin/python3 scripts/validation/whole_run.py [--stallsim BIN] [--datasets DIR] [--grids]
-Prints the tables that datasets/VALIDATION.md gives; needs only the committed traces.
+Prints the tables that datasets/VALIDATION-tables.md gives; needs only the committed traces.
 """
 import argparse
 import glob
