@@ -11,7 +11,10 @@ RESULTS_DIR/plots/:
                 measured and the baseline rows, and says so on the figure;
   timeline.png  per-iteration stall and delay of the measured run and one scenario
                 (--scenario, default: the fastest scenario other than measured);
-  heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers.
+  heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers;
+  ranked.png    the ranked answer: each scenario's predicted change of the whole run
+                (run_change_pct) with its 90 % interval as error bars, sorted, the
+                measured run at 0; more than --top scenarios: the --top largest cuts.
 timeline.png and heatmap.png need the per-iteration series, written only when the run
 had `per_iteration = true` in [output]; without them only summary.png is written.
 Exit status: 0 on success, 1 when the folder holds no readable results, 2 on bad usage.
@@ -167,6 +170,56 @@ def plot_summary(summary, names, gpus, out, written, top):
     save(fig, out, "summary.png", written)
 
 
+def change_and_interval(summary):
+    """Per row: the predicted change of the whole run in % of the measured run, and its 90 %
+    interval's ends in % (NaN where a row has none). Without whole-run columns (results of
+    older versions), the same from the mean iteration time."""
+    f = summary.dtype.names
+    run = "run_time" in f and np.isfinite(float(summary["run_time"][0])) and float(summary["run_time"][0]) > 0
+    col, lo, hi = ("run_time", "run_time_lo", "run_time_hi") if run else ("iter_time_mean", "iter_time_lo", "iter_time_hi")
+    ref = float(summary[col][0])
+    pct = lambda v: 100.0 * (np.asarray(v, dtype=float) / ref - 1.0)
+    change = pct(summary[col])
+    change[0] = 0.0
+    nan = np.full(len(summary), np.nan)
+    return (change, pct(summary[lo]) if lo in f else nan, pct(summary[hi]) if hi in f else nan,
+            "whole run" if run else "mean iteration time")
+
+
+def plot_ranked(summary, names, out, written, top):
+    change, lo, hi, what = change_and_interval(summary)
+    order = sorted(range(1, len(summary)), key=lambda i: (np.nan_to_num(change[i], nan=np.inf), i))
+    note = None
+    if len(order) > top:
+        note = f"the {top} largest cuts of {len(order)} scenarios"
+        order = order[:top]
+    rows = sorted(order + [0], key=lambda i: (change[i], i != 0))
+    n = len(rows)
+    y = np.arange(n)
+    c = np.array([change[i] for i in rows])
+    l, h = np.array([lo[i] for i in rows]), np.array([hi[i] for i in rows])
+    has = np.isfinite(l) & np.isfinite(h)
+    fig, ax = plt.subplots(figsize=(11, max(4.5, 0.42 * n + 1.8)))
+    colors = [C_MEASURED if i == 0 else ("#2ca02c" if change[i] < 0 else "#d62728") for i in rows]
+    ax.barh(y, c, color=colors, edgecolor="black", linewidth=0.5, alpha=0.8)
+    ax.errorbar(c[has], y[has], xerr=[np.clip(c[has] - l[has], 0, None), np.clip(h[has] - c[has], 0, None)],
+                fmt="none", ecolor="black", capsize=3, linewidth=1)
+    ax.axvline(0, color=C_MEASURED, linestyle="--", linewidth=1)
+    span = float(np.nanmax(np.abs(np.concatenate([c, l[has], h[has]])))) if n else 1.0
+    span = span if span > 0 else 1.0
+    for k, i in enumerate(rows):
+        txt = "measured" if i == 0 else f"{c[k]:+.1f}%" + (f" [{l[k]:+.1f}, {h[k]:+.1f}]" if has[k] else "")
+        ax.text(max(c[k], h[k] if has[k] else c[k], 0) + 0.02 * span, k, txt, va="center", fontsize=8)
+    ax.set_xlim(-1.1 * span, 0.6 * span)
+    ax.set_yticks(y)
+    ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] for i in rows], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"predicted change of the {what} (% of the measured run; bars: 90 % interval)")
+    ax.set_title("The ranked answer: predicted change per scenario, largest cut first" + (f"\n{note}" if note else ""))
+    ax.grid(axis="x", alpha=0.3)
+    save(fig, out, "ranked.png", written)
+
+
 def smooth(x, w):
     if len(x) < 3 * w or w < 2:
         return None
@@ -274,6 +327,7 @@ def main():
     # the rows as run's table labels them (summary.csv's label column; older results: the names)
     labels = [text(v) for v in summary["label"]] if "label" in summary.dtype.names else names
     plot_summary(summary, labels, gpus, out, written, a.top)
+    plot_ranked(summary, labels, out, written, a.top)
     if "measured" in series:
         chosen = a.scenario
         if chosen is None and len(names) > 1:
@@ -285,7 +339,7 @@ def main():
         if not plot_heatmap(series["measured"], a.gpus_max, out, written):
             print("note: no per-GPU stall_time in the measured series; heatmap.png not written")
     else:
-        print(f"note: {a.results_dir} has no per-iteration data; only summary.png was written. "
+        print(f"note: {a.results_dir} has no per-iteration data; only summary.png and ranked.png were written. "
               "Rerun with per_iteration = true in [output] (or --set output.per_iteration=true) "
               "for timeline.png and heatmap.png.")
     for p in written:

@@ -21,6 +21,20 @@ def grid_predictions(stallsim, folder, tmp):
     slow-rank run (w2-x1-p2-slow3: rank 3's storage 3x slower) predicting the base run
     with the slow rank healed: (base, target, class, steady error, whole-run error), each
     error predicted / real - 1 of the mean iteration time and of run_time."""
+    return [(p["base"], p["target"], p["class"], p["steady"][0] / p["steady"][1] - 1, p["run"][0] / p["run"][1] - 1)
+            for p in grid_points(stallsim, folder, tmp)]
+
+
+def _values(r, real):
+    """A prediction row against the real (steady, run): per measure (predicted, real, lo, hi)."""
+    return {"steady": (float(r["iter_time_mean"]), real[0], r.get("iter_time_lo", ""), r.get("iter_time_hi", "")),
+            "run": (float(r["run_time"]), real[1], r.get("run_time_lo", ""), r.get("run_time_hi", ""))}
+
+
+def grid_points(stallsim, folder, tmp):
+    """The predictions grid_predictions describes, each a dict: base, target, class,
+    scenario (heal = 3 for the slow-rank run), and per measure (steady, run) the tuple
+    (predicted, real, interval lo, interval hi); an interval end is "" when the row has none."""
     runs = {t: GRID.match(os.path.basename(t)) for t in sorted(glob.glob(os.path.join(folder, "*.h5")))}
     runs = {t: (int(m.group(1)), float(m.group(2)), int(m.group(3))) for t, m in runs.items() if m}
     real = {}
@@ -55,14 +69,13 @@ def grid_predictions(stallsim, folder, tmp):
                 r = next((v for k, v in pred.items() if k[0] == 0 and k[1] == key[1]), None)
             if r is None:
                 continue
-            out.append((base, t, r["error_class"], float(r["iter_time_mean"]) / real[t][0] - 1,
-                        float(r["run_time"]) / real[t][1] - 1))
+            out.append(dict(base=base, target=t, scenario="", **{"class": r["error_class"]}, **_values(r, real[t])))
     slow, base = os.path.join(folder, "w2-x1-p2-slow3.h5"), os.path.join(folder, "w2-x1-p2.h5")
     if os.path.exists(slow) and base in real:
         with open(os.path.join(tmp, "h.ini"), "w") as f:
             f.write("[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nprefetch = auto\nheal = 3\n" % slow)
         rows = run(stallsim, os.path.join(tmp, "h.ini"), os.path.join(tmp, "h"))
         for r in rows[1:] if rows else []:
-            out.append((slow, base, r["error_class"], float(r["iter_time_mean"]) / real[base][0] - 1,
-                        float(r["run_time"]) / real[base][1] - 1))
+            out.append(dict(base=slow, target=base, scenario="heal = 3", **{"class": r["error_class"]},
+                            **_values(r, real[base])))
     return out

@@ -75,7 +75,8 @@ def pct(a, b):
     return 100.0 * (a / b - 1.0)
 
 
-def main():
+def parse_args(argv=None):
+    """The command line's settings (argv None: sys.argv)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stallsim", default="build/stallsim")
     ap.add_argument("--data", default="datasets/pytorch-startup")
@@ -85,14 +86,16 @@ def main():
     ap.add_argument("--slow-base", default="w2-slow1-a", help="the trace healed (heal = 1) against w2")
     ap.add_argument("--warmup", type=int, default=None, help="the steady state's warmup_iterations (default: stallsim's, 11)")
     ap.add_argument("--markdown", default=None, help="also write the tables (Markdown) to this file")
-    a = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def check(a, out):
+    """Runs the check with settings a, handing every Markdown line to out. Returns the
+    predictions that have real runs, the self rows left out: dicts of base, scenario, point,
+    kind (steady, run), predicted, real (the point's mean), lo and hi (the 90 % interval)."""
     work = a.work or tempfile.mkdtemp(prefix="startup-predict-")
     os.makedirs(work, exist_ok=True)
-    md = []
-
-    def out(s=""):
-        print(s)
-        md.append(s)
+    points = []
 
     # the real runs and the baseline replay of each
     real, base_rows = {}, []
@@ -175,6 +178,13 @@ def main():
                         ("run", r["run_time_lo"], r["run_time_hi"], r["run_time"], rt["run"])):
                     lo, hi, P = float(lo), float(hi), float(P)
                     cover.append((lo <= want <= hi, 100.0 * (hi - lo) / 2.0 / P, what))
+            if "(self" not in label:
+                for kind, P, want, lo, hi in (("steady", r["iter_time_mean"], rt["steady"], r.get("iter_time_lo", ""),
+                                               r.get("iter_time_hi", "")),
+                                              ("run", r["run_time"], rt["run"], r.get("run_time_lo", ""),
+                                               r.get("run_time_hi", ""))):
+                    points.append(dict(base=base, scenario=label, point=tp, kind=kind, predicted=float(P),
+                                       real=float(want), lo=lo, hi=hi))
             g_run = 8.0 if rb["run_spread"] > 5.0 else 5.0
             g_st = 8.0 if rb["steady_spread"] > 5.0 else 5.0
             preds.append((base, label, tp, e_run, e_st, g_run, g_st, float(r["run_change_pct"])))
@@ -239,6 +249,18 @@ def main():
                                                                          "**yes**" if rchg > 0 else "no"))
     out()
     print("sweeps in %s" % work, file=sys.stderr)
+    return points
+
+
+def main():
+    a = parse_args()
+    md = []
+
+    def out(s=""):
+        print(s)
+        md.append(s)
+
+    check(a, out)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write("\n".join(md) + "\n")

@@ -86,6 +86,9 @@
 #   rank 3 is the slow rank; the regimes and storage experiments record 2; the prediction
 #   phases read the ranks off the traces).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
+#   VALIDATION_POINTS=FILE: the phases --regimes, --storage, --workloads, --twofaults,
+#   --twoslow and --disk also append each prediction to FILE as a CSV row (dataset, base,
+#   target, scenario, kind, predicted, real); scripts/validation/tables.py uses it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/env.sh"
@@ -215,6 +218,10 @@ if [ $disk -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 def mean_of(name):
     return float(next(csv.DictReader(open(os.path.join(work, "real-%s.csv" % name))))["iter_time_mean"])
 for pre, title, on in (("", "256 KB files, batch 48", 2), ("mb-", "1 MB files, batch 8", 2),
@@ -235,6 +242,8 @@ for pre, title, on in (("", "256 KB files, batch 48", 2), ("mb-", "1 MB files, b
                 cells.append("%+9.1f %%%s" % (e, "*" if own else " "))
                 if not own:
                     errs.append(abs(e))
+                    log_point("pytorch-disk", pre + base, "%sw%d" % (pre, w), "workers = %d, storage_parallel = %d" % (w, n),
+                          "steady", float(hit[0]["iter_time_mean"]), sum(real[w]) / 2)
             total[n] += errs
             print("  %-10s %-15d %s  %5.1f %%" % (pre + base, n, "  ".join(cells), sum(errs) / len(errs)))
     print("  over the bases: %.1f %% without storage sharing, %.1f %% with storage_parallel = %d (* the base's own setting, left out)"
@@ -260,6 +269,10 @@ if [ $twofaults -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 real = {}
 for r in ("base", "stofix", "cpufix", "healthy", "w4"):
     v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
@@ -286,6 +299,7 @@ for b in ("base", "base-rep"):
             p = float(hit[0]["iter_time_mean"])
             e = 100 * (p / real[r][1] - 1)
             errs[model].append(abs(e))
+            log_point("pytorch-twofaults", b, r, "%s, %s model" % (what, model), "steady", p, real[r][1])
             cells.append("%.4f %+6.1f %%   " % (p, e))
         print("  %-38s %.4f, %.4f %s" % (what, real[r][0][0], real[r][0][1], " ".join(cells)))
     print("  " + "\n  ".join(l.strip() for l in open(os.path.join(work, b + ".txt"))
@@ -323,6 +337,10 @@ if [ $workloads -eq 1 ]; then
     $py - "$work" "$name" "$base" "$slow" "$bw" $reals <<'PY'
 import csv, os, re, sys
 work, name, base, slow, bw, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 def point(r):  # the scenario of a real run's settings: its workers, prefetch (wNpM) and latency (x0.5, half)
     m = re.match(r"w(\d+)(?:p(\d+))?", r)
     w = m.group(1) if m else (bw if r.startswith(("half", "base")) else None)  # those record bw workers
@@ -345,6 +363,8 @@ for r in reals:
         e = 100 * (p / real - 1)
         if share == "true":
             errs.append(abs(e))
+            log_point("pytorch-" + name, base, r, "workers = %s, prefetch = %s, fetch_scale = %s" % (w, pf, fs), "steady",
+                  p, real)
             line += " %9.4f %10.4f %+8.1f %5s" % (real, p, e, "%.0f" % float(load) if load else "-")
         else:
             line += " %12.4f %+8.1f" % (p, e)
@@ -355,6 +375,8 @@ if slow:
     real = float(rows[0]["iter_time_mean"])
     for x in rows[1:]:
         if x["scenario"].endswith("_heal-" + slow):
+            log_point("pytorch-" + name, "slow" + slow, "base", "heal = %s, %s model" % (slow, x["scenario"].split("_")[0]),
+                  "steady", float(x["iter_time_mean"]), real)
             print("  slow%s.h5 healed (%s): %.4f s against base.h5's %.4f s (%+.1f %%)" % (
                 slow, x["scenario"].split("_")[0], float(x["iter_time_mean"]), real,
                 100 * (float(x["iter_time_mean"]) / real - 1)))
@@ -427,7 +449,7 @@ busy_pct() {
 }
 
 # waits (up to 2 minutes) until nothing else uses more than 10 % of the CPU: other jobs
-# change the runs by up to 20 % (datasets/VALIDATION.md)
+# change the runs by up to 20 % (datasets/VALIDATION-history.md)
 wait_idle() {
   local t=0 b
   while b=$(busy_pct); [ "$b" -gt 10 ]; do
@@ -537,6 +559,10 @@ if [ $twoslow -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 real = {}
 for r in ("slow13", "slow1", "slow3", "healthy"):
     v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
@@ -558,6 +584,7 @@ for b in ("slow13", "slow13-rep"):
             e = 100 * (p / real[r][1] - 1)
             if heal:
                 errs[model].append(abs(e))
+                log_point("pytorch-twoslow", b, r, "heal = %s, %s model" % (heal, model), "steady", p, real[r][1])
             cells.append("%.4f %+6.1f %%   " % (p, e))
         print("  %-42s %.4f, %.4f %s" % (what, real[r][0][0], real[r][0][1], " ".join(cells)))
     print("  " + "\n  ".join(l.strip() for l in open(os.path.join(work, b + ".txt"))
@@ -640,6 +667,10 @@ if [ $storage -eq 1 ]; then
 import csv, os, sys
 import h5py
 work, d = sys.argv[1], sys.argv[2]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 print("Storage twice as fast, with CPU work in every fetch: each x1 trace predicts its x0.5 run (fetch_scale = 0.5)")
 print("%-8s %10s %9s %9s %11s %9s %5s %11s" % ("workers", "fetch cpu", "fetch x1", "iter real", "storage only", "err %",
                                                  "cpu%", "whole fetch") + "     err %")
@@ -657,6 +688,7 @@ for w in (1, 2):
                 and "_w-auto_" in r["scenario"]]
         p = float(pred[0]["iter_time_mean"])
         load = setting[pred[0]["scenario"]].get("cpu_load_pct", "")
+        log_point("pytorch-storage", "w%d-x1" % w, "w%d-x0.5" % w, "fetch_scale = 0.5, fetch_cpu = %s" % c, "steady", p, real)
         if c == "auto":
             line += " %9.4f %11.4f %+8.1f %5s" % (real, p, 100 * (p / real - 1),
                                                  "%.0f" % float(load) if load else "-")
@@ -675,6 +707,7 @@ if os.path.exists(p4):
         if s.get("workers") == "4" and abs(float(s["fetch_scale"]) - 1) < 1e-9:
             p = float(r["iter_time_mean"])
             load = s.get("cpu_load_pct", "")
+            log_point("pytorch-storage", "w2-x1", "w4-x1", "workers = 4", "steady", p, real)
             print("4 workers from the 2-worker x1 trace: predicted %.4f s, real %.4f s (%+.1f %%), cpu%% %s" %
                   (p, real, 100 * (p / real - 1), "%.0f" % float(load) if load else "-"))
 PY
@@ -694,6 +727,10 @@ if [ $regimes -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
+def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
+    if os.environ.get("VALIDATION_POINTS"):
+        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
+            csv.writer(f).writerow(v)
 W = (0, 1, 2, 4)
 print("Each trace predicts every other (pipeline model, everything auto): error of the mean iteration time")
 print("%-14s" % "from \\ real" + "".join("%10s" % ("W=%d" % t) for t in W))
@@ -709,6 +746,8 @@ for b in W:
         e = 100 * (float(pred[0]["iter_time_mean"]) / real - 1)
         if b != t:
             errs.append(abs(e))
+            log_point("pytorch-regimes", "w%d" % b, "w%d" % t, "workers = %d" % t, "steady", float(pred[0]["iter_time_mean"]),
+                  real)
         line += "%+9.1f%%" % e
     print(line)
 print("real mean iteration times: " + ", ".join(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# cli_plot.sh - scripts/plot_results.py on a small sweep: summary.png, timeline.png and
-# heatmap.png are valid PNGs of a sensible size; without per-iteration data only summary.png
-# is written, with a note; a folder without results (empty, or a results.h5 that is not
+# cli_plot.sh - scripts/plot_results.py on a small sweep: summary.png, ranked.png, timeline.png
+# and heatmap.png are valid PNGs of a sensible size; without per-iteration data only summary.png
+# and ranked.png are written, with a note; ranked.png and the committed figures
+# (datasets/figures/validation.png, which-fix.png) are read back and are not blank; a folder without results (empty, or a results.h5 that is not
 # HDF5) fails with status 1 and names the folder. Skipped (77) without python3-h5py and
 # python3-matplotlib.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
@@ -39,10 +40,28 @@ per_iteration = true
 INI
 "$stallsim" run "$work/s.ini" --out "$work/r" --quiet || fail "sweep with per_iteration"
 
-# 1. with per-iteration data: three figures, in RESULTS_DIR/plots by default
+# not_blank FILE: read back, at least 8 distinct colours and 3 % of the pixels not the background
+not_blank() {
+  local r
+  r=$("$py" - "$1" 2>&1 <<'PY'
+import sys
+import matplotlib.image as mpimg
+import numpy as np
+a = mpimg.imread(sys.argv[1])[:, :, :3]
+px = (a.reshape(-1, 3) * 255).round().astype(int)
+colours = len(np.unique(px[:, 0] * 65536 + px[:, 1] * 256 + px[:, 2]))
+bg = np.bincount(px[:, 0] * 65536 + px[:, 1] * 256 + px[:, 2]).argmax()
+share = float(np.mean(px[:, 0] * 65536 + px[:, 1] * 256 + px[:, 2] != bg))
+print("%d colours, %.3f of the pixels not the background" % (colours, share))
+sys.exit(0 if colours >= 8 and share >= 0.03 else 1)
+PY
+  ) && ok || fail "$1 looks blank: $r"
+}
+
+# 1. with per-iteration data: four figures, in RESULTS_DIR/plots by default
 if "$py" "$plot" "$work/r" > "$work/out1" 2> "$work/err1"; then ok
 else fail "plot_results.py exit status $?: $(cat "$work/err1")"; fi
-for f in summary timeline heatmap; do
+for f in summary ranked timeline heatmap; do
   png_ok "$work/r/plots/$f.png"
   grep -q "$work/r/plots/$f.png" "$work/out1" && ok || fail "$f.png path not printed"
 done
@@ -54,13 +73,24 @@ else fail "--scenario $scen --out --gpus-max: $(cat "$work/err2")"; fi
 "$py" "$plot" "$work/r" --scenario no-such-scenario >/dev/null 2>&1
 [ $? -eq 1 ] && ok || fail "an unknown --scenario should exit 1"
 
-# 2. without per-iteration data: only summary.png, and a note saying how to get the rest
+not_blank "$work/r/plots/ranked.png"
+# the committed figures: the validation figure and the ranked answer of which-fix.ini
+for f in "$src/datasets/figures/validation.png" "$src/datasets/figures/which-fix.png"; do
+  png_ok "$f"
+  not_blank "$f"
+done
+# the blank check can fail: a white PNG of the same size is refused
+"$py" -c "import matplotlib.pyplot as p, numpy as n; p.imsave('$work/white.png', n.ones((400, 600, 3)))"
+( failures=0; not_blank "$work/white.png" 2>/dev/null; exit $failures ) && fail "a white PNG passes not_blank" || ok
+
+# 2. without per-iteration data: summary.png and ranked.png, and a note saying how to get the rest
 "$stallsim" run "$work/s.ini" --set output.per_iteration=false --out "$work/q" --quiet || fail "sweep without per_iteration"
 if "$py" "$plot" "$work/q" > "$work/out3" 2> "$work/err3"; then ok
 else fail "plot without per-iteration data, status $?: $(cat "$work/err3")"; fi
 png_ok "$work/q/plots/summary.png"
+png_ok "$work/q/plots/ranked.png"
 n=$(find "$work/q/plots" -name '*.png' | wc -l)
-[ "$n" -eq 1 ] && ok || fail "expected only summary.png without per-iteration data, got $n PNGs"
+[ "$n" -eq 2 ] && ok || fail "expected only summary.png and ranked.png without per-iteration data, got $n PNGs"
 grep -q "per_iteration = true" "$work/out3" && ok || fail "no note to rerun with per_iteration = true: $(cat "$work/out3")"
 
 # 2b. a sweep of 2000 scenarios: summary.png shows

@@ -1,0 +1,253 @@
+#!/usr/bin/python3
+"""tables.py - writes every validation table, the table of points and the validation figure.
+
+It runs the existing checks on the committed traces and writes three files:
+  OUT/VALIDATION-tables.md     every table, the summary first;
+  OUT/validation-points.csv    one row per prediction of a real run, steady state and whole run;
+  OUT/figures/validation.png   predicted against real for every row of the CSV (unless --no-plot).
+OUT defaults to datasets/. The checks it runs: whole_run.py (baseline replays, every grid's
+pairs), intervals.py (the interval classes), startup_predict.py (the held-out runs) and
+validate_pytorch.sh (its prediction phases). Runs with /usr/bin/python3; needs stallsim built.
+
+usage: /usr/bin/python3 scripts/validation/tables.py [--stallsim BIN] [--datasets DIR] [--out DIR] [--no-plot]
+"""
+import argparse
+import csv
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import intervals
+import startup_predict
+import whole_run
+from grid_predictions import grid_points
+
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HELD_OUT = ("pytorch-startup",)  # recorded after the models were frozen, never used to change them
+PHASES = (("", "The grid from its one base trace (`pytorch-grid`)"),
+          ("--regimes", "Regimes: synchronous loading to 4 workers (`pytorch-regimes`)"),
+          ("--storage", "Storage twice as fast, with CPU work in the loader (`pytorch-storage`)"),
+          ("--workloads", "Other workloads, most written by new users"),
+          ("--twofaults", "Two faults on one job (`pytorch-twofaults`)"),
+          ("--twoslow", "Two slow ranks (`pytorch-twoslow`)"),
+          ("--disk", "Real files from a local disk (`pytorch-disk`)"))
+COLUMNS = ["dataset", "base", "target", "scenario", "kind", "predicted", "real", "error_pct", "lo", "hi", "split"]
+
+
+def split_of(dataset):
+    return "held-out" if dataset in HELD_OUT else "dev"
+
+
+def num(x):
+    """A value as the CSV gives it: 6 significant digits, "" for none."""
+    return "" if x in ("", None) else "%.6g" % float(x)
+
+
+def row(dataset, base, target, scenario, kind, predicted, real, lo="", hi=""):
+    return dict(dataset=dataset, base=base, target=target, scenario=scenario, kind=kind, predicted=num(predicted),
+                real=num(real), error_pct="%.3f" % (100 * (float(predicted) / float(real) - 1)), lo=num(lo), hi=num(hi),
+                split=split_of(dataset))
+
+
+def name(path):
+    return os.path.basename(path)[:-3] if path.endswith(".h5") else path
+
+
+def baselines(a, tmp, md, points):
+    traces = sorted(glob.glob(os.path.join(a.datasets, "pytorch-*", "*.h5")))
+    bp = whole_run.baseline_points(a.stallsim, traces, tmp)
+    for t, pred, real, _ in bp:
+        points.append(row(os.path.basename(os.path.dirname(t)), name(t), name(t), "baseline replay", "run", pred, real))
+    md += ["## The baseline replay of every committed trace", "",
+           "Every row summarised (`warmup_iterations = 0`, `prefetch = auto`), against the measured run.", ""]
+    for label, keep in (("development", lambda d: d not in HELD_OUT), ("held out", lambda d: d in HELD_OUT)):
+        b = [(t, e) for t, _, _, e in bp if keep(os.path.basename(os.path.dirname(t)))]
+        if b:
+            md += ["**%s**" % label.capitalize(), ""] + whole_run.baseline_table(b, a.datasets, "%d %s" % (len(b), label))
+            md.append("")
+
+
+def grids(a, tmp, md, points):
+    by_grid, dev_errs = [], []
+    for folder in sorted(glob.glob(os.path.join(a.datasets, "pytorch-grid*"))):
+        g = os.path.basename(folder)
+        gp = grid_points(a.stallsim, folder, tmp)
+        preds = [(p["base"], p["target"], p["class"], p["steady"][0] / p["steady"][1] - 1,
+                  p["run"][0] / p["run"][1] - 1) for p in gp]
+        by_grid.append((g, whole_run.pairs_of(preds)))
+        if g in intervals.DEV:
+            dev_errs += [(c, es, er) for _, _, c, es, er in preds if c]
+        for p in gp:
+            if p["base"] == p["target"]:
+                continue  # the baseline: its own run
+            scen = p["scenario"] or "its settings"
+            for kind in ("steady", "run"):
+                pred, real, lo, hi = p[kind]
+                points.append(row(g, name(p["base"]), name(p["target"]), "%s (%s)" % (scen, p["class"]), kind,
+                                  pred, real, lo, hi))
+    md += ["## Every grid run predicting every other", "",
+           "Each run's workers, prefetch factor and storage latency, from every other run of its grid.",
+           "Errors against the one real run of each point.", ""] + whole_run.grid_table(by_grid) + [""]
+    md += ["## The interval classes", "",
+           "The 5 % and 95 % quantiles of the errors per class, over the development grids",
+           "`pytorch-grid-d` to `-t` (each run predicting every run, itself too).",
+           "`sim/models/ss_pipeline_intervals.c` holds the same figures.", ""]
+    md += intervals.class_table(dev_errs)[1] + [""]
+
+
+def held_out(a, tmp, md, points):
+    data = os.path.join(a.datasets, "pytorch-startup")
+    if not os.path.isdir(data):
+        return
+    args = startup_predict.parse_args(["--stallsim", a.stallsim, "--data", data, "--work", os.path.join(tmp, "startup")])
+    lines = []
+    with open(os.devnull, "w") as quiet:  # check() names its work folder on stderr
+        err, sys.stderr = sys.stderr, quiet
+        try:
+            got = startup_predict.check(args, lambda s="": lines.append(s))
+        finally:
+            sys.stderr = err
+    for p in got:
+        points.append(row("pytorch-startup", p["base"], p["point"], p["scenario"], p["kind"], p["predicted"], p["real"],
+                          p["lo"], p["hi"]))
+    md += ["## Held out: `pytorch-startup`", "",
+           "From `scripts/validation/startup_predict.py`. Each real point is the mean of its runs a and b.", ""]
+    md += [l.replace("### ", "### Held out: ", 1) if l.startswith("### ") else l for l in lines]
+
+
+def phases(a, tmp, md, points):
+    csvf = os.path.join(tmp, "phases.csv")
+    env = dict(os.environ, VALIDATION_POINTS=csvf)
+    md += ["## The prediction phases of `validate_pytorch.sh`", "",
+           "Each block is the phase's output as printed.", ""]
+    for opt, title in PHASES:
+        p = subprocess.run([os.path.join(HERE, "scripts", "validation", "validate_pytorch.sh")] + ([opt] if opt else []),
+                           env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("tables.py: validate_pytorch.sh %s failed: %s" % (opt, p.stderr[-2000:]))
+        text = p.stdout.replace(os.path.abspath(a.datasets) + "/", "datasets/").rstrip("\n")
+        md += ["### %s" % title, "", "`scripts/validation/validate_pytorch.sh %s`" % opt if opt else
+               "`scripts/validation/validate_pytorch.sh`", "", "```", text, "```", ""]
+    if os.path.exists(csvf):
+        for d, b, t, s, k, pred, real in csv.reader(open(csvf)):
+            points.append(row(d, b, t, s, k, pred, real))
+
+
+def summary(points):
+    """The summary table's lines from the points."""
+    def stats(rows):
+        e = [abs(float(r["error_pct"])) for r in rows]
+        iv = [r for r in rows if r["lo"] and r["hi"]]
+        inside = sum(float(r["lo"]) <= float(r["real"]) <= float(r["hi"]) for r in iv)
+        half = [100 * (float(r["hi"]) - float(r["lo"])) / 2 / float(r["predicted"]) for r in iv]
+        return e, iv, inside, half
+
+    lines = ["| set | measure | predictions | median abs error | mean abs error | within 5 % "
+             "| inside the 90 % interval | median half-width |", "|---|---|---|---|---|---|---|---|"]
+    for what, kind, base in (("baseline replay", "run", True), ("prediction", "steady", False),
+                             ("prediction", "run", False)):
+        for split in ("dev", "held-out"):
+            rows = [r for r in points if r["split"] == split and r["kind"] == kind
+                    and (r["scenario"] == "baseline replay") == base]
+            if not rows:
+                continue
+            e, iv, inside, half = stats(rows)
+            cover = ("%d of %d" % (inside, len(iv)), "%.1f %%" % statistics.median(half)) \
+                if split == "held-out" and iv else ("—", "—")
+            lines.append("| %s | %s %s | %d | %.2f %% | %.2f %% | %d (%.0f %%) | %s | %s |" % (
+                "development" if split == "dev" else "held out", what,
+                "(steady state)" if kind == "steady" else "(whole run)", len(rows), statistics.median(e),
+                statistics.mean(e),
+                sum(x <= 5 for x in e), 100.0 * sum(x <= 5 for x in e) / len(e), cover[0], cover[1]))
+    return lines
+
+
+def plot(points, path):
+    """predicted against real: the steady state and the whole run side by side."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(12, 6.6), dpi=100)
+    names = {"steady": "Steady state: mean iteration time", "run": "Whole run: run time"}
+    for ax, kind in zip(axes, ("steady", "run")):
+        rows = [r for r in points if r["kind"] == kind]
+        v = [float(r[c]) for r in rows for c in ("real", "predicted")]
+        lo, hi = min(v) / 1.15, max(v) * 1.15
+        x = np.geomspace(lo, hi, 200)
+        ax.fill_between(x, 0.95 * x, 1.05 * x, color="#2ca02c", alpha=0.25, lw=0, label="±5 %")
+        ax.plot(x, x, color="#2ca02c", lw=1, label="predicted = real")
+        groups = ((lambda r: r["scenario"] == "baseline replay", "baseline replays",
+                   dict(marker="x", s=12, color="#7f7f7f", lw=0.8)),
+                  (lambda r: r["split"] == "dev" and r["scenario"] != "baseline replay", "development",
+                   dict(marker="o", s=8, color="#1f77b4", alpha=0.35, lw=0)),
+                  (lambda r: r["split"] == "held-out" and r["scenario"] != "baseline replay", "held out",
+                   dict(marker="D", s=55, facecolor="none", edgecolor="#d62728", lw=1.6)))
+        for keep, label, st in groups:
+            g = [r for r in rows if keep(r)]
+            if g:
+                ax.scatter([float(r["real"]) for r in g], [float(r["predicted"]) for r in g],
+                           label="%s (%d)" % (label, len(g)), **st)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_aspect("equal")
+        ax.set_xlabel("real (s)")
+        ax.set_ylabel("predicted (s)")
+        ax.set_title(names[kind])
+        ax.grid(True, which="both", alpha=0.25)
+        ax.legend(loc="upper left", fontsize=8)
+    fig.suptitle("stallsim's predictions of the committed real PyTorch runs")
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stallsim", default=os.path.join(HERE, "build", "stallsim"))
+    ap.add_argument("--datasets", default=os.path.join(HERE, "datasets"))
+    ap.add_argument("--out", default=None, help="the folder to write to (default: --datasets)")
+    ap.add_argument("--no-plot", action="store_true", help="leave out figures/validation.png")
+    a = ap.parse_args()
+    a.stallsim, a.datasets = os.path.abspath(a.stallsim), os.path.abspath(a.datasets)
+    out = os.path.abspath(a.out or a.datasets)
+    tmp = tempfile.mkdtemp(prefix="validation-tables-")
+    md, points = [], []
+    baselines(a, tmp, md, points)
+    grids(a, tmp, md, points)
+    held_out(a, tmp, md, points)
+    phases(a, tmp, md, points)
+    shutil.rmtree(tmp, ignore_errors=True)
+    head = ["# Validation tables, generated", "",
+            "Generated by `/usr/bin/python3 scripts/validation/tables.py` from the committed traces; do not edit.",
+            "`tests/validation/validation_tables.sh` fails when this file is out of date.",
+            "`datasets/VALIDATION.md` explains the tables. Error = predicted / real − 1.", "",
+            "## Summary", "",
+            "Development: every set but `pytorch-startup`. Held out: `pytorch-startup`.",
+            "Every point is a row of `datasets/validation-points.csv`.", ""] + summary(points) + [""]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "VALIDATION-tables.md"), "w") as f:
+        f.write("\n".join(head + md).rstrip("\n") + "\n")
+    with open(os.path.join(out, "validation-points.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(points)
+    print("wrote %s and %s (%d points)" % (os.path.join(out, "VALIDATION-tables.md"),
+                                            os.path.join(out, "validation-points.csv"), len(points)))
+    if not a.no_plot:
+        png = os.path.join(out, "figures", "validation.png")
+        plot(points, png)
+        print("wrote", png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
