@@ -3,8 +3,8 @@
 # scripts/validation/tables.py regenerates them into a scratch folder. The test fails when
 # the committed datasets/VALIDATION-tables.md or datasets/validation-points.csv differ.
 # It also recomputes every row's error from its predicted and real values, checks that the
-# held-out rows are exactly pytorch-startup's, and that VALIDATION.md quotes the summary as
-# generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
+# held-out rows are exactly pytorch-startup's, and that VALIDATION.md and README.md quote the
+# summary as generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 root=$(cd "$src" && pwd)
@@ -58,5 +58,9 @@ awk '/^## Summary/ { s = 1 } s && /^\| (development|held out) \|/' "$md" > "$wor
 [ "$(wc -l < "$work/summary")" -ge 4 ] && ok || fail "no summary rows in $md"
 while IFS= read -r line; do
   grep -qxF "$line" "$root/datasets/VALIDATION.md" && ok || fail "VALIDATION.md lacks the summary row: $line"
+done < "$work/summary"
+# and README's trust table quotes the same rows
+while IFS= read -r line; do
+  grep -qxF "$line" "$root/README.md" && ok || fail "README.md's trust table lacks the summary row: $line"
 done < "$work/summary"
 finish
