@@ -66,20 +66,18 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 }
 
 /* A run that would need more than all of its cores cannot run as predicted: it waits for
- * them (README, "How far to trust": without CPU sharing, predictions at 103-109 % were
- * 14-19 % optimistic; CPU sharing keeps most predictions below 100 %, and one that still
- * needs more is marked). */
+ * them. CPU sharing keeps most predictions below 100 %; one that still needs more is
+ * marked. */
 #define CPU_BUSY_PCT 100.0
-/* Above this share of the cores, real runs came out 0-21 % slower than predicted (README,
- * "How far to trust": the CNN, bigbatch and tail workloads at 86-95 %): the model's
- * contention grows too slowly near saturation. Said once, and marked in the ranking. */
+/* Above this share of the cores the model's contention grows too slowly, so real runs come
+ * out slower than predicted (the "near saturation" class; sim/models/DECISIONS.md). Said
+ * once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
-/* a pipeline baseline replay further than this (%) from the measured run gets a note: on
- * 726 of the 732 committed real traces it is within 1.5 % (the others: two heavy-tailed runs,
- * -2.5 and -1.5 %, and four of uneven shards, 23-28 % off) */
+/* A pipeline baseline replay further than this (%) from the measured run gets a note: the
+ * model then does not describe the run (datasets/VALIDATION.md gives the baselines). */
 #define FIDELITY_NOTE_PCT 5.0
 /* Below this share of the iteration time, the stalls are too small for the slowest loader
- * to matter (a helper's run with one GPU's training step twice as long: 4 %). */
+ * to matter (a slow training step, not a loader, then sets the pace). */
 #define STALL_MINOR_PCT 10.0
 /* The measured run's slowest loader (*g, its share *top of the iterations in which it alone
  * had the largest stall, the next GPU's *next): -1 when no GPU ever had the largest stall
@@ -392,8 +390,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
     if (r->n_other > 0) {
         fprintf(out, "  (%d cut%s of the independent model not ranked beside the pipeline model's: it keeps each GPU's "
                      "measured steps and loaders, so it misses the load a fix adds to the cores and a stall hidden under "
-                     "a larger one; on real runs its slow-rank heals came out up to 48%% optimistic where the pipeline "
-                     "model's stayed within 12%%:",
+                     "a larger one, so its slow-rank heals are optimistic:",
                 r->n_other, r->n_other == 1 ? "" : "s");
         print_rows_left(s, r, L, r->other_j, r->n_other, out);
     }
@@ -405,7 +402,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         print_rows_left(s, r, L, r->twin_j, r->n_twin, out);
     }
     /* as with the cuts: where a model that ranks alone has heal gains, the others' are left
-     * to --json (the independent model's heal of one of two slow GPUs came out 48 % optimistic) */
+     * to --json (the independent model's heals are optimistic: see ss_rank.c) */
     int alone = 0, others = 0;
     for (int i = 0; i < r->nheal; i++) alone |= ss_model_get(r->heal[i].model)->ranks_alone;
     for (int i = 0; i < r->nheal;) {
@@ -578,8 +575,8 @@ static void print_cpu(const ss_summary *s, FILE *out)
                          "than predicted (cpu_load_pct in summary.csv)",
                     busy, busy == 1 ? "" : "s");
         if (near > 0)
-            fprintf(out, "; %d scenario%s would keep more than %.0f%% of them busy, where real runs came out up to "
-                         "21%% slower than predicted (README, \"How far to trust the predictions\")",
+            fprintf(out, "; %d scenario%s would keep more than %.0f%% of them busy: their predictions are of the "
+                         "'near saturation' class, likely optimistic",
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT);
         fputc('\n', out);
     }

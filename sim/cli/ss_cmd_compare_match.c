@@ -140,9 +140,9 @@ static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, 
     return n;
 }
 
-/* Real runs of one loader further apart than this share of their mean (real runs of one
- * setting on an idle machine: up to 10 %, README "How far to trust the predictions") may
- * differ in more than the loader: the mean line says so */
+/* Real runs of one loader further apart than this share of their mean (more than repeats
+ * of one setting on an idle machine differ) may differ in more than the loader: the mean
+ * line says so */
 #define MATCH_APART 0.15
 
 /* --match, a loader recorded more than once: each prediction of it against the mean of its

@@ -282,9 +282,9 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the
      * others set aside before drop_same, whose rules are for the cuts ranked: the independent
-     * model keeps every GPU's measured steps and loaders, and on real runs its heals of a slow
-     * rank came out up to 48 % optimistic where the pipeline model's stayed within 12 %
-     * (datasets/VALIDATION.md); a list that mixed them put those first */
+     * model keeps every GPU's measured steps and loaders, so its heals of a slow rank are
+     * optimistic where the pipeline model replays the loader (sim/models/DECISIONS.md); a
+     * list that mixed them put those first */
     int alone = 0;
     for (int j = 0; j < s->nsc && !alone; j++) alone = ss_model_get(s->sc[j].model)->ranks_alone;
     if (alone) {

@@ -8,8 +8,8 @@
 
 #define SS_RANK_TOP 5
 /* Percentage points of the mean iteration time below which two runs are as good as equal:
- * real runs of the same setting differ by 1-2 % from one run to the next (datasets/VALIDATION.md, "How far
- * to trust the predictions"). A cut or gain is ranked only above it, and ranked cuts
+ * real runs of one setting differ by about that much from one run to the next
+ * (datasets/VALIDATION-tables.md). A cut or gain is ranked only above it, and ranked cuts
  * within it of the best are called as good. */
 #define SS_RANK_MIN_PCT 1.0
 

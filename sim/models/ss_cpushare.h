@@ -60,10 +60,9 @@ typedef struct {
 } ss_share;
 
 /* The share of the calibration rows (past each epoch's first W) with the batch ready at
- * the ask from which a GPU's loader counts as ahead (ss_share.ready): on the committed
- * real runs 59 % of the GPUs' shares are 0.99 or more (loaders ahead), 37 % below 0.8
- * (loader-bound; with 2 workers every second batch is ready at its ask: 0.5), 3 % between
- * (MODELS-pipeline.md). */
+ * the ask from which a GPU's loader counts as ahead (ss_share.ready). Loaders ahead have
+ * nearly every batch ready; loader-bound ones far fewer (with 2 workers every second batch
+ * is ready at its ask: 0.5). MODELS-pipeline.md defines it; DECISIONS.md says why. */
 #define SS_SHARE_READY_SHARE 0.95
 
 /* GPU g's delivery factor at its pool's stretch ratio r = s1 / s0: r where its deliveries

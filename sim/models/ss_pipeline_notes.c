@@ -114,11 +114,10 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
 /* What fetch_scale scales, when a scenario scales fetches: the recorded CPU part kept
  * (auto), a set one, or (no CPU recorded) the whole fetch. Says it once. */
 /* Both models end every step with all GPUs together (the all-reduce). Ranks that step
- * together ask for their next batch within a few milliseconds of each other: on every real
- * run committed with the project the median spread of the asks is at most 0.18 of the step
- * period. Ranks that synchronise only every few steps (gradient accumulation under DDP's
- * no_sync) drift apart in between: 1.5 and 4.2 of the period on a real 2-rank run with one
- * slow rank, whose healing was then predicted 215 % too slow (datasets/pytorch-accum). */
+ * together ask for their next batch within a small part of a step of each other. Ranks
+ * that synchronise only every few steps (gradient accumulation under DDP's no_sync) drift
+ * apart in between by more than a step, and a replay that ends every step together
+ * mispredicts them (sim/models/DECISIONS.md). */
 #define NOT_LOCKSTEP_SPREAD 0.5
 /* 1 when a scenario of another model than the pipeline (which alone has sync_every) is swept */
 static int other_models(const ss_scenario *sc, int nsc)
@@ -207,8 +206,7 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
  * hold waits that are not CPU time (after each sample's read), which the model takes for
  * storage time. With them (format 3) the split is measured, but the model's change of
  * stretch is least certain there. Says so once when a scenario changes the workers or the
- * storage (README, "How far to trust": 1 worker predicted from a busy 3-worker trace was
- * 40-60 % too slow). */
+ * storage (its predictions fall in the "near saturation" class; sim/models/DECISIONS.md). */
 #define BUSY_TRACE_STRETCH 2.0
 #define MODEL_MISS 0.25 /* |model / measured - 1| above which the trace's contention is "not matched" */
 /* How far pool p's model stretch is from the measured ones: the larger of |s0 / measured - 1|

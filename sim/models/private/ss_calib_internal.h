@@ -16,9 +16,8 @@
 /* A pool whose measured stretch of its fetches' or steps' CPU work (with their waits for
  * a core) is more than CALIB_DISTURBED_RATIO times the model's at the trace's own load,
  * and whose excess wait is at least CALIB_DISTURBED_SHARE of an iteration, was most likely
- * shared with other processes: on the 605 committed real traces with waits the ratio is
- * at most CALIB_CLEAN_RATIO (pytorch-seq's base, 2.06 for its fetches); on a new user's run
- * during another job's compile 3.2 and 4.4, its clean repeats at most 1.5 */
+ * shared with other processes. CALIB_CLEAN_RATIO bounds the ratio of the committed real
+ * traces recorded on quiet cores (sim/models/DECISIONS.md). */
 #define CALIB_DISTURBED_RATIO 2.5
 #define CALIB_CLEAN_RATIO 2.1
 #define CALIB_DISTURBED_SHARE 0.05
