@@ -624,10 +624,14 @@ static void print_stall_outside(const ss_summary *s, FILE *out)
             m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
 }
 
-/* A measured run whose iteration times jump or drift: a quarter of its rows much slower
- * or faster than the others (ss_summary_uneven). */
-static void print_uneven(const ss_summary *s, FILE *out)
+/* A measured run whose iteration times jump or drift: where it changes level (ss_drift,
+ * lv: NULL when not looked for), and a quarter of its rows much slower or faster than the
+ * others (ss_summary_uneven), which widens the intervals. */
+static void print_uneven(const ss_summary *s, const ss_drift *lv, FILE *out)
 {
+    char line[320];
+    if (lv) ss_drift_line(lv, line, sizeof line);
+    if (lv && line[0]) fprintf(out, "level change (measured): %s; every scenario replays both levels\n", line);
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (q < 0) return;
@@ -812,7 +816,7 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
 }
 
 /* The findings on the measured run and the baseline replays, short. */
-static void say_findings(screen *sc, const ss_summary *s)
+static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 {
     int nb = 0;
     for (int j = 0; j < s->nsc; j++) nb += !isnan(ss_summary_fidelity_err_pct(s, j));
@@ -855,7 +859,11 @@ static void say_findings(screen *sc, const ss_summary *s)
             100.0 * (all - in) / all);
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
-    if (q >= 0)
+    if (lv && lv->found && lv->rest > 0)
+        say(sc, 2, "level change: epoch %d step %lld to epoch %d step %lld ran %.2fx the rest%s", (int)lv->epoch0,
+            (long long)lv->index0, (int)lv->epoch1, (long long)lv->index1, lv->level / lv->rest,
+            q >= 0 ? "; intervals widened" : "");
+    else if (q >= 0)
         say(sc, 2, "uneven run: rows %ld-%ld took %+.0f%% against the median quarter; intervals widened",
             q * (long)m->run.rows / 4, (q + 1) * (long)m->run.rows / 4 - 1, 100.0 * d);
     double own, others;
@@ -1017,12 +1025,13 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
 }
 
 /* The answer on one screen: legends, findings, the ranked answer and where the rest is. */
-static void print_answer(const ss_summary *s, const labels *L, table_cols t, int notes, FILE *out)
+static void print_answer(const ss_summary *s, const labels *L, table_cols t, int notes, const ss_drift *lv,
+                         FILE *out)
 {
     screen *sc = calloc(1, sizeof *sc);
     if (!sc) return;
     say_legends(sc, s, L, t);
-    say_findings(sc, s);
+    say_findings(sc, s, lv);
     if (s->rank) say_ranking(sc, s, s->rank, L);
     char nn[48] = "";
     if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");
@@ -1039,7 +1048,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     labels_make(s, &L);
     print_rows(s, &L, t, out);
     if (!o || !o->explain) {
-        print_answer(s, &L, t, o ? o->notes : 0, out);
+        print_answer(s, &L, t, o ? o->notes : 0, o ? o->level : NULL, out);
         free(L.row);
         return;
     }
@@ -1048,7 +1057,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_cpu(s, out);
     print_slowest_loader(s, out);
     print_stall_outside(s, out);
-    print_uneven(s, out);
+    print_uneven(s, o->level, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);
@@ -1215,6 +1224,17 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, d->model_stretch);
         fputs(", \"excess_wait_share\": ", f);
         json_num(f, d->excess_share);
+        fputc('}', f);
+    }
+    const ss_drift *lv = o ? o->level : NULL; /* where the measured run changed level */
+    if (lv && lv->found) {
+        fprintf(f, ", \"level_change\": {\"epoch_from\": %d, \"step_from\": %lld, \"epoch_to\": %d, \"step_to\": %lld, "
+                   "\"rows\": %ld, \"of_rows\": %ld, \"level\": ",
+                (int)lv->epoch0, (long long)lv->index0, (int)lv->epoch1, (long long)lv->index1, lv->row1 - lv->row0,
+                lv->rows);
+        json_num(f, lv->level);
+        fputs(", \"rest\": ", f);
+        json_num(f, lv->rest);
         fputc('}', f);
     }
     double ch = 0.0; /* a measured run that changed speed, only where there is one */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "ss_status.h"
+#include "ss_drift.h"
 #include "ss_summary.h"
 
 /* The answer under the table: at most this many lines (the caller's "wrote" line
@@ -19,6 +20,8 @@ typedef struct {
     int notes;              /* how many notes the run kept for --explain (the answer counts them) */
     const char *notes_text; /* the models' "note: " lines, or NULL (JSON: "notes") */
     const char *calib_text; /* the calibration's lines, or NULL (JSON: "calibration") */
+    const ss_drift *level;  /* the measured run's level change (ss_drift_find), or NULL when
+                             * not looked for */
 } ss_report_opts;
 
 /* Writes the summary table as CSV to path (callers write to a temporary name and rename

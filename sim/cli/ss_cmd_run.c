@@ -215,6 +215,8 @@ typedef struct {
     ss_ranking ranking;
     long sel_rows, sel_epochs; /* the rows and epochs the summaries take (rank 0) */
     kept_text calib, notes;    /* the calibration's lines and the models' notes (rank 0) */
+    ss_drift level;            /* where the measured run changes level (rank 0) */
+    int have_level;            /* level was looked for */
     ss_sweep_timing timing;
 } run_job;
 
@@ -296,22 +298,15 @@ static void print_host_load(const ss_trace_meta *m, FILE *full, FILE *brief)
     if (brief) fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded\n", 100 * other);
 }
 
-/* A stretch of the measured run at another level than the rest (ss_drift.c): every
- * scenario replays both levels. Traces of more rows than SS_DRIFT_RUN_ROWS are left to
- * info, so that run does not read a large trace twice. In full on full, short on brief. */
-static ss_status print_level_change(ss_trace_file *t, long warmup, FILE *full, FILE *brief)
+/* Where the measured run changes level (ss_drift.c), for the answer and the JSON: rank 0,
+ * for traces of at most SS_DRIFT_RUN_ROWS rows (larger ones are left to info, so that run
+ * does not read a large trace twice). */
+static ss_status find_level_change(run_job *j)
 {
-    if (ss_trace_meta_of(t)->iterations > SS_DRIFT_RUN_ROWS) return SS_OK;
-    ss_drift d;
-    char line[320];
-    ss_status st = ss_drift_find(t, warmup, &d);
-    ss_drift_line(&d, line, sizeof line);
-    if (st != SS_OK || !line[0]) return st;
-    fprintf(full, "note: %s; every scenario replays both levels\n", line);
-    if (brief)
-        fprintf(brief, "note: epoch %d step %lld to epoch %d step %lld ran %.2fx the rest (a level change)\n",
-                (int)d.epoch0, (long long)d.index0, (int)d.epoch1, (long long)d.index1, d.level / d.rest);
-    return SS_OK;
+    if (ss_trace_meta_of(j->t)->iterations > SS_DRIFT_RUN_ROWS) return SS_OK;
+    ss_status st = ss_drift_find(j->t, j->cfg.warmup_iterations, &j->level);
+    j->have_level = st == SS_OK;
+    return st;
 }
 
 /* The lines of t that contain word (all of them where word is NULL) on out. */
@@ -351,11 +346,11 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
             print_host_load(ss_trace_meta_of(j->t), m, brief);
-            if (st == SS_OK) st = print_level_change(j->t, j->cfg.warmup_iterations, m, brief);
             fclose(m);
             if (!j->a.quiet) print_lines(j->notes.text, j->a.explain ? NULL : "warning:", notes);
         }
     }
+    if (st == SS_OK && c->rank == 0) st = find_level_change(j);
     if (st == SS_OK && c->rank == 0) st = ss_ensure_dir(j->cfg.out_dir);
     return ss_comm_any_failed(c, st);
 }
@@ -403,7 +398,8 @@ static ss_status write_outputs(const ss_comm *c, run_job *j, ss_status st)
     if (st == SS_OK && c->rank == 0) {
         int n = 0; /* the notes the answer points to */
         for (const char *p = j->notes.text; p && (p = strstr(p, "note: ")); p++) n += p == j->notes.text || p[-1] == '\n';
-        const ss_report_opts o = {j->a.explain, j->a.explain ? 0 : n, j->notes.text, j->calib.text};
+        const ss_report_opts o = {j->a.explain, j->a.explain ? 0 : n, j->notes.text, j->calib.text,
+                                  j->have_level ? &j->level : NULL};
         if (j->a.json) ss_report_print_json(&j->sum, &o, stdout);
         else if (!j->a.quiet) {
             ss_report_print_table(&j->sum, &o, stdout);

@@ -78,11 +78,16 @@ ratio=$(sed -n 's/.* took \([0-9.]*\)x the rest.*/\1/p' <<<"$line")
   fail "info's level change is not at steps 100 to 149: '$line'"
 awk -v r="${ratio:-0}" 'BEGIN { exit !(r > 1.3 && r < 2.2) }' && ok || fail "the slow stretch's ratio '$ratio'"
 sed "s|$work/hog|$work/slow|" "$work/hog.ini" >"$work/slow.ini"
-"$stallsim" run "$work/slow.ini" 2>&1 | grep -qE '^note: epoch 0 step [0-9]+ to epoch 0 step [0-9]+ ran [0-9.]+x the rest' &&
+"$stallsim" run "$work/slow.ini" 2>&1 | grep -qE '^level change: epoch 0 step [0-9]+ to epoch 0 step [0-9]+ ran [0-9.]+x the rest' &&
   ok || fail "run does not name the slow stretch"
 "$stallsim" run "$work/slow.ini" --explain 2>&1 |
-  grep -q '^note: iteration times change level within the run: from epoch 0' && ok ||
+  grep -q '^level change (measured): iteration times change level within the run: from epoch 0' && ok ||
   fail "run --explain does not give the level change in full"
+"$stallsim" run "$work/slow.ini" --json 2>/dev/null | $py -c '
+import json, sys
+d = json.load(sys.stdin)["findings"]["level_change"]
+assert d["epoch_from"] == 0 and 90 <= d["step_from"] <= 111 and 139 <= d["step_to"] <= 160, d
+assert 1.3 < d["level"] / d["rest"] < 2.2, d' && ok || fail "run --json's findings.level_change"
 
 # 3. the rule on hand-made traces: flat noise is not flagged; a step up at row 300 of 400 is
 for kind in flat step; do
