@@ -1226,6 +1226,15 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, d->excess_share);
         fputc('}', f);
     }
+    int hg; /* what other processes used of the job's cores, where the recorder measured it */
+    double other, job;
+    if (o && o->meta && ss_trace_meta_host_others(o->meta, &hg, &other, &job)) {
+        fprintf(f, ", \"host_cpu\": {\"gpu\": %d, \"other_share\": ", hg);
+        json_num(f, other);
+        fputs(", \"job_share\": ", f);
+        json_num(f, job);
+        fputc('}', f);
+    }
     const ss_drift *lv = o ? o->level : NULL; /* where the measured run changed level */
     if (lv && lv->found) {
         fprintf(f, ", \"level_change\": {\"epoch_from\": %d, \"step_from\": %lld, \"epoch_to\": %d, \"step_to\": %lld, "

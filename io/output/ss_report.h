@@ -8,6 +8,7 @@
 #include "ss_status.h"
 #include "ss_drift.h"
 #include "ss_summary.h"
+#include "ss_trace.h"
 
 /* The answer under the table: at most this many lines (the caller's "wrote" line
  * included), none wider than this many characters. */
@@ -22,6 +23,7 @@ typedef struct {
     const char *calib_text; /* the calibration's lines, or NULL (JSON: "calibration") */
     const ss_drift *level;  /* the measured run's level change (ss_drift_find), or NULL when
                              * not looked for */
+    const ss_trace_meta *meta; /* the trace's metadata (JSON: findings.host_cpu), or NULL */
 } ss_report_opts;
 
 /* Writes the summary table as CSV to path (callers write to a temporary name and rename

@@ -399,7 +399,7 @@ static ss_status write_outputs(const ss_comm *c, run_job *j, ss_status st)
         int n = 0; /* the notes the answer points to */
         for (const char *p = j->notes.text; p && (p = strstr(p, "note: ")); p++) n += p == j->notes.text || p[-1] == '\n';
         const ss_report_opts o = {j->a.explain, j->a.explain ? 0 : n, j->notes.text, j->calib.text,
-                                  j->have_level ? &j->level : NULL};
+                                  j->have_level ? &j->level : NULL, ss_trace_meta_of(j->t)};
         if (j->a.json) ss_report_print_json(&j->sum, &o, stdout);
         else if (!j->a.quiet) {
             ss_report_print_table(&j->sum, &o, stdout);

@@ -62,8 +62,13 @@ dir = $work/hog-out
 INI
 "$stallsim" run "$work/hog.ini" 2>&1 | grep -q "^note: other processes used [0-9]* % of the job's cores" && ok ||
   fail "run does not say what other processes used"
-"$stallsim" run "$work/hog.ini" --json 2>/dev/null | grep -q 'other processes used' && ok ||
-  fail "run --json does not carry the host note"
+"$stallsim" run "$work/hog.ini" --json 2>/dev/null | $py -c '
+import json, sys
+d = json.load(sys.stdin)
+h = d["findings"]["host_cpu"]
+assert h["gpu"] == 0 and h["other_share"] > 0.4 and 0 < h["job_share"] < 1, h
+assert any("other processes used" in n for n in d["notes"]), d["notes"]' && ok ||
+  fail "run --json does not carry the host finding and note"
 
 # 2. a quarter of the steps twice as slow (steps 100 to 149 of 200)
 "${bench[@]}" --iterations 200 --epochs 1 --latency 0.001 --compute 0.02 --slowdown 100:150:2 \
