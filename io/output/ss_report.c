@@ -488,6 +488,24 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
 }
 
 /* What the marks, labels and columns mean. */
+/* What heal=G means, once per model with a single-GPU heal in the sweep (its
+ * ss_model_ops.heal_legend, or the loader models' sentence): into said[SS_NMODELS], their
+ * count returned. */
+static int heal_legends(const ss_summary *s, const char **said)
+{
+    static const char loader[] = "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median";
+    int n = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        if (s->sc[j].heal_gpu < 0) continue;
+        const char *h = ss_model_get(s->sc[j].model)->heal_legend;
+        if (!h) h = loader;
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= said[i] == h;
+        if (!seen && n < SS_NMODELS) said[n++] = h;
+    }
+    return n;
+}
+
 static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
     int any_baseline = 0;
@@ -508,7 +526,8 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
             fprintf(out, "%s: every %s row has %s (not repeated in its label)\n", o->label, o->label,
                     Lp->common[s->sc[j].model]);
     }
-    if (heal) fprintf(out, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median\n");
+    const char *hl[SS_NMODELS];
+    for (int i = 0, n = heal ? heal_legends(s, hl) : 0; i < n; i++) fprintf(out, "%s\n", hl[i]);
     if (heal_set)
         fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
     print_same_settings(s, Lp, out);
@@ -801,7 +820,8 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
         for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
         if (!seen && ss_model_get(s->sc[j].model)->legend) say_model_legend(sc, s, L, s->sc[j].model);
     }
-    if (heal) say(sc, 2, "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median");
+    const char *hl[SS_NMODELS];
+    for (int i = 0, n = heal ? heal_legends(s, hl) : 0; i < n; i++) say(sc, 2, "%s", hl[i]);
     if (heal_set) say(sc, 2, "heal=G+H, heal=G-H: those GPUs healed together, each given the median of the others");
     const int groups = same_groups(s, L);
     if (groups)
@@ -891,7 +911,7 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     unsigned f = 0;
     f |= tied > 1 && k < tied ? F_TIE : 0;
     f |= cpu > CPU_BUSY_PCT ? F_OVER : cpu > CPU_NEAR_PCT ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
-    f |= s->sc[j].heal.n > 0 ? F_HEAL : 0;
+    f |= s->sc[j].heal.n > 0 && !ss_model_get(s->sc[j].model)->waits_only ? F_HEAL : 0;
     f |= s->cls && s->cls[j] && strstr(s->cls[j]->name, "synchronous") ? F_SYNC : 0;
     static const char *const names[] = {"tie", "ahead", "heal", "sync", "over", "busy"};
     size_t u = 0;

@@ -15,6 +15,7 @@
     X(MEASURED, "measured", ss_model_measured)          \
     X(INDEPENDENT, "independent", ss_model_independent) \
     X(PIPELINE, "pipeline", ss_model_pipeline)          \
+    X(WAITS, "waits", ss_model_waits)                   \
     SS_EXTRA_MODEL_LIST(X)
 
 #define SS_MODEL_ID_(id, name, ops) SS_MODEL_##id,

@@ -126,6 +126,7 @@ static int compare_main(int argc, char **argv)
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
     if (st == SS_OK) {
         cmp_print_table(&t, stdout);
+        cmp_print_waits(&t, stdout);
         if (t.match) cmp_print_matches(&t, &folders, stdout);
         if (spread) cmp_print_spread(&t, &folders, stdout);
         if (csv) st = cmp_write_csv(&t, csv);

@@ -40,6 +40,9 @@ typedef struct {
      * here), by device and inode; 0 0: unknown */
     dev_t dev;
     ino_t ino;
+    /* a trace without fetch times: what its waits say (the GPU that most often waited
+     * longest, and what the waits cost), "" otherwise */
+    char waits[400];
 } cmp_row;
 
 typedef struct {
@@ -71,6 +74,9 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts);
 /* The name of the model whose predictions are checked against real runs (the model
  * table's ranks_alone), or NULL where no model is */
 const char *cmp_checked_model(void);
+
+/* The waits line of every trace row without fetch times (after the table). */
+void cmp_print_waits(const cmp_table *t, FILE *out);
 
 /* ---- the table and its CSV (ss_cmd_compare_table.c) ---- */
 

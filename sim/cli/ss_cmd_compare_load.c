@@ -38,13 +38,29 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = -1;
     t->v[t->n].dev = 0;
     t->v[t->n].ino = 0;
+    t->v[t->n].waits[0] = '\0';
     t->v[t->n++].r = *r;
     return SS_OK;
 }
 
 /* The measured run of a trace, summarised as `run` would. */
+/* What the waits of a trace without fetch times say (ss_cmd_compare.h, cmp_row.waits). */
+static void waits_line(const ss_summary *s, const char *path, char *buf, size_t n)
+{
+    const int j = ss_summary_measured(s);
+    const ss_partial *m = &s->p[j];
+    int most = 0;
+    for (int g = 1; g < s->gpus; g++)
+        if (ss_summary_straggler_share(s, j, g) > ss_summary_straggler_share(s, j, most)) most = g;
+    snprintf(buf, n,
+             "waits (%.120s, no fetch times): GPU %d alone waited longest in %.1f%% of the iterations; the largest "
+             "wait costs %.4f s per iteration, %.2f s over the whole run (%.1f%% of it)",
+             path, most, 100.0 * ss_summary_straggler_share(s, j, most), m->mean[SS_M_STALL], m->run.stall,
+             m->run.time > 0 ? 100.0 * m->run.stall / m->run.time : 0.0);
+}
+
 static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,
-                                 int *workers, int *prefetch)
+                                 int *workers, int *prefetch, char *waits, size_t nwaits)
 {
     ss_comm self;
     ss_comm_self(&self);
@@ -91,6 +107,8 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
             else if (cols[k].type != SS_COL_STR) row->num[k] = has ? (double)v.l : NAN;
         }
         *gpus = sum.gpus;
+        waits[0] = '\0';
+        if (!ss_trace_meta_has_fetch(m)) waits_line(&sum, path, waits, nwaits);
     }
     if (t) ss_trace_close(t);
     ss_summary_free(&sum);
@@ -237,8 +255,10 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
     if (ss_trace_is_trace(path)) {
         ss_results_row row;
         int w, p;
-        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p)) != SS_OK) return st;
+        char waits[sizeof t->v[0].waits];
+        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, waits, sizeof waits)) != SS_OK) return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
+        memcpy(t->v[t->n - 1].waits, waits, sizeof waits);
         t->v[t->n - 1].kind = CMP_TRACE;
         t->v[t->n - 1].workers = w;
         t->v[t->n - 1].prefetch = p;
@@ -278,4 +298,10 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
                        ss_plural(gpus, "GPU", "GPUs"),
                        t->v[0].source, t->gpus);
     return SS_OK;
+}
+
+void cmp_print_waits(const cmp_table *t, FILE *out)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].waits[0]) fprintf(out, "%s\n", t->v[i].waits);
 }

@@ -261,13 +261,15 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
         }
     }
     st = ss_comm_any_failed(c, st);
-    if (st == SS_OK && !ss_trace_meta_has_fetch(ss_trace_meta_of(j->t)))
+    int waits_only = 1; /* every scenario's model replays from the waits alone */
+    for (int i = 0; i < j->nsc; i++) waits_only &= ss_model_get(j->sc[i].model)->waits_only;
+    if (st == SS_OK && !waits_only && !ss_trace_meta_has_fetch(ss_trace_meta_of(j->t)))
         st = ss_fail(SS_EDATA,
-                     "%s: the trace has no fetch timings (fetch_times = absent: a profiler trace shows only when each "
-                     "rank waited), so the what-if models cannot replay it; `stallsim info` and `stallsim compare` "
-                     "read it. Record the run with scripts/stallsim_record.py and `stallsim import pytorch` to get "
-                     "fetch times.",
-                     cfg->trace_path);
+                     "%s: the trace has no fetch timings (fetch_times = absent: it shows only when each rank waited), "
+                     "so the loader models cannot replay it. `model = %s` with `heal = each` asks what each rank "
+                     "would give if it waited like the others; record the run with scripts/stallsim_record.py and "
+                     "`stallsim import pytorch` for the loader what-ifs.",
+                     cfg->trace_path, ss_model_waits_only_name());
     if (st == SS_OK && (cfg->n_heal > 1 || cfg->heal[0].each || cfg->heal[0].gpus.n > 0)) {
         /* heal = each and GPU numbers need the trace's GPU count */
         free(j->sc);

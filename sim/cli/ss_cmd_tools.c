@@ -476,8 +476,8 @@ static int import_main(int argc, char **argv)
            ss_plural(rows, "iteration", "iterations"));
     if (!fetch) /* a trace without fetch times: say at once what it can serve */
         printf("note: %s has no fetch times (only when each rank waited): `stallsim info` and `stallsim compare` "
-               "read it; `stallsim run` needs fetch times to replay a what-if\n",
-               out);
+               "read it; `stallsim run` replays it with `model = %s` (a rank that waits like the others)\n",
+               out, ss_model_waits_only_name());
     return 0;
 }
 

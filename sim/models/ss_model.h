@@ -126,6 +126,9 @@ typedef struct ss_model_ops {
     /* 1 for the measured run itself: its row gives the trace's own iterations back, the
      * row every other row is compared with */
     int measured_run;
+    /* 1 when it replays from the waits and iteration times alone, so that it runs on a
+     * trace without fetch times (fetch_times = absent) */
+    int waits_only;
     /* the model's section of the scenario file ([pipeline]), registered into the option
      * table by ss_models_register_options; NULL: none */
     const ss_option_section *options;
@@ -133,6 +136,9 @@ typedef struct ss_model_ops {
      * model's ranked cuts predict the same time, when a ranked cut has
      * SS_HINT_LOADERS_AHEAD, and when a healed GPU is among those */
     const char *same_time_note, *ahead_note, *ahead_heal_note;
+    /* what heal=G means in this model, under the table (NULL: its fetch times and loader
+     * settings become the other GPUs' median) */
+    const char *heal_legend;
 
     /* The scenario's name (unique within a sweep, used as an HDF5 group name) and its
      * terminal-table label (after resolve). */
@@ -189,6 +195,10 @@ typedef struct ss_model_ops {
 
 /* The model with id m. */
 const ss_model_ops *ss_model_get(ss_model m);
+
+/* The name of the first model that replays from the waits alone (ss_model_ops.waits_only),
+ * the measured run aside: what a trace without fetch times can be swept with; NULL: none. */
+const char *ss_model_waits_only_name(void);
 
 /* The model of the sweep's measured row (the first of the table). */
 ss_model ss_model_measured_id(void);

@@ -45,6 +45,7 @@ const ss_model_ops ss_model_measured = {
     .stateful = 0,
     .axes = 0,
     .measured_run = 1,
+    .waits_only = 1,
     .name_of = name_of,
     .label_of = name_of,
     .is_baseline = is_baseline,

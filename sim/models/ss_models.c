@@ -50,3 +50,12 @@ const char *ss_model_note_label(const ss_scenario *sc, int nsc, const ss_scenari
     ss_parts_drop(row, rows > 1 ? shared : "", ' ', buf, sizeof buf);
     return buf;
 }
+
+const char *ss_model_waits_only_name(void)
+{
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const ss_model_ops *o = ss_model_get((ss_model)m);
+        if (o->waits_only && !o->measured_run) return o->name;
+    }
+    return NULL;
+}
