@@ -33,8 +33,21 @@ run_ctest() {
   passed=$((passed + total - nfail - nskip))
   failed=$((failed + nfail))
   skipped=$((skipped + nskip))
+  # each skipped test's name and the reason it gave (its first "skipped: " line)
+  local name why
+  for name in $(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped)$/\1/p' "$log"); do
+    why=$(awk -v t="$name" '$0 ~ "^[0-9]+/[0-9]+ Testing: " t "$" { on = 1; next }
+                            on && /^[0-9]+\/[0-9]+ Testing: / { exit }
+                            on && /skipped: / { sub(/.*skipped: /, ""); print; exit }' \
+          "$dir/Testing/Temporary/LastTest.log")
+    skips="$skips; $name: ${why:-no reason given}"
+  done
 }
-summary() { echo "stallsim: $passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; }
+skips=""
+summary() {
+  echo "stallsim: $passed passed, $failed failed, $skipped skipped${skips:+ (${skips#; })}"
+  [ "$failed" -eq 0 ]
+}
 
 echo "== test suite"
 run_ctest "$here/build"

@@ -957,19 +957,19 @@ static void say_flag_legend(screen *sc, unsigned used)
 /* The ranked cuts, one line each: label, change, interval, the other measure, flags. */
 static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
 {
-    say(sc, 0, "largest predicted cuts of the %s (90%% interval); %s:",
-        r->by_run ? "whole run's time" : "mean iteration time",
+    int any_iv = 0; /* the interval column only where some cut has one */
+    for (int k = 0; k < r->ntop; k++) {
+        double lo, hi;
+        any_iv |= change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    }
+    say(sc, 0, "largest predicted cuts of the %s%s; %s:", r->by_run ? "whole run's time" : "mean iteration time",
+        any_iv ? " (90% interval)" : "",
         r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
     int tied = 1;
     while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0;
     unsigned used = 0;
-    int any_iv = 0; /* the interval column only where some cut has one */
-    for (int k = 0; k < r->ntop; k++) {
-        double lo, hi;
-        any_iv |= change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
-    }
     for (int k = 0; k < r->ntop; k++) {
         char buf[LABEL_LEN], iv[64] = "";
         double lo, hi;
