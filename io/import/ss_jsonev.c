@@ -1,5 +1,6 @@
 /* ss_jsonev.c - yajl callbacks that pick trace events' fields out of a JSON stream. */
 #include "ss_jsonev.h"
+#include "ss_csv.h"
 #include "ss_number.h"
 
 #include <errno.h>
@@ -67,7 +68,7 @@ static int real(const char *s, size_t n, double *out)
     b[n] = '\0';
     char *end;
     errno = 0;
-    double v = ss_strtod_decimal(b, &end);
+    double v = ss_csv_strtod(b, &end);
     while (*end == ' ') end++;
     if (end == b || *end || errno == ERANGE || !isfinite(v)) return 0;
     *out = v;

@@ -1,10 +1,24 @@
 /* fuzz_jsonev.c - fuzzes the JSON lines reader against itself: every line of the input is
  * read by the fast path and by yajl alone (ss_jsonev_set_fast 0), and the two must agree
- * on the status, the message, the broken flag and every event's fields. */
+ * on the status, the message, the broken flag and every event's fields. Each line is also
+ * read as a number by ss_csv_strtod and ss_strtod_decimal: the same value and end. */
 #include <stddef.h>
 
 #include "fuzz_common.h"
+#include "ss_csv.h"
 #include "ss_jsonev.h"
+#include "ss_number.h"
+
+static void same_number(const char *s)
+{
+    char *ea, *eb;
+    const double a = ss_csv_strtod(s, &ea), b = ss_strtod_decimal(s, &eb);
+    if (ea != eb || memcmp(&a, &b, sizeof a)) {
+        fprintf(stderr, "'%s': ss_csv_strtod %.17g (end %td), ss_strtod_decimal %.17g (end %td)\n", s, a, ea - s, b,
+                eb - s);
+        abort();
+    }
+}
 
 typedef struct {
     ss_jev ev[4];
@@ -48,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
         char msg[1200];
         lineno++;
+        const char keep_c = s[len];
+        s[len] = '\0';
+        same_number(s);
+        s[len] = keep_c;
         la.n = lb.n = 0;
         ss_clear();
         ss_status sa = ss_jsonev_line(a, s, len, lineno);
