@@ -464,7 +464,9 @@ ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno
     p->broken = 0;
     ss_status fst;
     if (p->fast && fast_line(p, (const unsigned char *)line, (const unsigned char *)line + len, &fst)) return fst;
-    if (!p->h && restart_lines(p) != SS_OK) return SS_ENOMEM;
+    /* a fresh parser per line: nothing a line leaves open (a string after its object) runs
+     * on into the next */
+    if (restart_lines(p) != SS_OK) return SS_ENOMEM;
     yajl_status ys = yajl_parse(p->h, (const unsigned char *)line, len);
     if (ys != yajl_status_ok) {
         ss_status st = parse_error(p, (const unsigned char *)line, len, lineno);
