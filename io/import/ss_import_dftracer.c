@@ -1285,7 +1285,8 @@ const ss_importer ss_importer_dftracer = {
         "fetch_start = ask and fetch_time = stall (warned). read_threads=N on the command line\n"
         "(metadata) sets loader_workers. Lines that are not valid JSON are passed over (warned)\n"
         "unless they hold a loop event; a file cut off (.pfw or .pfw.gz) gives what it has.\n"
-        "Rows stream through: memory does not grow with the trace.\n",
+        "Rows stream through: memory does not grow with the trace. Under mpirun the files\n"
+        "are split over the ranks (rank 0 writes the trace, the same as one process's).\n",
     .open = dft_open,
     .next = dft_next,
     .close = dft_close,
