@@ -2,12 +2,42 @@
 #include "ss_csv.h"
 #include "ss_number.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* 10^0 .. 10^22: exact doubles */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+double ss_csv_strtod(const char *s, char **end)
+{
+    /* -?DIGITS(.DIGITS)? with at most 2^53 as the digits' whole number: that number and the
+     * power of ten are exact doubles, and one division rounds as strtod does */
+    const char *p = s;
+    const int neg = *p == '-';
+    p += neg;
+    unsigned long long m = 0;
+    int nd = 0, nf = 0;
+    while (*p >= '0' && *p <= '9' && nd < 19) m = m * 10 + (unsigned)(*p++ - '0'), nd++;
+    if (*p == '.' && nd > 0) {
+        const char *f = ++p;
+        while (*p >= '0' && *p <= '9' && nd < 19) m = m * 10 + (unsigned)(*p++ - '0'), nd++;
+        nf = (int)(p - f);
+        if (nf == 0) nd = 0; /* "5." : strtod's */
+    }
+    /* a letter or dot next (an exponent, 0x..., 1.2.3) goes to strtod, whose end it is */
+    if (nd > 0 && nd < 19 && !isalnum((unsigned char)*p) && *p != '.' && nf <= 22 && m <= (1ULL << 53)) {
+        const double v = nf ? (double)m / pow10_exact[nf] : (double)m;
+        *end = (char *)p;
+        return neg ? -v : v;
+    }
+    return ss_strtod_decimal(s, end);
+}
 
 char *ss_csv_unquote(char *s, char **text_end)
 {
@@ -151,7 +181,7 @@ ss_status ss_csv_number(const ss_csv *c, long row, int col, double *out)
     const char *s = ss_csv_cell(c, row, col);
     char *end;
     errno = 0;
-    double v = ss_strtod_decimal(s, &end); /* no hexadecimal, inf or nan */
+    double v = ss_csv_strtod(s, &end); /* no hexadecimal, inf or nan */
     while (*end == ' ') end++;
     if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
         return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a finite number", c->path, c->line[row],

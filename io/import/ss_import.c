@@ -3,8 +3,10 @@
 #include "ss_import.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -179,3 +181,78 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     if (imp->close) imp->close(state);
     return hint_other(imp, argc, argv, st);
 }
+
+/* ---- importers that share their work over the ranks of an mpirun ----
+ * Rank 0 runs the command; the others wait on a communicator of their own (a duplicate, so
+ * that nothing else is matched against it) for a message: its length (0: the command is
+ * over), then the importer's name and what it sends its serve(). */
+
+static ss_comm share;  /* rank 0, while the command runs */
+static int share_open; /* ss_import_on_ranks is running on rank 0 */
+
+static void serve_loop(const ss_comm *s)
+{
+    for (;;) {
+        long n = 0;
+        MPI_Bcast(&n, 1, MPI_LONG, 0, s->comm);
+        if (n <= 0) return;
+        char *msg = malloc((size_t)n);
+        if (!msg) { /* the message cannot be taken: the job cannot go on */
+            fprintf(stderr, "stallsim: rank %d: out of memory for the import's %ld-byte message\n", s->rank, n);
+            MPI_Abort(s->comm, 1);
+        }
+        MPI_Bcast(msg, (int)n, MPI_BYTE, 0, s->comm);
+        const size_t name_len = strnlen(msg, (size_t)n);
+        const ss_importer *imp = name_len < (size_t)n ? ss_importer_find(msg) : NULL;
+        if (!imp || !imp->serve) {
+            fprintf(stderr, "stallsim: rank %d: import: no importer shares its work as '%.40s'\n", s->rank, msg);
+            MPI_Abort(s->comm, 1);
+        }
+        imp->serve(s, msg + name_len + 1, n - (long)name_len - 1);
+        free(msg);
+    }
+}
+
+int ss_import_on_ranks(const ss_comm *c, int (*fn)(int, char **), int argc, char **argv)
+{
+    if (!c->mpi || c->size < 2) return fn(argc, argv);
+    ss_comm s = *c;
+    if (MPI_Comm_dup(c->comm, &s.comm) != MPI_SUCCESS) {
+        fprintf(stderr, "stallsim: import: MPI_Comm_dup failed\n");
+        MPI_Abort(c->comm, 1);
+    }
+    int rc = 0;
+    if (c->rank == 0) {
+        share = s;
+        share_open = 1;
+        rc = fn(argc, argv);
+        share_open = 0;
+        long done = 0;
+        MPI_Bcast(&done, 1, MPI_LONG, 0, s.comm);
+    } else {
+        serve_loop(&s);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, s.comm);
+    MPI_Comm_free(&s.comm);
+    return rc;
+}
+
+const ss_comm *ss_import_share_start(const ss_importer *imp, const void *msg, long n)
+{
+    if (!share_open || !imp->serve) return NULL;
+    const size_t name_len = strlen(imp->name);
+    long total = (long)name_len + 1 + n;
+    char *buf = malloc((size_t)total);
+    if (!buf || total > INT_MAX) {
+        free(buf);
+        return NULL; /* rank 0 then reads every input itself */
+    }
+    memcpy(buf, imp->name, name_len + 1);
+    if (n) memcpy(buf + name_len + 1, msg, (size_t)n);
+    MPI_Bcast(&total, 1, MPI_LONG, 0, share.comm);
+    MPI_Bcast(buf, (int)total, MPI_BYTE, 0, share.comm);
+    free(buf);
+    return &share;
+}
+
+int ss_import_share_ranks(void) { return share_open ? share.size : 1; }

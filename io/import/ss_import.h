@@ -4,6 +4,7 @@
 #ifndef SS_IMPORT_H
 #define SS_IMPORT_H
 
+#include "ss_comm.h"
 #include "ss_status.h"
 #include "ss_trace.h"
 
@@ -31,6 +32,10 @@ typedef struct ss_importer {
     ss_status (*next)(void *state, ss_slab *s, ss_import_info *info);
     /* Frees the state (also after a failure); state may be NULL. */
     void (*close)(void *state);
+    /* Optional, for importers that split their inputs over the ranks of an mpirun: runs on
+     * every rank but 0 when rank 0's open() called ss_import_share_start (msg: what it
+     * sent), and follows the importer's own exchange with rank 0 on share to its end. */
+    void (*serve)(const ss_comm *share, const char *msg, long n);
 } ss_importer;
 
 /* The registered importers (a static table); *n receives their count. */
@@ -49,6 +54,19 @@ const char *ss_import_looks_like(const char *path, const char **what);
  * trace has fetch times (0: fetch_times = absent). Not collective. */
 ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const char *out_path, long *rows_out,
                         int *gpus_out, int *fetch_out);
+
+/* Collective: the import command under mpirun. Rank 0 runs fn (the command's main); the
+ * other ranks wait for an importer that shares its work (ss_import_share_start) and serve
+ * it. Every rank returns fn's result. Without MPI, or on one rank, it is fn alone. */
+int ss_import_on_ranks(const ss_comm *c, int (*fn)(int, char **), int argc, char **argv);
+/* Rank 0, inside an importer's open(): hands msg (n bytes) to the importer's serve() on
+ * every other rank and returns the communicator of their exchange; NULL when the import
+ * runs alone (no MPI, one rank, or not inside ss_import_on_ranks). The importer must end
+ * the exchange (its close() at the latest) so that every rank leaves serve(). */
+const ss_comm *ss_import_share_start(const ss_importer *imp, const void *msg, long n);
+/* Rank 0, inside an importer's open(): the ranks ss_import_share_start would reach, rank 0
+ * included (1 when the import runs alone). */
+int ss_import_share_ranks(void);
 
 /* Rows per slab the driver hands an importer for G GPUs (about 32 MB of rows). */
 long ss_import_slab_rows(int gpus);

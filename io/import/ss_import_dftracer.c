@@ -2,9 +2,12 @@
  * file per rank, plain or gzip), read rank by rank in step with one another, one step of
  * look-ahead per rank: memory does not grow with the trace. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ss_gzline.h"
 #include "ss_impfiles.h"
@@ -14,6 +17,7 @@
 #define MAX_READS (1L << 20) /* read events kept until their step's loop.iter (16 MB) */
 #define MAX_OTHER_ITERS 4    /* names of other loops' *.iter events kept for a message */
 #define MAX_LOOP_NAME 200    /* --iter NAME */
+#define SHARE_STEPS 65536    /* under mpirun: steps on their way to rank 0, over all files */
 
 /* the training loop's event names: the wait (ts = the ask, dur = the stall) and its body */
 typedef struct {
@@ -36,9 +40,20 @@ typedef struct {
     long line; /* of its loop.iter */
 } dstep;
 
+typedef struct dft_state dft_state;
+
+/* a step as the rank that reads its file hands it to rank 0, with the line the file was at
+ * and whether the file's end warnings come with it (the read that gave it reached the end) */
+typedef struct {
+    dstep s;
+    long at_line;
+    int warn;
+} sstep;
+
 typedef struct {
     const char *path;
     const loopnames *loop;
+    dft_state *d;
     ss_gzline *r;
     ss_jsonev *j;
     int eof;
@@ -74,9 +89,23 @@ typedef struct {
     long eval_passes, eval_steps;
     double eval_stall; /* µs, the waits of their steps summed */
     long long eval_epoch_lo, eval_epoch_hi;
+    /* under mpirun, on rank 0: another rank reads the file (remote), and its steps wait in
+     * q; qend: its end came (1: the file's end, 2: an error, qstatus and qmsg; 3: handed out);
+     * the warnings of its end (qwarn, NUL-separated), printed with the step or the end that
+     * they came with, as reading it here would */
+    int remote;
+    sstep *q;
+    long qhead, qn;
+    int qend, qstatus;
+    char *qmsg, *qwarn;
+    long qwarn_n;
+    /* on the rank that reads it for rank 0: the warnings of its end, kept to be sent */
+    int capture;
+    char *warns;
+    long nwarns;
 } drank;
 
-typedef struct {
+struct dft_state {
     ss_filelist files;
     loopnames loop;
     drank *rk;
@@ -88,7 +117,11 @@ typedef struct {
     long long last_epoch; /* of the last row every rank has */
     long missing;
     long steps_with_reads;
-} dft_state;
+    /* under mpirun: the exchange with the ranks that read the other files */
+    const ss_comm *share;
+    int pending; /* rank 0 asked for chunks it has not gathered yet */
+    long chunk;  /* steps per file and chunk */
+};
 
 static int is_loop_wait(const loopnames *l, const char *n)
 {
@@ -117,6 +150,34 @@ static const char *loop_event_in(const loopnames *l, const char *line)
             if (p > line && p[-1] == '"' && p[len] == '"') return names[i];
     }
     return NULL;
+}
+
+/* A warning about rank k's file: printed, or kept to be sent to rank 0 (capture). */
+static void dwarn(drank *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dwarn(drank *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *w = n >= 0 ? realloc(k->warns, (size_t)k->nwarns + (size_t)n + 1) : NULL;
+    if (!w) {
+        va_start(ap, fmt);
+        char buf[1024];
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        ss_warn("%s", buf); /* cannot be kept: printed here */
+        return;
+    }
+    k->warns = w;
+    va_start(ap, fmt);
+    vsnprintf(w + k->nwarns, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (!k->capture) {
+        ss_warn("%s", w + k->nwarns);
+        return;
+    }
+    k->nwarns += n + 1;
 }
 
 /* A step of an evaluation pass (first: its first step): counted, and its wait summed. */
@@ -340,31 +401,35 @@ static ss_status broken_loop_event(drank *k, const char *loop, long at, int more
 
 /* The warnings at the end of a rank's file (last: its last line): the lines it passed
  * over, and its evaluation passes. */
-static void warn_broken(const drank *k, long last)
+static void warn_broken(drank *k, long last)
 {
     if (k->eval_passes) {
         char ep[64];
         if (k->eval_epoch_lo == k->eval_epoch_hi) snprintf(ep, sizeof ep, "epoch %lld", k->eval_epoch_lo);
         else snprintf(ep, sizeof ep, "epochs %lld to %lld", k->eval_epoch_lo, k->eval_epoch_hi);
-        ss_warn("%s: %ld evaluation pass%s (steps starting again inside %s, as DLIO's eval loop does): %ld steps left "
+        dwarn(k, "%s: %ld evaluation pass%s (steps starting again inside %s, as DLIO's eval loop does): %ld steps left "
                 "out of the timeline, not counted as epochs; their waits add up to %.3f s", k->path, k->eval_passes,
                 k->eval_passes == 1 ? "" : "es", ep, k->eval_steps, 1e-6 * k->eval_stall);
     }
     long n = k->nbroken;
     if (n && k->last_broken == last && k->last_broken_cut) {
-        ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
-                last);
+        dwarn(k, "%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
+              last);
         n--;
     }
     if (n)
-        ss_warn("%s: %ld %s not valid JSON and %s no loop event: passed over (the first: line %ld; DFTracer writes "
+        dwarn(k, "%s: %ld %s not valid JSON and %s no loop event: passed over (the first: line %ld; DFTracer writes "
                 "file names raw, and a name with a line break in it breaks its event in two)", k->path, n,
                 n == 1 ? "line is" : "lines are", n == 1 ? "names" : "name", k->first_broken);
 }
 
+static ss_status pull_remote(drank *k, dstep *out, int *got);
+extern const ss_importer ss_importer_dftracer;
+
 /* Parses rank k's lines until one step is finished or the file ends. */
 static ss_status pull(drank *k, dstep *out, int *got)
 {
+    if (k->remote) return pull_remote(k, out, got);
     *got = 0;
     while (!k->nready && !k->eof) {
         char *line;
@@ -374,7 +439,7 @@ static ss_status pull(drank *k, dstep *out, int *got)
             /* a .pfw.gz cut off (the job killed while writing it): what is there, as for a
              * .pfw whose last line is cut short */
             ss_clear();
-            ss_warn("%s: the compressed file is cut off after line %ld (the job was killed while writing it?): the "
+            dwarn(k, "%s: the compressed file is cut off after line %ld (the job was killed while writing it?): the "
                     "lines before are read", k->path, ss_gzline_lineno(k->r) - 1);
             line = NULL;
         } else if (st != SS_OK) {
@@ -420,8 +485,8 @@ static ss_status pull(drank *k, dstep *out, int *got)
             if (cut && nst == SS_OK && !next) {
                 ss_clear();
                 warn_broken(k, at);
-                ss_warn("%s:%ld: the last line is cut short (the job was killed while writing it?): passed over",
-                        k->path, at);
+                dwarn(k, "%s:%ld: the last line is cut short (the job was killed while writing it?): passed over",
+                      k->path, at);
                 k->eof = 1;
                 if (k->open && (st = finish_open(k, 1, 0.0)) != SS_OK) return st;
                 break;
@@ -438,14 +503,436 @@ static ss_status pull(drank *k, dstep *out, int *got)
     return SS_OK;
 }
 
+
+/* ---- under mpirun: the files split over the ranks ----
+ * Rank 0 reads the first files, the other ranks the rest (contiguous shares of about the
+ * same bytes), each in chunks of d->chunk steps per file. Rank 0 merges the steps as it
+ * does alone: a file's steps, its end, its end's warnings and its error come in the order
+ * its own reading would give them, so the trace and the messages are the same. Rank 0 asks
+ * for the next chunks (a broadcast of the files it wants) as soon as it has gathered the
+ * last ones: the others read while it merges. Each round is a broadcast and a gather, on
+ * every rank, until rank 0 broadcasts the end (errors included). */
+
+/* what rank 0 sends the other ranks */
+typedef struct {
+    int32_t G, named;
+    long chunk;
+    char wait[MAX_LOOP_NAME + 8], body[MAX_LOOP_NAME + 8];
+} sopen;
+
+/* one file's part of a chunk: then nsteps sstep, warn_bytes of warnings (the file's end's,
+ * read in this chunk), msg_bytes of message */
+typedef struct {
+    int32_t g, nsteps, end, status; /* end: 0 more to come, 1 the file's end, 2 an error */
+    long warn_bytes, msg_bytes, line;
+    long nsteps_total, read_threads, epochs, batch;
+    long long events;
+    int32_t nother_iter;
+    char other_iter[MAX_OTHER_ITERS][64];
+    char workload[64];
+} shead;
+
+/* Rank 0 asks for the next chunk of every remote file whose queue is short (none: nothing). */
+static void share_want(dft_state *d)
+{
+    int32_t *cmd = calloc((size_t)d->G + 1, sizeof *cmd);
+    int any = 0;
+    for (int g = 0; cmd && g < d->G; g++) {
+        const drank *k = &d->rk[g];
+        cmd[g + 1] = k->remote && !k->qend && k->qn <= d->chunk; /* room for a chunk more */
+        any |= cmd[g + 1];
+    }
+    if (!cmd || !any) { /* no memory: the chunks are asked for when a queue is empty */
+        free(cmd);
+        return;
+    }
+    cmd[0] = 1;
+    MPI_Bcast(cmd, d->G + 1, MPI_INT32_T, 0, d->share->comm);
+    d->pending = 1;
+    free(cmd);
+}
+
+/* Rank 0 gathers the chunks it asked for into the files' queues, and asks for the next. */
+static ss_status share_round(dft_state *d)
+{
+    if (!d->pending) share_want(d);
+    if (!d->pending) return ss_fail(SS_ENOMEM, "out of memory");
+    void *all;
+    int *cnt, *dsp;
+    ss_status st = ss_comm_gather_bytes(d->share, NULL, 0, &all, &cnt, &dsp);
+    d->pending = 0;
+    if (st != SS_OK) return st;
+    const char *p = all, *end = p + dsp[d->share->size - 1] + cnt[d->share->size - 1];
+    while (st == SS_OK && p < end) {
+        shead h;
+        if ((size_t)(end - p) < sizeof h) {
+            st = ss_fail(SS_EINTERNAL, "import dftracer: a chunk from another rank is cut short");
+            break;
+        }
+        memcpy(&h, p, sizeof h);
+        p += sizeof h;
+        const long body = (long)h.nsteps * (long)sizeof(sstep) + h.warn_bytes + h.msg_bytes;
+        if (h.g < 0 || h.g >= d->G || !d->rk[h.g].remote || h.nsteps < 0 || h.warn_bytes < 0 || h.msg_bytes < 0 ||
+            body > end - p) {
+            st = ss_fail(SS_EINTERNAL, "import dftracer: a chunk from another rank does not fit");
+            break;
+        }
+        drank *k = &d->rk[h.g];
+        if (k->qhead + k->qn + h.nsteps > 2 * d->chunk) { /* room at the queue's start */
+            memmove(k->q, k->q + k->qhead, (size_t)k->qn * sizeof *k->q);
+            k->qhead = 0;
+        }
+        if (k->qn + h.nsteps > 2 * d->chunk) {
+            st = ss_fail(SS_EINTERNAL, "import dftracer: more steps from another rank than asked for");
+            break;
+        }
+        memcpy(k->q + k->qhead + k->qn, p, (size_t)h.nsteps * sizeof(sstep));
+        k->qn += h.nsteps;
+        p += (size_t)h.nsteps * sizeof(sstep);
+        if (h.warn_bytes) {
+            char *w = realloc(k->qwarn, (size_t)(k->qwarn_n + h.warn_bytes));
+            if (!w) {
+                st = ss_fail(SS_ENOMEM, "out of memory");
+                break;
+            }
+            k->qwarn = w;
+            memcpy(w + k->qwarn_n, p, (size_t)h.warn_bytes);
+            k->qwarn_n += h.warn_bytes;
+        }
+        if (h.end) {
+            k->qend = h.end;
+            k->qstatus = h.status;
+            k->qmsg = malloc((size_t)h.msg_bytes + 1);
+            if (!k->qmsg) {
+                st = ss_fail(SS_ENOMEM, "out of memory");
+                break;
+            }
+            memcpy(k->qmsg, p + h.warn_bytes, (size_t)h.msg_bytes);
+            k->qmsg[h.msg_bytes] = '\0';
+            /* the file's state at its end: what the messages and the metadata read */
+            k->line = h.line;
+            k->nsteps = h.nsteps_total;
+            k->read_threads = h.read_threads;
+            k->epochs = h.epochs;
+            k->batch = h.batch;
+            k->events = h.events;
+            k->nother_iter = h.nother_iter;
+            memcpy(k->other_iter, h.other_iter, sizeof k->other_iter);
+            memcpy(k->workload, h.workload, sizeof k->workload);
+        }
+        p += h.warn_bytes + h.msg_bytes;
+    }
+    free(all);
+    free(cnt);
+    free(dsp);
+    if (st == SS_OK) share_want(d); /* read on while rank 0 merges */
+    return st;
+}
+
+/* Rank 0: the warnings of a remote file's end, once. */
+static void remote_warnings(drank *k)
+{
+    for (long i = 0; i < k->qwarn_n; i += (long)strlen(k->qwarn + i) + 1) ss_warn("%s", k->qwarn + i);
+    k->qwarn_n = 0;
+}
+
+/* Rank 0: the next step of a file another rank reads. */
+static ss_status pull_remote(drank *k, dstep *out, int *got)
+{
+    *got = 0;
+    while (k->qn == 0 && !k->qend) {
+        ss_status st = share_round(k->d);
+        if (st != SS_OK) return st;
+    }
+    if (k->qn) {
+        const sstep *x = &k->q[k->qhead++];
+        if (!--k->qn) k->qhead = 0;
+        if (x->warn) remote_warnings(k);
+        *out = x->s;
+        k->line = x->at_line;
+        *got = 1;
+        return SS_OK;
+    }
+    if (k->qend == 3) return SS_OK;
+    remote_warnings(k);
+    const int err = k->qend == 2;
+    k->qend = 3;
+    k->eof = 1;
+    if (err) return ss_fail(k->qstatus, "%s", k->qmsg);
+    return SS_OK;
+}
+
+/* Rank 0: the end of the exchange (the last chunks asked for are gathered and dropped). */
+static void share_stop(dft_state *d)
+{
+    if (!d->share) return;
+    if (d->pending) {
+        void *all;
+        int *cnt, *dsp;
+        if (ss_comm_gather_bytes(d->share, NULL, 0, &all, &cnt, &dsp) == SS_OK) {
+            free(all);
+            free(cnt);
+            free(dsp);
+        }
+        d->pending = 0;
+    }
+    int32_t *cmd = calloc((size_t)d->G + 1, sizeof *cmd);
+    int32_t stop[1] = {0};
+    MPI_Bcast(cmd ? cmd : stop, cmd ? d->G + 1 : 1, MPI_INT32_T, 0, d->share->comm);
+    free(cmd);
+    d->share = NULL;
+}
+
+/* Another rank: reads the next chunk of file k into *buf (grown; *n its bytes). */
+static ss_status serve_chunk(dft_state *d, drank *k, int g, char **buf, long *n, long *cap)
+{
+    shead h;
+    memset(&h, 0, sizeof h);
+    h.g = g;
+    const long need = *n + (long)sizeof h + d->chunk * (long)sizeof(sstep);
+    if (need > *cap) {
+        char *nb = realloc(*buf, (size_t)need);
+        if (!nb) return ss_fail(SS_ENOMEM, "rank %d: out of memory", d->share->rank);
+        *buf = nb;
+        *cap = need;
+    }
+    const long at = *n, warned = k->nwarns;
+    sstep *steps = (sstep *)(void *)(*buf + at + sizeof h);
+    char *msg = NULL;
+    while (h.nsteps < d->chunk) {
+        dstep x;
+        int got;
+        ss_clear();
+        const long before = k->nwarns;
+        ss_status st = k->qend ? SS_OK : pull(k, &x, &got);
+        if (k->qend || st != SS_OK) {
+            h.end = 2;
+            h.status = k->qend ? k->qstatus : (int32_t)st;
+            msg = strdup(k->qend ? k->qmsg : ss_errmsg());
+            ss_clear();
+            break;
+        }
+        if (!got) {
+            h.end = 1;
+            break;
+        }
+        memset(&steps[h.nsteps], 0, sizeof steps[h.nsteps]);
+        steps[h.nsteps].s = x;
+        steps[h.nsteps].at_line = k->line;
+        steps[h.nsteps].warn = k->nwarns > before;
+        h.nsteps++;
+    }
+    h.warn_bytes = k->nwarns - warned;
+    if (h.end) {
+        h.msg_bytes = msg ? (long)strlen(msg) : 0;
+        h.line = k->line;
+        h.nsteps_total = k->nsteps;
+        h.read_threads = k->read_threads;
+        h.epochs = k->epochs;
+        h.batch = k->batch;
+        h.events = k->events;
+        h.nother_iter = k->nother_iter;
+        memcpy(h.other_iter, k->other_iter, sizeof h.other_iter);
+        memcpy(h.workload, k->workload, sizeof h.workload);
+    }
+    long total = at + (long)sizeof h + h.nsteps * (long)sizeof(sstep) + h.warn_bytes + h.msg_bytes;
+    if (total > *cap) {
+        char *nb = realloc(*buf, (size_t)total);
+        if (!nb) {
+            free(msg);
+            return ss_fail(SS_ENOMEM, "rank %d: out of memory", d->share->rank);
+        }
+        *buf = nb;
+        *cap = total;
+    }
+    memcpy(*buf + at, &h, sizeof h);
+    char *tail = *buf + at + sizeof h + h.nsteps * (long)sizeof(sstep);
+    if (h.warn_bytes) memcpy(tail, k->warns + warned, (size_t)h.warn_bytes);
+    if (h.msg_bytes) memcpy(tail + h.warn_bytes, msg, (size_t)h.msg_bytes);
+    free(msg);
+    *n = total;
+    if (h.end) k->qend = 3; /* sent: nothing more from this file */
+    return SS_OK;
+}
+
+static void dft_close(void *state);
+
+/* Another rank: reads its share of the files for rank 0 until rank 0 ends the exchange. */
+static void dft_serve(const ss_comm *share, const char *msg, long n)
+{
+    sopen o;
+    dft_state *d = calloc(1, sizeof *d);
+    int ok = d && n >= (long)sizeof o;
+    if (ok) memcpy(&o, msg, sizeof o);
+    ok = ok && o.G > 0 && n >= (long)sizeof o + (long)o.G * (long)sizeof(int32_t);
+    int32_t *owner = NULL;
+    if (ok) {
+        d->G = o.G;
+        d->chunk = o.chunk;
+        d->share = share;
+        d->loop.named = o.named;
+        memcpy(d->loop.wait, o.wait, sizeof o.wait);
+        memcpy(d->loop.body, o.body, sizeof o.body);
+        owner = malloc((size_t)o.G * sizeof *owner);
+        d->rk = calloc((size_t)o.G, sizeof *d->rk);
+        d->files.path = calloc((size_t)o.G, sizeof *d->files.path);
+        ok = owner && d->rk && d->files.path;
+    }
+    if (ok) {
+        memcpy(owner, msg + sizeof o, (size_t)o.G * sizeof *owner);
+        const char *p = msg + sizeof o + (size_t)o.G * sizeof *owner, *end = msg + n;
+        for (int g = 0; ok && g < o.G; g++) {
+            const size_t l = strnlen(p, (size_t)(end - p));
+            ok = p + l < end && (d->files.path[g] = strdup(p)) != NULL;
+            d->files.n = g + 1;
+            p += l + 1;
+        }
+    }
+    for (int g = 0; ok && g < d->G; g++) {
+        drank *k = &d->rk[g];
+        k->path = d->files.path[g];
+        k->loop = &d->loop;
+        k->d = d;
+        k->read_threads = k->epochs = k->batch = -1;
+        k->loop_pid = -1;
+        k->capture = 1;
+        if (owner[g] != share->rank) continue;
+        ss_clear();
+        ss_status st = ss_gzline_open(k->path, &k->r);
+        if (st == SS_OK) st = ss_jsonev_new(1, k->path, on_event, k, &k->j);
+        if (st != SS_OK) { /* sent as the file's error when rank 0 asks for its steps */
+            k->qend = 2;
+            k->qstatus = st;
+            k->qmsg = strdup(ss_errmsg());
+            if (!k->qmsg) k->qstatus = SS_ENOMEM, k->qmsg = strdup("");
+            ss_clear();
+        }
+    }
+    /* rank 0's broadcasts and gathers, met one for one whatever happened here */
+    char *buf = NULL;
+    long cap = 0;
+    int32_t *cmd = malloc((size_t)(d ? d->G : 0) * sizeof *cmd + sizeof *cmd);
+    const int ncmd = ok ? d->G + 1 : 1;
+    if (!ok || !cmd) {
+        fprintf(stderr, "stallsim: rank %d: import dftracer: out of memory, or a bad message from rank 0\n",
+                share->rank);
+        MPI_Abort(share->comm, 1);
+    }
+    for (;;) {
+        MPI_Bcast(cmd, ncmd, MPI_INT32_T, 0, share->comm);
+        if (!cmd[0]) break;
+        long len = 0;
+        ss_status st = SS_OK;
+        for (int g = 0; st == SS_OK && g < d->G; g++)
+            if (cmd[g + 1] && owner[g] == share->rank) st = serve_chunk(d, &d->rk[g], g, &buf, &len, &cap);
+        if (st != SS_OK) len = 0; /* rank 0 then finds a file without its chunk */
+        void *all;
+        int *cnt, *dsp;
+        ss_clear();
+        if (ss_comm_gather_bytes(share, buf, len, &all, &cnt, &dsp) != SS_OK) ss_clear();
+    }
+    free(cmd);
+    free(buf);
+    free(owner);
+    d->share = NULL;
+    dft_close(d);
+}
+
+/* Rank 0, at the end of open: when other ranks are there, hands them the files past its
+ * share (contiguous shares of about the same bytes; rank 0 keeps at least the first). */
+static ss_status share_files(dft_state *d)
+{
+    const int N = ss_import_share_ranks();
+    if (N < 2 || d->G < 2) return SS_OK;
+    const int nr = N < d->G ? N : d->G;
+    double total = 0, *size = calloc((size_t)d->G, sizeof *size);
+    int32_t *owner = calloc((size_t)d->G, sizeof *owner);
+    if (!size || !owner) {
+        free(size);
+        free(owner);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    for (int g = 0; g < d->G; g++) {
+        struct stat sb;
+        size[g] = stat(d->files.path[g], &sb) == 0 ? (double)sb.st_size + 1 : 1;
+        total += size[g];
+    }
+    double before = 0;
+    int remote = 0;
+    for (int g = 0; g < d->G; g++) {
+        int r = (int)((before + size[g] / 2) * nr / total);
+        owner[g] = g == 0 ? 0 : r < nr ? r : nr - 1;
+        before += size[g];
+        remote |= owner[g] != 0;
+    }
+    free(size);
+    if (!remote) {
+        free(owner);
+        return SS_OK;
+    }
+    sopen o;
+    memset(&o, 0, sizeof o);
+    o.G = d->G;
+    o.named = d->loop.named;
+    d->chunk = SHARE_STEPS / d->G;
+    if (d->chunk > 4096) d->chunk = 4096;
+    if (d->chunk < 16) d->chunk = 16;
+    o.chunk = d->chunk;
+    memcpy(o.wait, d->loop.wait, sizeof o.wait);
+    memcpy(o.body, d->loop.body, sizeof o.body);
+    long n = (long)sizeof o + (long)d->G * (long)sizeof *owner;
+    for (int g = 0; g < d->G; g++) n += (long)strlen(d->files.path[g]) + 1;
+    char *msg = malloc((size_t)n);
+    for (int g = 0; msg && g < d->G; g++) {
+        drank *k = &d->rk[g];
+        if (owner[g] == 0) continue;
+        k->q = malloc((size_t)(2 * d->chunk) * sizeof *k->q);
+        if (!k->q) {
+            free(msg);
+            msg = NULL;
+        }
+    }
+    if (!msg) { /* rank 0 reads every file itself */
+        free(owner);
+        return SS_OK;
+    }
+    memcpy(msg, &o, sizeof o);
+    memcpy(msg + sizeof o, owner, (size_t)d->G * sizeof *owner);
+    char *p = msg + sizeof o + (size_t)d->G * sizeof *owner;
+    for (int g = 0; g < d->G; g++) {
+        const size_t l = strlen(d->files.path[g]) + 1;
+        memcpy(p, d->files.path[g], l);
+        p += l;
+    }
+    d->share = ss_import_share_start(&ss_importer_dftracer, msg, n);
+    free(msg);
+    for (int g = 0; d->share && g < d->G; g++) {
+        drank *k = &d->rk[g];
+        if (owner[g] == 0) continue;
+        k->remote = 1; /* rank 0 reads no line of it: its reader is closed */
+        ss_gzline_close(k->r);
+        ss_jsonev_free(k->j);
+        k->r = NULL;
+        k->j = NULL;
+    }
+    free(owner);
+    if (d->share) share_want(d); /* the first chunks, read while rank 0 reads its own */
+    return SS_OK;
+}
+
 static void dft_close(void *state)
 {
     dft_state *d = state;
     if (!d) return;
+    share_stop(d);
     for (int g = 0; d->rk && g < d->G; g++) {
         ss_gzline_close(d->rk[g].r);
         ss_jsonev_free(d->rk[g].j);
         free(d->rk[g].reads);
+        free(d->rk[g].q);
+        free(d->rk[g].qmsg);
+        free(d->rk[g].qwarn);
+        free(d->rk[g].warns);
     }
     free(d->rk);
     free(d->workers);
@@ -561,6 +1048,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
         drank *k = &d->rk[g];
         k->path = d->files.path[g];
         k->loop = &d->loop;
+        k->d = d;
         k->read_threads = k->epochs = k->batch = -1;
         k->loop_pid = -1;
         if ((st = ss_gzline_open(k->path, &k->r)) != SS_OK) return st;
@@ -589,7 +1077,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     if (d->G > 0 && l + 2 < cap) snprintf(src + l, cap - l, ")");
     info->inputs = d->files.path;
     info->ninputs = d->files.n;
-    return SS_OK;
+    return share_files(d);
 }
 
 /* Why rank k's file gave no step, into buf: no loop events (naming other loops' *.iter
@@ -797,8 +1285,10 @@ const ss_importer ss_importer_dftracer = {
         "fetch_start = ask and fetch_time = stall (warned). read_threads=N on the command line\n"
         "(metadata) sets loader_workers. Lines that are not valid JSON are passed over (warned)\n"
         "unless they hold a loop event; a file cut off (.pfw or .pfw.gz) gives what it has.\n"
-        "Rows stream through: memory does not grow with the trace.\n",
+        "Rows stream through: memory does not grow with the trace. Under mpirun the files\n"
+        "are split over the ranks (rank 0 writes the trace, the same as one process's).\n",
     .open = dft_open,
     .next = dft_next,
     .close = dft_close,
+    .serve = dft_serve,
 };

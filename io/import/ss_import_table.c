@@ -82,7 +82,7 @@ static ss_status cell_number(tab_state *t, long line, int c, double *v)
     const char *s = t->f[t->col[c]];
     char *end;
     errno = 0;
-    *v = ss_strtod_decimal(s, &end);
+    *v = ss_csv_strtod(s, &end);
     if (end == s || *end || errno == ERANGE || !isfinite(*v))
         return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', not a number", t->path, line, col_names[c], s);
     return SS_OK;
@@ -170,7 +170,7 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         int64_t ns;
         char *end;
         errno = 0;
-        double v = ss_strtod_decimal(s, &end);
+        double v = ss_csv_strtod(s, &end);
         if (end != s && !*end && errno != ERANGE && isfinite(v)) {
             t->iso = 0;
             t->origin_s = floor(v);

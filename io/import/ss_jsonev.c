@@ -1,9 +1,11 @@
 /* ss_jsonev.c - yajl callbacks that pick trace events' fields out of a JSON stream. */
 #include "ss_jsonev.h"
+#include "ss_csv.h"
 #include "ss_number.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ struct ss_jsonev {
     long rank, world;
     long long base_ns; /* the document's baseTimeNanoseconds, or -1 */
     int is_list;
+    int fast; /* JSON lines: plain lines are read without yajl (ss_jsonev_set_fast) */
     ss_jev ev;
 };
 
@@ -49,11 +52,23 @@ static int real(const char *s, size_t n, double *out)
 {
     char b[64];
     if (n == 0 || n >= sizeof b) return 0;
+    /* digits only (most times and ids): without strtod, the same value (a whole number
+     * below 1e18 converts to the nearest double, as strtod rounds) */
+    const size_t neg = s[0] == '-';
+    if (n > neg && n - neg <= 18) {
+        long long v = 0;
+        size_t i = neg;
+        while (i < n && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+        if (i == n) {
+            *out = neg ? -(double)v : (double)v;
+            return 1;
+        }
+    }
     memcpy(b, s, n);
     b[n] = '\0';
     char *end;
     errno = 0;
-    double v = ss_strtod_decimal(b, &end);
+    double v = ss_csv_strtod(b, &end);
     while (*end == ' ') end++;
     if (end == b || *end || errno == ERANGE || !isfinite(v)) return 0;
     *out = v;
@@ -146,7 +161,8 @@ static int open_container(ss_jsonev *p, char kind)
                                   (p->depth == 3 && p->kind[1] == 'o' && p->key[1] == K_EVENTS && p->kind[2] == 'a');
     if (at_event) {
         p->ev_depth = p->depth;
-        memset(&p->ev, 0, sizeof p->ev);
+        memset(&p->ev, 0, offsetof(ss_jev, argname)); /* argname is the last field: an empty string */
+        p->ev.argname[0] = '\0';
         p->ev.seq = p->nev + 1;
     } else if (!p->lines && p->depth == 2 && p->kind[1] == 'o' && p->key[1] == K_DIST) {
         p->in_dist = 1;
@@ -222,8 +238,186 @@ ss_status ss_jsonev_new(int lines, const char *path, ss_jev_fn fn, void *user, s
         return ss_fail(SS_ENOMEM, "out of memory");
     }
     if (lines) yajl_config(p->h, yajl_allow_multiple_values, 1);
+    p->fast = lines;
     *out = p;
     return SS_OK;
+}
+
+/* ---- the fast path of JSON lines ----
+ * A line that is one plain JSON object is read here, without yajl: the same callbacks are
+ * called with the same tokens, so the event is the same. Anything else (another layout, an
+ * error, an escape where a field is read, deep nesting) is left to yajl, which then reads
+ * the line as before, messages included. Nothing is handed on before that choice is made:
+ * the event's callback comes at the line's end. */
+
+#define FAST_MAXD 48 /* deeper lines go to yajl */
+
+/* bytes a string's scan stops at: 1 quote, 2 backslash, 3 control character, 4 not ASCII */
+static const unsigned char str_stop[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+
+static int is_hex(unsigned char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+
+/* The string whose opening quote is at s[-1], as yajl checks it (escapes, control
+ * characters, UTF-8 sequences by their lead byte): its closing quote, or NULL where yajl
+ * would fail or the line ends. *esc = 1 when it holds an escape. */
+static const unsigned char *fast_string(const unsigned char *s, const unsigned char *e, int *esc)
+{
+    for (;;) {
+        while (s < e && !str_stop[*s]) s++;
+        if (s == e) return NULL;
+        const unsigned char c = *s;
+        if (str_stop[c] == 1) return s;
+        if (str_stop[c] == 3) return NULL;
+        if (c == '\\') {
+            *esc = 1;
+            if (++s == e) return NULL;
+            if (*s == 'u') {
+                if (e - s < 5 || !is_hex(s[1]) || !is_hex(s[2]) || !is_hex(s[3]) || !is_hex(s[4])) return NULL;
+                s += 5;
+            } else if (*s == '"' || *s == '\\' || *s == '/' || *s == 'b' || *s == 'f' || *s == 'n' || *s == 'r' ||
+                       *s == 't') {
+                s++;
+            } else {
+                return NULL;
+            }
+            continue;
+        }
+        /* a UTF-8 sequence: 2 to 4 bytes by its lead byte, the rest 10xxxxxx */
+        const int more = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+        if (more < 0 || e - s <= more) return NULL;
+        for (int i = 1; i <= more; i++)
+            if ((s[i] >> 6) != 0x2) return NULL;
+        s += more + 1;
+    }
+}
+
+/* A number as yajl lexes it: its end, or NULL when it is not one, or a byte other than a
+ * space, tab, comma or closing bracket follows it. */
+static const unsigned char *fast_number(const unsigned char *s, const unsigned char *e)
+{
+    if (s < e && *s == '-') s++;
+    if (s == e) return NULL;
+    if (*s == '0') {
+        s++;
+    } else if (*s >= '1' && *s <= '9') {
+        while (s < e && *s >= '0' && *s <= '9') s++;
+    } else {
+        return NULL;
+    }
+    if (s < e && *s == '.') {
+        const unsigned char *d = ++s;
+        while (s < e && *s >= '0' && *s <= '9') s++;
+        if (s == d) return NULL;
+    }
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < e && (*s == '+' || *s == '-')) s++;
+        const unsigned char *d = s;
+        while (s < e && *s >= '0' && *s <= '9') s++;
+        if (s == d) return NULL;
+    }
+    if (s == e || !(*s == ' ' || *s == '\t' || *s == ',' || *s == '}' || *s == ']')) return NULL;
+    return s;
+}
+
+/* a key at this depth of the event is one cb_key looks at */
+static int key_tracked(const ss_jsonev *p)
+{
+    return p->depth == p->ev_depth || (p->depth == p->ev_depth + 1 && p->key[p->ev_depth] == K_ARGS);
+}
+
+#define FAST_WS(s, e) while ((s) < (e) && (*(s) == ' ' || *(s) == '\t')) (s)++
+
+/* Reads line [s, e) when it is one plain JSON object: returns 1 (*st: SS_OK, or the event
+ * callback's failure) or 0 when the line is left to yajl (the callbacks' state is reset). */
+static int fast_line(ss_jsonev *p, const unsigned char *s, const unsigned char *e, ss_status *st)
+{
+    if (s == e || *s != '{' || p->depth != 0) return 0;
+    s++;
+    open_container(p, 'o');
+    int first = 1; /* at the start of a container's members */
+    for (;;) {
+        FAST_WS(s, e);
+        if (s == e) goto give_up;
+        const char kind = p->kind[p->depth];
+        if (*s == (kind == 'o' ? '}' : ']')) {
+            s++;
+            if (p->depth == 1) { /* the event's end: nothing but the line's end may follow */
+                FAST_WS(s, e);
+                if (s != e) goto give_up;
+                *st = cb_end_map(p) ? SS_OK : p->cb_status;
+                return 1;
+            }
+            if (kind == 'o') cb_end_map(p);
+            else cb_end_array(p);
+            first = 0;
+            continue;
+        }
+        if (!first) {
+            if (*s != ',') goto give_up;
+            s++;
+            FAST_WS(s, e);
+            if (s == e) goto give_up;
+        }
+        if (kind == 'o') { /* a key */
+            if (*s != '"') goto give_up;
+            int esc = 0;
+            const unsigned char *k = s + 1, *q = fast_string(k, e, &esc);
+            if (!q) goto give_up;
+            if (esc && key_tracked(p)) goto give_up; /* "n\u0061me" is "name" */
+            if (esc) p->key[p->depth] = K_NONE;
+            else cb_key(p, k, (size_t)(q - k));
+            s = q + 1;
+            FAST_WS(s, e);
+            if (s == e || *s != ':') goto give_up;
+            s++;
+            FAST_WS(s, e);
+            if (s == e) goto give_up;
+        }
+        first = 0;
+        const unsigned char c = *s;
+        if (c == '{' || c == '[') {
+            if (p->depth >= FAST_MAXD) goto give_up;
+            open_container(p, c == '{' ? 'o' : 'a');
+            s++;
+            first = 1;
+            continue;
+        }
+        const int read = cur_key(p) != K_NONE; /* a value the event takes */
+        if (c == '"') {
+            int esc = 0;
+            const unsigned char *q = fast_string(s + 1, e, &esc);
+            if (!q || (esc && read)) goto give_up; /* yajl decodes the escapes */
+            if (read) cb_string(p, s + 1, (size_t)(q - s - 1));
+            s = q + 1;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const unsigned char *q = fast_number(s, e);
+            if (!q) goto give_up;
+            if (read) cb_number(p, (const char *)s, (size_t)(q - s));
+            s = q;
+        } else {
+            static const char *const lit[3] = {"true", "false", "null"};
+            const int i = c == 't' ? 0 : c == 'f' ? 1 : c == 'n' ? 2 : -1;
+            if (i < 0) goto give_up;
+            const size_t n = strlen(lit[i]);
+            if ((size_t)(e - s) <= n || memcmp(s, lit[i], n) ||
+                !(s[n] == ' ' || s[n] == '\t' || s[n] == ',' || s[n] == '}' || s[n] == ']'))
+                goto give_up;
+            if (read) on_scalar(p, "", 0, 0);
+            s += n;
+        }
+    }
+give_up:
+    p->depth = p->ev_depth = p->in_dist = 0;
+    return 0;
 }
 
 /* the parser's complaint, with where (line or byte) */
@@ -268,7 +462,11 @@ ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno
     long long before = p->nev;
     p->cb_status = SS_OK;
     p->broken = 0;
-    if (!p->h && restart_lines(p) != SS_OK) return SS_ENOMEM;
+    ss_status fst;
+    if (p->fast && fast_line(p, (const unsigned char *)line, (const unsigned char *)line + len, &fst)) return fst;
+    /* a fresh parser per line: nothing a line leaves open (a string after its object) runs
+     * on into the next */
+    if (restart_lines(p) != SS_OK) return SS_ENOMEM;
     yajl_status ys = yajl_parse(p->h, (const unsigned char *)line, len);
     if (ys != yajl_status_ok) {
         ss_status st = parse_error(p, (const unsigned char *)line, len, lineno);
@@ -291,6 +489,7 @@ ss_status ss_jsonev_line(ss_jsonev *p, const char *line, size_t len, long lineno
 }
 
 int ss_jsonev_line_broken(const ss_jsonev *p) { return p->broken; }
+void ss_jsonev_set_fast(ss_jsonev *p, int on) { p->fast = on && p->lines; }
 
 ss_status ss_jsonev_feed(ss_jsonev *p, const char *buf, size_t n)
 {

@@ -481,7 +481,8 @@ static int import_main(int argc, char **argv)
     return 0;
 }
 
-int ss_cmd_import(const ss_comm *c, int argc, char **argv) { return on_rank0(c, import_main, argc, argv); }
+/* rank 0 imports; under mpirun the other ranks read shares of the inputs for it (dftracer) */
+int ss_cmd_import(const ss_comm *c, int argc, char **argv) { return ss_import_on_ranks(c, import_main, argc, argv); }
 
 /* ---- gen ---- */
 

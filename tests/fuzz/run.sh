@@ -3,7 +3,7 @@
 #
 # Usage (from anywhere):  tests/fuzz/run.sh [SECONDS] [TARGET...]
 #   SECONDS  libFuzzer -max_total_time per target (default 60)
-#   TARGET   fuzz_ini, fuzz_csv, fuzz_trace, fuzz_dftracer, fuzz_profiler, fuzz_table and/or
+#   TARGET   fuzz_ini, fuzz_csv, fuzz_trace, fuzz_dftracer, fuzz_jsonev, fuzz_profiler, fuzz_table and/or
 #            fuzz_pytorch (default: all, one at a time)
 # Environment: CC (default clang), FUZZ_BUILD (default <project>/build-fuzz),
 #   FUZZ_ARGS (extra libFuzzer options, e.g. "-max_len=65536").
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-fuzz_ini fuzz_csv fuzz_trace fuzz_dftracer fuzz_profiler fuzz_table fuzz_pytorch}
+targets=${*:-fuzz_ini fuzz_csv fuzz_trace fuzz_dftracer fuzz_jsonev fuzz_profiler fuzz_table fuzz_pytorch}
 bld=${FUZZ_BUILD:-$root/build-fuzz}
 
 CC=${CC:-clang} cmake -S "$root" -B "$bld" -DSTALLSIM_FUZZ=ON -DBUILD_TESTING=OFF >"$bld.configure.log" 2>&1 ||

@@ -197,6 +197,15 @@ static void test_json_lines_older(void **state)
     assert_true(ss_jsonev_line_broken(j));
     assert_int_equal(ss_jsonev_line(j, a, strlen(a), 5), SS_OK);
     assert_int_equal(l.n, 3);
+    /* a string left open after the object (yajl takes the line) does not run on into the
+     * next line */
+    const char *open_tail = "{\"name\":\"x\"}\":8}}";
+    ss_clear();
+    assert_int_equal(ss_jsonev_line(j, open_tail, strlen(open_tail), 6), SS_OK);
+    assert_string_equal(l.ev[3].name, "x");
+    ss_clear();
+    assert_int_equal(ss_jsonev_line(j, a, strlen(a), 7), SS_OK);
+    assert_false(ss_jsonev_line_broken(j));
     ss_jsonev_free(j);
     ss_clear();
     assert_int_equal(ss_jsonev_new(1, "t.pfw", refuse, NULL, &j), SS_OK);

@@ -23,6 +23,9 @@ ss_status ss_csv_read(const char *path, ss_csv *out);
  * Returns the character after the closing quote, or NULL when the quote is not closed. */
 char *ss_csv_unquote(char *s, char **text_end);
 void ss_csv_free(ss_csv *c);
+/* ss_strtod_decimal (no hexadecimal, inf or nan), quicker for plain decimals such as
+ * 1700000000.123456: the same value and end. */
+double ss_csv_strtod(const char *s, char **end);
 /* Column index by exact header name, or -1. */
 int ss_csv_col(const ss_csv *c, const char *name);
 static inline const char *ss_csv_cell(const ss_csv *c, long row, int col) { return c->cells[row * c->ncols + col]; }
