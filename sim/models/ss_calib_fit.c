@@ -5,6 +5,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 
+#include "ss_ablate.h"
 #include "ss_calib_internal.h"
 
 /* Timestamps closer than this count as equal (seconds). */
@@ -239,8 +240,9 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
             at_min += a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S;
             first_window += d->pos[k] < WP;
         }
-        const int agree = at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
-                          at_min >= 1;
+        const int agree = ssp_off(SSP_RULE_GAP_AGREE) ||
+                          (at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
+                           at_min >= 1);
         const double lim = P == 1 || !agree ? 0.0 : lim_a;
         int kept = 0;
         for (int i = 0; i < ng; i++)
@@ -433,7 +435,7 @@ cand ssc_fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
  * binds, the fitted refill gaps are 0.8-1.3 times the delivery. */
 static void refill_prior(gpu_cols *d, cand *c, double delivery)
 {
-    if (c->W < 1 || c->refill > 0.0 || !(delivery > 0.0)) return;
+    if (c->W < 1 || c->refill > 0.0 || !(delivery > 0.0) || ssp_off(SSP_RULE_REFILL_PRIOR)) return;
     long m;
     const double fixed = fixed_rows(d, c->W, &m);
     fill_ab(d, c->W, c->P);
