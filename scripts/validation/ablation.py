@@ -3,7 +3,7 @@
 the development and held-out mean |error|, steady state and whole run.
 
 usage: /usr/bin/python3 scripts/validation/ablation.py [--stallsim BIN] [--datasets DIR]
-           [--rules a,b] [--grids defg...] [--jobs N]
+           [--rules a,b+c] [--grids defg...] [--jobs N]
 
 The rules and their switch, STALLSIM_PIPELINE_OFF, are in sim/models/MODELS-pipeline.md,
 "Ablation (internal)"; the valid names are read from stallsim itself.
@@ -15,7 +15,8 @@ datasets/pytorch-startup, the predictions startup_predict.py makes (worker sweep
 persistent workers from w1-a and w2-a, heal from w2-slow1-a) against the mean of each
 point's real runs. Errors are predicted / real - 1, in %.
 
-For each rule switched off: the mean |error| and its change against the full model,
+--rules a,b+c switches a off alone, then b and c together. For each rule switched off,
+and "changed" the predictions it moves at all (by more than 1e-9 %): the mean |error| and its change against the full model,
 delta = mean over the predictions of (|e_off| - |e_full|) (positive: the rule helps),
 with a noise estimate, 2 standard errors of that paired mean. On the development set the
 standard error is clustered by base trace (the predictions from one trace move together);
@@ -113,7 +114,7 @@ def one_config(args):
     """Runs both sets with the rules `off` switched off (None: the full model)."""
     off, stallsim, datasets, grids, real = args
     if off:
-        os.environ[ENV] = off
+        os.environ[ENV] = off.replace("+", ",")
     else:
         os.environ.pop(ENV, None)
     tmp = tempfile.mkdtemp(prefix="ablation-")
@@ -179,8 +180,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ablation-")
     names = rule_names(a.stallsim, a.datasets, tmp)
     rules = a.rules.split(",") if a.rules else names
-    if set(rules) - set(names):
-        sys.exit("ablation: unknown rules %s; the valid names are: %s" % (",".join(sorted(set(rules) - set(names))),
+    parts = {x for r in rules for x in r.split("+")}
+    if parts - set(names):
+        sys.exit("ablation: unknown rules %s; the valid names are: %s" % (",".join(sorted(parts - set(names))),
                                                                          ", ".join(names)))
     real = held_out_real(a.stallsim, os.path.join(a.datasets, "pytorch-startup"), tmp)
     configs = [None] + rules
@@ -197,19 +199,21 @@ def main():
         "-".join(grids) if len(grids) < 3 else grids[0] + "–" + grids[-1], len(dev0), len(held0)))
     print("Mean |error| %; the change is the rule switched off against the full model ± 2 SE "
           "(positive: the rule helps).\n")
-    print("| rule off | dev steady | change | dev whole run | change | held-out steady | change | "
-          "held-out whole run | change | reading |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| rule off | changed (dev / held-out) | dev steady | change | dev whole run | change | held-out steady | "
+          "change | held-out whole run | change | reading |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     m = lambda d, w: statistics.mean(abs(v[w]) for v in d.values()) if d else float("nan")
-    print("| (full model) | %.2f | | %.2f | | %.2f | | %.2f | | |" % (m(dev0, 0), m(dev0, 1), m(held0, 0), m(held0, 1)))
+    print("| (full model) | | %.2f | | %.2f | | %.2f | | %.2f | | |" % (m(dev0, 0), m(dev0, 1), m(held0, 0), m(held0, 1)))
     for r in rules:
         dev, held = res[r]
         cs = [compare(dev0, dev, 0, True), compare(dev0, dev, 1, True),
               compare(held0, held, 0, False), compare(held0, held, 1, False)]
         lost = (len(dev0) - len(dev), len(held0) - len(held))
         note = "" if lost == (0, 0) else " (%d / %d predictions fail)" % lost
-        print("| %s | %s | %s | %s | %s | %s%s |" % (r, cell(cs[0]), cell(cs[1]), cell(cs[2]), cell(cs[3]),
-                                                    verdict(cs), note))
+        moved = lambda full, o: sum(1 for k in set(full) & set(o)
+                                    if max(abs(full[k][0] - o[k][0]), abs(full[k][1] - o[k][1])) > 1e-9)
+        print("| %s | %d / %d | %s | %s | %s | %s | %s%s |" % (r, moved(dev0, dev), moved(held0, held), cell(cs[0]),
+                                                              cell(cs[1]), cell(cs[2]), cell(cs[3]), verdict(cs), note))
     print("\n%d configurations in %.0f s (%d at once)." % (len(configs), time.time() - t0, a.jobs))
     return 0
 
