@@ -315,6 +315,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->first_hold);
     free(st->boot);
     free(st->boots);
+    free(st->healed);
     free(st);
 }
 
@@ -459,6 +460,12 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         }
     rc = first_round_init(st, q->trace_workers_gpu, gpus);
     if (rc == SS_OK) rc = boot_init(st, s, q->trace_workers_gpu, gpus);
+    if (rc == SS_OK && healing) { /* the healed GPUs' first asks of an epoch: the others' median */
+        st->healed = calloc((size_t)gpus, 1);
+        if (!st->healed) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+        for (int g = 0; st->healed && g < gpus; g++) st->healed[g] = (unsigned char)ss_healset_has(&st->heals, g);
+        st->ps.healed = ssp_off(SSP_RULE_HEAL_ASK) ? NULL : st->healed;
+    }
     if (rc != SS_OK) {
         ssp_free(&st->ps);
         pipe_state_free(st);

@@ -107,6 +107,8 @@ typedef struct {
     double *nxt;            /* [gpus] each GPU's ask for the next batch (sync_every > 1) */
     double first_ask;       /* the epoch's first ask (the last GPU's, train_start - stall of its
                              * first row), NaN where the rows do not show it: T[-1] */
+    const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is the
+                                  * median of the others' (not owned; NULL: none) */
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
     /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
      * delivery cost, and the factor of the measured delivery (0 for a GPU made

@@ -613,6 +613,16 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     if (s->k == 0 && row->train_start) { /* the epoch's first asks (s->h), T[-1] the last */
         double a0 = -INFINITY;
         for (int g = 0; g < G; g++) s->h[g] = row->train_start[g] - row->stall_time[g];
+        if (s->healed) { /* a healed GPU asks as the others do: its lateness was its slow loader's */
+            int n = 0;
+            for (int g = 0; g < G; g++)
+                if (!s->healed[g]) s->f[n++] = s->h[g];
+            if (n > 0) {
+                const double med = median_of_copy(s->f, n, s->f + n);
+                for (int g = 0; g < G; g++)
+                    if (s->healed[g]) s->h[g] = med;
+            }
+        }
         for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;
         s->first_ask = ssp_off(SSP_RULE_FIRST_ASK) ? NAN : a0;
     }

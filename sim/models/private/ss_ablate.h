@@ -16,6 +16,7 @@ typedef enum {
     SSP_RULE_SYNC_START,       /* a GPU made synchronous starts at its ask */
     SSP_RULE_SYNC_DELIVERY,    /* a GPU made synchronous has no delivery */
     SSP_RULE_HEAL_STARTS,      /* a healed GPU's first starts are the others' median */
+    SSP_RULE_HEAL_ASK,         /* a healed GPU's first ask is the others' median */
     SSP_RULE_CPU_SHARING,      /* CPU sharing as a whole */
     SSP_RULE_ALIGNMENT,        /* the measured share gamma of steps taken together */
     SSP_RULE_REGIME,           /* the regime switch between gamma, alpha and 0 */

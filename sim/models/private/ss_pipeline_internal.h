@@ -94,6 +94,7 @@ typedef struct {
     double *boot, *ask0, *boot_start;
     unsigned char *boots;
     int persistent, first_epoch;
+    unsigned char *healed; /* [gpus] 1 for the healed GPUs (ssp_state.healed), or NULL */
 } pipe_state;
 
 /* Storage sharing for the scenario (ss_pipeline_share.c): the factor on its reads, folded
