@@ -27,7 +27,6 @@ typedef enum {
     SSP_RULE_WAITS,            /* the measured waits for a core (recorder format 3) */
     SSP_RULE_FIRST_WINDOW,     /* the first window's start-up waits scale by x */
     SSP_RULE_STORAGE,          /* storage sharing */
-    SSP_RULE_REFILL_PRIOR,     /* calibration: a refill gap of 0 becomes the delivery */
     SSP_RULE_GAP_AGREE,        /* calibration: a window-bound worker gap needs agreeing rows */
     SSP_NRULES
 } ssp_rule;
