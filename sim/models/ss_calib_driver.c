@@ -517,7 +517,7 @@ static void fit_one(calib_run *r, int g)
     c->workers_gpu[g] = best.W;
     c->prefetch_gpu[g] = best.P;
     c->gap_gpu[g] = best.gap;
-    if (!c->no_fetch) /* (the delivery, then the refill gap's prior) */
+    if (!c->no_fetch) /* (the delivery and the residuals) */
         ssc_finish_gpu(d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     /* the share of its rows whose batch was ready at the ask, past each epoch's first
      * max(W, 1) rows (an epoch's first batches are never ready when asked for) */
