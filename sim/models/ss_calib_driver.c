@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_ablate.h"
 #include "ss_calib_internal.h"
 #include "ss_comm.h"
 #include "ss_row.h"
@@ -235,10 +236,11 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
     const double iter = c->period, step = c->step;
     c->share = malloc(sizeof *c->share);
     if (!c->share) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
-    ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, m->fetch_wait, m->loop_wait,
-                                  m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu, c->gap_gpu, c->delivery_gpu,
-                                  iter, step, align);
-    if (st == SS_OK && m->fetch_wait_start && c->share->fetch_wait) {
+    const int waits = !ssp_off(SSP_RULE_WAITS);
+    ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, waits ? m->fetch_wait : NULL,
+                                  waits ? m->loop_wait : NULL, m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu,
+                                  c->gap_gpu, c->delivery_gpu, iter, step, ssp_off(SSP_RULE_ALIGNMENT) ? NULL : align);
+    if (st == SS_OK && m->fetch_wait_start && c->share->fetch_wait && !ssp_off(SSP_RULE_FIRST_WINDOW)) {
         st = ss_share_set_start(c->share, m->fetch_wait_start, c->prefetch_gpu);
         if (st != SS_OK) ss_share_free(c->share);
     }
@@ -515,7 +517,7 @@ static void fit_one(calib_run *r, int g)
     c->workers_gpu[g] = best.W;
     c->prefetch_gpu[g] = best.P;
     c->gap_gpu[g] = best.gap;
-    if (!c->no_fetch) /* (the delivery, then the refill gap's prior) */
+    if (!c->no_fetch) /* (the delivery and the residuals) */
         ssc_finish_gpu(d, &best, &c->delivery_gpu[g], &c->resid_gpu[g], &c->stall_resid_gpu[g]);
     /* the share of its rows whose batch was ready at the ask, past each epoch's first
      * max(W, 1) rows (an epoch's first batches are never ready when asked for) */
@@ -613,8 +615,8 @@ static ss_status finish_share(calib_run *r)
     ss_calib *c = r->c;
     alignment(c, r->m, r->pid, r->npools, r->al_v, r->al_rows, r->align);
     ss_status st = build_share(c, r->m, r->fmed, r->align);
-    if (st == SS_OK) st = ss_share_set_delivery_rows(c->share, c->delivery_rows);
-    if (st == SS_OK) st = ss_share_set_ready(c->share, c->ready_gpu);
+    if (st == SS_OK && !ssp_off(SSP_RULE_DELIVERY_ROWS)) st = ss_share_set_delivery_rows(c->share, c->delivery_rows);
+    if (st == SS_OK && !ssp_off(SSP_RULE_READY_FLAG)) st = ss_share_set_ready(c->share, c->ready_gpu);
     if (st == SS_OK) find_disturbed(c);
     return st;
 }

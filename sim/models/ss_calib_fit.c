@@ -5,6 +5,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 
+#include "ss_ablate.h"
 #include "ss_calib_internal.h"
 
 /* Timestamps closer than this count as equal (seconds). */
@@ -168,8 +169,7 @@ static void fill_ab(gpu_cols *d, int W, int P)
     }
 }
 
-/* The margin by which a refill gap of a GPU must improve the score `best` to be fitted
- * (and by which the data must reject the prior to keep 0: refill_prior) */
+/* The margin by which a refill gap of a GPU must improve the score `best` to be fitted */
 static double refill_margin(const gpu_cols *d, double best)
 {
     const double floor_refill = CALIB_TIE_FETCH_FRACTION * d->fmed;
@@ -239,8 +239,9 @@ static double fit_gaps(gpu_cols *d, int W, int P, double *gap_out, double *refil
             at_min += a[k] <= min_a + CALIB_GAP_AGREE * fabs(min_a) + CALIB_GAP_AGREE_S;
             first_window += d->pos[k] < WP;
         }
-        const int agree = at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
-                          at_min >= 1;
+        const int agree = ssp_off(SSP_RULE_GAP_AGREE) ||
+                          (at_min >= (first_window < CALIB_GAP_AGREE_ROWS ? first_window : CALIB_GAP_AGREE_ROWS) &&
+                           at_min >= 1);
         const double lim = P == 1 || !agree ? 0.0 : lim_a;
         int kept = 0;
         for (int i = 0; i < ng; i++)
@@ -424,24 +425,7 @@ cand ssc_fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known)
 
 /* Delivery: the median of stall - max(0, done - ask) (the time the loop still spends on a
  * batch once it is ready); and the medians of the start and stall residuals. */
-/* The refill gap's prior. A refill gap is the time from the loop's ask, which frees a slot
- * of the window, to a worker's start of the batch it sends: one hop through a queue
- * between processes and a wake-up, as the delivery is in the other direction. Where the
- * window never binds in the trace the fit reads 0 (nothing shows the gap); it then takes
- * the delivery d, unless the trace rejects it (the score with refill d worse than with 0
- * by more than the margin a fitted refill gap must gain). On the real runs whose window
- * binds, the fitted refill gaps are 0.8-1.3 times the delivery. */
-static void refill_prior(gpu_cols *d, cand *c, double delivery)
-{
-    if (c->W < 1 || c->refill > 0.0 || !(delivery > 0.0)) return;
-    long m;
-    const double fixed = fixed_rows(d, c->W, &m);
-    fill_ab(d, c->W, c->P);
-    const double s0 = score_ab(d, c->W, fixed, m, c->gap, 0.0), sd = score_ab(d, c->W, fixed, m, c->gap, delivery);
-    if (sd <= s0 + refill_margin(d, s0)) c->refill = delivery;
-}
-
-/* A GPU's delivery (then the refill gap's prior) and residuals under its fitted settings */
+/* A GPU's delivery and residuals under its fitted settings */
 void ssc_finish_gpu(gpu_cols *d, cand *c, double *delivery, double *resid, double *stall_resid)
 {
     size_t m = 0;
@@ -451,7 +435,6 @@ void ssc_finish_gpu(gpu_cols *d, cand *c, double *delivery, double *resid, doubl
     }
     double dv = median_of(d->buf, m);
     *delivery = dv > 0 ? dv : 0.0;
-    refill_prior(d, c, *delivery);
     m = 0;
     for (long k = 0; k < d->n; k++) {
         double w = d->done[k] - d->ask[k];

@@ -1,6 +1,7 @@
 /* ss_cpushare.c - CPU sharing: the stretch of CPU work in a pool of cores at the trace's
  * load and at a scenario's (defined in sim/models/MODELS-pipeline.md, "CPU sharing"). */
 #include "ss_cpushare.h"
+#include "ss_ablate.h"
 #include "ss_period.h"
 
 #include <gsl/gsl_cdf.h>
@@ -246,6 +247,7 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
         double L = sh->step_cpu[g], cap = sh->compute_med / sh->s0[p];
         x = (L < cap ? L : cap) * (s[p] - sh->s0[p]);
     }
+    if (ssp_off(SSP_RULE_STEP_STRETCH)) x = 0.0;
     t->delta = x > t->delta ? x : t->delta;
     double c0 = ss_share_cpu_wall(sh, g, e->c[g], e->q ? e->q[g] : 0.0), f = e->f[g];
     double fp = f > c0 ? c0 * r + e->fs * (f - c0) : f * r;
@@ -308,8 +310,15 @@ static int demands(const share_eval *e, int p, double T, int together, int *gang
     double sum = 0.0;
     *gang = together ? e->first[p + 1] - e->first[p] : 0;
     *nw = 0;
+    const int apart = !ssp_off(SSP_RULE_SYNC_THREAD); /* off: a synchronous fetch is its process's */
     for (int i = e->first[p]; i < e->first[p + 1]; i++) {
         int g = e->order[i], W = e->W[g];
+        if (W == 0 && !apart) {
+            const double u = (sh->step_cpu[g] + e->c[g]) / T;
+            if (together) sum += u;
+            else w[ng++] = (group){u, 1}, *nw += 1;
+            continue;
+        }
         w[ng++] = (group){e->c[g] / ((double)(W > 0 ? W : 1) * T), W > 0 ? W : 1};
         *nw += W > 0 ? W : 1;
         if (together) {
@@ -344,6 +353,7 @@ static double together_share(const share_eval *e, int p, const terms *t)
 {
     const ss_share *sh = e->sh;
     if (!sh->align_trace) return 1.0;
+    if (ssp_off(SSP_RULE_REGIME)) return sh->align_trace[p];
     int bound = regime_bound(e, t);
     if (bound == (rows_mode(e) ? sh->bound0 : sh->bound0_med)) return sh->align_trace[p];
     return bound ? 0.0 : sh->align_ahead[p];

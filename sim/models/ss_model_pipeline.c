@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_ablate.h"
 #include "ss_limits.h"
 #include "ss_number.h"
 #include "ss_pipeline_internal.h"
@@ -158,6 +159,8 @@ static int replays_own_loaders(const ss_scenario *s, const ss_calib *cal, int ig
 static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib *cal, const int *trace_workers)
 {
     const ssp_options *o = ssp_options_of(c);
+    const ss_status ablate = ssp_ablation_check(); /* STALLSIM_PIPELINE_OFF: unknown names */
+    if (ablate != SS_OK) return ablate;
     ssp_settings *set = ssp_settings_of(s);
     memset(set, 0, sizeof *set);
     ssp_params *p = &set->p;
@@ -205,11 +208,11 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
             *factor[i] = gaps[i]->value;
         }
     }
-    p->ask_lags = cal ? cal->ask_lags : 0;
+    p->ask_lags = cal && !ssp_off(SSP_RULE_ASK_LAGS) ? cal->ask_lags : 0;
     /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
      * replay does not depend on whether another scenario of the sweep calibrated) */
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
-    if (o->delivery.is_auto && o->delivery_per_batch) p->delivery_measured = ssp_factor_of(o->delivery.value);
+    if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
      * auto*F) */
@@ -218,16 +221,16 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_gpu = cal->fetch_cpu_gpu;
         p->fetch_cpu_factor = ssp_factor_of(o->fetch_cpu.value);
     }
-    if (ssp_cpu_sharing_on(o) && cal && cal->share) p->share = cal->share;
+    if (ssp_cpu_sharing_on(o) && cal && cal->share && !ssp_off(SSP_RULE_CPU_SHARING)) p->share = cal->share;
     if (cal && cal->share) p->pools = cal->share;
-    if (o->storage_parallel > 0.0 && cal && cal->fetch_med_gpu) {
+    if (o->storage_parallel > 0.0 && cal && cal->fetch_med_gpu && !ssp_off(SSP_RULE_STORAGE)) {
         p->storage_parallel = o->storage_parallel;
         p->trace_fetch_med = cal->fetch_med_gpu;
         p->trace_gap_gpu = cal->gap_gpu;
         p->trace_delivery_gpu = cal->delivery_gpu;
         p->trace_period = cal->period;
         p->trace_step = cal->step;
-        p->trace_delivery_rows = cal->delivery_rows;
+        p->trace_delivery_rows = ssp_off(SSP_RULE_DELIVERY_ROWS) ? 0.0 : cal->delivery_rows;
     }
     p->step_gap = o->step_gap;
     p->sync_every = o->sync_every;
@@ -321,7 +324,7 @@ static void pipe_state_free(pipe_state *st)
  * (neither calibrated nor recorded) or no GPU has more workers than its trace's. */
 static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
 {
-    if (!trace_w) return SS_OK;
+    if (!trace_w || ssp_off(SSP_RULE_FIRST_ROUND)) return SS_OK;
     long rows = 0;
     st->trace_round = malloc((size_t)gpus * sizeof *st->trace_round);
     double *v = malloc(2 * (size_t)gpus * sizeof *v);
@@ -354,7 +357,7 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
  * persist where the trace's started anew. */
 static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trace_w, int gpus)
 {
-    st->persistent = s->persistent;
+    st->persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
     st->first_epoch = 1;
     if (!trace_w) return SS_OK;
     const size_t G = (size_t)gpus;
@@ -371,13 +374,13 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
         n1[sh->pool_of[g]] += st->ps.ld[g].workers;
         n1[pools + sh->pool_of[g]] += trace_w[g];
     }
-    int change = s->persistent == 1;
+    int change = st->persistent == 1;
     long rows = 0;
     for (int g = 0; g < gpus; g++) {
         const long w = st->ps.ld[g].workers;
-        st->boots[g] = !(w == 0 && trace_w[g] >= 1);
+        st->boots[g] = !(w == 0 && trace_w[g] >= 1) || ssp_off(SSP_RULE_SYNC_START);
         double k = 1.0;
-        if (sh) {
+        if (sh && !ssp_off(SSP_RULE_BOOT_FACTOR)) {
             const int p = sh->pool_of[g];
             const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n1[p] / c, b = n1[pools + p] / c;
             k = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
@@ -461,7 +464,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         st->healed = calloc((size_t)gpus, 1);
         if (!st->healed) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         for (int g = 0; st->healed && g < gpus; g++) st->healed[g] = (unsigned char)ss_healset_has(&st->heals, g);
-        st->ps.healed = st->healed;
+        st->ps.healed = ssp_off(SSP_RULE_HEAL_ASK) ? NULL : st->healed;
     }
     if (rc != SS_OK) {
         ssp_free(&st->ps);
@@ -505,7 +508,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     /* the measured starts serve the epoch's first batches, max(W, 1) of them: a healed
      * GPU's loader starts them like the others (the median of their starts), as its own
      * may belong to a loader with fewer workers */
-    if (G > 1 && st->heals.n > 0 && st->ps.k < st->heal_first) {
+    if (G > 1 && st->heals.n > 0 && st->ps.k < st->heal_first && !ssp_off(SSP_RULE_HEAL_STARTS)) {
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
         healed.fetch_start = st->start_buf;
     }

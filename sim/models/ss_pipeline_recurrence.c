@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ss_ablate.h"
 #include "ss_isa.h"
 #include "ss_limits.h"
 #include "ss_pipeline_internal.h"
@@ -25,7 +26,7 @@ double ssp_worker_count(double trace_workers, double factor)
  * it then has no delivery cost (ssp_params.trace_workers_gpu). */
 static int made_synchronous(const ssp_params *p, int workers, int g)
 {
-    return workers == 0 && p->trace_workers_gpu && p->trace_workers_gpu[g] >= 1;
+    return workers == 0 && p->trace_workers_gpu && p->trace_workers_gpu[g] >= 1 && !ssp_off(SSP_RULE_SYNC_DELIVERY);
 }
 
 ssp_loader ssp_loader_of(const ssp_params *p, int g)
@@ -623,7 +624,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
             }
         }
         for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;
-        s->first_ask = a0;
+        s->first_ask = ssp_off(SSP_RULE_FIRST_ASK) ? NAN : a0;
     }
     double scale = s->p.fetch_scale, f1 = 0.0;
     if (s->p.fetch_align != SS_ALIGN_NONE) {

@@ -54,8 +54,7 @@ static inline double median_of(double *v, size_t n) { return n ? gsl_stats_media
  * settings found are added to known. */
 cand ssc_fit_gpu(gpu_cols *d, int rec_w, int rec_p, known_set *known);
 
-/* A GPU's delivery (then the refill gap's prior, which may set c->refill) and residuals
- * under its fitted settings c */
+/* A GPU's delivery and residuals under its fitted settings c */
 void ssc_finish_gpu(gpu_cols *d, cand *c, double *delivery, double *resid, double *stall_resid);
 
 #endif
