@@ -757,6 +757,18 @@ static ss_status serve_chunk(dft_state *d, drank *k, int g, char **buf, long *n,
 
 static void dft_close(void *state);
 
+/* Rank g's reading state, fresh: its file's path and the job it belongs to. */
+static drank *drank_init(dft_state *d, int g)
+{
+    drank *k = &d->rk[g];
+    k->path = d->files.path[g];
+    k->loop = &d->loop;
+    k->d = d;
+    k->read_threads = k->epochs = k->batch = -1;
+    k->loop_pid = -1;
+    return k;
+}
+
 /* Another rank: reads its share of the files for rank 0 until rank 0 ends the exchange. */
 static void dft_serve(const ss_comm *share, const char *msg, long n)
 {
@@ -789,12 +801,7 @@ static void dft_serve(const ss_comm *share, const char *msg, long n)
         }
     }
     for (int g = 0; ok && g < d->G; g++) {
-        drank *k = &d->rk[g];
-        k->path = d->files.path[g];
-        k->loop = &d->loop;
-        k->d = d;
-        k->read_threads = k->epochs = k->batch = -1;
-        k->loop_pid = -1;
+        drank *k = drank_init(d, g);
         k->capture = 1;
         if (owner[g] != share->rank) continue;
         ss_clear();
@@ -1045,12 +1052,7 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
     d->workers = malloc((size_t)d->G * sizeof *d->workers);
     if (!d->rk || !d->workers) return ss_fail(SS_ENOMEM, "out of memory");
     for (int g = 0; g < d->G; g++) {
-        drank *k = &d->rk[g];
-        k->path = d->files.path[g];
-        k->loop = &d->loop;
-        k->d = d;
-        k->read_threads = k->epochs = k->batch = -1;
-        k->loop_pid = -1;
+        drank *k = drank_init(d, g);
         if ((st = ss_gzline_open(k->path, &k->r)) != SS_OK) return st;
         if ((st = ss_jsonev_new(1, k->path, on_event, k, &k->j)) != SS_OK) return st;
     }

@@ -7,12 +7,7 @@
 # info and run name the slow stretch where it is. Also the level-change rule on
 # hand-made traces: a flat run is not flagged, a step up is, at its rows.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
-py=/usr/bin/python3
-if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
-  echo "skipped: $py cannot import torch with torch.distributed (scripts/setup.sh installs python3-torch)"
-  exit 77
-fi
-$py -c "import h5py" 2>/dev/null || { echo "skipped: $py cannot import h5py (python3-h5py)"; exit 77; }
+need_torch
 bench=(timeout -k 5 180 $py "$src/scripts/workloads/pytorch_bench.py" --nproc 2 --workers 2 --batch 4)
 
 # busy share of the cores this test may run on, from two reads of /proc/stat

@@ -10,12 +10,7 @@
 # iterator (each pass's record ends as the next starts), an older recording of them, and a
 # pass one rank made alone (named, and left out with --skip-pass).
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
-py=/usr/bin/python3
-if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
-  echo "skipped: $py cannot import torch with torch.distributed (scripts/setup.sh installs python3-torch)"
-  exit 77
-fi
-$py -c "import h5py" 2>/dev/null || { echo "skipped: $py cannot import h5py (python3-h5py)"; exit 77; }
+need_torch
 bench=(timeout -k 5 120 $py "$src/scripts/workloads/pytorch_bench.py" --nproc 2 --batch 4 --iterations 15 --epochs 2
        --latency 0.002 --compute 0.002)
 

@@ -54,3 +54,15 @@ finish() {
   echo "$checks passed, $failures failed"
   [ "$failures" -eq 0 ]
 }
+
+# need_torch: skips the test (77) unless Debian's python (py) imports torch with
+# torch.distributed and h5py, as the recorder's real jobs need.
+need_torch() {
+  py=/usr/bin/python3
+  if ! $py -c "import torch, torch.distributed; assert torch.distributed.is_available()" 2>/dev/null; then
+    echo "skipped: $py cannot import torch with torch.distributed (scripts/setup.sh installs python3-torch)"
+    exit 77
+  fi
+  $py -c "import h5py" 2>/dev/null || { echo "skipped: $py cannot import h5py (python3-h5py)"; exit 77; }
+}
+
