@@ -697,7 +697,9 @@ static ss_status serve_chunk(dft_state *d, drank *k, int g, char **buf, long *n,
         *cap = need;
     }
     const long at = *n, warned = k->nwarns;
-    sstep *steps = (sstep *)(void *)(*buf + at + sizeof h);
+    /* the records follow one another at any byte: each step is copied in, never addressed
+     * in place */
+    char *steps = *buf + at + sizeof h;
     char *msg = NULL;
     while (h.nsteps < d->chunk) {
         dstep x;
@@ -716,10 +718,12 @@ static ss_status serve_chunk(dft_state *d, drank *k, int g, char **buf, long *n,
             h.end = 1;
             break;
         }
-        memset(&steps[h.nsteps], 0, sizeof steps[h.nsteps]);
-        steps[h.nsteps].s = x;
-        steps[h.nsteps].at_line = k->line;
-        steps[h.nsteps].warn = k->nwarns > before;
+        sstep one;
+        memset(&one, 0, sizeof one);
+        one.s = x;
+        one.at_line = k->line;
+        one.warn = k->nwarns > before;
+        memcpy(steps + (size_t)h.nsteps * sizeof one, &one, sizeof one);
         h.nsteps++;
     }
     h.warn_bytes = k->nwarns - warned;
