@@ -133,6 +133,16 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     return SS_OK;
 }
 
+/* The first rank of rank g's pool of cores: the ranks on the same host (meta host) and the
+ * same set of cores (meta cpu_set). */
+static int pt_pool_of(const pt_state *S, int g)
+{
+    const pt_rank *R = S->r[g];
+    int p = 0;
+    while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
+    return p;
+}
+
 /* At the end: the trace's CPU datasets. The ranks whose processes run on the same host and
  * the same set of cores (meta host, cpu_set) form one pool of meta cpus cores. */
 ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
@@ -151,9 +161,7 @@ ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m)
     S->cpu_pool_cores = malloc((size_t)S->G * sizeof *S->cpu_pool_cores);
     if (!S->cpu_pool || !S->cpu_pool_cores) return ss_fail(SS_ENOMEM, "out of memory");
     for (int g = 0; g < S->G; g++) {
-        const pt_rank *R = S->r[g];
-        int p = 0;
-        while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
+        const int p = pt_pool_of(S, g);
         S->cpu_pool[g] = p;
         S->cpu_pool_cores[g] = (int)S->r[p]->cpus;
     }
@@ -229,18 +237,15 @@ ss_status pt_host_meta(pt_state *S, ss_trace_meta *m)
     S->host_busy = busy;
     S->host_job = own;
     for (int g = 0; g < G; g++) {
-        const pt_rank *R = S->r[g];
-        int p = 0;
-        while (p < g && (strcmp(S->r[p]->host, R->host) || strcmp(S->r[p]->cpu_set, R->cpu_set))) p++;
-        if (p != g) continue; /* g is not its pool's first rank: done with the first's */
+        if (pt_pool_of(S, g) != g) continue; /* g is not its pool's first rank: done with the first's */
         double b = 0, o = 0;
         int k = 0;
         for (int q = g; q < G; q++)
-            if (!strcmp(S->r[q]->host, R->host) && !strcmp(S->r[q]->cpu_set, R->cpu_set)) b += busy[q], o += own[q], k++;
+            if (pt_pool_of(S, q) == g) b += busy[q], o += own[q], k++;
         b /= k;
         if (o > b) o = b; /* the samples' instants differ a little */
         for (int q = g; q < G; q++)
-            if (!strcmp(S->r[q]->host, R->host) && !strcmp(S->r[q]->cpu_set, R->cpu_set)) busy[q] = b, own[q] = o;
+            if (pt_pool_of(S, q) == g) busy[q] = b, own[q] = o;
     }
     for (int g = 0; g < G; g++) {
         if (busy[g] > 1) busy[g] = 1;

@@ -100,7 +100,10 @@ const ss_trace_attr *ss_trace_attrs(int *n)
     return attrs;
 }
 
-#define GPU_ARRAY(field, name, is_float, note, units) {name, is_float, offsetof(ss_trace_meta, field), note, units}
+/* floats are seconds from 0 to 1e9 unless the row is a SHARE (from 0 to 1) */
+#define GPU_ARRAY(field, name, is_float, note, units)                                                              \
+    {name, is_float, offsetof(ss_trace_meta, field), note, units, SS_TRACE_MAX_SECONDS, "seconds from 0 to 1e9"}
+#define SHARE_ARRAY(field, name, note) {name, 1, offsetof(ss_trace_meta, field), note, "1", 1.0, "a share from 0 to 1"}
 static const ss_trace_gpu_array gpu_arrays[] = {
     GPU_ARRAY(fetch_cpu, "fetch_cpu_time", 1, " s (per GPU: the fetching thread's CPU time per batch, median)", "s"),
     GPU_ARRAY(loop_cpu, "loop_cpu_time", 1, " s (per GPU: the training process's CPU time per iteration, median)", "s"),
@@ -110,14 +113,14 @@ static const ss_trace_gpu_array gpu_arrays[] = {
               "s"),
     GPU_ARRAY(fetch_wait_start, "fetch_wait_start_time", 1,
               " s (per GPU: the mean wait for a core of each epoch's first W*P fetches, sent out at once)", "s"),
-    GPU_ARRAY(host_busy, "host_cpu_busy", 1,
-              " (per GPU: the share of its cores busy while the job ran, all processes together)", "1"),
-    GPU_ARRAY(host_job, "host_cpu_job", 1,
-              " (per GPU: the share of its cores that the job's processes on them used)", "1"),
+    SHARE_ARRAY(host_busy, "host_cpu_busy",
+                " (per GPU: the share of its cores busy while the job ran, all processes together)"),
+    SHARE_ARRAY(host_job, "host_cpu_job", " (per GPU: the share of its cores that the job's processes on them used)"),
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, "", "GPU"), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, "", "cores"),
 };
 #undef GPU_ARRAY
+#undef SHARE_ARRAY
 
 const ss_trace_gpu_array *ss_trace_gpu_arrays(int *n)
 {
@@ -465,11 +468,9 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
         ss_status st = read_gpu_array(t, a->name, a->is_float, field);
         if (st != SS_OK) return st;
         const double *v = a->is_float ? *field : NULL;
-        const int share = !strcmp(a->units, "1"); /* a share of a pool's cores */
         for (int g = 0; v && g < G; g++)
-            if (!(v[g] >= 0 && v[g] <= (share ? 1 : SS_TRACE_MAX_SECONDS)))
-                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected %s", t->path, a->name, g, v[g],
-                               share ? "a share from 0 to 1" : "seconds from 0 to 1e9");
+            if (!(v[g] >= 0 && v[g] <= a->max))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%d] = %g, expected %s", t->path, a->name, g, v[g], a->range);
     }
     if (!m->cpu_pool != !m->cpu_pool_cores)
         return ss_fail(SS_EDATA, "%s: datasets /cpu_pool and /cpu_pool_cores come together; the trace has only /%s",

@@ -81,6 +81,8 @@ typedef struct {
     size_t offset;      /* of the pointer field in ss_trace_meta */
     const char *note;   /* printed after the values of a float array by `info` */
     const char *units;  /* the dataset's "units" attribute */
+    double max;         /* floats: the largest value a reader accepts (seconds or a share) */
+    const char *range;  /* floats: that range in words, for the message */
 } ss_trace_gpu_array;
 
 /* The optional per-GPU datasets, in the order `info` prints them; *n receives their count. */

@@ -93,6 +93,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/env.sh"
 py=/usr/bin/python3
+# the prediction phases' Python finds points.py beside this script
+export PYTHONPATH="$here/scripts/validation${PYTHONPATH:+:$PYTHONPATH}"
 dir=$here/datasets/pytorch-grid
 # make_work: a scratch folder in $work, removed when the script ends
 make_work() {
@@ -218,10 +220,7 @@ if [ $disk -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 def mean_of(name):
     return float(next(csv.DictReader(open(os.path.join(work, "real-%s.csv" % name))))["iter_time_mean"])
 for pre, title, on in (("", "256 KB files, batch 48", 2), ("mb-", "1 MB files, batch 8", 2),
@@ -269,10 +268,7 @@ if [ $twofaults -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 real = {}
 for r in ("base", "stofix", "cpufix", "healthy", "w4"):
     v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
@@ -337,10 +333,7 @@ if [ $workloads -eq 1 ]; then
     $py - "$work" "$name" "$base" "$slow" "$bw" $reals <<'PY'
 import csv, os, re, sys
 work, name, base, slow, bw, reals = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 def point(r):  # the scenario of a real run's settings: its workers, prefetch (wNpM) and latency (x0.5, half)
     m = re.match(r"w(\d+)(?:p(\d+))?", r)
     w = m.group(1) if m else (bw if r.startswith(("half", "base")) else None)  # those record bw workers
@@ -559,10 +552,7 @@ if [ $twoslow -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 real = {}
 for r in ("slow13", "slow1", "slow3", "healthy"):
     v = [float(next(csv.DictReader(open(os.path.join(work, "real-%s%s.csv" % (r, s)))))["iter_time_mean"]) for s in ("", "-rep")]
@@ -667,10 +657,7 @@ if [ $storage -eq 1 ]; then
 import csv, os, sys
 import h5py
 work, d = sys.argv[1], sys.argv[2]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 print("Storage twice as fast, with CPU work in every fetch: each x1 trace predicts its x0.5 run (fetch_scale = 0.5)")
 print("%-8s %10s %9s %9s %11s %9s %5s %11s" % ("workers", "fetch cpu", "fetch x1", "iter real", "storage only", "err %",
                                                  "cpu%", "whole fetch") + "     err %")
@@ -727,10 +714,7 @@ if [ $regimes -eq 1 ]; then
   $py - "$work" <<'PY'
 import csv, os, sys
 work = sys.argv[1]
-def log_point(*v):  # one prediction for VALIDATION_POINTS: dataset, base, target, scenario, kind, predicted, real
-    if os.environ.get("VALIDATION_POINTS"):
-        with open(os.environ["VALIDATION_POINTS"], "a", newline="") as f:
-            csv.writer(f).writerow(v)
+from points import log_point  # one prediction for VALIDATION_POINTS
 W = (0, 1, 2, 4)
 print("Each trace predicts every other (pipeline model, everything auto): error of the mean iteration time")
 print("%-14s" % "from \\ real" + "".join("%10s" % ("W=%d" % t) for t in W))
