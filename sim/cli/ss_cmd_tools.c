@@ -66,6 +66,10 @@ typedef struct {
     int64_t low, epoch_low;
     int low_same;
     long *waited_most, *waited_all; /* [gpus] rows (summarised; all) in which the GPU alone had the largest stall */
+    /* [iterations] every row's largest iteration time, epoch and index (the level change) */
+    double *row_it;
+    int32_t *row_epoch;
+    int64_t *row_index;
 } info_acc;
 
 /* an epoch's lowest index, at its end */
@@ -123,6 +127,9 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
             int counted = s.index[i] >= a->warmup;
             a->rows += counted;
             const double itmax = s.extremes[i * SS_SLAB_NEX + SS_EX_ITER_MAX], stmax = s.extremes[i * SS_SLAB_NEX + SS_EX_STALL_MAX];
+            a->row_it[r0 + i] = itmax;
+            a->row_epoch[r0 + i] = s.epoch[i];
+            a->row_index[r0 + i] = s.index[i];
             a->max_it_all += itmax;
             a->max_st_all += stmax;
             int who = -1; /* the GPU alone with the row's largest stall */
@@ -316,7 +323,12 @@ static int info_main(int argc, char **argv)
     a.st_all = calloc((size_t)m->gpus, sizeof(double));
     a.waited_most = calloc((size_t)m->gpus, sizeof(long));
     a.waited_all = calloc((size_t)m->gpus, sizeof(long));
-    if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all || !a.waited_most || !a.waited_all)
+    const size_t nrows = (size_t)(m->iterations > 0 ? m->iterations : 1);
+    a.row_it = malloc(nrows * sizeof *a.row_it);
+    a.row_epoch = malloc(nrows * sizeof *a.row_epoch);
+    a.row_index = malloc(nrows * sizeof *a.row_index);
+    if (!a.it_sum || !a.st_sum || !a.it_all || !a.st_all || !a.waited_most || !a.waited_all || !a.row_it ||
+        !a.row_epoch || !a.row_index)
         st = ss_fail(SS_ENOMEM, "out of memory");
     /* like run's measured row: without each epoch's first iterations (the loader's start),
      * as trace.warmup_iterations does (by default, or --warmup); all rows when that leaves none */
@@ -382,7 +394,7 @@ static int info_main(int argc, char **argv)
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
         ss_drift d;
         char line[320];
-        st = ss_drift_find(t, a.warmup, &d);
+        st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
         ss_drift_line(&d, line, sizeof line);
         if (st == SS_OK && line[0]) printf("level change: %s\n", line);
         ss_calib_free(&cal);
@@ -393,6 +405,9 @@ static int info_main(int argc, char **argv)
     free(a.st_all);
     free(a.waited_most);
     free(a.waited_all);
+    free(a.row_it);
+    free(a.row_epoch);
+    free(a.row_index);
     ss_trace_close(t);
     return st == SS_OK ? 0 : ss_cmd_fail(st);
 }

@@ -41,8 +41,8 @@ static double median_of(double *v, size_t n)
     return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
-/* The summarised rows' iteration times, epochs and indexes, in trace order. */
-static ss_status read_rows(ss_trace_file *t, long warmup, double **x, int32_t **ep, int64_t **ix, long *n)
+/* Every row's iteration time (its largest over the GPUs), epoch and index, in trace order. */
+static ss_status read_rows(ss_trace_file *t, double **x, int32_t **ep, int64_t **ix, long *n)
 {
     const ss_trace_meta *m = ss_trace_meta_of(t);
     long N = m->iterations;
@@ -59,7 +59,6 @@ static ss_status read_rows(ss_trace_file *t, long warmup, double **x, int32_t **
         long k = N - r0 < cap ? N - r0 : cap;
         st = ss_trace_read_cols(t, r0, k, 0, &s);
         for (long i = 0; st == SS_OK && i < k; i++) {
-            if (s.index[i] < warmup) continue;
             (*x)[*n] = s.extremes[i * SS_SLAB_NEX + SS_EX_ITER_MAX];
             (*ep)[*n] = s.epoch[i];
             (*ix)[*n] = s.index[i];
@@ -121,22 +120,44 @@ static ss_status find_stretch(const double *x, long n, ss_drift *d)
     return SS_OK;
 }
 
-ss_status ss_drift_find(ss_trace_file *t, long warmup, ss_drift *out)
+ss_status ss_drift_of(const double *x, const int32_t *epoch, const int64_t *index, long n, long warmup,
+                      ss_drift *out)
 {
     memset(out, 0, sizeof *out);
+    long k = 0; /* the summarised rows, in order */
+    for (long i = 0; i < n; i++) k += index[i] >= warmup;
+    out->rows = k;
+    if (k < SS_DRIFT_MIN_ROWS) return SS_OK;
+    double *xs = malloc((size_t)k * sizeof *xs);
+    long *at = malloc((size_t)k * sizeof *at); /* each summarised row's place among all */
+    if (!xs || !at) {
+        free(xs);
+        free(at);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    for (long i = 0, j = 0; i < n; i++)
+        if (index[i] >= warmup) xs[j] = x[i], at[j++] = i;
+    ss_status st = find_stretch(xs, k, out);
+    if (st == SS_OK && out->found) {
+        out->epoch0 = epoch[at[out->row0]];
+        out->index0 = index[at[out->row0]];
+        out->epoch1 = epoch[at[out->row1 - 1]];
+        out->index1 = index[at[out->row1 - 1]];
+    }
+    free(xs);
+    free(at);
+    return st;
+}
+
+ss_status ss_drift_find(ss_trace_file *t, long warmup, ss_drift *out)
+{
     double *x = NULL;
     int32_t *ep = NULL;
     int64_t *ix = NULL;
     long n = 0;
-    ss_status st = read_rows(t, warmup, &x, &ep, &ix, &n);
-    out->rows = n;
-    if (st == SS_OK && n >= SS_DRIFT_MIN_ROWS) st = find_stretch(x, n, out);
-    if (st == SS_OK && out->found) {
-        out->epoch0 = ep[out->row0];
-        out->index0 = ix[out->row0];
-        out->epoch1 = ep[out->row1 - 1];
-        out->index1 = ix[out->row1 - 1];
-    }
+    ss_status st = read_rows(t, &x, &ep, &ix, &n);
+    if (st == SS_OK) st = ss_drift_of(x, ep, ix, n, warmup, out);
+    else memset(out, 0, sizeof *out);
     free(x);
     free(ep);
     free(ix);

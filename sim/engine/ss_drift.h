@@ -28,6 +28,12 @@ typedef struct {
  * Independent (not collective). */
 ss_status ss_drift_find(ss_trace_file *t, long warmup, ss_drift *out);
 
+/* The same from rows already read: x[i], epoch[i] and index[i] of every row i < n of the
+ * trace in order, x the row's largest iteration time over the GPUs; the rows with an index
+ * of warmup or more are summarised. */
+ss_status ss_drift_of(const double *x, const int32_t *epoch, const int64_t *index, long n, long warmup,
+                      ss_drift *out);
+
 /* The finding as one line without a newline ("" when none). */
 void ss_drift_line(const ss_drift *d, char *buf, size_t size);
 
