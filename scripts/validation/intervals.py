@@ -1,14 +1,18 @@
 #!/usr/bin/python3
-"""intervals.py - the pipeline model's 90 % intervals from its errors on the development runs.
+"""intervals.py - the pipeline model's 90 % intervals from its errors on real runs.
 
-Every run of each idle-machine grid (datasets/pytorch-grid-d to -t: w<W>-x<X>-p<P>.h5)
-predicts every other and itself (its workers, prefetch factor and storage latency), and
-its slow-rank run predicts the base run with the slow rank healed; each prediction
-falls in the class `run` gives it (summary.csv's error_class), and its error is
-predicted / real - 1 for the mean iteration time (steady) and the whole run's time (run).
-Per class, the 5 % and 95 % quantiles of those errors (linear interpolation between order
-statistics, numpy's default) are the interval's ends: sim/models/MODELS-pipeline.md,
-"Intervals". Writes sim/models/ss_pipeline_intervals.c (--write) or prints the table.
+Every run of each idle-machine grid (w<W>-x<X>-p<P>.h5) predicts every other and itself
+(its workers, prefetch factor and storage latency), and its slow-rank run predicts the
+base run with the slow rank healed; each prediction falls in the class `run` gives it
+(summary.csv's error_class), and its error is predicted / real - 1 for the mean iteration
+time (steady) and the whole run's time (run). Two sets of grids give errors: the
+development grids (DEV, which the model's rules were built on) and the calibration grids
+(CAL: held out when they were recorded, so their errors are those of runs the model never
+saw). Per class, each end is the wider of the two sets' 5 % and 95 % quantiles (linear
+interpolation between order statistics, numpy's default); a class with fewer than 10
+calibration errors takes the calibration errors of every class but the baseline:
+sim/models/MODELS-pipeline.md, "Intervals". Writes sim/models/ss_pipeline_intervals.c
+(--write) or prints the table.
 
 usage: /usr/bin/python3 scripts/validation/intervals.py [--stallsim BIN] [--datasets DIR] [--write]
 """
@@ -23,25 +27,52 @@ from grid_predictions import grid_predictions
 
 CLASSES = ["baseline", "from a synchronous trace", "near saturation", "heal", "loaders now ahead", "loader bound"]
 DEV = ["pytorch-grid-%s" % c for c in "defghijklmnopqrst"]
+CAL = ["pytorch-grid-u"]
+MIN_ERRORS = 10
 
 
-def class_table(errs):
-    """Per class, from (class, steady error, whole-run error): the table
-    [(class, n, steady 5/95 %, run 5/95 %)] and its Markdown lines."""
+def _ends(errs, k):
+    """The 5 % and 95 % quantiles of the errors' k-th measure (1 steady, 2 whole run)."""
+    return np.quantile([x[k] for x in errs], [0.05, 0.95])
+
+
+def class_table(errs, cal_errs=()):
+    """Per class, from (class, steady error, whole-run error) of the development and the
+    calibration runs: the table [(class, n, steady 5/95 %, run 5/95 %)], n the development
+    count, and its Markdown lines."""
     table = []
-    lines = ["| class | predictions | steady: 5 % | 95 % | whole run: 5 % | 95 % |", "|---|---|---|---|---|---|"]
+    lines = ["| class | development | calibration | steady: 5 % | 95 % | whole run: 5 % | 95 % |",
+             "|---|---|---|---|---|---|---|"]
     for c in CLASSES:
         e = [x for x in errs if x[0] == c]
-        if len(e) >= 10:
-            s = np.quantile([x[1] for x in e], [0.05, 0.95])
-            r = np.quantile([x[2] for x in e], [0.05, 0.95])
+        u = [x for x in cal_errs if x[0] == c]
+        nu = len(u)
+        if nu < MIN_ERRORS and c != "baseline":  # too few of its own: every class's unseen errors
+            u = [x for x in cal_errs if x[0] != "baseline"]
+        if len(e) >= MIN_ERRORS:
+            s, r = _ends(e, 1), _ends(e, 2)
+            if len(u) >= MIN_ERRORS:
+                us, ur = _ends(u, 1), _ends(u, 2)
+                s = [min(s[0], us[0]), max(s[1], us[1])]
+                r = [min(r[0], ur[0]), max(r[1], ur[1])]
         else:  # too few to say: no interval
             s = r = [0.0, 0.0]
-        n = len(e) if len(e) >= 10 else 0
+        n = len(e) if len(e) >= MIN_ERRORS else 0
         table.append((c, n, s, r))
-        lines.append("| %s | %d | %+.2f %% | %+.2f %% | %+.2f %% | %+.2f %% |" % (c, len(e), 100 * s[0], 100 * s[1],
-                                                                                100 * r[0], 100 * r[1]))
+        lines.append("| %s | %d | %d%s | %+.2f %% | %+.2f %% | %+.2f %% | %+.2f %% |"
+                     % (c, len(e), nu, "" if nu >= MIN_ERRORS or c == "baseline" else " (all: %d)" % len(u),
+                        100 * s[0], 100 * s[1], 100 * r[0], 100 * r[1]))
     return table, lines
+
+
+def errors_of(stallsim, datasets, names, tmp):
+    """(class, steady error, whole-run error) of every grid prediction of these datasets."""
+    errs = []
+    for d in names:
+        folder = os.path.join(datasets, d)
+        if os.path.isdir(folder):
+            errs += [(c, es, er) for _, _, c, es, er in grid_predictions(stallsim, folder, tmp) if c]
+    return errs
 
 
 def main():
@@ -54,16 +85,13 @@ def main():
                     help="exit 1 when sim/models/ss_pipeline_intervals.c is not what these runs give")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="intervals-")
-    errs = []
-    for d in DEV:
-        folder = os.path.join(a.datasets, d)
-        if os.path.isdir(folder):
-            errs += [(c, es, er) for _, _, c, es, er in grid_predictions(a.stallsim, folder, tmp) if c]
-    table, lines = class_table(errs)
+    table, lines = class_table(errors_of(a.stallsim, a.datasets, DEV, tmp),
+                               errors_of(a.stallsim, a.datasets, CAL, tmp))
     print("\n".join(lines))
     path = os.path.join(here, "sim", "models", "ss_pipeline_intervals.c")
     text = ("/* ss_pipeline_intervals.c - the pipeline model's error classes and their 90 % intervals.\n"
-            " * Generated by scripts/validation/intervals.py from the development runs; do not edit. */\n"
+            " * Generated by scripts/validation/intervals.py from the development and calibration runs;\n"
+            " * do not edit. */\n"
             "#include \"ss_pipeline_internal.h\"\n\n"
             "const ss_error_class ssp_error_classes[SSP_NCLASSES] = {\n")
     for c, n, s, r in table:

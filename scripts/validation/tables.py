@@ -29,8 +29,11 @@ import whole_run
 from grid_predictions import grid_points
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# recorded after the models were frozen, never used to change them
-HELD_OUT = ("pytorch-startup", "pytorch-grid-u")
+# recorded after the models were frozen, never used to change them or their intervals
+HELD_OUT = ("pytorch-startup",)
+# held out when recorded, never used to change a model; their errors now set the intervals
+CALIBRATION = tuple(intervals.CAL)
+SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))
 PHASES = (("", "The grid from its one base trace (`pytorch-grid`)"),
           ("--regimes", "Regimes: synchronous loading to 4 workers (`pytorch-regimes`)"),
           ("--storage", "Storage twice as fast, with CPU work in the loader (`pytorch-storage`)"),
@@ -42,7 +45,7 @@ COLUMNS = ["dataset", "base", "target", "scenario", "kind", "predicted", "real",
 
 
 def split_of(dataset):
-    return "held-out" if dataset in HELD_OUT else "dev"
+    return "held-out" if dataset in HELD_OUT else "calibration" if dataset in CALIBRATION else "dev"
 
 
 def num(x):
@@ -67,15 +70,15 @@ def baselines(a, tmp, md, points):
         points.append(row(os.path.basename(os.path.dirname(t)), name(t), name(t), "baseline replay", "run", pred, real))
     md += ["## The baseline replay of every committed trace", "",
            "Every row summarised (`warmup_iterations = 0`, `prefetch = auto`), against the measured run.", ""]
-    for label, keep in (("development", lambda d: d not in HELD_OUT), ("held out", lambda d: d in HELD_OUT)):
-        b = [(t, e) for t, _, _, e in bp if keep(os.path.basename(os.path.dirname(t)))]
+    for split, label in SPLITS:
+        b = [(t, e) for t, _, _, e in bp if split_of(os.path.basename(os.path.dirname(t))) == split]
         if b:
             md += ["**%s**" % label.capitalize(), ""] + whole_run.baseline_table(b, a.datasets, "%d %s" % (len(b), label))
             md.append("")
 
 
 def grids(a, tmp, md, points):
-    by_grid, dev_errs = [], []
+    by_grid, dev_errs, cal_errs = [], [], []
     for folder in sorted(glob.glob(os.path.join(a.datasets, "pytorch-grid*"))):
         g = os.path.basename(folder)
         gp = grid_points(a.stallsim, folder, tmp)
@@ -84,6 +87,8 @@ def grids(a, tmp, md, points):
         by_grid.append((g, whole_run.pairs_of(preds)))
         if g in intervals.DEV:
             dev_errs += [(c, es, er) for _, _, c, es, er in preds if c]
+        if g in intervals.CAL:
+            cal_errs += [(c, es, er) for _, _, c, es, er in preds if c]
         for p in gp:
             if p["base"] == p["target"]:
                 continue  # the baseline: its own run
@@ -96,10 +101,13 @@ def grids(a, tmp, md, points):
            "Each run's workers, prefetch factor and storage latency, from every other run of its grid.",
            "Errors against the one real run of each point.", ""] + whole_run.grid_table(by_grid) + [""]
     md += ["## The interval classes", "",
-           "The 5 % and 95 % quantiles of the errors per class, over the development grids",
-           "`pytorch-grid-d` to `-t` (each run predicting every run, itself too).",
+           "Per class, each end is the wider of two sets' 5 % and 95 % quantiles of the errors:",
+           "the development grids `pytorch-grid-d` to `-t` and the calibration grids %s"
+           % ", ".join("`%s`" % d for d in intervals.CAL),
+           "(each run predicting every run, itself too).",
+           "A class with fewer than 10 calibration errors takes those of every class but the baseline.",
            "`sim/models/ss_pipeline_intervals.c` holds the same figures.", ""]
-    md += intervals.class_table(dev_errs)[1] + [""]
+    md += intervals.class_table(dev_errs, cal_errs)[1] + [""]
 
 
 def held_out(a, tmp, md, points):
@@ -153,16 +161,16 @@ def summary(points):
              "| inside the 90 % interval | median half-width |", "|---|---|---|---|---|---|---|---|"]
     for what, kind, base in (("baseline replay", "run", True), ("prediction", "steady", False),
                              ("prediction", "run", False)):
-        for split in ("dev", "held-out"):
+        for split, label in SPLITS:
             rows = [r for r in points if r["split"] == split and r["kind"] == kind
                     and (r["scenario"] == "baseline replay") == base]
             if not rows:
                 continue
             e, iv, inside, half = stats(rows)
             cover = ("%d of %d" % (inside, len(iv)), "%.1f %%" % statistics.median(half)) \
-                if split == "held-out" and iv else ("—", "—")
+                if split != "dev" and iv else ("—", "—")
             lines.append("| %s | %s %s | %d | %.2f %% | %.2f %% | %d (%.0f %%) | %s | %s |" % (
-                "development" if split == "dev" else "held out", what,
+                label, what,
                 "(steady state)" if kind == "steady" else "(whole run)", len(rows), statistics.median(e),
                 statistics.mean(e),
                 sum(x <= 5 for x in e), 100.0 * sum(x <= 5 for x in e) / len(e), cover[0], cover[1]))
@@ -187,6 +195,8 @@ def plot(points, path):
                    dict(marker="x", s=12, color="#7f7f7f", lw=0.8)),
                   (lambda r: r["split"] == "dev" and r["scenario"] != "baseline replay", "development",
                    dict(marker="o", s=8, color="#1f77b4", alpha=0.35, lw=0)),
+                  (lambda r: r["split"] == "calibration" and r["scenario"] != "baseline replay", "calibration",
+                   dict(marker="s", s=14, color="#ff7f0e", alpha=0.5, lw=0)),
                   (lambda r: r["split"] == "held-out" and r["scenario"] != "baseline replay", "held out",
                    dict(marker="D", s=55, facecolor="none", edgecolor="#d62728", lw=1.6)))
         for keep, label, st in groups:
@@ -232,7 +242,9 @@ def main():
             "`tests/validation/validation_tables.sh` fails when this file is out of date.",
             "`datasets/VALIDATION.md` explains the tables. Error = predicted / real − 1.", "",
             "## Summary", "",
-            "Held out: %s. Development: every other set." % ", ".join("`%s`" % d for d in HELD_OUT),
+            "Held out: %s. Calibration (held out when recorded; its errors now set the intervals): %s."
+            % (", ".join("`%s`" % d for d in HELD_OUT), ", ".join("`%s`" % d for d in CALIBRATION)),
+            "Development: every other set.",
             "Every point is a row of `datasets/validation-points.csv`.", ""] + summary(points) + [""]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "VALIDATION-tables.md"), "w") as f:

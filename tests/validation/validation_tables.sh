@@ -3,8 +3,8 @@
 # scripts/validation/tables.py regenerates them into a scratch folder. The test fails when
 # the committed datasets/VALIDATION-tables.md or datasets/validation-points.csv differ.
 # It also recomputes every row's error from its predicted and real values, checks that the
-# held-out rows are exactly pytorch-startup's and pytorch-grid-u's, and that VALIDATION.md and README.md quote the
-# summary as generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
+# held-out rows are exactly those of the sets recorded after the last freeze, the calibration
+# rows pytorch-grid-u's, and that VALIDATION.md and README.md quote the summary as generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 root=$(cd "$src" && pwd)
@@ -34,6 +34,8 @@ cmp -s "$work/changed.csv" "$work/gen/validation-points.csv" && fail "a changed 
 # 2. every row's error is predicted / real - 1, to the CSV's rounding
 $py - "$pts" > "$work/check" 2>&1 <<'PY' && ok || fail "points: $(head -5 "$work/check")"
 import csv, sys
+HELD = ("pytorch-startup",)
+CAL = ("pytorch-grid-u",)
 bad, n, splits = [], 0, set()
 for r in csv.DictReader(open(sys.argv[1])):
     n += 1
@@ -42,20 +44,21 @@ for r in csv.DictReader(open(sys.argv[1])):
         bad.append("%s %s: error %s, predicted/real gives %.3f" % (r["dataset"], r["target"], e, 100 * (p / q - 1)))
     if r["kind"] not in ("steady", "run"):
         bad.append("kind %s" % r["kind"])
-    if (r["split"] == "held-out") != (r["dataset"] in ("pytorch-startup", "pytorch-grid-u")):
+    want = "held-out" if r["dataset"] in HELD else "calibration" if r["dataset"] in CAL else "dev"
+    if r["split"] != want:
         bad.append("%s marked %s" % (r["dataset"], r["split"]))
     if r["lo"] and not 0 < float(r["lo"]) <= float(r["hi"]):
         bad.append("%s %s: interval %s to %s" % (r["dataset"], r["target"], r["lo"], r["hi"]))
     splits.add((r["split"], r["kind"]))
-if n < 1000 or len(splits) != 4:
+if n < 1000 or len(splits) != 6:
     bad.append("%d rows, split and kind pairs %s" % (n, sorted(splits)))
 print("\n".join(bad[:5]))
 sys.exit(1 if bad else 0)
 PY
 
 # 3. VALIDATION.md quotes the summary table as generated
-awk '/^## Summary/ { s = 1 } s && /^\| (development|held out) \|/' "$md" > "$work/summary"
-[ "$(wc -l < "$work/summary")" -ge 4 ] && ok || fail "no summary rows in $md"
+awk '/^## Summary/ { s = 1 } s && /^\| (development|calibration|held out) \|/' "$md" > "$work/summary"
+[ "$(wc -l < "$work/summary")" -ge 6 ] && ok || fail "no summary rows in $md"
 while IFS= read -r line; do
   grep -qxF "$line" "$root/datasets/VALIDATION.md" && ok || fail "VALIDATION.md lacks the summary row: $line"
 done < "$work/summary"
