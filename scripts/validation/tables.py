@@ -30,7 +30,7 @@ from grid_predictions import grid_points
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # recorded after the models were frozen, never used to change them or their intervals
-HELD_OUT = ("pytorch-startup",)
+HELD_OUT = ("pytorch-startup", "pytorch-grid-v", "pytorch-grid-w")
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))
@@ -177,6 +177,31 @@ def summary(points):
     return lines
 
 
+def coverage(points):
+    """Lines of a table: per calibration or held-out set, measure and class, how many real
+    values fall inside their intervals, the mean abs error and the median half-width."""
+    lines = ["| set | split | measure | class | predictions | mean abs error | inside the 90 % interval "
+             "| median half-width |", "|---|---|---|---|---|---|---|---|"]
+    for split, label in SPLITS[1:]:
+        for d in sorted({r["dataset"] for r in points if r["split"] == split}):
+            for kind in ("steady", "run"):
+                rows = [r for r in points if r["dataset"] == d and r["kind"] == kind and r["lo"] and r["hi"]]
+                classes = sorted({r["scenario"].rsplit("(", 1)[-1].rstrip(")") if r["scenario"].endswith(")")
+                                  else "—" for r in rows})
+                for c in ["all"] + (classes if len(classes) > 1 else []):
+                    g = [r for r in rows if c == "all" or r["scenario"].endswith("(%s)" % c)
+                         or (c == "—" and not r["scenario"].endswith(")"))]
+                    if not g:
+                        continue
+                    inside = sum(float(r["lo"]) <= float(r["real"]) <= float(r["hi"]) for r in g)
+                    half = [100 * (float(r["hi"]) - float(r["lo"])) / 2 / float(r["predicted"]) for r in g]
+                    lines.append("| `%s` | %s | %s | %s | %d | %.2f %% | %d (%.0f %%) | %.1f %% |" % (
+                        d, label, "steady state" if kind == "steady" else "whole run", c, len(g),
+                        statistics.mean(abs(float(r["error_pct"])) for r in g), inside, 100.0 * inside / len(g),
+                        statistics.median(half)))
+    return lines
+
+
 def plot(points, path):
     """predicted against real: the steady state and the whole run side by side."""
     import matplotlib
@@ -246,6 +271,10 @@ def main():
             % (", ".join("`%s`" % d for d in HELD_OUT), ", ".join("`%s`" % d for d in CALIBRATION)),
             "Development: every other set.",
             "Every point is a row of `datasets/validation-points.csv`.", ""] + summary(points) + [""]
+    head += ["## Interval coverage by set and class", "",
+             "Calibration and held-out sets only: on development runs the intervals are in-sample.",
+             "A class is the one in the point's scenario; baseline replays have no interval.", ""]
+    head += coverage(points) + [""]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "VALIDATION-tables.md"), "w") as f:
         f.write("\n".join(head + md).rstrip("\n") + "\n")
