@@ -26,7 +26,7 @@ import numpy as np
 from grid_predictions import grid_predictions
 
 CLASSES = ["baseline", "from a synchronous trace", "near saturation", "heal", "loaders now ahead", "loader bound"]
-DEV = ["pytorch-grid-%s" % c for c in "defghijklmnopqrst"]
+DEV = ["pytorch-grid-%s" % c for c in "defghijklmnopqrstvw"]
 CAL = ["pytorch-grid-u"]
 MIN_ERRORS = 10
 

@@ -30,7 +30,7 @@ from grid_predictions import grid_points
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # recorded after the models were frozen, never used to change them or their intervals
-HELD_OUT = ("pytorch-startup", "pytorch-grid-v", "pytorch-grid-w")
+HELD_OUT = ("pytorch-startup", "pytorch-grid-x", "pytorch-grid-y")
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))
@@ -102,7 +102,7 @@ def grids(a, tmp, md, points):
            "Errors against the one real run of each point.", ""] + whole_run.grid_table(by_grid) + [""]
     md += ["## The interval classes", "",
            "Per class, each end is the wider of two sets' 5 % and 95 % quantiles of the errors:",
-           "the development grids `pytorch-grid-d` to `-t` and the calibration grids %s"
+           "the development grids `pytorch-grid-d` to `-t`, `-v` and `-w`, and the calibration grids %s"
            % ", ".join("`%s`" % d for d in intervals.CAL),
            "(each run predicting every run, itself too).",
            "A class with fewer than 10 calibration errors takes those of every class but the baseline.",

@@ -315,6 +315,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->first_hold);
     free(st->boot);
     free(st->boots);
+    free(st->ask_scale);
     free(st->healed);
     free(st);
 }
@@ -348,6 +349,28 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
     return SS_OK;
 }
 
+/* The first asks (MODELS-pipeline.md, "The first asks"): each loop starts its workers one
+ * after another before it asks for the epoch's first batch, so the lead of a GPU's first
+ * ask over the earliest scales with the workers it starts: W' / W (0 where the scenario
+ * loads synchronously, 1 where the trace did). Later epochs keep theirs where the
+ * scenario's workers persist. Nothing where every factor is 1. */
+static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int *trace_w, int gpus)
+{
+    if (ssp_off(SSP_RULE_ASK_SPREAD)) return SS_OK;
+    int change = 0;
+    for (int g = 0; g < gpus; g++) change |= st->ps.ld[g].workers != trace_w[g] && trace_w[g] >= 1;
+    if (!change) return SS_OK;
+    st->ask_scale = malloc(2 * (size_t)gpus * sizeof *st->ask_scale);
+    if (!st->ask_scale) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    for (int g = 0; g < gpus; g++) {
+        const double w = st->ps.ld[g].workers, t = trace_w[g];
+        st->ask_scale[g] = t >= 1 ? w / t : 1.0;
+        st->ask_scale[gpus + g] = st->persistent == 1 ? 1.0 : st->ask_scale[g];
+    }
+    st->ps.ask_scale = st->ask_scale;
+    return SS_OK;
+}
+
 /* An epoch's start (MODELS-pipeline.md, "An epoch's start"): after ssp_init and
  * first_round_init. Each GPU's factor on its workers' start-up: the workers of every GPU
  * of a pool of cores start together at the epoch's start and share its cores, so with N
@@ -361,11 +384,14 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->first_epoch = 1;
     if (!trace_w) return SS_OK;
     const size_t G = (size_t)gpus;
-    st->boot = malloc(3 * G * sizeof *st->boot);
+    ss_status rc = ask_scale_init(st, s, trace_w, gpus);
+    if (rc != SS_OK) return rc;
+    st->boot = malloc(4 * G * sizeof *st->boot);
     st->boots = malloc(G);
     if (!st->boot || !st->boots) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     st->ask0 = st->boot + G;
     st->boot_start = st->boot + 2 * G;
+    st->ask1 = st->boot + 3 * G;
     const ss_share *sh = st->ps.p.pools && st->ps.p.pools->gpus == gpus ? st->ps.p.pools : NULL;
     const int pools = sh ? sh->pools : 0;
     double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL; /* per pool: the scenario's, the trace's workers */
@@ -374,7 +400,7 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
         n1[sh->pool_of[g]] += st->ps.ld[g].workers;
         n1[pools + sh->pool_of[g]] += trace_w[g];
     }
-    int change = st->persistent == 1;
+    int change = st->persistent == 1 || st->ask_scale != NULL;
     long rows = 0;
     for (int g = 0; g < gpus; g++) {
         const long w = st->ps.ld[g].workers;
@@ -387,8 +413,9 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
         }
         st->boot[g] = k;
         change |= k != 1.0 || !st->boots[g];
-        const long r = w > 1 ? w : 1;
+        const long r = w > 1 ? w : 1, rt = st->ask_scale && trace_w[g] > 1 ? trace_w[g] : 1;
         rows = r > rows ? r : rows;
+        rows = rt > rows ? rt : rows;
     }
     free(n1);
     st->boot_rows = change ? rows : 0;
@@ -402,14 +429,20 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
  * persisted in the trace, already fetching) stay. */
 static const double *boot_starts(pipe_state *st, const ss_row *row, const double *fs, int G)
 {
-    if (st->ps.k == 0)
+    if (st->ps.k == 0) {
         for (int g = 0; g < G; g++)
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
+        const double *k = st->ps.ask_scale;
+        double lo = st->ask0[0];
+        for (int g = 1; g < G; g++) lo = st->ask0[g] < lo ? st->ask0[g] : lo;
+        for (int g = 0; g < G; g++) st->ask1[g] = k && isfinite(lo) ? lo + k[g] * (st->ask0[g] - lo) : st->ask0[g];
+    }
     for (int g = 0; g < G; g++) {
-        const double a = st->ask0[g], u = fs[g] - a;
-        double v = fs[g]; /* (also where the ask is not known, u is NaN) */
-        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch))) v = a;
-        else if (u > 0.0 && st->boot[g] != 1.0) v = a + st->boot[g] * u;
+        const double a = st->ask0[g], u = fs[g] - a, a1 = st->ask1[g];
+        double v = fs[g] + (a1 - a); /* (also where the ask is not known, u is NaN) */
+        if (!isfinite(v)) v = fs[g];
+        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch))) v = a1;
+        else if (u > 0.0 && st->boot[g] != 1.0) v = a1 + st->boot[g] * u;
         st->boot_start[g] = v;
     }
     return st->boot_start;
@@ -480,6 +513,7 @@ static void pipe_epoch_start(void *state, int first)
     pipe_state *st = state;
     ssp_epoch_start(&st->ps);
     st->first_epoch = first;
+    if (st->ask_scale) st->ps.ask_scale = st->ask_scale + (first ? 0 : st->ps.gpus);
 }
 
 /* The measured starts of the epoch's first batches as the scenario's loaders take them

@@ -102,6 +102,7 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->r = malloc((size_t)gpus * sizeof *s->r);
     s->f = malloc(2 * (size_t)gpus * sizeof *s->f); /* (and scratch for a median at an epoch's start) */
     s->h = malloc((size_t)gpus * sizeof *s->h);
+    s->h0 = malloc((size_t)gpus * sizeof *s->h0);
     int lags_ok = 1;
     if (p->delivery_measured) {
         s->dm = malloc((size_t)gpus * sizeof *s->dm);
@@ -136,7 +137,7 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
             }
         }
     }
-    if (!s->done || !s->T || !s->r || !s->f || !s->h || !lags_ok || !cpu_ok) {
+    if (!s->done || !s->T || !s->r || !s->f || !s->h || !s->h0 || !lags_ok || !cpu_ok) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (window of %ld batches x %d GPUs)", s->ring,
                        gpus);
@@ -154,6 +155,7 @@ void ssp_free(ssp_state *s)
     free(s->r);
     free(s->f);
     free(s->h);
+    free(s->h0);
     free(s->A);
     free(s->lag);
     free(s->lag_next);
@@ -623,6 +625,12 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
                     if (s->healed[g]) s->h[g] = med;
             }
         }
+        memcpy(s->h0, s->h, (size_t)G * sizeof *s->h0);
+        if (s->ask_scale) { /* each loop reaches its first ask after starting its workers, one by one */
+            double lo = s->h[0];
+            for (int g = 1; g < G; g++) lo = s->h[g] < lo ? s->h[g] : lo;
+            for (int g = 0; g < G; g++) s->h[g] = lo + s->ask_scale[g] * (s->h[g] - lo);
+        }
         for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;
         s->first_ask = ssp_off(SSP_RULE_FIRST_ASK) ? NAN : a0;
     }
@@ -680,7 +688,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
         double amax = -INFINITY, nmax = -INFINITY, tmax = -INFINITY;
         for (int g = 0; g < G; g++) {
             double a = s->k == 0 ? s->h[g] : row->train_start[g] - row->stall_time[g],
-                   nx = a + row->iteration_time[g];
+                   nx = (s->k == 0 ? s->h0[g] : a) + row->iteration_time[g];
             s->lag[g] = a;
             s->lag_next[g] = nx;
             amax = a > amax ? a : amax;

@@ -53,6 +53,26 @@ for name, beta0, beta1 in (("w-16_p2_fs1_cs1", 2.0, 2.0), ("w-1_p2_fs1_cs1", 1 /
     for k, i in enumerate(first):
         close(stall[i], want[k], "%s: epoch %d's first stall" % (scen, k), 1e-9)
     close(float(rows[scen]["epoch_start_time"]), np.mean(want), scen + " epoch_start_time")
+# the first asks (MODELS-pipeline.md, "The first asks"): GPU g's lead over the epoch's
+# earliest first ask scales by W' / W; its first fetches move with its ask. The first row
+# then takes, from the earliest ask to the next ask after the last GPU has its batch:
+# T0 = max_g (a'_g + stall'_g) + c, with the step c measured (the last next ask less the
+# last train_start) and each GPU's next ask as measured relative to the last.
+a = {i: ts[i] - st[i] for i in first}
+for name, w, pw in (("w-16_p2_fs1_cs1", 16, None), ("w-1_p2_fs1_cs1", 1, None), ("w-16_p2_fs1_cs1_pw-true", 16, 1)):
+    scen = "pipeline_fetch-none_start-none_" + name
+    itr = res["scenarios/" + scen + "/iteration_time"][:]
+    for k, i in enumerate(first):
+        beta, s = (2.0 if w == 16 else 1 / 8), w / 8
+        if pw and k > 0:
+            beta, s = 0.0, 1.0
+        lo = a[i].min()
+        a1 = lo + s * (a[i] - lo)
+        got = a1 + st[i] + (beta - 1) * u[i]
+        nx = a[i] + it[i]
+        c = nx.max() - ts[i].max()
+        T0 = got.max() + c
+        close(itr[i], (T0 - (nx.max() - nx) - a1).max(), "%s: epoch %d's first row" % (scen, k), 1e-9)
 PY
 
 # the ranking by the whole run (the default): the listed cuts are the largest of

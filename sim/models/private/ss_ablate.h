@@ -28,6 +28,7 @@ typedef enum {
     SSP_RULE_FIRST_WINDOW,     /* the first window's start-up waits scale by x */
     SSP_RULE_STORAGE,          /* storage sharing */
     SSP_RULE_GAP_AGREE,        /* calibration: a window-bound worker gap needs agreeing rows */
+    SSP_RULE_ASK_SPREAD,       /* the first asks' spread scales with the workers each loop starts */
     SSP_NRULES
 } ssp_rule;
 
