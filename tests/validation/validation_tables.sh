@@ -57,7 +57,7 @@ sys.exit(1 if bad else 0)
 PY
 
 # 3. VALIDATION.md quotes the summary table as generated
-awk '/^## Summary/ { s = 1 } s && /^\| (development|calibration|held out) \|/' "$md" > "$work/summary"
+awk '/^## Summary/ { s = 1; next } /^## / { s = 0 } s && /^\| (development|calibration|held out) \|/' "$md" > "$work/summary"
 [ "$(wc -l < "$work/summary")" -ge 6 ] && ok || fail "no summary rows in $md"
 while IFS= read -r line; do
   grep -qxF "$line" "$root/datasets/VALIDATION.md" && ok || fail "VALIDATION.md lacks the summary row: $line"
