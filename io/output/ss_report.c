@@ -452,39 +452,79 @@ static table_cols table_cols_of(const ss_summary *s)
     return t;
 }
 
+/* The characters a UTF-8 string shows (its bytes less the continuation bytes). */
+static int shown_len(const char *v)
+{
+    int n = 0;
+    for (; *v; v++) n += ((unsigned char)*v & 0xC0) != 0x80;
+    return n;
+}
+
+/* v right-aligned (left where left) in a field of w shown characters, after one space
+ * (none for the first column). */
+static void put_cell(FILE *out, const char *v, int w, int left, int first)
+{
+    const int pad = w - shown_len(v);
+    if (!first) fputc(' ', out);
+    if (left) fputs(v, out);
+    for (int i = 0; i < pad; i++) fputc(' ', out);
+    if (!left) fputs(v, out);
+}
+
+/* The table's columns, each as wide as its header or its widest cell. */
+enum { TC_MARK, TC_LABEL, TC_ITERS, TC_ITER, TC_STALL, TC_DELAY, TC_EFF, TC_CHANGE, TC_RUN, TC_CPU, TC_STRETCH,
+       TC_READS, TC_N };
+#define TC_CELL 48
+
 /* The table's header and one line per scenario. */
 static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
-    fprintf(out, "%-2s %-44s %6s %17s %17s %17s %8s %8s %8s%s%s%s\n", "", "scenario", "iters", "iter_time (s)",
-            "stall (s)", "delay (s)", "eff.dly%", "change%", "run%", t.cpu ? "  cpu%" : "", t.stretch ? " stretch" : "",
-            t.reads ? "   reads" : "");
-    for (int j = 0; j < s->nsc; j++) {
-        const ss_partial *p = &s->p[j];
-        char buf[LABEL_LEN], a[40], b[40], c[40], chg[24];
-        const char *lab = label_of(Lp, s, j, buf);
-        pm(a, sizeof a, p, SS_M_ITER);
-        pm(b, sizeof b, p, SS_M_STALL);
-        pm(c, sizeof c, p, SS_M_DELAY);
-        double ch = ss_summary_change_pct(s, j), rc = ss_summary_run_change_pct(s, j);
-        char run[24];
-        if (isnan(ch)) snprintf(chg, sizeof chg, "-");
-        else snprintf(chg, sizeof chg, "%+.2f", ch);
-        if (isnan(rc)) snprintf(run, sizeof run, "-");
-        else snprintf(run, sizeof run, "%+.2f", rc);
-        /* "±" is two bytes: widen the fields that hold one so columns line up */
-        fprintf(out, "%-2s %-44s %6ld %*s %*s %*s %8.2f %8s %8s",
-                j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "", lab, (long)p->n,
-                17 + (strstr(a, "±") ? 1 : 0), a, 17 + (strstr(b, "±") ? 1 : 0), b,
-                17 + (strstr(c, "±") ? 1 : 0), c, ss_summary_effective_delay_pct(s, j), chg, run);
-        double cl = t.cpu ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
-        if (t.cpu && isnan(cl)) fprintf(out, " %5s", "-");
-        else if (t.cpu) fprintf(out, " %5.0f", cl);
-        if (t.stretch && isnan(s->cpu_stretch[j])) fprintf(out, " %7s", "-");
-        else if (t.stretch) fprintf(out, " %6.2fx", s->cpu_stretch[j]);
-        if (t.reads && isnan(s->read_stretch[j])) fprintf(out, " %7s", "-");
-        else if (t.reads) fprintf(out, " %6.2fx", s->read_stretch[j]);
-        fputc('\n', out);
+    static const char *const head[TC_N] = {"", "scenario", "iters", "iter_time (s)", "stall (s)", "delay (s)",
+                                           "eff.dly%", "change%", "run%", "cpu%", "stretch", "reads"};
+    const int on[TC_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, t.cpu, t.stretch, t.reads};
+    int w[TC_N];
+    for (int c = 0; c < TC_N; c++) w[c] = shown_len(head[c]);
+    w[TC_MARK] = 2;
+    char(*cell)[TC_N][TC_CELL] = calloc((size_t)(s->nsc > 0 ? s->nsc : 1), sizeof *cell);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) { /* the header */
+            for (int c = 0; c < TC_N; c++)
+                if (on[c]) put_cell(out, head[c], w[c], c <= TC_LABEL, c == 0);
+            fputc('\n', out);
+        }
+        for (int j = 0; j < s->nsc; j++) {
+            char local[TC_N][TC_CELL], lab[LABEL_LEN];
+            char(*v)[TC_CELL] = cell ? cell[j] : local;
+            if (pass == 0 || !cell) {
+                const ss_partial *p = &s->p[j];
+                snprintf(v[TC_MARK], TC_CELL, "%s", j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "");
+                snprintf(v[TC_ITERS], TC_CELL, "%ld", (long)p->n);
+                pm(v[TC_ITER], TC_CELL, p, SS_M_ITER);
+                pm(v[TC_STALL], TC_CELL, p, SS_M_STALL);
+                pm(v[TC_DELAY], TC_CELL, p, SS_M_DELAY);
+                snprintf(v[TC_EFF], TC_CELL, "%.2f", ss_summary_effective_delay_pct(s, j));
+                const double ch = ss_summary_change_pct(s, j), rc = ss_summary_run_change_pct(s, j);
+                snprintf(v[TC_CHANGE], TC_CELL, isnan(ch) ? "-" : "%+.2f", ch);
+                snprintf(v[TC_RUN], TC_CELL, isnan(rc) ? "-" : "%+.2f", rc);
+                const double cl = t.cpu ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
+                snprintf(v[TC_CPU], TC_CELL, isnan(cl) ? "-" : "%.0f", cl);
+                const double cs = t.stretch ? s->cpu_stretch[j] : NAN, rs = t.reads ? s->read_stretch[j] : NAN;
+                snprintf(v[TC_STRETCH], TC_CELL, isnan(cs) ? "-" : "%.2fx", cs);
+                snprintf(v[TC_READS], TC_CELL, isnan(rs) ? "-" : "%.2fx", rs);
+                for (int c = 0; c < TC_N; c++)
+                    if (c != TC_LABEL && shown_len(v[c]) > w[c]) w[c] = shown_len(v[c]);
+            }
+            const char *l = label_of(Lp, s, j, lab);
+            if (pass == 0) {
+                w[TC_LABEL] = shown_len(l) > w[TC_LABEL] ? shown_len(l) : w[TC_LABEL];
+                continue;
+            }
+            for (int c = 0; c < TC_N; c++)
+                if (on[c]) put_cell(out, c == TC_LABEL ? l : v[c], w[c], c <= TC_LABEL, c == 0);
+            fputc('\n', out);
+        }
     }
+    free(cell);
 }
 
 /* What the marks, labels and columns mean. */
