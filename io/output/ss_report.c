@@ -942,7 +942,17 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 }
 
 /* The flags of ranked cut k, and the bits of the legend they need. */
-enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32 };
+enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32, F_UNSURE = 64, F_NFLAGS = 7 };
+
+/* 1 when cut j's 90 % interval of the ranked measure reaches the measured run (its upper
+ * end a change of 0 or more, or no upper end): the real job may not gain. */
+static int interval_reaches_none(const ss_summary *s, int j, int by_run)
+{
+    const double *lo = by_run ? s->run_lo : s->iter_lo, *hi = by_run ? s->run_hi : s->iter_hi;
+    if (!lo || !hi || (isnan(lo[j]) && isnan(hi[j]))) return 0;
+    double a, b;
+    return !change_interval(s, j, by_run, &a, &b) || b >= 0.0;
+}
 
 static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int tied, char *buf, size_t n)
 {
@@ -953,10 +963,11 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     f |= cpu > CPU_BUSY_PCT ? F_OVER : cpu > CPU_NEAR_PCT ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
     f |= s->sc[j].heal.n > 0 && !ss_model_get(s->sc[j].model)->waits_only ? F_HEAL : 0;
     f |= s->cls && s->cls[j] && strstr(s->cls[j]->name, "synchronous") ? F_SYNC : 0;
-    static const char *const names[] = {"tie", "ahead", "heal", "sync", "over", "busy"};
+    f |= interval_reaches_none(s, j, r->by_run) ? F_UNSURE : 0;
+    static const char *const names[F_NFLAGS] = {"tie", "ahead", "heal", "sync", "over", "busy", "unsure"};
     size_t u = 0;
     buf[0] = '\0';
-    for (int b = 0; b < 6; b++)
+    for (int b = 0; b < F_NFLAGS; b++)
         if (f & (1u << b) && u < n) u += (size_t)snprintf(buf + u, n - u, " %s", names[b]);
     if (!isnan(r->top[k].payoff_rows) && u < n)
         snprintf(buf + u, n - u, r->by_run ? " only below ~%.0f batches/epoch" : " pays off beyond ~%.0f batches/epoch",
@@ -971,14 +982,14 @@ static void say_flag_legend(screen *sc, unsigned used)
     static const char *const longer[] = {
         "tie = ≤1 pt from the best", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
         "sync = synchronous trace: wide interval", "over = needs >100% of cores: optimistic",
-        "busy = >85% of cores: likely optimistic"};
+        "busy = >85% of cores: likely optimistic", "unsure = interval reaches no change"};
     static const char *const shorter[] = {"tie ≤1 pt", "ahead: less sure", "heal: load modelled",
-                                          "sync: wide", "over: >100% cores", "busy: >85% cores"};
+                                          "sync: wide", "over: >100% cores", "busy: >85% cores", "unsure: may not gain"};
     if (!used) return;
     for (int pass = 0; pass < 2; pass++) {
         char out[LINE_BYTES] = "flags:", more[LINE_BYTES] = "";
         size_t u = strlen(out), v = 0;
-        for (int b = 0; b < 6; b++) {
+        for (int b = 0; b < F_NFLAGS; b++) {
             if (!(used & (1u << b))) continue;
             const char *w = (pass ? shorter : longer)[b];
             if (pass && ucols(out, u) + 2 + ucols(w, strlen(w)) > SS_ANSWER_WIDTH)
@@ -1233,7 +1244,9 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
                 fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
                         cpu > CPU_NEAR_PCT ? "true" : "false");
             }
-            fprintf(f, ", \"loaders_ahead\": %s", r->top[k].loaders_ahead ? "true" : "false");
+            fprintf(f, ", \"loaders_ahead\": %s, \"interval_reaches_no_change\": %s",
+                    r->top[k].loaders_ahead ? "true" : "false",
+                    interval_reaches_none(s, r->top[k].j, r->by_run) ? "true" : "false");
             fputc('}', f);
         }
         fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "

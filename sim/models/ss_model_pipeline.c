@@ -357,16 +357,29 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
 static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int *trace_w, int gpus)
 {
     if (ssp_off(SSP_RULE_ASK_SPREAD)) return SS_OK;
-    int change = 0;
-    for (int g = 0; g < gpus; g++) change |= st->ps.ld[g].workers != trace_w[g] && trace_w[g] >= 1;
-    if (!change) return SS_OK;
-    st->ask_scale = malloc(2 * (size_t)gpus * sizeof *st->ask_scale);
-    if (!st->ask_scale) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    for (int g = 0; g < gpus; g++) {
-        const double w = st->ps.ld[g].workers, t = trace_w[g];
-        st->ask_scale[g] = t >= 1 ? w / t : 1.0;
-        st->ask_scale[gpus + g] = st->persistent == 1 ? 1.0 : st->ask_scale[g];
+    double *t = malloc(2 * (size_t)gpus * sizeof *t);
+    if (!t) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    for (int g = 0; g < gpus; g++) t[g] = trace_w[g];
+    /* a healed GPU asks as the others do (its first ask is their median): so are its workers */
+    if (st->heals.n > 0 && gpus > 1) {
+        const double med = floor(ss_median_unhealed(t, gpus, &st->heals, t + gpus) + 0.5);
+        for (int g = 0; g < gpus; g++)
+            if (ss_healset_has(&st->heals, g)) t[g] = med;
     }
+    int change = 0;
+    for (int g = 0; g < gpus; g++) change |= st->ps.ld[g].workers != t[g] && t[g] >= 1;
+    if (change) st->ask_scale = malloc(2 * (size_t)gpus * sizeof *st->ask_scale);
+    if (change && !st->ask_scale) {
+        free(t);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    for (int g = 0; change && g < gpus; g++) {
+        const double w = st->ps.ld[g].workers;
+        st->ask_scale[g] = t[g] >= 1 ? w / t[g] : 1.0;
+        /* persistent workers start once; a synchronous loop starts none in any epoch */
+        st->ask_scale[gpus + g] = st->persistent == 1 && w >= 1 ? 1.0 : st->ask_scale[g];
+    }
+    free(t);
     st->ps.ask_scale = st->ask_scale;
     return SS_OK;
 }
@@ -413,9 +426,8 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
         }
         st->boot[g] = k;
         change |= k != 1.0 || !st->boots[g];
-        const long r = w > 1 ? w : 1, rt = st->ask_scale && trace_w[g] > 1 ? trace_w[g] : 1;
+        const long r = w > 1 ? w : 1;
         rows = r > rows ? r : rows;
-        rows = rt > rows ? rt : rows;
     }
     free(n1);
     st->boot_rows = change ? rows : 0;
@@ -433,6 +445,12 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         for (int g = 0; g < G; g++)
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
         const double *k = st->ps.ask_scale;
+        /* a healed GPU's first ask is the others' median, as in the recurrence */
+        if (k && st->ps.healed && G > 1) {
+            const double med = ss_median_unhealed(st->ask0, G, &st->heals, st->ask1);
+            for (int g = 0; g < G; g++)
+                if (st->ps.healed[g]) st->ask0[g] = med;
+        }
         double lo = st->ask0[0];
         for (int g = 1; g < G; g++) lo = st->ask0[g] < lo ? st->ask0[g] : lo;
         for (int g = 0; g < G; g++) st->ask1[g] = k && isfinite(lo) ? lo + k[g] * (st->ask0[g] - lo) : st->ask0[g];

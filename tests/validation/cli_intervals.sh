@@ -82,4 +82,31 @@ printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$work/u.h5" > "$wo
   && ok || fail "uneven run in JSON"
 "$stallsim" run --explain --verbose "$work/u.ini" --set trace.path="$work/even.h5" --out "$work/e" > "$work/e.txt" 2>&1 &&
   ! grep -q "uneven run" "$work/e.txt" && ok || fail "an even run flagged: $(grep -i uneven "$work/e.txt")"
+# a ranked cut whose interval reaches the measured run (its upper end a change of 0 or
+# more) is flagged "unsure", in the terminal and the JSON, and no other cut is
+y=$root/datasets/pytorch-grid-x/w1-x1-p2.h5
+if [ -e "$y" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\nfetch_scale = 1, 0.9\n' \
+    "$y" > "$work/un.ini"
+  "$stallsim" run "$work/un.ini" --out "$work/un" > "$work/un.txt" 2>&1 || fail "run: $(tail -3 "$work/un.txt")"
+  "$stallsim" run "$work/un.ini" --out "$work/unj" --json 2>/dev/null > "$work/un.json" || fail "run --json"
+  $py - "$work/un.txt" "$work/un.json" <<'PY' && ok || fail "the unsure flag"
+import json, re, sys
+text = open(sys.argv[1]).read()
+top = json.load(open(sys.argv[2]))["ranking"]["top"]
+full = re.findall(r"^  \d\. .*$", text, re.M)
+assert top and len(full) == len(top), (len(full), len(top), text)
+seen = set()
+for t, line in zip(top, full):
+    unsure = t["change_hi_pct"] is None or t["change_hi_pct"] >= 0
+    assert t["interval_reaches_no_change"] == unsure, t
+    assert ("unsure" in line.split("steady")[-1]) == unsure, line
+    seen.add(unsure)
+assert ("unsure = interval reaches no change" in text) == (True in seen), text
+assert seen == {True, False}, "this sweep should have sure and unsure cuts: %s" % seen
+print("unsure flags:", [t["interval_reaches_no_change"] for t in top])
+PY
+else
+  echo "note: $y is missing: the unsure flag is not checked"
+fi
 finish
