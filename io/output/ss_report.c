@@ -480,7 +480,7 @@ enum { TC_MARK, TC_LABEL, TC_ITERS, TC_ITER, TC_STALL, TC_DELAY, TC_EFF, TC_CHAN
 static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
     static const char *const head[TC_N] = {"", "scenario", "iters", "iter_time (s)", "stall (s)", "delay (s)",
-                                           "eff.dly%", "change%", "run%", "cpu%", "stretch", "reads"};
+                                           "eff.dly%", "steady%", "run%", "cpu%", "stretch", "reads"};
     const int on[TC_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, t.cpu, t.stretch, t.reads};
     int w[TC_N];
     for (int c = 0; c < TC_N; c++) w[c] = shown_len(head[c]);
@@ -550,7 +550,7 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
 {
     int any_baseline = 0;
     for (int j = 0; j < s->nsc; j++) any_baseline |= s->sc[j].baseline;
-    fprintf(out, "M = the measured run; %schange%% (the summarised iterations) and run%% (the whole run, every "
+    fprintf(out, "M = the measured run; %ssteady%% (the summarised iterations) and run%% (the whole run, every "
                  "epoch's start included) are against M.\n",
             any_baseline ? "* = baseline replay (nothing changed); " : "");
     /* what the labels' abbreviations mean: each model in the table says it once */
@@ -853,7 +853,7 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
         heal |= s->sc[j].heal_gpu >= 0;
         heal_set |= s->sc[j].heal.n > 0 && s->sc[j].heal_gpu < 0;
     }
-    say(sc, 1, "M = measured run; %schange%% (summarised iterations), run%% (whole run): against M",
+    say(sc, 1, "M = measured run; %ssteady%% (summarised iterations), run%% (whole run): against M",
         any_baseline ? "* = baseline replay; " : "");
     for (int j = 0; j < s->nsc; j++) {
         int seen = 0;
@@ -890,6 +890,9 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
             say(sc, 0, "warning: that is more than %.0f%%: the model does not describe this run (--explain)",
                 FIDELITY_NOTE_PCT);
     }
+    int fid = 0; /* a model that measures its error by a baseline replay, with none in the sweep */
+    for (int j = 0; j < s->nsc && nb == 0; j++) fid |= ss_model_get(s->sc[j].model)->reports_fidelity;
+    if (fid) say(sc, 1, "fidelity: no baseline replay in the sweep; add auto to a swept key to measure it");
     int pool = 0, busy = 0, near = 0;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
@@ -980,10 +983,10 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
 static void say_flag_legend(screen *sc, unsigned used)
 {
     static const char *const longer[] = {
-        "tie = ≤1 pt from the best", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
+        "tie = ≤1 pt from the best: take the cheapest", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
         "sync = synchronous trace: wide interval", "over = needs >100% of cores: optimistic",
         "busy = >85% of cores: likely optimistic", "unsure = interval reaches no change"};
-    static const char *const shorter[] = {"tie ≤1 pt", "ahead: less sure", "heal: load modelled",
+    static const char *const shorter[] = {"tie: take the cheapest", "ahead: less sure", "heal: load modelled",
                                           "sync: wide", "over: >100% cores", "busy: >85% cores", "unsure: may not gain"};
     if (!used) return;
     for (int pass = 0; pass < 2; pass++) {
