@@ -476,7 +476,29 @@ enum { TC_MARK, TC_LABEL, TC_ITERS, TC_ITER, TC_STALL, TC_DELAY, TC_EFF, TC_CHAN
        TC_READS, TC_N };
 #define TC_CELL 48
 
-/* The table's header and one line per scenario. */
+/* Row j's cells; the label's is left empty (label_of gives it, and it may be longer). */
+static void row_cells(const ss_summary *s, int j, table_cols t, char (*v)[TC_CELL])
+{
+    const ss_partial *p = &s->p[j];
+    snprintf(v[TC_MARK], TC_CELL, "%s", j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "");
+    v[TC_LABEL][0] = '\0';
+    snprintf(v[TC_ITERS], TC_CELL, "%ld", (long)p->n);
+    pm(v[TC_ITER], TC_CELL, p, SS_M_ITER);
+    pm(v[TC_STALL], TC_CELL, p, SS_M_STALL);
+    pm(v[TC_DELAY], TC_CELL, p, SS_M_DELAY);
+    snprintf(v[TC_EFF], TC_CELL, "%.2f", ss_summary_effective_delay_pct(s, j));
+    const double ch = ss_summary_change_pct(s, j), rc = ss_summary_run_change_pct(s, j);
+    snprintf(v[TC_CHANGE], TC_CELL, isnan(ch) ? "-" : "%+.2f", ch);
+    snprintf(v[TC_RUN], TC_CELL, isnan(rc) ? "-" : "%+.2f", rc);
+    const double cl = t.cpu ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
+    snprintf(v[TC_CPU], TC_CELL, isnan(cl) ? "-" : "%.0f", cl);
+    const double cs = t.stretch ? s->cpu_stretch[j] : NAN, rs = t.reads ? s->read_stretch[j] : NAN;
+    snprintf(v[TC_STRETCH], TC_CELL, isnan(cs) ? "-" : "%.2fx", cs);
+    snprintf(v[TC_READS], TC_CELL, isnan(rs) ? "-" : "%.2fx", rs);
+}
+
+/* The table's header and one line per scenario: a first pass over the rows sizes the
+ * columns, a second prints them. */
 static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
 {
     static const char *const head[TC_N] = {"", "scenario", "iters", "iter_time (s)", "stall (s)", "delay (s)",
@@ -485,46 +507,23 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
     int w[TC_N];
     for (int c = 0; c < TC_N; c++) w[c] = shown_len(head[c]);
     w[TC_MARK] = 2;
-    char(*cell)[TC_N][TC_CELL] = calloc((size_t)(s->nsc > 0 ? s->nsc : 1), sizeof *cell);
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) { /* the header */
-            for (int c = 0; c < TC_N; c++)
-                if (on[c]) put_cell(out, head[c], w[c], c <= TC_LABEL, c == 0);
-            fputc('\n', out);
-        }
-        for (int j = 0; j < s->nsc; j++) {
-            char local[TC_N][TC_CELL], lab[LABEL_LEN];
-            char(*v)[TC_CELL] = cell ? cell[j] : local;
-            if (pass == 0 || !cell) {
-                const ss_partial *p = &s->p[j];
-                snprintf(v[TC_MARK], TC_CELL, "%s", j == ss_summary_measured(s) ? "M" : s->sc[j].baseline ? "*" : "");
-                snprintf(v[TC_ITERS], TC_CELL, "%ld", (long)p->n);
-                pm(v[TC_ITER], TC_CELL, p, SS_M_ITER);
-                pm(v[TC_STALL], TC_CELL, p, SS_M_STALL);
-                pm(v[TC_DELAY], TC_CELL, p, SS_M_DELAY);
-                snprintf(v[TC_EFF], TC_CELL, "%.2f", ss_summary_effective_delay_pct(s, j));
-                const double ch = ss_summary_change_pct(s, j), rc = ss_summary_run_change_pct(s, j);
-                snprintf(v[TC_CHANGE], TC_CELL, isnan(ch) ? "-" : "%+.2f", ch);
-                snprintf(v[TC_RUN], TC_CELL, isnan(rc) ? "-" : "%+.2f", rc);
-                const double cl = t.cpu ? ss_summary_cpu_load_pct(s, j, NULL) : NAN;
-                snprintf(v[TC_CPU], TC_CELL, isnan(cl) ? "-" : "%.0f", cl);
-                const double cs = t.stretch ? s->cpu_stretch[j] : NAN, rs = t.reads ? s->read_stretch[j] : NAN;
-                snprintf(v[TC_STRETCH], TC_CELL, isnan(cs) ? "-" : "%.2fx", cs);
-                snprintf(v[TC_READS], TC_CELL, isnan(rs) ? "-" : "%.2fx", rs);
-                for (int c = 0; c < TC_N; c++)
-                    if (c != TC_LABEL && shown_len(v[c]) > w[c]) w[c] = shown_len(v[c]);
-            }
-            const char *l = label_of(Lp, s, j, lab);
-            if (pass == 0) {
-                w[TC_LABEL] = shown_len(l) > w[TC_LABEL] ? shown_len(l) : w[TC_LABEL];
-                continue;
-            }
-            for (int c = 0; c < TC_N; c++)
-                if (on[c]) put_cell(out, c == TC_LABEL ? l : v[c], w[c], c <= TC_LABEL, c == 0);
-            fputc('\n', out);
-        }
+    char v[TC_N][TC_CELL], lab[LABEL_LEN];
+    for (int j = 0; j < s->nsc; j++) {
+        row_cells(s, j, t, v);
+        const int l = shown_len(label_of(Lp, s, j, lab));
+        w[TC_LABEL] = l > w[TC_LABEL] ? l : w[TC_LABEL];
+        for (int c = 0; c < TC_N; c++) w[c] = shown_len(v[c]) > w[c] ? shown_len(v[c]) : w[c];
     }
-    free(cell);
+    for (int c = 0; c < TC_N; c++)
+        if (on[c]) put_cell(out, head[c], w[c], c <= TC_LABEL, c == 0);
+    fputc('\n', out);
+    for (int j = 0; j < s->nsc; j++) {
+        row_cells(s, j, t, v);
+        const char *l = label_of(Lp, s, j, lab);
+        for (int c = 0; c < TC_N; c++)
+            if (on[c]) put_cell(out, c == TC_LABEL ? l : v[c], w[c], c <= TC_LABEL, c == 0);
+        fputc('\n', out);
+    }
 }
 
 /* What the marks, labels and columns mean. */

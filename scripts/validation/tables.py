@@ -211,21 +211,18 @@ def decisions(points):
     the rest)."""
     base_real = {(r["dataset"], r["base"]): float(r["real"]) for r in points
                  if r["scenario"] == "baseline replay" and r["kind"] == "run"}
+    cuts = {}  # (dataset, base) -> its grid predictions of the whole run, heals left out
+    for r in points:
+        if (r["kind"] == "run" and r["dataset"].startswith("pytorch-grid") and r["scenario"] != "baseline replay"
+                and not r["scenario"].startswith("heal")):
+            cuts.setdefault((r["dataset"], r["base"]), []).append(r)
     lines = ["| set | base runs | a cut promised | real job faster | slower by up to 5 % | slower by more "
              "| sure | of those, faster |", "|---|---|---|---|---|---|---|---|"]
     for split, label in SPLITS:
-        bases = sorted({(r["dataset"], r["base"]) for r in points if r["split"] == split and r["kind"] == "run"
-                        and r["dataset"].startswith("pytorch-grid") and r["scenario"] != "baseline replay"})
         n = promised = faster = slow5 = slower = sure = sure_faster = 0
-        for key in bases:
-            if key not in base_real:
-                continue
-            cuts = [r for r in points if (r["dataset"], r["base"]) == key and r["kind"] == "run"
-                    and r["scenario"] != "baseline replay" and not r["scenario"].startswith("heal")]
-            if not cuts:
-                continue
+        for key in sorted(k for k in cuts if split_of(k[0]) == split and k in base_real):
             n += 1
-            best = min(cuts, key=lambda r: float(r["predicted"]))
+            best = min(cuts[key], key=lambda r: float(r["predicted"]))
             if float(best["predicted"]) > 0.99 * base_real[key]:
                 continue
             promised += 1

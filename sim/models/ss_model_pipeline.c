@@ -380,7 +380,7 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
         st->ask_scale[gpus + g] = st->persistent == 1 && w >= 1 ? 1.0 : st->ask_scale[g];
     }
     free(t);
-    st->ps.ask_scale = st->ask_scale;
+    st->ask_scale_now = st->ask_scale;
     return SS_OK;
 }
 
@@ -444,7 +444,7 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
     if (st->ps.k == 0) {
         for (int g = 0; g < G; g++)
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
-        const double *k = st->ps.ask_scale;
+        const double *k = st->ask_scale_now;
         /* a healed GPU's first ask is the others' median, as in the recurrence */
         if (k && st->ps.healed && G > 1) {
             const double med = ss_median_unhealed(st->ask0, G, &st->heals, st->ask1);
@@ -453,7 +453,9 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         }
         double lo = st->ask0[0];
         for (int g = 1; g < G; g++) lo = st->ask0[g] < lo ? st->ask0[g] : lo;
+        /* each loop reaches its first ask after starting its workers, one by one */
         for (int g = 0; g < G; g++) st->ask1[g] = k && isfinite(lo) ? lo + k[g] * (st->ask0[g] - lo) : st->ask0[g];
+        st->ps.first_asks = k && isfinite(lo) ? st->ask1 : NULL;
     }
     for (int g = 0; g < G; g++) {
         const double a = st->ask0[g], u = fs[g] - a, a1 = st->ask1[g];
@@ -531,7 +533,7 @@ static void pipe_epoch_start(void *state, int first)
     pipe_state *st = state;
     ssp_epoch_start(&st->ps);
     st->first_epoch = first;
-    if (st->ask_scale) st->ps.ask_scale = st->ask_scale + (first ? 0 : st->ps.gpus);
+    if (st->ask_scale) st->ask_scale_now = st->ask_scale + (first ? 0 : st->ps.gpus);
 }
 
 /* The measured starts of the epoch's first batches as the scenario's loaders take them

@@ -109,9 +109,10 @@ typedef struct {
                              * first row), NaN where the rows do not show it: T[-1] */
     const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is the
                                   * median of the others' (not owned; NULL: none) */
-    const double *ask_scale; /* [gpus] the factor on each GPU's first ask's lead over the
-                              * epoch's earliest first ask (not owned; NULL: 1) */
-    double *h0;              /* [gpus] the epoch's first asks before that factor */
+    const double *first_asks; /* [gpus] the epoch's first asks as the scenario moves them
+                               * (MODELS-pipeline.md, "The first asks"; not owned; NULL: as
+                               * measured) */
+    double *h0;               /* [gpus] the epoch's first asks as measured (healed) */
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
     /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
      * delivery cost, and the factor of the measured delivery (0 for a GPU made

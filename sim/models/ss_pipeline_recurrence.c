@@ -626,11 +626,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
             }
         }
         memcpy(s->h0, s->h, (size_t)G * sizeof *s->h0);
-        if (s->ask_scale) { /* each loop reaches its first ask after starting its workers, one by one */
-            double lo = s->h[0];
-            for (int g = 1; g < G; g++) lo = s->h[g] < lo ? s->h[g] : lo;
-            for (int g = 0; g < G; g++) s->h[g] = lo + s->ask_scale[g] * (s->h[g] - lo);
-        }
+        if (s->first_asks) memcpy(s->h, s->first_asks, (size_t)G * sizeof *s->h);
         for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;
         s->first_ask = ssp_off(SSP_RULE_FIRST_ASK) ? NAN : a0;
     }

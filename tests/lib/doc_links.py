@@ -22,8 +22,9 @@ HTMLREF = re.compile(r"<(?:a|img)\s[^>]*(?:href|src)=\"([^\"]+)\"", re.I)
 HTMLID = re.compile(r"<a\s[^>]*(?:id|name)=\"([^\"]+)\"", re.I)
 
 
-def prose_lines(text, keep_code=False):
-    """The file's numbered lines outside fenced code blocks, inline code removed unless keep_code."""
+def prose_lines(text, keep_code=False, breaks=False):
+    """The file's numbered lines outside fenced code blocks, inline code removed unless keep_code;
+    with breaks, (n, None) where a fenced block opens."""
     fence = None
     for n, line in enumerate(text.split("\n"), 1):
         s = line.strip()
@@ -34,6 +35,8 @@ def prose_lines(text, keep_code=False):
         m = re.match(r"^(`{3,}|~{3,})", s)
         if m:
             fence = m.group(1)
+            if breaks:
+                yield n, None
             continue
         yield n, line if keep_code else re.sub(r"`[^`]*`", "", line)
 

@@ -12,16 +12,17 @@ import re
 import statistics
 import sys
 
+from doc_links import prose_lines
+
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 SPLIT = re.compile(r"(?<=[.!?])[)\"'*_]*\s+(?=\S)")
 ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 IMAGE_ONLY = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)\s*$")
 
 
-def blocks(lines):
+def blocks(text):
     """The prose of the file as a list of text blocks (paragraphs and list items)."""
     out, cur = [], []
-    fence = None
     comment = False
 
     def flush():
@@ -29,17 +30,9 @@ def blocks(lines):
             out.append(" ".join(cur))
             cur.clear()
 
-    for raw in lines:
-        line = raw.rstrip("\n")
-        s = line.strip()
-        if fence:
-            if s.startswith(fence):
-                fence = None
-            continue
-        m = re.match(r"^(`{3,}|~{3,})", s)
-        if m:
+    for _, line in prose_lines(text, keep_code=True, breaks=True):
+        if line is None:  # a fenced block ends the paragraph
             flush()
-            fence = m.group(1)
             continue
         if comment:
             if "-->" in line:
@@ -81,7 +74,7 @@ def main():
     ap.add_argument("--list", action="store_true", help="print every sentence with its word count")
     a = ap.parse_args()
     with open(a.file, encoding="utf-8") as f:
-        sents = [s for b in blocks(f) for s in sentences(b)]
+        sents = [s for b in blocks(f.read()) for s in sentences(b)]
     counts = [len(words(s)) for s in sents]
     if a.list:
         for n, s in zip(counts, sents):

@@ -91,11 +91,13 @@ typedef struct {
      * use ([gpus] each); persistent: the scenario's persistent_workers; first_epoch: the
      * epoch replayed is the trace's first */
     long boot_rows;
-    double *boot, *ask0, *ask1, *boot_start;
+    double *boot, *ask0, *ask1, *boot_start; /* [gpus] each, in one block */
     /* the factor on each GPU's first ask's lead over the epoch's earliest, for the first
      * epoch and for the later ones ([2][gpus]; NULL: 1 everywhere; MODELS-pipeline.md,
-     * "The first asks") */
+     * "The first asks"), and the half of it for the epoch replayed; ask1 ([gpus], in boot)
+     * the asks it gives, handed to the recurrence as ps.first_asks */
     double *ask_scale;
+    const double *ask_scale_now;
     unsigned char *boots;
     int persistent, first_epoch;
     unsigned char *healed; /* [gpus] 1 for the healed GPUs (ssp_state.healed), or NULL */
