@@ -32,7 +32,7 @@ import weakref
 import torch
 import torch.utils.data as tud
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 _now = time.time_ns
 _cpu = time.thread_time_ns  # CPU time of the fetching thread (the worker's, or the loop's with num_workers=0)
 _pcpu = time.process_time_ns  # CPU time of the training process, all its threads (not its workers)
@@ -598,7 +598,7 @@ class _RecIter:
         if self.open:
             self.open = False
             self.rec._open_passes.discard(self)
-            self.rec._w.line("%s,%d,%d,%d,%d,%d\n" % (kind, self.p, n, t, c, q))
+            self.rec._w.line("%s,%d,%d,%d,%d,%d,%d\n" % (kind, self.p, n, t, c, q, _now()))
             self.rec._w.flush()
             self.rec._passes_done += 1
 

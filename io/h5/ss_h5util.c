@@ -30,6 +30,19 @@ int ss_h5_attr_write_num(hid_t obj, const char *name, hid_t file_type, hid_t mem
     return rc;
 }
 
+int ss_h5_write_matrix(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t rows,
+                       hsize_t cols, const char *units)
+{
+    const hsize_t dims[2] = {rows, cols};
+    hid_t sp = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, file_type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = (d >= 0 && (rows * cols == 0 || H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)) ? 0 : -1;
+    if (rc == 0 && units) rc = ss_h5_attr_write_string(d, "units", units);
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    return rc;
+}
+
 int ss_h5_write_array(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n,
                       const char *units)
 {

@@ -14,6 +14,10 @@ int ss_h5_attr_write_num(hid_t obj, const char *name, hid_t file_type, hid_t mem
  * 64 KB of an attribute), with a "units" attribute unless units is NULL. 0 on success. */
 int ss_h5_write_array(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t n,
                       const char *units);
+/* Writes a new [rows][cols] dataset name under loc from v (row-major), with a "units"
+ * attribute when units is not NULL. 0 on success. */
+int ss_h5_write_matrix(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, const void *v, hsize_t rows,
+                       hsize_t cols, const char *units);
 /* Reads a string attribute (variable or fixed length, any character set) into out.
  * 0 on success, -1 when missing or not a string. */
 int ss_h5_attr_read_string(hid_t obj, const char *name, char *out, size_t outsz);

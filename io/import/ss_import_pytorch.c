@@ -45,6 +45,8 @@ static void pt_free(pt_state *S)
     free(S->cpu_pool_cores);
     free(S->host_busy);
     free(S->host_job);
+    free(S->pass_start);
+    free(S->pass_stop);
     free(S);
 }
 
@@ -377,6 +379,42 @@ static ss_status pt_pass_mismatch(const pt_state *S, const pt_rank *R, const pt_
                    row->epoch, row->k, S->r[0]->main.path, r0->line, r0->epoch, r0->k, why);
 }
 
+/* Each rank's stop of the pass before (how long its ending next() took, format 5) as row e
+ * of /pass_stop_time, and forgets it; stops_known = 0 where a rank's is not recorded. */
+static void pt_pass_stops(pt_state *S, long e)
+{
+    for (int g = 0; g < S->G; g++) {
+        pt_rank *R = S->r[g];
+        S->stops_known &= R->stop_ns >= 0;
+        S->pass_stop[e * S->G + g] = R->stop_ns >= 0 ? 1e-9 * (double)R->stop_ns : 0.0;
+        R->stop_ns = -1;
+    }
+}
+
+/* As the trace's next epoch starts: each rank's start of the pass that its first row
+ * comes from (the 'epoch' record just read before that row's batch), on the trace's clock,
+ * and the stop of the pass before. */
+static ss_status pt_pass_start(pt_state *S)
+{
+    const int G = S->G;
+    if (S->epochs >= S->pass_cap) {
+        long cap = S->pass_cap > 0 ? 2 * S->pass_cap : 16;
+        double *v = realloc(S->pass_start, (size_t)cap * (size_t)G * sizeof *v);
+        if (v) S->pass_start = v;
+        double *u = v ? realloc(S->pass_stop, (size_t)cap * (size_t)G * sizeof *u) : NULL;
+        if (!v || !u) return ss_fail(SS_ENOMEM, "out of memory");
+        S->pass_stop = u;
+        S->pass_cap = cap;
+    }
+    if (S->epochs == 0) S->stops_known = 1;
+    else pt_pass_stops(S, S->epochs - 1);
+    for (int g = 0; g < G; g++) {
+        const pt_rank *R = S->r[g];
+        S->pass_start[S->epochs * G + g] = 1e-9 * (double)(R->pass_t0 + R->offset - S->origin_ns);
+    }
+    return SS_OK;
+}
+
 static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
 {
     pt_state *S = state;
@@ -476,6 +514,12 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_say_workers(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             if ((st = pt_host_meta(S, &info->meta)) != SS_OK) return st;
+            info->meta.pass_start = S->pass_start;
+            info->meta.passes = S->epochs;
+            int known = S->stops_known; /* the last pass's own stop ends no gap: kept where known */
+            for (int g = 0; g < G; g++) known &= S->r[g]->main.version >= 5;
+            pt_pass_stops(S, S->epochs - 1);
+            info->meta.pass_stop = known ? S->pass_stop : NULL;
             break;
         }
         if (nleft > 0) { /* a rank left the pass after this batch: its step has no end, the row goes (a rank
@@ -485,6 +529,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
         }
         if (S->rows > 0 && r0.epoch != S->last_epoch) pt_check_epoch(S);
         if (S->rows == 0 || r0.epoch != S->last_epoch) {
+            if ((st = pt_pass_start(S)) != SS_OK) return st;
             S->epochs++;
             S->epoch_rows = 0;
         }

@@ -245,6 +245,14 @@ ss_status pt_next_row(pt_rank *R, pt_row *row, int *got)
     if (k == PT_END) {
         R->have_cur = 0;
         row->left = pt_left_early(R, f->left, kk);
+        if (f->version >= 5 && !f->left) { /* the ending next() returned: its workers shut down */
+            int64_t back;
+            if ((st = pt_time(f, 6, "the time the pass's next() returned", &back)) != SS_OK) return st;
+            if (back < t)
+                return ss_fail(SS_EDATA, "%s:%ld: time goes backwards (the pass's next() returned before it was called)",
+                               f->path, f->line);
+            R->stop_ns = back - t;
+        }
     } else {
         pt_batch b = {.p = p, .k = kk, .ask = t, .cpu = row->next_cpu, .wait = row->next_wait, .line = f->line};
         if ((st = pt_time(f, 4, "the got time", &b.got)) != SS_OK) return st;

@@ -82,9 +82,11 @@ ss_status pt_read(pt_file *f, pt_kind *kind)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(t, kinds[i].name) && (kinds[i].kind != PT_END || t[0] == 'e' || f->version >= 4)) {
             /* format 2 adds a CPU time to fetch, batch and end records, format 3 a wait; format 4
-             * ends a left pass with 'left' (read as an end, f->left set) */
+             * ends a left pass with 'left' (read as an end, f->left set); format 5 adds to an end
+             * the time it was written (after the ending next() returned) */
             int timed = kinds[i].kind == PT_FETCH || kinds[i].kind == PT_BATCH || kinds[i].kind == PT_END;
-            int want = kinds[i].nfield + (timed ? (f->version >= 3 ? 2 : f->version >= 2) : 0);
+            int want = kinds[i].nfield + (timed ? (f->version >= 3 ? 2 : f->version >= 2) : 0) +
+                       (kinds[i].kind == PT_END && f->version >= 5);
             if (f->nfield != want)
                 return ss_fail(SS_EDATA, "%s:%ld: a '%s' record has %d fields, expected %d", f->path, f->line, t,
                                f->nfield, want);
@@ -138,15 +140,16 @@ ss_status pt_header(pt_file *f)
 {
     if (!fgets(f->buf, sizeof f->buf, f->f)) {
         if (ferror(f->f)) return ss_fail(SS_EIO, "%s:1: read error", f->path);
-        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,4')", f->path);
+        return ss_fail(SS_EDATA, "%s:1: empty file (expected the line 'stallsim-record,5')", f->path);
     }
     f->line = 1;
     size_t n = strlen(f->buf);
     while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r')) f->buf[--n] = '\0';
     if (strncmp(f->buf, "stallsim-record,", 16))
-        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,4')", f->path);
-    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2") && strcmp(f->buf + 16, "3") && strcmp(f->buf + 16, "4"))
-        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 to 4", f->path,
+        return ss_fail(SS_EDATA, "%s:1: not a stallsim PyTorch record (expected 'stallsim-record,5')", f->path);
+    if (strcmp(f->buf + 16, "1") && strcmp(f->buf + 16, "2") && strcmp(f->buf + 16, "3") && strcmp(f->buf + 16, "4") &&
+        strcmp(f->buf + 16, "5"))
+        return ss_fail(SS_EDATA, "%s:1: record format version '%.20s'; this stallsim reads versions 1 to 5", f->path,
                        f->buf + 16);
     f->version = f->buf[16] - '0';
     return SS_OK;
@@ -222,6 +225,7 @@ ss_status pt_rank_header(pt_rank *R)
     if ((st = pt_time(f, 3, "the epoch's start time", &R->first_epoch_ns)) != SS_OK) return st;
     f->pushed = 1;
     R->pass = -1;
+    R->stop_ns = -1;
     return SS_OK;
 }
 

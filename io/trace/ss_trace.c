@@ -496,6 +496,56 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     return SS_OK;
 }
 
+/* An optional [passes][gpus] float64 dataset of the epochs' passes (/pass_start_time:
+ * instants within 1e9 s of the origin; /pass_stop_time: durations from 0 to 1e9 s): NULL in
+ * *out when absent, its rows in *rows. Its rows are checked against the timeline's epochs
+ * where it is used (ss_passes.c), which counts them. */
+static ss_status read_pass_table(ss_trace_file *t, const char *name, int instants, double **out, long *rows)
+{
+    const ss_trace_meta *m = &t->meta;
+    *out = NULL;
+    if (H5Lexists(t->file, name, H5P_DEFAULT) <= 0) return SS_OK;
+    hid_t d = H5Dopen2(t->file, name, H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+    hid_t ty = d >= 0 ? H5Dget_type(d) : -1;
+    hsize_t dims[2] = {0, 0};
+    int ok = sp >= 0 && ty >= 0 && H5Tget_class(ty) == H5T_FLOAT && H5Sget_simple_extent_ndims(sp) == 2 &&
+             H5Sget_simple_extent_dims(sp, dims, NULL) == 2 && dims[1] == (hsize_t)m->gpus && dims[0] >= 1 &&
+             dims[0] <= (hsize_t)m->iterations;
+    if (ok) {
+        *out = malloc((size_t)dims[0] * (size_t)m->gpus * sizeof **out);
+        ok = *out && ss_h5_rows(d, H5T_NATIVE_DOUBLE, 0, (long)dims[0], m->gpus, *out, 0) == 0;
+    }
+    if (ty >= 0) H5Tclose(ty);
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    if (!ok)
+        return ss_fail(SS_EDATA, "%s: dataset /%s is not a [passes][%d] array of floating-point seconds (one row "
+                       "per epoch, one column per GPU, at most one row per iteration)", t->path, name, m->gpus);
+    *rows = (long)dims[0];
+    for (long e = 0; e < *rows; e++)
+        for (int g = 0; g < m->gpus; g++) {
+            const double v = (*out)[e * m->gpus + g];
+            if (!(fabs(v) <= SS_TRACE_MAX_SECONDS) || (!instants && v < 0))
+                return ss_fail(SS_EDATA, "%s: dataset /%s[%ld][%d] = %g, expected %s", t->path, name, e, g, v,
+                               instants ? "an instant within 1e9 s of time_origin" : "seconds from 0 to 1e9");
+        }
+    return SS_OK;
+}
+
+/* /pass_start_time, and /pass_stop_time with it and as many rows. */
+static ss_status read_passes(ss_trace_file *t)
+{
+    ss_trace_meta *m = &t->meta;
+    long stops = 0;
+    ss_status st = read_pass_table(t, "pass_start_time", 1, &m->pass_start, &m->passes);
+    if (st == SS_OK) st = read_pass_table(t, "pass_stop_time", 0, &m->pass_stop, &stops);
+    if (st == SS_OK && m->pass_stop && (!m->pass_start || stops != m->passes))
+        return ss_fail(SS_EDATA, "%s: dataset /pass_stop_time needs /pass_start_time with as many rows (%ld rows; "
+                       "/pass_start_time %ld)", t->path, stops, m->pass_start ? m->passes : 0L);
+    return st;
+}
+
 static ss_status read_meta(ss_trace_file *t)
 {
     hid_t root = t->file;
@@ -547,7 +597,8 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute fetch_times = '%s', expected 'measured' or 'absent'", t->path,
                        m->fetch_times);
     ss_status st = read_loader_workers(t);
-    return st == SS_OK ? read_gpu_arrays(t) : st;
+    if (st == SS_OK) st = read_gpu_arrays(t);
+    return st == SS_OK ? read_passes(t) : st;
 }
 
 static ss_status open_datasets(ss_trace_file *t)
@@ -1203,6 +1254,8 @@ void ss_trace_close(ss_trace_file *t)
         if (t->d_f64[i] >= 0) H5Dclose(t->d_f64[i]);
     if (t->file >= 0) H5Fclose(t->file);
     free(t->meta.loader_workers);
+    free(t->meta.pass_start);
+    free(t->meta.pass_stop);
     for (size_t i = 0; i < sizeof gpu_arrays / sizeof gpu_arrays[0]; i++) free(*gpu_array_field(&t->meta, &gpu_arrays[i]));
     free(t->ls);
     free(t->key_epoch);
@@ -1288,6 +1341,12 @@ static int write_meta(hid_t f, const ss_trace_meta *m)
             rc |= ss_h5_write_array(f, a->name, a->is_float ? H5T_IEEE_F64LE : H5T_STD_I32LE,
                                     a->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, v, (hsize_t)m->gpus, a->units);
     }
+    if (m->pass_start && m->passes > 0)
+        rc |= ss_h5_write_matrix(f, "pass_start_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->pass_start,
+                                 (hsize_t)m->passes, (hsize_t)m->gpus, "s");
+    if (m->pass_start && m->pass_stop && m->passes > 0)
+        rc |= ss_h5_write_matrix(f, "pass_stop_time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->pass_stop,
+                                 (hsize_t)m->passes, (hsize_t)m->gpus, "s");
     return rc;
 }
 

@@ -54,6 +54,14 @@ typedef struct {
     int *cpu_pool;         /* [gpus] the first GPU whose processes run on the same pool of cores
                             * (a host, or one rank's CPU binding); /cpu_pool */
     int *cpu_pool_cores;   /* [gpus] the cores of that pool; /cpu_pool_cores. Both NULL or both set */
+    double *pass_start;    /* [passes][gpus] when each GPU's loop began each epoch's pass over the
+                            * loader (iter(loader)), s since time_origin, one row per epoch of
+                            * the timeline in order; /pass_start_time. NULL when not recorded;
+                            * owned as loader_workers is */
+    double *pass_stop;     /* [passes][gpus] how long the loop's next() that ended each epoch's pass
+                            * took (the workers' shutdown), s; the last row ends no gap and may
+                            * be 0; /pass_stop_time. NULL when not recorded; needs pass_start */
+    long passes;           /* their rows (0 when NULL) */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);

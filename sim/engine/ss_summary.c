@@ -17,6 +17,8 @@ void ss_summary_free(ss_summary *s)
     free(s->cpu_stretch);
     free(s->read_stretch);
     free(s->delivery_factor);
+    free(s->between);
+    s->between = NULL;
     free(s->cpu_fetch);
     free(s->cls);
     free(s->iter_lo);
@@ -177,7 +179,8 @@ double ss_summary_change_pct(const ss_summary *s, int j)
 
 double ss_summary_run_time(const ss_summary *s, int j)
 {
-    return s->p[j].run.rows > 0 ? s->p[j].run.time : NAN;
+    if (!(s->p[j].run.rows > 0)) return NAN;
+    return s->p[j].run.time + (s->between ? s->between[j] : 0.0);
 }
 
 double ss_summary_run_change_pct(const ss_summary *s, int j)

@@ -15,6 +15,8 @@ typedef struct {
     double *cpu_stretch; /* [nsc] the stretch of CPU work each scenario replays with (CPU sharing), or NaN */
     double *read_stretch; /* [nsc] how many times as long as in the trace each read takes (storage sharing), or NaN */
     double *delivery_factor; /* [nsc] the largest factor on the GPUs' deliveries (CPU sharing), or NaN */
+    double *between;      /* [nsc] each scenario's time between the epochs' passes, summed
+                           * (ss_passes.h; NULL: none counted) */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
@@ -63,7 +65,8 @@ int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its
- * iteration times summed, in seconds (NaN without rows); 100 * (that / the measured run's
+ * iteration times summed with its time between the epochs' passes, in seconds (NaN
+ * without rows); 100 * (that / the measured run's
  * - 1) (NaN for the measured row); the mean over its epochs of the largest stall of each
  * epoch's first row (the epoch's start: the loader starting and its first fetches). */
 double ss_summary_run_time(const ss_summary *s, int j);

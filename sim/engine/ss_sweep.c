@@ -12,6 +12,7 @@
 #include "ss_limits.h"
 #include "ss_model.h"
 #include "ss_nodeslab.h"
+#include "ss_passes.h"
 
 /* Lanes replayed together over a prepared block in grouped mode. */
 #define SS_GROUP 64
@@ -787,6 +788,20 @@ static void sweep_free(sweep *w)
     if (w->shared) ss_nodeslab_free(&w->ns); /* collective over the node */
 }
 
+/* Rank 0, after the gather: each scenario's time between the epochs' passes
+ * (ss_passes.h), which the whole run's time counts. */
+static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc, ss_summary *out)
+{
+    ss_passes p;
+    ss_status st = ss_passes_read(t, &p);
+    if (st != SS_OK) return st;
+    out->between = malloc((size_t)nsc * sizeof *out->between);
+    if (!out->between) st = ss_fail(SS_ENOMEM, "out of memory merging results");
+    for (int j = 0; st == SS_OK && j < nsc; j++) out->between[j] = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t));
+    ss_passes_free(&p);
+    return st;
+}
+
 ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file *t,
                        const ss_scenario *sc, int nsc, const ss_series_sink *sink, int progress,
                        ss_summary *out, ss_sweep_timing *timing)
@@ -846,6 +861,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     if (st == SS_OK) st = replay_local(&w, progress);
     st = ss_comm_any_failed(comm, st);
     if (st == SS_OK) st = gather(&w, out);
+    if (st == SS_OK && comm->rank == 0) st = between_passes(t, sc, nsc, out);
     st = ss_comm_any_failed(comm, st);
     if (w.nstate > 0 && comm->size > 1) w.timing.stateful_split = w.tsplit ? 2 : 1;
     w.timing.replayers = w.replayers;

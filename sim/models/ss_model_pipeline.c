@@ -384,6 +384,34 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
     return SS_OK;
 }
 
+/* Between passes (MODELS-pipeline.md, "Between passes"): iter(loader) starts the workers
+ * one after another before the loop asks for the epoch's first batch, so GPU g's time from
+ * its iter(loader) to that ask scales with the workers it starts: W' / W. None where the
+ * scenario loads synchronously, or keeps its workers from the epoch before where the trace
+ * started them anew; as measured where the trace's GPU loaded synchronously (nothing tells
+ * what starting workers costs) or kept its workers too. A healed GPU's trace workers are
+ * the others' median. */
+static double pipe_lead_factor(const ss_scenario *s, const ss_trace_meta *m, int g, int first)
+{
+    if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers || g < 0 || g >= m->gpus) return 1.0;
+    double t = m->loader_workers[g];
+    if (ss_healset_has(&s->heal, g) && m->gpus > 1) {
+        double *v = malloc(2 * (size_t)m->gpus * sizeof *v);
+        if (!v) return 1.0;
+        for (int k = 0; k < m->gpus; k++) v[k] = m->loader_workers[k];
+        t = floor(ss_median_unhealed(v, m->gpus, &s->heal, v + m->gpus) + 0.5);
+        free(v);
+    }
+    const double w = ssp_loader_of(ssp_params_of(s), g).workers;
+    if (w == 0) return 0.0;
+    if (t < 1) return 1.0;
+    const int trace_keeps = m->persistent_workers == 1;
+    const int keeps = s->persistent == SS_PERSIST_AUTO ? trace_keeps : s->persistent == 1;
+    if (!first && keeps) return trace_keeps ? 1.0 : 0.0;
+    if (!first && trace_keeps) return 1.0; /* its later leads started no workers: they show nothing to scale */
+    return w / t;
+}
+
 /* An epoch's start (MODELS-pipeline.md, "An epoch's start"): after ssp_init and
  * first_round_init. Each GPU's factor on its workers' start-up: the workers of every GPU
  * of a pool of cores start together at the epoch's start and share its cores, so with N
@@ -637,6 +665,7 @@ const ss_model_ops ss_model_pipeline = {
             SS_AXIS_START_ALIGN | SS_AXIS_PERSISTENT,
     .reports_fidelity = 1,
     .reads_train_start = 1,
+    .lead_factor = pipe_lead_factor,
     .ranks_alone = 1, /* the independent model keeps each GPU's measured steps and loaders */
     .options = &options,
     .same_time_note = "in the model their loaders keep ahead, so the step alone sets it and more workers, a deeper "

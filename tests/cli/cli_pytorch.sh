@@ -46,6 +46,13 @@ fs, ft, ts, it, st = (t[k][:] for k in ("fetch_start", "fetch_time", "train_star
 assert (st >= 0).all() and (ft >= 0).all() and (it > 0).all() and (fs >= 0).all()
 ask = ts - st
 end = ask + it
+# each epoch's pass starts (iter(loader)) before its first ask, after the epoch before ended;
+# each pass's ending next() took from 0 s (no workers, or persistent ones) to well under the
+# time between the two epochs
+ps, pq = f["pass_start_time"][:], f["pass_stop_time"][:]
+assert ps.shape == pq.shape == (2, 2) and f["pass_start_time"].attrs["units"] == "s", (ps.shape, pq.shape)
+assert (ps[0] <= ask[0]).all() and (ps[1] <= ask[15]).all() and (ps[1] >= end[14]).all(), (ps, ask[0], ask[15], end[14])
+assert (pq >= 0).all() and (pq[0] <= ps[1] - end[14] + 1e-6).all(), (pq, ps[1] - end[14])
 for g in range(2):
     # the step ends (the next ask) grow strictly; each step ends after the loop got its batch
     assert (np.diff(end[:, g]) > 0).all(), end[:, g]
@@ -338,8 +345,10 @@ assert t['iteration_time'].shape == (8, 1), t['iteration_time'].shape" "$work/ca
   # imports, the passes ending where the next starts, with a warning
   $py - "$work/cases/steploop/run.rank0.csv" "$work/old-steploop.csv" <<'PY' || fail "python edits (old record order)"
 import sys
-lines = [l.replace("stallsim-record,4", "stallsim-record,3") for l in open(sys.argv[1]).read().splitlines(True)]
+lines = [l.replace("stallsim-record,5", "stallsim-record,3") for l in open(sys.argv[1]).read().splitlines(True)]
 lines = ["end," + l[5:] if l.startswith("left,") else l for l in lines]
+# format 5's last field of an end record (when it was written) is not in format 3
+lines = [l.rsplit(",", 1)[0] + "\n" if l.startswith("end,") else l for l in lines]
 out, held = [], None
 for l in lines:
     if l.startswith("end,"):
@@ -352,7 +361,7 @@ for l in lines:
 open(sys.argv[2], "w").writelines(out)
 PY
   mkdir -p "$work/old" && cp "$work/cases/steploop/"run.rank0.worker*.csv "$work/old/" && cp "$work/old-steploop.csv" "$work/old/run.rank0.csv"
-  sed -i 's/^stallsim-record,4$/stallsim-record,3/' "$work/old/"run.rank0.worker*.csv
+  sed -i 's/^stallsim-record,5$/stallsim-record,3/' "$work/old/"run.rank0.worker*.csv
   "$stallsim" import pytorch "$work/old/run" -o "$work/old.h5" >/dev/null 2>"$work/old.err" &&
     grep -q "pass 0 has no 'end' record before pass 1 starts .*: its last batch ends where the next pass starts" "$work/old.err" && ok ||
     fail "an old step-loop recording: $(cat "$work/old.err")"
@@ -538,7 +547,7 @@ for path in glob.glob(sys.argv[1] + ".rank*.csv"):
         if f[0] == "end" and f[1] == p:
             continue
         if f[0] == "batch" and f[1] == p and int(f[2]) == last:  # batch,PASS,K,ASK,GOT,PCPU,WAIT
-            keep.append("%s,%s,%d,%s,%s,%s\n" % (kind, p, last, f[3], f[5], f[6]))
+            keep.append("%s,%s,%d,%s,%s,%s,%s\n" % (kind, p, last, f[3], f[5], f[6], f[3]))
             continue
         if f[0] in ("batch", "fetch") and f[1] == p and int(f[2]) >= last:
             continue
@@ -565,7 +574,7 @@ for l in open(sys.argv[1]).read().splitlines(True):
     if f[0] == "end":
         continue
     if f[0] == "batch" and int(f[2]) == 5:
-        keep.append("end,0,5,%s,%s,%s\n" % (f[3], f[5], f[6]))
+        keep.append("end,0,5,%s,%s,%s,%s\n" % (f[3], f[5], f[6], f[3]))
         continue
     if f[0] in ("batch", "fetch") and int(f[2]) > 5:
         continue
@@ -587,7 +596,7 @@ for l in open(sys.argv[1]).read().splitlines(True):
     if f[0] == "end" and f[1] == "0":
         continue
     if f[0] == "batch" and f[1] == "0" and int(f[2]) == 5:
-        keep.append("end,0,5,%s,%s,%s\n" % (f[3], f[5], f[6]))
+        keep.append("end,0,5,%s,%s,%s,%s\n" % (f[3], f[5], f[6], f[3]))
         continue
     if f[0] in ("batch", "fetch") and f[1] == "0" and int(f[2]) > 5:
         continue
@@ -620,18 +629,21 @@ PY
     $py - "$1" "$2" <<'PY'
 import glob, sys
 v = int(sys.argv[2])
-extra = {1: 0, 2: 1, 3: 2, 4: 2}  # fields each format adds to fetch, batch and end records
+extra = {1: 0, 2: 1, 3: 2, 4: 2, 5: 2}  # fields each format adds to fetch, batch and end records
+extra_end = {1: 0, 2: 1, 3: 2, 4: 2, 5: 3}  # and to end records (format 5: the time it was written)
 for path in glob.glob(sys.argv[1] + ".rank1*.csv"):
     out = []
     for l in open(path):
         f = l.rstrip("\n").split(",")
         if f[0] == "stallsim-record":
             drop = extra[int(f[1])] - extra[v]
+            drop_end = extra_end[int(f[1])] - extra_end[v]
             f[1] = str(v)
         elif f[0] == "left" and v < 4:  # before format 4 a left pass ended with 'end' too
             f[0] = "end"
+        d = drop_end if f[0] in ("end", "left") else drop
         if f[0] in ("fetch", "batch", "end", "left"):
-            f = f[:-drop] if drop else f
+            f = f[:-d] if d else f
         out.append(",".join(f) + "\n")
     open(path, "w").writelines(out)
 PY

@@ -93,12 +93,25 @@ def main():
         t = f["timeline"]
         epoch, index = t["epoch"][:], t["index"][:]
         cols = [t[n][:] for n in ("fetch_start", "fetch_time", "iteration_time", "stall_time")]
+        ts = t["train_start"][:]
+        ps = f["pass_start_time"][:] if "pass_start_time" in f else None
     G = cols[0].shape[1]
     rows = [tuple([float(x) for x in c[k]] for c in cols) for k in range(len(epoch))
             if (p["epoch"] == "all" or int(epoch[k]) == int(p["epoch"])) and int(index[k]) >= p["warmup"]]
     # the whole run: every row of every epoch, and which rows start an epoch
     every = [tuple([float(x) for x in c[k]] for c in cols) for k in range(len(epoch))]
     starts = [k == 0 or epoch[k] != epoch[k - 1] for k in range(len(epoch))]
+    # the time between passes, which the independent model keeps as measured: before each
+    # later epoch, from the last GPU's end of the epoch before to the earliest first ask;
+    # before the first, the earliest asking GPU's time from its pass start
+    ask = [[ts[k][g] - cols[3][k][g] for g in range(len(ts[k]))] for k in range(len(epoch))]
+    between = 0.0
+    for e, k in enumerate([k for k in range(len(epoch)) if starts[k]]):
+        a = min(ask[k])
+        if k > 0:
+            between += max(0.0, a - max(ask[k - 1][g] + cols[2][k - 1][g] for g in range(len(ask[k]))))
+        elif ps is not None:
+            between += max(0.0, a - ps[0][ask[k].index(a)])
     n = len(rows)
     with open(summary, newline="") as f:
         table = list(csv.DictReader(f))
@@ -155,7 +168,7 @@ def main():
                 it_mean = mean
         check(scn, "effective_delay_pct", 100.0 * sum(1 for o in out if o["delay"] > p["threshold"]) / n)
         whole = [replay(r, fa, sa, p, heal) for r in every]
-        run_time = sum(o["iter_time"] for o in whole)
+        run_time = sum(o["iter_time"] for o in whole) + between
         check(scn, "run_time", run_time)
         first = [o["stall"] for o, st in zip(whole, starts) if st]
         check(scn, "epoch_start_time", sum(first) / len(first))

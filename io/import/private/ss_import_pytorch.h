@@ -87,6 +87,8 @@ typedef struct {
     long *last_k;
     long trk_pass, trk_n;
     int64_t pass_t0; /* the pass being read: its 'epoch' record's time */
+    int64_t stop_ns; /* the last pass that ended in next(): how long that next() took (format 5:
+                      * its workers' shutdown), ns; -1 not recorded */
     int64_t offset;
     int no_offset; /* meta clock_offset_source none: the offset was not measured */
     char host[256], torch[64];
@@ -129,6 +131,12 @@ typedef struct {
     double *fetch_wait_start; /* [G] the mean wait for a core of the passes' first W·P fetches */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     double *host_busy, *host_job;  /* [G] the trace's /host_cpu_busy and /host_cpu_job */
+    double *pass_start; /* [epochs][G] each rank's 'epoch' record time for each epoch of the
+                         * trace, s since the origin (the trace's /pass_start_time); room for pass_cap */
+    double *pass_stop;  /* [epochs][G] how long each rank's next() that ended the epoch's pass
+                         * took, s (/pass_stop_time); room for pass_cap */
+    int stops_known;    /* 1 while every pass before the current one had its stop recorded */
+    long pass_cap;
     int64_t origin_ns;
     long rows, epochs, last_epoch;
     long epoch_rows; /* rows of the epoch being read */

@@ -29,6 +29,7 @@ typedef enum {
     SSP_RULE_STORAGE,          /* storage sharing */
     SSP_RULE_GAP_AGREE,        /* calibration: a window-bound worker gap needs agreeing rows */
     SSP_RULE_ASK_SPREAD,       /* the first asks' spread scales with the workers each loop starts */
+    SSP_RULE_PASS_LEAD,        /* the time from iter(loader) to the first ask scales with the workers */
     SSP_NRULES
 } ssp_rule;
 

@@ -1,0 +1,117 @@
+/* ss_passes.c - the time between an epoch's passes over the loader: measured from each
+ * epoch's first row and the row before it, and the workers' part of it scaled per scenario
+ * (MODELS-pipeline.md, "Between passes"). */
+#include "ss_passes.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "ss_model.h"
+
+void ss_passes_free(ss_passes *p)
+{
+    free(p->between);
+    free(p->lead);
+    free(p->first);
+    free(p->stop);
+    p->between = p->lead = p->stop = NULL;
+    p->first = NULL;
+    p->n = 0;
+}
+
+/* The rows where an epoch starts (the first row, and each row whose epoch differs from the
+ * row before's), in *at (malloc'd), their count in *n. */
+static ss_status epoch_starts(ss_trace_file *t, long **at, long *n)
+{
+    const long N = ss_trace_meta_of(t)->iterations, chunk = 1L << 18;
+    int32_t *e = malloc((size_t)(N < chunk ? N : chunk) * sizeof *e), last = 0;
+    long cap = 16, k = 0;
+    long *v = malloc((size_t)cap * sizeof *v);
+    ss_status st = e && v ? SS_OK : ss_fail(SS_ENOMEM, "out of memory reading the epochs");
+    for (long r0 = 0; st == SS_OK && r0 < N; r0 += chunk) {
+        const long m = N - r0 < chunk ? N - r0 : chunk;
+        st = ss_trace_read_epochs(t, r0, m, e);
+        for (long i = 0; st == SS_OK && i < m; i++) {
+            if (r0 + i > 0 && e[i] == last) continue;
+            last = e[i];
+            if (k == cap) {
+                long *w = realloc(v, (size_t)(cap *= 2) * sizeof *v);
+                if (!w) {
+                    st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
+                    break;
+                }
+                v = w;
+            }
+            v[k++] = r0 + i;
+        }
+    }
+    free(e);
+    if (st != SS_OK) {
+        free(v);
+        return st;
+    }
+    *at = v;
+    *n = k;
+    return SS_OK;
+}
+
+ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
+{
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    const int G = m->gpus;
+    *out = (ss_passes){0};
+    long *at = NULL, n = 0;
+    ss_status st = epoch_starts(t, &at, &n);
+    if (st != SS_OK) return st;
+    if (m->pass_start && m->passes != n) {
+        free(at);
+        return ss_fail(SS_EDATA, "%s: dataset /pass_start_time has %ld rows, but the timeline has %ld epochs (one row "
+                       "per epoch, in the timeline's order)", ss_trace_path(t), m->passes, n);
+    }
+    out->n = n;
+    out->has_starts = m->pass_start != NULL;
+    out->between = malloc((size_t)n * sizeof *out->between);
+    out->lead = malloc((size_t)n * sizeof *out->lead);
+    out->first = malloc((size_t)n * sizeof *out->first);
+    out->stop = malloc((size_t)n * sizeof *out->stop);
+    double *buf = malloc(3 * (size_t)G * sizeof *buf);
+    if (!out->between || !out->lead || !out->first || !out->stop || !buf) st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
+    double *ts = buf, *it = buf ? buf + G : NULL, *sl = buf ? buf + 2 * G : NULL;
+    for (long e = 0; st == SS_OK && e < n; e++) {
+        /* the last GPU's end of the epoch before: its last row's ask plus its iteration */
+        double end = -INFINITY;
+        if (e > 0) st = ss_trace_read_loop_columns(t, at[e] - 1, 1, 0, G, ts, it, sl);
+        for (int g = 0; st == SS_OK && e > 0 && g < G; g++) end = fmax(end, ts[g] - sl[g] + it[g]);
+        if (st == SS_OK) st = ss_trace_read_loop_columns(t, at[e], 1, 0, G, ts, it, sl);
+        if (st != SS_OK) break;
+        int f = 0; /* the earliest first ask */
+        for (int g = 1; g < G; g++)
+            if (ts[g] - sl[g] < ts[f] - sl[f]) f = g;
+        const double ask = ts[f] - sl[f];
+        const double lead = m->pass_start ? fmax(0.0, ask - m->pass_start[e * G + f]) : NAN;
+        out->first[e] = f;
+        out->between[e] = e > 0 ? fmax(0.0, ask - end) : m->pass_start ? lead : 0.0;
+        out->lead[e] = m->pass_start ? fmin(lead, out->between[e]) : NAN;
+        out->stop[e] = e > 0 && m->pass_stop ? fmin(m->pass_stop[(e - 1) * G + f], out->between[e] - out->lead[e]) : NAN;
+    }
+    free(buf);
+    free(at);
+    if (st != SS_OK) ss_passes_free(out);
+    return st;
+}
+
+double ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m)
+{
+    const ss_model_ops *ops = ss_model_get(s->model);
+    double sum = 0.0;
+    for (long e = 0; e < p->n; e++) {
+        double b = p->between[e];
+        if (p->has_starts && ops->lead_factor) {
+            const double k = ops->lead_factor(s, m, p->first[e], e == 0);
+            if (k >= 0.0) b += (k - 1.0) * p->lead[e];
+            if (k >= 0.0 && isfinite(p->stop[e])) b += (k - 1.0) * p->stop[e]; /* (NaN for epoch 0) */
+        }
+        sum += b;
+    }
+    return sum;
+}

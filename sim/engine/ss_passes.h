@@ -1,0 +1,36 @@
+/* ss_passes.h - the time a run spends between its epochs' passes over the loader (from one
+ * pass's last step to the next pass's first ask), which no row holds, and the part of it
+ * that starting the loader's workers takes: measured from the trace, and as each scenario's
+ * model scales that part (MODELS-pipeline.md, "Between passes"). */
+#ifndef SS_PASSES_H
+#define SS_PASSES_H
+
+#include "ss_scenario.h"
+#include "ss_status.h"
+#include "ss_trace.h"
+
+typedef struct {
+    long n;          /* the timeline's epochs */
+    double *between; /* [n] the time before each epoch's first ask that no row holds, s: for
+                      * epoch 0 its lead (0 without pass starts); for later ones the time from
+                      * the last GPU's end of the epoch before to the earliest first ask */
+    double *lead;    /* [n] of that, the earliest asking GPU's time from its iter(loader) to its
+                      * first ask (NaN without pass starts) */
+    double *stop;    /* [n] of the rest, that GPU's time in its next() that ended the pass before
+                      * (its workers' shutdown; NaN for epoch 0 and without pass stops) */
+    int *first;      /* [n] that GPU */
+    int has_starts;  /* the trace has /pass_start_time */
+} ss_passes;
+
+/* Reads the epoch column, then each epoch's first and last rows. A /pass_start_time whose
+ * rows are not the timeline's epochs is refused (SS_EDATA, naming it). Independent (not
+ * collective). */
+ss_status ss_passes_read(ss_trace_file *t, ss_passes *out);
+void ss_passes_free(ss_passes *p);
+/* Scenario s's time between passes, summed over the epochs: each epoch's between time with
+ * its lead, and its stop, scaled by s's model (ss_model_ops.lead_factor, which gives the
+ * stop the factor of an epoch after the first; 1 where the model has none, or the trace no
+ * pass starts). */
+double ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m);
+
+#endif
