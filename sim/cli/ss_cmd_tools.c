@@ -241,6 +241,9 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", v[g]);
         printf("%s%s\n", m->gpus > 16 ? " ..." : "", arr[i].note);
     }
+    if (m->pass_start)
+        printf("%-13s %ld epochs: when each GPU's loop called iter(loader)%s (the time between epochs follows "
+               "the workers)\n", "passes", m->passes, m->pass_stop ? ", and its workers' shutdown" : "");
     char host[256];
     ss_trace_meta_host_line(m, host, sizeof host);
     if (host[0]) printf("%-13s %s\n", "host_cpu", host);

@@ -74,16 +74,23 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
     out->lead = malloc((size_t)n * sizeof *out->lead);
     out->first = malloc((size_t)n * sizeof *out->first);
     out->stop = malloc((size_t)n * sizeof *out->stop);
-    double *buf = malloc(3 * (size_t)G * sizeof *buf);
-    if (!out->between || !out->lead || !out->first || !out->stop || !buf) st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
-    double *ts = buf, *it = buf ? buf + G : NULL, *sl = buf ? buf + 2 * G : NULL;
+    double *buf = malloc(6 * (size_t)G * sizeof *buf); /* two rows of three columns */
+    if (!out->between || !out->lead || !out->first || !out->stop || !buf)
+        st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
     for (long e = 0; st == SS_OK && e < n; e++) {
+        /* the epoch's first row, and the row before it (the last of the epoch before) */
+        const long r0 = e > 0 ? at[e] - 1 : at[e], nr = e > 0 ? 2 : 1;
+        double *ts = buf, *it = buf + nr * G, *sl = buf + 2 * nr * G;
+        st = ss_trace_read_loop_columns(t, r0, nr, 0, G, ts, it, sl);
+        if (st != SS_OK) break;
         /* the last GPU's end of the epoch before: its last row's ask plus its iteration */
         double end = -INFINITY;
-        if (e > 0) st = ss_trace_read_loop_columns(t, at[e] - 1, 1, 0, G, ts, it, sl);
-        for (int g = 0; st == SS_OK && e > 0 && g < G; g++) end = fmax(end, ts[g] - sl[g] + it[g]);
-        if (st == SS_OK) st = ss_trace_read_loop_columns(t, at[e], 1, 0, G, ts, it, sl);
-        if (st != SS_OK) break;
+        for (int g = 0; e > 0 && g < G; g++) end = fmax(end, ts[g] - sl[g] + it[g]);
+        if (e > 0) {
+            ts += G;
+            it += G;
+            sl += G;
+        }
         int f = 0; /* the earliest first ask */
         for (int g = 1; g < G; g++)
             if (ts[g] - sl[g] < ts[f] - sl[f]) f = g;

@@ -368,6 +368,29 @@ static void note_start_as_recorded(const ss_scenario *sc, int nsc, const ss_cali
     }
 }
 
+/* A trace without its pass starts (importers other than pytorch): the time between epochs
+ * stays as measured in every scenario (MODELS-pipeline.md, "Between passes"). Says so once,
+ * where a scenario changes the workers of a GPU that had workers. */
+static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_calib *cal, const ss_trace_meta *m,
+                                     FILE *out)
+{
+    if (m->pass_start || !cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipe(&sc[i])) continue;
+        for (int g = 0; g < cal->gpus; g++) {
+            const int w = ssp_loader_of(ssp_params_of(&sc[i]), g).workers;
+            if (cal->workers_gpu[g] > 0 && w != cal->workers_gpu[g]) {
+                fprintf(out, "note: the trace records no pass starts (when each epoch called iter(loader)), so "
+                             "scenarios with other workers, such as %s, keep the time between epochs as measured "
+                             "(in a real run the workers' start and shutdown there grow with them): "
+                             "scripts/stallsim_record.py records it\n",
+                        ss_model_note_label(sc, nsc, &sc[i]));
+                return;
+            }
+        }
+    }
+}
+
 /* The trace's calibration as the model's settings take it (after ss_calib_print). */
 void ssp_calib_notes(const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
@@ -410,6 +433,7 @@ ss_status ssp_notes(const ss_notes_in *in, FILE *out)
     note_startup(sc, nsc, cfg, cal, out);
     note_start_unknown(sc, nsc, cal, out);
     note_start_as_recorded(sc, nsc, cal, out);
+    note_between_as_recorded(sc, nsc, cal, in->meta, out);
     note_storage(sc, nsc, cfg, cal, in->meta, out);
     note_no_cpu(sc, nsc, cfg, cal, in->meta, out);
     return SS_OK;

@@ -232,6 +232,40 @@ PY
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
   { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected seconds from 0 to 1e9" ep && ok || fail "NaN start wait: $(cat ep)"; }
+# the passes (per epoch, per GPU): a stop needs the starts, a stop is >= 0, a start is an
+# instant; run refuses starts whose rows are not the trace's epochs
+for bad in 1d stop neg nan rows; do cp e.h5 pass-$bad.h5; done
+$py - <<'PY' || fail "python edits (passes)"
+import h5py, numpy as np
+with h5py.File("e.h5", "r") as f:
+    E = len(set(f["timeline/epoch"][:].tolist()))
+with h5py.File("pass-1d.h5", "r+") as f:
+    f["pass_start_time"] = np.zeros(3)
+with h5py.File("pass-stop.h5", "r+") as f:
+    f["pass_stop_time"] = np.zeros((E, 3))
+with h5py.File("pass-neg.h5", "r+") as f:
+    f["pass_start_time"] = np.zeros((E, 3))
+    f["pass_stop_time"] = np.full((E, 3), -0.25)
+with h5py.File("pass-nan.h5", "r+") as f:
+    f["pass_start_time"] = np.full((E, 3), np.nan)
+with h5py.File("pass-rows.h5", "r+") as f:
+    f["pass_start_time"] = np.zeros((E + 1, 3))
+PY
+"$stallsim" info pass-1d.h5 >/dev/null 2>ep && fail "a 1-D pass_start_time was accepted" ||
+  { grep -q "pass-1d.h5: dataset /pass_start_time is not a \[passes\]\[3\] array of floating-point seconds" ep && ok ||
+    fail "1-D passes: $(cat ep)"; }
+"$stallsim" info pass-stop.h5 >/dev/null 2>ep && fail "pass_stop_time without pass_start_time was accepted" ||
+  { grep -q "pass-stop.h5: dataset /pass_stop_time needs /pass_start_time with as many rows" ep && ok || fail "stops alone: $(cat ep)"; }
+"$stallsim" info pass-neg.h5 >/dev/null 2>ep && fail "a negative stop was accepted" ||
+  { grep -q "pass-neg.h5: dataset /pass_stop_time\[0\]\[0\] = -0.25, expected seconds from 0 to 1e9" ep && ok ||
+    fail "negative stop: $(cat ep)"; }
+"$stallsim" info pass-nan.h5 >/dev/null 2>ep && fail "a NaN pass start was accepted" ||
+  { grep -q "pass-nan.h5: dataset /pass_start_time\[0\]\[0\] = nan, expected an instant within 1e9 s of time_origin" ep &&
+    ok || fail "NaN start: $(cat ep)"; }
+printf '[trace]\npath = pass-rows.h5\n' > pass-rows.ini
+"$stallsim" run pass-rows.ini --out pass-rows --quiet >/dev/null 2>ep && fail "pass starts of another epoch count were accepted" ||
+  { grep -q "pass-rows.h5: dataset /pass_start_time has [0-9]* rows, but the timeline has [0-9]* epochs" ep && [ ! -e pass-rows/summary.csv ] &&
+    ok || fail "pass rows: $(cat ep)"; }
 # a negative epoch (import table and pytorch keep them) can be selected: run and compare agree,
 # and results.h5 tells that epoch -1 from every epoch (epoch_all)
 cp e.h5 neg.h5
