@@ -253,6 +253,13 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     return SS_OK;
 }
 
+/* The median of v[0..gpus) over the GPUs not in h, to the nearest whole number: a healed
+ * GPU's workers (or prefetch factor). v holds 2 gpus doubles (the second half scratch). */
+static int median_workers(double *v, int gpus, const ss_healset *h)
+{
+    return (int)floor(ss_median_unhealed(v, gpus, h, v + gpus) + 0.5);
+}
+
 /* The healed GPUs take the median of the other GPUs' loader settings (W and P rounded). */
 static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
 {
@@ -278,9 +285,9 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
     const ss_healset *h = &st->heals;
     if (gpus > 1) {
         for (int g = 0; g < gpus; g++) v[g] = st->wg[g];
-        const int w = (int)floor(ss_median_unhealed(v, gpus, h, v + G) + 0.5);
+        const int w = median_workers(v, gpus, h);
         for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
-        const int pf = (int)floor(ss_median_unhealed(v, gpus, h, v + G) + 0.5);
+        const int pf = median_workers(v, gpus, h);
         for (int g = 0; g < gpus; g++)
             if (ss_healset_has(h, g)) st->wg[g] = w, st->pg[g] = pf;
         double *arr[3] = {st->gg, st->rg, st->dg};
@@ -335,7 +342,7 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
     }
     for (int g = 0; g < gpus; g++) v[g] = trace_w[g] > 1 ? trace_w[g] : 1;
     /* a healed GPU's measured starts are the others' (pipe_replay): so is its round */
-    const double healed = st->heals.n > 0 && gpus > 1 ? floor(ss_median_unhealed(v, gpus, &st->heals, v + gpus) + 0.5) : 0;
+    const double healed = st->heals.n > 0 && gpus > 1 ? median_workers(v, gpus, &st->heals) : 0;
     for (int g = 0; g < gpus; g++) {
         st->trace_round[g] = ss_healset_has(&st->heals, g) && healed >= 1 ? (int)healed : (int)v[g];
         const long w = st->ps.ld[g].workers;
@@ -362,7 +369,7 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
     for (int g = 0; g < gpus; g++) t[g] = trace_w[g];
     /* a healed GPU asks as the others do (its first ask is their median): so are its workers */
     if (st->heals.n > 0 && gpus > 1) {
-        const double med = floor(ss_median_unhealed(t, gpus, &st->heals, t + gpus) + 0.5);
+        const double med = median_workers(t, gpus, &st->heals);
         for (int g = 0; g < gpus; g++)
             if (ss_healset_has(&st->heals, g)) t[g] = med;
     }
@@ -393,20 +400,24 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
  * the others' median. */
 static double pipe_lead_factor(const ss_scenario *s, const ss_trace_meta *m, int g, int first)
 {
-    if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers || g < 0 || g >= m->gpus) return 1.0;
-    double t = m->loader_workers[g];
-    if (ss_healset_has(&s->heal, g) && m->gpus > 1) {
-        double *v = malloc(2 * (size_t)m->gpus * sizeof *v);
+    const int G = m->gpus;
+    if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers || g < 0 || g >= G) return 1.0;
+    const ssp_params *p = ssp_params_of(s);
+    double t = m->loader_workers[g], w = ssp_loader_of(p, g).workers;
+    if (ss_healset_has(&s->heal, g) && G > 1) { /* the others' median workers, in the trace and in the scenario */
+        double *v = malloc(2 * (size_t)G * sizeof *v);
         if (!v) return 1.0;
-        for (int k = 0; k < m->gpus; k++) v[k] = m->loader_workers[k];
-        t = floor(ss_median_unhealed(v, m->gpus, &s->heal, v + m->gpus) + 0.5);
+        for (int k = 0; k < G; k++) v[k] = m->loader_workers[k];
+        t = median_workers(v, G, &s->heal);
+        for (int k = 0; k < G; k++) v[k] = ssp_loader_of(p, k).workers;
+        w = median_workers(v, G, &s->heal);
         free(v);
     }
-    const double w = ssp_loader_of(ssp_params_of(s), g).workers;
-    if (w == 0) return 0.0;
     if (t < 1) return 1.0;
+    if (w == 0) return 0.0;
     const int trace_keeps = m->persistent_workers == 1;
-    const int keeps = s->persistent == SS_PERSIST_AUTO ? trace_keeps : s->persistent == 1;
+    const int persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
+    const int keeps = persistent == SS_PERSIST_AUTO ? trace_keeps : persistent == 1;
     if (!first && keeps) return trace_keeps ? 1.0 : 0.0;
     if (!first && trace_keeps) return 1.0; /* its later leads started no workers: they show nothing to scale */
     return w / t;
