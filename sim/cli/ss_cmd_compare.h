@@ -17,6 +17,8 @@ typedef enum { CMP_MEASURED, CMP_REPLAY, CMP_TRACE } cmp_kind;
  * as ss_columns.c writes them; NaN where a column does not apply to the row) */
 typedef struct {
     double workers, prefetch, fetch_scale, compute_scale;
+    int persistent; /* persistent_workers as the scenario set it (its name's pw-true or pw-false:
+                     * 1 or 0); -1 as in the base trace */
     int unaligned; /* fetch_align and start_align both none */
     int healed;    /* heal_gpus (or heal_gpu) names a GPU */
 } cmp_settings;
@@ -30,11 +32,13 @@ typedef struct {
     /* a trace's recorded loader: its workers (the same on every GPU) and prefetch factor;
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
+    int persistent; /* a trace's recorded persistent_workers (1 or 0), -1 unknown */
     /* a results folder's base trace's calibrated loader: its largest W, and W and P where
-     * every GPU has the same (-1: unknown, or they differ) */
+     * every GPU has the same (-1: unknown, or they differ); pw its recorded
+     * persistent_workers (-1 unknown) */
     struct {
         long workers;
-        int w, p;
+        int w, p, pw;
     } base;
     /* a trace's file, and a results folder's base trace (as its run named it, found from
      * here), by device and inode; 0 0: unknown */
@@ -82,8 +86,9 @@ void cmp_print_waits(const cmp_table *t, FILE *out);
 
 /* 100 x (v / ref - 1), NaN against 0 */
 double cmp_pct(double v, double ref);
-/* The mean iteration time's index in a results row's num[], or -1 */
+/* The mean iteration time's index in a results row's num[], or -1; the whole run's time's */
 int cmp_iter_column(void);
+int cmp_run_column(void);
 /* Row i's source as the table shows it */
 const char *cmp_shown_source(const cmp_table *t, int i);
 void cmp_print_table(const cmp_table *t, FILE *out);

@@ -33,9 +33,10 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     snprintf(t->v[t->n].source, sizeof t->v[t->n].source, "%s", source);
     t->v[t->n].kind = CMP_REPLAY;
     t->v[t->n].model = -1;
-    t->v[t->n].set = (cmp_settings){NAN, NAN, NAN, NAN, 0, 0};
+    t->v[t->n].set = (cmp_settings){NAN, NAN, NAN, NAN, -1, 0, 0};
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
-    t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = -1;
+    t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = t->v[t->n].base.pw = -1;
+    t->v[t->n].persistent = -1;
     t->v[t->n].dev = 0;
     t->v[t->n].ino = 0;
     t->v[t->n].waits[0] = '\0';
@@ -60,7 +61,7 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
 }
 
 static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,
-                                 int *workers, int *prefetch, char *waits, size_t nwaits)
+                                 int *workers, int *prefetch, int *persistent, char *waits, size_t nwaits)
 {
     ss_comm self;
     ss_comm_self(&self);
@@ -86,6 +87,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
             if (m->loader_workers[g] != *workers) *workers = -2;
     }
     if (m && m->prefetch_factor >= 1 && m->prefetch_factor <= SS_MAX_PREFETCH) *prefetch = (int)m->prefetch_factor;
+    *persistent = m && (m->persistent_workers == 0 || m->persistent_workers == 1) ? (int)m->persistent_workers : -1;
     if (st == SS_OK && ss_trace_meta_has_cpu(m)) {
         ss_calib cal;
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
@@ -232,7 +234,26 @@ static void row_settings(cmp_row *row)
     s->compute_scale = column_num(r, "compute_scale");
     const char *none = ss_align_name(SS_ALIGN_NONE);
     s->unaligned = !strcmp(column_text(r, "fetch_align"), none) && !strcmp(column_text(r, "start_align"), none);
+    const char *name = column_text(r, "scenario");
+    s->persistent = strstr(name, "_pw-true") ? 1 : strstr(name, "_pw-false") ? 0 : -1;
     s->healed = column_text(r, "heal_gpus")[0] != '\0' || !isnan(column_num(r, "heal_gpu"));
+}
+
+/* A trace's recorded persistent_workers (1 or 0), -1 where it cannot be read or has none */
+static int recorded_persistent(const char *path)
+{
+    ss_comm self;
+    ss_comm_self(&self);
+    ss_trace_file *t = NULL;
+    int pw = -1;
+    if (ss_trace_open(path, &self, &t) == SS_OK) {
+        const long v = ss_trace_meta_of(t)->persistent_workers;
+        pw = v == 0 || v == 1 ? (int)v : -1;
+    } else {
+        ss_clear(); /* unknown: --match then pairs by the loader alone */
+    }
+    if (t) ss_trace_close(t);
+    return pw;
 }
 
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
@@ -254,14 +275,15 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
     ss_status st;
     if (ss_trace_is_trace(path)) {
         ss_results_row row;
-        int w, p;
+        int w, p, pw;
         char waits[sizeof t->v[0].waits];
-        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, waits, sizeof waits)) != SS_OK) return st;
+        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, &pw, waits, sizeof waits)) != SS_OK) return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
         memcpy(t->v[t->n - 1].waits, waits, sizeof waits);
         t->v[t->n - 1].kind = CMP_TRACE;
         t->v[t->n - 1].workers = w;
         t->v[t->n - 1].prefetch = p;
+        t->v[t->n - 1].persistent = pw;
         struct stat ts;
         if (stat(path, &ts) == 0) {
             t->v[t->n - 1].dev = ts.st_dev;
@@ -275,6 +297,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         (void)ss_results_read_settings(path, &rs); /* unreadable: the base unknown */
         struct stat bs;
         const int base_known = rs.trace[0] && stat(rs.trace, &bs) == 0;
+        const int base_pw = base_known ? recorded_persistent(rs.trace) : -1;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {
@@ -283,6 +306,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
                 row->base.workers = rs.base_workers;
                 row->base.w = rs.base_w;
                 row->base.p = rs.base_p;
+                row->base.pw = base_pw;
                 if (base_known) {
                     row->dev = bs.st_dev;
                     row->ino = bs.st_ino;

@@ -79,65 +79,86 @@ const char *cmp_checked_model(void)
     return NULL;
 }
 
-/* 1 when row r is a prediction of a loader of w workers (its workers column) and prefetch
- * p (its prefetch column; p < 1 or w = 0: any) without alignment, whatever its scales and
- * heal, by the model whose predictions are checked against real runs */
-static int predicts_loader(const cmp_row *r, int w, int p)
+/* A real run's recorded loader, as --match pairs it: W, P (< 1: any) and persistent_workers
+ * (pw: 1, 0, or -1 unknown, which matches either) */
+typedef struct {
+    int w, p, pw;
+} loader_key;
+
+static loader_key key_of_trace(const cmp_row *r) { return (loader_key){r->workers, r->prefetch, r->persistent}; }
+
+/* 1 when persistent_workers a and b (-1: unknown) may be the same; with no workers it means nothing */
+static int same_pw(int w, int a, int b) { return w == 0 || a < 0 || b < 0 || a == b; }
+
+/* 1 when row r is a prediction of loader k (its workers and prefetch columns, and its
+ * persistent_workers: as its scenario set it, else its base trace's) without alignment,
+ * whatever its scales and heal, by the model whose predictions are checked against real runs */
+static int predicts_loader(const cmp_row *r, loader_key k)
 {
     if (r->kind != CMP_REPLAY || r->model < 0 || !ss_model_get((ss_model)r->model)->ranks_alone || !r->set.unaligned)
         return 0;
-    return r->set.workers == w && (w == 0 || p < 1 || r->set.prefetch == p);
+    const int pw = r->set.persistent >= 0 ? r->set.persistent : r->base.pw;
+    return r->set.workers == k.w && (k.w == 0 || k.p < 1 || r->set.prefetch == k.p) && same_pw(k.w, k.pw, pw);
 }
 
-/* 1 when row r is the plain prediction of loader (w, p): predicts_loader, at fetch_scale and
+/* 1 when row r is the plain prediction of loader k: predicts_loader, at fetch_scale and
  * compute_scale 1, healing no GPU */
-static int plain_prediction(const cmp_row *r, int w, int p)
+static int plain_prediction(const cmp_row *r, loader_key k)
 {
-    return predicts_loader(r, w, p) && r->set.fetch_scale == 1.0 && r->set.compute_scale == 1.0 && !r->set.healed;
+    return predicts_loader(r, k) && r->set.fetch_scale == 1.0 && r->set.compute_scale == 1.0 && !r->set.healed;
 }
 
-/* 1 when a real run of loader (w, p) has the loader of results folder row b's base trace
+/* 1 when a real run of loader k has the loader of results folder row b's base trace
  * (calibrated, the same on every GPU): its matched prediction is then the baseline replay */
-static int base_loader(const cmp_row *b, int w, int p)
+static int base_loader(const cmp_row *b, loader_key k)
 {
-    return b->base.w >= 0 && w == b->base.w && (w == 0 || (b->base.p >= 1 && p == b->base.p));
+    return b->base.w >= 0 && k.w == b->base.w && (k.w == 0 || (b->base.p >= 1 && k.p == b->base.p)) &&
+           same_pw(k.w, k.pw, b->base.pw);
 }
 
 /* A trace's recorded loader as the --match table shows it */
-static const char *loader_name(int w, int p, char *buf, size_t n)
+static const char *loader_name(loader_key k, char *buf, size_t n)
 {
-    if (w == -1) snprintf(buf, n, "-");
-    else if (w == -2) snprintf(buf, n, "per GPU");
-    else if (w == 0) snprintf(buf, n, "W=0");
-    else if (p >= 1) snprintf(buf, n, "W=%d P=%d", w, p);
-    else snprintf(buf, n, "W=%d", w);
+    const char *pw = k.w > 0 && k.pw == 1 ? " pw" : "";
+    if (k.w == -1) snprintf(buf, n, "-");
+    else if (k.w == -2) snprintf(buf, n, "per GPU");
+    else if (k.w == 0) snprintf(buf, n, "W=0");
+    else if (k.p >= 1) snprintf(buf, n, "W=%d P=%d%s", k.w, k.p, pw);
+    else snprintf(buf, n, "W=%d%s", k.w, pw);
     return buf;
 }
 
-/* The row of results folder a's prediction of loader (w, p) (plain_prediction), -1 when none;
+/* The row of results folder a's prediction of loader k (plain_prediction), -1 when none;
  * *more: how many other rows match too */
-static int match_row(const cmp_table *t, const cmp_folders *f, int a, int w, int p, int *more)
+static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key k, int *more)
 {
     int hit = -1;
     *more = 0;
     for (int j = f->src[a]; j < t->n; j++)
-        if (f->fold[j] == a && plain_prediction(&t->v[j], w, p)) {
+        if (f->fold[j] == a && plain_prediction(&t->v[j], k)) {
             if (hit < 0) hit = j;
             else (*more)++;
         }
     return hit;
 }
 
-/* How many rows of results folder a predict loader (w, p) with a fetch_scale, compute_scale
- * or heal (predicts_loader, not plain_prediction): a real run of that loader may be one of
+/* How many rows of results folder a predict loader k with a fetch_scale, compute_scale or
+ * heal (predicts_loader, not plain_prediction): a real run of that loader may be one of
  * those (other storage, a rank fixed), which its trace does not say */
-static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, int p)
+static int match_others(const cmp_table *t, const cmp_folders *f, int a, loader_key k)
 {
     int n = 0;
     for (int j = f->src[a]; j < t->n; j++) {
-        if (f->fold[j] == a && !plain_prediction(&t->v[j], w, p)) n += predicts_loader(&t->v[j], w, p);
+        if (f->fold[j] == a && !plain_prediction(&t->v[j], k)) n += predicts_loader(&t->v[j], k);
     }
     return n;
+}
+
+/* 1 when real runs x and r recorded the same loader (--match's means) */
+static int same_loader(const cmp_row *x, const cmp_row *r)
+{
+    return x->workers == r->workers && (r->workers <= 0 || x->prefetch == r->prefetch) &&
+           (r->workers <= 0 || x->persistent == r->persistent);
 }
 
 /* Real runs of one loader further apart than this share of their mean (more than repeats
@@ -146,9 +167,9 @@ static int match_others(const cmp_table *t, const cmp_folders *f, int a, int w, 
 #define MATCH_APART 0.15
 
 /* --match, a loader recorded more than once: each prediction of it against the mean of its
- * real runs (they differ from run to run: one run is one draw); not the base's own loader,
- * whose runs are set beside the baseline replay */
-static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, FILE *out)
+ * real runs (they differ from run to run: one run is one draw) in column col; not the
+ * base's own loader, whose runs are set beside the baseline replay */
+static void print_match_means(const cmp_table *t, const cmp_folders *f, int col, FILE *out)
 {
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
@@ -157,37 +178,100 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int it, 
         double s = 0.0, lo = INFINITY, hi = -INFINITY;
         for (int k = 0; k < t->n; k++) {
             const cmp_row *x = &t->v[k];
-            if (x->kind != CMP_TRACE || x->workers != r->workers || (r->workers > 0 && x->prefetch != r->prefetch)) continue;
+            if (x->kind != CMP_TRACE || !same_loader(x, r)) continue;
             if (k < i) first = 0;
             n++;
-            s += x->r.num[it];
-            lo = x->r.num[it] < lo ? x->r.num[it] : lo;
-            hi = x->r.num[it] > hi ? x->r.num[it] : hi;
+            s += x->r.num[col];
+            lo = x->r.num[col] < lo ? x->r.num[col] : lo;
+            hi = x->r.num[col] > hi ? x->r.num[col] : hi;
         }
         if (!first || n < 2) continue;
         const double mean = s / n;
+        const loader_key k = key_of_trace(r);
         int shown = 0;
         for (int a = 0; a < f->n; a++) {
-            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
-            if (hit < 0 || base_loader(&t->v[f->src[a]], r->workers, r->prefetch)) continue;
+            int more, hit = match_row(t, f, a, k, &more);
+            if (hit < 0 || base_loader(&t->v[f->src[a]], k)) continue;
             char loader[32];
             if (!shown++)
                 fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart%s):",
-                        loader_name(r->workers, r->prefetch, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean,
+                        loader_name(k, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean,
                         hi - lo > MATCH_APART * mean ? ": more than real runs of one setting differ; are they one setting? "
                                                        "--match pairs by the loader alone" : "");
-            fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", cmp_shown_source(t, f->src[a]), cmp_pct(t->v[hit].r.num[it], mean));
+            fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", cmp_shown_source(t, f->src[a]),
+                    cmp_pct(t->v[hit].r.num[col], mean));
         }
         if (shown) fprintf(out, "\n");
     }
 }
 
-/* --match: each trace beside the prediction of its recorded loader (plain_prediction), the
- * error of the mean iteration time, and the mean |error| over the what-ifs (a real run with
- * the base's own loader is set beside the baseline replay, shown and left out of it) */
+/* One --match table: each trace beside the prediction of its recorded loader in column
+ * col, the errors, the means of repeated loaders and the mean |error| over the what-ifs
+ * per results folder (cnt, sum: scratch of t->n); *nown and *nother count the footnotes' cases */
+static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, const char *what, int wsrc,
+                              int *cnt, double *sum, int *nown, int *nother, FILE *out)
+{
+    const char *model = cmp_checked_model();
+    memset(cnt, 0, (size_t)t->n * sizeof *cnt);
+    memset(sum, 0, (size_t)t->n * sizeof *sum);
+    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
+                 "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
+    fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (r->kind != CMP_TRACE) continue;
+        const loader_key k = key_of_trace(r);
+        char loader[32];
+        loader_name(k, loader, sizeof loader);
+        int any = 0;
+        for (int a = 0; a < f->n && r->workers >= 0; a++) {
+            int more, hit = match_row(t, f, a, k, &more);
+            if (hit < 0) continue;
+            const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
+            const int own = base_loader(&t->v[f->src[a]], k);
+            if (own) {
+                (*nown)++;
+            } else {
+                sum[a] += fabs(e);
+                cnt[a]++;
+            }
+            char more_txt[160] = "", alike[32] = "";
+            if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
+            const int others = match_others(t, f, a, k);
+            *nother += others > 0;
+            if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
+                              alike);
+            else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
+            if (others)
+                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
+                         "compute_scale or heal]", others);
+            fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
+                    any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, cmp_shown_source(t, hit),
+                    t->v[hit].r.text[2], more_txt);
+            any = 1;
+        }
+        if (!any)
+            fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-", "-",
+                    r->workers == -1   ? "the trace records no loader settings"
+                    : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
+                                       : "no such prediction among the inputs");
+    }
+    print_match_means(t, f, col, out);
+    for (int a = 0; a < f->n; a++) {
+        if (cnt[a] == 0) continue;
+        fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");
+        if (f->n > 1) fprintf(out, ", predicted by %s", cmp_shown_source(t, f->src[a]));
+        fprintf(out, ": %.1f %%\n", sum[a] / cnt[a]);
+    }
+}
+
+/* --match: each trace beside the prediction of its recorded loader (plain_prediction), for
+ * the mean iteration time and then the whole run's time, and the mean |error| over the
+ * what-ifs (a real run with the base's own loader is set beside the baseline replay, shown
+ * and left out of it) */
 void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
-    const int it = cmp_iter_column();
+    const int it = cmp_iter_column(), run = cmp_run_column();
     if (it < 0) return;
     int wsrc = 8, ntr = 0;
     for (int i = 0; i < t->n; i++)
@@ -202,7 +286,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     }
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
-    int nown = 0, nother = 0;
+    int nown = 0, nother = 0, nown_run = 0, nother_run = 0;
     int *cnt = calloc((size_t)t->n, sizeof *cnt);
     double *sum = calloc((size_t)t->n, sizeof *sum);
     if (!cnt || !sum) {
@@ -210,49 +294,9 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         free(sum);
         return;
     }
-    const char *model = cmp_checked_model();
-    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
-                 "fetch_scale, compute_scale or heal), mean iteration time:\n", model ? model : "replay");
-    fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
-    for (int i = 0; i < t->n; i++) {
-        const cmp_row *r = &t->v[i];
-        if (r->kind != CMP_TRACE) continue;
-        char loader[32];
-        loader_name(r->workers, r->prefetch, loader, sizeof loader);
-        int any = 0;
-        for (int a = 0; a < f->n && r->workers >= 0; a++) {
-            int more, hit = match_row(t, f, a, r->workers, r->prefetch, &more);
-            if (hit < 0) continue;
-            const double e = cmp_pct(t->v[hit].r.num[it], r->r.num[it]);
-            const int own = base_loader(&t->v[f->src[a]], r->workers, r->prefetch);
-            if (own) {
-                nown++;
-            } else {
-                sum[a] += fabs(e);
-                cnt[a]++;
-            }
-            char more_txt[160] = "", alike[32] = "";
-            if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
-            const int others = match_others(t, f, a, r->workers, r->prefetch);
-            nother += others > 0;
-            if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
-                              alike);
-            else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
-            if (others)
-                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
-                         "compute_scale or heal]", others);
-            fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
-                    any ? "" : loader, r->r.num[it], t->v[hit].r.num[it], e, cmp_shown_source(t, hit), t->v[hit].r.text[2],
-                    more_txt);
-            any = 1;
-        }
-        if (!any)
-            fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[it], "-", "-",
-                    r->workers == -1   ? "the trace records no loader settings"
-                    : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
-                                       : "no such prediction among the inputs");
-    }
-    print_match_means(t, f, it, out);
+    print_match_table(t, f, it, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out);
+    if (run >= 0)
+        print_match_table(t, f, run, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out);
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
@@ -262,12 +306,6 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
                      "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
                      "set it beside the scenario that says so (heal, fetch_scale) without --match\n");
-    for (int a = 0; a < f->n; a++) {
-        if (cnt[a] == 0) continue;
-        fprintf(out, "mean |error| over the %d matched real run%s", cnt[a], cnt[a] == 1 ? "" : "s");
-        if (f->n > 1) fprintf(out, ", predicted by %s", cmp_shown_source(t, f->src[a]));
-        fprintf(out, ": %.1f %%\n", sum[a] / cnt[a]);
-    }
     free(cnt);
     free(sum);
 }

@@ -31,12 +31,15 @@ static int same_numbers(const cmp_row *a, const cmp_row *b)
 }
 
 /* The mean iteration time's index in a results row's num[], or -1 */
-int cmp_iter_column(void)
+static int column_index(const char *name)
 {
     int nc;
-    const ss_column *cols = ss_columns(&nc), *c = ss_column_find("iter_time_mean");
+    const ss_column *cols = ss_columns(&nc), *c = ss_column_find(name);
     return c && c - cols < SS_RESULTS_MAX_COLUMNS ? (int)(c - cols) : -1;
 }
+
+int cmp_iter_column(void) { return column_index("iter_time_mean"); }
+int cmp_run_column(void) { return column_index("run_time"); }
 
 /* The numeric compare columns (ss_columns.h, SS_COLF_COMPARE), iterations first. */
 static int compare_columns(const ss_column **out, int *index)
@@ -93,6 +96,7 @@ static void short_header(const ss_column *c, char *h, size_t n)
     if (l > 5 && !strcmp(st + l - 5, "_time")) st[l -= 5] = '\0';
     if (!strcmp(st, "effective_delay_pct")) snprintf(h, n, "eff.dly%%");
     else if (!strcmp(st, "cpu_load_pct")) snprintf(h, n, "cpu%%");
+    else if (!strcmp(st, "epoch_start")) snprintf(h, n, "start (s)"); /* (10 characters at most) */
     else if (!strcmp(c->unit, "s")) snprintf(h, n, "%s (s)", st);
     else if (l > 4 && !strcmp(st + l - 4, "_pct")) snprintf(h, n, "%.*s%%", (int)(l - 4), st);
     else snprintf(h, n, "%s", st);

@@ -273,17 +273,25 @@ printf '[trace]\npath = m1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\
 "$stallsim" compare "$work/m2.h5" "$work/m1.h5" --csv "$work/mreal.csv" >/dev/null || fail "compare real means"
 $py - "$work/match.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match: $(cat "$work/match.txt")"
 import csv, sys
-text = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")[1].splitlines()
-pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[2]))}
-real = {r["source"].split("/")[-1]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))}
-lines = {l.split()[0]: l for l in text if l.startswith("m")}
-errs = []
-for name, w in (("m1.h5", 1), ("m2.h5", 2)):
-    p = pred["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
-    e = 100 * (p / real[name] - 1)
-    want = "%.4f %10.4f %+7.1f%%  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, w)
-    assert want in lines[name], (want, lines[name])
-    errs.append(abs(e))
+parts = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")
+# two tables: the mean iteration time, then the whole run's time (run_time)
+assert len(parts) == 3 and parts[1].split("\n")[0].endswith("mean iteration time:") and \
+    parts[2].split("\n")[0].endswith("the whole run's time (run_time):"), parts
+text = "".join(parts[1:]).splitlines()
+for part, col in ((parts[1], "iter_time_mean"), (parts[2], "run_time")):
+    pred = {r["label"]: float(r[col]) for r in csv.DictReader(open(sys.argv[2]))}
+    real = {r["source"].split("/")[-1]: float(r[col]) for r in csv.DictReader(open(sys.argv[3]))}
+    lines = {l.split()[0]: l for l in part.splitlines() if l.startswith("m")}
+    errs = []
+    for name, w in (("m1.h5", 1), ("m2.h5", 2)):
+        p = pred["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+        e = 100 * (p / real[name] - 1)
+        want = "%.4f %10.4f %+7.1f%%  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, w)
+        assert want in lines[name], (want, lines[name])
+        errs.append(abs(e))
+    mean = [l for l in part.splitlines() if l.startswith("mean |error| over the 1 matched real run: ")]
+    assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
+lines = {l.split()[0]: l for l in parts[1].splitlines() if l.startswith("m")}
 assert "W=8 P=2" in lines["m8.h5"] and "no such prediction among the inputs" in lines["m8.h5"], lines["m8.h5"]
 # (each loader also has its fs=0.5 row in the folder, which a real run's trace cannot show: marked)
 assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not in the mean) [+1 with fetch_scale, "
@@ -291,9 +299,26 @@ assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not
 assert lines["m2.h5"].endswith("cs=1 [+1 with fetch_scale, compute_scale or heal]"), lines["m2.h5"]
 assert any(l.startswith("[+N with ...]: the results folder also predicts that loader with other storage") for l in text), text
 assert any(l.startswith("a real run with its base trace's own loader settings is set beside the baseline replay") for l in text), text
-mean = [l for l in text if l.startswith("mean |error| over the 1 matched real run: ")]
-assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
 PY
+# persistent_workers as recorded: a real run whose workers persisted is not set beside a
+# prediction of workers started anew, and is beside one of persistent_workers = true
+$py - "$work" <<'PY' || fail "python edits (persistent_workers)"
+import shutil, sys, h5py
+w = sys.argv[1]
+for src, dst, pw in (("m1.h5", "p1.h5", 0), ("m2.h5", "p2.h5", 1)):
+    shutil.copy("%s/%s" % (w, src), "%s/%s" % (w, dst))
+    with h5py.File("%s/%s" % (w, dst), "r+") as f:
+        f.attrs["persistent_workers"] = pw
+PY
+printf '[trace]\npath = p1.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\n' > "$work/p.ini"
+"$stallsim" run "$work/p.ini" --out "$work/pres" --quiet || fail "run p"
+"$stallsim" compare "$work/pres" "$work/p2.h5" --match > "$work/pmatch.txt" 2>&1 &&
+  grep -q "^p2.h5 *W=2 P=2 pw .*no such prediction among the inputs" "$work/pmatch.txt" && ok ||
+  fail "compare --match, persistent workers against workers started anew: $(cat "$work/pmatch.txt")"
+"$stallsim" run "$work/p.ini" --set scenarios.persistent_workers=auto,true --out "$work/pres2" --quiet || fail "run p, persistent"
+"$stallsim" compare "$work/pres2" "$work/p2.h5" --match > "$work/pmatch2.txt" 2>&1 &&
+  grep -q "^p2.h5 *W=2 P=2 pw .*pres2: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true$" "$work/pmatch2.txt" && ok ||
+  fail "compare --match, persistent workers: $(cat "$work/pmatch2.txt")"
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
 # the sweep's own base trace as the last input: its rows are predicted changes, not errors
 "$stallsim" compare "$work/mres" "$work/m1.h5" > "$work/ownbase.txt" || fail "compare with the base trace last"
