@@ -251,17 +251,18 @@ with h5py.File("pass-nan.h5", "r+") as f:
 with h5py.File("pass-rows.h5", "r+") as f:
     f["pass_start_time"] = np.zeros((E + 1, 3))
 PY
-"$stallsim" info pass-1d.h5 >/dev/null 2>ep && fail "a 1-D pass_start_time was accepted" ||
-  { grep -q "pass-1d.h5: dataset /pass_start_time is not a \[passes\]\[3\] array of floating-point seconds" ep && ok ||
-    fail "1-D passes: $(cat ep)"; }
-"$stallsim" info pass-stop.h5 >/dev/null 2>ep && fail "pass_stop_time without pass_start_time was accepted" ||
-  { grep -q "pass-stop.h5: dataset /pass_stop_time needs /pass_start_time with as many rows" ep && ok || fail "stops alone: $(cat ep)"; }
-"$stallsim" info pass-neg.h5 >/dev/null 2>ep && fail "a negative stop was accepted" ||
-  { grep -q "pass-neg.h5: dataset /pass_stop_time\[0\]\[0\] = -0.25, expected seconds from 0 to 1e9" ep && ok ||
-    fail "negative stop: $(cat ep)"; }
-"$stallsim" info pass-nan.h5 >/dev/null 2>ep && fail "a NaN pass start was accepted" ||
-  { grep -q "pass-nan.h5: dataset /pass_start_time\[0\]\[0\] = nan, expected an instant within 1e9 s of time_origin" ep &&
-    ok || fail "NaN start: $(cat ep)"; }
+# info_refuses FILE PATTERN WHAT: info refuses the trace with a message matching PATTERN
+info_refuses() {
+  "$stallsim" info "$1" >/dev/null 2>ep && fail "$3 was accepted" || { grep -q "$2" ep && ok || fail "$3: $(cat ep)"; }
+}
+info_refuses pass-1d.h5 "pass-1d.h5: dataset /pass_start_time is not a \[passes\]\[3\] array of floating-point seconds" \
+  "a 1-D pass_start_time"
+info_refuses pass-stop.h5 "pass-stop.h5: dataset /pass_stop_time needs /pass_start_time with as many rows" \
+  "pass_stop_time without pass_start_time"
+info_refuses pass-neg.h5 "pass-neg.h5: dataset /pass_stop_time\[0\]\[0\] = -0.25, expected seconds from 0 to 1e9" \
+  "a negative stop"
+info_refuses pass-nan.h5 \
+  "pass-nan.h5: dataset /pass_start_time\[0\]\[0\] = nan, expected an instant within 1e9 s of time_origin" "a NaN pass start"
 printf '[trace]\npath = pass-rows.h5\n' > pass-rows.ini
 "$stallsim" run pass-rows.ini --out pass-rows --quiet >/dev/null 2>ep && fail "pass starts of another epoch count were accepted" ||
   { grep -q "pass-rows.h5: dataset /pass_start_time has [0-9]* rows, but the timeline has [0-9]* epochs" ep && [ ! -e pass-rows/summary.csv ] &&
