@@ -1022,7 +1022,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     int tied = 1;
     while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
-    int wlab = 0, wrest = 0;
+    int wlab = 0, wrest = 0, unsure = 0;
     unsigned used = 0;
     for (int k = 0; k < r->ntop; k++) {
         char buf[LABEL_LEN], iv[64] = "";
@@ -1032,7 +1032,9 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         const int ivpad = (any_iv ? 18 : 0) - ucols(iv, strlen(iv));
         snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
                  "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);
-        used |= cut_flags(s, r, k, tied, flags[k], sizeof flags[k]);
+        const unsigned f = cut_flags(s, r, k, tied, flags[k], sizeof flags[k]);
+        used |= f;
+        unsure += (f & F_UNSURE) != 0;
         const int l = ucols(lab[k], strlen(lab[k])), rest = ucols(num[k], strlen(num[k])) + ucols(flags[k], strlen(flags[k]));
         wlab = l > wlab ? l : wlab;
         wrest = rest > wrest ? rest : wrest;
@@ -1046,6 +1048,8 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
     say_flag_legend(sc, used);
+    if (r->ntop > 0 && unsure == r->ntop)
+        say(sc, 0, "none is sure to help: every interval reaches no change (record the base again: compare --spread)");
 }
 
 /* The ranked answer, short: the cuts, what is not ranked, the GPUs to fix first. */

@@ -109,4 +109,17 @@ check "long labels" longlab.txt
   "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=auto,true --out fid > fid.txt 2>&1 &&
   grep -q "^fidelity: the baseline replay is " fid.txt && ! grep -q "no baseline replay" fid.txt && ok ||
   fail "the fidelity line without a baseline: $(grep fidelity nofid.txt fid.txt)"
+# every ranked cut unsure: one line says none is sure to help; where a cut is sure, no such line
+za=$ds/pytorch-grid-za/w4-x0.5-p4.h5
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 2, 8\nprefetch = auto, 2\n' "$za" > unsure.ini
+"$stallsim" run unsure.ini --out unsure > unsure.txt 2>&1 && check unsure unsure.txt
+/usr/bin/python3 - unsure.txt <<'PY' && ok || fail "none is sure: $(tail -12 unsure.txt)"
+import re, sys
+text = open(sys.argv[1]).read().splitlines()
+cuts = [l for l in text if re.match(r"^  \d\. ", l)]
+assert cuts and all(re.search(r"\bunsure\b", l) for l in cuts), cuts
+assert "none is sure to help: every interval reaches no change (record the base again: compare --spread)" in text, text
+PY
+grep -q "^  1\. .*-[0-9.]*% (-[0-9.]* … -[0-9.]*%)" whatif-workers.txt && ! grep -q "^none is sure" whatif-workers.txt && ok ||
+  fail "a sure cut, and no 'none is sure' line: $(grep -A3 largest whatif-workers.txt)"
 finish
