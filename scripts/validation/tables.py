@@ -14,6 +14,7 @@ usage: /usr/bin/python3 scripts/validation/tables.py [--stallsim BIN] [--dataset
 import argparse
 import csv
 import glob
+import math
 import os
 import shutil
 import statistics
@@ -202,6 +203,35 @@ def coverage(points):
     return lines
 
 
+def repeats(points):
+    """Lines of a table: per grid, its base setting's three real runs (w2-x1-p2, -rep1,
+    -rep2), their whole runs' spread, and the narrowest 90 % interval a perfect model could
+    give there. A prediction from one run of a setting, of another run of it, then misses by
+    the difference of two draws, whose standard deviation is sqrt(2) sd: the half-width
+    that holds 90 % of such misses is 1.645 sqrt(2) sd (a normal law)."""
+    real = {(r["dataset"], r["base"]): float(r["real"]) for r in points
+            if r["scenario"] == "baseline replay" and r["kind"] == "run"}
+    lines = ["| set | split | runs | mean whole run | spread (max − min) | sd | floor of the half-width |",
+             "|---|---|---|---|---|---|---|"]
+    floors = {}
+    for d in sorted({k[0] for k in real if k[0].startswith("pytorch-grid")}):
+        v = [real.get((d, b)) for b in ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2")]
+        if None in v:
+            continue
+        m = statistics.mean(v)
+        sd = statistics.stdev(v) / m
+        floor = 1.645 * math.sqrt(2) * sd
+        label = dict(SPLITS)[split_of(d)]
+        floors.setdefault(label, []).append(floor)
+        lines.append("| `%s` | %s | %d | %.2f s | %.1f %% | %.1f %% | %.1f %% |"
+                     % (d, label, len(v), m, 100 * (max(v) - min(v)) / m, 100 * sd, 100 * floor))
+    lines += ["", "Median floor: " + "; ".join("%s %.1f %% (%d grid%s)" % (k, 100 * statistics.median(f), len(f),
+                                                                          "" if len(f) == 1 else "s")
+                                              for k, f in floors.items()) + ".",
+              "Three runs give only a rough sd, so each floor is rough too."]
+    return lines
+
+
 def decisions(points):
     """Lines of a table: per split, on the grids, what the whole run's best predicted cut
     did to the real job. For each base run, the cut is the other run of its grid with the
@@ -318,6 +348,11 @@ def main():
              "Its real run is set beside the base's own real run.",
              "Sure: its whole-run interval lies below the base's real run; `run` flags the other cuts `unsure`.", ""]
     head += decisions(points) + [""]
+    head += ["## Run-to-run spread of one setting", "",
+             "Each grid recorded its base setting three times; their whole runs differ by chance alone.",
+             "The floor is the narrowest 90 % interval of a real run that any model could give from one run of "
+             "the same setting.", ""]
+    head += repeats(points) + [""]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "VALIDATION-tables.md"), "w") as f:
         f.write("\n".join(head + md).rstrip("\n") + "\n")
