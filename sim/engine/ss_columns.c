@@ -50,8 +50,9 @@ static const ss_column columns[] = {
     {"run_change_pct", SS_COL_F64, "%", "every row but the measured one", "100 x (run_time / the measured row's - 1)",
      SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
     {"epoch_start_time", SS_COL_F64, "s", "every row",
-     "an epoch's start: the largest stall of the epoch's first row, mean over the epochs. It is the loader "
-     "starting and its first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+     "an epoch's start, mean over the epochs: its time between passes (MODELS-pipeline.md, \"Between passes\") "
+     "and the largest stall of its first row. It is the old workers stopping, the new ones starting and the "
+     "first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU, with auto resolved to a number", SS_CV_WORKERS, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor: batches in flight per worker", SS_CV_PREFETCH, 0,

@@ -190,7 +190,11 @@ double ss_summary_run_change_pct(const ss_summary *s, int j)
     return 100.0 * (v / m - 1.0);
 }
 
-double ss_summary_epoch_start(const ss_summary *s, int j) { return ss_run_start_mean(&s->p[j].run); }
+double ss_summary_epoch_start(const ss_summary *s, int j)
+{
+    const double e = ss_run_epochs(&s->p[j].run);
+    return ss_run_start_mean(&s->p[j].run) + (s->between && e > 0 ? s->between[j] / e : 0.0);
+}
 
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j)
 {

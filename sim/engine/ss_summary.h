@@ -67,8 +67,9 @@ double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its
  * iteration times summed with its time between the epochs' passes, in seconds (NaN
  * without rows); 100 * (that / the measured run's
- * - 1) (NaN for the measured row); the mean over its epochs of the largest stall of each
- * epoch's first row (the epoch's start: the loader starting and its first fetches). */
+ * - 1) (NaN for the measured row); the mean over its epochs of the time between passes
+ * before each epoch and the largest stall of its first row (the epoch's start: the old
+ * workers stopped, the new ones started, and its first fetches). */
 double ss_summary_run_time(const ss_summary *s, int j);
 double ss_summary_run_change_pct(const ss_summary *s, int j);
 double ss_summary_epoch_start(const ss_summary *s, int j);

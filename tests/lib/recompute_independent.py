@@ -171,7 +171,7 @@ def main():
         run_time = sum(o["iter_time"] for o in whole) + between
         check(scn, "run_time", run_time)
         first = [o["stall"] for o, st in zip(whole, starts) if st]
-        check(scn, "epoch_start_time", sum(first) / len(first))
+        check(scn, "epoch_start_time", (sum(first) + between) / len(first))
         if table_row["model"] == "measured":
             measured_run = run_time
             check(scn, "run_change_pct", None)
