@@ -11,6 +11,7 @@
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
 #include "ss_drift.h"
+#include "ss_passes.h"
 #include "ss_config.h"
 #include "ss_healset.h"
 #include "ss_import.h"
@@ -274,6 +275,20 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     }
 }
 
+/* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum) and
+ * per epoch (*per; 0 without epochs). */
+static ss_status between_of(ss_trace_file *t, double *sum, double *per)
+{
+    ss_passes p;
+    ss_status st = ss_passes_read(t, &p);
+    if (st != SS_OK) return st;
+    *sum = 0.0;
+    for (long e = 0; e < p.n; e++) *sum += p.between[e];
+    *per = p.n > 0 ? *sum / (double)p.n : 0.0;
+    ss_passes_free(&p);
+    return SS_OK;
+}
+
 static int info_main(int argc, char **argv)
 {
     if (has_help(argc, argv)) {
@@ -387,19 +402,29 @@ static int info_main(int argc, char **argv)
             printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
+        /* the whole run: the rows and the time between the epochs' passes */
+        double between = 0.0, per = 0.0;
+        const ss_status bst = between_of(t, &between, &per);
+        const double whole = a.max_it_all + between;
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
-        if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && a.max_it_all > 0.0)
+        if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)
             printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
                    "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
-                   100.0 * out_share, past, 100.0 * a.max_st_all / a.max_it_all,
+                   100.0 * out_share, past, 100.0 * a.max_st_all / whole,
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
+        if (between > 0.0 && whole > 0.0)
+            printf("between epochs: %.3f s per epoch, %.1f%% of the whole run: the old workers' shutdown, the loop's "
+                   "own work and iter(loader) (%s)\n", per, 100.0 * between / whole,
+                   m->pass_start ? "the pipeline model scales the workers' part with them"
+                                 : "no pass starts: every scenario keeps it as measured");
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
         ss_drift_line(&d, line, sizeof line);
         if (st == SS_OK && line[0]) printf("level change: %s\n", line);
+        if (st == SS_OK) st = bst;
         ss_calib_free(&cal);
     }
     free(a.it_sum);

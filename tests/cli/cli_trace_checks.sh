@@ -263,6 +263,8 @@ info_refuses pass-neg.h5 "pass-neg.h5: dataset /pass_stop_time\[0\]\[0\] = -0.25
   "a negative stop"
 info_refuses pass-nan.h5 \
   "pass-nan.h5: dataset /pass_start_time\[0\]\[0\] = nan, expected an instant within 1e9 s of time_origin" "a NaN pass start"
+info_refuses pass-rows.h5 "pass-rows.h5: dataset /pass_start_time has [0-9]* rows, but the timeline has [0-9]* epochs" \
+  "pass starts of another epoch count (info)"
 printf '[trace]\npath = pass-rows.h5\n' > pass-rows.ini
 "$stallsim" run pass-rows.ini --out pass-rows --quiet >/dev/null 2>ep && fail "pass starts of another epoch count were accepted" ||
   { grep -q "pass-rows.h5: dataset /pass_start_time has [0-9]* rows, but the timeline has [0-9]* epochs" ep && [ ! -e pass-rows/summary.csv ] &&
