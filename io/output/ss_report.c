@@ -892,7 +892,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     int fid = 0; /* a model that measures its error by a baseline replay, with none in the sweep */
     for (int j = 0; j < s->nsc && nb == 0; j++) fid |= ss_model_get(s->sc[j].model)->reports_fidelity;
     if (fid)
-        say(sc, 1, "fidelity: no baseline replay in the sweep; add auto to every swept key that lacks it");
+        say(sc, 1, "fidelity: no baseline replay; add the trace's own value to each swept key (auto, 1, none)");
     int pool = 0, busy = 0, near = 0;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {

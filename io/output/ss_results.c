@@ -331,6 +331,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
     rc |= ss_h5_attr_write_string(f, "config", config_text ? config_text : "");
     rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
+    rc |= ss_h5_attr_write_num(f, "trace_persistent_workers", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->trace_persistent, 0);
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
     rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
@@ -443,7 +444,7 @@ static int same_calibrated(hid_t f, const char *name)
 ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
 {
     memset(out, 0, sizeof *out);
-    out->base_workers = out->base_w = out->base_p = -1; /* unknown, also where the file cannot be read */
+    out->base_workers = out->base_w = out->base_p = out->base_pw = -1; /* unknown, also where the file cannot be read */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
@@ -458,6 +459,8 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (a >= 0) H5Aclose(a);
     if (ss_h5_attr_read_long(f, "calibrated_workers", &out->base_workers) != 0) out->base_workers = -1;
     if (ss_h5_attr_read_string(f, "trace", out->trace, sizeof out->trace) != 0) out->trace[0] = '\0';
+    long pw = -1;
+    if (ss_h5_attr_read_long(f, "trace_persistent_workers", &pw) == 0 && (pw == 0 || pw == 1)) out->base_pw = (int)pw;
     out->base_w = same_calibrated(f, "calibration/workers");
     out->base_p = same_calibrated(f, "calibration/prefetch");
     H5Fclose(f);

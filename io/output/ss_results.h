@@ -62,6 +62,7 @@ typedef struct {
     double threshold;       /* effective_delay_threshold */
     long base_workers;      /* the calibration's largest W of the trace's loaders, -1 unknown */
     int base_w, base_p;     /* the calibrated loader (W, P) where every GPU has the same, -1 otherwise */
+    int base_pw;            /* the trace's recorded persistent_workers (1, 0), -1 unknown */
     char trace[SS_PATH_MAX]; /* the trace the sweep replayed, as its run named it ("": unknown) */
 } ss_results_settings;
 

@@ -30,9 +30,11 @@ static const char usage_head[] =
     "  --match        also set each trace (a real run) beside the ";
 static const char usage_tail[] =
     " prediction of its\n"
-    "                 recorded loader (workers and prefetch factor, as the trace records them;\n"
-    "                 of the rows without alignment, fetch_scale, compute_scale or heal), with\n"
-    "                 the error, and their mean: `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
+    "                 recorded loader (workers, prefetch factor and persistent_workers, as the\n"
+    "                 trace records them; of the rows without alignment, fetch_scale,\n"
+    "                 compute_scale or heal), with the error, and their mean, for the mean\n"
+    "                 iteration time and then the whole run's time (of a run as long):\n"
+    "                 `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
     "                 a run with the base trace's own loader is set beside the baseline\n"
     "                 replay and left out of the mean; a loader recorded more than once is\n"
     "                 also set against the mean of its runs; a match whose loader the folder\n"

@@ -86,9 +86,11 @@ void cmp_print_waits(const cmp_table *t, FILE *out);
 
 /* 100 x (v / ref - 1), NaN against 0 */
 double cmp_pct(double v, double ref);
-/* The mean iteration time's index in a results row's num[], or -1; the whole run's time's */
+/* The mean iteration time's index in a results row's num[], or -1; the whole run's time's;
+ * the summarised iterations' */
 int cmp_iter_column(void);
 int cmp_run_column(void);
+int cmp_rows_column(void);
 /* Row i's source as the table shows it */
 const char *cmp_shown_source(const cmp_table *t, int i);
 void cmp_print_table(const cmp_table *t, FILE *out);

@@ -297,7 +297,8 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         (void)ss_results_read_settings(path, &rs); /* unreadable: the base unknown */
         struct stat bs;
         const int base_known = rs.trace[0] && stat(rs.trace, &bs) == 0;
-        const int base_pw = base_known ? recorded_persistent(rs.trace) : -1;
+        /* (results of an older stallsim: the trace itself, where its path still resolves) */
+        const int base_pw = rs.base_pw >= 0 ? rs.base_pw : base_known ? recorded_persistent(rs.trace) : -1;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {

@@ -128,18 +128,28 @@ static const char *loader_name(loader_key k, char *buf, size_t n)
     return buf;
 }
 
-/* The row of results folder a's prediction of loader k (plain_prediction), -1 when none;
- * *more: how many other rows match too */
+/* 1 when row r's persistent_workers (as its scenario set it, else its base's) is known and
+ * is k's */
+static int exact_pw(const cmp_row *r, loader_key k)
+{
+    const int pw = r->set.persistent >= 0 ? r->set.persistent : r->base.pw;
+    return k.w == 0 || (k.pw >= 0 && pw == k.pw);
+}
+
+/* The row of results folder a's prediction of loader k (plain_prediction), -1 when none: the
+ * first whose persistent_workers is known to be k's, else the first that may be; *more: how
+ * many other rows match too */
 static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key k, int *more)
 {
-    int hit = -1;
+    int hit = -1, exact = -1;
     *more = 0;
     for (int j = f->src[a]; j < t->n; j++)
         if (f->fold[j] == a && plain_prediction(&t->v[j], k)) {
             if (hit < 0) hit = j;
             else (*more)++;
+            if (exact < 0 && exact_pw(&t->v[j], k)) exact = j;
         }
-    return hit;
+    return exact >= 0 ? exact : hit;
 }
 
 /* How many rows of results folder a predict loader k with a fetch_scale, compute_scale or
@@ -158,7 +168,7 @@ static int match_others(const cmp_table *t, const cmp_folders *f, int a, loader_
 static int same_loader(const cmp_row *x, const cmp_row *r)
 {
     return x->workers == r->workers && (r->workers <= 0 || x->prefetch == r->prefetch) &&
-           (r->workers <= 0 || x->persistent == r->persistent);
+           same_pw(r->workers, x->persistent, r->persistent);
 }
 
 /* Real runs of one loader further apart than this share of their mean (more than repeats
@@ -208,15 +218,16 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
 /* One --match table: each trace beside the prediction of its recorded loader in column
  * col, the errors, the means of repeated loaders and the mean |error| over the what-ifs
  * per results folder (cnt, sum: scratch of t->n); *nown and *nother count the footnotes' cases */
-static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, const char *what, int wsrc,
+static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, int whole, const char *what, int wsrc,
                               int *cnt, double *sum, int *nown, int *nother, FILE *out)
 {
+    const int nrow = cmp_rows_column();
     const char *model = cmp_checked_model();
     memset(cnt, 0, (size_t)t->n * sizeof *cnt);
     memset(sum, 0, (size_t)t->n * sizeof *sum);
     fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
                  "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
-    fprintf(out, "%-*s %-10s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
+    fprintf(out, "%-*s %-12s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
         if (r->kind != CMP_TRACE) continue;
@@ -229,6 +240,14 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             if (hit < 0) continue;
             const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
             const int own = base_loader(&t->v[f->src[a]], k);
+            /* a whole run is comparable only with one of as many iterations */
+            if (isnan(e) || (whole && nrow >= 0 && t->v[hit].r.num[nrow] != r->r.num[nrow])) {
+                fprintf(out, "%-*s %-12s %10.4f %10s %8s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
+                        any ? "" : loader, r->r.num[col], "-", "-", cmp_shown_source(t, hit), t->v[hit].r.text[2],
+                        isnan(e) ? "no value to compare" : "other iterations: not the same run's length");
+                any = 1;
+                continue;
+            }
             if (own) {
                 (*nown)++;
             } else {
@@ -245,13 +264,13 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
                          "compute_scale or heal]", others);
-            fprintf(out, "%-*s %-10s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
+            fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], more_txt);
             any = 1;
         }
         if (!any)
-            fprintf(out, "%-*s %-10s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-", "-",
+            fprintf(out, "%-*s %-12s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-", "-",
                     r->workers == -1   ? "the trace records no loader settings"
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
@@ -294,9 +313,9 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         free(sum);
         return;
     }
-    print_match_table(t, f, it, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out);
+    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out);
     if (run >= 0)
-        print_match_table(t, f, run, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out);
+        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out);
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "

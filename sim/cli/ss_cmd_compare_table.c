@@ -40,6 +40,7 @@ static int column_index(const char *name)
 
 int cmp_iter_column(void) { return column_index("iter_time_mean"); }
 int cmp_run_column(void) { return column_index("run_time"); }
+int cmp_rows_column(void) { return column_index("iterations"); }
 
 /* The numeric compare columns (ss_columns.h, SS_COLF_COMPARE), iterations first. */
 static int compare_columns(const ss_column **out, int *index)

@@ -243,8 +243,8 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
         printf("%s%s\n", m->gpus > 16 ? " ..." : "", arr[i].note);
     }
     if (m->pass_start)
-        printf("%-13s %ld epochs: when each GPU's loop called iter(loader)%s (the time between epochs follows "
-               "the workers)\n", "passes", m->passes, m->pass_stop ? ", and its workers' shutdown" : "");
+        printf("%-13s %ld epochs: when each GPU's loop called iter(loader)%s\n", "passes", m->passes,
+               m->pass_stop ? ", and how long its workers' shutdown took" : "");
     char host[256];
     ss_trace_meta_host_line(m, host, sizeof host);
     if (host[0]) printf("%-13s %s\n", "host_cpu", host);
@@ -275,18 +275,28 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     }
 }
 
-/* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum) and
- * per epoch (*per; 0 without epochs). */
-static ss_status between_of(ss_trace_file *t, double *sum, double *per)
+/* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum), and the
+ * epochs (*n). */
+static ss_status between_of(ss_trace_file *t, double *sum, long *n)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
     if (st != SS_OK) return st;
     *sum = 0.0;
     for (long e = 0; e < p.n; e++) *sum += p.between[e];
-    *per = p.n > 0 ? *sum / (double)p.n : 0.0;
+    *n = p.n;
     ss_passes_free(&p);
     return SS_OK;
+}
+
+/* What the scenarios make of the time between epochs (MODELS-pipeline.md, "Between passes") */
+static const char *between_fate(const ss_trace_meta *m)
+{
+    int workers = 0;
+    for (int g = 0; m->loader_workers && g < m->gpus; g++) workers |= m->loader_workers[g] > 0;
+    if (!m->pass_start) return "no pass starts: every scenario keeps it as measured";
+    if (!workers) return "no workers in the trace: every scenario keeps it as measured";
+    return "the pipeline model scales the workers' part with them";
 }
 
 static int info_main(int argc, char **argv)
@@ -368,6 +378,9 @@ static int info_main(int argc, char **argv)
         a.max_st_sum = a.max_st_all;
     }
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
+    double between = 0.0; /* the time between the epochs' passes (a bad /pass_start_time fails here) */
+    long epochs = 0;
+    if (st == SS_OK) st = between_of(t, &between, &epochs);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -403,8 +416,6 @@ static int info_main(int argc, char **argv)
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         /* the whole run: the rows and the time between the epochs' passes */
-        double between = 0.0, per = 0.0;
-        const ss_status bst = between_of(t, &between, &per);
         const double whole = a.max_it_all + between;
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
@@ -414,17 +425,15 @@ static int info_main(int argc, char **argv)
                    100.0 * out_share, past, 100.0 * a.max_st_all / whole,
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
-        if (between > 0.0 && whole > 0.0)
-            printf("between epochs: %.3f s per epoch, %.1f%% of the whole run: the old workers' shutdown, the loop's "
-                   "own work and iter(loader) (%s)\n", per, 100.0 * between / whole,
-                   m->pass_start ? "the pipeline model scales the workers' part with them"
-                                 : "no pass starts: every scenario keeps it as measured");
+        if (between >= 5e-4 && whole > 0.0)
+            printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: the old workers' shutdown, the "
+                   "loop's own work and iter(loader) (%s)\n", between, epochs, 100.0 * between / whole,
+                   between_fate(m));
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
         ss_drift_line(&d, line, sizeof line);
         if (st == SS_OK && line[0]) printf("level change: %s\n", line);
-        if (st == SS_OK) st = bst;
         ss_calib_free(&cal);
     }
     free(a.it_sum);

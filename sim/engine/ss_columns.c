@@ -51,8 +51,8 @@ static const ss_column columns[] = {
      SS_CV_RUN_CHANGE, 0, SS_COLF_H5, 0},
     {"epoch_start_time", SS_COL_F64, "s", "every row",
      "an epoch's start, mean over the epochs: its time between passes (MODELS-pipeline.md, \"Between passes\") "
-     "and the largest stall of its first row. It is the old workers stopping, the new ones starting and the "
-     "first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
+     "and the largest stall of its first row. It is the old workers stopping, the loop's own work between epochs, "
+     "the new workers starting and the first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU, with auto resolved to a number", SS_CV_WORKERS, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor: batches in flight per worker", SS_CV_PREFETCH, 0,

@@ -38,6 +38,7 @@ typedef struct {
     double storage_parallel; /* storage sharing: the storage's parallelism the rows replay with (0: none) */
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
+    long trace_persistent;  /* the trace's recorded persistent_workers (1, 0; -1 unknown) */
     long epoch;             /* SS_EPOCH_ALL: every epoch */
 } ss_summary;
 
@@ -69,7 +70,7 @@ double ss_summary_change_pct(const ss_summary *s, int j);
  * without rows); 100 * (that / the measured run's
  * - 1) (NaN for the measured row); the mean over its epochs of the time between passes
  * before each epoch and the largest stall of its first row (the epoch's start: the old
- * workers stopped, the new ones started, and its first fetches). */
+ * workers stopped, the loop's own work, the new ones started, and its first fetches). */
 double ss_summary_run_time(const ss_summary *s, int j);
 double ss_summary_run_change_pct(const ss_summary *s, int j);
 double ss_summary_epoch_start(const ss_summary *s, int j);

@@ -815,6 +815,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
     out->warmup_iterations = cfg->warmup_iterations;
+    out->trace_persistent = m->persistent_workers == 0 || m->persistent_workers == 1 ? m->persistent_workers : -1;
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);

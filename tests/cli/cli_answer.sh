@@ -105,7 +105,7 @@ check "long labels" longlab.txt
 # a sweep with no row replaying the trace's own settings (an explicit value is not auto):
 # the fidelity line says so and how to get one; with auto back, the replay's error
 "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=false,true --out nofid > nofid.txt 2>&1 &&
-  grep -q "^fidelity: no baseline replay in the sweep; add auto to every swept key that lacks it$" nofid.txt &&
+  grep -q "^fidelity: no baseline replay; add the trace's own value to each swept key (auto, 1, none)$" nofid.txt &&
   "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=auto,true --out fid > fid.txt 2>&1 &&
   grep -q "^fidelity: the baseline replay is " fid.txt && ! grep -q "no baseline replay" fid.txt && ok ||
   fail "the fidelity line without a baseline: $(grep fidelity nofid.txt fid.txt)"

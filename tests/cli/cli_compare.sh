@@ -319,6 +319,18 @@ printf '[trace]\npath = p1.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\n' > "
 "$stallsim" compare "$work/pres2" "$work/p2.h5" --match > "$work/pmatch2.txt" 2>&1 &&
   grep -q "^p2.h5 *W=2 P=2 pw .*pres2: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true$" "$work/pmatch2.txt" && ok ||
   fail "compare --match, persistent workers: $(cat "$work/pmatch2.txt")"
+# the same from another folder, where the base trace's recorded path no longer resolves:
+# results.h5 keeps its persistent_workers
+mkdir -p "$work/elsewhere"
+(cd "$work/elsewhere" && "$stallsim" compare ../pres ../p2.h5 --match) > "$work/pmatch3.txt" 2>&1 &&
+  grep -q "^p2.h5 *W=2 P=2 pw .*no such prediction among the inputs" "$work/pmatch3.txt" && ok ||
+  fail "compare --match from another folder: $(cat "$work/pmatch3.txt")"
+# a real run of another length: its whole run is not compared ("-"), its mean iteration time is
+"$stallsim" gen -o "$work/m2short.h5" --gpus 2 --iterations 150 --workers 2 --seed 4 >/dev/null || fail "gen m2short"
+"$stallsim" compare "$work/mres" "$work/m2short.h5" --match > "$work/mshort.txt" 2>&1 &&
+  [ "$(grep -c "^m2short.h5 .* - *-  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (other iterations: not the same run's length)" "$work/mshort.txt")" -eq 1 ] &&
+  grep -q "^m2short.h5 .* [-+][0-9.]*%  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mshort.txt" && ok ||
+  fail "compare --match, a run of another length: $(cat "$work/mshort.txt")"
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
 # the sweep's own base trace as the last input: its rows are predicted changes, not errors
 "$stallsim" compare "$work/mres" "$work/m1.h5" > "$work/ownbase.txt" || fail "compare with the base trace last"

@@ -181,7 +181,7 @@ for e, i in enumerate(first):
     g = int(np.argmin(ask))
     B += ask[g] - ps[e][g] if e == 0 else max(0.0, ask[g] - (ts[i - 1] - st[i - 1] + it[i - 1]).max())
 run = float(next(csv.DictReader(open(sys.argv[2])))["run_time"])
-want = "between epochs: %.3f s per epoch, %.1f%% of the whole run: " % (B / len(first), 100 * B / run)
+want = "between epochs: %.3f s over the %d epochs, %.1f%% of the whole run: " % (B, len(first), 100 * B / run)
 assert any(l.startswith(want) for l in open(sys.argv[3])), want
 PY
 
