@@ -44,12 +44,12 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     return SS_OK;
 }
 
-/* The measured run of a trace, summarised as `run` would. */
 /* What the waits of a trace without fetch times say (ss_cmd_compare.h, cmp_row.waits). */
 static void waits_line(const ss_summary *s, const char *path, char *buf, size_t n)
 {
     const int j = ss_summary_measured(s);
     const ss_partial *m = &s->p[j];
+    const double whole = ss_summary_run_time(s, j);
     int most = 0;
     for (int g = 1; g < s->gpus; g++)
         if (ss_summary_straggler_share(s, j, g) > ss_summary_straggler_share(s, j, most)) most = g;
@@ -57,7 +57,7 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
              "waits (%.120s, no fetch times): GPU %d alone waited longest in %.1f%% of the iterations; the largest "
              "wait costs %.4f s per iteration, %.2f s over the whole run (%.1f%% of it)",
              path, most, 100.0 * ss_summary_straggler_share(s, j, most), m->mean[SS_M_STALL], m->run.stall,
-             m->run.time > 0 ? 100.0 * m->run.stall / m->run.time : 0.0);
+             whole > 0 ? 100.0 * m->run.stall / whole : 0.0);
 }
 
 static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,

@@ -170,8 +170,8 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
 
 /* A trace without fetch times shows only when each rank waited: which GPU waited most and
  * how often it alone had the largest wait, and what the waits cost per iteration and over
- * the whole run (issue: traces of profilers and logs). */
-static void print_waits(const ss_trace_meta *m, const info_acc *a)
+ * the whole run (whole: its rows and the time between its epochs; traces of profilers and logs). */
+static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole)
 {
     const int G = m->gpus;
     double *v = malloc((size_t)G * sizeof *v);
@@ -192,7 +192,7 @@ static void print_waits(const ss_trace_meta *m, const info_acc *a)
            "GPU %.6f s), and alone had the largest wait in %.1f%% of the iterations summarised; the largest wait per "
            "iteration costs %.6f s, and %.3f s over the whole run (%.1f%% of its time)\n",
            most, top, med, 100.0 * (double)a->waited_most[most] / (double)a->rows, a->max_st_sum / (double)a->rows,
-           a->max_st_all, a->max_it_all > 0.0 ? 100.0 * a->max_st_all / a->max_it_all : 0.0);
+           a->max_st_all, whole > 0.0 ? 100.0 * a->max_st_all / whole : 0.0);
 }
 
 /* info lists at most this many pools of cores with their GPUs */
@@ -424,7 +424,7 @@ static int info_main(int argc, char **argv)
                    "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
                    100.0 * out_share, past, 100.0 * a.max_st_all / whole,
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
-        if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a);
+        if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a, whole);
         if (between >= 5e-4 && whole > 0.0)
             printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: the old workers' shutdown, the "
                    "loop's own work and iter(loader) (%s)\n", between, epochs, 100.0 * between / whole,
