@@ -103,8 +103,12 @@ with h5py.File(sys.argv[1], "r+") as f:
     f.attrs["heal_gpu_for_test"] = g
 PY
 heal_gpu=$($py -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r').attrs['heal_gpu_for_test']))" "$work/bp-heal.h5")
-for t in trace2 sync2 heal; do
-  case $t in trace2) path=$trace2 ;; sync2) path=$sync2 ;; heal) path=$work/bp-heal.h5 ;; esac
+# the same trace as if its workers had persisted: later epochs keep their lead and stop (k = 1)
+cp "$trace2" "$work/bp-pers.h5"
+$py -c "import h5py, sys; h5py.File(sys.argv[1], 'r+').attrs['persistent_workers'] = 1" "$work/bp-pers.h5" ||
+  fail "python edits (persistent workers)"
+for t in trace2 sync2 heal pers; do
+  case $t in trace2) path=$trace2 ;; sync2) path=$sync2 ;; heal) path=$work/bp-heal.h5 ;; pers) path=$work/bp-pers.h5 ;; esac
   cat > "$work/bp-$t.ini" <<INI
 [trace]
 path = $path
@@ -118,10 +122,12 @@ per_iteration = true
 INI
   "$stallsim" run --quiet "$work/bp-$t.ini" --out "$work/bp-$t" > "$work/bp-$t.txt" 2>&1 && ok || fail "run between passes ($t): $(cat "$work/bp-$t.txt")"
 done
-$py - "$trace2" "$work/bp-trace2" "$sync2" "$work/bp-sync2" "$work/bp-heal.h5" "$work/bp-heal" "$heal_gpu" <<'PY' && ok || fail "between passes against the hand-worked values"
+$py - "$trace2" "$work/bp-trace2" "$sync2" "$work/bp-sync2" "$work/bp-heal.h5" "$work/bp-heal" "$heal_gpu" \
+  "$work/bp-pers.h5" "$work/bp-pers" <<'PY' && ok || fail "between passes against the hand-worked values"
 import csv, sys, h5py, numpy as np
 def check(trace, out, healed):
     f = h5py.File(trace, "r")
+    trace_keeps = int(f.attrs.get("persistent_workers", 0)) == 1
     t, ps, pq = f["timeline"], f["pass_start_time"][:], f["pass_stop_time"][:]
     ep, st, ts, it = t["epoch"][:], t["stall_time"][:], t["train_start"][:], t["iteration_time"][:]
     Wt = [int(x) for x in f.attrs["loader_workers"]]
@@ -155,7 +161,9 @@ def check(trace, out, healed):
                 ws = wt if w == "auto" else w
                 if w == "auto" and not others:
                     ws = Wt[g]
-                k = 1.0 if wt < 1 else 0.0 if ws == 0 else (0.0 if pw and e > 0 else ws / wt)
+                keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
+                k = (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and e > 0
+                     else 1.0 if trace_keeps and e > 0 else ws / wt)
                 want += B[e] + (k - 1) * (L[e] + S[e])
             close(float(rows[name]["run_time"]), want, trace + ": " + name + " run_time")
     return rows, B, L, S
@@ -166,6 +174,7 @@ rows, B, L, S = check(sys.argv[3], sys.argv[4], int(sys.argv[7]))
 # its rows' replay (about 1e-5 %; without the lead it would lose L_0, about 1e-3 %)
 assert abs(float(rows["pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"]["run_change_pct"])) < 1e-4, rows
 check(sys.argv[5], sys.argv[6], int(sys.argv[7]))
+check(sys.argv[8], sys.argv[9], int(sys.argv[7]))
 PY
 # info says the time between epochs: per epoch, and its share of the whole run (run_time)
 "$stallsim" info "$trace2" > "$work/bp-info.txt" 2>&1 || fail "info $trace2"
