@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,19 +453,19 @@ static table_cols table_cols_of(const ss_summary *s)
     return t;
 }
 
-/* The characters a UTF-8 string shows (its bytes less the continuation bytes). */
-static int shown_len(const char *v)
+/* Characters (UTF-8 code points) in the first n bytes of t (SIZE_MAX: all of it). */
+static int ucols(const char *t, size_t n)
 {
-    int n = 0;
-    for (; *v; v++) n += ((unsigned char)*v & 0xC0) != 0x80;
-    return n;
+    int c = 0;
+    for (size_t i = 0; i < n && t[i]; i++) c += ((unsigned char)t[i] & 0xC0) != 0x80;
+    return c;
 }
 
 /* v right-aligned (left where left) in a field of w shown characters, after one space
  * (none for the first column). */
 static void put_cell(FILE *out, const char *v, int w, int left, int first)
 {
-    const int pad = w - shown_len(v);
+    const int pad = w - ucols(v, SIZE_MAX);
     if (!first) fputc(' ', out);
     if (left) fputs(v, out);
     for (int i = 0; i < pad; i++) fputc(' ', out);
@@ -505,14 +506,17 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
                                            "eff.dly%", "steady%", "run%", "cpu%", "stretch", "reads"};
     const int on[TC_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, t.cpu, t.stretch, t.reads};
     int w[TC_N];
-    for (int c = 0; c < TC_N; c++) w[c] = shown_len(head[c]);
+    for (int c = 0; c < TC_N; c++) w[c] = ucols(head[c], SIZE_MAX);
     w[TC_MARK] = 2;
     char v[TC_N][TC_CELL], lab[LABEL_LEN];
     for (int j = 0; j < s->nsc; j++) {
         row_cells(s, j, t, v);
-        const int l = shown_len(label_of(Lp, s, j, lab));
+        const int l = ucols(label_of(Lp, s, j, lab), SIZE_MAX);
         w[TC_LABEL] = l > w[TC_LABEL] ? l : w[TC_LABEL];
-        for (int c = 0; c < TC_N; c++) w[c] = shown_len(v[c]) > w[c] ? shown_len(v[c]) : w[c];
+        for (int c = 0; c < TC_N; c++) {
+            const int n = ucols(v[c], SIZE_MAX);
+            w[c] = n > w[c] ? n : w[c];
+        }
     }
     for (int c = 0; c < TC_N; c++)
         if (on[c]) put_cell(out, head[c], w[c], c <= TC_LABEL, c == 0);
@@ -738,13 +742,6 @@ static void print_loaders(const ss_summary *s, FILE *out)
  * most SS_ANSWER_WIDTH characters, at most SS_ANSWER_LINES of them; --explain prints the
  * long form above instead. ---- */
 
-/* Characters (UTF-8 code points) in the first n bytes of t. */
-static int ucols(const char *t, size_t n)
-{
-    int c = 0;
-    for (size_t i = 0; i < n && t[i]; i++) c += ((unsigned char)t[i] & 0xC0) != 0x80;
-    return c;
-}
 
 /* t cut to at most w characters, ending in "…" where it was cut (in place: t has room). */
 static void ucut(char *t, int w)

@@ -87,7 +87,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
             if (m->loader_workers[g] != *workers) *workers = -2;
     }
     if (m && m->prefetch_factor >= 1 && m->prefetch_factor <= SS_MAX_PREFETCH) *prefetch = (int)m->prefetch_factor;
-    *persistent = m && (m->persistent_workers == 0 || m->persistent_workers == 1) ? (int)m->persistent_workers : -1;
+    *persistent = m ? (int)m->persistent_workers : -1; /* (the reader keeps -1, 0 or 1) */
     if (st == SS_OK && ss_trace_meta_has_cpu(m)) {
         ss_calib cal;
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
@@ -247,8 +247,7 @@ static int recorded_persistent(const char *path)
     ss_trace_file *t = NULL;
     int pw = -1;
     if (ss_trace_open(path, &self, &t) == SS_OK) {
-        const long v = ss_trace_meta_of(t)->persistent_workers;
-        pw = v == 0 || v == 1 ? (int)v : -1;
+        pw = (int)ss_trace_meta_of(t)->persistent_workers; /* (-1, 0 or 1) */
     } else {
         ss_clear(); /* unknown: --match then pairs by the loader alone */
     }

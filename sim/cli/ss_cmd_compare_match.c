@@ -90,6 +90,9 @@ static loader_key key_of_trace(const cmp_row *r) { return (loader_key){r->worker
 /* 1 when persistent_workers a and b (-1: unknown) may be the same; with no workers it means nothing */
 static int same_pw(int w, int a, int b) { return w == 0 || a < 0 || b < 0 || a == b; }
 
+/* Row r's persistent_workers: as its scenario set it, else its base trace's (-1 unknown) */
+static int row_pw(const cmp_row *r) { return r->set.persistent >= 0 ? r->set.persistent : r->base.pw; }
+
 /* 1 when row r is a prediction of loader k (its workers and prefetch columns, and its
  * persistent_workers: as its scenario set it, else its base trace's) without alignment,
  * whatever its scales and heal, by the model whose predictions are checked against real runs */
@@ -97,8 +100,7 @@ static int predicts_loader(const cmp_row *r, loader_key k)
 {
     if (r->kind != CMP_REPLAY || r->model < 0 || !ss_model_get((ss_model)r->model)->ranks_alone || !r->set.unaligned)
         return 0;
-    const int pw = r->set.persistent >= 0 ? r->set.persistent : r->base.pw;
-    return r->set.workers == k.w && (k.w == 0 || k.p < 1 || r->set.prefetch == k.p) && same_pw(k.w, k.pw, pw);
+    return r->set.workers == k.w && (k.w == 0 || k.p < 1 || r->set.prefetch == k.p) && same_pw(k.w, k.pw, row_pw(r));
 }
 
 /* 1 when row r is the plain prediction of loader k: predicts_loader, at fetch_scale and
@@ -132,8 +134,7 @@ static const char *loader_name(loader_key k, char *buf, size_t n)
  * is k's */
 static int exact_pw(const cmp_row *r, loader_key k)
 {
-    const int pw = r->set.persistent >= 0 ? r->set.persistent : r->base.pw;
-    return k.w == 0 || (k.pw >= 0 && pw == k.pw);
+    return k.w == 0 || (k.pw >= 0 && row_pw(r) == k.pw);
 }
 
 /* The row of results folder a's prediction of loader k (plain_prediction), -1 when none: the

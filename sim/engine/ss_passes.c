@@ -107,18 +107,22 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
     return st;
 }
 
-double ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m)
+ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out)
 {
     const ss_model_ops *ops = ss_model_get(s->model);
+    const int scaled = p->has_starts && ops->lead_factors;
+    const int G = m->gpus;
+    double *k = scaled ? malloc(2 * (size_t)G * sizeof *k) : NULL; /* the first epoch's factors, the later ones' */
+    ss_status st = scaled && !k ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name) : SS_OK;
+    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 1, k);
+    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 0, k + G);
     double sum = 0.0;
-    for (long e = 0; e < p->n; e++) {
-        double b = p->between[e];
-        if (p->has_starts && ops->lead_factor) {
-            const double k = ops->lead_factor(s, m, p->first[e], e == 0);
-            if (k >= 0.0) b += (k - 1.0) * p->lead[e];
-            if (k >= 0.0 && isfinite(p->stop[e])) b += (k - 1.0) * p->stop[e]; /* (NaN for epoch 0) */
-        }
-        sum += b;
+    for (long e = 0; st == SS_OK && e < p->n; e++) {
+        sum += p->between[e];
+        if (scaled) /* (no stop before the first epoch: NaN) */
+            sum += (k[(e > 0) * G + p->first[e]] - 1.0) * (p->lead[e] + (isfinite(p->stop[e]) ? p->stop[e] : 0.0));
     }
-    return sum;
+    free(k);
+    *out = sum;
+    return st;
 }

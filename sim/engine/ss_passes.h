@@ -27,10 +27,9 @@ typedef struct {
  * collective). */
 ss_status ss_passes_read(ss_trace_file *t, ss_passes *out);
 void ss_passes_free(ss_passes *p);
-/* Scenario s's time between passes, summed over the epochs: each epoch's between time with
- * its lead, and its stop, scaled by s's model (ss_model_ops.lead_factor, which gives the
- * stop the factor of an epoch after the first; 1 where the model has none, or the trace no
- * pass starts). */
-double ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m);
+/* Scenario s's time between passes, summed over the epochs, in *out: each epoch's between
+ * time with its lead and its stop scaled by s's model (ss_model_ops.lead_factors; 1 where
+ * the model has none, or the trace no pass starts). SS_ENOMEM, or the model's error. */
+ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out);
 
 #endif

@@ -797,7 +797,7 @@ static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc
     if (st != SS_OK) return st;
     out->between = malloc((size_t)nsc * sizeof *out->between);
     if (!out->between) st = ss_fail(SS_ENOMEM, "out of memory merging results");
-    for (int j = 0; st == SS_OK && j < nsc; j++) out->between[j] = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t));
+    for (int j = 0; st == SS_OK && j < nsc; j++) st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j]);
     ss_passes_free(&p);
     return st;
 }
@@ -815,7 +815,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->sc = sc;
     out->effective_delay_threshold = cfg->effective_delay_threshold;
     out->warmup_iterations = cfg->warmup_iterations;
-    out->trace_persistent = m->persistent_workers == 0 || m->persistent_workers == 1 ? m->persistent_workers : -1;
+    out->trace_persistent = m->persistent_workers; /* (the reader keeps -1, 0 or 1) */
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);

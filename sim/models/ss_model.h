@@ -174,11 +174,12 @@ typedef struct ss_model_ops {
      * s1 / s0 where a GPU's batches waited for its loop in the trace, else 1), or NaN
      * where none applies. May be NULL. */
     double (*delivery_factor)(const void *state);
-    /* Between passes (MODELS-pipeline.md, "Between passes"): the factor on GPU g's measured
-     * time from its iter(loader) to its first ask of an epoch (first = 1 for the trace's first
-     * epoch) under s, whose settings are resolved; m is the trace's. May be NULL: 1, the
-     * time as measured. */
-    double (*lead_factor)(const ss_scenario *s, const ss_trace_meta *m, int g, int first);
+    /* Between passes (MODELS-pipeline.md, "Between passes"): per GPU g, k[g], the factor on
+     * its measured time from its iter(loader) to its first ask of an epoch and on its
+     * shutdown of the epoch before (first = 1 for the trace's first epoch) under s, whose
+     * settings are resolved; m is the trace's, k holds m->gpus values. May be NULL: 1, the
+     * times as measured. */
+    ss_status (*lead_factors)(const ss_scenario *s, const ss_trace_meta *m, int first, double *k);
 
     /* ---- advice: optional hooks after the replay's ---- */
     /* The resolved value of sweep axis `axis` (SS_AXIS_WORKERS, SS_AXIS_PREFETCH) of s,

@@ -396,31 +396,38 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
  * its iter(loader) to that ask scales with the workers it starts: W' / W. None where the
  * scenario loads synchronously, or keeps its workers from the epoch before where the trace
  * started them anew; as measured where the trace's GPU loaded synchronously (nothing tells
- * what starting workers costs) or kept its workers too. A healed GPU's trace workers are
- * the others' median. */
-static double pipe_lead_factor(const ss_scenario *s, const ss_trace_meta *m, int g, int first)
+ * what starting workers costs) or kept its workers too. The same factor scales its
+ * shutdown of the epoch before. A healed GPU's workers, in the trace and in the scenario,
+ * are the others' medians, computed once for every GPU. */
+static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m, int first, double *k)
 {
     const int G = m->gpus;
-    if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers || g < 0 || g >= G) return 1.0;
+    for (int g = 0; g < G; g++) k[g] = 1.0;
+    if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers) return SS_OK;
     const ssp_params *p = ssp_params_of(s);
-    double t = m->loader_workers[g], w = ssp_loader_of(p, g).workers;
-    if (ss_healset_has(&s->heal, g) && G > 1) { /* the others' median workers, in the trace and in the scenario */
+    double t_healed = 0.0, w_healed = 0.0; /* the others' median workers, in the trace and in the scenario */
+    if (s->heal.n > 0 && G > 1) {
         double *v = malloc(2 * (size_t)G * sizeof *v);
-        if (!v) return 1.0;
-        for (int k = 0; k < G; k++) v[k] = m->loader_workers[k];
-        t = median_workers(v, G, &s->heal);
-        for (int k = 0; k < G; k++) v[k] = ssp_loader_of(p, k).workers;
-        w = median_workers(v, G, &s->heal);
+        if (!v) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+        for (int g = 0; g < G; g++) v[g] = m->loader_workers[g];
+        t_healed = median_workers(v, G, &s->heal);
+        for (int g = 0; g < G; g++) v[g] = ssp_loader_of(p, g).workers;
+        w_healed = median_workers(v, G, &s->heal);
         free(v);
     }
-    if (t < 1) return 1.0;
-    if (w == 0) return 0.0;
     const int trace_keeps = m->persistent_workers == 1;
     const int persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
     const int keeps = persistent == SS_PERSIST_AUTO ? trace_keeps : persistent == 1;
-    if (!first && keeps) return trace_keeps ? 1.0 : 0.0;
-    if (!first && trace_keeps) return 1.0; /* its later leads started no workers: they show nothing to scale */
-    return w / t;
+    for (int g = 0; g < G; g++) {
+        const int healed = ss_healset_has(&s->heal, g) && G > 1;
+        const double t = healed ? t_healed : m->loader_workers[g], w = healed ? w_healed : ssp_loader_of(p, g).workers;
+        if (t < 1) k[g] = 1.0;
+        else if (w == 0) k[g] = 0.0;
+        else if (!first && keeps) k[g] = trace_keeps ? 1.0 : 0.0;
+        else if (!first && trace_keeps) k[g] = 1.0; /* its later leads started no workers: nothing to scale */
+        else k[g] = w / t;
+    }
+    return SS_OK;
 }
 
 /* An epoch's start (MODELS-pipeline.md, "An epoch's start"): after ssp_init and
@@ -676,7 +683,7 @@ const ss_model_ops ss_model_pipeline = {
             SS_AXIS_START_ALIGN | SS_AXIS_PERSISTENT,
     .reports_fidelity = 1,
     .reads_train_start = 1,
-    .lead_factor = pipe_lead_factor,
+    .lead_factors = pipe_lead_factors,
     .ranks_alone = 1, /* the independent model keeps each GPU's measured steps and loaders */
     .options = &options,
     .same_time_note = "in the model their loaders keep ahead, so the step alone sets it and more workers, a deeper "
