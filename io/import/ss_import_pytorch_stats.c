@@ -355,15 +355,23 @@ void pt_say_workers(pt_state *S)
     const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
     if (up > SS_STARTUP_NOTE_S) {
         const pt_rank *R = S->r[S->startup_rank];
-        ss_warn("%s: each pass's first fetch started %.2f s after the pass began, on average over the ranks (up to "
-                "%.2f s, rank %ld): the loader's %ld worker process%s starting%s. The summaries leave each epoch's "
-                "first warmup_iterations out, and with them this start-up, which grows with the workers: what "
-                "stallsim predicts is the iterations after it, not an epoch's whole time%s",
-                R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
-                R->workers == 1 ? "" : "es",
-                R->persistent == 0 ? " again at every pass (persistent_workers=False; started by spawn or forkserver?)"
-                                   : "",
-                R->persistent == 0 ? "; persistent_workers=True starts them once" : "");
+        char how[48] = "";
+        if (R->start_method[0]) snprintf(how, sizeof how, ", started by %s,", R->start_method);
+        if (R->persistent == 1)
+            ss_warn("%s: the loader's %ld persistent worker process%s%s took %.2f s to start: the first pass's first "
+                    "fetch began that long after the pass did, on average over the ranks (up to %.2f s, rank %ld); "
+                    "later passes start none. run_time counts it; the steady-state columns leave each epoch's first "
+                    "warmup_iterations out",
+                    R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
+                    S->startup_rank);
+        else
+            ss_warn("%s: the loader's %ld worker process%s%s start again at every pass (persistent_workers=False): "
+                    "each pass's first fetch began %.2f s after the pass did, on average over the ranks (up to %.2f s, "
+                    "rank %ld). run_time counts this start-up and run ranks cuts by it; the steady-state columns leave "
+                    "each epoch's first warmup_iterations out. The scenario key persistent_workers = true asks what "
+                    "starting them once would save",
+                    R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
+                    S->startup_rank);
     }
     if (S->early_n > 0)
         ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld as the pass's batch %ld (from 0) "

@@ -310,6 +310,8 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
     }
 }
 
+static int interval_reaches_none(const ss_summary *s, int j, int by_run);
+
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
@@ -423,8 +425,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                 continue;
             }
             if (n < 8)
-                fprintf(out, " GPU %d %+.2f%% (saves %.4g s per epoch);", r->heal[i].gpu, -r->heal[i].gain_pct,
-                        r->heal[i].gain_s_epoch);
+                fprintf(out, " GPU %d %+.2f%% (saves %.4g s per epoch%s);", r->heal[i].gpu, -r->heal[i].gain_pct,
+                        r->heal[i].gain_s_epoch,
+                        interval_reaches_none(s, r->heal[i].j, r->by_run) ? "; unsure: its interval reaches no change"
+                                                                           : "");
             n++;
         }
         if (n > 8) fprintf(out, " ... %d more;", n - 8);
@@ -625,11 +629,11 @@ static void print_cpu(const ss_summary *s, FILE *out)
             near += x > CPU_NEAR_PCT && !(x > CPU_BUSY_PCT);
         }
         if (s->cpu_pools > 1)
-            fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its busiest pool's %d %s busy (the pool of "
+            fprintf(out, "CPU (recorded): the measured steady state kept %.0f%% of its busiest pool's %d %s busy (the pool of "
                          "GPU %d); ",
                     cpu, s->cpu_pool_cores, ss_plural(s->cpu_pool_cores, "core", "cores"), pool);
         else
-            fprintf(out, "CPU (recorded): the measured run kept %.0f%% of its %d %s busy; ", cpu, s->cpu_pool_cores,
+            fprintf(out, "CPU (recorded): the measured steady state kept %.0f%% of its %d %s busy; ", cpu, s->cpu_pool_cores,
                     ss_plural(s->cpu_pool_cores, "core", "cores"));
         if (busy == 0) fprintf(out, "no scenario would need more than all of them (cpu_load_pct in summary.csv)");
         else
@@ -901,7 +905,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         char tail[96];
         if (busy) snprintf(tail, sizeof tail, "%d scenario%s would need more: optimistic", busy, busy == 1 ? "" : "s");
         else snprintf(tail, sizeof tail, "no scenario would need more");
-        say(sc, 2, "CPU (recorded): the measured run kept %.0f%% of its %s%d %s busy; %s%s", cpu,
+        say(sc, 2, "CPU (recorded): the measured steady state kept %.0f%% of its %s%d %s busy; %s%s", cpu,
             s->cpu_pools > 1 ? "busiest pool's " : "", s->cpu_pool_cores, ss_plural(s->cpu_pool_cores, "core", "cores"),
             tail, near ? "; some above 85%: likely optimistic" : "");
     }
@@ -1083,11 +1087,13 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
         int n = 0, within = 0;
         for (; i < r->nheal && r->heal[i].model == m; i++) {
             if (!r->heal[i].ranked) within++;
-            else if (n++ < 3 && u < sizeof out)
-                u += (size_t)snprintf(out + u, sizeof out - u, "%s GPU %d %+.1f%% (saves %.3g s/epoch)", n > 1 ? ";" : "",
-                                      r->heal[i].gpu, -r->heal[i].gain_pct, r->heal[i].gain_s_epoch);
+            else if (n++ < 2 && u < sizeof out)
+                u += (size_t)snprintf(out + u, sizeof out - u, "%s GPU %d %+.1f%%%s (%.3g s/epoch)", n > 1 ? ";" : "",
+                                      r->heal[i].gpu, -r->heal[i].gain_pct,
+                                      interval_reaches_none(s, r->heal[i].j, r->by_run) ? " unsure" : "",
+                                      r->heal[i].gain_s_epoch);
         }
-        if (n > 3 && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - 3);
+        if (n > 2 && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - 2);
         /* the floor: the model's baseline error or SS_RANK_MIN_PCT, the larger */
         const double fl = r->error_pct[m] > SS_RANK_MIN_PCT ? r->error_pct[m] : SS_RANK_MIN_PCT;
         if (n == 0 && u < sizeof out)
@@ -1259,12 +1265,13 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, r->iterations_per_epoch);
         fputs(",\n  \"heal\": [", f);
         for (int k = 0; k < r->nheal; k++) {
-            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"gain_pct\": ", k ? ",\n    " : "",
-                    ss_model_name(r->heal[k].model), r->heal[k].gpu);
+            fprintf(f, "%s{\"model\": \"%s\", \"gpu\": %d, \"scenario\": \"%s\", \"gain_pct\": ", k ? ",\n    " : "",
+                    ss_model_name(r->heal[k].model), r->heal[k].gpu, s->sc[r->heal[k].j].name);
             json_num(f, r->heal[k].gain_pct);
             fputs(", \"gain_s_per_epoch\": ", f);
             json_num(f, r->heal[k].gain_s_epoch);
-            fprintf(f, ", \"ranked\": %s}", r->heal[k].ranked ? "true" : "false");
+            fprintf(f, ", \"ranked\": %s, \"interval_reaches_no_change\": %s}", r->heal[k].ranked ? "true" : "false",
+                    interval_reaches_none(s, r->heal[k].j, r->by_run) ? "true" : "false");
         }
         fputs("]}", f);
     }

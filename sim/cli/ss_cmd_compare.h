@@ -86,8 +86,10 @@ void cmp_print_waits(const cmp_table *t, FILE *out);
 
 /* 100 x (v / ref - 1), NaN against 0 */
 double cmp_pct(double v, double ref);
-/* The mean iteration time's index in a results row's num[], or -1; the whole run's time's;
- * the summarised iterations' */
+/* A summary column's index in a results row's num[], or -1 */
+int cmp_column(const char *name);
+/* The mean iteration time's index in num[], or -1; the whole run's time's; the summarised
+ * iterations' */
 int cmp_iter_column(void);
 int cmp_run_column(void);
 int cmp_rows_column(void);

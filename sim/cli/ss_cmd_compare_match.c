@@ -223,12 +223,16 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                               int *cnt, double *sum, int *nown, int *nother, FILE *out)
 {
     const int nrow = cmp_rows_column();
+    /* the prediction's 90 % interval of that column (COLUMNS.md) */
+    const int lo_col = cmp_column(whole ? "run_time_lo" : "iter_time_lo"),
+              hi_col = cmp_column(whole ? "run_time_hi" : "iter_time_hi");
     const char *model = cmp_checked_model();
     memset(cnt, 0, (size_t)t->n * sizeof *cnt);
     memset(sum, 0, (size_t)t->n * sizeof *sum);
     fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
                  "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
-    fprintf(out, "%-*s %-12s %10s %10s %8s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error", "prediction");
+    fprintf(out, "%-*s %-12s %10s %10s %8s %6s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error",
+            "in 90%", "prediction");
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
         if (r->kind != CMP_TRACE) continue;
@@ -243,8 +247,8 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             const int own = base_loader(&t->v[f->src[a]], k);
             /* a whole run is comparable only with one of as many iterations */
             if (isnan(e) || (whole && nrow >= 0 && t->v[hit].r.num[nrow] != r->r.num[nrow])) {
-                fprintf(out, "%-*s %-12s %10.4f %10s %8s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
-                        any ? "" : loader, r->r.num[col], "-", "-", cmp_shown_source(t, hit), t->v[hit].r.text[2],
+                fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
+                        any ? "" : loader, r->r.num[col], "-", "-", "-", cmp_shown_source(t, hit), t->v[hit].r.text[2],
                         isnan(e) ? "no value to compare" : "other iterations: not the same run's length");
                 any = 1;
                 continue;
@@ -265,13 +269,16 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
                          "compute_scale or heal]", others);
-            fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%%  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
-                    any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, cmp_shown_source(t, hit),
+            const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN, hi = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
+            const char *in = isnan(lo) || isnan(hi) ? "-" : lo <= r->r.num[col] && r->r.num[col] <= hi ? "yes" : "no";
+            fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
+                    any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], more_txt);
             any = 1;
         }
         if (!any)
-            fprintf(out, "%-*s %-12s %10.4f %10s %8s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-", "-",
+            fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-",
+                    "-", "-",
                     r->workers == -1   ? "the trace records no loader settings"
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                                        : "no such prediction among the inputs");
@@ -335,14 +342,84 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
  * has no labels */
 static const char *spread_key(const cmp_row *r) { return r->r.text[2][0] ? r->r.text[2] : r->r.text[0]; }
 
-/* --spread: every scenario (by its label) that two or more results folders hold, with the
- * least and largest mean iteration time and their spread, (largest - least) / their mean;
- * the median and the largest spread over the predictions. The measured rows are the base
- * runs themselves. Folders that repeat another's base run (spread_sources) are left out
- * and said so. */
+/* One --spread table: every scenario (by its label) that two or more results folders hold,
+ * with the least and largest value of column col and their spread, (largest - least) /
+ * their mean; then the median and the largest spread over the predictions. The measured
+ * rows are the base runs themselves. what names the column in the lines. */
+static void spread_table(const cmp_table *t, const cmp_folders *f, FILE *out, int col, const char *what, int nuse,
+                         double *spreads)
+{
+    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
+    char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
+    for (int i = 0; i < t->n; i++) {
+        if (!spread_row(f, i)) continue;
+        int l = (int)strlen(spread_key(&t->v[i]));
+        if (t->v[i].kind == CMP_MEASURED) l += (int)strlen(" (the base runs)");
+        wname = l > wname ? l : wname;
+    }
+    wname = wname < 60 ? wname : 60;
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if (!spread_row(f, i)) continue;
+        int first = 1;
+        for (int j = 0; j < i && first; j++) first = !spread_row(f, j) || strcmp(spread_key(&t->v[j]), spread_key(r));
+        if (!first) continue;
+        int n = 0;
+        double lo = INFINITY, hi = -INFINITY, sum = 0.0;
+        for (int j = i; j < t->n; j++) {
+            const cmp_row *q = &t->v[j];
+            if (!spread_row(f, j) || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[col])) continue;
+            n++;
+            sum += q->r.num[col];
+            lo = q->r.num[col] < lo ? q->r.num[col] : lo;
+            hi = q->r.num[col] > hi ? q->r.num[col] : hi;
+        }
+        if (n < 2) {
+            if (left++ < 6) { /* named, as many as fit */
+                char one[SS_NAME_MAX + sizeof r->source + 8];
+                snprintf(one, sizeof one, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
+                size_t u = strlen(left_txt), l = strlen(one);
+                if (u + l < sizeof left_txt) memcpy(left_txt + u, one, l + 1);
+            }
+            continue;
+        }
+        const int measured = r->kind == CMP_MEASURED;
+        const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
+        if (shown++ == 0) {
+            fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), %s:\n", nuse, what);
+            fprintf(out, "%-*s %4s %10s %10s %8s\n", wname, "scenario", "n", "least (s)", "most (s)", "spread");
+        }
+        snprintf(nm, sizeof nm, "%s%s", spread_key(r), measured ? " (the base runs)" : "");
+        fprintf(out, "%-*s %4d %10.4f %10.4f %7.1f%%\n", wname, nm, n, lo, hi, sp);
+        if (!measured && isfinite(sp)) {
+            if (worst < 0 || sp > spreads[worst]) {
+                worst = nsp;
+                snprintf(worst_nm, sizeof worst_nm, "%s", spread_key(r));
+            }
+            spreads[nsp++] = sp;
+        }
+    }
+    if (shown == 0 || nsp == 0)
+        fprintf(out, "--spread: no prediction of the %s is in two of the results folders (scenarios are matched by "
+                     "their labels: the same settings)\n", what);
+    if (nsp > 0) {
+        const double w = spreads[worst];
+        gsl_sort(spreads, 1, (size_t)nsp);
+        fprintf(out, "spread = (most - least) / their mean: over the %d prediction%s median %.1f %%, largest %.1f %% "
+                     "(%s). The least error to expect: a real run also differs from the next by its own noise, "
+                     "and the model has its own biases (README, \"How far to trust the predictions\")\n",
+                nsp, nsp == 1 ? "" : "s", gsl_stats_median_from_sorted_data(spreads, 1, (size_t)nsp), w, worst_nm);
+    }
+    if (left > 0)
+        fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
+}
+
+/* --spread: the spread tables of the mean iteration time and of the whole run's time
+ * (spread_table). Folders that repeat another's base run (spread_sources) are left out and
+ * said so. */
 void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
-    const int it = cmp_iter_column();
+    const int it = cmp_iter_column(), run = cmp_run_column();
     double *spreads = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *spreads);
     if (it < 0 || !spreads) {
         free(spreads);
@@ -371,70 +448,8 @@ void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
             break;
         }
     }
-    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
-    char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
-    for (int i = 0; i < t->n; i++) {
-        if (!spread_row(f, i)) continue;
-        int l = (int)strlen(spread_key(&t->v[i]));
-        if (t->v[i].kind == CMP_MEASURED) l += (int)strlen(" (the base runs)");
-        wname = l > wname ? l : wname;
-    }
-    wname = wname < 60 ? wname : 60;
-    for (int i = 0; i < t->n; i++) {
-        const cmp_row *r = &t->v[i];
-        if (!spread_row(f, i)) continue;
-        int first = 1;
-        for (int j = 0; j < i && first; j++) first = !spread_row(f, j) || strcmp(spread_key(&t->v[j]), spread_key(r));
-        if (!first) continue;
-        int n = 0;
-        double lo = INFINITY, hi = -INFINITY, sum = 0.0;
-        for (int j = i; j < t->n; j++) {
-            const cmp_row *q = &t->v[j];
-            if (!spread_row(f, j) || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[it])) continue;
-            n++;
-            sum += q->r.num[it];
-            lo = q->r.num[it] < lo ? q->r.num[it] : lo;
-            hi = q->r.num[it] > hi ? q->r.num[it] : hi;
-        }
-        if (n < 2) {
-            if (left++ < 6) { /* named, as many as fit */
-                char one[SS_NAME_MAX + sizeof r->source + 8];
-                snprintf(one, sizeof one, "%s%s (%s)", left > 1 ? ", " : "", spread_key(r), r->source);
-                size_t u = strlen(left_txt), l = strlen(one);
-                if (u + l < sizeof left_txt) memcpy(left_txt + u, one, l + 1);
-            }
-            continue;
-        }
-        const int measured = r->kind == CMP_MEASURED;
-        const double mean = sum / n, sp = mean > 0.0 ? 100.0 * (hi - lo) / mean : NAN;
-        if (shown++ == 0) {
-            fprintf(out, "\nthe same scenarios from %d results folders (each from its own base run), mean iteration "
-                         "time:\n", nuse);
-            fprintf(out, "%-*s %4s %10s %10s %8s\n", wname, "scenario", "n", "least (s)", "most (s)", "spread");
-        }
-        snprintf(nm, sizeof nm, "%s%s", spread_key(r), measured ? " (the base runs)" : "");
-        fprintf(out, "%-*s %4d %10.4f %10.4f %7.1f%%\n", wname, nm, n, lo, hi, sp);
-        if (!measured && isfinite(sp)) {
-            if (worst < 0 || sp > spreads[worst]) {
-                worst = nsp;
-                snprintf(worst_nm, sizeof worst_nm, "%s", spread_key(r));
-            }
-            spreads[nsp++] = sp;
-        }
-    }
-    if (shown == 0 || nsp == 0)
-        fprintf(out, "--spread: no prediction is in two of the results folders (scenarios are matched by their "
-                     "labels: the same settings)\n");
-    if (nsp > 0) {
-        const double w = spreads[worst];
-        gsl_sort(spreads, 1, (size_t)nsp);
-        fprintf(out, "spread = (most - least) / their mean: over the %d prediction%s median %.1f %%, largest %.1f %% "
-                     "(%s). The least error to expect: a real run also differs from the next by its own noise, "
-                     "and the model has its own biases (README, \"How far to trust the predictions\")\n",
-                nsp, nsp == 1 ? "" : "s", gsl_stats_median_from_sorted_data(spreads, 1, (size_t)nsp), w, worst_nm);
-    }
-    if (left > 0)
-        fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
+    spread_table(t, f, out, it, "mean iteration time", nuse, spreads);
+    if (run >= 0) spread_table(t, f, out, run, "whole run's time", nuse, spreads);
     free(spreads);
 }
 

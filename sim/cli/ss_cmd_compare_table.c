@@ -38,6 +38,7 @@ static int column_index(const char *name)
     return c && c - cols < SS_RESULTS_MAX_COLUMNS ? (int)(c - cols) : -1;
 }
 
+int cmp_column(const char *name) { return column_index(name); }
 int cmp_iter_column(void) { return column_index("iter_time_mean"); }
 int cmp_run_column(void) { return column_index("run_time"); }
 int cmp_rows_column(void) { return column_index("iterations"); }
@@ -295,6 +296,9 @@ void cmp_print_table(const cmp_table *t, FILE *out)
             }
         }
     }
+    else if (mid_trace && last->kind == CMP_TRACE && !t->match && npred > 0)
+        fprintf(out, "no prediction errors: more than one real run follows the predictions (give one real run last, "
+                     "or --match to set each beside the prediction of its loader)\n");
     fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
                  "column with both\n");
     free(g);

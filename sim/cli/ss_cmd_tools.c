@@ -275,15 +275,26 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     }
 }
 
-/* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum), and the
- * epochs (*n). */
-static ss_status between_of(ss_trace_file *t, double *sum, long *n)
+/* Epochs whose time between passes info lists one by one */
+#define INFO_PASSES_LISTED 10
+
+/* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum), the
+ * epochs (*n), and the first INFO_PASSES_LISTED epochs' times as text (per, of size np). */
+static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
     if (st != SS_OK) return st;
     *sum = 0.0;
-    for (long e = 0; e < p.n; e++) *sum += p.between[e];
+    size_t u = 0;
+    per[0] = '\0';
+    for (long e = 0; e < p.n; e++) {
+        *sum += p.between[e];
+        if (e < INFO_PASSES_LISTED && u < np)
+            u += (size_t)snprintf(per + u, np - u, "%s%.3f%s", e ? " " : "", p.between[e],
+                                  e == 0 ? " (before the first)" : "");
+    }
+    if (p.n > INFO_PASSES_LISTED && u < np) snprintf(per + u, np - u, " ... (%ld more)", p.n - INFO_PASSES_LISTED);
     *n = p.n;
     ss_passes_free(&p);
     return SS_OK;
@@ -380,7 +391,8 @@ static int info_main(int argc, char **argv)
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
     double between = 0.0; /* the time between the epochs' passes (a bad /pass_start_time fails here) */
     long epochs = 0;
-    if (st == SS_OK) st = between_of(t, &between, &epochs);
+    char per_epoch[INFO_PASSES_LISTED * 32 + 64];
+    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -427,8 +439,8 @@ static int info_main(int argc, char **argv)
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a, whole);
         if (between >= 5e-4 && whole > 0.0)
             printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: the old workers' shutdown, the "
-                   "loop's own work and iter(loader) (%s)\n", between, epochs, 100.0 * between / whole,
-                   between_fate(m));
+                   "loop's own work and iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs,
+                   100.0 * between / whole, between_fate(m), per_epoch);
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);

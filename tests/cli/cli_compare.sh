@@ -232,6 +232,13 @@ assert len(got) == len(exp) and all(abs(a - b) < 0.051 for a, b in zip(got, exp)
 PY
 "$stallsim" compare "$work/w.h5" "$work/w40" --warmup 40 --epoch 1 2>/dev/null | grep -q "each prediction against" &&
   fail "a prediction line without a real run last" || ok
+# two real runs after the predictions: no error lines (which run would they be against?),
+# and a line that says so and what to do
+"$stallsim" gen -o "$work/c.h5" --gpus 3 --iterations 200 --seed 5 >/dev/null || fail "gen c"
+"$stallsim" compare "$work/w40" "$work/b/run/t.h5" "$work/c.h5" --warmup 40 --epoch 1 > "$work/two.txt" 2>/dev/null &&
+  ! grep -q "each prediction against" "$work/two.txt" &&
+  grep -q "^no prediction errors: more than one real run follows the predictions (give one real run last, or --match" \
+    "$work/two.txt" && ok || fail "two real runs after the predictions: $(tail -3 "$work/two.txt")"
 
 # results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
 printf '[trace]\npath = w.h5\n[scenarios]\nmodel = independent, pipeline\nworkers = auto, 2\n' > "$work/both.ini"
@@ -279,14 +286,19 @@ assert len(parts) == 3 and parts[1].split("\n")[0].endswith("mean iteration time
     parts[2].split("\n")[0].endswith("the whole run's time (run_time):"), parts
 text = "".join(parts[1:]).splitlines()
 for part, col in ((parts[1], "iter_time_mean"), (parts[2], "run_time")):
-    pred = {r["label"]: float(r[col]) for r in csv.DictReader(open(sys.argv[2]))}
+    rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[2]))}
     real = {r["source"].split("/")[-1]: float(r[col]) for r in csv.DictReader(open(sys.argv[3]))}
     lines = {l.split()[0]: l for l in part.splitlines() if l.startswith("m")}
     errs = []
+    lo_hi = ("iter_time_lo", "iter_time_hi") if col == "iter_time_mean" else ("run_time_lo", "run_time_hi")
     for name, w in (("m1.h5", 1), ("m2.h5", 2)):
-        p = pred["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+        r = rows["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+        p = float(r[col])
         e = 100 * (p / real[name] - 1)
-        want = "%.4f %10.4f %+7.1f%%  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, w)
+        # inside the prediction's 90 % interval: yes or no, "-" without one
+        lo, hi = r[lo_hi[0]], r[lo_hi[1]]
+        inside = "-" if not lo or not hi else "yes" if float(lo) <= real[name] <= float(hi) else "no"
+        want = "%.4f %10.4f %+7.1f%% %6s  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, inside, w)
         assert want in lines[name], (want, lines[name])
         errs.append(abs(e))
     mean = [l for l in part.splitlines() if l.startswith("mean |error| over the 1 matched real run: ")]
@@ -328,8 +340,8 @@ mkdir -p "$work/elsewhere"
 # a real run of another length: its whole run is not compared ("-"), its mean iteration time is
 "$stallsim" gen -o "$work/m2short.h5" --gpus 2 --iterations 150 --workers 2 --seed 4 >/dev/null || fail "gen m2short"
 "$stallsim" compare "$work/mres" "$work/m2short.h5" --match > "$work/mshort.txt" 2>&1 &&
-  [ "$(grep -c "^m2short.h5 .* - *-  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (other iterations: not the same run's length)" "$work/mshort.txt")" -eq 1 ] &&
-  grep -q "^m2short.h5 .* [-+][0-9.]*%  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mshort.txt" && ok ||
+  [ "$(grep -c "^m2short.h5 .* - *- *-  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (other iterations: not the same run's length)" "$work/mshort.txt")" -eq 1 ] &&
+  grep -q "^m2short.h5 .* [-+][0-9.]*% *\(yes\|no\|-\)  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mshort.txt" && ok ||
   fail "compare --match, a run of another length: $(cat "$work/mshort.txt")"
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
 # the sweep's own base trace as the last input: its rows are predicted changes, not errors
@@ -384,25 +396,29 @@ $py - "$work/spread.txt" "$work"/sres{1,2,3,4}/summary.csv <<'PY' && ok || fail 
 import csv, statistics, sys
 whole = open(sys.argv[1]).read()
 assert "sres1-copy replayed the same base run as " in whole and whole.count("left out: run the scenario file") == 1, whole
-text = whole.split("the same scenarios from 4 results folders")[1].splitlines()
-runs = [{r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(p))} for p in sys.argv[2:]]
-labels = ["measured"] + ["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w for w in (1, 2, 4)]
-spreads = {}
-for lab in labels:
-    v = [r[lab] for r in runs if lab in r]
-    sp = 100 * (max(v) - min(v)) / (sum(v) / len(v))
-    name = lab + (" (the base runs)" if lab == "measured" else "")
-    line = [l for l in text if l.startswith(name + " ")]
-    want = "%4d %10.4f %10.4f %7.1f%%" % (len(v), min(v), max(v), sp)
-    assert len(line) == 1 and line[0].endswith(want), (lab, line, want)
-    if lab != "measured":
-        spreads[lab] = sp
-assert len([r for r in runs if "pipe f=none s=none W=2 P=2 fs=1 cs=1" in r]) == 4, runs
-worst = max(spreads, key=spreads.get)
-summary = [l for l in text if l.startswith("spread = ")][0]
-want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
-assert want in summary, (want, summary)
-assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
+parts = whole.split("the same scenarios from 4 results folders")
+assert len(parts) == 3, whole  # the mean iteration time's table, then the whole run's
+for part, col, what in ((parts[1], "iter_time_mean", "mean iteration time"), (parts[2], "run_time", "whole run's time")):
+    assert part.startswith(" (each from its own base run), %s:" % what), part
+    text = part.strip().splitlines()
+    runs = [{r["label"]: float(r[col]) for r in csv.DictReader(open(p))} for p in sys.argv[2:]]
+    labels = ["measured"] + ["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w for w in (1, 2, 4)]
+    spreads = {}
+    for lab in labels:
+        v = [r[lab] for r in runs if lab in r]
+        sp = 100 * (max(v) - min(v)) / (sum(v) / len(v))
+        name = lab + (" (the base runs)" if lab == "measured" else "")
+        line = [l for l in text if l.startswith(name + " ")]
+        want = "%4d %10.4f %10.4f %7.1f%%" % (len(v), min(v), max(v), sp)
+        assert len(line) == 1 and line[0].endswith(want), (col, lab, line, want)
+        if lab != "measured":
+            spreads[lab] = sp
+    assert len([r for r in runs if "pipe f=none s=none W=2 P=2 fs=1 cs=1" in r]) == 4, runs
+    worst = max(spreads, key=spreads.get)
+    summary = [l for l in text if l.startswith("spread = ")][0]
+    want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
+    assert want in summary, (col, want, summary)
+    assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
 PY
 # base runs of different loaders (a 4-worker base beside a 2-worker one): said so, as a
 # spread across settings; none of that among the 2-worker bases above

@@ -256,10 +256,10 @@ for heal, need in (("", 0.75 + 1.5), ("2", 0.75 + 0.25 + 0.5 + 0.375), ("1-2", 0
     want = 100 * need / (2 * float(r["iter_time_mean"]))
     assert abs(float(r["cpu_load_pct"]) - want) < 1e-9, (heal, r["cpu_load_pct"], want)
 PY
-grep -q "^CPU (recorded): the measured run kept 42% of its 2 cores busy; no scenario would need more than all" \
+grep -q "^CPU (recorded): the measured steady state kept 42% of its 2 cores busy; no scenario would need more than all" \
   "$work/cpu-shared.txt" && ok || fail "CPU line: $(cat "$work/cpu-shared.txt")"
 # two pools (one core and two): the busiest pool named (GPU 0's 1 core: 100/3 %)
-grep -q "^CPU (recorded): the measured run kept 33% of its busiest pool's 1 core busy (the pool of GPU 0)" \
+grep -q "^CPU (recorded): the measured steady state kept 33% of its busiest pool's 1 core busy (the pool of GPU 0)" \
   "$work/cpu-own.txt" && ok || fail "CPU line of two pools: $(cat "$work/cpu-own.txt")"
 grep -q "^CPU (recorded)" "$work/ptable.txt" && fail "a CPU line without recorded CPU times" || ok
 # compare gives the trace's measured run and the sweep's rows their load (the trace's from

@@ -187,6 +187,24 @@ static void test_sweep_and_ranking(void **state)
     assert_true(r.ntop >= 1);
     assert_int_equal(r.top[0].j, j2);
     ss_ranking_free(&r);
+    /* ranked by the whole run: the heal of GPU 2 cuts it. Made to lose the steady state by
+     * rounding alone (as persistent workers keep it), it has no pay-off; made to lose 2 %,
+     * it pays off only below n* batches per epoch: n* = -D / d, with d the steady change
+     * per batch and D the run's change per epoch less n0 d (one epoch of N rows here) */
+    const int m = ss_summary_measured(&sum);
+    const double meas = sum.p[m].mean[SS_M_ITER], run_cut = ss_summary_run_time(&sum, j2) - ss_summary_run_time(&sum, m);
+    assert_true(run_cut < 0.0);
+    sum.p[j2].mean[SS_M_ITER] = meas * (1.0 + 1e-15);
+    assert_int_equal(ss_rank(&sum, 40.0, 1, &r), SS_OK);
+    assert_true(r.ntop >= 1 && r.top[0].j == j2);
+    assert_true(isnan(r.top[0].payoff_rows));
+    ss_ranking_free(&r);
+    sum.p[j2].mean[SS_M_ITER] = meas * 1.02;
+    assert_int_equal(ss_rank(&sum, 40.0, 1, &r), SS_OK);
+    assert_true(r.ntop >= 1 && r.top[0].j == j2);
+    const double d = 0.02 * meas, D = run_cut - N * d;
+    near(r.top[0].payoff_rows, -D / d, "pay-off batches per epoch");
+    ss_ranking_free(&r);
     ss_summary_free(&sum);
     free(sc);
 }
