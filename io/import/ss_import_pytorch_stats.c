@@ -364,7 +364,7 @@ void pt_say_workers(pt_state *S)
                     "warmup_iterations out",
                     R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);
-        else
+        else if (R->persistent == 0)
             ss_warn("%s: the loader's %ld worker process%s%s start again at every pass (persistent_workers=False): "
                     "each pass's first fetch began %.2f s after the pass did, on average over the ranks (up to %.2f s, "
                     "rank %ld). run_time counts this start-up and run ranks cuts by it; the steady-state columns leave "
@@ -372,6 +372,12 @@ void pt_say_workers(pt_state *S)
                     "starting them once would save",
                     R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);
+        else /* the records do not say whether the workers persisted */
+            ss_warn("%s: each pass's first fetch began %.2f s after the pass did, on average over the ranks and passes "
+                    "(up to %.2f s, rank %ld): the start-up of the loader's %ld worker process%s%.*s. run_time counts "
+                    "it; the steady-state columns leave each epoch's first warmup_iterations out",
+                    R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
+                    R->workers == 1 ? "" : "es", how[0] ? (int)strlen(how) - 1 : 0, how); /* (without its comma) */
     }
     if (S->early_n > 0)
         ss_warn("%s: this worker of rank %ld delivered its last batch of pass %ld as the pass's batch %ld (from 0) "

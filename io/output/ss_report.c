@@ -1048,6 +1048,13 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         const int pad = wlab - ucols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
+    /* "GPUs to fix first" shows the first two ranked heals of a listed model, flagged unsure
+     * as the cuts are: the legend covers them too */
+    for (int i = 0, shown = 0, m = -1; i < r->nheal; i++) {
+        if (!heal_listed(r, r->heal[i].model) || !r->heal[i].ranked) continue;
+        if ((int)r->heal[i].model != m) m = (int)r->heal[i].model, shown = 0;
+        if (shown++ < 2 && interval_reaches_none(s, r->heal[i].j, r->by_run)) used |= F_UNSURE;
+    }
     say_flag_legend(sc, used);
     if (r->ntop > 0 && unsure == r->ntop)
         say(sc, 0, "none is sure to help: every interval reaches no change (record the base again: compare --spread)");

@@ -178,15 +178,15 @@ def check(a, out):
                         ("run", r["run_time_lo"], r["run_time_hi"], r["run_time"], rt["run"])):
                     lo, hi, P = float(lo), float(hi), float(P)
                     cover.append((lo <= want <= hi, 100.0 * (hi - lo) / 2.0 / P, what))
-            if "(self" not in label:
-                for kind, P, want, lo, hi in (("steady", r["iter_time_mean"], rt["steady"], r.get("iter_time_lo", ""),
-                                               r.get("iter_time_hi", "")),
-                                              ("run", r["run_time"], rt["run"], r.get("run_time_lo", ""),
-                                               r.get("run_time_hi", ""))):
-                    points.append(dict(base=base, scenario=label, point=tp, kind=kind, predicted=float(P),
-                                       real=float(want), lo=lo, hi=hi))
             g_run = 8.0 if rb["run_spread"] > 5.0 else 5.0
             g_st = 8.0 if rb["steady_spread"] > 5.0 else 5.0
+            if "(self" not in label:
+                for kind, P, want, lo, hi, g in (("steady", r["iter_time_mean"], rt["steady"], r.get("iter_time_lo", ""),
+                                                  r.get("iter_time_hi", ""), g_st),
+                                                 ("run", r["run_time"], rt["run"], r.get("run_time_lo", ""),
+                                                  r.get("run_time_hi", ""), g_run)):
+                    points.append(dict(base=base, scenario=label, point=tp, kind=kind, predicted=float(P),
+                                       real=float(want), lo=lo, hi=hi, goal=g))
             preds.append((base, label, tp, e_run, e_st, g_run, g_st, float(r["run_change_pct"])))
         top = ranking.get("top") or []
         if top:

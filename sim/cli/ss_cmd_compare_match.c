@@ -349,7 +349,9 @@ static const char *spread_key(const cmp_row *r) { return r->r.text[2][0] ? r->r.
 static void spread_table(const cmp_table *t, const cmp_folders *f, FILE *out, int col, const char *what, int nuse,
                          double *spreads)
 {
-    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8;
+    /* a whole run is comparable only with one of as many iterations (as --match) */
+    const int len = col == cmp_run_column() ? cmp_rows_column() : -1;
+    int nsp = 0, left = 0, shown = 0, worst = -1, wname = 8, other_len = 0;
     char nm[SS_NAME_MAX + 24], worst_nm[SS_NAME_MAX] = "", left_txt[512] = "";
     for (int i = 0; i < t->n; i++) {
         if (!spread_row(f, i)) continue;
@@ -364,15 +366,20 @@ static void spread_table(const cmp_table *t, const cmp_folders *f, FILE *out, in
         int first = 1;
         for (int j = 0; j < i && first; j++) first = !spread_row(f, j) || strcmp(spread_key(&t->v[j]), spread_key(r));
         if (!first) continue;
-        int n = 0;
+        int n = 0, mixed = 0;
         double lo = INFINITY, hi = -INFINITY, sum = 0.0;
         for (int j = i; j < t->n; j++) {
             const cmp_row *q = &t->v[j];
             if (!spread_row(f, j) || strcmp(spread_key(q), spread_key(r)) || !isfinite(q->r.num[col])) continue;
+            mixed |= len >= 0 && q->r.num[len] != r->r.num[len];
             n++;
             sum += q->r.num[col];
             lo = q->r.num[col] < lo ? q->r.num[col] : lo;
             hi = q->r.num[col] > hi ? q->r.num[col] : hi;
+        }
+        if (n >= 2 && mixed) {
+            other_len++;
+            continue;
         }
         if (n < 2) {
             if (left++ < 6) { /* named, as many as fit */
@@ -399,7 +406,7 @@ static void spread_table(const cmp_table *t, const cmp_folders *f, FILE *out, in
             spreads[nsp++] = sp;
         }
     }
-    if (shown == 0 || nsp == 0)
+    if ((shown == 0 || nsp == 0) && other_len == 0)
         fprintf(out, "--spread: no prediction of the %s is in two of the results folders (scenarios are matched by "
                      "their labels: the same settings)\n", what);
     if (nsp > 0) {
@@ -412,6 +419,9 @@ static void spread_table(const cmp_table *t, const cmp_folders *f, FILE *out, in
     }
     if (left > 0)
         fprintf(out, "left out, in only one results folder (%d): %s%s\n", left, left_txt, left > 6 ? ", ..." : "");
+    if (other_len > 0)
+        fprintf(out, "left out, base runs of other lengths (%d scenario%s): their whole runs differ by the iterations "
+                     "they hold, not by chance\n", other_len, other_len == 1 ? "" : "s");
 }
 
 /* --spread: the spread tables of the mean iteration time and of the whole run's time

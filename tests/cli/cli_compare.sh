@@ -237,7 +237,7 @@ PY
 "$stallsim" gen -o "$work/c.h5" --gpus 3 --iterations 200 --seed 5 >/dev/null || fail "gen c"
 "$stallsim" compare "$work/w40" "$work/b/run/t.h5" "$work/c.h5" --warmup 40 --epoch 1 > "$work/two.txt" 2>/dev/null &&
   ! grep -q "each prediction against" "$work/two.txt" &&
-  grep -q "^no prediction errors: more than one real run follows the predictions (give one real run last, or --match" \
+  grep -q "^no prediction errors: a real run stands between the first input and the last (give one real run last and none between, or --match" \
     "$work/two.txt" && ok || fail "two real runs after the predictions: $(tail -3 "$work/two.txt")"
 
 # results.h5's /summary holds the columns of summary.csv, with NaN where a cell is empty
@@ -305,6 +305,7 @@ for part, col in ((parts[1], "iter_time_mean"), (parts[2], "run_time")):
     assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
 lines = {l.split()[0]: l for l in parts[1].splitlines() if l.startswith("m")}
 assert "W=8 P=2" in lines["m8.h5"] and "no such prediction among the inputs" in lines["m8.h5"], lines["m8.h5"]
+assert lines["m2.h5"].split()[6] == "yes", lines["m2.h5"]
 # (each loader also has its fs=0.5 row in the folder, which a real run's trace cannot show: marked)
 assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not in the mean) [+1 with fetch_scale, "
                                "compute_scale or heal]"), lines["m1.h5"]
@@ -337,6 +338,13 @@ mkdir -p "$work/elsewhere"
 (cd "$work/elsewhere" && "$stallsim" compare ../pres ../p2.h5 --match) > "$work/pmatch3.txt" 2>&1 &&
   grep -q "^p2.h5 *W=2 P=2 pw .*no such prediction among the inputs" "$work/pmatch3.txt" && ok ||
   fail "compare --match from another folder: $(cat "$work/pmatch3.txt")"
+# a 2-worker real run whose fetches took twice as long: far outside the W=2 prediction's
+# interval ("no" in both tables)
+"$stallsim" gen -o "$work/m2slow.h5" --gpus 2 --iterations 200 --workers 2 --seed 4 --fetch-mean 2.0 >/dev/null ||
+  fail "gen m2slow"
+"$stallsim" compare "$work/mres" "$work/m2slow.h5" --match > "$work/mslow.txt" 2>&1 &&
+  [ "$(grep -c "^m2slow.h5 .* -[0-9.]*% *no  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mslow.txt")" -eq 2 ] &&
+  ok || fail "compare --match, outside the interval: $(cat "$work/mslow.txt")"
 # a real run of another length: its whole run is not compared ("-"), its mean iteration time is
 "$stallsim" gen -o "$work/m2short.h5" --gpus 2 --iterations 150 --workers 2 --seed 4 >/dev/null || fail "gen m2short"
 "$stallsim" compare "$work/mres" "$work/m2short.h5" --match > "$work/mshort.txt" 2>&1 &&
@@ -419,6 +427,22 @@ for part, col, what in ((parts[1], "iter_time_mean", "mean iteration time"), (pa
     want = "over the 3 predictions median %.1f %%, largest %.1f %% (%s)" % (statistics.median(spreads.values()), spreads[worst], worst)
     assert want in summary, (col, want, summary)
     assert text[-1].startswith("left out, in only one results folder (1): pipe f=none s=none W=8 P=2 fs=1 cs=1 ("), text[-1]
+PY
+# base runs of other lengths (200 and 400 iterations): their whole runs differ by length, so
+# the whole run's table leaves them out and says why; the mean iteration time's keeps them
+for k in 6 7; do
+  "$stallsim" gen -o "$work/s$k.h5" --gpus 2 --iterations $(( (k - 5) * 200 )) --workers 2 --seed $k >/dev/null ||
+    fail "gen s$k"
+  printf '[trace]\npath = s%d.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, auto\n' $k > "$work/s$k.ini"
+  "$stallsim" run "$work/s$k.ini" --out "$work/sres$k" --quiet || fail "run s$k"
+done
+(cd "$work" && "$stallsim" compare sres6 sres7 --spread) > "$work/sp67.txt" || fail "compare --spread, other lengths"
+$py - "$work/sp67.txt" <<'PY' && ok || fail "compare --spread, other lengths: $(cat "$work/sp67.txt")"
+import sys
+parts = open(sys.argv[1]).read().split("the same scenarios from 2 results folders")
+assert len(parts) == 2 and parts[1].startswith(" (each from its own base run), mean iteration time:"), parts
+assert "left out, base runs of other lengths (3 scenarios): their whole runs differ by the iterations" in parts[1], parts[1]
+assert "no prediction of the whole run's time is in two" not in parts[1], parts[1]
 PY
 # base runs of different loaders (a 4-worker base beside a 2-worker one): said so, as a
 # spread across settings; none of that among the 2-worker bases above

@@ -47,6 +47,9 @@ for r in csv.DictReader(open(sys.argv[1])):
     want = "held-out" if r["dataset"] in HELD else "calibration" if r["dataset"] in CAL else "dev"
     if r["split"] != want:
         bad.append("%s marked %s" % (r["dataset"], r["split"]))
+    # each point's goal: 2 % for a baseline replay, 5 or 8 % for a prediction
+    if r["goal_pct"] not in (("2",) if r["scenario"] == "baseline replay" else ("5", "8")):
+        bad.append("%s %s %s: goal %s" % (r["dataset"], r["target"], r["kind"], r["goal_pct"]))
     if r["lo"] and not 0 < float(r["lo"]) <= float(r["hi"]):
         bad.append("%s %s: interval %s to %s" % (r["dataset"], r["target"], r["lo"], r["hi"]))
     splits.add((r["split"], r["kind"]))
@@ -56,6 +59,26 @@ print("\n".join(bad[:5]))
 sys.exit(1 if bad else 0)
 PY
 
+# the summary's "within its goal" counts, recounted from the points and their goals
+$py - "$pts" "$md" > "$work/goals" 2>&1 <<'PY' && ok || fail "within its goal: $(head -5 "$work/goals")"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+label = {"dev": "development", "calibration": "calibration", "held-out": "held out"}
+want = {}
+for r in rows:
+    what = "baseline replay" if r["scenario"] == "baseline replay" else "prediction"
+    key = (label[r["split"]], "%s (%s)" % (what, "steady state" if r["kind"] == "steady" else "whole run"))
+    n, met = want.get(key, (0, 0))
+    want[key] = (n + 1, met + (abs(float(r["error_pct"])) <= float(r["goal_pct"])))
+seen = 0
+for l in open(sys.argv[2]):
+    c = [x.strip() for x in l.strip().strip("|").split("|")]
+    if len(c) == 9 and (c[0], c[1]) in want:
+        n, met = want[(c[0], c[1])]
+        assert int(c[2]) == n and c[6] == "%d (%.0f %%)" % (met, 100.0 * met / n), (c, n, met)
+        seen += 1
+assert seen == len(want), (seen, sorted(want))
+PY
 # 3. VALIDATION.md quotes the summary table as generated
 awk '/^## Summary/ { s = 1; next } /^## / { s = 0 } s && /^\| (development|calibration|held out) \|/' "$md" > "$work/summary"
 [ "$(wc -l < "$work/summary")" -ge 6 ] && ok || fail "no summary rows in $md"
