@@ -279,8 +279,9 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
 #define INFO_PASSES_LISTED 10
 
 /* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum), the
- * epochs (*n), and the first INFO_PASSES_LISTED epochs' times as text (per, of size np). */
-static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np)
+ * epochs (*n), the first INFO_PASSES_LISTED epochs' times as text (per, of size np), and the
+ * time after the last pass's last row (*tail: its workers' shutdown; 0 without pass stops). */
+static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np, double *tail)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
@@ -294,7 +295,15 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
             u += (size_t)snprintf(per + u, np - u, "%s%.3f%s", e ? " " : "", p.between[e],
                                   e == 0 ? " (before the first)" : "");
     }
-    if (p.n > INFO_PASSES_LISTED && u < np) snprintf(per + u, np - u, " ... (%ld more)", p.n - INFO_PASSES_LISTED);
+    if (p.n > INFO_PASSES_LISTED && u < np)
+        u += (size_t)snprintf(per + u, np - u, " ... (%ld more)", p.n - INFO_PASSES_LISTED);
+    double last = -INFINITY, job = -INFINITY;
+    for (int g = 0; p.last_end && g < ss_trace_meta_of(t)->gpus; g++) {
+        last = fmax(last, p.last_end[g]);
+        job = fmax(job, p.last_end[g] + p.last_stop[g]);
+    }
+    *tail = p.last_end ? fmax(0.0, job - last) : 0.0;
+    if (p.last_end && u < np) snprintf(per + u, np - u, "; after the last: %.3f", *tail);
     *n = p.n;
     ss_passes_free(&p);
     return SS_OK;
@@ -389,10 +398,10 @@ static int info_main(int argc, char **argv)
         a.max_st_sum = a.max_st_all;
     }
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
-    double between = 0.0; /* the time between the epochs' passes (a bad /pass_start_time fails here) */
+    double between = 0.0, tail = 0.0; /* between the epochs' passes, after the last (a bad one fails) */
     long epochs = 0;
     char per_epoch[INFO_PASSES_LISTED * 32 + 64];
-    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch);
+    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch, &tail);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -428,7 +437,7 @@ static int info_main(int argc, char **argv)
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         /* the whole run: the rows and the time between the epochs' passes */
-        const double whole = a.max_it_all + between;
+        const double whole = a.max_it_all + between + tail;
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
         if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)

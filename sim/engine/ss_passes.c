@@ -14,7 +14,9 @@ void ss_passes_free(ss_passes *p)
     free(p->lead);
     free(p->first);
     free(p->stop);
-    p->between = p->lead = p->stop = NULL;
+    free(p->last_end);
+    free(p->last_stop);
+    p->between = p->lead = p->stop = p->last_end = p->last_stop = NULL;
     p->first = NULL;
     p->n = 0;
 }
@@ -101,13 +103,24 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
         out->lead[e] = m->pass_start ? fmin(lead, out->between[e]) : NAN;
         out->stop[e] = e > 0 && m->pass_stop ? fmin(m->pass_stop[(e - 1) * G + f], out->between[e] - out->lead[e]) : NAN;
     }
+    if (st == SS_OK && n > 0 && m->pass_stop) { /* after the last pass: its last row */
+        out->last_end = malloc((size_t)G * sizeof *out->last_end);
+        out->last_stop = malloc((size_t)G * sizeof *out->last_stop);
+        if (!out->last_end || !out->last_stop) st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
+        if (st == SS_OK) st = ss_trace_read_loop_columns(t, m->iterations - 1, 1, 0, G, buf, buf + G, buf + 2 * G);
+        for (int g = 0; st == SS_OK && g < G; g++) {
+            out->last_end[g] = buf[g] - buf[2 * G + g] + buf[G + g];
+            out->last_stop[g] = m->pass_stop[(n - 1) * G + g];
+        }
+    }
     free(buf);
     free(at);
     if (st != SS_OK) ss_passes_free(out);
     return st;
 }
 
-ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out)
+ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out,
+                         double *tail)
 {
     const ss_model_ops *ops = ss_model_get(s->model);
     const int scaled = p->has_starts && ops->lead_factors;
@@ -122,7 +135,14 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
         if (scaled) /* (no stop before the first epoch: NaN) */
             sum += (k[(e > 0) * G + p->first[e]] - 1.0) * (p->lead[e] + (isfinite(p->stop[e]) ? p->stop[e] : 0.0));
     }
+    /* after the last pass: each GPU's shutdown scaled as a later epoch's stop */
+    double last = -INFINITY, job = -INFINITY;
+    for (int g = 0; st == SS_OK && p->last_end && g < G; g++) {
+        last = fmax(last, p->last_end[g]);
+        job = fmax(job, p->last_end[g] + (scaled ? k[G + g] : 1.0) * p->last_stop[g]);
+    }
     free(k);
     *out = sum;
+    *tail = p->last_end && st == SS_OK ? fmax(0.0, job - last) : 0.0;
     return st;
 }

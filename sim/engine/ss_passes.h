@@ -20,6 +20,10 @@ typedef struct {
                       * (its workers' shutdown; NaN for epoch 0 and without pass stops) */
     int *first;      /* [n] that GPU */
     int has_starts;  /* the trace has /pass_start_time */
+    /* After the last pass (traces with /pass_stop_time; else NULL): each GPU's end of its last
+     * row (its ask plus its iteration) and its time in the next() that ended the last pass
+     * (its workers' shutdown), [gpus] each. The job ends as the last of end + stop. */
+    double *last_end, *last_stop;
 } ss_passes;
 
 /* Reads the epoch column, then each epoch's first and last rows. A /pass_start_time whose
@@ -29,7 +33,10 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out);
 void ss_passes_free(ss_passes *p);
 /* Scenario s's time between passes, summed over the epochs, in *out: each epoch's between
  * time with its lead and its stop scaled by s's model (ss_model_ops.lead_factors; 1 where
- * the model has none, or the trace no pass starts). SS_ENOMEM, or the model's error. */
-ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out);
+ * the model has none, or the trace no pass starts). In *tail the time after the last pass's
+ * last row: max(0, max_g(end_g + k_g stop_g) - max_g end_g), k_g the model's factors of a
+ * later epoch (0 without pass stops). SS_ENOMEM, or the model's error. */
+ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out,
+                         double *tail);
 
 #endif

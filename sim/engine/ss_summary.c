@@ -18,7 +18,8 @@ void ss_summary_free(ss_summary *s)
     free(s->read_stretch);
     free(s->delivery_factor);
     free(s->between);
-    s->between = NULL;
+    free(s->tail);
+    s->between = s->tail = NULL;
     free(s->cpu_fetch);
     free(s->cls);
     free(s->iter_lo);
@@ -180,7 +181,7 @@ double ss_summary_change_pct(const ss_summary *s, int j)
 double ss_summary_run_time(const ss_summary *s, int j)
 {
     if (!(s->p[j].run.rows > 0)) return NAN;
-    return s->p[j].run.time + (s->between ? s->between[j] : 0.0);
+    return s->p[j].run.time + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
 }
 
 double ss_summary_run_change_pct(const ss_summary *s, int j)

@@ -17,6 +17,8 @@ typedef struct {
     double *delivery_factor; /* [nsc] the largest factor on the GPUs' deliveries (CPU sharing), or NaN */
     double *between;      /* [nsc] each scenario's time between the epochs' passes, summed
                            * (ss_passes.h; NULL: none counted) */
+    double *tail;         /* [nsc] and after the last pass's last row: its workers' shutdown
+                           * (ss_passes.h; NULL: none counted) */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
@@ -66,8 +68,8 @@ int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its
- * iteration times summed with its time between the epochs' passes, in seconds (NaN
- * without rows); 100 * (that / the measured run's
+ * iteration times summed with its time between the epochs' passes and after the last, in
+ * seconds (NaN without rows); 100 * (that / the measured run's
  * - 1) (NaN for the measured row); the mean over its epochs of the time between passes
  * before each epoch and the largest stall of its first row (the epoch's start: the old
  * workers stopped, the loop's own work, the new ones started, and its first fetches). */

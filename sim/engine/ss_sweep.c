@@ -788,16 +788,18 @@ static void sweep_free(sweep *w)
     if (w->shared) ss_nodeslab_free(&w->ns); /* collective over the node */
 }
 
-/* Rank 0, after the gather: each scenario's time between the epochs' passes
- * (ss_passes.h), which the whole run's time counts. */
+/* Rank 0, after the gather: each scenario's time between the epochs' passes and after the
+ * last (ss_passes.h), which the whole run's time counts. */
 static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc, ss_summary *out)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
     if (st != SS_OK) return st;
     out->between = malloc((size_t)nsc * sizeof *out->between);
-    if (!out->between) st = ss_fail(SS_ENOMEM, "out of memory merging results");
-    for (int j = 0; st == SS_OK && j < nsc; j++) st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j]);
+    out->tail = malloc((size_t)nsc * sizeof *out->tail);
+    if (!out->between || !out->tail) st = ss_fail(SS_ENOMEM, "out of memory merging results");
+    for (int j = 0; st == SS_OK && j < nsc; j++)
+        st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j], &out->tail[j]);
     ss_passes_free(&p);
     return st;
 }

@@ -144,7 +144,13 @@ def check(trace, out, healed):
     res = h5py.File(out + "/results.h5", "r")
     def close(a, b, what):
         assert abs(a - b) <= 1e-9 * (1 + abs(b)), (what, a, b)
-    close(float(rows["measured"]["run_time"]), it.max(axis=1).sum() + sum(B), trace + ": measured run_time")
+    # after the last pass: each GPU's end of its last row, then its shutdown (the last stop);
+    # the job ends with the last of them
+    end = ts[-1] - st[-1] + it[-1]
+    def tail(k):
+        return max(0.0, max(end[g] + k(g) * pq[-1][g] for g in range(len(end))) - end.max())
+    close(float(rows["measured"]["run_time"]), it.max(axis=1).sum() + sum(B) + tail(lambda g: 1.0),
+          trace + ": measured run_time")
     for w, pw in (("auto", 0), (0, 0), (1, 0), (8, 0), (8, 1)):
         for heal in ([], [healed]):
             name = "pipeline_fetch-none_start-none_w-%s_p2_fs1_cs1%s%s" % (w, "_pw-true" if pw else "",
@@ -153,18 +159,18 @@ def check(trace, out, healed):
                 assert w == 0 and pw, name  # (no persistent_workers without workers: one scenario)
                 continue
             rows_time = res["scenarios/" + name + "/iteration_time"][:].sum()
-            want = rows_time
-            for e in range(len(first)):
-                g = G[e]
+            def kf(g, later):  # GPU g's factor in the first epoch or a later one
                 others = [k for k in range(len(Wt)) if k not in heal] if g in heal else None
                 wt = round(float(np.median([Wt[k] for k in others]))) if others else Wt[g]
                 ws = wt if w == "auto" else w
                 if w == "auto" and not others:
                     ws = Wt[g]
                 keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
-                k = (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and e > 0
-                     else 1.0 if trace_keeps and e > 0 else ws / wt)
-                want += B[e] + (k - 1) * (L[e] + S[e])
+                return (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and later
+                        else 1.0 if trace_keeps and later else ws / wt)
+            want = rows_time + tail(lambda g: kf(g, True))  # the last shutdown scales as a later stop
+            for e in range(len(first)):
+                want += B[e] + (kf(G[e], e > 0) - 1) * (L[e] + S[e])
             close(float(rows[name]["run_time"]), want, trace + ": " + name + " run_time")
     return rows, B, L, S
 rows, B, L, S = check(sys.argv[1], sys.argv[2], int(sys.argv[7]))
@@ -195,8 +201,13 @@ want = "between epochs: %.3f s over the %d epochs, %.1f%% of the whole run: " % 
 lines = open(sys.argv[3]).read().splitlines()
 at = [k for k, l in enumerate(lines) if l.startswith(want)]
 assert at, want
-# the next line lists each epoch's, the first's as the time before it
+# the next line lists each epoch's, the first's as the time before it, then the time after
+# the last (its workers' shutdown, from the pass stops)
+pq = f["pass_stop_time"][:]
+end = ts[-1] - st[-1] + it[-1]
+T = max(0.0, (end + pq[-1]).max() - end.max())
 want = "  per epoch (s): " + " ".join("%.3f%s" % (b, " (before the first)" if e == 0 else "") for e, b in enumerate(each))
+want += "; after the last: %.3f" % T
 assert lines[at[0] + 1] == want, (lines[at[0] + 1], want)
 PY
 
