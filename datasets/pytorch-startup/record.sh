@@ -1,42 +1,9 @@
 #!/usr/bin/env bash
-# record.sh - records the held-out runs of datasets/pytorch-startup (scripts/workloads/pytorch_startup.py), waiting for a quiet machine before each.
+# record.sh - records the held-out runs of datasets/pytorch-startup: scripts/validation/record_startup.sh with the workload's defaults.
 # Run from the repository root after scripts/setup.sh: datasets/pytorch-startup/record.sh [POINT...]
-# Each point twice (a, b; REPS="c d" for further runs); raw record files go to $RAW (default /tmp/pytorch-startup-raw, not committed), the
-# imported traces to datasets/pytorch-startup/<point>-<a|b>.h5, one line per run to record.log.
-set -u
-cd "$(dirname "$0")/../.."
-out=datasets/pytorch-startup
-raw=${RAW:-/tmp/pytorch-startup-raw}
-log=$out/record.log
-py=/usr/bin/python3
-args_of() {
-  case $1 in
-    w0) echo "--workers 0" ;;
-    w1) echo "--workers 1" ;;
-    w2) echo "--workers 2" ;;
-    w3) echo "--workers 3" ;;
-    w2-pers) echo "--workers 2 --persistent" ;;
-    w2-fork) echo "--workers 2 --start fork" ;;
-    w2-long) echo "--workers 2 --epochs 2 --batches 400" ;;
-    w2-slow1) echo "--workers 2 --slow-rank 1 --slow-factor 3" ;;
-    *) echo "record.sh: unknown point $1" >&2; return 1 ;;
-  esac
-}
-points=${*:-w1 w2 w3 w2-pers w0 w2-fork w2-slow1 w2-long}
-for p in $points; do
-  a=$(args_of "$p") || exit 2
-  for rep in ${REPS:-a b}; do
-    waited=0
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    while awk "BEGIN{exit !($load > 1.5)}" && [ $waited -lt 600 ]; do
-      sleep 60; waited=$((waited + 60)); load=$(cut -d' ' -f1 /proc/loadavg)
-    done
-    busy=$(awk "BEGIN{print ($load > 1.5) ? \"UNDER LOAD\" : \"quiet\"}")
-    rm -rf "$raw/$p-$rep"
-    t0=$(date -u +%FT%TZ)
-    msg=$($py scripts/workloads/pytorch_startup.py $a --out "$raw/$p-$rep/run" 2>&1 | grep '^pytorch_startup:')
-    build/stallsim import pytorch "$raw/$p-$rep/run" -o "$out/$p-$rep.h5" >/dev/null || { echo "import $p-$rep failed" >&2; exit 1; }
-    end_load=$(cut -d' ' -f1 /proc/loadavg)
-    echo "$t0 $p-$rep load-before=$load ($busy, waited ${waited}s) load-after=$end_load args: $a | $msg" | tee -a "$log"
-  done
-done
+# The workload's defaults: spawned workers that burn 300 ms each at start, batch 8, 4 ms storage, 15 ms step, 3 epochs x 100
+# batches. Points by default: w1 w2 w3 w2-pers w0 w2-fork w2-slow1 w2-long. This set waited for a load of at most 1.5,
+# checking every 60 s.
+[ $# -gt 0 ] || set -- w1 w2 w3 w2-pers w0 w2-fork w2-slow1 w2-long
+LOAD_MAX=${LOAD_MAX:-1.5} WAIT_STEP=${WAIT_STEP:-60} \
+  exec "$(dirname "$0")/../../scripts/validation/record_startup.sh" datasets/pytorch-startup "" "$@"

@@ -4,11 +4,12 @@
 #   scripts/validation/record_startup.sh DIR "COMMON ARGS" [POINT...]
 # DIR: the dataset folder (datasets/pytorch-startup-b); COMMON ARGS: the workload's arguments for every run
 # (--init-ms, --batch, --storage-ms, --step-ms, --epochs, --batches). POINTs (default: all) are w0 w1 w2 w3 w2-pers
-# w2-long w2-slow1, each recorded twice (runs a and b; REPS="c d" for more). The raw record files go to
+# w2-long w2-slow1 (and w2-fork, asked by name), each recorded twice (runs a and b; REPS="c d" for more). The raw record files go to
 # $RAW (default /tmp/<folder name>-raw), the imported traces to DIR/<point>-<rep>.h5, one line per run to
-# DIR/record.log. Before each run the 1-minute load average must be at most 1.0 (else sleep 20 s, up to 600 s).
+# DIR/record.log. Before each run the 1-minute load average must be at most $LOAD_MAX (default 1.0; else sleep
+# $WAIT_STEP s, default 20, and check again, up to 600 s).
 set -u
-[ $# -ge 2 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 out=$1
 common=$2
@@ -24,6 +25,7 @@ args_of() {
     w2) echo "--workers 2" ;;
     w3) echo "--workers 3" ;;
     w2-pers) echo "--workers 2 --persistent" ;;
+    w2-fork) echo "--workers 2 --start fork" ;;
     w2-long) echo "--workers 2 --epochs 2 --batches 300" ;;
     w2-slow1) echo "--workers 2 --slow-rank 1 --slow-factor 3" ;;
     *) echo "record_startup.sh: unknown point $1" >&2; return 1 ;;
@@ -35,10 +37,10 @@ for p in $points; do
   for rep in ${REPS:-a b}; do
     waited=0
     load=$(cut -d' ' -f1 /proc/loadavg)
-    while awk "BEGIN{exit !($load > 1.0)}" && [ $waited -lt 600 ]; do
-      sleep 20; waited=$((waited + 20)); load=$(cut -d' ' -f1 /proc/loadavg)
+    while awk "BEGIN{exit !($load > ${LOAD_MAX:-1.0})}" && [ $waited -lt 600 ]; do
+      sleep "${WAIT_STEP:-20}"; waited=$((waited + ${WAIT_STEP:-20})); load=$(cut -d' ' -f1 /proc/loadavg)
     done
-    busy=$(awk "BEGIN{print ($load > 1.0) ? \"UNDER LOAD\" : \"quiet\"}")
+    busy=$(awk "BEGIN{print ($load > ${LOAD_MAX:-1.0}) ? \"UNDER LOAD\" : \"quiet\"}")
     rm -rf "$raw/$p-$rep"
     t0=$(date -u +%FT%TZ)
     msg=$($py scripts/workloads/pytorch_startup.py $common $a --out "$raw/$p-$rep/run" 2>&1 | grep '^pytorch_startup:')
