@@ -74,8 +74,21 @@ line=$("$stallsim" info "$work/slow.h5" | grep '^level change:')
 from=$(sed -n 's/.*from epoch 0 step \([0-9]*\) to.*/\1/p' <<<"$line")
 to=$(sed -n 's/.*to epoch 0 step \([0-9]*\) (.*/\1/p' <<<"$line")
 ratio=$(sed -n 's/.* took \([0-9.]*\)x the rest.*/\1/p' <<<"$line")
-[ -n "$from" ] && [ "$from" -ge 90 ] && [ "$from" -le 111 ] && [ "$to" -ge 139 ] && [ "$to" -le 160 ] && ok ||
-  fail "info's level change is not at steps 100 to 149: '$line'"
+# (a real job: where other work on the machine slowed the steps after 149 too, the stretch may
+# reach on over them, but only as far as the trace's own steps stayed at the slow level)
+slow_until=$($py - "$work/slow.h5" <<'PY'
+import sys, h5py, numpy as np
+it = h5py.File(sys.argv[1], "r")["timeline/iteration_time"][:].max(axis=1)
+rest = np.median(np.r_[it[11:100], it[150:]])
+mid = (rest + np.median(it[100:150])) / 2
+k = 150  # the last step from 150 on whose block of 10 (it and the next 9) ran at the slow level
+while k + 10 <= len(it) and np.median(it[k:k + 10]) > mid:
+    k += 10
+print(k + 10)
+PY
+)
+[ -n "$from" ] && [ "$from" -ge 90 ] && [ "$from" -le 111 ] && [ "$to" -ge 139 ] && [ "$to" -le "${slow_until:-160}" ] && ok ||
+  fail "info's level change is not at steps 100 to 149 (nor as far as the steps stayed slow, $slow_until): '$line'"
 awk -v r="${ratio:-0}" 'BEGIN { exit !(r > 1.3 && r < 2.2) }' && ok || fail "the slow stretch's ratio '$ratio'"
 sed "s|$work/hog|$work/slow|" "$work/hog.ini" >"$work/slow.ini"
 "$stallsim" run "$work/slow.ini" 2>&1 | grep -qE '^level change: epoch 0 step [0-9]+ to epoch 0 step [0-9]+ ran [0-9.]+x the rest' &&
@@ -86,8 +99,8 @@ sed "s|$work/hog|$work/slow|" "$work/hog.ini" >"$work/slow.ini"
 "$stallsim" run "$work/slow.ini" --json 2>/dev/null | $py -c '
 import json, sys
 d = json.load(sys.stdin)["findings"]["level_change"]
-assert d["epoch_from"] == 0 and 90 <= d["step_from"] <= 111 and 139 <= d["step_to"] <= 160, d
-assert 1.3 < d["level"] / d["rest"] < 2.2, d' && ok || fail "run --json's findings.level_change"
+assert d["epoch_from"] == 0 and 90 <= d["step_from"] <= 111 and 139 <= d["step_to"] <= int(sys.argv[1]), d
+assert 1.3 < d["level"] / d["rest"] < 2.2, d' "${slow_until:-160}" && ok || fail "run --json's findings.level_change"
 
 # 3. the rule on hand-made traces: flat noise is not flagged; a step up at row 300 of 400 is
 for kind in flat step; do
