@@ -945,6 +945,9 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     }
 }
 
+/* The ranked heals per model that the short answer's "GPUs to fix first" line shows */
+#define HEAL_SHOWN 2
+
 /* The flags of ranked cut k, and the bits of the legend they need. */
 enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32, F_UNSURE = 64, F_NFLAGS = 7 };
 
@@ -1048,12 +1051,12 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         const int pad = wlab - ucols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
-    /* "GPUs to fix first" shows the first two ranked heals of a listed model, flagged unsure
+    /* "GPUs to fix first" shows the first HEAL_SHOWN ranked heals of a listed model, flagged unsure
      * as the cuts are: the legend covers them too */
     for (int i = 0, shown = 0, m = -1; i < r->nheal; i++) {
         if (!heal_listed(r, r->heal[i].model) || !r->heal[i].ranked) continue;
         if ((int)r->heal[i].model != m) m = (int)r->heal[i].model, shown = 0;
-        if (shown++ < 2 && interval_reaches_none(s, r->heal[i].j, r->by_run)) used |= F_UNSURE;
+        if (shown++ < HEAL_SHOWN && interval_reaches_none(s, r->heal[i].j, r->by_run)) used |= F_UNSURE;
     }
     say_flag_legend(sc, used);
     if (r->ntop > 0 && unsure == r->ntop)
@@ -1094,13 +1097,13 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
         int n = 0, within = 0;
         for (; i < r->nheal && r->heal[i].model == m; i++) {
             if (!r->heal[i].ranked) within++;
-            else if (n++ < 2 && u < sizeof out)
+            else if (n++ < HEAL_SHOWN && u < sizeof out)
                 u += (size_t)snprintf(out + u, sizeof out - u, "%s GPU %d %+.1f%%%s (%.3g s/epoch)", n > 1 ? ";" : "",
                                       r->heal[i].gpu, -r->heal[i].gain_pct,
                                       interval_reaches_none(s, r->heal[i].j, r->by_run) ? " unsure" : "",
                                       r->heal[i].gain_s_epoch);
         }
-        if (n > 2 && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - 2);
+        if (n > HEAL_SHOWN && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - HEAL_SHOWN);
         /* the floor: the model's baseline error or SS_RANK_MIN_PCT, the larger */
         const double fl = r->error_pct[m] > SS_RANK_MIN_PCT ? r->error_pct[m] : SS_RANK_MIN_PCT;
         if (n == 0 && u < sizeof out)

@@ -44,6 +44,8 @@ PHASES = (("", "The grid from its one base trace (`pytorch-grid`)"),
           ("--twofaults", "Two faults on one job (`pytorch-twofaults`)"),
           ("--twoslow", "Two slow ranks (`pytorch-twoslow`)"),
           ("--disk", "Real files from a local disk (`pytorch-disk`)"))
+# each grid's base setting, recorded three times (its run-to-run spread)
+BASE_RUNS = ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2")
 COLUMNS = ["dataset", "base", "target", "scenario", "kind", "predicted", "real", "error_pct", "lo", "hi", "split",
            "goal_pct"]
 
@@ -175,9 +177,6 @@ def phases(a, tmp, md, points):
             points.append(row(d, b, t, s, k, pred, real))
 
 
-BASE_RUNS = ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2")
-
-
 def summary(points):
     """The summary table's lines from the points."""
     def stats(rows):
@@ -246,7 +245,7 @@ def repeats(points):
              "|---|---|---|---|---|---|---|"]
     floors = {}
     for d in sorted({k[0] for k in real if k[0].startswith("pytorch-grid")}):
-        v = [real.get((d, b)) for b in ("w2-x1-p2", "w2-x1-p2-rep1", "w2-x1-p2-rep2")]
+        v = [real.get((d, b)) for b in BASE_RUNS]
         if None in v:
             continue
         m = statistics.mean(v)

@@ -30,18 +30,16 @@ static int same_numbers(const cmp_row *a, const cmp_row *b)
     return 1;
 }
 
-/* The mean iteration time's index in a results row's num[], or -1 */
-static int column_index(const char *name)
+int cmp_column(const char *name)
 {
     int nc;
     const ss_column *cols = ss_columns(&nc), *c = ss_column_find(name);
     return c && c - cols < SS_RESULTS_MAX_COLUMNS ? (int)(c - cols) : -1;
 }
 
-int cmp_column(const char *name) { return column_index(name); }
-int cmp_iter_column(void) { return column_index("iter_time_mean"); }
-int cmp_run_column(void) { return column_index("run_time"); }
-int cmp_rows_column(void) { return column_index("iterations"); }
+int cmp_iter_column(void) { return cmp_column("iter_time_mean"); }
+int cmp_run_column(void) { return cmp_column("run_time"); }
+int cmp_rows_column(void) { return cmp_column("iterations"); }
 
 /* The numeric compare columns (ss_columns.h, SS_COLF_COMPARE), iterations first. */
 static int compare_columns(const ss_column **out, int *index)

@@ -297,12 +297,7 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
     }
     if (p.n > INFO_PASSES_LISTED && u < np)
         u += (size_t)snprintf(per + u, np - u, " ... (%ld more)", p.n - INFO_PASSES_LISTED);
-    double last = -INFINITY, job = -INFINITY;
-    for (int g = 0; p.last_end && g < ss_trace_meta_of(t)->gpus; g++) {
-        last = fmax(last, p.last_end[g]);
-        job = fmax(job, p.last_end[g] + p.last_stop[g]);
-    }
-    *tail = p.last_end ? fmax(0.0, job - last) : 0.0;
+    *tail = ss_passes_tail(&p, NULL);
     if (p.last_end && u < np) snprintf(per + u, np - u, "; after the last: %.3f", *tail);
     *n = p.n;
     ss_passes_free(&p);

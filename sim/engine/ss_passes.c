@@ -71,6 +71,7 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
                        "per epoch, in the timeline's order)", ss_trace_path(t), m->passes, n);
     }
     out->n = n;
+    out->gpus = G;
     out->has_starts = m->pass_start != NULL;
     out->between = malloc((size_t)n * sizeof *out->between);
     out->lead = malloc((size_t)n * sizeof *out->lead);
@@ -136,13 +137,19 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
             sum += (k[(e > 0) * G + p->first[e]] - 1.0) * (p->lead[e] + (isfinite(p->stop[e]) ? p->stop[e] : 0.0));
     }
     /* after the last pass: each GPU's shutdown scaled as a later epoch's stop */
-    double last = -INFINITY, job = -INFINITY;
-    for (int g = 0; st == SS_OK && p->last_end && g < G; g++) {
-        last = fmax(last, p->last_end[g]);
-        job = fmax(job, p->last_end[g] + (scaled ? k[G + g] : 1.0) * p->last_stop[g]);
-    }
+    *tail = st == SS_OK ? ss_passes_tail(p, scaled ? k + G : NULL) : 0.0;
     free(k);
     *out = sum;
-    *tail = p->last_end && st == SS_OK ? fmax(0.0, job - last) : 0.0;
     return st;
+}
+
+double ss_passes_tail(const ss_passes *p, const double *k)
+{
+    if (!p->last_end) return 0.0;
+    double last = -INFINITY, job = -INFINITY;
+    for (int g = 0; g < p->gpus; g++) {
+        last = fmax(last, p->last_end[g]);
+        job = fmax(job, p->last_end[g] + (k ? k[g] : 1.0) * p->last_stop[g]);
+    }
+    return fmax(0.0, job - last);
 }

@@ -24,6 +24,7 @@ typedef struct {
      * row (its ask plus its iteration) and its time in the next() that ended the last pass
      * (its workers' shutdown), [gpus] each. The job ends as the last of end + stop. */
     double *last_end, *last_stop;
+    int gpus;        /* the trace's GPUs */
 } ss_passes;
 
 /* Reads the epoch column, then each epoch's first and last rows. A /pass_start_time whose
@@ -38,5 +39,8 @@ void ss_passes_free(ss_passes *p);
  * later epoch (0 without pass stops). SS_ENOMEM, or the model's error. */
 ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out,
                          double *tail);
+/* The time after the last pass's last row with each GPU's last stop times k[g] (k NULL: as
+ * measured): max(0, max_g(end_g + k_g stop_g) - max_g end_g); 0 without pass stops. */
+double ss_passes_tail(const ss_passes *p, const double *k);
 
 #endif

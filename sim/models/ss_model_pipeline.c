@@ -254,8 +254,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
 }
 
 /* The median of v[0..gpus) over the GPUs not in h, to the nearest whole number: a healed
- * GPU's workers (or prefetch factor). v holds 2 gpus doubles (the second half scratch). */
-static int median_workers(double *v, int gpus, const ss_healset *h)
+ * GPU's workers or prefetch factor. v holds 2 gpus doubles (the second half scratch). */
+static int median_rounded(double *v, int gpus, const ss_healset *h)
 {
     return (int)floor(ss_median_unhealed(v, gpus, h, v + gpus) + 0.5);
 }
@@ -285,9 +285,9 @@ static ss_status heal_loaders(pipe_state *st, ssp_params *p, int gpus)
     const ss_healset *h = &st->heals;
     if (gpus > 1) {
         for (int g = 0; g < gpus; g++) v[g] = st->wg[g];
-        const int w = median_workers(v, gpus, h);
+        const int w = median_rounded(v, gpus, h);
         for (int g = 0; g < gpus; g++) v[g] = st->pg[g];
-        const int pf = median_workers(v, gpus, h);
+        const int pf = median_rounded(v, gpus, h);
         for (int g = 0; g < gpus; g++)
             if (ss_healset_has(h, g)) st->wg[g] = w, st->pg[g] = pf;
         double *arr[3] = {st->gg, st->rg, st->dg};
@@ -342,7 +342,7 @@ static ss_status first_round_init(pipe_state *st, const int *trace_w, int gpus)
     }
     for (int g = 0; g < gpus; g++) v[g] = trace_w[g] > 1 ? trace_w[g] : 1;
     /* a healed GPU's measured starts are the others' (pipe_replay): so is its round */
-    const double healed = st->heals.n > 0 && gpus > 1 ? median_workers(v, gpus, &st->heals) : 0;
+    const double healed = st->heals.n > 0 && gpus > 1 ? median_rounded(v, gpus, &st->heals) : 0;
     for (int g = 0; g < gpus; g++) {
         st->trace_round[g] = ss_healset_has(&st->heals, g) && healed >= 1 ? (int)healed : (int)v[g];
         const long w = st->ps.ld[g].workers;
@@ -369,7 +369,7 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
     for (int g = 0; g < gpus; g++) t[g] = trace_w[g];
     /* a healed GPU asks as the others do (its first ask is their median): so are its workers */
     if (st->heals.n > 0 && gpus > 1) {
-        const double med = median_workers(t, gpus, &st->heals);
+        const double med = median_rounded(t, gpus, &st->heals);
         for (int g = 0; g < gpus; g++)
             if (ss_healset_has(&st->heals, g)) t[g] = med;
     }
@@ -410,9 +410,9 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
         double *v = malloc(2 * (size_t)G * sizeof *v);
         if (!v) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         for (int g = 0; g < G; g++) v[g] = m->loader_workers[g];
-        t_healed = median_workers(v, G, &s->heal);
+        t_healed = median_rounded(v, G, &s->heal);
         for (int g = 0; g < G; g++) v[g] = ssp_loader_of(p, g).workers;
-        w_healed = median_workers(v, G, &s->heal);
+        w_healed = median_rounded(v, G, &s->heal);
         free(v);
     }
     const int trace_keeps = m->persistent_workers == 1;
