@@ -1,6 +1,6 @@
-"""pytorch_startup.py - a 2-rank DDP workload whose DataLoader workers take long to start at every epoch, for stallsim's epoch-start model (datasets/pytorch-startup).
+"""pytorch_startup.py - a DDP workload (2 ranks unless --ranks) whose DataLoader workers take long to start at every epoch, for stallsim's epoch-start model (datasets/pytorch-startup).
 
-2 ranks via torch.multiprocessing.spawn, DDP (gloo, CPU), torch.set_num_threads(1) in
+--ranks ranks (default 2) via torch.multiprocessing.spawn, DDP (gloo, CPU), torch.set_num_threads(1) in
 every rank and worker. A map-style dataset whose __getitem__ waits --storage-ms (default
 4 ms; x --slow-factor on --slow-rank) as emulated storage, then does light numpy work (a
 seeded 16x16 matrix, its row norms and a small product, about 0.1 ms); batch 8; a
@@ -12,7 +12,7 @@ The loader: --workers W (0: the loop fetches itself), multiprocessing_context --
 (spawn by default: each worker imports torch and unpickles the dataset before its first
 fetch; fork: a fork), --persistent (persistent_workers=True), and a worker_init_fn that
 burns --init-ms of the worker's CPU (default 300 ms), so that starting the workers is
-CPU-bound: 2 ranks x W workers share the machine's cores at every epoch's start.
+CPU-bound: the ranks' W workers each share the machine's cores at every epoch's start.
 
 The DataLoader is wrapped with scripts/stallsim_record.py, so each run writes
 PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
@@ -46,7 +46,6 @@ import torch.utils.data as tud
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import stallsim_record  # noqa: E402
 
-WORLD = 2
 FEATURES = 32
 CLASSES = 4
 
@@ -100,11 +99,11 @@ class TinyMLP(nn.Module):
 def rank_main(rank, a):
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=WORLD)
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=a.ranks)
     rec = stallsim_record.Recorder(a.out)  # after init_process_group
     wait_s = a.storage_ms / 1000.0 * (a.slow_factor if rank == a.slow_rank else 1.0)
-    ds = EmulatedStorage(a.batches * a.batch * WORLD, wait_s)
-    sampler = tud.distributed.DistributedSampler(ds, num_replicas=WORLD, rank=rank, shuffle=True, seed=11)
+    ds = EmulatedStorage(a.batches * a.batch * a.ranks, wait_s)
+    sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.ranks, rank=rank, shuffle=True, seed=11)
     kw = {}
     if a.workers > 0:
         kw = dict(multiprocessing_context=a.start, persistent_workers=a.persistent,
@@ -135,7 +134,7 @@ def rank_main(rank, a):
     dist.barrier()
     if rank == 0:
         print("pytorch_startup: %d ranks, %d workers (%s%s), init %g ms, %d epochs x %d batches: %d steps in %.3f s;"
-              " epochs %s s" % (WORLD, a.workers, a.start, ", persistent" if a.persistent else "", a.init_ms,
+              " epochs %s s" % (a.ranks, a.workers, a.start, ", persistent" if a.persistent else "", a.init_ms,
                                 a.epochs, a.batches, steps, wall, " ".join("%.3f" % w for w in epoch_walls)),
               flush=True)
     dist.destroy_process_group()
@@ -151,6 +150,7 @@ def free_port():
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--ranks", type=int, default=2, help="DDP ranks (processes)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--start", choices=("spawn", "fork"), default="spawn", help="the workers' multiprocessing_context")
     p.add_argument("--persistent", action="store_true", help="persistent_workers=True")
@@ -168,7 +168,7 @@ def main():
     if a.port == 0:
         a.port = free_port()
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    mp.spawn(rank_main, args=(a,), nprocs=WORLD, join=True)
+    mp.spawn(rank_main, args=(a,), nprocs=a.ranks, join=True)
 
 
 if __name__ == "__main__":

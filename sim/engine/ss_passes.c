@@ -126,18 +126,22 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
     const ss_model_ops *ops = ss_model_get(s->model);
     const int scaled = p->has_starts && ops->lead_factors;
     const int G = m->gpus;
-    double *k = scaled ? malloc(2 * (size_t)G * sizeof *k) : NULL; /* the first epoch's factors, the later ones' */
+    /* the first epoch's factors on the leads [G] and the stops [G], then a later one's */
+    double *k = scaled ? malloc(4 * (size_t)G * sizeof *k) : NULL;
     ss_status st = scaled && !k ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name) : SS_OK;
     if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 1, k);
-    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 0, k + G);
+    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 0, k + 2 * G);
     double sum = 0.0;
     for (long e = 0; st == SS_OK && e < p->n; e++) {
         sum += p->between[e];
-        if (scaled) /* (no stop before the first epoch: NaN) */
-            sum += (k[(e > 0) * G + p->first[e]] - 1.0) * (p->lead[e] + (isfinite(p->stop[e]) ? p->stop[e] : 0.0));
+        if (!scaled) continue;
+        const double *ke = k + (e > 0) * 2 * G;
+        const int f = p->first[e];
+        sum += (ke[f] - 1.0) * p->lead[e];
+        if (isfinite(p->stop[e])) sum += (ke[G + f] - 1.0) * p->stop[e]; /* (none before the first epoch) */
     }
     /* after the last pass: each GPU's shutdown scaled as a later epoch's stop */
-    *tail = st == SS_OK ? ss_passes_tail(p, scaled ? k + G : NULL) : 0.0;
+    *tail = st == SS_OK ? ss_passes_tail(p, scaled ? k + 3 * G : NULL) : 0.0;
     free(k);
     *out = sum;
     return st;

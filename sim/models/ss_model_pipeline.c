@@ -391,43 +391,80 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
     return SS_OK;
 }
 
-/* Between passes (MODELS-pipeline.md, "Between passes"): iter(loader) starts the workers
- * one after another before the loop asks for the epoch's first batch, so GPU g's time from
- * its iter(loader) to that ask scales with the workers it starts: W' / W. None where the
- * scenario loads synchronously, or keeps its workers from the epoch before where the trace
- * started them anew; as measured where the trace's GPU loaded synchronously (nothing tells
- * what starting workers costs) or kept its workers too. The same factor scales its
- * shutdown of the epoch before. A healed GPU's workers, in the trace and in the scenario,
- * are the others' medians, computed once for every GPU. */
+/* The start-up factor beta of each GPU g's pool of cores, in k[g] (MODELS-pipeline.md, "An
+ * epoch's start"): the workers of every GPU of a pool start, and stop, together and share
+ * its cores, so N of them on C cores take max(1, N / C) times as long as one alone; N1 sums
+ * w1 (the scenario's workers) over the pool's GPUs, N0 sums w0 (the trace's). 1 for every
+ * GPU without the trace's pools (sh NULL or of other GPUs) or with the rule ablated. */
+static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w0, int gpus, double *k)
+{
+    for (int g = 0; g < gpus; g++) k[g] = 1.0;
+    if (!sh || sh->gpus != gpus || !w0 || ssp_off(SSP_RULE_BOOT_FACTOR)) return SS_OK;
+    const int pools = sh->pools;
+    double *n = calloc(2 * (size_t)pools, sizeof *n); /* per pool: the scenario's, the trace's workers */
+    if (!n) return ss_fail(SS_ENOMEM, "out of memory for the workers' start-up factors");
+    for (int g = 0; g < gpus; g++) {
+        n[sh->pool_of[g]] += w1[g];
+        n[pools + sh->pool_of[g]] += w0[g];
+    }
+    for (int g = 0; g < gpus; g++) {
+        const int p = sh->pool_of[g];
+        const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n[p] / c, b = n[pools + p] / c;
+        k[g] = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
+    }
+    free(n);
+    return SS_OK;
+}
+
+/* Between passes (MODELS-pipeline.md, "Between passes"): per GPU, k[g] on its time from
+ * iter(loader) to its first ask and k[G + g] on its shutdown of the pass before.
+ * iter(loader) starts the workers one after another, so the lead scales with the workers
+ * the GPU starts: W' / W. The last next() of a pass signals every worker at once and then
+ * joins them, so they stop together, sharing their pool's cores: the stop scales by the
+ * pool's start-up factor beta (pool_factors). Both are 0 where the scenario loads
+ * synchronously, or keeps its workers from the epoch before where the trace started them
+ * anew; as measured where the trace's GPU loaded synchronously (nothing tells what its
+ * workers cost) or kept its workers too. A healed GPU's workers, in the trace and in the
+ * scenario, are the others' medians, computed once for every GPU. */
 static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m, int first, double *k)
 {
     const int G = m->gpus;
-    for (int g = 0; g < G; g++) k[g] = 1.0;
+    for (int g = 0; g < 2 * G; g++) k[g] = 1.0;
     if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers) return SS_OK;
     const ssp_params *p = ssp_params_of(s);
+    double *v = malloc(2 * (size_t)G * sizeof *v), *beta = v + G;
+    if (!v) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     double t_healed = 0.0, w_healed = 0.0; /* the others' median workers, in the trace and in the scenario */
     if (s->heal.n > 0 && G > 1) {
-        double *v = malloc(2 * (size_t)G * sizeof *v);
-        if (!v) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         for (int g = 0; g < G; g++) v[g] = m->loader_workers[g];
         t_healed = median_rounded(v, G, &s->heal);
         for (int g = 0; g < G; g++) v[g] = ssp_loader_of(p, g).workers;
         w_healed = median_rounded(v, G, &s->heal);
-        free(v);
     }
+    for (int g = 0; g < G; g++)
+        v[g] = ss_healset_has(&s->heal, g) && G > 1 ? w_healed : ssp_loader_of(p, g).workers;
+    ss_status st = pool_factors(p->pools, v, p->trace_workers_gpu, G, beta);
     const int trace_keeps = m->persistent_workers == 1;
     const int persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
     const int keeps = persistent == SS_PERSIST_AUTO ? trace_keeps : persistent == 1;
-    for (int g = 0; g < G; g++) {
+    for (int g = 0; st == SS_OK && g < G; g++) {
         const int healed = ss_healset_has(&s->heal, g) && G > 1;
-        const double t = healed ? t_healed : m->loader_workers[g], w = healed ? w_healed : ssp_loader_of(p, g).workers;
-        if (t < 1) k[g] = 1.0;
-        else if (w == 0) k[g] = 0.0;
-        else if (!first && keeps) k[g] = trace_keeps ? 1.0 : 0.0;
-        else if (!first && trace_keeps) k[g] = 1.0; /* its later leads started no workers: nothing to scale */
-        else k[g] = w / t;
+        const double t = healed ? t_healed : m->loader_workers[g], w = v[g];
+        double lead = 1.0, stop = 1.0; /* as measured where the trace loaded synchronously */
+        if (t >= 1) {
+            if (w == 0) lead = stop = 0.0;
+            else if (!first && keeps) lead = stop = trace_keeps ? 1.0 : 0.0;
+            else if (!first && trace_keeps) lead = stop = 1.0; /* its later passes started no workers */
+            else {
+                lead = w / t;
+                stop = beta[g];
+            }
+        }
+        k[g] = lead;
+        k[G + g] = stop;
     }
-    return SS_OK;
+    free(v);
+    return st;
 }
 
 /* An epoch's start (MODELS-pipeline.md, "An epoch's start"): after ssp_init and
@@ -451,31 +488,22 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->ask0 = st->boot + G;
     st->boot_start = st->boot + 2 * G;
     st->ask1 = st->boot + 3 * G;
-    const ss_share *sh = st->ps.p.pools && st->ps.p.pools->gpus == gpus ? st->ps.p.pools : NULL;
-    const int pools = sh ? sh->pools : 0;
-    double *n1 = pools ? calloc(2 * (size_t)pools, sizeof *n1) : NULL; /* per pool: the scenario's, the trace's workers */
-    if (pools && !n1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    for (int g = 0; sh && g < gpus; g++) {
-        n1[sh->pool_of[g]] += st->ps.ld[g].workers;
-        n1[pools + sh->pool_of[g]] += trace_w[g];
-    }
+    double *w1 = malloc((size_t)gpus * sizeof *w1);
+    if (!w1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    for (int g = 0; g < gpus; g++) w1[g] = st->ps.ld[g].workers;
+    rc = pool_factors(st->ps.p.pools, w1, trace_w, gpus, st->boot);
+    free(w1);
+    if (rc != SS_OK) return rc;
     int change = st->persistent == 1 || st->ask_scale != NULL;
     long rows = 0;
     for (int g = 0; g < gpus; g++) {
         const long w = st->ps.ld[g].workers;
         st->boots[g] = !(w == 0 && trace_w[g] >= 1) || ssp_off(SSP_RULE_SYNC_START);
-        double k = 1.0;
-        if (sh && !ssp_off(SSP_RULE_BOOT_FACTOR)) {
-            const int p = sh->pool_of[g];
-            const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n1[p] / c, b = n1[pools + p] / c;
-            k = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
-        }
-        st->boot[g] = k;
+        const double k = st->boot[g];
         change |= k != 1.0 || !st->boots[g];
         const long r = w > 1 ? w : 1;
         rows = r > rows ? r : rows;
     }
-    free(n1);
     st->boot_rows = change ? rows : 0;
     return SS_OK;
 }

@@ -82,10 +82,12 @@ PY
 
 # between passes (MODELS-pipeline.md, "Between passes"), on a trace with its pass starts and
 # stops: each epoch's time before its earliest first ask that no row holds; of it, the
-# earliest asking GPU's lead from its iter(loader) and its stop of the pass before scale
-# by W' / W (0 with no workers; later epochs 0 where the workers now persist). The time
-# replayed in rows is the per-iteration series'. A healed GPU's workers are the others'
-# median, in the trace and in the scenario. A synchronous trace keeps its own.
+# earliest asking GPU's lead from its iter(loader) scales by W' / W, and its stop of the
+# pass before by the start-up factor beta of its pool, N1 / C over N0 / C (each at least 1;
+# N the workers of the pool's GPUs, here one pool of all 4); both 0 with no workers, and in
+# later epochs 0 where the workers now persist. The time replayed in rows is the
+# per-iteration series'. A healed GPU's workers are the others' median, in the trace and
+# in the scenario (but N0 counts the trace's as recorded). A synchronous trace keeps its own.
 trace2=$(cd "$src" && pwd)/datasets/pytorch-grid-z/w2-x1-p2.h5
 sync2=$(cd "$src" && pwd)/datasets/pytorch-grid-z/w0-x1-p2.h5
 [ -e "$trace2" ] && [ -e "$sync2" ] || fail "$trace2 or $sync2 is missing"
@@ -107,8 +109,16 @@ heal_gpu=$($py -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r').attrs
 cp "$trace2" "$work/bp-pers.h5"
 $py -c "import h5py, sys; h5py.File(sys.argv[1], 'r+').attrs['persistent_workers'] = 1" "$work/bp-pers.h5" ||
   fail "python edits (persistent workers)"
-for t in trace2 sync2 heal pers; do
-  case $t in trace2) path=$trace2 ;; sync2) path=$sync2 ;; heal) path=$work/bp-heal.h5 ;; pers) path=$work/bp-pers.h5 ;; esac
+# the same trace on a pool of 32 cores: the workers stop side by side, each on a core of its
+# own, in every scenario (beta = 1), while the leads still scale by W' / W
+cp "$trace2" "$work/bp-many.h5"
+$py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f['cpu_pool_cores'][:] = 32" "$work/bp-many.h5" ||
+  fail "python edits (many cores)"
+for t in trace2 sync2 heal pers many; do
+  case $t in
+    trace2) path=$trace2 ;; sync2) path=$sync2 ;; heal) path=$work/bp-heal.h5 ;; pers) path=$work/bp-pers.h5 ;;
+    many) path=$work/bp-many.h5 ;;
+  esac
   cat > "$work/bp-$t.ini" <<INI
 [trace]
 path = $path
@@ -123,7 +133,7 @@ INI
   "$stallsim" run --quiet "$work/bp-$t.ini" --out "$work/bp-$t" > "$work/bp-$t.txt" 2>&1 && ok || fail "run between passes ($t): $(cat "$work/bp-$t.txt")"
 done
 $py - "$trace2" "$work/bp-trace2" "$sync2" "$work/bp-sync2" "$work/bp-heal.h5" "$work/bp-heal" "$heal_gpu" \
-  "$work/bp-pers.h5" "$work/bp-pers" <<'PY' && ok || fail "between passes against the hand-worked values"
+  "$work/bp-pers.h5" "$work/bp-pers" "$work/bp-many.h5" "$work/bp-many" <<'PY' && ok || fail "between passes against the hand-worked values"
 import csv, sys, h5py, numpy as np
 def check(trace, out, healed):
     f = h5py.File(trace, "r")
@@ -131,6 +141,8 @@ def check(trace, out, healed):
     t, ps, pq = f["timeline"], f["pass_start_time"][:], f["pass_stop_time"][:]
     ep, st, ts, it = t["epoch"][:], t["stall_time"][:], t["train_start"][:], t["iteration_time"][:]
     Wt = [int(x) for x in f.attrs["loader_workers"]]
+    pool, cores = f["cpu_pool"][:], f["cpu_pool_cores"][:]
+    assert (pool == pool[0]).all() and (cores == cores[0]).all(), (pool, cores)  # one pool
     first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
     assert len(ps) == len(pq) == len(first), (ps.shape, pq.shape, first)
     B, L, S, G = [], [], [], []
@@ -159,18 +171,23 @@ def check(trace, out, healed):
                 assert w == 0 and pw, name  # (no persistent_workers without workers: one scenario)
                 continue
             rows_time = res["scenarios/" + name + "/iteration_time"][:].sum()
-            def kf(g, later):  # GPU g's factor in the first epoch or a later one
+            def workers(g):  # GPU g's workers in the trace and in the scenario
                 others = [k for k in range(len(Wt)) if k not in heal] if g in heal else None
                 wt = round(float(np.median([Wt[k] for k in others]))) if others else Wt[g]
                 ws = wt if w == "auto" else w
                 if w == "auto" and not others:
                     ws = Wt[g]
+                return wt, ws
+            n0 = max(1.0, sum(Wt) / cores[0])  # the pool's workers over its cores
+            n1 = max(1.0, sum(workers(g)[1] for g in range(len(Wt))) / cores[0])
+            def kf(g, later, stop=False):  # GPU g's factor on its lead (or stop) in the first epoch or a later one
+                wt, ws = workers(g)
                 keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
                 return (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and later
-                        else 1.0 if trace_keeps and later else ws / wt)
-            want = rows_time + tail(lambda g: kf(g, True))  # the last shutdown scales as a later stop
+                        else 1.0 if trace_keeps and later else n1 / n0 if stop else ws / wt)
+            want = rows_time + tail(lambda g: kf(g, True, True))  # the last shutdown scales as a later stop
             for e in range(len(first)):
-                want += B[e] + (kf(G[e], e > 0) - 1) * (L[e] + S[e])
+                want += B[e] + (kf(G[e], e > 0) - 1) * L[e] + (kf(G[e], e > 0, True) - 1) * S[e]
             close(float(rows[name]["run_time"]), want, trace + ": " + name + " run_time")
     return rows, B, L, S
 rows, B, L, S = check(sys.argv[1], sys.argv[2], int(sys.argv[7]))
@@ -181,6 +198,7 @@ rows, B, L, S = check(sys.argv[3], sys.argv[4], int(sys.argv[7]))
 assert abs(float(rows["pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"]["run_change_pct"])) < 1e-4, rows
 check(sys.argv[5], sys.argv[6], int(sys.argv[7]))
 check(sys.argv[8], sys.argv[9], int(sys.argv[7]))
+check(sys.argv[10], sys.argv[11], int(sys.argv[7]))  # (beta = 1 there: W' / W would fail it)
 PY
 # info says the time between epochs: per epoch, and its share of the whole run (run_time)
 "$stallsim" info "$trace2" > "$work/bp-info.txt" 2>&1 || fail "info $trace2"
