@@ -10,25 +10,23 @@ The rules and their switch, STALLSIM_PIPELINE_OFF, are in sim/models/MODELS-pipe
 
 Development set: every run of each idle-machine grid (datasets/pytorch-grid-d to -t)
 predicting every other, and its slow-rank run predicting the base run healed
-(grid_predictions.py; a run predicting itself is left out). Held-out set:
-datasets/pytorch-startup, the predictions startup_predict.py makes (worker sweeps and
-persistent workers from w1-a and w2-a, heal from w2-slow1-a) against the mean of each
-point's real runs. Errors are predicted / real - 1, in %.
+(grid_predictions.py; a run predicting itself is left out). Held-out set: the held-out sets
+of tables.py (HELD_OUT). Its grids as the development grids; its startup sets through the
+predictions startup_predict.py makes (worker sweeps and persistent workers from w1-a and
+w2-a, heal from w2-slow1-a where recorded) against the mean of each point's real runs.
+Errors are predicted / real - 1, in %.
 
 --rules a,b+c switches a off alone, then b and c together. For each rule switched off,
 and "changed" the predictions it moves at all (by more than 1e-9 %): the mean |error| and its change against the full model,
 delta = mean over the predictions of (|e_off| - |e_full|) (positive: the rule helps),
-with a noise estimate, 2 standard errors of that paired mean. On the development set the
-standard error is clustered by base trace (the predictions from one trace move together);
-the held-out set has three base traces, so its standard error is the plain one over its
-predictions. "within noise" means |delta| <= 2 SE.
+with a noise estimate, 2 standard errors of that paired mean, clustered by base trace (the
+predictions from one trace move together). "within noise" means |delta| <= 2 SE.
 
 Every grid is used (no subsampling): the 22 configurations took about 9 minutes with
 --jobs 2 on a shared 2-core machine; --grids takes fewer to go faster.
 """
 import argparse
 import concurrent.futures
-import glob
 import math
 import os
 import re
@@ -41,6 +39,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grid_predictions import grid_predictions  # noqa: E402
 import startup_predict as sp  # noqa: E402
+from tables import HELD_OUT, STARTUP_SETS  # noqa: E402
+
+HELD_GRIDS = tuple(s[len("pytorch-grid-"):] for s in HELD_OUT if s.startswith("pytorch-grid-"))
 
 ENV = "STALLSIM_PIPELINE_OFF"
 
@@ -74,7 +75,7 @@ def development(stallsim, datasets, grids, tmp):
 
 
 def held_out_real(stallsim, data, tmp):
-    """The real means of each recorded point of pytorch-startup: {point: (steady, run)}."""
+    """The real means of each recorded point of a startup set: {point: (steady, run)}."""
     real = {}
     for p in sp.POINTS:
         vals = []
@@ -82,8 +83,10 @@ def held_out_real(stallsim, data, tmp):
             tr = os.path.join(data, "%s-%s.h5" % (p, rep))
             if not os.path.exists(tr):
                 continue
-            r0, _ = sp.run_stallsim(stallsim, tr, os.path.join(tmp, "r0-%s-%s" % (p, rep)), {"workers": "auto"}, 0)
-            r11, _ = sp.run_stallsim(stallsim, tr, os.path.join(tmp, "r11-%s-%s" % (p, rep)), {"workers": "auto"})
+            w = os.path.join(tmp, os.path.basename(data))
+            os.makedirs(w, exist_ok=True)
+            r0, _ = sp.run_stallsim(stallsim, tr, os.path.join(w, "r0-%s-%s" % (p, rep)), {"workers": "auto"}, 0)
+            r11, _ = sp.run_stallsim(stallsim, tr, os.path.join(w, "r11-%s-%s" % (p, rep)), {"workers": "auto"})
             vals.append((float(r11["measured"]["iter_time_mean"]), float(r0["measured"]["run_time"])))
         if vals:
             real[p] = (statistics.mean(v[0] for v in vals), statistics.mean(v[1] for v in vals))
@@ -91,8 +94,9 @@ def held_out_real(stallsim, data, tmp):
 
 
 def held_out(stallsim, data, real, tmp):
-    """{(base, scenario): (steady err %, whole-run err %)}: startup_predict.py's predictions
-    that have a real point, the base's own setting left out."""
+    """{(set/base, scenario): (steady err %, whole-run err %)}: startup_predict.py's
+    predictions from the startup set in folder data that have a real point, the base's own
+    setting left out."""
     out = {}
     sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in sp.BASES]
     sweeps.append(("w2-slow1-a", {"workers": "auto", "heal": "none, 1"}))
@@ -101,14 +105,14 @@ def held_out(stallsim, data, real, tmp):
         tr = os.path.join(data, base + ".h5")
         if not os.path.exists(tr) or bp not in real:
             continue
-        rows, _ = sp.run_stallsim(stallsim, tr, os.path.join(tmp, "pred-" + base), scen)
+        rows, _ = sp.run_stallsim(stallsim, tr, os.path.join(tmp, "pred-%s-%s" % (os.path.basename(data), base)), scen)
         for name, r in rows.items():
             if name == "measured" or ("_w-auto_" in name and "_heal" not in name and bp != "w2-slow1"):
                 continue
             tp = sp.point_of(name, bp)
             if tp is None or tp not in real or tp == bp:
                 continue
-            out[(base, name)] = (sp.pct(float(r["iter_time_mean"]), real[tp][0]),
+            out[(os.path.basename(data) + "/" + base, name)] = (sp.pct(float(r["iter_time_mean"]), real[tp][0]),
                                  sp.pct(float(r["run_time"]), real[tp][1]))
     return out
 
@@ -123,13 +127,16 @@ def one_config(args):
     tmp = tempfile.mkdtemp(prefix="ablation-")
     t0 = time.time()
     dev = development(stallsim, datasets, grids, tmp)
-    held = held_out(stallsim, os.path.join(datasets, "pytorch-startup"), real, tmp)
+    held = development(stallsim, datasets, HELD_GRIDS, tmp)
+    for name in STARTUP_SETS:
+        if name in real:
+            held.update(held_out(stallsim, os.path.join(datasets, name), real[name], tmp))
     return off, dev, held, time.time() - t0
 
 
-def compare(full, off, which, cluster):
-    """(mean |e| full, mean |e| off, delta, 2 SE, n) over the predictions both have;
-    which: 0 steady, 1 whole run; cluster: the SE clustered by the key's first part."""
+def compare(full, off, which):
+    """(mean |e| full, mean |e| off, delta, 2 SE, n) over the predictions both have; which:
+    0 steady, 1 whole run. The SE is clustered by the key's first part, the base trace."""
     keys = sorted(set(full) & set(off))
     if not keys:
         return None
@@ -138,13 +145,10 @@ def compare(full, off, which, cluster):
     d = [y - x for x, y in zip(a, b)]
     n = len(d)
     delta = sum(d) / n
-    if cluster:
-        sums = {}
-        for k, x in zip(keys, d):
-            sums[k[0]] = sums.get(k[0], 0.0) + (x - delta)
-        se = math.sqrt(sum(v * v for v in sums.values())) / n
-    else:
-        se = statistics.stdev(d) / math.sqrt(n) if n > 1 else float("nan")
+    sums = {}
+    for k, x in zip(keys, d):
+        sums[k[0]] = sums.get(k[0], 0.0) + (x - delta)
+    se = math.sqrt(sum(v * v for v in sums.values())) / n
     return statistics.mean(a), statistics.mean(b), delta, 2 * se, n
 
 
@@ -187,7 +191,8 @@ def main():
     if parts - set(names):
         sys.exit("ablation: unknown rules %s; the valid names are: %s" % (",".join(sorted(parts - set(names))),
                                                                          ", ".join(names)))
-    real = held_out_real(a.stallsim, os.path.join(a.datasets, "pytorch-startup"), tmp)
+    real = {n: held_out_real(a.stallsim, os.path.join(a.datasets, n), tmp) for n in STARTUP_SETS
+            if os.path.isdir(os.path.join(a.datasets, n))}
     configs = [None] + rules
     res = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
@@ -198,8 +203,9 @@ def main():
     dev0, held0 = res[None]
     grids = "".join(g for g in a.grids if os.path.isdir(os.path.join(a.datasets, "pytorch-grid-" + g)))
     print("## Ablation of the pipeline model's rules\n")
-    print("Development: grids %s, %d predictions. Held-out: pytorch-startup, %d predictions." % (
-        "-".join(grids) if len(grids) < 3 else grids[0] + "–" + grids[-1], len(dev0), len(held0)))
+    print("Development: grids %s, %d predictions. Held-out: %s, %d predictions." % (
+        "-".join(grids) if len(grids) < 3 else grids[0] + "–" + grids[-1], len(dev0),
+        ", ".join(n for n in HELD_OUT if n in real or n[len("pytorch-grid-"):] in HELD_GRIDS), len(held0)))
     print("Mean |error| %; the change is the rule switched off against the full model ± 2 SE "
           "(positive: the rule helps).\n")
     print("| rule off | changed (dev / held-out) | dev steady | change | dev whole run | change | held-out steady | "
@@ -209,8 +215,7 @@ def main():
     print("| (full model) | | %.2f | | %.2f | | %.2f | | %.2f | | |" % (m(dev0, 0), m(dev0, 1), m(held0, 0), m(held0, 1)))
     for r in rules:
         dev, held = res[r]
-        cs = [compare(dev0, dev, 0, True), compare(dev0, dev, 1, True),
-              compare(held0, held, 0, False), compare(held0, held, 1, False)]
+        cs = [compare(dev0, dev, 0), compare(dev0, dev, 1), compare(held0, held, 0), compare(held0, held, 1)]
         lost = (len(dev0) - len(dev), len(held0) - len(held))
         note = "" if lost == (0, 0) else " (%d / %d predictions fail)" % lost
         moved = lambda full, o: sum(1 for k in set(full) & set(o)

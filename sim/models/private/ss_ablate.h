@@ -11,7 +11,7 @@ typedef enum {
     SSP_RULE_DELIVERY_BATCH,   /* each batch's own measured delivery */
     SSP_RULE_ASK_LAGS,         /* the GPUs' measured ask lags */
     SSP_RULE_FIRST_ASK,        /* T[-1] is the epoch's first ask */
-    SSP_RULE_BOOT_FACTOR,      /* the workers' start-ups times beta on shared cores */
+    SSP_RULE_BOOT_FACTOR,      /* the workers' start-ups and stops times beta on shared cores */
     SSP_RULE_PERSISTENT,       /* persistent_workers = true drops later epochs' start-ups */
     SSP_RULE_SYNC_START,       /* a GPU made synchronous starts at its ask */
     SSP_RULE_SYNC_DELIVERY,    /* a GPU made synchronous has no delivery */
@@ -29,7 +29,7 @@ typedef enum {
     SSP_RULE_STORAGE,          /* storage sharing */
     SSP_RULE_GAP_AGREE,        /* calibration: a window-bound worker gap needs agreeing rows */
     SSP_RULE_ASK_SPREAD,       /* the first asks' spread scales with the workers each loop starts */
-    SSP_RULE_PASS_LEAD,        /* the time from iter(loader) to the first ask scales with the workers */
+    SSP_RULE_PASS_LEAD,        /* the lead and the stop between passes scale with the workers */
     SSP_NRULES
 } ssp_rule;
 
