@@ -65,7 +65,8 @@ static const key_def base_keys[] = {
      "pipeline: prefetch factor, batches in flight per worker. auto is each GPU's calibrated or recorded one"},
     {"scenarios", "persistent_workers", K_PERSIST, F(persistent), F(n_persistent), "auto", NOB,
      "pipeline: whether the loader's workers live from one epoch to the next. auto: as in the trace. true: "
-     "started once. false: started at every epoch, as PyTorch's default"},
+     "started once. false: started at every epoch, as PyTorch's default. workers = 0 gets no true scenario "
+     "(PyTorch refuses it) unless true is the only value"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
      "pipeline: factor on the storage part of every fetch. 0.5 is storage twice as fast. The CPU part "
      "([pipeline] fetch_cpu) stays"},
@@ -520,7 +521,7 @@ static void values_text(const key_def *k, char *buf, size_t n)
     case K_START_ALIGNS: snprintf(buf, n, "none (or false), min, avg, mean"); return;
     case K_WORKERS: snprintf(buf, n, "a whole number from %s to %s, or auto, auto*F, auto/F", lo, hi); return;
     case K_PREFETCH: snprintf(buf, n, "a whole number from %s to %s, or auto", lo, hi); return;
-    case K_PERSIST: snprintf(buf, n, "auto, true or false"); return;
+    case K_PERSIST: snprintf(buf, n, "auto, true or false (yes, no, 1, 0 alike)"); return;
     case K_SCALES:
     case K_POS_NUMBER: snprintf(buf, n, "a number above %s, up to %s", lo, hi); return;
     case K_SECONDS: snprintf(buf, n, "seconds, 0 or more"); return;

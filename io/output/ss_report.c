@@ -839,9 +839,15 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         }
         if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
     }
-    if (L->common[m][0] && u < sizeof out)
-        snprintf(out + u, sizeof out - u, "; every row has %s", L->common[m]);
-    say(sc, 1, "%s", out);
+    /* the settings every row shares: on the line where they fit, else on one of their own */
+    char common[LINE_BYTES] = "";
+    if (L->common[m][0]) snprintf(common, sizeof common, "; every row has %s", L->common[m]);
+    if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
+        say(sc, 1, "%s", out);
+        say(sc, 1, "every %s row has %s", o->label, L->common[m]);
+        return;
+    }
+    say(sc, 1, "%s%s", out, common);
 }
 
 /* What the marks, labels and columns mean, short. */

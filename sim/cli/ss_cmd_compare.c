@@ -13,7 +13,8 @@
 
 /* The usage, around the name of the model whose predictions --match checks (print_usage) */
 static const char usage_head[] =
-    "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match] [--spread]\n"
+    "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
+    "                        [--scenario TEXT] [--spread]\n"
     "\n"
     "Puts measured runs and predictions side by side (one results folder alone: its\n"
     "scenarios against its measured row). Each argument is a results folder\n"
@@ -43,6 +44,10 @@ static const char usage_tail[] =
     "                 also predicts with a fetch_scale, compute_scale or heal is marked (a real\n"
     "                 run of other storage or a rank fixed cannot be told from its trace)\n"
     "                 (with several results folders: beside each folder's, a mean per folder)\n"
+    "  --scenario TEXT  with --match: set each real run beside the prediction of its loader\n"
+    "                 whose scenario name or label holds TEXT (heal-1, fs0.5), with any\n"
+    "                 scale or heal, in place of the plain one: real runs recorded with a\n"
+    "                 rank fixed or other storage (`compare res healed.h5 --match --scenario heal-1`)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
     "                 --set trace.path=...; matched by label), the least and largest\n"
@@ -86,6 +91,15 @@ static int compare_main(int argc, char **argv)
             t.match = 1;
             continue;
         }
+        if (!strcmp(a, "--scenario")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                free(inputs);
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario needs a text (a part of a scenario's name "
+                                                      "or label, such as heal-1)"));
+            }
+            t.scenario = argv[++i];
+            continue;
+        }
         if (!strcmp(a, "--spread")) {
             spread = 1;
             continue;
@@ -121,6 +135,10 @@ static int compare_main(int argc, char **argv)
         free(inputs);
         print_usage(stderr);
         return 2;
+    }
+    if (t.scenario && !t.match) {
+        free(inputs);
+        return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario chooses --match's predictions: give --match too"));
     }
     cmp_folders folders = {0};
     ss_status st = csv ? cmp_check_csv_output(csv, inputs, ninputs) : SS_OK;

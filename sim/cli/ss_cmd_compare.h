@@ -54,6 +54,9 @@ typedef struct {
     int n, cap;
     int gpus;  /* of the first input */
     int match; /* --match: each real run gets its own prediction (print_matches) */
+    /* --scenario TEXT: --match sets each real run beside the prediction of its loader whose
+     * scenario name or label holds TEXT (with any scale or heal), not the plain one; NULL: none */
+    const char *scenario;
 } cmp_table;
 
 /* The results folders among a table's rows (not from a trace), each once: src[a] is the

@@ -137,15 +137,23 @@ static int exact_pw(const cmp_row *r, loader_key k)
     return k.w == 0 || (k.pw >= 0 && row_pw(r) == k.pw);
 }
 
-/* The row of results folder a's prediction of loader k (plain_prediction), -1 when none: the
- * first whose persistent_workers is known to be k's, else the first that may be; *more: how
- * many other rows match too */
+/* 1 when row r is the prediction --match sets beside a real run of loader k: the plain
+ * one, or with --scenario TEXT one of that loader whose scenario name or label holds TEXT */
+static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
+{
+    if (!t->scenario) return plain_prediction(r, k);
+    return predicts_loader(r, k) && (strstr(r->r.text[0], t->scenario) || strstr(r->r.text[2], t->scenario));
+}
+
+/* The row of results folder a's prediction of loader k (matches), -1 when none: the first
+ * whose persistent_workers is known to be k's, else the first that may be; *more: how many
+ * other rows match too */
 static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key k, int *more)
 {
     int hit = -1, exact = -1;
     *more = 0;
     for (int j = f->src[a]; j < t->n; j++)
-        if (f->fold[j] == a && plain_prediction(&t->v[j], k)) {
+        if (f->fold[j] == a && matches(t, &t->v[j], k)) {
             if (hit < 0) hit = j;
             else (*more)++;
             if (exact < 0 && exact_pw(&t->v[j], k)) exact = j;
@@ -229,8 +237,12 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
     const char *model = cmp_checked_model();
     memset(cnt, 0, (size_t)t->n * sizeof *cnt);
     memset(sum, 0, (size_t)t->n * sizeof *sum);
-    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
-                 "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
+    if (t->scenario)
+        fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment "
+                     "whose scenario holds '%s'), %s:\n", model ? model : "replay", t->scenario, what);
+    else
+        fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
+                     "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
     fprintf(out, "%-*s %-12s %10s %10s %8s %6s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error",
             "in 90%", "prediction");
     for (int i = 0; i < t->n; i++) {
@@ -244,7 +256,8 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             int more, hit = match_row(t, f, a, k, &more);
             if (hit < 0) continue;
             const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
-            const int own = base_loader(&t->v[f->src[a]], k);
+            /* the baseline replay (the plain prediction of the base's own loader) */
+            const int own = base_loader(&t->v[f->src[a]], k) && plain_prediction(&t->v[hit], k);
             /* a whole run is comparable only with one of as many iterations */
             if (isnan(e) || (whole && nrow >= 0 && t->v[hit].r.num[nrow] != r->r.num[nrow])) {
                 fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
@@ -261,7 +274,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             }
             char more_txt[160] = "", alike[32] = "";
             if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
-            const int others = match_others(t, f, a, k);
+            const int others = t->scenario ? 0 : match_others(t, f, a, k);
             *nother += others > 0;
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
@@ -270,7 +283,10 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
                          "compute_scale or heal]", others);
             const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN, hi = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
-            const char *in = isnan(lo) || isnan(hi) ? "-" : lo <= r->r.num[col] && r->r.num[col] <= hi ? "yes" : "no";
+            /* the baseline's interval is of its own trace's replay, not of another run */
+            const char *in = own || isnan(lo) || isnan(hi)            ? "-"
+                             : lo <= r->r.num[col] && r->r.num[col] <= hi ? "yes"
+                                                                      : "no";
             fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], more_txt);
@@ -281,6 +297,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                     "-", "-",
                     r->workers == -1   ? "the trace records no loader settings"
                     : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
+                    : t->scenario      ? "no prediction of its loader whose scenario holds that text"
                                        : "no such prediction among the inputs");
     }
     print_match_means(t, f, col, out);
@@ -328,11 +345,13 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
                      "prediction, and its error (and the mean below) is not the model's; set it beside its own "
-                     "scenario without --match\n");
+                     "scenario with --scenario (e.g. --scenario heal-1)\n");
     if (nown)
-        fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay: if it "
-                     "differs from the base in what the loader settings do not show (a rank fixed, other storage), "
-                     "set it beside the scenario that says so (heal, fetch_scale) without --match\n");
+        fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay, with "
+                     "no 'in 90%%': the baseline's interval is of its own trace, and another run of the setting differs "
+                     "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
+                     "do not show (a rank fixed, other storage), set it beside the scenario that says so with "
+                     "--scenario (e.g. --scenario heal-1)\n");
     free(cnt);
     free(sum);
 }

@@ -203,11 +203,16 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     int k = 0;
     const int zero[AX_N] = {0};
     make_scenario(&sc[k++], c, &h, ss_model_measured_id(), zero);
+    int other_pw = 0; /* persistent_workers lists a value besides true */
+    for (int i = 0; i < c->n_persistent; i++) other_pw |= c->persistent[i] != 1;
     for (int m = 0; m < c->n_models; m++) {
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
-            make_scenario(&sc[k++], c, &h, c->models[m], pos);
+            make_scenario(&sc[k], c, &h, c->models[m], pos);
+            /* PyTorch refuses persistent workers without workers: workers = 0 runs once,
+             * with the other persistent_workers value */
+            k += !(other_pw && !sc[k].workers.is_auto && sc[k].workers.value == 0.0 && sc[k].persistent == 1);
             int a = AX_N - 1;
             while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
             if (a < 0) break;

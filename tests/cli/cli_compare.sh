@@ -298,6 +298,8 @@ for part, col in ((parts[1], "iter_time_mean"), (parts[2], "run_time")):
         # inside the prediction's 90 % interval: yes or no, "-" without one
         lo, hi = r[lo_hi[0]], r[lo_hi[1]]
         inside = "-" if not lo or not hi else "yes" if float(lo) <= real[name] <= float(hi) else "no"
+        if w == 1:
+            inside = "-"  # the baseline replay: its interval is of its own trace, not of another run
         want = "%.4f %10.4f %+7.1f%% %6s  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, inside, w)
         assert want in lines[name], (want, lines[name])
         errs.append(abs(e))
@@ -352,6 +354,34 @@ mkdir -p "$work/elsewhere"
   grep -q "^m2short.h5 .* [-+][0-9.]*% *\(yes\|no\|-\)  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mshort.txt" && ok ||
   fail "compare --match, a run of another length: $(cat "$work/mshort.txt")"
 "$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
+# --scenario TEXT: each real run beside its loader's row whose scenario holds TEXT (here the
+# storage twice as fast, as if the runs were recorded so): the base's own loader too, which
+# is then a prediction like any other, in the mean, with its interval's verdict
+"$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match --scenario fs0.5 > "$work/mscen.txt" ||
+  fail "compare --match --scenario"
+$py - "$work/mscen.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match --scenario: $(cat "$work/mscen.txt")"
+import csv, sys
+parts = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")
+assert len(parts) == 3 and "rows without alignment whose scenario holds 'fs0.5')" in parts[1].split("\n")[0], parts
+rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[2]))}
+real = {r["source"].split("/")[-1]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))}
+lines = {l.split()[0]: l for l in parts[1].splitlines() if l.startswith("m")}
+errs = []
+for name, w in (("m1.h5", 1), ("m2.h5", 2)):
+    r = rows["pipe f=none s=none W=%d P=2 fs=0.5 cs=1" % w]
+    p = float(r["iter_time_mean"])
+    e = 100 * (p / real[name] - 1)
+    inside = "yes" if float(r["iter_time_lo"]) <= real[name] <= float(r["iter_time_hi"]) else "no"
+    want = "%.4f %10.4f %+7.1f%% %6s  mres: pipe f=none s=none W=%d P=2 fs=0.5 cs=1" % (real[name], p, e, inside, w)
+    assert lines[name].endswith(want), (want, lines[name])
+    errs.append(abs(e))
+assert "no prediction of its loader whose scenario holds that text" in lines["m8.h5"], lines["m8.h5"]
+mean = [l for l in parts[1].splitlines() if l.startswith("mean |error| over the 2 matched real runs: ")]
+assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
+assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
+PY
+"$stallsim" compare "$work/mres" "$work/m2.h5" --scenario fs0.5 > "$work/mscen2.txt" 2>&1 && fail "--scenario without --match" ||
+  { grep -q "give --match too" "$work/mscen2.txt" && ok || fail "--scenario without --match: $(cat "$work/mscen2.txt")"; }
 # the sweep's own base trace as the last input: its rows are predicted changes, not errors
 "$stallsim" compare "$work/mres" "$work/m1.h5" > "$work/ownbase.txt" || fail "compare with the base trace last"
 grep -q "^the last row (.*m1.h5) is the trace mres replays: each row's diff% is a predicted change" "$work/ownbase.txt" &&
