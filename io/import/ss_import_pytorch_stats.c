@@ -119,14 +119,12 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
     m->fetch_wait_start = S->fetch_wait_start;
     if (worst >= 0) { /* a start-up crush: say so once, with what avoids it */
         const pt_rank *R = S->r[worst];
-        const char *advice =
-            R->persistent != 1 ? "persistent_workers=True, or with fewer workers, if the job can use them"
-                               : "fewer workers or a smaller prefetch_factor (its workers persist already), if the job "
-                                 "can use them";
-        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor, all requested as the epoch starts) "
-                "waited %.0f ms for a core on average, the later ones %.1f ms (rank %d, %ld workers per rank). stallsim "
-                "scales this start-up wait to each scenario's workers (sim/models/MODELS-pipeline.md, \"The first window of an epoch\"); a "
-                "base trace recorded without it predicts more steadily: record one with %s",
+        const char *advice = R->persistent != 1 ? "persistent_workers=True, or with fewer workers"
+                                                : "fewer workers or a smaller prefetch_factor (its workers persist already)";
+        ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor) waited %.0f ms for a core on average, "
+                "the later ones %.1f ms (rank %d, %ld workers). Predictions scale this start-up wait to each "
+                "scenario's workers (MODELS-pipeline.md, \"The first window of an epoch\"). A base trace without it "
+                "predicts more steadily: record one with %s, if the job can use them",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
                 R->workers, advice);
     }

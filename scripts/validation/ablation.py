@@ -167,6 +167,8 @@ def verdict(cs):
     held_noise = not helps[2] and not helps[3]
     if not any(helps) and held_noise:
         return "removal candidate: no benefit beyond noise" + (" (hurts somewhere)" if any(hurts) else "")
+    if held_noise and (hurts[2] or hurts[3]):
+        return "removal candidate: hurts held out; helps on development"
     if held_noise:
         return "held-out within noise; helps on development"
     return "keep"

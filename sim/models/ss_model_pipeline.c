@@ -127,12 +127,15 @@ static int pipe_baseline(const ss_scenario *s)
 /* An auto setting, and the asks' lags of sync_every, come from the calibration; so do
  * the trace's figures for CPU sharing (a trace with CPU data) and storage sharing, even
  * when every loader setting is given. */
+/* A trace with pools of cores and loader workers always calibrates: its pools (the
+ * calibration's share) give the start-up factor of an epoch's start and of the stops between
+ * passes, which must not depend on whether another scenario of the sweep asked for auto. */
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c, const ss_trace_meta *m)
 {
     const ssp_options *o = ssp_options_of(c);
     return s->workers.is_auto || s->prefetch == SS_PREFETCH_AUTO || o->worker_gap.is_auto || o->refill_gap.is_auto ||
            o->delivery.is_auto || o->sync_every > 1 || (m && ssp_cpu_sharing_on(o) && ss_trace_meta_has_cpu(m)) ||
-           o->storage_parallel > 0.0;
+           o->storage_parallel > 0.0 || (m && m->cpu_pool && m->loader_workers);
 }
 
 /* 1 when the resolved scenario changes nothing: no align, scale or heal, and every GPU's
@@ -394,15 +397,16 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
 /* The start-up factor beta of each GPU g's pool of cores, in k[g] (MODELS-pipeline.md, "An
  * epoch's start"): the workers of every GPU of a pool start, and stop, together and share
  * its cores, so N of them on C cores take max(1, N / C) times as long as one alone; N1 sums
- * w1 (the scenario's workers) over the pool's GPUs, N0 sums w0 (the trace's). 1 for every
- * GPU without the trace's pools (sh NULL or of other GPUs) or with the rule ablated. */
+ * w1 (the scenario's workers, a healed GPU's the others' median) over the pool's GPUs, N0
+ * sums w0 (the trace's own). 1 for every GPU without the trace's pools (sh NULL or of other
+ * GPUs), without w0, or with the rule ablated. */
 static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w0, int gpus, double *k)
 {
     for (int g = 0; g < gpus; g++) k[g] = 1.0;
     if (!sh || sh->gpus != gpus || !w0 || ssp_off(SSP_RULE_BOOT_FACTOR)) return SS_OK;
     const int pools = sh->pools;
     double *n = calloc(2 * (size_t)pools, sizeof *n); /* per pool: the scenario's, the trace's workers */
-    if (!n) return ss_fail(SS_ENOMEM, "out of memory for the workers' start-up factors");
+    if (!n) return ss_fail(SS_ENOMEM, "out of memory for the workers' start-up factors of %d GPUs", gpus);
     for (int g = 0; g < gpus; g++) {
         n[sh->pool_of[g]] += w1[g];
         n[pools + sh->pool_of[g]] += w0[g];
@@ -424,8 +428,9 @@ static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w
  * pool's start-up factor beta (pool_factors). Both are 0 where the scenario loads
  * synchronously, or keeps its workers from the epoch before where the trace started them
  * anew; as measured where the trace's GPU loaded synchronously (nothing tells what its
- * workers cost) or kept its workers too. A healed GPU's workers, in the trace and in the
- * scenario, are the others' medians, computed once for every GPU. */
+ * workers cost) or kept its workers too. In W' / W a healed GPU's workers, in the trace and
+ * in the scenario, are the others' medians, computed once for every GPU; beta counts the
+ * trace's own. */
 static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m, int first, double *k)
 {
     const int G = m->gpus;

@@ -359,8 +359,8 @@ static void note_start_as_recorded(const ss_scenario *sc, int nsc, const ss_cali
             const int w = ssp_loader_of(ssp_params_of(&sc[i]), g).workers;
             if (cal->workers_gpu[g] > 0 && w > 0 && w != cal->workers_gpu[g]) {
                 fprintf(out, "note: the trace records no pools of cores, so scenarios with other workers, such as %s, "
-                             "keep each worker's start-up at an epoch's start as recorded (more workers starting on the "
-                             "same cores take longer in a real run)\n",
+                             "keep each worker's start-up at an epoch's start, and its shutdown at a pass's end, as "
+                             "recorded (more workers starting or stopping on the same cores take longer in a real run)\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }
@@ -382,7 +382,8 @@ static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_ca
             if (cal->workers_gpu[g] > 0 && w != cal->workers_gpu[g]) {
                 fprintf(out, "note: the trace records no pass starts (when each epoch called iter(loader)), so "
                              "scenarios with other workers, such as %s, keep the time between epochs as measured "
-                             "(in a real run the workers' start and shutdown there grow with them): "
+                             "(in a real run the workers' start there grows with them, and their shutdown where "
+                             "they crowd the cores): "
                              "scripts/stallsim_record.py records it\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;

@@ -200,6 +200,37 @@ check(sys.argv[5], sys.argv[6], int(sys.argv[7]))
 check(sys.argv[8], sys.argv[9], int(sys.argv[7]))
 check(sys.argv[10], sys.argv[11], int(sys.argv[7]))  # (beta = 1 there: W' / W would fail it)
 PY
+# a scenario's replay does not hang on the sweep's other scenarios: with every setting given,
+# W = 1 and 8 come out the same with or without an auto row beside them (a trace with pools
+# calibrates either way, so its start-ups and stops scale by its pools' beta in both)
+for with_auto in 0 1; do
+  ws="1, 8"
+  [ $with_auto = 1 ] && ws="auto, 1, 8"
+  cat > "$work/bp-explicit$with_auto.ini" <<INI
+[trace]
+path = $trace2
+[scenarios]
+model = pipeline
+workers = $ws
+[pipeline]
+worker_gap = 0.001
+refill_gap = 0.001
+delivery = 0.001
+cpu_sharing = false
+INI
+  "$stallsim" run --quiet "$work/bp-explicit$with_auto.ini" --out "$work/bp-explicit$with_auto" > "$work/bp-explicit$with_auto.txt" 2>&1 ||
+    fail "run with every setting given ($with_auto): $(cat "$work/bp-explicit$with_auto.txt")"
+done
+$py - "$work/bp-explicit0/summary.csv" "$work/bp-explicit1/summary.csv" <<'PY' && ok || fail "the same scenarios with and without an auto row"
+import csv, sys
+a, b = ({r["scenario"]: r for r in csv.DictReader(open(p))} for p in sys.argv[1:3])
+names = [n for n in a if "_w-1_" in n or "_w-8_" in n]
+assert len(names) == 2, names
+for n in names:
+    for col in ("run_time", "iter_time_mean", "epoch_start_time"):
+        assert a[n][col] == b[n][col], (n, col, a[n][col], b[n][col])
+PY
+
 # info says the time between epochs: per epoch, and its share of the whole run (run_time)
 "$stallsim" info "$trace2" > "$work/bp-info.txt" 2>&1 || fail "info $trace2"
 $py - "$trace2" "$work/bp-trace2/summary.csv" "$work/bp-info.txt" <<'PY' && ok || fail "info's between epochs: $(grep between "$work/bp-info.txt")"
