@@ -114,10 +114,14 @@ $py -c "import h5py, sys; h5py.File(sys.argv[1], 'r+').attrs['persistent_workers
 cp "$trace2" "$work/bp-many.h5"
 $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f['cpu_pool_cores'][:] = 32" "$work/bp-many.h5" ||
   fail "python edits (many cores)"
-for t in trace2 sync2 heal pers many; do
+# and on two pools, GPUs 0-1 on 2 cores and 2-3 on 6: each pool's beta is its own
+cp "$trace2" "$work/bp-pools.h5"
+$py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f['cpu_pool'][:] = [0, 0, 2, 2]; f['cpu_pool_cores'][:] = [2, 2, 6, 6]" \
+  "$work/bp-pools.h5" || fail "python edits (two pools)"
+for t in trace2 sync2 heal pers many pools; do
   case $t in
     trace2) path=$trace2 ;; sync2) path=$sync2 ;; heal) path=$work/bp-heal.h5 ;; pers) path=$work/bp-pers.h5 ;;
-    many) path=$work/bp-many.h5 ;;
+    many) path=$work/bp-many.h5 ;; pools) path=$work/bp-pools.h5 ;;
   esac
   cat > "$work/bp-$t.ini" <<INI
 [trace]
@@ -133,7 +137,7 @@ INI
   "$stallsim" run --quiet "$work/bp-$t.ini" --out "$work/bp-$t" > "$work/bp-$t.txt" 2>&1 && ok || fail "run between passes ($t): $(cat "$work/bp-$t.txt")"
 done
 $py - "$trace2" "$work/bp-trace2" "$sync2" "$work/bp-sync2" "$work/bp-heal.h5" "$work/bp-heal" "$heal_gpu" \
-  "$work/bp-pers.h5" "$work/bp-pers" "$work/bp-many.h5" "$work/bp-many" <<'PY' && ok || fail "between passes against the hand-worked values"
+  "$work/bp-pers.h5" "$work/bp-pers" "$work/bp-many.h5" "$work/bp-many" "$work/bp-pools.h5" "$work/bp-pools" <<'PY' && ok || fail "between passes against the hand-worked values"
 import csv, sys, h5py, numpy as np
 def check(trace, out, healed):
     f = h5py.File(trace, "r")
@@ -141,8 +145,7 @@ def check(trace, out, healed):
     t, ps, pq = f["timeline"], f["pass_start_time"][:], f["pass_stop_time"][:]
     ep, st, ts, it = t["epoch"][:], t["stall_time"][:], t["train_start"][:], t["iteration_time"][:]
     Wt = [int(x) for x in f.attrs["loader_workers"]]
-    pool, cores = f["cpu_pool"][:], f["cpu_pool_cores"][:]
-    assert (pool == pool[0]).all() and (cores == cores[0]).all(), (pool, cores)  # one pool
+    pool, cores = f["cpu_pool"][:], f["cpu_pool_cores"][:]  # each GPU's pool (its first GPU) and its cores
     first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
     assert len(ps) == len(pq) == len(first), (ps.shape, pq.shape, first)
     B, L, S, G = [], [], [], []
@@ -178,13 +181,16 @@ def check(trace, out, healed):
                 if w == "auto" and not others:
                     ws = Wt[g]
                 return wt, ws
-            n0 = max(1.0, sum(Wt) / cores[0])  # the pool's workers over its cores
-            n1 = max(1.0, sum(workers(g)[1] for g in range(len(Wt))) / cores[0])
+            def beta(g):  # the start-up factor of GPU g's pool: its workers over its cores
+                mates = [k for k in range(len(Wt)) if pool[k] == pool[g]]
+                n0 = max(1.0, sum(Wt[k] for k in mates) / cores[g])
+                n1 = max(1.0, sum(workers(k)[1] for k in mates) / cores[g])
+                return n1 / n0
             def kf(g, later, stop=False):  # GPU g's factor on its lead (or stop) in the first epoch or a later one
                 wt, ws = workers(g)
                 keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
                 return (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and later
-                        else 1.0 if trace_keeps and later else n1 / n0 if stop else ws / wt)
+                        else 1.0 if trace_keeps and later else beta(g) if stop else ws / wt)
             want = rows_time + tail(lambda g: kf(g, True, True))  # the last shutdown scales as a later stop
             for e in range(len(first)):
                 want += B[e] + (kf(G[e], e > 0) - 1) * L[e] + (kf(G[e], e > 0, True) - 1) * S[e]
@@ -199,6 +205,7 @@ assert abs(float(rows["pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"]["run_c
 check(sys.argv[5], sys.argv[6], int(sys.argv[7]))
 check(sys.argv[8], sys.argv[9], int(sys.argv[7]))
 check(sys.argv[10], sys.argv[11], int(sys.argv[7]))  # (beta = 1 there: W' / W would fail it)
+check(sys.argv[12], sys.argv[13], int(sys.argv[7]))  # (two pools, two betas)
 PY
 # a scenario's replay does not hang on the sweep's other scenarios: with every setting given,
 # W = 1 and 8 come out the same with or without an auto row beside them (a trace with pools
