@@ -137,12 +137,25 @@ static int exact_pw(const cmp_row *r, loader_key k)
     return k.w == 0 || (k.pw >= 0 && row_pw(r) == k.pw);
 }
 
+/* 1 when text occurs in s as whole parts: after its start, '_' or ' ' and before its end,
+ * '_' or ' ' (heal-1 is in ..._heal-1 and ..._heal-1_x, not in ..._heal-12) */
+static int holds_parts(const char *s, const char *text)
+{
+    const size_t n = strlen(text);
+    for (const char *p = strstr(s, text); p; p = strstr(p + 1, text)) {
+        const int before = p == s || p[-1] == '_' || p[-1] == ' ', after = !p[n] || p[n] == '_' || p[n] == ' ';
+        if (before && after) return 1;
+    }
+    return 0;
+}
+
 /* 1 when row r is the prediction --match sets beside a real run of loader k: the plain
- * one, or with --scenario TEXT one of that loader whose scenario name or label holds TEXT */
+ * one, or with --scenario TEXT one of that loader whose scenario name or label holds TEXT
+ * as whole parts */
 static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
 {
     if (!t->scenario) return plain_prediction(r, k);
-    return predicts_loader(r, k) && (strstr(r->r.text[0], t->scenario) || strstr(r->r.text[2], t->scenario));
+    return predicts_loader(r, k) && (holds_parts(r->r.text[0], t->scenario) || holds_parts(r->r.text[2], t->scenario));
 }
 
 /* The row of results folder a's prediction of loader k (matches), -1 when none: the first

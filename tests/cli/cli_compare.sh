@@ -380,6 +380,10 @@ mean = [l for l in parts[1].splitlines() if l.startswith("mean |error| over the 
 assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
 assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
 PY
+# whole parts only: fs0 is not fs0.5; fs=0.5 (the label's form) is
+"$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0 | grep -q "^m2.h5 .*no prediction of its loader whose scenario holds that text" &&
+  "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs=0.5 | grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=0.5 cs=1$" &&
+  ok || fail "compare --match --scenario matches whole parts"
 "$stallsim" compare "$work/mres" "$work/m2.h5" --scenario fs0.5 > "$work/mscen2.txt" 2>&1 && fail "--scenario without --match" ||
   { grep -q "give --match too" "$work/mscen2.txt" && ok || fail "--scenario without --match: $(cat "$work/mscen2.txt")"; }
 # the sweep's own base trace as the last input: its rows are predicted changes, not errors
