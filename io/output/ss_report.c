@@ -844,7 +844,7 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
     if (L->common[m][0]) snprintf(common, sizeof common, "; every row has %s", L->common[m]);
     if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
         say(sc, 1, "%s", out);
-        say(sc, 1, "every %s row has %s", o->label, L->common[m]);
+        say(sc, 3, "every %s row has %s", o->label, L->common[m]);
         return;
     }
     say(sc, 1, "%s%s", out, common);

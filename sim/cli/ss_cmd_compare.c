@@ -39,16 +39,18 @@ static const char usage_tail[] =
     "                 iteration time and then the whole run's time (of a run as long):\n"
     "                 `compare results w0.h5 w1.h5 w4.h5 --match`;\n"
     "                 a run with the base trace's own loader is set beside the baseline\n"
-    "                 replay and left out of the mean; a loader recorded more than once is\n"
+    "                 replay, with no 'in 90%' (that interval is of the base trace itself),\n"
+    "                 and left out of the mean; a loader recorded more than once is\n"
     "                 also set against the mean of its runs; a match whose loader the folder\n"
     "                 also predicts with a fetch_scale, compute_scale or heal is marked (a real\n"
     "                 run of other storage or a rank fixed cannot be told from its trace)\n"
     "                 (with several results folders: beside each folder's, a mean per folder)\n"
-    "  --scenario TEXT  with --match: set each real run beside the prediction of its loader\n"
-    "                 whose scenario name or label holds TEXT as whole parts (heal-1,\n"
-    "                 fs0.5, heal=1: not heal-12), with any\n"
-    "                 scale or heal, in place of the plain one: real runs recorded with a\n"
-    "                 rank fixed or other storage (`compare res healed.h5 --match --scenario heal-1`)\n"
+    "  --scenario TEXT  with --match: set each real run beside the prediction of its\n"
+    "                 loader whose scenario name or label holds TEXT as a whole part\n"
+    "                 (heal-1 or heal=1, fs0.5 or fs=0.5; heal-1 is not heal-12), with\n"
+    "                 any scale or heal, in place of the plain prediction; for a real run\n"
+    "                 recorded with a rank fixed or other storage, given alone:\n"
+    "                 `compare res fixed.h5 --match --scenario heal-1`\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
     "                 --set trace.path=...; matched by label), the least and largest\n"
@@ -93,10 +95,13 @@ static int compare_main(int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "--scenario")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
+            const char *why = i + 1 >= argc || !argv[i + 1][0] || !strncmp(argv[i + 1], "--", 2)
+                                  ? "needs a text (a part of a scenario's name or label, such as heal-1)"
+                              : t.scenario ? "is given twice (one text chooses every real run's prediction)"
+                                           : NULL;
+            if (why) {
                 free(inputs);
-                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario needs a text (a part of a scenario's name "
-                                                      "or label, such as heal-1)"));
+                return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario %s", why));
             }
             t.scenario = argv[++i];
             continue;

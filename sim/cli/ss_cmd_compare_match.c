@@ -158,20 +158,42 @@ static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
     return predicts_loader(r, k) && (holds_parts(r->r.text[0], t->scenario) || holds_parts(r->r.text[2], t->scenario));
 }
 
-/* The row of results folder a's prediction of loader k (matches), -1 when none: the first
- * whose persistent_workers is known to be k's, else the first that may be; *more: how many
- * other rows match too */
+/* How far row r departs from the plain prediction: a fetch_scale, a compute_scale, a heal
+ * and a persistent_workers set, one each */
+static int departures(const cmp_row *r)
+{
+    return (r->set.fetch_scale != 1.0) + (r->set.compute_scale != 1.0) + (r->set.healed != 0) + (r->set.persistent >= 0);
+}
+
+/* The row of results folder a's prediction of loader k (matches), -1 when none: of the rows
+ * that depart least from the plain prediction (with --scenario: fs=1 heal=1 before fs=0.5
+ * heal=1), the first whose persistent_workers is known to be k's, else the first that may
+ * be; *more: how many other rows match too */
 static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key k, int *more)
 {
-    int hit = -1, exact = -1;
+    int hit = -1, exact = -1, least = 1 << 20;
     *more = 0;
     for (int j = f->src[a]; j < t->n; j++)
         if (f->fold[j] == a && matches(t, &t->v[j], k)) {
-            if (hit < 0) hit = j;
-            else (*more)++;
-            if (exact < 0 && exact_pw(&t->v[j], k)) exact = j;
+            const int d = departures(&t->v[j]);
+            if (hit >= 0) (*more)++;
+            if (d < least) {
+                least = d;
+                hit = j;
+                exact = -1;
+            }
+            if (d == least && exact < 0 && exact_pw(&t->v[j], k)) exact = j;
         }
     return exact >= 0 ? exact : hit;
+}
+
+/* 1 when row hit, the prediction of loader k set beside a real run, is results folder a's
+ * baseline replay: the plain prediction of the base trace's own loader, its
+ * persistent_workers the base's (or not set) */
+static int is_baseline_match(const cmp_table *t, const cmp_folders *f, int a, int hit, loader_key k)
+{
+    const cmp_row *h = &t->v[hit], *b = &t->v[f->src[a]];
+    return base_loader(b, k) && plain_prediction(h, k) && (h->set.persistent < 0 || h->set.persistent == b->base.pw);
 }
 
 /* How many rows of results folder a predict loader k with a fetch_scale, compute_scale or
@@ -223,7 +245,7 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
         int shown = 0;
         for (int a = 0; a < f->n; a++) {
             int more, hit = match_row(t, f, a, k, &more);
-            if (hit < 0 || base_loader(&t->v[f->src[a]], k)) continue;
+            if (hit < 0 || is_baseline_match(t, f, a, hit, k)) continue;
             char loader[32];
             if (!shown++)
                 fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart%s):",
@@ -269,8 +291,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             int more, hit = match_row(t, f, a, k, &more);
             if (hit < 0) continue;
             const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
-            /* the baseline replay (the plain prediction of the base's own loader) */
-            const int own = base_loader(&t->v[f->src[a]], k) && plain_prediction(&t->v[hit], k);
+            const int own = is_baseline_match(t, f, a, hit, k);
             /* a whole run is comparable only with one of as many iterations */
             if (isnan(e) || (whole && nrow >= 0 && t->v[hit].r.num[nrow] != r->r.num[nrow])) {
                 fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
@@ -286,11 +307,14 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                 cnt[a]++;
             }
             char more_txt[160] = "", alike[32] = "";
-            if (more) snprintf(alike, sizeof alike, "; +%d more alike", more);
+            if (more && !t->scenario) snprintf(alike, sizeof alike, "; +%d more alike", more);
             const int others = t->scenario ? 0 : match_others(t, f, a, k);
             *nother += others > 0;
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
+            else if (more && t->scenario)
+                snprintf(more_txt, sizeof more_txt, " (+%d other row%s hold%s '%s')", more, more == 1 ? "" : "s",
+                         more == 1 ? "s" : "", t->scenario);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
@@ -341,6 +365,14 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
         return;
     }
+    /* --scenario: a text that no row holds is most likely mistyped */
+    int held = 0;
+    for (int i = 0; t->scenario && i < t->n && !held; i++)
+        held = t->v[i].kind == CMP_REPLAY &&
+               (holds_parts(t->v[i].r.text[0], t->scenario) || holds_parts(t->v[i].r.text[2], t->scenario));
+    if (t->scenario && !held)
+        fprintf(out, "--scenario %s: no row of the results holds it as a whole part of its scenario name (such as "
+                     "heal-1, fs0.5) or label (heal=1, fs=0.5)\n", t->scenario);
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
     int nown = 0, nother = 0, nown_run = 0, nother_run = 0;
@@ -357,14 +389,15 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
-                     "prediction, and its error (and the mean below) is not the model's; set it beside its own "
-                     "scenario with --scenario (e.g. --scenario heal-1)\n");
+                     "prediction, and its error (and the mean below) is not the model's; set such a run beside its "
+                     "own scenario by giving it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario "
+                     "heal-1`\n");
     if (nown)
         fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay, with "
                      "no 'in 90%%': the baseline's interval is of its own trace, and another run of the setting differs "
                      "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
-                     "do not show (a rank fixed, other storage), set it beside the scenario that says so with "
-                     "--scenario (e.g. --scenario heal-1)\n");
+                     "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
+                     "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
     free(cnt);
     free(sum);
 }

@@ -181,12 +181,22 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         free(h.set);
         return st;
     }
+    int other_pw = 0, zeros = 0, trues = 0; /* persistent_workers lists a value besides true */
+    for (int i = 0; i < c->n_persistent; i++) {
+        other_pw |= c->persistent[i] != 1;
+        trues += c->persistent[i] == 1;
+    }
+    for (int i = 0; i < c->n_workers; i++) zeros += !c->workers[i].is_auto && c->workers[i].value == 0.0;
     long total = 1;
     int cnt[AX_N];
     for (int m = 0; m < c->n_models; m++) {
-        axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
+        const ss_model_ops *ops = ss_model_get(c->models[m]);
+        axis_counts(c, &h, ops, cnt);
         long per = 1;
         for (int a = 0; a < AX_N; a++) per *= cnt[a];
+        /* less the skipped workers = 0 with persistent_workers = true (below) */
+        if (other_pw && (ops->axes & SS_AXIS_WORKERS) && (ops->axes & SS_AXIS_PERSISTENT))
+            per -= per / ((long)cnt[AX_WORKERS] * cnt[AX_PERSIST]) * zeros * trues;
         total += per;
     }
     if (total > SS_MAX_SCENARIOS) {
@@ -203,8 +213,6 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
     int k = 0;
     const int zero[AX_N] = {0};
     make_scenario(&sc[k++], c, &h, ss_model_measured_id(), zero);
-    int other_pw = 0; /* persistent_workers lists a value besides true */
-    for (int i = 0; i < c->n_persistent; i++) other_pw |= c->persistent[i] != 1;
     for (int m = 0; m < c->n_models; m++) {
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
@@ -219,6 +227,10 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         }
     }
     free(h.set);
+    if (k != total) { /* (the count above and the odometer below skip alike) */
+        free(sc);
+        return ss_fail(SS_EINTERNAL, "built %d scenarios, counted %ld", k, total);
+    }
     *out = sc;
     *n = k;
     return SS_OK;

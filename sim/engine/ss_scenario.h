@@ -1,5 +1,7 @@
-/* ss_scenario.h - the points of a sweep: the cartesian product of the [scenarios] lists,
- * with the measured run first, each model swept over the axes its table entry names. */
+/* ss_scenario.h - the points of a sweep: the cartesian product of the [scenarios] lists
+ * (less workers = 0 with persistent_workers = true, which PyTorch refuses, where another
+ * persistent_workers value is listed), with the measured run first, each model swept over
+ * the axes its table entry names. */
 #ifndef SS_SCENARIO_H
 #define SS_SCENARIO_H
 

@@ -282,6 +282,41 @@ static void test_cartesian_product(void **state)
     ss_config_free(&c);
 }
 
+/* PyTorch refuses persistent workers without workers: workers = 0 (as listed) gets no
+ * persistent_workers = true scenario while another value is listed, on every other axis; it
+ * keeps it where true is the only value. auto (which may resolve to 0) keeps it. */
+static void test_no_persistent_without_workers(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 0, 4\n"
+            "persistent_workers = auto, false, true\nfetch_scale = 1, 0.5\n",
+            &c);
+    ss_scenario *sc;
+    int n;
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 3 * 3 * 2 - 2); /* the measured row; less W=0 pw=true at both scales */
+    int zero_true = 0, zero = 0, auto_true = 0;
+    for (int i = 1; i < n; i++) {
+        const int z = !sc[i].workers.is_auto && sc[i].workers.value == 0.0;
+        zero += z;
+        zero_true += z && sc[i].persistent == 1;
+        auto_true += sc[i].workers.is_auto && sc[i].persistent == 1;
+    }
+    assert_int_equal(zero, 4);
+    assert_int_equal(zero_true, 0);
+    assert_int_equal(auto_true, 2);
+    free(sc);
+    ss_config_free(&c);
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = 0, 2\npersistent_workers = true\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(sc[1].persistent, 1);
+    assert_true(!sc[1].workers.is_auto && sc[1].workers.value == 0.0);
+    free(sc);
+    ss_config_free(&c);
+}
+
 /* `false` and `none` are the same scenario: listing both is a repeated scenario. */
 static void test_false_none_repeated(void **state)
 {
@@ -618,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_unknown_key_hints),
         cmocka_unit_test(test_ini_as_written),
         cmocka_unit_test(test_pipe),
+        cmocka_unit_test(test_no_persistent_without_workers),
         cmocka_unit_test(test_err_not_a_pair),
         cmocka_unit_test(test_err_missing_file),
         cmocka_unit_test(test_err_folder),
