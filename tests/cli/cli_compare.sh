@@ -410,6 +410,15 @@ want = "W=2 P=2, against the mean of its 2 real runs (%.4f s, %.1f %% apart): mr
 assert want in text.splitlines(), (want, text)
 assert "are they one setting?" not in text, text
 PY
+# with --scenario the same: the two runs of the base's own loader W=1 are set beside its
+# fs=0.5 row, and their mean too; P=2, held by both rows of a loader, takes the one that
+# departs least from the plain prediction (fs=1) and counts the other
+"$stallsim" gen -o "$work/m1b.h5" --gpus 2 --iterations 200 --workers 1 --seed 5 >/dev/null || fail "gen m1b"
+"$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m1b.h5" --match --scenario fs0.5 > "$work/match4.txt" &&
+  grep -q "^W=1 P=2, against the mean of its 2 real runs (.*): mres [-+][0-9.]* %$" "$work/match4.txt" &&
+  "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario P=2 |
+  grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (+1 other row holds 'P=2')$" && ok ||
+  fail "compare --match --scenario, repeats and rows alike: $(cat "$work/match4.txt")"
 # two runs of one loader far apart (the second's fetches 3x as long): the mean line asks
 # whether they are one setting, --match pairing by the loader alone
 "$stallsim" gen -o "$work/m2slow.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 --fetch-mean 3.0 >/dev/null || fail "gen m2slow"
