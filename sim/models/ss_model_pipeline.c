@@ -540,7 +540,8 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         const double a = st->ask0[g], u = fs[g] - a, a1 = st->ask1[g];
         double v = fs[g] + (a1 - a); /* (also where the ask is not known, u is NaN) */
         if (!isfinite(v)) v = fs[g];
-        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch))) v = a1;
+        /* persistent workers start nothing after the first epoch; a GPU without workers has none */
+        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch && st->ps.ld[g].workers >= 1))) v = a1;
         else if (u > 0.0 && st->boot[g] != 1.0) v = a1 + st->boot[g] * u;
         st->boot_start[g] = v;
     }
