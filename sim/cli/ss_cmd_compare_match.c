@@ -149,13 +149,17 @@ static int holds_parts(const char *s, const char *text)
     return 0;
 }
 
+/* 1 when row r's scenario name or label holds text as whole parts (--scenario) */
+static int row_holds(const cmp_row *r, const char *text)
+{
+    return holds_parts(r->r.text[0], text) || holds_parts(r->r.text[2], text);
+}
+
 /* 1 when row r is the prediction --match sets beside a real run of loader k: the plain
- * one, or with --scenario TEXT one of that loader whose scenario name or label holds TEXT
- * as whole parts */
+ * one, or with --scenario TEXT one of that loader that holds TEXT (row_holds) */
 static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
 {
-    if (!t->scenario) return plain_prediction(r, k);
-    return predicts_loader(r, k) && (holds_parts(r->r.text[0], t->scenario) || holds_parts(r->r.text[2], t->scenario));
+    return t->scenario ? predicts_loader(r, k) && row_holds(r, t->scenario) : plain_prediction(r, k);
 }
 
 /* How far row r departs from the plain prediction: a fetch_scale, a compute_scale, a heal
@@ -272,12 +276,11 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
     const char *model = cmp_checked_model();
     memset(cnt, 0, (size_t)t->n * sizeof *cnt);
     memset(sum, 0, (size_t)t->n * sizeof *sum);
-    if (t->scenario)
-        fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment "
-                     "whose scenario holds '%s'), %s:\n", model ? model : "replay", t->scenario, what);
-    else
-        fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment, "
-                     "fetch_scale, compute_scale or heal), %s:\n", model ? model : "replay", what);
+    char rows[SS_NAME_MAX + 40] = " whose scenario holds '";
+    if (t->scenario) snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%s'", t->scenario);
+    else snprintf(rows, sizeof rows, ", fetch_scale, compute_scale or heal");
+    fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment%s), %s:\n",
+            model ? model : "replay", rows, what);
     fprintf(out, "%-*s %-12s %10s %10s %8s %6s  %s\n", wsrc, "real run", "loader", "real (s)", "pred (s)", "error",
             "in 90%", "prediction");
     for (int i = 0; i < t->n; i++) {
@@ -368,8 +371,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
     /* --scenario: a text that no row holds is most likely mistyped */
     int held = 0;
     for (int i = 0; t->scenario && i < t->n && !held; i++)
-        held = t->v[i].kind == CMP_REPLAY &&
-               (holds_parts(t->v[i].r.text[0], t->scenario) || holds_parts(t->v[i].r.text[2], t->scenario));
+        held = t->v[i].kind == CMP_REPLAY && row_holds(&t->v[i], t->scenario);
     if (t->scenario && !held)
         fprintf(out, "--scenario %s: no row of the results holds it as a whole part of its scenario name (such as "
                      "heal-1, fs0.5) or label (heal=1, fs=0.5)\n", t->scenario);

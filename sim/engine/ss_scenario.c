@@ -164,6 +164,14 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     ops->name_of(s, s->name, sizeof s->name);
 }
 
+/* 1 when PyTorch refuses scenario s: persistent workers without workers (workers = 0 as
+ * listed, persistent_workers = true); the sweep leaves it out where other_pw, another
+ * persistent_workers value, gives workers = 0 its scenario */
+static int refused(const ss_scenario *s, int other_pw)
+{
+    return other_pw && !s->workers.is_auto && s->workers.value == 0.0 && s->persistent == 1;
+}
+
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 {
     return ss_scenarios_build_gpus(c, 0, out, n);
@@ -194,7 +202,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         axis_counts(c, &h, ops, cnt);
         long per = 1;
         for (int a = 0; a < AX_N; a++) per *= cnt[a];
-        /* less the skipped workers = 0 with persistent_workers = true (below) */
+        /* less the refused ones: workers = 0 with persistent_workers = true */
         if (other_pw && (ops->axes & SS_AXIS_WORKERS) && (ops->axes & SS_AXIS_PERSISTENT))
             per -= per / ((long)cnt[AX_WORKERS] * cnt[AX_PERSIST]) * zeros * trues;
         total += per;
@@ -218,9 +226,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         int pos[AX_N] = {0};
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
             make_scenario(&sc[k], c, &h, c->models[m], pos);
-            /* PyTorch refuses persistent workers without workers: workers = 0 runs once,
-             * with the other persistent_workers value */
-            k += !(other_pw && !sc[k].workers.is_auto && sc[k].workers.value == 0.0 && sc[k].persistent == 1);
+            k += !refused(&sc[k], other_pw);
             int a = AX_N - 1;
             while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
             if (a < 0) break;

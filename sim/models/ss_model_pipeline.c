@@ -126,10 +126,9 @@ static int pipe_baseline(const ss_scenario *s)
 
 /* An auto setting, and the asks' lags of sync_every, come from the calibration; so do
  * the trace's figures for CPU sharing (a trace with CPU data) and storage sharing, even
- * when every loader setting is given. */
-/* A trace with pools of cores and loader workers always calibrates: its pools (the
- * calibration's share) give the start-up factor of an epoch's start and of the stops between
- * passes, which must not depend on whether another scenario of the sweep asked for auto. */
+ * when every loader setting is given; and a trace's pools of cores with loader workers (the
+ * calibration's share), whose start-up factor scales an epoch's start and the stops between
+ * passes whether or not another scenario of the sweep asks for auto. */
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c, const ss_trace_meta *m)
 {
     const ssp_options *o = ssp_options_of(c);
