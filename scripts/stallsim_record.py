@@ -630,6 +630,62 @@ class _RecIter:
             pass
 
 
+class _ProbeFetch(tud.Dataset):
+    """The probe's dataset: item j is batch j of the user's first samples, fetched and
+    collated as the loader would, with the time its fetch began and the time it was ready."""
+
+    def __init__(self, inner, collate, batch, n):
+        self.inner, self.collate, self.batch, self.n = inner, collate, batch, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, j):
+        t0 = _now()
+        out = self.collate([self.inner[i] for i in range(j * self.batch, (j + 1) * self.batch)])
+        return out, t0, _now()
+
+
+def _probe_identity(x):
+    return x
+
+
+PROBE_BATCHES = 6
+
+
+def _probe_worker(dataset, collate, batch, ctx, pin):
+    """What one loader worker would cost this loader, which loads in the training process:
+    a DataLoader of one worker over the first PROBE_BATCHES batches of the same dataset,
+    collate function and batch size, started as the loader's workers would be. Returns
+    (start method, lead, start-up, delivery, stop) in ns: the time in iter(loader), from its
+    return to the worker's first fetch, the median time from a ready batch's ask to the loop
+    having it (each asked once it is ready), and the next() that ends the pass (the worker's
+    shutdown)."""
+    n = min(PROBE_BATCHES, len(dataset) // batch)
+    if n < 3:
+        raise ValueError("fewer than 3 batches of samples")
+    method = ctx if isinstance(ctx, str) else (ctx.get_start_method() if ctx is not None else
+                                               torch.multiprocessing.get_start_method())
+    dl = tud.DataLoader(_ProbeFetch(dataset, collate, batch, n), batch_size=None, num_workers=1,
+                        collate_fn=_probe_identity, multiprocessing_context=ctx, pin_memory=pin, timeout=120)
+    t0 = _now()
+    it = iter(dl)
+    t1 = _now()
+    _, s, r = next(it)
+    startup, fetch, deliveries = s - t1, r - s, []
+    for _ in range(1, n):
+        time.sleep(max(2 * fetch, 2000000) / 1e9)  # the next batch is ready when asked
+        ask = _now()
+        _, s, r = next(it)
+        deliveries.append(_now() - max(ask, r))
+    t = _now()
+    for _ in it:  # the pass's end: the worker's shutdown
+        pass
+    stop = _now() - t
+    deliveries.sort()
+    return method, t1 - t0, max(0, startup), deliveries[len(deliveries) // 2], stop
+
+
 _RECORDERS = weakref.WeakValueDictionary()  # (prefix, rank) -> the last Recorder made of it in this process
 
 
@@ -646,9 +702,13 @@ class Recorder:
     Each loader gets its own prefix (train and validation: 'runs/a/train', 'runs/a/val'):
     a second Recorder of a prefix that an open Recorder of this process records is refused.
     Every host_every seconds (0: never) a thread samples the host's busy cores and this
-    rank's own use of them (its process and loader workers) into PREFIX.rank<R>.host.csv."""
+    rank's own use of them (its process and loader workers) into PREFIX.rank<R>.host.csv.
+    A loader without workers (num_workers=0) over a map-style dataset is probed at close()
+    (probe=True): one worker, started as its workers would be, fetches the dataset's first
+    few batches, and what it cost goes into PREFIX.rank<R>.probe.csv, for the what-if "with
+    workers". It takes about one worker's start-up and a few batches' fetches."""
 
-    def __init__(self, prefix, rank=None, world_size=None, flush_every=8, host_every=0.5):
+    def __init__(self, prefix, rank=None, world_size=None, flush_every=8, host_every=0.5, probe=True):
         if _dist_ready():
             r, ws = torch.distributed.get_rank(), torch.distributed.get_world_size()
         else:
@@ -680,8 +740,11 @@ class Recorder:
             os.makedirs(d, exist_ok=True)
         self.path = "%s.rank%d.csv" % (self.prefix, self.rank)
         host_path = "%s.rank%d.host.csv" % (self.prefix, self.rank)
-        if os.path.exists(host_path):
-            os.remove(host_path)
+        self._probe_path = "%s.rank%d.probe.csv" % (self.prefix, self.rank)
+        for old in (host_path, self._probe_path):
+            if os.path.exists(old):
+                os.remove(old)
+        self._probe, self._probe_src = bool(probe), None
         for stale in [self.path] + ["%s.rank%d.worker%d.csv" % (self.prefix, self.rank, i) for i in range(1024)]:
             if os.path.exists(stale):
                 os.remove(stale)
@@ -774,6 +837,9 @@ class Recorder:
             w.line("meta,%s,%s\n" % (k, v))
         if loader.num_workers > 0:  # how its workers start (the loader's context, else the process's default)
             w.line("meta,start_method,%s\n" % _start_method(loader))
+        elif not iterable and loader.batch_sampler is not None and bs and bs > 0:  # probed at close()
+            self._probe_src = (loader.dataset, loader.collate_fn, bs, kw.get("multiprocessing_context"),
+                               bool(loader.pin_memory))
         w.flush()
         self._wrapped = True  # (not the loader itself: no cycle, so its workers end with it)
         return RecordedLoader(self, loader, inner)
@@ -809,12 +875,31 @@ class Recorder:
         self._w.line("epoch,%d,%d,%d\n" % (self._pass, e, _now()))
         return self._pass
 
+    def _run_probe(self):
+        """The probe of a loader without workers (the class docstring); a failure is written
+        down and warned about, never raised: the job's own record is whole without it."""
+        try:
+            method, lead, startup, delivery, stop = _probe_worker(*self._probe_src)
+            line = "probe,%s,%d,%d,%d,%d\n" % (method, lead, startup, delivery, stop)
+        except Exception as e:  # the user's dataset or collate_fn may not pickle, or may fail in a worker
+            reason = ("%s: %s" % (type(e).__name__, e)).replace(",", ";").replace("\n", " ")[:300]
+            line = "failed,%s\n" % reason
+            warnings.warn("stallsim_record: the probe of one loader worker failed (%s); the record is whole, but "
+                          "stallsim keeps the measured epoch starts where a what-if adds workers" % reason,
+                          stacklevel=3)
+        w = _Writer(self._probe_path, 1)
+        w.line("stallsim-probe,1\n")
+        w.line(line)
+        w.close()
+
     def close(self):
         self._end_open_passes()
         self._w.close()
         if self._host is not None:
             self._host.close()
             self._host = None
+        if self._probe and self._probe_src is not None and not self._closed and self._passes_done > 0:
+            self._run_probe()  # after the host sampler: the job's CPU use leaves the probe out
         self._closed = True
 
     def __enter__(self):

@@ -45,6 +45,7 @@ static void pt_free(pt_state *S)
     free(S->cpu_pool_cores);
     free(S->host_busy);
     free(S->host_job);
+    free(S->probe);
     free(S->pass_start);
     free(S->pass_stop);
     free(S);
@@ -183,12 +184,12 @@ static ss_status pt_check_dir(const char *prefix)
     int nfound = runs_in(prefix, found);
     const char *sep = prefix[strlen(prefix) - 1] == '/' ? "" : "/";
     if (nfound == 0)
-        return ss_fail(SS_EIO, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
+        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder without record files (PREFIX.rank0.csv); give the "
                        "PREFIX that Recorder(PREFIX) was given", prefix);
     if (nfound == 1)
-        return ss_fail(SS_EIO, "import pytorch: %s is a folder; it holds the run %s%s%s: try `stallsim import "
+        return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder; it holds the run %s%s%s: try `stallsim import "
                        "pytorch %s%s%s -o TRACE.h5`", prefix, prefix, sep, found[0], prefix, sep, found[0]);
-    return ss_fail(SS_EIO, "import pytorch: %s is a folder of %d runs (%s%s%s, %s%s%s%s); give one run's PREFIX",
+    return ss_fail(SS_EUSAGE, "import pytorch: %s is a folder of %d runs (%s%s%s, %s%s%s%s); give one run's PREFIX",
                    prefix, nfound, prefix, sep, found[0], prefix, sep, found[1], nfound > 2 ? ", ..." : "");
 }
 
@@ -514,6 +515,7 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             pt_say_workers(S);
             if ((st = pt_cpu_meta(S, &info->meta)) != SS_OK) return st;
             if ((st = pt_host_meta(S, &info->meta)) != SS_OK) return st;
+            if ((st = pt_probe_meta(S, &info->meta)) != SS_OK) return st;
             info->meta.pass_start = S->pass_start;
             info->meta.passes = S->epochs;
             int known = S->stops_known; /* the last pass's own stop ends no gap: kept where known */

@@ -254,6 +254,77 @@ ss_status pt_host_meta(pt_state *S, ss_trace_meta *m)
     return SS_OK;
 }
 
+/* Reads one probe file: 0 with its start method and four times (s), 1 when there is none,
+ * -1 (with *why) when it says the probe failed or is not a probe file. */
+static int pt_probe_file(const char *path, char *method, size_t msize, double t[4], char *why, size_t wsize)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    char line[512];
+    int r = -1;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "stallsim-probe,1", 16))
+        snprintf(why, wsize, "its first line is not 'stallsim-probe,1'");
+    else if (!fgets(line, sizeof line, f) || !strchr(line, '\n'))
+        snprintf(why, wsize, "it has no whole second line");
+    else if (!strncmp(line, "failed,", 7)) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(why, wsize, "the probe failed: %.300s", line + 7);
+    } else {
+        char m[16] = "";
+        long long v[4];
+        char end;
+        if (sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2], &v[3], &end) != 6 ||
+            end != '\n' || (strcmp(m, "fork") && strcmp(m, "spawn") && strcmp(m, "forkserver")))
+            snprintf(why, wsize, "its line is not 'probe,METHOD,LEAD,STARTUP,DELIVERY,STOP' (ns; METHOD fork, spawn or "
+                     "forkserver)");
+        else {
+            r = 0;
+            for (int i = 0; i < 4; i++) {
+                if (v[i] < 0 || v[i] > (long long)1e13) {
+                    snprintf(why, wsize, "its time %lld ns is not from 0 to 1e13", v[i]);
+                    r = -1;
+                }
+                t[i] = 1e-9 * (double)v[i];
+            }
+            snprintf(method, msize, "%s", m);
+        }
+    }
+    fclose(f);
+    return r;
+}
+
+ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
+{
+    const int G = S->G;
+    for (int g = 0; g < G; g++)
+        if (S->r[g]->workers != 0) return SS_OK; /* the probe is of a loader without workers */
+    S->probe = malloc(4 * (size_t)G * sizeof *S->probe);
+    if (!S->probe) return ss_fail(SS_ENOMEM, "out of memory");
+    char method[16] = "", first[16] = "";
+    for (int g = 0; g < G; g++) {
+        char path[PT_PATH + 32], why[400] = "";
+        double t[4];
+        snprintf(path, sizeof path, "%s.rank%d.probe.csv", S->prefix, g);
+        const int r = pt_probe_file(path, method, sizeof method, t, why, sizeof why);
+        if (r != 0) {
+            if (r < 0)
+                ss_warn("%s: %s; the trace keeps no probe of a loader worker, so a what-if with workers keeps "
+                        "the measured epoch starts and no delivery", path, why);
+            free(S->probe);
+            S->probe = NULL;
+            return SS_OK;
+        }
+        for (int i = 0; i < 4; i++) S->probe[i * G + g] = t[i];
+        if (g == 0) snprintf(first, sizeof first, "%s", method);
+    }
+    m->probe_lead = S->probe;
+    m->probe_startup = S->probe + G;
+    m->probe_delivery = S->probe + 2 * G;
+    m->probe_stop = S->probe + 3 * G;
+    snprintf(m->probe_start_method, sizeof m->probe_start_method, "%s", first);
+    return SS_OK;
+}
+
 /* The pass that rank R's tracking holds ended: an IterableDataset's worker whose last batch
  * of it came more than 2 W batches before the pass's end ran out early (the loader hands
  * batches to its workers in turn, so each worker delivers one of the last W while it has
@@ -365,8 +436,9 @@ void pt_say_workers(pt_state *S)
         else if (R->persistent == 0)
             ss_warn("%s: the loader's %ld worker process%s%s start again at every pass (persistent_workers=False): "
                     "each pass's first fetch began %.2f s after the pass did, on average over the ranks (up to %.2f s, "
-                    "rank %ld). run_time counts this start-up and run ranks cuts by it; the steady-state columns leave "
-                    "each epoch's first warmup_iterations out. The scenario key persistent_workers = true asks what "
+                    "rank %ld). run_time counts this start-up, and `run` ranks its cuts by run_time; the steady-state "
+                    "columns leave each epoch's first warmup_iterations out. The scenario key persistent_workers = true "
+                    "asks what "
                     "starting them once would save",
                     R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);

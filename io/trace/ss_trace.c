@@ -89,6 +89,7 @@ static const ss_trace_attr attrs[] = {
     STR_ATTR(fetch_times, ""),
     STR_ATTR(start_method, " (how the loader's workers were started)"),
     LONG_ATTR(persistent_workers, " (1: kept across epochs, 0: started at every epoch)", 0, 1),
+    STR_ATTR(probe_start_method, " (how the recorder's probe started its one worker)"),
 };
 #undef STR_ATTR
 #undef LONG_ATTR
@@ -118,6 +119,12 @@ static const ss_trace_gpu_array gpu_arrays[] = {
     SHARE_ARRAY(host_job, "host_cpu_job", " (per GPU: the share of its cores that the job's processes on them used)"),
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, "", "GPU"), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, "", "cores"),
+    GPU_ARRAY(probe_lead, "probe_lead_time", 1, " s (per GPU, probe: iter(loader) with one worker)", "s"),
+    GPU_ARRAY(probe_startup, "probe_startup_time", 1, " s (per GPU, probe: from iter(loader) to the worker's first fetch)",
+              "s"),
+    GPU_ARRAY(probe_delivery, "probe_delivery_time", 1,
+              " s (per GPU, probe: from the ask of a ready batch to the loop having it, median)", "s"),
+    GPU_ARRAY(probe_stop, "probe_stop_time", 1, " s (per GPU, probe: the worker's shutdown at the pass's end)", "s"),
 };
 #undef GPU_ARRAY
 #undef SHARE_ARRAY
@@ -481,6 +488,14 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     if (!m->host_busy != !m->host_job)
         return ss_fail(SS_EDATA, "%s: datasets /host_cpu_busy and /host_cpu_job come together; the trace has only /%s",
                        t->path, m->host_busy ? "host_cpu_busy" : "host_cpu_job");
+    const int probes = !!m->probe_lead + !!m->probe_startup + !!m->probe_delivery + !!m->probe_stop;
+    if (probes != 0 && probes != 4)
+        return ss_fail(SS_EDATA, "%s: datasets /probe_lead_time, /probe_startup_time, /probe_delivery_time and "
+                       "/probe_stop_time come together; the trace has %d of them", t->path, probes);
+    for (int g = 0; probes && g < G; g++)
+        if (!m->loader_workers || m->loader_workers[g] != 0)
+            return ss_fail(SS_EDATA, "%s: the /probe_* datasets describe a loader without workers, but "
+                           "/loader_workers[%d] is %s", t->path, g, m->loader_workers ? "not 0" : "missing");
     if (m->fetch_wait_start && !m->fetch_wait)
         return ss_fail(SS_EDATA, "%s: dataset /fetch_wait_start_time needs /fetch_wait_time and /loop_wait_time, which "
                        "the trace does not have", t->path);
@@ -713,7 +728,9 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
         if (t->have_opened && S_ISDIR(t->opened.st_mode))
             st = ss_fail(SS_EIO, "%s: a folder, not a trace file (a stalltrace .h5; `stallsim import` makes one from "
                                     "another tool's files)", path);
-        else if (H5Fis_hdf5(path) <= 0) st = ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
+        else if (H5Fis_hdf5(path) <= 0)
+            st = ss_fail(SS_EDATA, "%s: not an HDF5 file (a trace is a stalltrace .h5; `stallsim import` makes one from "
+                                   "the recorder's or another tool's files)", path);
     }
     /* every rank reaches the collective open, or none does */
     if (c->mpi && c->size > 1 && st == SS_OK) st = ss_comm_any_failed(c, st);

@@ -62,6 +62,15 @@ typedef struct {
                             * took (the workers' shutdown), s; the last row ends no gap and may
                             * be 0; /pass_stop_time. NULL when not recorded; needs pass_start */
     long passes;           /* their rows (0 when NULL) */
+    /* [gpus] what one loader worker would have cost a loader that loaded in the training
+     * process, from the recorder's probe (a worker started as the loader's would be, over the
+     * dataset's first batches): the time in iter(loader) (/probe_lead_time), from its end to
+     * the worker's first fetch (/probe_startup_time), from the ask of a ready batch to the
+     * loop having it (/probe_delivery_time), and the next() that ends the pass, the worker's
+     * shutdown (/probe_stop_time). All four or none, only where every GPU loaded
+     * synchronously; owned as loader_workers is */
+    double *probe_lead, *probe_startup, *probe_delivery, *probe_stop;
+    char probe_start_method[16]; /* how the probe's worker started ("" without a probe) */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);

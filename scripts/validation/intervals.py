@@ -25,9 +25,12 @@ import numpy as np
 
 from grid_predictions import grid_predictions
 
-CLASSES = ["baseline", "from a synchronous trace", "near saturation", "heal", "loaders now ahead", "loader bound"]
+CLASSES = ["baseline", "from a synchronous trace", "from a probed synchronous trace", "near saturation", "heal",
+           "loaders now ahead", "loader bound"]
+# no development run can fall in it (their synchronous traces have no probe): its calibration errors alone
+CAL_ONLY = ("from a probed synchronous trace",)
 DEV = ["pytorch-grid-%s" % c for c in "defghijklmnopqrstvw"]
-CAL = ["pytorch-grid-u"]
+CAL = ["pytorch-grid-u", "pytorch-grid-zc"]
 MIN_ERRORS = 10
 
 
@@ -39,16 +42,18 @@ def _ends(errs, k):
 def class_table(errs, cal_errs=()):
     """Per class, from (class, steady error, whole-run error) of the development and the
     calibration runs: the table [(class, n, steady 5/95 %, run 5/95 %)], n the development
-    count, and its Markdown lines."""
+    count (a CAL_ONLY class's: its calibration count), and its Markdown lines."""
     table = []
     lines = ["| class | development | calibration | steady: 5 % | 95 % | whole run: 5 % | 95 % |",
              "|---|---|---|---|---|---|---|"]
     for c in CLASSES:
         e = [x for x in errs if x[0] == c]
         u = [x for x in cal_errs if x[0] == c]
-        nu = len(u)
+        ne, nu = len(e), len(u)
         if nu < MIN_ERRORS and c != "baseline":  # too few of its own: every class's unseen errors
             u = [x for x in cal_errs if x[0] != "baseline"]
+        if c in CAL_ONLY:  # its own calibration errors, the development runs' count as none
+            e, u = u if nu >= MIN_ERRORS else [], []
         if len(e) >= MIN_ERRORS:
             s, r = _ends(e, 1), _ends(e, 2)
             if len(u) >= MIN_ERRORS:
@@ -60,7 +65,7 @@ def class_table(errs, cal_errs=()):
         n = len(e) if len(e) >= MIN_ERRORS else 0
         table.append((c, n, s, r))
         lines.append("| %s | %d | %d%s | %+.2f %% | %+.2f %% | %+.2f %% | %+.2f %% |"
-                     % (c, len(e), nu, "" if nu >= MIN_ERRORS or c == "baseline" else " (all: %d)" % len(u),
+                     % (c, ne, nu, "" if nu >= MIN_ERRORS or c in ("baseline",) + CAL_ONLY else " (all: %d)" % len(u),
                         100 * s[0], 100 * s[1], 100 * r[0], 100 * r[1]))
     return table, lines
 

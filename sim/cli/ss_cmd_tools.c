@@ -297,7 +297,7 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
     }
     if (p.n > INFO_PASSES_LISTED && u < np)
         u += (size_t)snprintf(per + u, np - u, " ... (%ld more)", p.n - INFO_PASSES_LISTED);
-    *tail = ss_passes_tail(&p, NULL);
+    *tail = ss_passes_tail(&p, NULL, NULL);
     if (p.last_end && u < np) snprintf(per + u, np - u, "; after the last: %.3f", *tail);
     *n = p.n;
     ss_passes_free(&p);

@@ -126,34 +126,35 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
     const ss_model_ops *ops = ss_model_get(s->model);
     const int scaled = p->has_starts && ops->lead_factors;
     const int G = m->gpus;
-    /* the first epoch's factors on the leads [G] and the stops [G], then a later one's */
-    double *k = scaled ? malloc(4 * (size_t)G * sizeof *k) : NULL;
+    /* the first epoch's factors on the leads [G] and the stops [G] and the seconds added to
+     * them [2 G], then a later one's */
+    double *k = scaled ? malloc(8 * (size_t)G * sizeof *k) : NULL;
     ss_status st = scaled && !k ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name) : SS_OK;
     if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 1, k);
-    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 0, k + 2 * G);
+    if (st == SS_OK && scaled) st = ops->lead_factors(s, m, 0, k + 4 * G);
     double sum = 0.0;
     for (long e = 0; st == SS_OK && e < p->n; e++) {
         sum += p->between[e];
         if (!scaled) continue;
-        const double *ke = k + (e > 0) * 2 * G;
+        const double *ke = k + (e > 0) * 4 * G;
         const int f = p->first[e];
-        sum += (ke[f] - 1.0) * p->lead[e];
-        if (isfinite(p->stop[e])) sum += (ke[G + f] - 1.0) * p->stop[e]; /* (none before the first epoch) */
+        sum += (ke[f] - 1.0) * p->lead[e] + ke[2 * G + f];
+        if (isfinite(p->stop[e])) sum += (ke[G + f] - 1.0) * p->stop[e] + ke[3 * G + f]; /* (none before the first) */
     }
     /* after the last pass: each GPU's shutdown scaled as a later epoch's stop */
-    *tail = st == SS_OK ? ss_passes_tail(p, scaled ? k + 3 * G : NULL) : 0.0;
+    *tail = st == SS_OK ? ss_passes_tail(p, scaled ? k + 5 * G : NULL, scaled ? k + 7 * G : NULL) : 0.0;
     free(k);
     *out = sum;
     return st;
 }
 
-double ss_passes_tail(const ss_passes *p, const double *k)
+double ss_passes_tail(const ss_passes *p, const double *k, const double *add)
 {
     if (!p->last_end) return 0.0;
     double last = -INFINITY, job = -INFINITY;
     for (int g = 0; g < p->gpus; g++) {
         last = fmax(last, p->last_end[g]);
-        job = fmax(job, p->last_end[g] + (k ? k[g] : 1.0) * p->last_stop[g]);
+        job = fmax(job, p->last_end[g] + (k ? k[g] : 1.0) * p->last_stop[g] + (add ? add[g] : 0.0));
     }
     return fmax(0.0, job - last);
 }

@@ -33,14 +33,16 @@ typedef struct {
 ss_status ss_passes_read(ss_trace_file *t, ss_passes *out);
 void ss_passes_free(ss_passes *p);
 /* Scenario s's time between passes, summed over the epochs, in *out: each epoch's between
- * time with its lead and its stop scaled by s's model's factors (ss_model_ops.lead_factors;
- * 1 where the model has none, or the trace no pass starts). In *tail the time after the
- * last pass's last row: max(0, max_g(end_g + k_g stop_g) - max_g end_g), k_g the model's
- * factors on a later epoch's stops (0 without pass stops). SS_ENOMEM, or the model's error. */
+ * time with its lead and its stop scaled by s's model's factors, and the model's seconds
+ * added to them (ss_model_ops.lead_factors; 1 and 0 where the model has none, or the trace
+ * no pass starts). In *tail the time after the last pass's last row: max(0, max_g(end_g +
+ * k_g stop_g + a_g) - max_g end_g), k_g and a_g the model's factors on a later epoch's stops
+ * and seconds added to them (0 without pass stops). SS_ENOMEM, or the model's error. */
 ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out,
                          double *tail);
-/* The time after the last pass's last row with each GPU's last stop times k[g] (k NULL: as
- * measured): max(0, max_g(end_g + k_g stop_g) - max_g end_g); 0 without pass stops. */
-double ss_passes_tail(const ss_passes *p, const double *k);
+/* The time after the last pass's last row with each GPU's last stop times k[g], plus add[g]
+ * seconds (k NULL: as measured; add NULL: none): max(0, max_g(end_g + k_g stop_g + add_g) -
+ * max_g end_g); 0 without pass stops. */
+double ss_passes_tail(const ss_passes *p, const double *k, const double *add);
 
 #endif

@@ -11,7 +11,7 @@ static const char *const names[SSP_NRULES] = {
     "first_round", "delivery_per_batch", "ask_lags", "first_ask", "boot_factor", "persistent",
     "sync_start", "sync_delivery", "heal_starts", "heal_ask", "cpu_sharing", "alignment",
     "regime", "sync_thread", "step_stretch", "delivery_rows", "ready_flag", "waits",
-    "first_window", "storage_sharing", "gap_agree", "ask_spread", "pass_lead",
+    "first_window", "storage_sharing", "gap_agree", "ask_spread", "pass_lead", "sync_probe",
 };
 
 static unsigned char off[SSP_NRULES];

@@ -11,6 +11,7 @@
 #include "ss_ablate.h"
 #include "ss_calib_internal.h"
 #include "ss_comm.h"
+#include "ss_model_pipeline.h"
 #include "ss_row.h"
 
 /* Memory for the columns of a batch of GPUs (five doubles per row and GPU). */
@@ -391,6 +392,10 @@ static ss_status alloc_buffers(calib_run *r)
     c->ready_gpu = calloc(ng, sizeof *c->ready_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
+    if (m->probe_lead && (c->probe_gpu = malloc(4 * ng * sizeof *c->probe_gpu)) != NULL) {
+        const double *probe[4] = {m->probe_lead, m->probe_startup, m->probe_delivery, m->probe_stop};
+        for (int i = 0; i < 4; i++) memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
+    }
     io->epoch = malloc(n * sizeof *io->epoch);
     io->fs = malloc(cols * sizeof *io->fs);
     io->ft = malloc(cols * sizeof *io->ft);
@@ -421,7 +426,7 @@ static ss_status alloc_buffers(calib_run *r)
         }
     }
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || !io->epoch || !io->fs ||
+        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) || !io->epoch || !io->fs ||
         !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first || !r->work || !r->gaps ||
         !r->fmed)
         return ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io->rows, m->gpus);
@@ -615,7 +620,12 @@ static ss_status finish_share(calib_run *r)
     ss_calib *c = r->c;
     alignment(c, r->m, r->pid, r->npools, r->al_v, r->al_rows, r->align);
     ss_status st = build_share(c, r->m, r->fmed, r->align);
-    if (st == SS_OK && !ssp_off(SSP_RULE_DELIVERY_ROWS)) st = ss_share_set_delivery_rows(c->share, c->delivery_rows);
+    /* the period's delivery term for the scenarios: a row's largest delivery; a synchronous
+     * trace's rows show none, so where its probe measured one worker's, the largest probe */
+    double rows_term = c->delivery_rows;
+    for (int g = 0; c->probe_gpu && !ssp_off(SSP_RULE_SYNC_PROBE) && g < c->gpus; g++)
+        rows_term = fmax(rows_term, c->probe_gpu[(size_t)SSP_PROBE_DELIVERY * (size_t)c->gpus + (size_t)g]);
+    if (st == SS_OK && !ssp_off(SSP_RULE_DELIVERY_ROWS)) st = ss_share_set_delivery_rows(c->share, rows_term);
     if (st == SS_OK && !ssp_off(SSP_RULE_READY_FLAG)) st = ss_share_set_ready(c->share, c->ready_gpu);
     if (st == SS_OK) find_disturbed(c);
     return st;
@@ -664,7 +674,8 @@ void ss_calib_free(ss_calib *c)
 {
     int **ints[] = {&c->workers_gpu, &c->prefetch_gpu};
     double **dbls[] = {&c->gap_gpu,         &c->refill_gpu, &c->delivery_gpu,  &c->resid_gpu,
-                       &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu};
+                       &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu,
+                       &c->probe_gpu};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         free(*ints[i]);
         *ints[i] = NULL;

@@ -52,6 +52,9 @@ typedef struct {
     double *stall_resid_gpu; /* median |predicted - measured stall| */
     double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
     double *fetch_med_gpu; /* each GPU's median fetch time over the calibration rows, seconds */
+    /* [4][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
+     * (/probe_lead_time, /probe_startup_time, /probe_delivery_time, /probe_stop_time), or NULL */
+    double *probe_gpu;
     /* the share of the calibration rows, past each epoch's first max(W, 1), whose batch was
      * ready when GPU g's loop asked for it (fetch_start + fetch_time <= train_start -
      * stall_time): 1 where its loader kept ahead */

@@ -177,8 +177,9 @@ typedef struct ss_model_ops {
     /* Between passes (MODELS-pipeline.md, "Between passes"): per GPU g, k[g], the factor on
      * its measured time from its iter(loader) to its first ask of an epoch, and k[G + g], on
      * its shutdown of the epoch before (first = 1 for the trace's first epoch) under s,
-     * whose settings are resolved; m is the trace's, G = m->gpus, k holds 2 G values. May be
-     * NULL: 1, the times as measured. */
+     * whose settings are resolved; k[2 G + g] and k[3 G + g], seconds added to them; m is
+     * the trace's, G = m->gpus, k holds 4 G values. May be NULL: 1 and 0, the times as
+     * measured. */
     ss_status (*lead_factors)(const ss_scenario *s, const ss_trace_meta *m, int first, double *k);
 
     /* ---- advice: optional hooks after the replay's ---- */

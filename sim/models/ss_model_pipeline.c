@@ -128,13 +128,14 @@ static int pipe_baseline(const ss_scenario *s)
  * the trace's figures for CPU sharing (a trace with CPU data) and storage sharing, even
  * when every loader setting is given; and a trace's pools of cores with loader workers (the
  * calibration's share), whose start-up factor scales an epoch's start and the stops between
- * passes whether or not another scenario of the sweep asks for auto. */
+ * passes whether or not another scenario of the sweep asks for auto; and a trace's probe of
+ * one worker, which a scenario with workers takes from the calibration. */
 static int pipe_needs_calibration(const ss_scenario *s, const ss_config *c, const ss_trace_meta *m)
 {
     const ssp_options *o = ssp_options_of(c);
     return s->workers.is_auto || s->prefetch == SS_PREFETCH_AUTO || o->worker_gap.is_auto || o->refill_gap.is_auto ||
            o->delivery.is_auto || o->sync_every > 1 || (m && ssp_cpu_sharing_on(o) && ss_trace_meta_has_cpu(m)) ||
-           o->storage_parallel > 0.0 || (m && m->cpu_pool && m->loader_workers);
+           o->storage_parallel > 0.0 || (m && m->cpu_pool && m->loader_workers) || (m && m->probe_lead);
 }
 
 /* 1 when the resolved scenario changes nothing: no align, scale or heal, and every GPU's
@@ -214,6 +215,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
      * replay does not depend on whether another scenario of the sweep calibrated) */
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
+    for (int i = 0; i < 4 && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
@@ -324,6 +326,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->first_hold);
     free(st->boot);
     free(st->boots);
+    free(st->probe_up);
     free(st->ask_scale);
     free(st->healed);
     free(st);
@@ -433,7 +436,7 @@ static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w
 static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m, int first, double *k)
 {
     const int G = m->gpus;
-    for (int g = 0; g < 2 * G; g++) k[g] = 1.0;
+    for (int g = 0; g < 4 * G; g++) k[g] = g < 2 * G ? 1.0 : 0.0;
     if (ssp_off(SSP_RULE_PASS_LEAD) || !m->loader_workers) return SS_OK;
     const ssp_params *p = ssp_params_of(s);
     double *v = malloc(2 * (size_t)G * sizeof *v), *beta = v + G;
@@ -447,7 +450,15 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
     }
     for (int g = 0; g < G; g++)
         v[g] = ss_healset_has(&s->heal, g) && G > 1 ? w_healed : ssp_loader_of(p, g).workers;
-    ss_status st = pool_factors(p->pools, v, p->trace_workers_gpu, G, beta);
+    int *w0 = p->trace_workers_gpu ? malloc((size_t)G * sizeof *w0) : NULL;
+    if (p->trace_workers_gpu && !w0) {
+        free(v);
+        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+    }
+    /* a probed GPU's stop was measured with one worker per GPU, the probes side by side */
+    for (int g = 0; w0 && g < G; g++) w0[g] = ssp_probed(p, (int)v[g], g) ? 1 : p->trace_workers_gpu[g];
+    ss_status st = pool_factors(p->pools, v, w0, G, beta);
+    free(w0);
     const int trace_keeps = m->persistent_workers == 1;
     const int persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
     const int keeps = persistent == SS_PERSIST_AUTO ? trace_keeps : persistent == 1;
@@ -455,6 +466,12 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
         const int healed = ss_healset_has(&s->heal, g) && G > 1;
         const double t = healed ? t_healed : m->loader_workers[g], w = v[g];
         double lead = 1.0, stop = 1.0; /* as measured where the trace loaded synchronously */
+        if (t < 1 && !healed && ssp_probed(p, (int)w, g) && (first || !keeps)) {
+            /* its loop starts w workers one after another, each the probe's lead, and (after
+             * the first epoch) stops those of the pass before, side by side, as the probe's */
+            k[2 * G + g] = w * p->probe_gpu[SSP_PROBE_LEAD][g];
+            k[3 * G + g] = first ? 0.0 : beta[g] * p->probe_gpu[SSP_PROBE_STOP][g];
+        }
         if (t >= 1) {
             if (w == 0) lead = stop = 0.0;
             else if (!first && keeps) lead = stop = trace_keeps ? 1.0 : 0.0;
@@ -493,12 +510,23 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->boot_start = st->boot + 2 * G;
     st->ask1 = st->boot + 3 * G;
     double *w1 = malloc((size_t)gpus * sizeof *w1);
-    if (!w1) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    for (int g = 0; g < gpus; g++) w1[g] = st->ps.ld[g].workers;
-    rc = pool_factors(st->ps.p.pools, w1, trace_w, gpus, st->boot);
+    int *w0 = malloc((size_t)gpus * sizeof *w0);
+    int probed = 0;
+    for (int g = 0; w1 && w0 && g < gpus; g++) {
+        w1[g] = st->ps.ld[g].workers;
+        /* a probed GPU's start-up was measured with one worker per GPU, the probes side by side */
+        w0[g] = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g) ? 1 : trace_w[g];
+        probed |= w0[g] != trace_w[g];
+    }
+    if (probed && w1 && w0) st->probe_up = malloc((size_t)gpus * sizeof *st->probe_up);
+    rc = !w1 || !w0 || (probed && !st->probe_up) ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name)
+                                                 : pool_factors(st->ps.p.pools, w1, w0, gpus, st->boot);
+    for (int g = 0; rc == SS_OK && probed && g < gpus; g++)
+        st->probe_up[g] = w0[g] != trace_w[g] ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
     free(w1);
+    free(w0);
     if (rc != SS_OK) return rc;
-    int change = st->persistent == 1 || st->ask_scale != NULL;
+    int change = st->persistent == 1 || st->ask_scale != NULL || probed;
     long rows = 0;
     for (int g = 0; g < gpus; g++) {
         const long w = st->ps.ld[g].workers;
@@ -540,7 +568,10 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         double v = fs[g] + (a1 - a); /* (also where the ask is not known, u is NaN) */
         if (!isfinite(v)) v = fs[g];
         /* persistent workers start nothing after the first epoch; a GPU without workers has none */
-        if (u > 0.0 && (!st->boots[g] || (st->persistent == 1 && !st->first_epoch && st->ps.ld[g].workers >= 1))) v = a1;
+        const int kept = st->persistent == 1 && !st->first_epoch && st->ps.ld[g].workers >= 1;
+        /* a probed GPU's workers (the trace had none) start the probe's start-up after the ask */
+        if (st->probe_up && !isnan(st->probe_up[g]) && isfinite(a1)) v = a1 + (kept ? 0.0 : st->boot[g] * st->probe_up[g]);
+        else if (u > 0.0 && (!st->boots[g] || kept)) v = a1;
         else if (u > 0.0 && st->boot[g] != 1.0) v = a1 + st->boot[g] * u;
         st->boot_start[g] = v;
     }

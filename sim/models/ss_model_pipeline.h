@@ -46,6 +46,12 @@ typedef struct {
      * delivery cost: the training process fetches the batch itself, with no queue or
      * unpickling between a worker and the loop. */
     const int *trace_workers_gpu;
+    /* The trace's probe of one loader worker, where every GPU loaded synchronously: per GPU
+     * ([gpus] each, ss_calib.probe_gpu) its lead, start-up, delivery and stop (SSP_PROBE_*),
+     * or NULL. A GPU that the scenario gives workers where the trace's loaded synchronously
+     * (ssp_probed) takes the probe's delivery (times delivery = auto*F's F) instead of its
+     * measured one. */
+    const double *probe_gpu[4];
     /* The CPU part of each fetch, which fetch_scale does not scale (the fetching thread's
      * decoding and collating): GPU g's replayed fetch is min(f, c) + fetch_scale * max(0,
      * f - c) with c = fetch_cpu_gpu[g] * fetch_cpu_factor (a factor of 0 counts as 1;
@@ -116,8 +122,9 @@ typedef struct {
     double *dm;      /* [gpus] the row's measured delivery costs (delivery_measured) */
     /* the loaders as arrays for the fused step ([gpus] each): worker gap, refill gap,
      * delivery cost, and the factor of the measured delivery (0 for a GPU made
-     * synchronous); same_shape: every GPU has the same W and P (ld[0]'s) */
-    double *gap_a, *refill_a, *deliv_a, *dfac_a;
+     * synchronous), and the delivery added to the measured one (a probed GPU's: ssp_probed);
+     * same_shape: every GPU has the same W and P (ld[0]'s) */
+    double *gap_a, *refill_a, *deliv_a, *dfac_a, *dadd_a;
     int same_shape;
     const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
     /* fetch_scale != 1 with a CPU part, or CPU sharing: each GPU's CPU part, their median,
@@ -138,6 +145,12 @@ double ssp_worker_count(double trace_workers, double factor);
 
 /* GPU g's settings under p (the per-GPU arrays when given). */
 ssp_loader ssp_loader_of(const ssp_params *p, int g);
+
+enum { SSP_PROBE_LEAD, SSP_PROBE_STARTUP, SSP_PROBE_DELIVERY, SSP_PROBE_STOP };
+/* 1 when GPU g, given `workers` by the scenario, takes the costs of the trace's probe of one
+ * worker: the trace loaded it synchronously and records the probe, and the scenario gives it
+ * workers (MODELS-pipeline.md, "From a synchronous trace"). */
+int ssp_probed(const ssp_params *p, int workers, int g);
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus);
 void ssp_free(ssp_state *s);

@@ -478,7 +478,7 @@ unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in)
 
 /* The class of a prediction (MODELS-pipeline.md, "Intervals"), first that applies: the
  * baseline replay; from a trace where some GPU loaded synchronously, a scenario that gives
- * it workers; near saturation (the row keeps more than SSP_BUSY_PCT of its cores busy); a
+ * it workers (probed: it takes the costs of the trace's probe of one worker); near saturation (the row keeps more than SSP_BUSY_PCT of its cores busy); a
  * GPU healed; loaders now ahead (SS_HINT_LOADERS_AHEAD); else the loader stays the
  * bottleneck (or nothing it changes sets the pace). */
 const ss_error_class *ssp_error_class(const ss_scenario *s, const ss_class_in *in)
@@ -486,11 +486,15 @@ const ss_error_class *ssp_error_class(const ss_scenario *s, const ss_class_in *i
     int c = SSP_CLASS_BOUND;
     if (s->baseline) c = SSP_CLASS_BASELINE;
     else {
-        int sync = 0;
+        int sync = 0, probed = 0;
         const ss_calib *cal = in->cal;
-        for (int g = 0; cal && cal->workers_gpu && g < cal->gpus && !sync; g++)
-            sync = cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(s), g).workers > 0;
-        if (sync) c = SSP_CLASS_SYNC;
+        const ssp_params *p = ssp_params_of(s);
+        for (int g = 0; cal && cal->workers_gpu && g < cal->gpus && !sync; g++) {
+            const int w = ssp_loader_of(p, g).workers;
+            sync = cal->workers_gpu[g] == 0 && w > 0;
+            probed = sync && ssp_probed(p, w, g);
+        }
+        if (sync) c = probed ? SSP_CLASS_PROBED : SSP_CLASS_SYNC;
         else if (in->cpu_load_pct > SSP_BUSY_PCT) c = SSP_CLASS_BUSY;
         else if (s->heal.n > 0) c = SSP_CLASS_HEAL;
         else if (in->hints & SS_HINT_LOADERS_AHEAD) c = SSP_CLASS_AHEAD;

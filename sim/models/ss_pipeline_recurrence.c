@@ -29,6 +29,12 @@ static int made_synchronous(const ssp_params *p, int workers, int g)
     return workers == 0 && p->trace_workers_gpu && p->trace_workers_gpu[g] >= 1 && !ssp_off(SSP_RULE_SYNC_DELIVERY);
 }
 
+int ssp_probed(const ssp_params *p, int workers, int g)
+{
+    return workers >= 1 && p->probe_gpu[0] && p->trace_workers_gpu && p->trace_workers_gpu[g] == 0 &&
+           !ssp_off(SSP_RULE_SYNC_PROBE);
+}
+
 ssp_loader ssp_loader_of(const ssp_params *p, int g)
 {
     ssp_loader l = {p->workers, p->prefetch, p->worker_gap, p->refill_gap, p->delivery};
@@ -42,6 +48,9 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     if (p->delivery_gpu) l.delivery = p->delivery_gpu[g] * factor_of(p->delivery_factor);
     if (p->delivery_gpu && p->cpu_delivery_gpu) l.delivery *= p->cpu_delivery_gpu[g];
     if (made_synchronous(p, l.workers, g)) l.delivery = 0.0;
+    /* a synchronous trace shows no delivery: a GPU given workers takes the probe's (auto) */
+    if (p->delivery_gpu && ssp_probed(p, l.workers, g))
+        l.delivery = p->probe_gpu[SSP_PROBE_DELIVERY][g] * factor_of(p->delivery_factor);
     return l;
 }
 
@@ -84,7 +93,8 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->refill_a = malloc((size_t)gpus * sizeof *s->refill_a);
     s->deliv_a = malloc((size_t)gpus * sizeof *s->deliv_a);
     s->dfac_a = malloc((size_t)gpus * sizeof *s->dfac_a);
-    if (!s->gap_a || !s->refill_a || !s->deliv_a || !s->dfac_a) {
+    s->dadd_a = malloc((size_t)gpus * sizeof *s->dadd_a);
+    if (!s->gap_a || !s->refill_a || !s->deliv_a || !s->dfac_a || !s->dadd_a) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d GPUs)", gpus);
     }
@@ -93,6 +103,9 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->gap_a[g] = s->ld[g].worker_gap;
         s->refill_a[g] = s->ld[g].refill_gap;
         s->deliv_a[g] = s->ld[g].delivery;
+        s->dadd_a[g] = p->delivery_measured > 0.0 && p->delivery_gpu && ssp_probed(p, s->ld[g].workers, g)
+                           ? p->probe_gpu[SSP_PROBE_DELIVERY][g] * p->delivery_measured
+                           : 0.0;
         s->dfac_a[g] = made_synchronous(p, s->ld[g].workers, g) ? 0.0
                        : p->delivery_measured * (p->cpu_delivery_gpu ? p->cpu_delivery_gpu[g] : 1.0);
         if (s->ld[g].workers != s->ld[0].workers || s->ld[g].prefetch != s->ld[0].prefetch) s->same_shape = 0;
@@ -168,6 +181,7 @@ void ssp_free(ssp_state *s)
     free(s->refill_a);
     free(s->deliv_a);
     free(s->dfac_a);
+    free(s->dadd_a);
     memset(s, 0, sizeof *s);
 }
 
@@ -292,7 +306,7 @@ static inline __attribute__((always_inline)) double gpu_batch(double r, int win,
 /* The arrays of one fused pass over GPUs of the same W and P (prev: the dones of batch
  * k - W, or the measured starts for the epoch's first batches; old: of batch k - W*P). */
 typedef struct {
-    const double *prev, *old, *gap, *rg, *dl, *dfac, *ft;
+    const double *prev, *old, *gap, *rg, *dl, *dfac, *dadd, *ft;
     const double *mdl; /* the row's measured deliveries before their factors (meas) */
     const double *h; /* win == 2: each GPU's window bound (-infinity: none) */
     double *done, *stall;
@@ -307,6 +321,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
 {
     const double *restrict prev = io->prev, *restrict old = io->old, *restrict gap = io->gap;
     const double *restrict rg = io->rg, *restrict dl = io->dl, *restrict dfac = io->dfac, *restrict ft = io->ft;
+    const double *restrict dadd = io->dadd;
     const double *restrict mdl = io->mdl;
     const double *restrict hb = io->h;
     double *restrict done = io->done, *restrict stall = io->stall;
@@ -314,7 +329,7 @@ static inline __attribute__((always_inline)) void shape_loop(const shape_io *io,
 #pragma omp simd reduction(max : got, smax, rmax) reduction(min : smin, rmin)
     for (int g = 0; g < G; g++) {
         double f = has_ft ? scale * ft[g] : f1;
-        double d = meas ? mdl[g] * dfac[g] : dl[g];
+        double d = meas ? mdl[g] * dfac[g] + dadd[g] : dl[g];
         double dn, sv, a;
         double r0 = first ? prev[g] : sync ? tp + gap[g] : prev[g] + gap[g];
         if (win == 2) r0 = r0 > hb[g] ? r0 : hb[g];
@@ -364,7 +379,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
         const double *restrict prev = sync || first ? (first ? fs : NULL) : done_row(s, k - W);
         const double *restrict old = win ? done_row(s, k - WP) : NULL;
         const double t_old = win ? *T_at(s, k - WP - 1) : 0.0;
-        const shape_io io = {prev, old, gap, rg, dl, dfac, ft, mdl, NULL, done, stall};
+        const shape_io io = {prev, old, gap, rg, dl, dfac, s->dadd_a, ft, mdl, NULL, done, stall};
         const int shape = (first ? 16 : 0) | (sync && !first ? 8 : 0) | (win ? 4 : 0) | (ft ? 2 : 0) | (mdl ? 1 : 0);
         switch (shape) {
 #define SHAPE(n) case n: shape_loop(&io, G, tp, t_old, scale, f1, (n) & 8, ((n) & 4) != 0, (n) & 2, (n) & 1, 0, red); break;
@@ -390,7 +405,7 @@ static SS_KERNEL double fused_body(ssp_state *s, const fused_in *in, double *sta
                 hb[g] = (t_old > old ? t_old : old) + rg[g];
             }
         }
-        const shape_io io = {r0, NULL, gap, rg, dl, dfac, ft, mdl, hb, done, stall};
+        const shape_io io = {r0, NULL, gap, rg, dl, dfac, s->dadd_a, ft, mdl, hb, done, stall};
         shape_loop(&io, G, tp, 0.0, scale, f1, 0, 2, ft != NULL, mdl != NULL, 1, red);
     }
     memcpy(ex, red + 1, 4 * sizeof *ex);
@@ -539,7 +554,8 @@ static void measure_delivery(ssp_state *s, const ss_row *m)
 {
     for (int g = 0; g < s->gpus; g++)
         s->dm[g] = ss_row_delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g] + m->fetch_time[g]) *
-                   s->dfac_a[g];
+                       s->dfac_a[g] +
+                   s->dadd_a[g];
 }
 
 void ssp_replay_row(ssp_state *s, const ss_row *row, double *stall, ss_step *out)

@@ -673,7 +673,7 @@ PY
     "$stallsim" info "$work/by-rank1.h5" | tail -n +2 | sed "s/(took [0-9.]* s)//" > "$work/by-rank1.info" &&
     cmp -s "$work/by-worker-file.info" "$work/by-rank1.info" && ok || fail "a rank or worker file as PREFIX"
   out=$("$stallsim" import pytorch "$(dirname "$r")" -o "$work/bad.h5" 2>&1); rc=$?
-  [ $rc -eq 1 ] && grep -q "is a folder; it holds the run $r: try \`stallsim import pytorch $r -o TRACE.h5\`" <<<"$out" &&
+  [ $rc -eq 2 ] && grep -q "is a folder; it holds the run $r: try \`stallsim import pytorch $r -o TRACE.h5\`" <<<"$out" &&
     ok || fail "a folder as PREFIX: rc $rc: $out"
   # a PREFIX misspelt in a folder that holds a run: that run as a hint
   out=$("$stallsim" import pytorch "${r}x" -o "$work/bad.h5" 2>&1); rc=$?

@@ -33,7 +33,7 @@ b = it[(ix >= 11) & (np.arange(N) >= N / 2)].mean()
 w = abs(a - b) / ((a + b) / 2) / 2
 cls = {m.group(1): (int(m.group(2)), [float(m.group(3)), float(m.group(4))], [float(m.group(5)), float(m.group(6))])
        for m in re.finditer(r'\{"([^"]+)", (\d+), \{([^,]+), ([^}]+)\}, \{([^,]+), ([^}]+)\}\}', open(sys.argv[3]).read())}
-assert len(cls) == 6, cls
+assert len(cls) == 7, cls
 rows = list(csv.DictReader(open(sys.argv[2])))
 seen = set()
 for r in rows[1:]:

@@ -131,6 +131,7 @@ typedef struct {
     double *fetch_wait_start; /* [G] the mean wait for a core of the passes' first W·P fetches */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     double *host_busy, *host_job;  /* [G] the trace's /host_cpu_busy and /host_cpu_job */
+    double *probe; /* [4][G] the probes' lead, start-up, delivery and stop (/probe_*), s */
     double *pass_start; /* [epochs][G] each rank's 'epoch' record time for each epoch of the
                          * trace, s since the origin (the trace's /pass_start_time); room for pass_cap */
     double *pass_stop;  /* [epochs][G] how long each rank's next() that ended the epoch's pass
@@ -236,5 +237,8 @@ ss_status pt_cpu_meta(pt_state *S, ss_trace_meta *m);
 /* The host's busy cores and the job's share of them (/host_cpu_busy, /host_cpu_job) from
  * the ranks' PREFIX.rank<R>.host.csv files; none when a rank has none. */
 ss_status pt_host_meta(pt_state *S, ss_trace_meta *m);
+/* At the end, where every rank loaded synchronously: each rank's probe of one loader worker
+ * (PREFIX.rank<R>.probe.csv) into the meta's /probe_* arrays, when every rank has one. */
+ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m);
 
 #endif

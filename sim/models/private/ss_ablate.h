@@ -30,6 +30,7 @@ typedef enum {
     SSP_RULE_GAP_AGREE,        /* calibration: a window-bound worker gap needs agreeing rows */
     SSP_RULE_ASK_SPREAD,       /* the first asks' spread scales with the workers each loop starts */
     SSP_RULE_PASS_LEAD,        /* the lead and the stop between passes scale with the workers */
+    SSP_RULE_SYNC_PROBE,       /* from a synchronous trace, workers cost what the recorder's probe measured */
     SSP_NRULES
 } ssp_rule;
 
