@@ -58,11 +58,50 @@ int ss_name_cmp(const char *a, const char *b)
 
 static int cmp_str(const void *a, const void *b) { return ss_name_cmp(*(char *const *)a, *(char *const *)b); }
 
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    int i;
+} file_id;
+
+static int cmp_id(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    return x->i - y->i;
+}
+
+/* SS_EDATA naming two of l's paths that are one file (given twice, or a folder and a file
+ * in it): it would count as two ranks. */
+static ss_status distinct(const ss_filelist *l)
+{
+    if (l->n < 2) return SS_OK;
+    file_id *id = malloc((size_t)l->n * sizeof *id);
+    if (!id) return ss_fail(SS_ENOMEM, "out of memory");
+    int k = 0;
+    for (int i = 0; i < l->n; i++) {
+        struct stat sb;
+        if (stat(l->path[i], &sb) == 0) id[k++] = (file_id){sb.st_dev, sb.st_ino, i};
+    }
+    qsort(id, (size_t)k, sizeof *id, cmp_id);
+    ss_status st = SS_OK;
+    for (int j = 1; j < k && st == SS_OK; j++)
+        if (id[j].dev == id[j - 1].dev && id[j].ino == id[j - 1].ino)
+            st = ss_fail(SS_EDATA, "%s and %s: the same file, given twice (each input is one rank's)",
+                         l->path[id[j - 1].i], l->path[id[j].i]);
+    free(id);
+    return st;
+}
+
 ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *suffixes)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (!S_ISDIR(sb.st_mode)) return push(l, path);
+    if (!S_ISDIR(sb.st_mode)) {
+        ss_status st = push(l, path);
+        return st == SS_OK ? distinct(l) : st;
+    }
     DIR *d = opendir(path);
     if (!d) return ss_fail(SS_EIO, "%s: cannot open the folder: %s", path, strerror(errno));
     int first = l->n;
@@ -87,7 +126,7 @@ ss_status ss_filelist_add(ss_filelist *l, const char *path, const char *const *s
         return ss_fail(SS_EDATA, "%s: the folder holds no trace files (%s)", path, list);
     }
     qsort(l->path + first, (size_t)(l->n - first), sizeof *l->path, cmp_str);
-    return SS_OK;
+    return distinct(l);
 }
 
 static const char *base_of(const char *p)

@@ -450,6 +450,21 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
     out->known = ss_h5_attr_read_long(f, "warmup_iterations", &out->warmup_iterations) == 0 &&
                  ss_h5_attr_read_long(f, "epoch", &out->epoch) == 0;
+    /* a setting that is there but not a number: the rows cannot be summarised alike */
+    const char *names[3] = {"warmup_iterations", "epoch", "effective_delay_threshold"};
+    for (int i = 0; !out->known && i < 3; i++) {
+        double v;
+        hid_t x = H5Aexists(f, names[i]) > 0 ? H5Aopen(f, names[i], H5P_DEFAULT) : H5I_INVALID_HID;
+        hid_t ty = x >= 0 ? H5Aget_type(x) : H5I_INVALID_HID;
+        const int bad = x >= 0 && (ty < 0 || H5Tget_class(ty) == H5T_STRING || H5Aread(x, H5T_NATIVE_DOUBLE, &v) < 0);
+        if (ty >= 0) H5Tclose(ty);
+        if (x >= 0) H5Aclose(x);
+        if (bad) {
+            H5Fclose(f);
+            return ss_fail(SS_EDATA, "%s: root attribute %s is not a number, so the settings its rows were "
+                           "summarised with are unknown", path, names[i]);
+        }
+    }
     long all = -1; /* (files before epoch_all: a negative epoch is every epoch) */
     if (out->known && (ss_h5_attr_read_long(f, "epoch_all", &all) == 0 ? all != 0 : out->epoch < 0))
         out->epoch = SS_EPOCH_ALL;

@@ -314,13 +314,14 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
                        want_rank == 2 ? "[N][G]: one row per iteration, one column per GPU" : "[N]: one per iteration");
     if (c != cls || (cls == H5T_FLOAT && sz != size) || (cls == H5T_INTEGER && size && sz != size) ||
         (cls == H5T_INTEGER && !size && sz > 8))
-        return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu",
+        return ss_fail(SS_EDATA, "%s: dataset %s has type %s of %zu bytes, expected %s%zu%s",
                        t->path, full,
                        c == H5T_FLOAT ? "float" : c == H5T_INTEGER ? "integer" : c == H5T_STRING ? "string"
                        : c == H5T_COMPOUND ? "compound (a record of fields)" : c == H5T_ENUM ? "enum"
                        : c == H5T_ARRAY ? "array" : c == H5T_VLEN ? "variable-length" : c == H5T_BITFIELD ? "bitfield"
                        : "other",
-                       sz, cls == H5T_FLOAT ? "float" : "int", size ? size * 8 : 32);
+                       sz, cls == H5T_FLOAT ? "float" : "int", size ? size * 8 : 64,
+                       cls == H5T_INTEGER && !size ? " or a narrower integer" : "");
     if (cls == H5T_INTEGER && !size && !strcmp(name, "epoch")) t->epoch_wide = sz > 4;
     if ((long)dims[0] != t->meta.iterations)
         return ss_fail(SS_EDATA, "%s: dataset %s has %llu rows but attribute iterations = %ld",
@@ -588,7 +589,7 @@ static ss_status read_meta(ss_trace_file *t)
         return ss_fail(SS_EDATA, "%s: root attribute gpus = %ld, at most %d", t->path, v, SS_MAX_GPUS);
     m->gpus = (int)v;
     if (ss_h5_attr_read_long(root, "iterations", &m->iterations) != 0 || m->iterations < 0)
-        return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing or negative", t->path);
+        return ss_fail(SS_EDATA, "%s: root attribute 'iterations' is missing, not an integer or negative", t->path);
     if (m->iterations == 0) return ss_fail(SS_EDATA, "%s: the trace has zero iterations", t->path);
     if (ss_h5_attr_read_string(root, "time_origin", m->time_origin, sizeof m->time_origin) != 0)
         return ss_fail(SS_EDATA, "%s: root attribute 'time_origin' is missing or not a string (the wall-clock time of "
@@ -718,8 +719,12 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     ss_status st = SS_OK;
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
+    struct stat pre;
+    /* a FIFO or a device would block the open below, or never end: only a file or a folder */
+    FILE *probe = stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode) ? NULL : fopen(path, "rb");
+    if (!probe && stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
+        st = ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); a trace is a stalltrace .h5 file", path);
+    } else if (!probe) {
         st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
     } else {
         /* the file as opened (an open revalidates what NFS caches of it): ss_trace_check_unchanged */

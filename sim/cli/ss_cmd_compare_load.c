@@ -154,7 +154,9 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
         if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", inputs[i]);
         else snprintf(path, sizeof path, "%s", inputs[i]);
         if (stat(path, &sb) != 0 || ss_trace_is_trace(path)) continue;
-        if (ss_results_read_settings(path, &cur) != SS_OK) {
+        const ss_status rs = ss_results_read_settings(path, &cur);
+        if (rs == SS_EDATA) return rs; /* a results file whose settings are malformed */
+        if (rs != SS_OK) {                /* not one it can open: add_input says what it is */
             ss_clear();
             continue;
         }

@@ -15,13 +15,13 @@
 /* [pipeline]: the model's options (registered into the scenario file's option table) */
 #define O(x) offsetof(ssp_options, x)
 static const ss_option options_rows[] = {
-    {"worker_gap", SS_OPT_SECONDS_AUTO, O(worker_gap), "auto", 0, 1e18,
+    {"worker_gap", SS_OPT_SECONDS_AUTO, O(worker_gap), "auto", 0, 1e9,
      "a worker's pause between two batches, seconds, or auto (calibrated per GPU)"},
-    {"refill_gap", SS_OPT_SECONDS_AUTO, O(refill_gap), "auto", 0, 1e18,
+    {"refill_gap", SS_OPT_SECONDS_AUTO, O(refill_gap), "auto", 0, 1e9,
      "delay of handing a freed prefetch slot its next batch, seconds, or auto (calibrated per GPU)"},
-    {"delivery", SS_OPT_SECONDS_AUTO, O(delivery), "auto", 0, 1e18,
+    {"delivery", SS_OPT_SECONDS_AUTO, O(delivery), "auto", 0, 1e9,
      "time from a ready batch to the training loop having it (part of every stall), seconds, or auto"},
-    {"fetch_cpu", SS_OPT_SECONDS_AUTO, O(fetch_cpu), "auto", 0, 1e18,
+    {"fetch_cpu", SS_OPT_SECONDS_AUTO, O(fetch_cpu), "auto", 0, 1e9,
      "the CPU part of a fetch (decoding, collating), which fetch_scale leaves as it is, seconds, or auto (the "
      "trace's recorded fetch CPU time per GPU; 0 when it has none: the whole fetch scales), auto*F"},
     {"delivery_per_batch", SS_OPT_BOOL, O(delivery_per_batch), "true", 0, 0,
@@ -33,7 +33,7 @@ static const ss_option options_rows[] = {
      "the storage's most throughput with many reads in flight, in reads at a time (its throughput then over "
      "that of one read at a time): with n reads always in flight each takes 1 + (n - 1) / this as long, so a "
      "scenario with more reads in flight than the trace reads slower; 0: no limit (reads never slow down)"},
-    {"step_gap", SS_OPT_SECONDS, O(step_gap), "0", 0, 1e18, "time between taking a batch and starting the step, seconds"},
+    {"step_gap", SS_OPT_SECONDS, O(step_gap), "0", 0, 1e9, "time between taking a batch and starting the step, seconds"},
     {"sync_every", SS_OPT_COUNT, O(sync_every), "1", 0, 1e18,
      "the ranks all-reduce every this many steps (gradient accumulation under DDP's no_sync); between two, "
      "each GPU steps on its own time; 1 (or 0): every step. Needs a trace whose asks the replay keeps"},

@@ -18,19 +18,33 @@ static int is_pipe(const ss_scenario *s) { return ss_model_get(s->model) == &ss_
 
 /* A synchronous trace (W = 0) shows no delivery cost, the time a batch made by a worker
  * takes to reach the loop (queue, unpickling): pipeline scenarios that give such a GPU
- * workers, with delivery = auto, assume none. Says so once, with what to do. */
+ * workers, with delivery = auto, assume none, unless the trace's probe of one worker tells
+ * it. Says so once, with what to do, or what the probe measured. */
 static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
     if (!ssp_options_of(cfg)->delivery.is_auto || !cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
         if (!is_pipe(&sc[i])) continue;
-        int first = -1, n = 0;
-        for (int g = 0; g < cal->gpus; g++)
-            if (cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
+        int first = -1, n = 0, probed = 0;
+        for (int g = 0; g < cal->gpus; g++) {
+            const int w = ssp_loader_of(ssp_params_of(&sc[i]), g).workers;
+            if (cal->workers_gpu[g] == 0 && w > 0) {
                 if (first < 0) first = g;
                 n++;
+                probed += ssp_probed(ssp_params_of(&sc[i]), w, g);
             }
+        }
         if (n == 0) continue;
+        if (probed == n) {
+            const size_t G = (size_t)cal->gpus, g = (size_t)first;
+            fprintf(out, "note: the trace loads synchronously (W = 0); scenarios that give it workers, such as %s, "
+                         "take what the recorder's probe of one worker cost on GPU %d: %.1f ms in iter(loader), "
+                         "%.1f ms to its first fetch, %.2f ms to deliver a ready batch, %.1f ms to shut down "
+                         "(MODELS-pipeline.md, \"From a synchronous trace\")\n",
+                    ss_model_note_label(sc, nsc, &sc[i]), first, 1e3 * cal->probe_gpu[g],
+                    1e3 * cal->probe_gpu[G + g], 1e3 * cal->probe_gpu[2 * G + g], 1e3 * cal->probe_gpu[3 * G + g]);
+            return;
+        }
         char who[64];
         if (n == cal->gpus) snprintf(who, sizeof who, "%s", n == 1 ? "the GPU" : "every GPU");
         else if (n == 1) snprintf(who, sizeof who, "GPU %d", first);
@@ -335,11 +349,12 @@ static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *c
     for (int i = 0; i < nsc; i++) {
         if (!is_pipe(&sc[i])) continue;
         for (int g = 0; g < cal->gpus; g++)
-            if (cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
+            if (cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0 &&
+                !ssp_probed(ssp_params_of(&sc[i]), ssp_loader_of(ssp_params_of(&sc[i]), g).workers, g)) {
                 fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace shows no start-up of "
                              "loader workers at an epoch's start; scenarios that give it workers, such as %s, leave "
                              "that start-up out of every epoch (run_time and epoch_start_time optimistic by it): a trace "
-                             "recorded with workers shows it\n",
+                             "recorded with workers shows it, and so does the recorder's probe of one worker\n",
                         g, ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }

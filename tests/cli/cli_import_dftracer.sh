@@ -365,7 +365,7 @@ grep -Eq "trace-6-of-8.pfw:[0-9]+: step 3 of epoch 1, but .*trace-0-of-8.pfw:[0-
 
 "$stallsim" import dftracer "$work/pfw/trace-0-of-8.pfw" "$work/pfw/trace-0-of-8.pfw" -o "$work/x.h5" > "$work/e.txt" 2>&1 &&
   fail "one rank twice accepted"
-grep -q "both are rank 0" "$work/e.txt" && ok || fail "same rank message: $(cat "$work/e.txt")"
+grep -q "trace-0-of-8.pfw: the same file, given twice" "$work/e.txt" && ok || fail "same rank message: $(cat "$work/e.txt")"
 "$stallsim" import dftracer "$work/nothing" -o "$work/x.h5" > "$work/e.txt" 2>&1; [ $? -eq 1 ] && grep -q "nothing: cannot open" "$work/e.txt" && ok ||
   fail "missing input: $(cat "$work/e.txt")"
 "$stallsim" import dftracer --bogus "$work/pfw" -o "$work/x.h5" > /dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unknown option exit status"

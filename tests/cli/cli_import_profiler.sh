@@ -224,8 +224,8 @@ PY
   expect_error "ranks of two jobs" "rank [0-9] of (8|128), but .* of (8|128): the files come from different jobs" \
     "$hta/control_rank3of8.json.gz" "$hta/sampled_rank-0.json.gz"
   # Kineto's own file names (worker0.<time>.pt.trace.json) tell no rank: GPUs by name, warned
-  mkdir -p "$work/kin" && ln -s "$hta/distributed_info_not_found.json.gz" "$work/kin/worker1.1700000001.pt.trace.json.gz" &&
-    ln -s "$hta/distributed_info_not_found.json.gz" "$work/kin/worker0.1700000000.pt.trace.json.gz" &&
+  mkdir -p "$work/kin" && cp "$hta/distributed_info_not_found.json.gz" "$work/kin/worker1.1700000001.pt.trace.json.gz" &&
+    cp "$hta/distributed_info_not_found.json.gz" "$work/kin/worker0.1700000000.pt.trace.json.gz" &&
     "$stallsim" import profiler "$work/kin" -o "$work/kin.h5" > "$work/o.txt" 2>&1 &&
     grep -q "no file tells its rank .*GPU 0 .*worker0.1700000000.pt.trace.json.gz, GPU 1 .*worker1" "$work/o.txt" &&
     grep -q "2 GPUs" "$work/o.txt" && ok || fail "Kineto's file names: $(cat "$work/o.txt")"

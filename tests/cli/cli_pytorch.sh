@@ -53,6 +53,20 @@ ps, pq = f["pass_start_time"][:], f["pass_stop_time"][:]
 assert ps.shape == pq.shape == (2, 2) and f["pass_start_time"].attrs["units"] == "s", (ps.shape, pq.shape)
 assert (ps[0] <= ask[0]).all() and (ps[1] <= ask[15]).all() and (ps[1] >= end[14]).all(), (ps, ask[0], ask[15], end[14])
 assert (pq >= 0).all() and (pq[0] <= ps[1] - end[14] + 1e-6).all(), (pq, ps[1] - end[14])
+# a loader without workers is probed at close(): one worker's lead, start-up, delivery and
+# stop, each from 0 to 60 s, per rank; a loader with workers is not
+probes = ["probe_%s_time" % k for k in ("lead", "startup", "delivery", "stop")]
+if W == 0:
+    assert A["probe_start_method"] in ("fork", "spawn", "forkserver"), dict(A)
+    for k in probes:
+        v = f[k][:]
+        assert v.shape == (2,) and (v >= 0).all() and (v < 60).all(), (k, v)
+    assert (f["probe_lead_time"][:] > 0).all() and (f["probe_stop_time"][:] > 0).all()
+    for r in (0, 1):
+        lines = open("%s/run.rank%d.probe.csv" % (d, r)).read().split("\n")
+        assert lines[0] == "stallsim-probe,1" and lines[1].startswith("probe,"), lines
+else:
+    assert not any(k in f for k in probes) and not glob.glob(d + "/run.rank*.probe.csv")
 for g in range(2):
     # the step ends (the next ask) grow strictly; each step ends after the loop got its batch
     assert (np.diff(end[:, g]) > 0).all(), end[:, g]
@@ -147,6 +161,17 @@ for r in rows:
     assert float(r["iter_time_mean"]) > 0 and float(r["stall_mean"]) >= 0, r
 PY
 done
+
+# a probe that failed on one rank, or a probe file cut short: the trace keeps no probe, and
+# the import says which file and why
+if [ -e "$work/w0/run.rank1.probe.csv" ]; then
+  for bad in $'stallsim-probe,1\nfailed,PicklingError: cannot pickle the dataset\n' $'stallsim-probe,1\nprobe,fork,12'; do
+    rm -rf "$work/pf" && cp -r "$work/w0" "$work/pf" && printf '%s' "$bad" > "$work/pf/run.rank1.probe.csv"
+    out=$("$stallsim" import pytorch "$work/pf/run" -o "$work/pf.h5" 2>&1) && grep -q "run.rank1.probe.csv: " <<<"$out" &&
+      $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('probe_lead_time' in f)" "$work/pf.h5" &&
+      ok || fail "a failed or cut probe: $out"
+  done
+fi
 
 # a start-up crush: the W=2 run's record files with 50 ms more wait for a core on each
 # pass's first W*P = 6 fetches import with /fetch_wait_start_time 50 ms higher, and the
