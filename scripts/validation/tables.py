@@ -32,7 +32,7 @@ from grid_predictions import grid_points
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # recorded after the models were frozen, never used to change them or their intervals
 HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
-            "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb")
+            "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd")
 # the sets that startup_predict.py checks (spawned workers; 2 ranks, -d and -e one), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e")
 # held out when recorded, never used to change a model; their errors now set the intervals
