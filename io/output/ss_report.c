@@ -975,7 +975,8 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     f |= tied > 1 && k < tied ? F_TIE : 0;
     f |= cpu > CPU_BUSY_PCT ? F_OVER : cpu > CPU_NEAR_PCT ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
     f |= s->sc[j].heal.n > 0 && !ss_model_get(s->sc[j].model)->waits_only ? F_HEAL : 0;
-    f |= s->cls && s->cls[j] && strstr(s->cls[j]->name, "synchronous") ? F_SYNC : 0;
+    /* (a synchronous trace with the recorder's probe of one worker has a class, and an interval, of its own) */
+    f |= s->cls && s->cls[j] && !strcmp(s->cls[j]->name, "from a synchronous trace") ? F_SYNC : 0;
     f |= interval_reaches_none(s, j, r->by_run) ? F_UNSURE : 0;
     static const char *const names[F_NFLAGS] = {"tie", "ahead", "heal", "sync", "over", "busy", "unsure"};
     size_t u = 0;
