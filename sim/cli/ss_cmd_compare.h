@@ -33,6 +33,9 @@ typedef struct {
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
     int persistent; /* a trace's recorded persistent_workers (1 or 0), -1 unknown */
+    double others;  /* a trace's share of its busiest pool's cores that other processes than the
+                     * job's used while it was recorded (0 to 1), NaN unknown; a results folder's
+                     * rows: its base trace's */
     /* a results folder's base trace's calibrated loader: its largest W, and W and P where
      * every GPU has the same (-1: unknown, or they differ); pw its recorded
      * persistent_workers (-1 unknown) */

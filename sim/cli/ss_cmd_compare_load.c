@@ -61,7 +61,8 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
 }
 
 static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,
-                                 int *workers, int *prefetch, int *persistent, char *waits, size_t nwaits)
+                                 int *workers, int *prefetch, int *persistent, double *others, char *waits,
+                                 size_t nwaits)
 {
     ss_comm self;
     ss_comm_self(&self);
@@ -88,6 +89,9 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     }
     if (m && m->prefetch_factor >= 1 && m->prefetch_factor <= SS_MAX_PREFETCH) *prefetch = (int)m->prefetch_factor;
     *persistent = m ? (int)m->persistent_workers : -1; /* (the reader keeps -1, 0 or 1) */
+    int busiest;
+    double job;
+    if (!m || !ss_trace_meta_host_others(m, &busiest, others, &job)) *others = NAN;
     if (st == SS_OK && ss_trace_meta_has_cpu(m)) {
         ss_calib cal;
         if (ss_calibrate(t, SS_CALIB_ROWS, &cal) != SS_OK || ss_summary_adopt_calib(&sum, &cal, m) != SS_OK)
@@ -241,20 +245,25 @@ static void row_settings(cmp_row *row)
     s->healed = column_text(r, "heal_gpus")[0] != '\0' || !isnan(column_num(r, "heal_gpu"));
 }
 
-/* A trace's recorded persistent_workers (1 or 0), -1 where it cannot be read or has none */
-static int recorded_persistent(const char *path)
+/* A base trace's recorded persistent_workers (1 or 0, -1 where it cannot be read or has
+ * none) and the share of its cores other processes used while it was recorded (NaN unknown) */
+static void base_facts(const char *path, int *pw, double *others)
 {
     ss_comm self;
     ss_comm_self(&self);
     ss_trace_file *t = NULL;
-    int pw = -1;
+    *pw = -1;
+    *others = NAN;
     if (ss_trace_open(path, &self, &t) == SS_OK) {
-        pw = (int)ss_trace_meta_of(t)->persistent_workers; /* (-1, 0 or 1) */
+        const ss_trace_meta *m = ss_trace_meta_of(t);
+        int busiest;
+        double job;
+        *pw = (int)m->persistent_workers; /* (-1, 0 or 1) */
+        if (!ss_trace_meta_host_others(m, &busiest, others, &job)) *others = NAN;
     } else {
         ss_clear(); /* unknown: --match then pairs by the loader alone */
     }
     if (t) ss_trace_close(t);
-    return pw;
 }
 
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
@@ -277,14 +286,17 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
     if (ss_trace_is_trace(path)) {
         ss_results_row row;
         int w, p, pw;
+        double others;
         char waits[sizeof t->v[0].waits];
-        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, &pw, waits, sizeof waits)) != SS_OK) return st;
+        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, &pw, &others, waits, sizeof waits)) != SS_OK)
+            return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
         memcpy(t->v[t->n - 1].waits, waits, sizeof waits);
         t->v[t->n - 1].kind = CMP_TRACE;
         t->v[t->n - 1].workers = w;
         t->v[t->n - 1].prefetch = p;
         t->v[t->n - 1].persistent = pw;
+        t->v[t->n - 1].others = others;
         struct stat ts;
         if (stat(path, &ts) == 0) {
             t->v[t->n - 1].dev = ts.st_dev;
@@ -299,7 +311,10 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         struct stat bs;
         const int base_known = rs.trace[0] && stat(rs.trace, &bs) == 0;
         /* (results of an older stallsim: the trace itself, where its path still resolves) */
-        const int base_pw = rs.base_pw >= 0 ? rs.base_pw : base_known ? recorded_persistent(rs.trace) : -1;
+        int base_pw = -1;
+        double base_others = NAN;
+        if (base_known) base_facts(rs.trace, &base_pw, &base_others);
+        if (rs.base_pw >= 0) base_pw = rs.base_pw;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {
@@ -309,6 +324,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
                 row->base.w = rs.base_w;
                 row->base.p = rs.base_p;
                 row->base.pw = base_pw;
+                row->others = base_others;
                 if (base_known) {
                     row->dev = bs.st_dev;
                     row->ino = bs.st_ino;

@@ -16,6 +16,9 @@
 
 /* 1 when rows a and b hold the same compared numbers (ss_columns.h, SS_COLF_COMPARE), bit
  * for bit */
+/* the share of a real run's cores that other processes may have used before --match names it */
+#define BUSY_OTHERS 0.10
+
 static int same_bits(const ss_results_row *a, const ss_results_row *b)
 {
     int nc;
@@ -349,6 +352,24 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
     }
 }
 
+/* The real runs, and the results folders' base runs, recorded while other processes took more
+ * than a tenth of their cores: their times hold that load, and a prediction holds its base's */
+static void say_busy_runs(const cmp_table *t, FILE *out)
+{
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        const cmp_row *r = &t->v[i];
+        if ((r->kind != CMP_TRACE && r->kind != CMP_MEASURED) || !(r->others > BUSY_OTHERS)) continue;
+        if (n++ == 0)
+            fprintf(out, "busy while recorded (other processes' share of the cores; `info` says more):");
+        fprintf(out, "%s %s%s %.0f%%", n > 1 ? "," : "", r->kind == CMP_MEASURED ? "the base run of " : "",
+                cmp_shown_source(t, i), 100.0 * r->others);
+    }
+    if (n)
+        fprintf(out, "; such a run is slower than the same run alone, and the errors above hold that (a prediction "
+                     "holds its base run's): record them again on quiet cores\n");
+}
+
 /* --match: each trace beside the prediction of its recorded loader (plain_prediction), for
  * the mean iteration time and then the whole run's time, and the mean |error| over the
  * what-ifs (a real run with the base's own loader is set beside the baseline replay, shown
@@ -400,6 +421,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
                      "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
                      "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
                      "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
+    say_busy_runs(t, out);
     free(cnt);
     free(sum);
 }

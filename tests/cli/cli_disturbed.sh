@@ -64,6 +64,10 @@ h = d["findings"]["host_cpu"]
 assert h["gpu"] == 0 and h["other_share"] > 0.4 and 0 < h["job_share"] < 1, h
 assert any("other processes used" in n for n in d["notes"]), d["notes"]' && ok ||
   fail "run --json does not carry the host finding and note"
+# compare --match names a real run, and a base run, recorded beside other work, with its share
+"$stallsim" compare "$work/hog-out" "$work/hog.h5" --match > "$work/hog-cmp.txt" 2>&1 &&
+  grep -qE "^busy while recorded .*: the base run of .*hog-out ${other}%, .*hog.h5 ${other}%" "$work/hog-cmp.txt" && ok ||
+  fail "compare --match does not name the busy runs: $(tail -2 "$work/hog-cmp.txt")"
 
 # 2. a quarter of the steps twice as slow (steps 100 to 149 of 200)
 "${bench[@]}" --iterations 200 --epochs 1 --latency 0.001 --compute 0.02 --slowdown 100:150:2 \
