@@ -706,7 +706,10 @@ class Recorder:
     A loader without workers (num_workers=0) over a map-style dataset is probed at close()
     (probe=True): one worker, started as its workers would be, fetches the dataset's first
     few batches, and what it cost goes into PREFIX.rank<R>.probe.csv, for the what-if "with
-    workers". It takes about one worker's start-up and a few batches' fetches."""
+    workers". It takes about one worker's start-up and a few batches' fetches. PyTorch takes
+    no multiprocessing_context without workers, so the probe starts its worker the process's
+    default way (fork on Linux); probe="spawn" (or "forkserver", "fork") names the way the
+    job's workers would start instead, as with CUDA or on macOS. probe=False: none."""
 
     def __init__(self, prefix, rank=None, world_size=None, flush_every=8, host_every=0.5, probe=True):
         if _dist_ready():
@@ -744,7 +747,9 @@ class Recorder:
         for old in (host_path, self._probe_path):
             if os.path.exists(old):
                 os.remove(old)
-        self._probe, self._probe_src = bool(probe), None
+        if probe not in (True, False, "fork", "spawn", "forkserver"):
+            raise ValueError("Recorder: probe=%r; expected True, False, 'fork', 'spawn' or 'forkserver'" % (probe,))
+        self._probe, self._probe_src = probe, None
         for stale in [self.path] + ["%s.rank%d.worker%d.csv" % (self.prefix, self.rank, i) for i in range(1024)]:
             if os.path.exists(stale):
                 os.remove(stale)
@@ -838,8 +843,8 @@ class Recorder:
         if loader.num_workers > 0:  # how its workers start (the loader's context, else the process's default)
             w.line("meta,start_method,%s\n" % _start_method(loader))
         elif not iterable and loader.batch_sampler is not None and bs and bs > 0:  # probed at close()
-            self._probe_src = (loader.dataset, loader.collate_fn, bs, kw.get("multiprocessing_context"),
-                               bool(loader.pin_memory))
+            ctx = self._probe if isinstance(self._probe, str) else kw.get("multiprocessing_context")
+            self._probe_src = (loader.dataset, loader.collate_fn, bs, ctx, bool(loader.pin_memory))
         w.flush()
         self._wrapped = True  # (not the loader itself: no cycle, so its workers end with it)
         return RecordedLoader(self, loader, inner)

@@ -120,8 +120,8 @@ static const ss_trace_gpu_array gpu_arrays[] = {
     GPU_ARRAY(cpu_pool, "cpu_pool", 0, "", "GPU"), /* info sums the pools up */
     GPU_ARRAY(cpu_pool_cores, "cpu_pool_cores", 0, "", "cores"),
     GPU_ARRAY(probe_lead, "probe_lead_time", 1, " s (per GPU, probe: iter(loader) with one worker)", "s"),
-    GPU_ARRAY(probe_startup, "probe_startup_time", 1, " s (per GPU, probe: from iter(loader) to the worker's first fetch)",
-              "s"),
+    GPU_ARRAY(probe_startup, "probe_startup_time", 1,
+              " s (per GPU, probe: from the end of iter(loader) to the worker's first fetch)", "s"),
     GPU_ARRAY(probe_delivery, "probe_delivery_time", 1,
               " s (per GPU, probe: from the ask of a ready batch to the loop having it, median)", "s"),
     GPU_ARRAY(probe_stop, "probe_stop_time", 1, " s (per GPU, probe: the worker's shutdown at the pass's end)", "s"),

@@ -27,7 +27,8 @@ from grid_predictions import grid_predictions
 
 CLASSES = ["baseline", "from a synchronous trace", "from a probed synchronous trace", "near saturation", "heal",
            "loaders now ahead", "loader bound"]
-# no development run can fall in it (their synchronous traces have no probe): its calibration errors alone
+# no development run can fall in it (their synchronous traces have no probe): its calibration errors alone,
+# and, as they come from one grid, whose sign elsewhere they cannot tell, an interval symmetric about 0
 CAL_ONLY = ("from a probed synchronous trace",)
 DEV = ["pytorch-grid-%s" % c for c in "defghijklmnopqrstvw"]
 CAL = ["pytorch-grid-u", "pytorch-grid-zc"]
@@ -62,6 +63,9 @@ def class_table(errs, cal_errs=()):
                 r = [min(r[0], ur[0]), max(r[1], ur[1])]
         else:  # too few to say: no interval
             s = r = [0.0, 0.0]
+        if c in CAL_ONLY:  # the size of the errors, not their sign: the larger end both ways
+            s = [-max(-s[0], s[1]), max(-s[0], s[1])]
+            r = [-max(-r[0], r[1]), max(-r[0], r[1])]
         n = len(e) if len(e) >= MIN_ERRORS else 0
         table.append((c, n, s, r))
         lines.append("| %s | %d | %d%s | %+.2f %% | %+.2f %% | %+.2f %% | %+.2f %% |"

@@ -100,7 +100,8 @@ def rank_main(rank, a):
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % a.port, rank=rank, world_size=a.ranks)
-    rec = stallsim_record.Recorder(a.out)  # after init_process_group
+    rec = stallsim_record.Recorder(a.out, probe=a.start)  # after init_process_group; a loader without workers:
+    # its probe's worker starts as the job's workers would (--start)
     wait_s = a.storage_ms / 1000.0 * (a.slow_factor if rank == a.slow_rank else 1.0)
     ds = EmulatedStorage(a.batches * a.batch * a.ranks, wait_s)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.ranks, rank=rank, shuffle=True, seed=11)
