@@ -653,10 +653,11 @@ def _probe_identity(x):
 PROBE_BATCHES = 6
 
 
-def _probe_worker(dataset, collate, batch, ctx, pin):
+def _probe_worker(dataset, collate, batch, ctx, pin, init):
     """What one loader worker would cost this loader, which loads in the training process:
     a DataLoader of one worker over the first PROBE_BATCHES batches of the same dataset,
-    collate function and batch size, started as the loader's workers would be. Returns
+    collate function, batch size and worker_init_fn, started as the loader's workers would be.
+    Returns
     (start method, lead, start-up, delivery, stop) in ns: the time in iter(loader), from its
     return to the worker's first fetch, the median time from a ready batch's ask to the loop
     having it (each asked once it is ready), and the next() that ends the pass (the worker's
@@ -667,7 +668,8 @@ def _probe_worker(dataset, collate, batch, ctx, pin):
     method = ctx if isinstance(ctx, str) else (ctx.get_start_method() if ctx is not None else
                                                torch.multiprocessing.get_start_method())
     dl = tud.DataLoader(_ProbeFetch(dataset, collate, batch, n), batch_size=None, num_workers=1,
-                        collate_fn=_probe_identity, multiprocessing_context=ctx, pin_memory=pin, timeout=120)
+                        collate_fn=_probe_identity, multiprocessing_context=ctx, pin_memory=pin, timeout=120,
+                        worker_init_fn=init)
     t0 = _now()
     it = iter(dl)
     t1 = _now()
@@ -844,7 +846,8 @@ class Recorder:
             w.line("meta,start_method,%s\n" % _start_method(loader))
         elif not iterable and loader.batch_sampler is not None and bs and bs > 0:  # probed at close()
             ctx = self._probe if isinstance(self._probe, str) else kw.get("multiprocessing_context")
-            self._probe_src = (loader.dataset, loader.collate_fn, bs, ctx, bool(loader.pin_memory))
+            self._probe_src = (loader.dataset, loader.collate_fn, bs, ctx, bool(loader.pin_memory),
+                               kw.get("worker_init_fn"))
         w.flush()
         self._wrapped = True  # (not the loader itself: no cycle, so its workers end with it)
         return RecordedLoader(self, loader, inner)

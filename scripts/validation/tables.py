@@ -32,9 +32,12 @@ from grid_predictions import grid_points
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # recorded after the models were frozen, never used to change them or their intervals
 HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
-            "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd")
+            "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd", "pytorch-startup-f")
 # the sets that startup_predict.py checks (spawned workers; 2 ranks, -d and -e one), in this order
-STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e")
+STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
+                "pytorch-startup-f")
+# a set whose synchronous runs carry the probe of one worker also predicts from its w0-a
+STARTUP_BASES = {"pytorch-startup-f": "w0-a,w1-a,w2-a"}
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))
@@ -144,7 +147,8 @@ def held_out(a, tmp, md, points):
         if not os.path.isdir(data):
             continue
         args = startup_predict.parse_args(["--stallsim", a.stallsim, "--data", data,
-                                           "--work", os.path.join(tmp, name_)])
+                                           "--work", os.path.join(tmp, name_)] +
+                                          (["--bases", STARTUP_BASES[name_]] if name_ in STARTUP_BASES else []))
         lines = []
         with open(os.devnull, "w") as quiet:  # check() names its work folder on stderr
             err, sys.stderr = sys.stderr, quiet
