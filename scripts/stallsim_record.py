@@ -657,8 +657,7 @@ def _probe_worker(dataset, collate, batch, ctx, pin, init):
     """What one loader worker would cost this loader, which loads in the training process:
     a DataLoader of one worker over the first PROBE_BATCHES batches of the same dataset,
     collate function, batch size and worker_init_fn, started as the loader's workers would be.
-    Returns
-    (start method, lead, start-up, delivery, stop) in ns: the time in iter(loader), from its
+    Returns (start method, lead, start-up, delivery, stop) in ns: the time in iter(loader), from its
     return to the worker's first fetch, the median time from a ready batch's ask to the loop
     having it (each asked once it is ready), and the next() that ends the pass (the worker's
     shutdown)."""
