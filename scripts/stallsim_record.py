@@ -19,6 +19,7 @@ PREFIX.rank<R>.csv, each loader worker PREFIX.rank<R>.worker<W>.csv, line by lin
 io/import/IMPORTERS.md ("pytorch") for the exact format.
 """
 
+import atexit
 import functools
 import itertools
 import os
@@ -690,6 +691,16 @@ def _probe_worker(dataset, collate, batch, ctx, pin, init):
 _RECORDERS = weakref.WeakValueDictionary()  # (prefix, rank) -> the last Recorder made of it in this process
 
 
+def _close_at_exit(ref):
+    """A Recorder the script did not close is closed as the interpreter exits (its probe too)."""
+    rec = ref()
+    if rec is not None and not rec._closed:
+        try:
+            rec.close()
+        except Exception:  # the job is over: its records stay as they are
+            pass
+
+
 class Recorder:
     """Records one DataLoader of this rank into PREFIX.rank<R>.csv (+ one file per worker).
 
@@ -704,8 +715,8 @@ class Recorder:
     a second Recorder of a prefix that an open Recorder of this process records is refused.
     Every host_every seconds (0: never) a thread samples the host's busy cores and this
     rank's own use of them (its process and loader workers) into PREFIX.rank<R>.host.csv.
-    A loader without workers (num_workers=0) over a map-style dataset is probed at close()
-    (probe=True): one worker, started as its workers would be, fetches the dataset's first
+    A loader without workers (num_workers=0) over a map-style dataset is probed at close(),
+    or as the interpreter exits where the script never closes the Recorder (probe=True): one worker, started as its workers would be, fetches the dataset's first
     few batches, and what it cost goes into PREFIX.rank<R>.probe.csv, for the what-if "with
     workers". It takes about one worker's start-up and a few batches' fetches. PyTorch takes
     no multiprocessing_context without workers, so the probe starts its worker the process's
@@ -782,6 +793,7 @@ class Recorder:
             self._host = _HostSampler(host_path, float(host_every))
             self._host.start()
         _RECORDERS[(self.prefix, self.rank)] = self  # (made whole: one that failed half-way blocks no retry)
+        atexit.register(_close_at_exit, weakref.ref(self))
 
     def wrap(self, loader):
         """A loader that yields exactly what `loader` yields, recording as it goes."""

@@ -162,6 +162,25 @@ for r in rows:
 PY
 done
 
+# a script that never closes its Recorder: it closes as the interpreter exits, and its loader
+# without workers is probed then
+mkdir -p "$work/atexit"
+timeout -k 5 120 $py - "$src/scripts" "$work/atexit/run" <<'PY' && [ -s "$work/atexit/run.rank0.probe.csv" ] &&
+import sys
+sys.path.insert(0, sys.argv[1])
+import torch, torch.utils.data as tud
+import stallsim_record
+class DS(tud.Dataset):
+    def __len__(self): return 200
+    def __getitem__(self, i): return torch.ones(4) * i
+rec = stallsim_record.Recorder(sys.argv[2], world_size=1)
+loader = rec.wrap(tud.DataLoader(DS(), batch_size=8))
+for ep in range(2):
+    for b in loader:
+        pass
+PY
+  grep -qE "^probe,(fork|spawn|forkserver)," "$work/atexit/run.rank0.probe.csv" && ok || fail "a Recorder left open: no probe at exit"
+
 # a probe that failed on one rank, or a probe file cut short: the trace keeps no probe, and
 # the import says which file and why
 if [ -e "$work/w0/run.rank1.probe.csv" ]; then
