@@ -39,7 +39,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grid_predictions import grid_predictions  # noqa: E402
 import startup_predict as sp  # noqa: E402
-from tables import HELD_OUT, STARTUP_SETS  # noqa: E402
+from tables import HELD_OUT, STARTUP_BASES, STARTUP_SETS  # noqa: E402
 
 HELD_GRIDS = tuple(s[len("pytorch-grid-"):] for s in HELD_OUT if s.startswith("pytorch-grid-"))
 
@@ -95,10 +95,11 @@ def held_out_real(stallsim, data, tmp):
 
 def held_out(stallsim, data, real, tmp):
     """{(set/base, scenario): (steady err %, whole-run err %)}: startup_predict.py's
-    predictions from the startup set in folder data that have a real point, the base's own
-    setting left out."""
+    predictions from the startup set in folder data (from the bases tables.py gives it) that
+    have a real point, the base's own setting left out."""
     out = {}
-    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in sp.BASES]
+    bases = STARTUP_BASES.get(os.path.basename(os.path.normpath(data)), ",".join(sp.BASES)).split(",")
+    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in bases]
     sweeps.append(("w2-slow1-a", {"workers": "auto", "heal": "none, 1"}))
     for base, scen in sweeps:
         bp = base.rsplit("-", 1)[0]
