@@ -426,9 +426,9 @@ static ss_status alloc_buffers(calib_run *r)
         }
     }
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) || !io->epoch || !io->fs ||
-        !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first || !r->work || !r->gaps ||
-        !r->fmed)
+        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) ||
+        !io->epoch || !io->fs || !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first ||
+        !r->work || !r->gaps || !r->fmed)
         return ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io->rows, m->gpus);
     return SS_OK;
 }

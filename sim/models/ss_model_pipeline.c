@@ -400,10 +400,12 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
  * epoch's start"): the workers of every GPU of a pool start, and stop, together and share
  * its cores, so N of them on C cores take max(1, N / C) times as long as one alone; N1 sums
  * w1 (the scenario's workers, a healed GPU's the others' median) over the pool's GPUs, N0
- * sums w0 (the trace's own). 1 for every GPU without the trace's pools (sh NULL or of other
- * GPUs), without w0, or with the rule ablated. */
-static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w0, int gpus, double *k)
+ * sums w0 (the trace's own; a probed GPU's one, its probe's worker: ssp_probed). 1 for every
+ * GPU without the trace's pools (p->pools NULL or of other GPUs), without w0, or with the
+ * rule ablated. */
+static ss_status pool_factors(const ssp_params *p, const double *w1, const int *w0, int gpus, double *k)
 {
+    const ss_share *sh = p->pools;
     for (int g = 0; g < gpus; g++) k[g] = 1.0;
     if (!sh || sh->gpus != gpus || !w0 || ssp_off(SSP_RULE_BOOT_FACTOR)) return SS_OK;
     const int pools = sh->pools;
@@ -411,11 +413,12 @@ static ss_status pool_factors(const ss_share *sh, const double *w1, const int *w
     if (!n) return ss_fail(SS_ENOMEM, "out of memory for the workers' start-up factors of %d GPUs", gpus);
     for (int g = 0; g < gpus; g++) {
         n[sh->pool_of[g]] += w1[g];
-        n[pools + sh->pool_of[g]] += w0[g];
+        /* a probed GPU's costs were measured with one worker per GPU, the probes side by side */
+        n[pools + sh->pool_of[g]] += ssp_probed(p, (int)w1[g], g) ? 1 : w0[g];
     }
     for (int g = 0; g < gpus; g++) {
-        const int p = sh->pool_of[g];
-        const double c = sh->cores[p] > 0 ? sh->cores[p] : 1, a = n[p] / c, b = n[pools + p] / c;
+        const int q = sh->pool_of[g];
+        const double c = sh->cores[q] > 0 ? sh->cores[q] : 1, a = n[q] / c, b = n[pools + q] / c;
         k[g] = (a > 1.0 ? a : 1.0) / (b > 1.0 ? b : 1.0);
     }
     free(n);
@@ -450,15 +453,7 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
     }
     for (int g = 0; g < G; g++)
         v[g] = ss_healset_has(&s->heal, g) && G > 1 ? w_healed : ssp_loader_of(p, g).workers;
-    int *w0 = p->trace_workers_gpu ? malloc((size_t)G * sizeof *w0) : NULL;
-    if (p->trace_workers_gpu && !w0) {
-        free(v);
-        return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-    }
-    /* a probed GPU's stop was measured with one worker per GPU, the probes side by side */
-    for (int g = 0; w0 && g < G; g++) w0[g] = ssp_probed(p, (int)v[g], g) ? 1 : p->trace_workers_gpu[g];
-    ss_status st = pool_factors(p->pools, v, w0, G, beta);
-    free(w0);
+    ss_status st = pool_factors(p, v, p->trace_workers_gpu, G, beta);
     const int trace_keeps = m->persistent_workers == 1;
     const int persistent = s->persistent == 1 && ssp_off(SSP_RULE_PERSISTENT) ? 0 : s->persistent;
     const int keeps = persistent == SS_PERSIST_AUTO ? trace_keeps : persistent == 1;
@@ -510,21 +505,17 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     st->boot_start = st->boot + 2 * G;
     st->ask1 = st->boot + 3 * G;
     double *w1 = malloc((size_t)gpus * sizeof *w1);
-    int *w0 = malloc((size_t)gpus * sizeof *w0);
     int probed = 0;
-    for (int g = 0; w1 && w0 && g < gpus; g++) {
+    for (int g = 0; w1 && g < gpus; g++) {
         w1[g] = st->ps.ld[g].workers;
-        /* a probed GPU's start-up was measured with one worker per GPU, the probes side by side */
-        w0[g] = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g) ? 1 : trace_w[g];
-        probed |= w0[g] != trace_w[g];
+        probed |= ssp_probed(&st->ps.p, st->ps.ld[g].workers, g);
     }
-    if (probed && w1 && w0) st->probe_up = malloc((size_t)gpus * sizeof *st->probe_up);
-    rc = !w1 || !w0 || (probed && !st->probe_up) ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name)
-                                                 : pool_factors(st->ps.p.pools, w1, w0, gpus, st->boot);
-    for (int g = 0; rc == SS_OK && probed && g < gpus; g++)
-        st->probe_up[g] = w0[g] != trace_w[g] ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
+    if (probed && w1) st->probe_up = malloc((size_t)gpus * sizeof *st->probe_up);
+    rc = !w1 || (probed && !st->probe_up) ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name)
+                                          : pool_factors(&st->ps.p, w1, trace_w, gpus, st->boot);
+    for (int g = 0; rc == SS_OK && probed && g < gpus; g++) /* (the probed GPUs' start-up) */
+        st->probe_up[g] = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g) ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
     free(w1);
-    free(w0);
     if (rc != SS_OK) return rc;
     int change = st->persistent == 1 || st->ask_scale != NULL || probed;
     long rows = 0;

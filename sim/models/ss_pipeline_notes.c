@@ -348,9 +348,10 @@ static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *c
     if (!cal->workers_gpu) return;
     for (int i = 0; i < nsc; i++) {
         if (!is_pipe(&sc[i])) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (cal->workers_gpu[g] == 0 && ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0 &&
-                !ssp_probed(ssp_params_of(&sc[i]), ssp_loader_of(ssp_params_of(&sc[i]), g).workers, g)) {
+        const ssp_params *p = ssp_params_of(&sc[i]);
+        for (int g = 0; g < cal->gpus; g++) {
+            const int w = ssp_loader_of(p, g).workers;
+            if (cal->workers_gpu[g] == 0 && w > 0 && !ssp_probed(p, w, g)) {
                 fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace shows no start-up of "
                              "loader workers at an epoch's start; scenarios that give it workers, such as %s, leave "
                              "that start-up out of every epoch (run_time and epoch_start_time optimistic by it): a trace "
@@ -358,6 +359,7 @@ static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *c
                         g, ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }
+        }
     }
 }
 
