@@ -311,6 +311,7 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     S->loader_workers = malloc((size_t)S->G * sizeof *S->loader_workers);
     if (!S->inputs || !S->loader_workers) return ss_fail(SS_ENOMEM, "out of memory");
     int64_t origin = INT64_MAX;
+    int g_origin = 0; /* the rank whose start sets the origin */
     long total_workers = 0, prefetch = S->r[0]->prefetch, batch = S->r[0]->batch_size;
     for (int g = 0; g < S->G; g++) {
         pt_rank *R = S->r[g];
@@ -322,11 +323,14 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
         if (R->prefetch != prefetch) prefetch = -1;
         if (R->batch_size != batch) batch = -1;
         int64_t t = R->first_epoch_ns + R->offset;
-        if (t < origin) origin = t;
+        if (t < origin) {
+            origin = t;
+            g_origin = g;
+        }
     }
     if (origin < 0)
-        return ss_fail(SS_EDATA, "%s: with the clock offsets the run starts before 1970 (check meta,clock_offset_ns)",
-                       r0->main.path);
+        return ss_fail(SS_EDATA, "%s: with its clock offset the run starts before 1970 (check meta,clock_offset_ns)",
+                       S->r[g_origin]->main.path);
     S->origin_ns = origin - origin % 1000; /* whole microseconds */
     info->inputs = S->inputs;
     info->ninputs = S->ninputs;

@@ -523,6 +523,22 @@ PY
   "$stallsim" import pytorch "$work/noclock/run" -o "$work/noclock.h5" > /dev/null 2> "$work/noclock.err" &&
     grep -q "rank 1 ran on host otherhost and rank 0 on .*, but its clock was not compared with rank 0's" "$work/noclock.err" &&
     ! grep -q "clock was not compared" "$work/good.err" && ok || fail "a rank without a clock offset: $(cat "$work/noclock.err")"
+  # rank 1's clock offset moves the run before 1970: the message names rank 1's file
+  cp -r "$work/w2" "$work/before1970"
+  $py - "$work/before1970/run" <<'PY'
+import glob, re, sys
+for path in glob.glob(sys.argv[1] + ".rank1*.csv"):
+    out = []
+    for line in open(path):
+        f = [str(int(x) - 1300000000000000000) if re.fullmatch(r"\d{18,}", x) else x for x in line.rstrip("\n").split(",")]
+        if f[:2] == ["meta", "clock_offset_ns"]:
+            f[2] = "-1000000000000000000"
+        out.append(",".join(f) + "\n")
+    open(path, "w").writelines(out)
+PY
+  out=$("$stallsim" import pytorch "$work/before1970/run" -o "$work/before1970.h5" 2>&1); rc=$?
+  [ $rc -eq 1 ] && grep -q "run.rank1.csv: with its clock offset the run starts before 1970" <<<"$out" &&
+    [ ! -e "$work/before1970.h5" ] && ok || fail "a clock offset before 1970: rc $rc: $out"
   # a run killed in its last epoch (both ranks' files end after batch 4 of it): it imports,
   # and says the epoch is short
   cp -r "$work/w2" "$work/killed"
