@@ -17,6 +17,20 @@
 #include <string.h>
 
 
+void ss_report_csv_text(FILE *f, const char *t)
+{
+    if (!strpbrk(t, ",\"\r\n")) {
+        fputs(t, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *t; t++) {
+        if (*t == '"') fputc('"', f);
+        fputc(*t, f);
+    }
+    fputc('"', f);
+}
+
 /* One CSV cell of column c for row j (GPU g): full precision (%.17g), empty where the
  * column does not apply. */
 static void csv_cell(FILE *f, const ss_column *c, const ss_summary *s, int j, int g)
@@ -24,7 +38,7 @@ static void csv_cell(FILE *f, const ss_column *c, const ss_summary *s, int j, in
     ss_colval v;
     if (!ss_column_get(c, s, j, g, &v)) return;
     switch (c->type) {
-    case SS_COL_STR: fputs(v.str, f); break;
+    case SS_COL_STR: ss_report_csv_text(f, v.str); break;
     case SS_COL_LONG:
     case SS_COL_INT: fprintf(f, "%ld", v.l); break;
     case SS_COL_F64: fprintf(f, "%.17g", v.d); break;

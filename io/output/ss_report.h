@@ -26,6 +26,9 @@ typedef struct {
     const ss_trace_meta *meta; /* the trace's metadata (JSON: findings.host_cpu), or NULL */
 } ss_report_opts;
 
+/* Writes text as one CSV field: quoted, its quotes doubled, where it holds a comma, a quote
+ * or a line end (RFC 4180); as it is otherwise. */
+void ss_report_csv_text(FILE *f, const char *t);
 /* Writes the summary table as CSV to path (callers write to a temporary name and rename
  * it into place together with results.h5; see ss_results_finish). */
 ss_status ss_report_write_csv(const ss_summary *s, const char *path);

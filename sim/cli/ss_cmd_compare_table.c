@@ -9,6 +9,7 @@
 #include "ss_columns.h"
 #include "ss_cmd.h"
 #include "ss_parts.h"
+#include "ss_report.h"
 #include "ss_results.h"
 #include "ss_cmd_compare.h"
 
@@ -309,21 +310,6 @@ static void csv_num(FILE *f, double v)
     if (!isnan(v)) fprintf(f, "%.17g", v);
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line end. */
-static void csv_text(FILE *f, const char *v)
-{
-    if (!strpbrk(v, ",\"\r\n")) {
-        fputs(v, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *v; v++) {
-        if (*v == '"') fputc('"', f);
-        fputc(*v, f);
-    }
-    fputc('"', f);
-}
-
 static int is_compare_csv(const char *path) { return ss_atomic_starts_with(path, "source,scenario,"); }
 
 /* The CSV may replace an earlier compare CSV only: never one of the files read (a trace,
@@ -379,9 +365,9 @@ ss_status cmp_write_csv(const cmp_table *t, const char *path)
     const ss_results_row *b = &t->v[0].r;
     for (int i = 0; i < t->n; i++) {
         const ss_results_row *r = &t->v[i].r;
-        csv_text(f, t->v[i].source);
+        ss_report_csv_text(f, t->v[i].source);
         fprintf(f, ",%s,%s,", r->text[0], r->text[1]);
-        csv_text(f, r->text[2]);
+        ss_report_csv_text(f, r->text[2]);
         for (int k = 0; k < ncc; k++) {
             double v = r->num[ci[k]], ref = b->num[ci[k]];
             if (cc[k]->type != SS_COL_F64) {

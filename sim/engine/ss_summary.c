@@ -281,7 +281,8 @@ ss_status ss_summary_intervals(ss_summary *s)
         s->iter_lo[j] = s->iter_hi[j] = s->run_lo[j] = s->run_hi[j] = NAN;
         const ss_model_ops *ops = ss_model_get(s->sc[j].model);
         if (j == ss_summary_measured(s) || !ops->error_class) continue;
-        const ss_class_in in = {ss_summary_cpu_load_pct(s, j, NULL), ss_summary_hints(s, j),
+        const ss_class_in in = {ss_summary_cpu_load_pct(s, j, NULL),
+                                ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL), ss_summary_hints(s, j),
                                 s->has_calib ? &s->calib : NULL};
         const ss_error_class *c = s->cls[j] = ops->error_class(&s->sc[j], &in);
         if (!c) continue;

@@ -66,6 +66,7 @@ enum {
 /* What a model's class of prediction reads (ss_model_ops.error_class). */
 typedef struct {
     double cpu_load_pct;  /* the share of its cores the row's run keeps busy, NaN where not recorded */
+    double trace_load_pct; /* the same of the measured run (the trace), NaN where not recorded */
     unsigned hints;       /* the model's hints on the row (SS_HINT_*) */
     const ss_calib *cal;  /* the trace's calibration, or NULL */
 } ss_class_in;

@@ -497,7 +497,8 @@ unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in)
  * baseline replay; from a trace where some GPU loaded synchronously, a scenario that gives
  * it workers (probed: it takes the costs of the trace's probe of one worker); near saturation (the row keeps more than SSP_BUSY_PCT of its cores busy); a
  * GPU healed; loaders now ahead (SS_HINT_LOADERS_AHEAD); else the loader stays the
- * bottleneck (or nothing it changes sets the pace). */
+ * bottleneck (or nothing it changes sets the pace): on calm cores where the trace and the
+ * row each keep under SSP_CALM_PCT of them busy (not where either is unknown). */
 const ss_error_class *ssp_error_class(const ss_scenario *s, const ss_class_in *in)
 {
     int c = SSP_CLASS_BOUND;
@@ -515,6 +516,7 @@ const ss_error_class *ssp_error_class(const ss_scenario *s, const ss_class_in *i
         else if (in->cpu_load_pct > SSP_BUSY_PCT) c = SSP_CLASS_BUSY;
         else if (s->heal.n > 0) c = SSP_CLASS_HEAL;
         else if (in->hints & SS_HINT_LOADERS_AHEAD) c = SSP_CLASS_AHEAD;
+        else if (in->trace_load_pct < SSP_CALM_PCT && in->cpu_load_pct < SSP_CALM_PCT) c = SSP_CLASS_CALM;
     }
     return &ssp_error_classes[c];
 }

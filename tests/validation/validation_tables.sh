@@ -35,7 +35,8 @@ cmp -s "$work/changed.csv" "$work/gen/validation-points.csv" && fail "a changed 
 $py - "$pts" > "$work/check" 2>&1 <<'PY' && ok || fail "points: $(head -5 "$work/check")"
 import csv, sys
 HELD = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
-        "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd", "pytorch-startup-f")
+        "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd", "pytorch-startup-f",
+        "pytorch-grid-ze", "pytorch-startup-g")
 CAL = ("pytorch-grid-u", "pytorch-grid-zc")
 bad, n, splits = [], 0, set()
 for r in csv.DictReader(open(sys.argv[1])):

@@ -123,12 +123,15 @@ enum {
     SSP_CLASS_BUSY,
     SSP_CLASS_HEAL,
     SSP_CLASS_AHEAD,
+    SSP_CLASS_CALM,
     SSP_CLASS_BOUND,
     SSP_NCLASSES
 };
 extern const ss_error_class ssp_error_classes[SSP_NCLASSES];
 /* the share of the cores above which a prediction is "near saturation" */
 #define SSP_BUSY_PCT 85.0
+/* the share of the cores below which a trace and a row are "calm": under half of them busy */
+#define SSP_CALM_PCT 50.0
 
 /* The advice hooks (ss_pipeline_notes.c). */
 unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in);
