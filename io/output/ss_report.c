@@ -941,6 +941,10 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
         say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",
             100.0 * (all - in) / all);
+    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
+    if (whole > 0.0 && s->kept_between > SS_KEPT_BETWEEN_SHARE * whole)
+        say(sc, 2, "between epochs: %.3g s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
+            100.0 * s->kept_between / whole, s->between_unsplit ? "workers' starts, evaluation" : "evaluation, checkpoints");
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (lv && lv->found && lv->rest > 0)

@@ -156,4 +156,24 @@ assert "none is sure to help: every interval reaches no change (record the base 
 PY
 grep -q "^  1\. .*-[0-9.]*% (-[0-9.]* … -[0-9.]*%)" whatif-workers.txt && ! grep -q "^none is sure" whatif-workers.txt && ok ||
   fail "a sure cut, and no 'none is sure' line: $(grep -A3 largest whatif-workers.txt)"
+# time between epochs that every row keeps: said where it holds more than a tenth of the whole run,
+# with the seconds of the trace by hand (each later epoch's earliest ask less the epoch before's
+# last end; a generated trace has no pass starts, so the workers' starts are in it)
+"$stallsim" gen -o gap.h5 --gpus 2 --iterations 12 --epochs 3 --seed 3 > /dev/null || fail "gen gap.h5"
+printf '[trace]\npath = gap.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\n' > gap.ini
+"$stallsim" run gap.ini --out gap > gap.txt 2>&1 && check gap gap.txt
+/usr/bin/python3 - gap.h5 gap.txt gap/summary.csv <<'PY' && ok || fail "between epochs kept: $(grep -i between gap.txt)"
+import csv, re, sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["timeline"]
+ep, ask = t["epoch"][:], t["train_start"][:] - t["stall_time"][:]
+end = ask + t["iteration_time"][:]
+es = sorted(set(ep.tolist()))
+kept = sum(ask[ep == b].min() - end[ep == a].max() for a, b in zip(es, es[1:]))
+whole = float(next(csv.DictReader(open(sys.argv[3])))["run_time"])
+line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("between epochs:")]
+assert len(line) == 1 and kept > 0.1 * whole, (line, kept, whole)
+m = re.match(r"between epochs: ([\d.]+) s \((\d+)% of the run\) kept as measured in every row: workers' starts, evaluation$", line[0])
+assert m and abs(float(m.group(1)) - kept) < 0.01 and int(m.group(2)) == round(100 * kept / whole), (line, kept, whole)
+PY
+! grep -q "^between epochs:" whatif-workers.txt && ok || fail "a between-epochs line on a short break"
 finish
