@@ -705,7 +705,10 @@ ss_status ss_config_read(const char *file, char **out, int *regular)
     fclose(f);
     if (st == SS_OK) {
         buf[n] = '\0';
-        if (strlen(buf) != n) st = ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
+        if (n >= 8 && !memcmp(buf, "\211HDF\r\n\032\n", 8))
+            st = ss_fail(SS_ECONFIG, "%s: an HDF5 file, not a scenario file: run takes a scenario .ini whose [trace] path "
+                                     "names the trace (`stallsim info %s` describes the file)", file, file);
+        else if (strlen(buf) != n) st = ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
     }
     if (st != SS_OK) {
         free(buf);
@@ -1052,6 +1055,10 @@ ss_status ss_config_load_text(ss_config *c, const char *file, char *text, int re
     free(rewritten);
     ini_values_free(&vals);
     if (line != 0) {
+        if (!p.msg[0] && !strncmp(c->text, "stallsim-", 9))
+            return ss_fail(SS_ECONFIG, "%s: a stallsim record file, not a scenario file: import the record first "
+                                       "(stallsim import pytorch PREFIX -o trace.h5), then name the trace in a scenario "
+                                       ".ini's [trace] path", file);
         if (!p.msg[0]) snprintf(p.msg, sizeof p.msg, "not a 'key = value' line or [section] header");
         return ss_fail(SS_ECONFIG, "%s:%d: %s", file, line, p.msg);
     }

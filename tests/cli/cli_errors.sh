@@ -86,6 +86,12 @@ expect 2 "--set scenario.workers=2: unknown section [scenario] (known: trace, sc
 expect 1 "nowhere/x.h5: cannot create file: the folder $work/nowhere does not exist" "$stallsim" gen -o "$work/nowhere/x.h5" --gpus 2 --iterations 10
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
 expect 2 "is a folder" "$stallsim" run "$work"
+# a trace, a record file or a binary file named where the scenario file belongs: each says what it is
+expect 2 "good.h5: an HDF5 file, not a scenario file|[trace] path|stallsim info" "$stallsim" run "$work/good.h5"
+printf 'stallsim-record,1\nmeta,rank,0\n' > "$work/run.rank0.csv"
+expect 2 "run.rank0.csv: a stallsim record file, not a scenario file|stallsim import pytorch" "$stallsim" run "$work/run.rank0.csv"
+printf '[trace]\0path = x\n' > "$work/nul.ini"
+expect 2 "nul.ini: contains a NUL byte" "$stallsim" run "$work/nul.ini"
 # another tool's trace given to the recorder's importer: the importer to use is named
 : > "$work/run.pt.trace.json"
 expect 2 "looks like a PyTorch profiler trace|stallsim import profiler" "$stallsim" import pytorch "$work/run.pt.trace.json" -o "$work/pt.h5"
