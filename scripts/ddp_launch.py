@@ -1,11 +1,41 @@
 """ddp_launch.py - starts a workload script's ranks on this machine, as torchrun would: one
 process per rank (gloo rendezvous on a free local port, one thread each), for the
-scripts/workloads/pytorch_*.py jobs, which call launch() when given --nproc N."""
+scripts/workloads/pytorch_*.py jobs, which call launch() when given --nproc N; and, in a
+rank, joins the process group, also where mpirun or srun started it."""
 import os
 import socket
 import subprocess
 import sys
 import time
+
+
+# the rank and world size variables of the launchers join() knows, and the local rank's
+LAUNCHERS = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+             ("PMI_RANK", "PMI_SIZE", None), ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"))
+# the rendezvous where a launcher gives none: one machine, PyTorch's default port
+DEFAULT_ADDR, DEFAULT_PORT = "127.0.0.1", "29500"
+
+
+def in_rank():
+    """True in a rank: one that launch(), torchrun, mpirun or srun started."""
+    return "RANK" in os.environ or any(r in os.environ and w in os.environ for r, w, _ in LAUNCHERS)
+
+
+def rank_env():
+    """Where RANK is unset, sets RANK, WORLD_SIZE and LOCAL_RANK from the launcher's variables
+    (mpirun, srun), and MASTER_ADDR and MASTER_PORT where unset, as init_process_group's
+    env:// rendezvous wants them. Returns True when the variables are there."""
+    if "RANK" not in os.environ:
+        for r, w, local in LAUNCHERS:
+            if r in os.environ and w in os.environ:
+                os.environ.update(RANK=os.environ[r], WORLD_SIZE=os.environ[w],
+                                  LOCAL_RANK=os.environ.get(local, "0") if local else "0")
+                break
+        else:
+            return False
+    os.environ.setdefault("MASTER_ADDR", DEFAULT_ADDR)
+    os.environ.setdefault("MASTER_PORT", DEFAULT_PORT)
+    return True
 
 
 def free_port():
@@ -39,13 +69,14 @@ def launch(script, nproc):
 
 
 def join():
-    """In a rank that launch() started (or mpirun, srun): one thread for torch, PyTorch's
-    warning about more workers than cores silenced (a what-if recording means it), this
-    rank's gloo process group joined. Returns (rank, world size)."""
+    """In a rank that launch() started (or torchrun, mpirun, srun: rank_env()): one thread for
+    torch, PyTorch's warning about more workers than cores silenced (a what-if recording
+    means it), this rank's gloo process group joined. Returns (rank, world size)."""
     import warnings
     import torch
     import torch.distributed as dist
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")
+    rank_env()
     dist.init_process_group("gloo")
     return dist.get_rank(), dist.get_world_size()

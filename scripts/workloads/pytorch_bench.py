@@ -11,7 +11,6 @@ environment); without it the script is one rank of a job started by another laun
 """
 
 import argparse
-import os
 import warnings
 import sys
 import time
@@ -22,7 +21,6 @@ import torch.nn as nn
 import torch.utils.data as tud
 
 import workload as wl
-import stallsim_record  # noqa: E402 (scripts/, which workload puts on the path)
 
 FEATURES = 32
 
@@ -77,11 +75,7 @@ def main():
         return wl.ddp_launch.launch(__file__, a.nproc)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores, on purpose
-    if "RANK" not in os.environ:  # mpirun, srun: the rank from their variables, one host
-        r, w = stallsim_record._env_rank_world()
-        os.environ.update(RANK=str(r), WORLD_SIZE=str(w))
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        os.environ.setdefault("MASTER_PORT", "29517")
+    wl.ddp_launch.rank_env()  # mpirun, srun: the rank from their variables, one host
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     rec = wl.recorder(a.out)
