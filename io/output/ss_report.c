@@ -824,8 +824,35 @@ static int same_groups(const ss_summary *s, const labels *L)
     return groups;
 }
 
+/* The settings every row shares ("f=none cs=1") with the legend's names for their
+ * abbreviations ("fetch_align=none compute_scale=1"), into out. */
+static void spell_common(const char *legend, const char *common, char *out, size_t n)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (const char *p = common; *p && u < n;) {
+        while (*p == ' ') p++;
+        const size_t len = strcspn(p, " "), ab = strcspn(p, "=");
+        if (!len) break;
+        const char *name = NULL;
+        size_t nlen = 0;
+        char key[32];
+        snprintf(key, sizeof key, "%.*s= ", (int)(ab < len ? ab : len), p);
+        for (const char *q = legend ? strstr(legend, key) : NULL; q && !name; q = strstr(q + 1, key))
+            if (q == legend || q[-1] == ' ' || q[-1] == ';' || q[-1] == ',') {
+                name = q + strlen(key);
+                nlen = strcspn(name, ",: ");
+            }
+        if (name && ab < len)
+            u += (size_t)snprintf(out + u, n - u, "%s%.*s%.*s", u ? " " : "", (int)nlen, name, (int)(len - ab), p + ab);
+        else
+            u += (size_t)snprintf(out + u, n - u, "%s%.*s", u ? " " : "", (int)len, p);
+        p += len;
+    }
+}
+
 /* The model's legend cut to the abbreviations its rows' labels use: "pipe = the pipeline
- * model; W= workers, fs= fetch_scale", then the settings every row shares. */
+ * model; W= workers, fs= fetch_scale", then the settings every row shares, spelt out. */
 static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, ss_model m)
 {
     const ss_model_ops *o = ss_model_get(m);
@@ -854,11 +881,12 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
     }
     /* the settings every row shares: on the line where they fit, else on one of their own */
-    char common[LINE_BYTES] = "";
-    if (L->common[m][0]) snprintf(common, sizeof common, "; every row has %s", L->common[m]);
+    char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64];
+    spell_common(o->legend, L->common[m], spelt, sizeof spelt);
+    if (spelt[0]) snprintf(common, sizeof common, "; every row has %s", spelt);
     if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
         say(sc, 1, "%s", out);
-        say(sc, 3, "every %s row has %s", o->label, L->common[m]);
+        say(sc, 3, "every %s row has %s", o->label, spelt);
         return;
     }
     say(sc, 1, "%s%s", out, common);
