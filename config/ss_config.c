@@ -667,6 +667,26 @@ static int on_ini_pair(void *user, const char *section, const char *name, const 
     return apply(p, section, name, value);
 }
 
+/* A file of another kind named as the scenario file, from its first n bytes: a trace or
+ * results (HDF5), or a recorder's file; SS_OK where it may be one. */
+static ss_status not_a_scenario(const char *file, const char *buf, size_t n)
+{
+    if (n >= 8 && !memcmp(buf, "\211HDF\r\n\032\n", 8))
+        return ss_fail(SS_ECONFIG, "%s: an HDF5 file, not a scenario file: run takes a scenario .ini whose [trace] path "
+                                   "names the trace (`stallsim info %s` describes the file)", file, file);
+    if (n >= 3 && !memcmp(buf, "\357\273\277", 3)) { /* a UTF-8 byte-order mark */
+        buf += 3;
+        n -= 3;
+    }
+    static const char *const heads[] = {"stallsim-record,", "stallsim-host,", "stallsim-probe,"};
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
+        if (n >= strlen(heads[i]) && !memcmp(buf, heads[i], strlen(heads[i])))
+            return ss_fail(SS_ECONFIG, "%s: a stallsim record file, not a scenario file: import the record first "
+                                       "(stallsim import pytorch PREFIX -o trace.h5), then name the trace in a "
+                                       "scenario .ini's [trace] path", file);
+    return SS_OK;
+}
+
 /* The whole file, whatever its kind (ss_config.h). */
 ss_status ss_config_read(const char *file, char **out, int *regular)
 {
@@ -684,7 +704,8 @@ ss_status ss_config_read(const char *file, char **out, int *regular)
     while (st == SS_OK) {
         if (n == cap) {
             if (cap >= limit) {
-                st = ss_fail(SS_ECONFIG, "%s: scenario file larger than 16 MiB", file);
+                st = not_a_scenario(file, buf, n);
+                if (st == SS_OK) st = ss_fail(SS_ECONFIG, "%s: scenario file larger than 16 MiB", file);
                 break;
             }
             char *b = realloc(buf, 2 * cap + 1);
@@ -705,10 +726,8 @@ ss_status ss_config_read(const char *file, char **out, int *regular)
     fclose(f);
     if (st == SS_OK) {
         buf[n] = '\0';
-        if (n >= 8 && !memcmp(buf, "\211HDF\r\n\032\n", 8))
-            st = ss_fail(SS_ECONFIG, "%s: an HDF5 file, not a scenario file: run takes a scenario .ini whose [trace] path "
-                                     "names the trace (`stallsim info %s` describes the file)", file, file);
-        else if (strlen(buf) != n) st = ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
+        st = not_a_scenario(file, buf, n);
+        if (st == SS_OK && strlen(buf) != n) st = ss_fail(SS_ECONFIG, "%s: contains a NUL byte (not a text file)", file);
     }
     if (st != SS_OK) {
         free(buf);
@@ -1055,10 +1074,6 @@ ss_status ss_config_load_text(ss_config *c, const char *file, char *text, int re
     free(rewritten);
     ini_values_free(&vals);
     if (line != 0) {
-        if (!p.msg[0] && !strncmp(c->text, "stallsim-", 9))
-            return ss_fail(SS_ECONFIG, "%s: a stallsim record file, not a scenario file: import the record first "
-                                       "(stallsim import pytorch PREFIX -o trace.h5), then name the trace in a scenario "
-                                       ".ini's [trace] path", file);
         if (!p.msg[0]) snprintf(p.msg, sizeof p.msg, "not a 'key = value' line or [section] header");
         return ss_fail(SS_ECONFIG, "%s:%d: %s", file, line, p.msg);
     }

@@ -11,31 +11,42 @@ import time
 
 # the rank and world size variables of the launchers join() knows, and the local rank's
 LAUNCHERS = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
-             ("PMI_RANK", "PMI_SIZE", None), ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"))
-# the rendezvous where a launcher gives none: one machine, PyTorch's default port
-DEFAULT_ADDR, DEFAULT_PORT = "127.0.0.1", "29500"
+             ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"), ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"))
+# the rendezvous where a launcher gives none: one machine, a port of its own
+DEFAULT_ADDR, DEFAULT_PORT = "127.0.0.1", "29517"
+
+
+def _launcher():
+    """The (rank, size, local rank) variables of the launcher that started this process, or
+    None. Slurm's count only inside a job step (srun), not in the batch script itself."""
+    for r, w, local in LAUNCHERS:
+        if r in os.environ and w in os.environ:
+            if r.startswith("SLURM_") and os.environ.get("SLURM_STEP_ID", "batch") in ("batch", "4294967294"):
+                continue
+            return r, w, local
+    return None
 
 
 def in_rank():
     """True in a rank: one that launch(), torchrun, mpirun or srun started."""
-    return "RANK" in os.environ or any(r in os.environ and w in os.environ for r, w, _ in LAUNCHERS)
+    return "RANK" in os.environ or _launcher() is not None
 
 
 def rank_env():
     """Where RANK is unset, sets RANK, WORLD_SIZE and LOCAL_RANK from the launcher's variables
-    (mpirun, srun), and MASTER_ADDR and MASTER_PORT where unset, as init_process_group's
-    env:// rendezvous wants them. Returns True when the variables are there."""
+    (mpirun, srun; rank 0 of 1 without a launcher), and MASTER_ADDR and MASTER_PORT where
+    unset, as init_process_group's env:// rendezvous wants them. Returns False where no
+    launcher started this process."""
+    started = True
     if "RANK" not in os.environ:
-        for r, w, local in LAUNCHERS:
-            if r in os.environ and w in os.environ:
-                os.environ.update(RANK=os.environ[r], WORLD_SIZE=os.environ[w],
-                                  LOCAL_RANK=os.environ.get(local, "0") if local else "0")
-                break
-        else:
-            return False
+        v = _launcher()
+        started = v is not None
+        r, w, local = v or (None, None, None)
+        os.environ.update(RANK=os.environ[r] if r else "0", WORLD_SIZE=os.environ[w] if w else "1",
+                          LOCAL_RANK=os.environ.get(local, "0") if local else "0")
     os.environ.setdefault("MASTER_ADDR", DEFAULT_ADDR)
     os.environ.setdefault("MASTER_PORT", DEFAULT_PORT)
-    return True
+    return started
 
 
 def free_port():

@@ -704,6 +704,30 @@ static void print_stall_outside(const ss_summary *s, FILE *out)
             m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
 }
 
+/* The share of the measured whole run that every row keeps as measured between epochs
+ * (kept_between), where it is more than SS_KEPT_BETWEEN_SHARE; else 0. */
+static double kept_between_share(const ss_summary *s)
+{
+    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
+    return whole > 0.0 && s->kept_between > SS_KEPT_BETWEEN_SHARE * whole ? s->kept_between / whole : 0.0;
+}
+
+/* That time, said in full (--explain). */
+static void print_kept_between(const ss_summary *s, FILE *out)
+{
+    const double kept = kept_between_share(s);
+    if (!(kept > 0.0)) return;
+    fprintf(out, "between epochs (measured): %.3f s, %.0f%% of the whole run, lies between epochs in the loop's own "
+                 "work (evaluation, checkpoints)%s; every row keeps it as measured, so a row's whole-run change falls "
+                 "short of its steady one, and a change that also speeds that work up (an evaluation loader with the "
+                 "same settings) gains more than predicted\n",
+            s->kept_between, 100.0 * kept,
+            s->between_unsplit == SS_KEPT_STARTS  ? " and, as the trace records no pass starts, the workers' starts "
+                                                    "and stops"
+            : s->between_unsplit == SS_KEPT_STOPS ? " and, as the trace records no pass stops, the workers' stops"
+                                                  : "");
+}
+
 /* A measured run whose iteration times jump or drift: where it changes level (ss_drift,
  * lv: NULL when not looked for), and a quarter of its rows much slower or faster than the
  * others (ss_summary_uneven), which widens the intervals. */
@@ -883,6 +907,8 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
     /* the settings every row shares: on the line where they fit, else on one of their own */
     char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64];
     spell_common(o->legend, L->common[m], spelt, sizeof spelt);
+    if (ucols(spelt, strlen(spelt)) + 15 + (int)strlen(o->label) > SS_ANSWER_WIDTH) /* too long spelt out: short */
+        snprintf(spelt, sizeof spelt, "%s", L->common[m]);
     if (spelt[0]) snprintf(common, sizeof common, "; every row has %s", spelt);
     if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
         say(sc, 1, "%s", out);
@@ -969,10 +995,12 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
         say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",
             100.0 * (all - in) / all);
-    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
-    if (whole > 0.0 && s->kept_between > SS_KEPT_BETWEEN_SHARE * whole)
-        say(sc, 2, "between epochs: %.3g s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
-            100.0 * s->kept_between / whole, s->between_unsplit ? "workers' starts, evaluation" : "evaluation, checkpoints");
+    const double kept = kept_between_share(s);
+    if (kept > 0.0)
+        say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
+            100.0 * kept, s->between_unsplit == SS_KEPT_STARTS  ? "workers' starts, evaluation"
+                          : s->between_unsplit == SS_KEPT_STOPS ? "workers' stops, evaluation"
+                                                                : "evaluation, checkpoints");
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (lv && lv->found && lv->rest > 0)
@@ -1201,6 +1229,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_cpu(s, out);
     print_slowest_loader(s, out);
     print_stall_outside(s, out);
+    print_kept_between(s, out);
     print_uneven(s, o->level, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);

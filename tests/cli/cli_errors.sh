@@ -90,6 +90,10 @@ expect 2 "is a folder" "$stallsim" run "$work"
 expect 2 "good.h5: an HDF5 file, not a scenario file|[trace] path|stallsim info" "$stallsim" run "$work/good.h5"
 printf 'stallsim-record,1\nmeta,rank,0\n' > "$work/run.rank0.csv"
 expect 2 "run.rank0.csv: a stallsim record file, not a scenario file|stallsim import pytorch" "$stallsim" run "$work/run.rank0.csv"
+# a record file past the scenario file's 16 MiB is named as what it is, not as too large
+$py -c "import sys; open(sys.argv[1], 'w').write('stallsim-record,1\n' + 'batch,0,0,1,2\n' * 1300000)" "$work/big.rank0.csv"
+expect 2 "big.rank0.csv: a stallsim record file, not a scenario file" "$stallsim" run "$work/big.rank0.csv"
+rm -f "$work/big.rank0.csv"
 printf '[trace]\0path = x\n' > "$work/nul.ini"
 expect 2 "nul.ini: contains a NUL byte" "$stallsim" run "$work/nul.ini"
 # another tool's trace given to the recorder's importer: the importer to use is named
