@@ -316,7 +316,7 @@ static void ind_free(void *state)
 const ss_model_ops ss_model_independent = {
     .name = "independent",
     .label = "indep",
-    .legend = "the independent model; f= fetch_align, s= start_align: each GPU takes that statistic of the row",
+    .legend = "the independent model; f= fetch_align, s= start_align: each GPU takes the row's statistic",
     .stateful = 0,
     .axes = SS_AXIS_HEAL | SS_AXIS_FETCH_ALIGN | SS_AXIS_START_ALIGN,
     .name_of = ind_name,

@@ -106,7 +106,7 @@ grep -q "^\*  indep f=none s=none " "$work/table.txt" && ok || fail "table: base
 grep -q "^slowest loader (measured): none stands out (GPU 0 alone had the largest stall in 33.3% of iterations, the next GPU in 33.3%); the largest stall is" \
   "$work/table.txt" && ok || fail "table: slowest loader line: $(grep slowest "$work/table.txt")"
 # under it, what the labels' abbreviations mean: once per model in the table
-[ "$(grep -c "^indep: the independent model; f= fetch_align, s= start_align: each GPU takes that statistic of the row$" "$work/table.txt")" -eq 1 ] &&
+[ "$(grep -c "^indep: the independent model; f= fetch_align, s= start_align: each GPU takes the row's statistic$" "$work/table.txt")" -eq 1 ] &&
   grep -q "eff.dly% = the share of them whose delay" "$work/table.txt" && ! grep -q "^pipe:" "$work/table.txt" && ok ||
   fail "table: legend: $(cat "$work/table.txt")"
 
