@@ -175,5 +175,27 @@ assert len(line) == 1 and kept > 0.1 * whole, (line, kept, whole)
 m = re.match(r"between epochs: ([\d.]+) s \((\d+)% of the run\) kept as measured in every row: workers' starts, evaluation$", line[0])
 assert m and abs(float(m.group(1)) - kept) < 0.01 and int(m.group(2)) == round(100 * kept / whole), (line, kept, whole)
 PY
+# with pass starts but no pass stops: the leads are taken out, the workers' stops stay in
+cp gap.h5 gapstart.h5
+/usr/bin/python3 - gapstart.h5 <<'PY' || fail "python edit (pass starts)"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    t = f["timeline"]
+    ep, ask = t["epoch"][:], t["train_start"][:] - t["stall_time"][:]
+    first = np.array([ask[ep == e][0] for e in sorted(set(ep.tolist()))])
+    f.create_dataset("pass_start_time", data=first - 0.05).attrs["units"] = "s"
+PY
+printf '[trace]\npath = gapstart.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\n' > gapstart.ini
+"$stallsim" run gapstart.ini --out gapstart > gapstart.txt 2>&1 && check gapstart gapstart.txt
+/usr/bin/python3 - gap.txt gapstart.txt <<'PY' && ok || fail "between epochs without pass stops: $(grep -i between gapstart.txt)"
+import re, sys
+def kept(path):
+    line = [l for l in open(path).read().splitlines() if l.startswith("between epochs:")]
+    assert len(line) == 1, line
+    return float(re.match(r"between epochs: ([\d.]+) s", line[0]).group(1)), line[0]
+(a, _), (b, line) = kept(sys.argv[1]), kept(sys.argv[2])
+assert line.endswith("kept as measured in every row: workers' stops, evaluation"), line
+assert abs((a - b) - 0.1) < 0.051, (a, b)  # two later epochs' leads of 0.05 s left out
+PY
 ! grep -q "^between epochs:" whatif-workers.txt && ok || fail "a between-epochs line on a short break"
 finish
