@@ -37,11 +37,9 @@ def rank_env():
     (mpirun, srun; rank 0 of 1 without a launcher), and MASTER_ADDR and MASTER_PORT where
     unset, as init_process_group's env:// rendezvous wants them. Returns False where no
     launcher started this process."""
-    started = True
+    started = in_rank()
     if "RANK" not in os.environ:
-        v = _launcher()
-        started = v is not None
-        r, w, local = v or (None, None, None)
+        r, w, local = _launcher() or (None, None, None)
         os.environ.update(RANK=os.environ[r] if r else "0", WORLD_SIZE=os.environ[w] if w else "1",
                           LOCAL_RANK=os.environ.get(local, "0") if local else "0")
     os.environ.setdefault("MASTER_ADDR", DEFAULT_ADDR)

@@ -712,6 +712,13 @@ static double kept_between_share(const ss_summary *s)
     return whole > 0.0 && s->kept_between > SS_KEPT_BETWEEN_SHARE * whole ? s->kept_between / whole : 0.0;
 }
 
+/* What that time holds besides the loop's own work, by ss_summary.kept_with: short (the
+ * answer) and in full (--explain). */
+static const char *const kept_short[] = {"evaluation, checkpoints", "workers' starts, evaluation",
+                                         "workers' stops, evaluation"};
+static const char *const kept_full[] = {"", " and, as the trace records no pass starts, the workers' starts and stops",
+                                        " and, as the trace records no pass stops, the workers' stops"};
+
 /* That time, said in full (--explain). */
 static void print_kept_between(const ss_summary *s, FILE *out)
 {
@@ -721,11 +728,7 @@ static void print_kept_between(const ss_summary *s, FILE *out)
                  "work (evaluation, checkpoints)%s; every row keeps it as measured, so a row's whole-run change falls "
                  "short of its steady one, and a change that also speeds that work up (an evaluation loader with the "
                  "same settings) gains more than predicted\n",
-            s->kept_between, 100.0 * kept,
-            s->between_unsplit == SS_KEPT_STARTS  ? " and, as the trace records no pass starts, the workers' starts "
-                                                    "and stops"
-            : s->between_unsplit == SS_KEPT_STOPS ? " and, as the trace records no pass stops, the workers' stops"
-                                                  : "");
+            s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
 }
 
 /* A measured run whose iteration times jump or drift: where it changes level (ss_drift,
@@ -905,14 +908,17 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
     }
     /* the settings every row shares: on the line where they fit, else on one of their own */
-    char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64];
+    char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64], own[LINE_BYTES];
     spell_common(o->legend, L->common[m], spelt, sizeof spelt);
-    if (ucols(spelt, strlen(spelt)) + 15 + (int)strlen(o->label) > SS_ANSWER_WIDTH) /* too long spelt out: short */
+    snprintf(own, sizeof own, "every %s row has %s", o->label, spelt);
+    if (ucols(own, strlen(own)) > SS_ANSWER_WIDTH) { /* too long spelt out even alone: the labels' short form */
         snprintf(spelt, sizeof spelt, "%s", L->common[m]);
+        snprintf(own, sizeof own, "every %s row has %s", o->label, spelt);
+    }
     if (spelt[0]) snprintf(common, sizeof common, "; every row has %s", spelt);
     if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
         say(sc, 1, "%s", out);
-        say(sc, 3, "every %s row has %s", o->label, spelt);
+        say(sc, 3, "%s", own);
         return;
     }
     say(sc, 1, "%s%s", out, common);
@@ -998,9 +1004,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     const double kept = kept_between_share(s);
     if (kept > 0.0)
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
-            100.0 * kept, s->between_unsplit == SS_KEPT_STARTS  ? "workers' starts, evaluation"
-                          : s->between_unsplit == SS_KEPT_STOPS ? "workers' stops, evaluation"
-                                                                : "evaluation, checkpoints");
+            100.0 * kept, kept_short[s->kept_with]);
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (lv && lv->found && lv->rest > 0)

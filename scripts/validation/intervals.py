@@ -59,21 +59,21 @@ def class_table(errs, cal_errs=()):
             u = [x for x in cal_errs if x[0] != "baseline"]
         if c in CAL_ONLY:  # its own calibration errors, the development runs' count as none
             e, u = u if nu >= MIN_ERRORS else [], []
+        # the whole run's errors: the class's own, or those of the classes it pools with
+        er, ur = e, u
+        if c in RUN_POOLED:
+            er = [x for x in errs if x[0] in RUN_POOLED[c]]
+            ur = [x for x in cal_errs if x[0] in RUN_POOLED[c]]
         if len(e) >= MIN_ERRORS:
-            s, r = _ends(e, 1), _ends(e, 2)
+            s, r = _ends(e, 1), _ends(er, 2)
             if len(u) >= MIN_ERRORS:
-                us, ur = _ends(u, 1), _ends(u, 2)
+                us = _ends(u, 1)
                 s = [min(s[0], us[0]), max(s[1], us[1])]
-                r = [min(r[0], ur[0]), max(r[1], ur[1])]
+            if len(ur) >= MIN_ERRORS:
+                ue = _ends(ur, 2)
+                r = [min(r[0], ue[0]), max(r[1], ue[1])]
         else:  # too few to say: no interval
             s = r = [0.0, 0.0]
-        if c in RUN_POOLED and len(e) >= MIN_ERRORS:
-            e2 = [x for x in errs if x[0] in RUN_POOLED[c]]
-            u2 = [x for x in cal_errs if x[0] in RUN_POOLED[c]]
-            r = _ends(e2, 2)
-            if len(u2) >= MIN_ERRORS:
-                ur = _ends(u2, 2)
-                r = [min(r[0], ur[0]), max(r[1], ur[1])]
         if c in CAL_ONLY:  # the size of the errors, not their sign: the larger end both ways
             s = [-max(-s[0], s[1]), max(-s[0], s[1])]
             r = [-max(-r[0], r[1]), max(-r[0], r[1])]

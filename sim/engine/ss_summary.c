@@ -277,12 +277,12 @@ ss_status ss_summary_intervals(ss_summary *s)
     s->run_lo = s->iter_hi + n;
     s->run_hi = s->run_lo + n;
     const double w = ss_summary_variability(s) / 2.0;
+    const double trace_load = ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL);
     for (int j = 0; j < n; j++) {
         s->iter_lo[j] = s->iter_hi[j] = s->run_lo[j] = s->run_hi[j] = NAN;
         const ss_model_ops *ops = ss_model_get(s->sc[j].model);
         if (j == ss_summary_measured(s) || !ops->error_class) continue;
-        const ss_class_in in = {ss_summary_cpu_load_pct(s, j, NULL),
-                                ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL), ss_summary_hints(s, j),
+        const ss_class_in in = {ss_summary_cpu_load_pct(s, j, NULL), trace_load, ss_summary_hints(s, j),
                                 s->has_calib ? &s->calib : NULL};
         const ss_error_class *c = s->cls[j] = ops->error_class(&s->sc[j], &in);
         if (!c) continue;

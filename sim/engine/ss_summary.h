@@ -22,9 +22,9 @@ typedef struct {
     double kept_between;  /* of the measured run's time between passes, what every row keeps as
                            * measured: each epoch's between time less its lead and its stop, summed
                            * (the loop's own work; without pass starts, all of it); 0 where none */
-    int between_unsplit;  /* what else kept_between holds: SS_KEPT_STARTS (the trace has no pass starts:
+    int kept_with;        /* what else kept_between holds: SS_KEPT_STARTS (the trace has no pass starts:
                            * the workers' starts and stops), SS_KEPT_STOPS (no pass stops: their
-                           * stops), 0 (nothing else) */
+                           * stops), SS_KEPT_OWN (nothing else) */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
@@ -73,7 +73,7 @@ ss_status ss_summary_intervals(ss_summary *s);
 /* The share of the measured whole run that kept_between holds beyond which run says that
  * every row keeps it (a tenth: a whole-run change may then be well short of a steady one). */
 #define SS_KEPT_BETWEEN_SHARE 0.10
-enum { SS_KEPT_STARTS = 1, SS_KEPT_STOPS = 2 };
+enum { SS_KEPT_OWN, SS_KEPT_STARTS, SS_KEPT_STOPS };
 int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
