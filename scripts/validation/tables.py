@@ -117,10 +117,10 @@ def grids(a, tmp, md, points):
         preds = [(p["base"], p["target"], p["class"], p["steady"][0] / p["steady"][1] - 1,
                   p["run"][0] / p["run"][1] - 1) for p in gp]
         by_grid.append((g, whole_run.pairs_of(preds)))
-        if g in intervals.DEV:
-            dev_errs += [(c, es, er) for _, _, c, es, er in preds if c]
-        if g in intervals.CAL:
-            cal_errs += [(c, es, er) for _, _, c, es, er in preds if c]
+        if g in intervals.DEV or g in intervals.CAL:
+            v = {b: intervals.variability(b) for b in {p[0] for p in preds}}
+            errs = [(c, es, er, v[b], g) for b, _, c, es, er in preds if c]
+            (dev_errs if g in intervals.DEV else cal_errs).extend(errs)
         for p in gp:
             if p["base"] == p["target"]:
                 continue  # the baseline: its own run
@@ -132,14 +132,19 @@ def grids(a, tmp, md, points):
     md += ["## Every grid run predicting every other", "",
            "Each run's workers, prefetch factor and storage latency, from every other run of its grid.",
            "Errors against the one real run of each point.", ""] + whole_run.grid_table(by_grid) + [""]
+    floor, flines = intervals.choose_floor(dev_errs, cal_errs)
     md += ["## The interval classes", "",
-           "Per class, each end is the wider of two sets' 5 % and 95 % quantiles of the errors:",
+           "Each error is divided by its base trace's scale s = sqrt(f² + v²): v is how much the trace varies",
+           "within itself, f the floor below.",
+           "Per class, each end is the wider of two sets' 5 % and 95 % quantiles of these scaled errors:",
            "the development grids `pytorch-grid-d` to `-t`, `-v` and `-w`, and the calibration grids %s"
            % ", ".join("`%s`" % d for d in intervals.CAL),
            "(each run predicting every run, itself too).",
            "A class with fewer than 10 calibration errors takes those of every class but the baseline.",
-           "`sim/models/ss_pipeline_intervals.c` holds the same figures.", ""]
-    md += intervals.class_table(dev_errs, cal_errs)[1] + [""]
+           "`sim/models/ss_pipeline_intervals.c` holds the same figures.", "",
+           "The floor: each of these grids left out in turn and judged by the others' table (steady state).",
+           "The narrowest that keeps 90 % of the real values inside is chosen.", ""]
+    md += flines + [""] + intervals.class_table(dev_errs, cal_errs, floor)[1] + [""]
 
 
 def held_out(a, tmp, md, points):

@@ -258,11 +258,11 @@ double ss_summary_variability(const ss_summary *s)
     return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
 }
 
-/* The real value's interval around prediction P from the error quantiles e[2], widened by w
- * on each side; NaN where the class has no predictions or the bound would not be positive. */
-static void interval_of(double P, const double e[2], int n, double w, double *lo, double *hi)
+/* The real value's interval around prediction P from the scaled error quantiles e[2] and the
+ * trace's scale s; NaN where the class has no predictions or the bound would not be positive. */
+static void interval_of(double P, const double e[2], int n, double s, double *lo, double *hi)
 {
-    const double a = 1.0 + e[1] + w, b = 1.0 + e[0] - w;
+    const double a = 1.0 + e[1] * s, b = 1.0 + e[0] * s;
     *lo = n > 0 && a > 0.0 && isfinite(P) ? P / a : NAN;
     *hi = n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
 }
@@ -276,7 +276,7 @@ ss_status ss_summary_intervals(ss_summary *s)
     s->iter_hi = s->iter_lo + n;
     s->run_lo = s->iter_hi + n;
     s->run_hi = s->run_lo + n;
-    const double w = ss_summary_variability(s) / 2.0;
+    const double v = ss_summary_variability(s);
     const double trace_load = ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL);
     for (int j = 0; j < n; j++) {
         s->iter_lo[j] = s->iter_hi[j] = s->run_lo[j] = s->run_hi[j] = NAN;
@@ -286,8 +286,10 @@ ss_status ss_summary_intervals(ss_summary *s)
                                 s->has_calib ? &s->calib : NULL};
         const ss_error_class *c = s->cls[j] = ops->error_class(&s->sc[j], &in);
         if (!c) continue;
-        interval_of(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c->steady, c->n, w, &s->iter_lo[j], &s->iter_hi[j]);
-        interval_of(ss_summary_run_time(s, j), c->run, c->n, w, &s->run_lo[j], &s->run_hi[j]);
+        /* each measure's scale of errors: the class's model error and the trace's variability */
+        const double ss = hypot(c->model_error[0], v), sr = hypot(c->model_error[1], v);
+        interval_of(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c->steady, c->n, ss, &s->iter_lo[j], &s->iter_hi[j]);
+        interval_of(ss_summary_run_time(s, j), c->run, c->n, sr, &s->run_lo[j], &s->run_hi[j]);
     }
     return SS_OK;
 }

@@ -58,9 +58,10 @@ unsigned ss_summary_hints(const ss_summary *s, int j);
  * a half has none). */
 double ss_summary_variability(const ss_summary *s);
 /* Each row's class of prediction and 90 % interval (rank 0, after the calibration is
- * adopted): the class's error quantiles e05, e95 (predicted / real - 1), each widened by
- * half the measured run's variability v, give the real value's interval [P / (1 + e95 +
- * v/2), P / (1 + e05 - v/2)] around the prediction P (MODELS-pipeline.md, "Intervals"). */
+ * adopted): the class's scaled error quantiles z05, z95 (predicted / real - 1 over the
+ * scale s = sqrt(m^2 + v^2), m the class's model error, v the measured run's variability) give the real
+ * value's interval [P / (1 + z95 s), P / (1 + z05 s)] around the prediction P
+ * (MODELS-pipeline.md, "Intervals"). */
 ss_status ss_summary_intervals(ss_summary *s);
 /* A quarter of the trace's rows (0-3) whose summarised rows' mean iteration time differs
  * from the median of the four quarters' by more than SS_UNEVEN_SHARE, the largest such,

@@ -71,14 +71,16 @@ typedef struct {
     const ss_calib *cal;  /* the trace's calibration, or NULL */
 } ss_class_in;
 
-/* A class of predictions and its 90 % interval: the 5 % and 95 % quantiles of the error
- * (predicted / real - 1) of the mean iteration time (steady) and of the whole run's time
- * (run) over the predictions of the class on the development runs, and their count (the
- * model's generated table; MODELS-pipeline.md, "Intervals"). */
+/* A class of predictions and its 90 % interval: the 5 % and 95 % quantiles of the scaled
+ * error (predicted / real - 1 over its scale sqrt(m^2 + v^2): m the class's model error in
+ * that measure, v the trace's variability) of the mean iteration time (steady) and of the
+ * whole run's time (run) over the predictions of the class on the development runs, their
+ * count, and m per measure (the model's generated table; MODELS-pipeline.md, "Intervals"). */
 typedef struct {
     const char *name;
     int n;
     double steady[2], run[2];
+    double model_error[2]; /* m: steady, run */
 } ss_error_class;
 
 /* What a model's notes read (ss_model_ops.notes): the sweep, the configuration, the

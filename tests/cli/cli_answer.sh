@@ -74,14 +74,14 @@ for h in ranked:
 print(sys.argv[3], [(h["gpu"], h["interval_reaches_no_change"]) for h in ranked])
 PY
 done
-grep -q "^GPUs to fix first (pipeline): GPU 1 -[0-9.]*% unsure" tf.txt && ! grep -q "fix first.*unsure" which-fix.txt && ok ||
+grep -qE "^GPUs to fix first \(pipeline\): .*GPU [0-9]+ -[0-9.]*% unsure" tf.txt && ! grep -q "fix first.*unsure" which-fix.txt && ok ||
   fail "unsure heals: $(grep 'fix first' tf.txt which-fix.txt)"
 # where only the heals are unsure (more workers with the heals: every ranked cut is sure),
 # the legend still says what unsure means
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 3, 4, 6\nheal = none, each\n' \
   "$ds/pytorch-twofaults/base.h5" > tf2.ini
 "$stallsim" run tf2.ini --out tf2 > tf2.txt || fail "twofaults, workers and heals"
-! grep -q "^  [0-9]\. .* unsure" tf2.txt && grep -q "^GPUs to fix first (pipeline): GPU 1 -[0-9.]*% unsure" tf2.txt &&
+! grep -q "^  [0-9]\. .* unsure" tf2.txt && grep -qE "^GPUs to fix first \(pipeline\): .*GPU [0-9]+ -[0-9.]*% unsure" tf2.txt &&
   grep -q "^flags: .*unsure" tf2.txt && ok || fail "unsure heals without unsure cuts: $(sed -n '/largest/,$p' tf2.txt)"
 # the demo trace's GPU 3 is slow: named, with and without heals in the sweep
 for name in which-fix demo whatif-workers; do

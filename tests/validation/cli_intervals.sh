@@ -30,17 +30,20 @@ N = len(ix)
 # the measured run's variability: its summarised rows (index >= 11) in the trace's two halves
 a = it[(ix >= 11) & (np.arange(N) < N / 2)].mean()
 b = it[(ix >= 11) & (np.arange(N) >= N / 2)].mean()
-w = abs(a - b) / ((a + b) / 2) / 2
-cls = {m.group(1): (int(m.group(2)), [float(m.group(3)), float(m.group(4))], [float(m.group(5)), float(m.group(6))])
-       for m in re.finditer(r'\{"([^"]+)", (\d+), \{([^,]+), ([^}]+)\}, \{([^,]+), ([^}]+)\}\}', open(sys.argv[3]).read())}
+v = abs(a - b) / ((a + b) / 2)
+cls = {m.group(1): (int(m.group(2)), [float(m.group(3)), float(m.group(4))], [float(m.group(5)), float(m.group(6))],
+                    [float(m.group(7)), float(m.group(8))])
+       for m in re.finditer(r'\{"([^"]+)", (\d+), \{([^,]+), ([^}]+)\}, \{([^,]+), ([^}]+)\}, \{([^,]+), ([^}]+)\}\}',
+                            open(sys.argv[3]).read())}
 assert len(cls) == 8, cls
 rows = list(csv.DictReader(open(sys.argv[2])))
 seen = set()
 for r in rows[1:]:
-    n, s, run = cls[r["error_class"]]
+    n, s, run, m = cls[r["error_class"]]
     seen.add(r["error_class"])
-    for col, P, e in (("iter_time", float(r["iter_time_mean"]), s), ("run_time", float(r["run_time"]), run)):
-        lo, hi = P / (1 + e[1] + w), P / (1 + e[0] - w)
+    for col, P, e, mk in (("iter_time", float(r["iter_time_mean"]), s, m[0]), ("run_time", float(r["run_time"]), run, m[1])):
+        sc = (mk ** 2 + v ** 2) ** 0.5  # the scale of errors: the class's model error, the trace's variability
+        lo, hi = P / (1 + e[1] * sc), P / (1 + e[0] * sc)
         assert abs(float(r[col + "_lo"]) - lo) <= 1e-9 * lo and abs(float(r[col + "_hi"]) - hi) <= 1e-9 * hi, (r["scenario"], col)
     # the class: the baseline; heal; loaders now ahead or bound (no sync, the cores far from busy)
     if r["scenario"].endswith("w-auto_p2_fs1_cs1"):
@@ -62,7 +65,7 @@ for lab, ch, lo, hi in lines:
     r = byrun[round(float(ch), 2)]
     assert abs(float(lo) - 100 * (float(r["run_time_lo"]) / m0 - 1)) < 0.051, (lab, lo)
     assert abs(float(hi) - 100 * (float(r["run_time_hi"]) / m0 - 1)) < 0.051, (lab, hi)
-print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, 2 * w, len(lines)))
+print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, v, len(lines)))
 PY
 # a run whose iteration times jump: a quarter of a generated trace's rows made 50 % slower
 # is flagged with its rows and change (against the median quarter: +50 %), in the terminal
