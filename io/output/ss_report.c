@@ -956,13 +956,22 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
 }
 
 /* The findings on the measured run and the baseline replays, short. */
+/* Whether row j is its model's first baseline replay (the rows after it replay alike). */
+static int first_baseline(const ss_summary *s, int j)
+{
+    if (isnan(ss_summary_fidelity_err_pct(s, j))) return 0;
+    for (int k = 0; k < j; k++)
+        if (s->sc[k].model == s->sc[j].model && !isnan(ss_summary_fidelity_err_pct(s, k))) return 0;
+    return 1;
+}
+
 static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 {
     int nb = 0;
-    for (int j = 0; j < s->nsc; j++) nb += !isnan(ss_summary_fidelity_err_pct(s, j));
+    for (int j = 0; j < s->nsc; j++) nb += first_baseline(s, j);
     for (int j = 0; j < s->nsc; j++) {
+        if (!first_baseline(s, j)) continue;
         const double e = ss_summary_fidelity_err_pct(s, j);
-        if (isnan(e)) continue;
         say(sc, 1, "fidelity%s%s%s: the baseline replay is %+.2f%% off the measured run (per-iteration MAPE %.2f%%)",
             nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e,
             ss_summary_fidelity_mape_pct(s, j));
