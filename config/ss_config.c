@@ -582,8 +582,9 @@ static int edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* " (did you mean ...?)" for an unknown key: the same name in another section, or the
- * closest key of its own section within two edits; "" when none is close. */
+/* " (did you mean ...?)" for an unknown key: the same name in another section, the
+ * closest key of its own section within two edits, or else the one key of its section
+ * whose name starts with it (persistent: persistent_workers); "" when none is close. */
 static void suggest_key(const char *section, const char *name, char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -597,6 +598,13 @@ static void suggest_key(const char *section, const char *name, char *buf, size_t
         if (strcmp(keys[i].section, section) != 0) continue;
         int d = edit_distance(name, keys[i].key);
         if (d < best) best = d, at = i;
+    }
+    const size_t len = strlen(name);
+    if (at < 0 && len >= 3) { /* a prefix of two keys or more says nothing */
+        int found = 0, which = -1;
+        for (int i = 0; i < NKEYS; i++)
+            if (!strcmp(keys[i].section, section) && !strncmp(keys[i].key, name, len)) found++, which = i;
+        if (found == 1) at = which;
     }
     if (at >= 0) snprintf(buf, n, " (did you mean '%s'?)", keys[at].key);
 }
@@ -661,7 +669,9 @@ static int on_ini_pair(void *user, const char *section, const char *name, const 
 {
     parse_ctx *p = user;
     if (!section[0]) {
-        snprintf(p->msg, sizeof p->msg, "key '%s' outside any [section]", name);
+        snprintf(p->msg, sizeof p->msg,
+                 "key '%s' outside any [section] (a scenario file starts with a [trace] section naming the trace)",
+                 name);
         return 0;
     }
     return apply(p, section, name, value);

@@ -274,6 +274,12 @@ static int change_interval(const ss_summary *s, int j, int by_run, double *lo, d
     return 1;
 }
 
+/* The measure the ranking cuts: the whole run's time or the mean iteration time. */
+static const char *ranked_measure(const ss_ranking *r)
+{
+    return r->by_run ? "the whole run's time" : "the mean iteration time";
+}
+
 /* "NAME " of the model ranked alone where other models' cuts were set aside, else "" */
 static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
 {
@@ -388,12 +394,12 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                  ranked_model(r, s->sc[j].model);
     if (r->ntop == 0 && s->nsc > 1) {
         if (known)
-            fprintf(out, "no %sscenario cuts the mean iteration time by more than its model's baseline error or %.0f%%\n",
-                    alone_prefix(s, r), SS_RANK_MIN_PCT);
+            fprintf(out, "no %sscenario cuts %s by more than its model's baseline error or %.0f%%\n",
+                    alone_prefix(s, r), ranked_measure(r), SS_RANK_MIN_PCT);
         else
-            fprintf(out, "no %sscenario cuts the mean iteration time by more than %.0f%% (the sweep has no %sbaseline "
+            fprintf(out, "no %sscenario cuts %s by more than %.0f%% (the sweep has no %sbaseline "
                          "scenario, so the model's own error is not known)\n",
-                    alone_prefix(s, r), SS_RANK_MIN_PCT, alone_prefix(s, r));
+                    alone_prefix(s, r), ranked_measure(r), SS_RANK_MIN_PCT, alone_prefix(s, r));
     }
     if (r->n_within > 0) {
         if (known)
@@ -1174,11 +1180,11 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
         known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]) && ranked_model(r, s->sc[j].model);
     if (r->ntop == 0 && s->nsc > 1) {
         if (known)
-            say(sc, 0, "no %sscenario cuts the mean iteration time by more than its model's baseline error or %.0f%%",
-                alone_prefix(s, r), SS_RANK_MIN_PCT);
+            say(sc, 0, "no %sscenario cuts %s by more than its model's baseline error or %.0f%%",
+                alone_prefix(s, r), ranked_measure(r), SS_RANK_MIN_PCT);
         else
-            say(sc, 0, "no %sscenario cuts the mean iteration time by more than %.0f%% (no baseline row: error unknown)",
-                alone_prefix(s, r), SS_RANK_MIN_PCT);
+            say(sc, 0, "no %sscenario cuts %s by more than %.0f%% (no baseline row: error unknown)",
+                alone_prefix(s, r), ranked_measure(r), SS_RANK_MIN_PCT);
     }
     for (int i = 0; i < r->nheal;) {
         const ss_model m = r->heal[i].model;

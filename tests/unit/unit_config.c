@@ -504,6 +504,12 @@ static void test_unknown_key_hints(void **state)
                     "(it belongs in section [trace])");
     expect_error_at("[trace]\npath = /t.h5\nxyzzy = 1\n", 3, "unknown key 'xyzzy' in section [trace]");
     assert_null(strstr(ss_errmsg(), "did you mean"));
+    /* a key's first word names it when one key of the section starts so */
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\npersistent = true\n", 4,
+                    "unknown key 'persistent' in section [scenarios] (did you mean 'persistent_workers'?)");
+    /* a start shared by two keys or more names none */
+    expect_error_at("[trace]\npath = /t.h5\n[scenarios]\nfetch = 1\n", 4, "unknown key 'fetch'");
+    assert_null(strstr(ss_errmsg(), "did you mean"));
 }
 
 /* The INI file as people write it: indented headers and keys, ';' and '#' comments after
