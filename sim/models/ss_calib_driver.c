@@ -242,7 +242,8 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
                                   waits ? m->loop_wait : NULL, m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu,
                                   c->gap_gpu, c->delivery_gpu, iter, step, ssp_off(SSP_RULE_ALIGNMENT) ? NULL : align);
     if (st == SS_OK && m->fetch_wait_start && c->share->fetch_wait && !ssp_off(SSP_RULE_FIRST_WINDOW)) {
-        st = ss_share_set_start(c->share, m->fetch_wait_start, c->prefetch_gpu);
+        st = ss_share_set_start(c->share, m->fetch_wait_start, c->prefetch_gpu,
+                                ssp_off(SSP_RULE_WINDOW_ROWS) ? NULL : c->start_excess_gpu);
         if (st != SS_OK) ss_share_free(c->share);
     }
     if (st != SS_OK) {
@@ -322,8 +323,9 @@ static ss_status share_results(const ss_comm *comm, ss_calib *c, double *fmed)
     if (!comm->mpi || comm->size == 1) return SS_OK;
     int G = c->gpus, rc = MPI_SUCCESS;
     int *iv[2] = {c->workers_gpu, c->prefetch_gpu};
-    double *dv[7] = {c->gap_gpu, c->refill_gpu, c->delivery_gpu, c->resid_gpu, c->stall_resid_gpu, c->ready_gpu, fmed};
-    const int nd = 7;
+    double *dv[8] = {c->gap_gpu,         c->refill_gpu, c->delivery_gpu,         c->resid_gpu,
+                     c->stall_resid_gpu, c->ready_gpu,  c->start_excess_gpu, fmed};
+    const int nd = 8;
     for (int i = 0; i < 2; i++) rc = allreduce(comm, iv[i], G, MPI_INT, MPI_SUM, rc);
     for (int i = 0; i < nd; i++) rc = allreduce(comm, dv[i], G, MPI_DOUBLE, MPI_SUM, rc);
     return rc == MPI_SUCCESS ? SS_OK : ss_fail(SS_EMPI, "calibration: sharing the per-GPU results failed");
@@ -390,6 +392,7 @@ static ss_status alloc_buffers(calib_run *r)
     c->resid_gpu = calloc(ng, sizeof *c->resid_gpu);
     c->stall_resid_gpu = calloc(ng, sizeof *c->stall_resid_gpu);
     c->ready_gpu = calloc(ng, sizeof *c->ready_gpu);
+    c->start_excess_gpu = calloc(ng, sizeof *c->start_excess_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
     if (m->probe_lead && (c->probe_gpu = malloc(4 * ng * sizeof *c->probe_gpu)) != NULL) {
@@ -426,7 +429,7 @@ static ss_status alloc_buffers(calib_run *r)
         }
     }
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !c->ready_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) ||
+        !c->stall_resid_gpu || !c->ready_gpu || !c->start_excess_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) ||
         !io->epoch || !io->fs || !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first ||
         !r->work || !r->gaps || !r->fmed)
         return ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io->rows, m->gpus);
@@ -534,6 +537,17 @@ static void fit_one(calib_run *r, int g)
         }
     c->ready_gpu[g] = counted > 0 ? (double)ready / (double)counted : 0.0;
     c->refill_gpu[g] = best.refill;
+    /* the first window's rows (each epoch's first W * P): their mean excess fetch over the
+     * median, which spreads the window's measured wait for a core over its rows */
+    double excess = 0.0;
+    long window = 0;
+    for (long k = 0; best.W >= 1 && k < r->io.rows; k++)
+        if (r->pos[k] < (long)best.W * (best.P > 0 ? best.P : 1)) {
+            const double e = d->done[k] - d->s[k] - d->fmed;
+            excess += e > 0.0 ? e : 0.0;
+            window++;
+        }
+    c->start_excess_gpu[g] = window > 0 ? excess / (double)window : 0.0;
 }
 
 /* Reads and fits this rank's GPUs [io.g_lo, io.g_hi), adding them to the rows' figures.
@@ -675,7 +689,7 @@ void ss_calib_free(ss_calib *c)
     int **ints[] = {&c->workers_gpu, &c->prefetch_gpu};
     double **dbls[] = {&c->gap_gpu,         &c->refill_gpu, &c->delivery_gpu,  &c->resid_gpu,
                        &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu,
-                       &c->probe_gpu};
+                       &c->probe_gpu,       &c->start_excess_gpu};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         free(*ints[i]);
         *ints[i] = NULL;

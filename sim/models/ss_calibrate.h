@@ -59,6 +59,9 @@ typedef struct {
      * ready when GPU g's loop asked for it (fetch_start + fetch_time <= train_start -
      * stall_time): 1 where its loader kept ahead */
     double *ready_gpu;
+    /* the mean over the calibration rows among each epoch's first W * P (W >= 1) of
+     * max(0, fetch_time - fetch_med_gpu): the first window's excess fetch; 0 without workers */
+    double *start_excess_gpu;
     /* over GPUs */
     int workers;           /* the largest W */
     double worker_gap;     /* median of the GPUs' worker gaps */

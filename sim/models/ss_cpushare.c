@@ -150,22 +150,27 @@ void ss_share_free(ss_share *sh)
     free(sh->align_ahead);
     free(sh->start_wait);
     free(sh->start_rows);
+    free(sh->start_excess);
     free(sh->ready);
     memset(sh, 0, sizeof *sh);
 }
 
-ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch)
+ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch, const double *start_excess)
 {
     const size_t G = (size_t)sh->gpus;
     sh->start_wait = malloc(G * sizeof *sh->start_wait);
     sh->start_rows = malloc(G * sizeof *sh->start_rows);
-    if (!sh->start_wait || !sh->start_rows) {
+    sh->start_excess = start_excess ? malloc(G * sizeof *sh->start_excess) : NULL;
+    if (!sh->start_wait || !sh->start_rows || (start_excess && !sh->start_excess)) {
         free(sh->start_wait);
         free(sh->start_rows);
+        free(sh->start_excess);
         sh->start_wait = NULL;
         sh->start_rows = NULL;
+        sh->start_excess = NULL;
         return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
     }
+    for (size_t g = 0; g < G && start_excess; g++) sh->start_excess[g] = start_excess[g] > 0.0 ? start_excess[g] : 0.0;
     for (size_t g = 0; g < G; g++) {
         sh->start_wait[g] = start_wait[g] > 0.0 ? start_wait[g] : 0.0;
         sh->start_rows[g] = sh->workers[g] > 0 ? (long)sh->workers[g] * (prefetch[g] > 0 ? prefetch[g] : 1) : 0;
@@ -194,17 +199,75 @@ int ss_share_start_crowded(const ss_share *sh)
     return crowded;
 }
 
-ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x)
+/* R(s) - s of the first window's gangs (one per GPU: its workers, of demand u each, all
+ * runnable or none) on `cores` cores; prob is scratch of `cores` doubles. As excess, with
+ * P(N = m) for m < K over the gangs one at a time, or from the normal law of N where the
+ * gangs x cores exceed SHARE_EXACT_WORK. */
+static double gangs_excess(const group *w, int ng, int cores, double s, double *prob)
 {
-    long *n = malloc(2 * (size_t)sh->pools * sizeof *n); /* the trace's per pool, then the scenario's */
-    if (!n) return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
-    pool_workers(sh, sh->workers, n);
-    pool_workers(sh, workers, n + sh->pools);
-    for (int p = 0; p < sh->pools; p++) {
-        double phi0 = crush_of(n[p], sh->cores[p]);
-        x[p] = phi0 > 0.0 ? crush_of(n[sh->pools + p], sh->cores[p]) / phi0 : r[p];
+    const double K = (double)cores;
+    double en = 0.0, var = 0.0;
+    for (int j = 0; j < ng; j++) {
+        double p = w[j].u * s;
+        p = p < 1.0 ? p : 1.0;
+        en += (double)w[j].n * p;
+        var += (double)w[j].n * (double)w[j].n * p * (1.0 - p);
     }
-    free(n);
+    if (!(en > 0.0)) return 1.0 - s;
+    if ((double)ng * cores > SHARE_EXACT_WORK) {
+        for (int m = 0; m < cores; m++) prob[m] = normal_mass(m, en, sqrt(var));
+    } else {
+        for (int m = 0; m < cores; m++) prob[m] = 0.0;
+        prob[0] = 1.0;
+        for (int j = 0; j < ng; j++) {
+            double p = w[j].u * s;
+            p = p < 1.0 ? p : 1.0;
+            for (int m = cores - 1; m >= 0; m--) /* a count only grows: states >= cores can go */
+                prob[m] = prob[m] * (1.0 - p) + (m >= w[j].n ? prob[m - w[j].n] * p : 0.0);
+        }
+    }
+    double num = (var + en * en) / K;
+    for (int m = 1; m < cores; m++) num += m * (1.0 - m / K) * prob[m];
+    return num / en - s;
+}
+
+typedef struct {
+    const group *w;
+    int ng, cores;
+    double *prob;
+} gangs_pool;
+
+static double gangs_excess_at(double s, void *ctx)
+{
+    const gangs_pool *g = ctx;
+    return gangs_excess(g->w, g->ng, g->cores, s, g->prob);
+}
+
+ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const double *c, const double *alone,
+                                  double *s)
+{
+    int maxc = 1;
+    for (int p = 0; p < sh->pools; p++) maxc = sh->cores[p] > maxc && sh->cores[p] <= SHARE_MAX_CORES ? sh->cores[p] : maxc;
+    group *w = malloc((size_t)sh->gpus * sizeof *w);
+    double *prob = malloc((size_t)maxc * sizeof *prob);
+    if (!w || !prob) {
+        free(w);
+        free(prob);
+        return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d GPUs)", sh->gpus);
+    }
+    for (int p = 0; p < sh->pools; p++) {
+        int ng = 0;
+        long all = 0;
+        for (int g = 0; g < sh->gpus; g++)
+            if (sh->pool_of[g] == p && workers[g] > 0) {
+                w[ng++] = (group){alone[g] > 0.0 ? c[g] / alone[g] : 1.0, workers[g]};
+                all += workers[g];
+            }
+        gangs_pool gp = {w, ng, sh->cores[p], prob};
+        s[p] = root_of(all, sh->cores[p], gangs_excess_at, &gp);
+    }
+    free(w);
+    free(prob);
     return SS_OK;
 }
 

@@ -51,6 +51,10 @@ typedef struct {
      * epoch (/fetch_wait_start_time), the trace's W·P; NULL when not recorded */
     double *start_wait;
     long *start_rows;
+    /* [gpus] the mean over those rows of the fetch's excess over the GPU's median fetch,
+     * max(0, fetch - fetch_med): how the first window's wait is spread over its rows; NULL
+     * when not given (the wait is the same on every row) */
+    double *start_excess;
     /* [gpus] 1 where the GPU's loader kept ahead in the trace: its batch was ready when its
      * loop asked on at least SS_SHARE_READY_SHARE of the calibration rows past each epoch's
      * first W (ss_calib.ready_gpu, set by ss_share_set_ready); its deliveries were its
@@ -99,14 +103,17 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
 
 /* Adds the start-up crush to sh (which has measured waits): start_wait[g] (seconds,
  * /fetch_wait_start_time), and the first workers[g] * prefetch[g] rows of each epoch as the
- * GPU's start window (sh->workers, the trace's). SS_ENOMEM. */
-ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch);
+ * GPU's start window (sh->workers, the trace's); start_excess[g] (seconds, or NULL) the
+ * mean excess of those rows' fetches over the GPU's median fetch. SS_ENOMEM. */
+ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *prefetch, const double *start_excess);
 
-/* The factor on the trace's start-up excess wait (the first window's mean wait minus the
- * median) of each pool p for a scenario whose GPUs have `workers` workers, into x[pools]:
- * phi(N') / phi(N), phi(N) = max(0, N / cores - 1), N the pool's worker processes in the
- * trace, N' in the scenario; r[p] (the pool's change of stretch) where phi(N) = 0. SS_ENOMEM. */
-ss_status ss_share_start_factors(const ss_share *sh, const int *workers, const double *r, double *x);
+/* The first window's stretch of each pool, into s[pools] (MODELS-pipeline.md, "The first
+ * window of an epoch"): the root of R(s) = s where each GPU g with workers[g] >= 1 adds one
+ * gang of workers[g] threads, each runnable with probability min(1, s c[g] / alone[g])
+ * (c: a fetch's CPU seconds, alone: its time without a wait for a core), the gangs
+ * independent; 1 where the pool's workers are no more than its cores. SS_ENOMEM. */
+ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const double *c, const double *alone,
+                                  double *s);
 
 /* 1 when some pool's worker processes in the trace outnumber its cores (phi(N) > 0: its
  * epochs can start with a crush); 0 otherwise or out of memory. */

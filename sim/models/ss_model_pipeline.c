@@ -321,6 +321,7 @@ static void pipe_state_free(pipe_state *st)
     free(st->dg);
     free(st->cg);
     free(st->share_buf);
+    free(st->window_rows);
     free(st->ready);
     free(st->trace_round);
     free(st->first_hold);

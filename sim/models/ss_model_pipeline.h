@@ -12,6 +12,27 @@
 #include "ss_status.h"
 #include "ss_step.h"
 
+/* The first window's terms per GPU (ssp_params.start_win_gpu): the fetch's CPU part c, its
+ * wall time outside the window c + q and at the scenario's load (c + q) r, the window's
+ * mean extra wait qs - q, the wait per second of excess fetch rho (NaN: the same wait on
+ * every row), the factor x on a row's wait and the wait added to every row at the
+ * scenario's load, the scenario's mean wait (on its window's rows outside the trace's),
+ * the median fetch, and the rows of the trace's window and of the scenario's. */
+enum {
+    SSP_WIN_C,
+    SSP_WIN_BASE,
+    SSP_WIN_NEW,
+    SSP_WIN_WAIT,
+    SSP_WIN_RHO,
+    SSP_WIN_X,
+    SSP_WIN_ADD,
+    SSP_WIN_MEAN,
+    SSP_WIN_FMED,
+    SSP_WIN_TROWS,
+    SSP_WIN_SROWS,
+    SSP_WIN_N
+};
+
 typedef struct {
     int workers;   /* W per GPU (0: synchronous loading) */
     int prefetch;  /* P (>= 1) */
@@ -74,11 +95,11 @@ typedef struct {
      * file gives in seconds ([gpus], NULL: 1) */
     const double *cpu_delivery_gpu;
     /* and for the first start_rows_gpu[g] rows of each epoch (the trace's start window,
-     * whose fetches waited start_wait for a core): the CPU part as the trace ran it
-     * (c + start_wait) and as the scenario would (MODELS-pipeline.md, "The first window of
-     * an epoch"); NULL: as every other row */
+     * whose fetches waited start_wait for a core, or the scenario's where longer): the
+     * window's terms, [SSP_WIN_N][gpus] (MODELS-pipeline.md, "The first window of an
+     * epoch"); NULL: as every other row */
     const long *start_rows_gpu;
-    const double *cpu_start_wall_gpu, *cpu_start_new_gpu;
+    const double *start_win_gpu;
     /* Storage sharing (MODELS-pipeline.md): the storage's throughput with many reads in
      * flight, in reads at a time (0: no limit), and what the calibration measured of the
      * trace ([gpus] each, not owned): its median fetches, worker gaps and deliveries, its

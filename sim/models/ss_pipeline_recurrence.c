@@ -571,10 +571,26 @@ static inline double cpu_part_kept(double f, double c, double r, double scale)
     return f > c ? c * r + scale * (f - c) : f * r;
 }
 
-/* f of the first window's rows: its CPU part as the trace ran it, w (c + the window's mean
- * wait), becomes n (the scenario's), the rest scaled (all of f in proportion when f <= w) */
-static inline double start_part(double f, double w, double n, double scale)
+/* f of GPU g's first-window row (win: ssp_params.start_win_gpu of G GPUs): its CPU part as
+ * the trace ran it, w = c + q + the row's wait, becomes n (the scenario's), the rest scaled
+ * (all of f in proportion when f <= w). The row's wait is rho times its excess over the
+ * median fetch, or the window's mean wait where rho is NaN, on the trace's window's rows
+ * (else 0); at the scenario's load it is x times that plus the added wait on the rows of both
+ * windows, the scenario's mean wait on the rows of its window alone, and 0 on the others. */
+static inline double start_part(const double *win, int G, int g, long k, double f, double scale)
 {
+    const double *t = win + g;
+    const int in_trace = (double)k < t[SSP_WIN_TROWS * G], in_scenario = (double)k < t[SSP_WIN_SROWS * G];
+    double e = f - t[SSP_WIN_FMED * G], eps = 0.0, now = 0.0;
+    e = e > 0.0 ? e : 0.0;
+    if (in_trace) {
+        const double rho = t[SSP_WIN_RHO * G];
+        eps = isnan(rho) ? t[SSP_WIN_WAIT * G] : rho * e;
+    }
+    if (in_scenario) now = in_trace ? eps * t[SSP_WIN_X * G] + t[SSP_WIN_ADD * G] : t[SSP_WIN_MEAN * G];
+    const double w = t[SSP_WIN_BASE * G] + eps, c = t[SSP_WIN_C * G];
+    double n = t[SSP_WIN_NEW * G] + now;
+    n = n > c ? n : c;
     return f > w ? n + scale * (f - w) : w > 0.0 ? f * (n / w) : f;
 }
 
@@ -657,8 +673,7 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
         double lo = INFINITY, hi = -INFINITY;
         const long *sr = s->p.start_rows_gpu;
         for (int g = 0; g < G; g++) {
-            double f = sr && s->k < sr[g] ? start_part(row->fetch_time[g], s->p.cpu_start_wall_gpu[g],
-                                                       s->p.cpu_start_new_gpu[g], scale)
+            double f = sr && s->k < sr[g] ? start_part(s->p.start_win_gpu, G, g, s->k, row->fetch_time[g], scale)
                                           : cpu_part_kept(row->fetch_time[g], s->cpu[g], s->ratio ? s->ratio[g] : 1.0, scale);
             s->fx[g] = f;
             lo = f < lo ? f : lo;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ss_ablate.h"
 #include "ss_pipeline_internal.h"
 #include "ss_storeshare.h"
 
@@ -47,7 +48,7 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         return SS_OK;
     }
     const size_t G = (size_t)gpus;
-    st->share_buf = malloc(11 * G * sizeof *st->share_buf);
+    st->share_buf = malloc((10 + SSP_WIN_N) * G * sizeof *st->share_buf);
     st->ready = malloc(G);
     double *s1 = malloc(((size_t)sh->pools + 1) * sizeof *s1);
     int *W = malloc(G * sizeof *W);
@@ -57,8 +58,8 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
     double *wall = st->share_buf, *ratio = wall + G, *gap = ratio + G, *deliv = gap + G, *c = deliv + G, *f = c + G,
-           *q = sh->fetch_wait ? f + G : NULL, *qs = f + 2 * G, *swall = f + 3 * G, *snew = f + 4 * G,
-           *dk = f + 5 * G;
+           *q = sh->fetch_wait ? f + G : NULL, *qs = f + 2 * G, *ex = f + 3 * G, *dk = f + 4 * G,
+           *win = f + 5 * G;
     for (int g = 0; g < gpus; g++) { /* the loaders and CPU parts as healed (heal_loaders, pipe_init) */
         ssp_loader l = ssp_loader_of(p, g);
         W[g] = l.workers;
@@ -88,22 +89,57 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         p->cpu_delivery_gpu = dk;
         p->compute_delta = delta;
         st->cpu_stretch = gsl_stats_max(s1, 1, (size_t)sh->pools);
-        double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL; /* r, x per pool */
-        if (q && sh->start_wait && !rx) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
-        if (rx) { /* the first window of each epoch: its start-up waits */
-            for (int k = 0; k < sh->pools; k++) rx[k] = s1[k] / sh->s0[k];
-            rc = ss_share_start_factors(sh, W, rx, rx + sh->pools);
+        /* the first window of each epoch: its start-up waits, from the pools' first-window
+         * stretches at the trace's load and the scenario's (alone: a fetch without a wait
+         * for a core, the trace's and the scenario's, ex and dk as scratch) */
+        double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL;
+        st->window_rows = rx ? malloc(G * sizeof *st->window_rows) : NULL;
+        if (q && sh->start_wait && (!rx || !st->window_rows))
+            rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
+        if (rx && rc == SS_OK) {
+            double *alone = win; /* scratch until the window's terms are set */
+            for (int g = 0; g < gpus; g++) {
+                const double storage = f[g] - (c[g] + q[g]);
+                alone[g] = (storage > 0.0 ? storage : 0.0) + c[g];
+            }
+            rc = ss_share_window_stretch(sh, sh->workers, c, alone, rx);
+            for (int g = 0; g < gpus; g++) alone[g] = p->fetch_scale * (alone[g] - c[g]) + c[g];
+            if (rc == SS_OK) rc = ss_share_window_stretch(sh, W, c, alone, rx + sh->pools);
         }
         if (rx && rc == SS_OK) {
-            ss_copy_healed(qs, sh->start_wait, gpus, &s->heal, swall);
+            ss_copy_healed(qs, sh->start_wait, gpus, &s->heal, win);
+            if (sh->start_excess) ss_copy_healed(ex, sh->start_excess, gpus, &s->heal, win);
+            double *t[SSP_WIN_N];
+            for (int k = 0; k < SSP_WIN_N; k++) t[k] = win + (size_t)k * G;
             for (int g = 0; g < gpus; g++) {
-                double n = (c[g] + q[g]) * ratio[g] + (qs[g] - q[g]) * rx[sh->pools + sh->pool_of[g]];
-                swall[g] = c[g] + qs[g];
-                snew[g] = n > c[g] ? n : c[g];
+                const int pool = sh->pool_of[g];
+                const double wait = qs[g] - q[g];
+                /* the crush of the trace's load and of the scenario's, and the share of the
+                 * first at which the trace ran */
+                const double crush0 = (rx[pool] - 1.0) * c[g], crush1 = (rx[sh->pools + pool] - 1.0) * c[g];
+                const double kappa = 1.0;
+                const double change = kappa * (crush1 - crush0), mean = fmax(0.0, wait + change);
+                const int off = ssp_off(SSP_RULE_WINDOW_CRUSH);
+                t[SSP_WIN_C][g] = c[g];
+                t[SSP_WIN_BASE][g] = c[g] + q[g];
+                t[SSP_WIN_NEW][g] = (c[g] + q[g]) * ratio[g];
+                t[SSP_WIN_WAIT][g] = wait;
+                t[SSP_WIN_RHO][g] = sh->start_excess && wait > 0.0 && ex[g] > 0.0 ? wait / ex[g] : NAN;
+                /* a crush that shrinks shrinks each row's wait alike; one that grows adds the
+                 * same wait to every row */
+                const int shrink = change < 0.0 && wait > 0.0;
+                t[SSP_WIN_X][g] = off ? ratio[g] : shrink ? mean / wait : 1.0;
+                t[SSP_WIN_ADD][g] = off || shrink ? 0.0 : change;
+                t[SSP_WIN_MEAN][g] = off ? 0.0 : mean;
+                t[SSP_WIN_FMED][g] = f[g];
+                const ssp_loader l = ssp_loader_of(p, g);
+                const long srows = off || W[g] < 1 ? 0 : (long)W[g] * (l.prefetch > 0 ? l.prefetch : 1);
+                t[SSP_WIN_TROWS][g] = (double)sh->start_rows[g];
+                t[SSP_WIN_SROWS][g] = (double)(off ? sh->start_rows[g] : srows);
+                st->window_rows[g] = srows > sh->start_rows[g] ? srows : sh->start_rows[g];
             }
-            p->start_rows_gpu = sh->start_rows;
-            p->cpu_start_wall_gpu = swall;
-            p->cpu_start_new_gpu = snew;
+            p->start_rows_gpu = st->window_rows;
+            p->start_win_gpu = win;
         }
         free(rx);
     }

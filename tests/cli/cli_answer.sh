@@ -22,7 +22,7 @@ assert 0 < len(after) <= 20, ("lines after the table", len(after))
 wide = [l for l in after if len(l) > 100]
 assert not wide, ("wider than 100", wide)
 cuts = [l for l in after if re.match(r"^  \d\. ", l)]
-flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|only below|pays off)\b", l)]
+flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|only below|pays off|unsure)\b", l)]
 legend = [l for l in after if l.startswith("flags:")]
 assert bool(flagged) == bool(legend), ("legend", flagged, legend)
 assert any(l.startswith("more: --explain") for l in after), "no pointer line"

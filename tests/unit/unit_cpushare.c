@@ -335,35 +335,43 @@ static void test_measured_waits(void **state)
     ss_share_free(&sh);
 }
 
-/* The start-up crush: the first W*P rows of each GPU, and the factor on the excess wait,
- * phi(N') / phi(N) with phi(N) = max(0, N / cores - 1) over the pool's worker processes */
-static void test_start_factor(void **state)
+/* The start-up crush: the first W*P rows of each GPU, and the first window's stretch, each
+ * GPU's workers one gang (MODELS-pipeline.md, "The first window of an epoch") */
+static void test_start_window(void **state)
 {
     (void)state;
     ss_share sh;
     const double c[2] = {0.012, 0.010}, L[2] = {0.007, 0.007}, f[2] = {0.047, 0.047}, gap[2] = {0, 0},
-                 d[2] = {0.0015, 0.0015}, q[2] = {0.006, 0.004}, ql[2] = {0.002, 0.001}, qs[2] = {0.1, -1};
+                 d[2] = {0.0015, 0.0015}, q[2] = {0.006, 0.004}, ql[2] = {0.002, 0.001}, qs[2] = {0.1, -1},
+                 ex[2] = {0.2, -3};
     const int pool[2] = {0, 0}, cores[2] = {2, 2}, W[2] = {8, 0}, P[2] = {4, 2};
     assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W, gap, d, 0.048, 0.009, NULL), SS_OK);
-    assert_int_equal(ss_share_set_start(&sh, qs, P), SS_OK);
+    assert_int_equal(ss_share_set_start(&sh, qs, P, ex), SS_OK);
     assert_true(sh.start_rows[0] == 32 && sh.start_rows[1] == 0); /* a synchronous GPU has no window */
     assert_true(sh.start_wait[0] == 0.1 && sh.start_wait[1] == 0.0); /* not below 0 */
-    /* the trace: 8 workers on 2 cores, phi = 3 */
-    double x, r = 0.7;
-    assert_int_equal(ss_share_start_factors(&sh, (int[]){4, 0}, &r, &x), SS_OK);
-    assert_float_equal(x, (4.0 / 2 - 1) / 3.0, 1e-15);
-    assert_int_equal(ss_share_start_factors(&sh, (int[]){8, 8}, &r, &x), SS_OK);
-    assert_float_equal(x, (16.0 / 2 - 1) / 3.0, 1e-15);
-    assert_int_equal(ss_share_start_factors(&sh, (int[]){1, 1}, &r, &x), SS_OK);
-    assert_true(x == 0.0); /* 2 workers on 2 cores: no crush */
+    assert_true(sh.start_excess[0] == 0.2 && sh.start_excess[1] == 0.0);
+    double s;
+    /* every thread all CPU (c = alone): both gangs always run, 16 threads on 2 cores */
+    const double one[2] = {1, 1};
+    assert_int_equal(ss_share_window_stretch(&sh, (int[]){8, 8}, one, one, &s), SS_OK);
+    assert_float_equal(s, 8.0, 1e-12);
+    /* one gang of 4 on 2 cores: whenever it runs it runs 4 at once, R = 2 at any demand */
+    const double tenth[2] = {0.1, 0.1};
+    assert_int_equal(ss_share_window_stretch(&sh, (int[]){4, 0}, tenth, one, &s), SS_OK);
+    assert_float_equal(s, 2.0, 1e-12);
+    /* workers that fit the cores: no crush */
+    assert_int_equal(ss_share_window_stretch(&sh, (int[]){1, 1}, one, one, &s), SS_OK);
+    assert_true(s == 1.0);
     ss_share_free(&sh);
-    /* a trace whose workers fit the cores (phi = 0): the excess scales as the stretch, r */
-    const int W1[2] = {1, 1};
-    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, cores, f, W1, gap, d, 0.048, 0.009, NULL), SS_OK);
-    assert_int_equal(ss_share_set_start(&sh, qs, P), SS_OK);
-    assert_true(sh.start_rows[0] == 4 && sh.start_rows[1] == 2);
-    assert_int_equal(ss_share_start_factors(&sh, (int[]){8, 8}, &r, &x), SS_OK);
-    assert_true(x == 0.7);
+    /* two gangs of one worker on one core, demand u = .25: N ~ Bin(2, p), p = u s; R = E[N^2]
+     * / E[N] = 1 + p, so s = 1 + u s: s = 1 / (1 - u) = 4 / 3 */
+    const int one_core[2] = {1, 1}, W1[2] = {1, 1};
+    assert_int_equal(ss_share_build(&sh, 2, c, L, q, ql, pool, one_core, f, W1, gap, d, 0.048, 0.009, NULL), SS_OK);
+    const double quarter[2] = {0.25, 0.25};
+    assert_int_equal(ss_share_window_stretch(&sh, W1, quarter, one, &s), SS_OK);
+    assert_float_equal(s, 4.0 / 3.0, 1e-12);
+    assert_int_equal(ss_share_set_start(&sh, qs, P, NULL), SS_OK);
+    assert_true(sh.start_rows[0] == 4 && sh.start_rows[1] == 2 && sh.start_excess == NULL);
     ss_share_free(&sh);
 }
 
@@ -407,7 +415,7 @@ int main(void)
         cmocka_unit_test(test_synchronous),
         cmocka_unit_test(test_alignment),
         cmocka_unit_test(test_measured_waits),
-        cmocka_unit_test(test_start_factor),
+        cmocka_unit_test(test_start_window),
         cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -497,18 +497,50 @@ static void test_cpu_sharing(void **state)
 static void test_start_window(void **state)
 {
     (void)state;
-    const double wall[2] = {2, 0}, ratio[2] = {.5, 1}, sw[2] = {.5, 6}, sn[2] = {3, 3};
+    const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
+    /* per term (SSP_WIN_*), GPUs 0 and 1: c, c + q, (c + q) r, the mean wait, rho (NaN:
+     * the mean wait on every row), x, the added wait, the scenario's mean wait, the median
+     * fetch, the trace's window rows and the scenario's; w = .5 + 0 and 6 + 0, n = 3 */
+    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 2, 1};
     const long rows[2] = {2, 1};
     ssp_params p = params(2, 1);
     p.cpu_wall_gpu = wall;
     p.cpu_ratio_gpu = ratio;
     p.compute_delta = -.25;
     p.start_rows_gpu = rows;
-    p.cpu_start_wall_gpu = sw;
-    p.cpu_start_new_gpu = sn;
+    p.start_win_gpu = win;
     expect_r e = {.T = {3.75, 4.75, 5, 8, 8.25, 9},
                   .stall = {3.5, 1.5, .75, 0, 0, 0, .5, 2.75, 0, 0, 0, .5},
                   .f = {3.5, 1.5, 4.5, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
+    check_replay(&p, &e);
+}
+
+/* The first window's wait on each row as its excess fetch: test_start_window with GPU 0's
+ * rho = .5 per second of excess over its median fetch 1, c + q = .25, (c + q) r = .5, x = 2.
+ * Row 0 (f = 1): excess 0, w = .25, n = .5: .5 + (1 - .25) = 1.25.
+ * Row 1 (f = 2): excess 1, wait .5, w = .75, n = .5 + .5 * 2 = 1.5: 1.5 + (2 - .75) = 2.75.
+ * GPU 1 as there: 1.5. f = [1.25,1.5] [2.75,2] [.5,3] [1,4] [.5,1] [2,1]
+ * k=0: done [1.25, 1.5]; T0 = 1.75; stall [1.25, 1.5]
+ * k=1: done [2.75, 2]; got [2.75, 2]; T1 = 3; stall [1, .25]
+ * k=2: h = done0 = [1.25, 1.5]; done [1.75, 4.5]; got [3, 4.5]; T2 = 4.75; stall [0, 1.5]
+ * k=3: h = max(T0, done1) = [2.75, 2]; done [3.75, 6]; got [4.75, 6]; T3 = 6.25; stall [0, 1.25]
+ * k=4: h = max(T1, done2) = [3, 4.5]; done [3.5, 5.5]; got 6.25; T4 = 6.5; stall 0
+ * k=5: h = max(T2, done3) = [4.75, 6]; done [6.75, 7]; T5 = 7.25; stall [.25, .5] */
+static void test_start_window_rows(void **state)
+{
+    (void)state;
+    const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
+    const double win[SSP_WIN_N * 2] = {.25, .25, .25, 6, .5, 3, .4, 0, .5, NAN, 2, 1, 0, 0, .8, 0, 1, 1, 2, 1, 2, 1};
+    const long rows[2] = {2, 1};
+    ssp_params p = params(2, 1);
+    p.cpu_wall_gpu = wall;
+    p.cpu_ratio_gpu = ratio;
+    p.compute_delta = -.25;
+    p.start_rows_gpu = rows;
+    p.start_win_gpu = win;
+    expect_r e = {.T = {1.75, 3, 4.75, 6.25, 6.5, 7.25},
+                  .stall = {1.25, 1.5, 1, .25, 0, 1.5, 0, 1.25, 0, 0, .25, .5},
+                  .f = {1.25, 1.5, 2.75, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
     check_replay(&p, &e);
 }
 
@@ -795,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_fetch_cpu),
         cmocka_unit_test(test_cpu_sharing),
         cmocka_unit_test(test_start_window),
+        cmocka_unit_test(test_start_window_rows),
         cmocka_unit_test(test_measured_delivery),
         cmocka_unit_test(test_synchronous_no_delivery),
     };

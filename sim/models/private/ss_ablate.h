@@ -31,6 +31,8 @@ typedef enum {
     SSP_RULE_ASK_SPREAD,       /* the first asks' spread scales with the workers each loop starts */
     SSP_RULE_PASS_LEAD,        /* the lead and the stop between passes scale with the workers */
     SSP_RULE_SYNC_PROBE,       /* from a synchronous trace, workers cost what the recorder's probe measured */
+    SSP_RULE_WINDOW_ROWS,      /* the first window's wait falls on its rows as their excess fetch does */
+    SSP_RULE_WINDOW_CRUSH,     /* the first window's wait follows the crush of each loop's workers */
     SSP_NRULES
 } ssp_rule;
 

@@ -77,10 +77,13 @@ typedef struct {
                          * trace's), NaN without it */
     double read_factor, reads_trace; /* storage sharing: the factor on the scenario's reads and
                                       * the reads the trace kept in flight (NaN without it) */
-    double *share_buf; /* CPU sharing: [11][gpus] the CPU parts' wall times, s1 / s0, the loaders,
-                        * fetches and waits for the solve, the first window's waits and CPU
-                        * parts, and the deliveries' factors (share_init) */
+    double *share_buf; /* CPU sharing: [10 + SSP_WIN_N][gpus] the CPU parts' wall times, s1 / s0,
+                        * the loaders, fetches and waits for the solve, the first window's
+                        * waits and excess fetches, the deliveries' factors and the first
+                        * window's terms (share_init) */
     unsigned char *ready; /* CPU sharing: [gpus] the scenario's delivery flags (share_init) */
+    long *window_rows; /* CPU sharing: [gpus] the rows of each epoch in the trace's first window
+                        * or the scenario's (share_init) */
     double delivery_factor; /* CPU sharing: the largest of the deliveries' factors over the GPUs
                              * with workers (1 where none stretches), NaN without it */
     /* an epoch's start (MODELS-pipeline.md, "An epoch's start"): the first rows of every
