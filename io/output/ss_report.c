@@ -756,6 +756,37 @@ static void print_uneven(const ss_summary *s, const ss_drift *lv, FILE *out)
             100.0 * d, 100.0 * ss_summary_variability(s));
 }
 
+/* What sets the intervals' width (--explain): per class in the sweep, its model error m
+ * and the trace's variability v, combined as s = sqrt(m^2 + v^2) (MODELS-pipeline.md,
+ * "Intervals"); the rows without a class have no interval. */
+static void print_interval_scales(const ss_summary *s, FILE *out)
+{
+    if (!s->cls) return;
+    const double v = ss_summary_variability(s);
+    int any = 0, none = 0;
+    for (int j = 0; j < s->nsc; j++) {
+        const ss_error_class *c = s->cls[j];
+        if (j == ss_summary_measured(s)) continue;
+        if (!c) {
+            none++;
+            continue;
+        }
+        int seen = 0;
+        for (int i = 0; i < j && !seen; i++) seen = s->cls[i] == c;
+        if (seen) continue;
+        if (!any++)
+            fprintf(out, "interval width: the trace's halves differ by v = %.1f%%; each class's model error m and v "
+                         "give the scale s = sqrt(m^2 + v^2) of its errors, and its interval spans its 5%% and 95%% scaled errors times s\n",
+                    100.0 * v);
+        fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%\n", c->name,
+                100.0 * c->model_error[0], 100.0 * c->model_error[1], 100.0 * hypot(c->model_error[0], v),
+                100.0 * hypot(c->model_error[1], v));
+    }
+    if (none)
+        fprintf(out, "%d row%s without an interval: %s model has no table of errors on real runs\n", none,
+                none == 1 ? "" : "s", none == 1 ? "its" : "their");
+}
+
 /* A GPU whose fetches take far more CPU than the others', and several slow loaders. */
 static void print_loaders(const ss_summary *s, FILE *out)
 {
@@ -1250,6 +1281,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_stall_outside(s, out);
     print_kept_between(s, out);
     print_uneven(s, o->level, out);
+    print_interval_scales(s, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
     free(L.row);

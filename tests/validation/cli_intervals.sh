@@ -65,6 +65,15 @@ for lab, ch, lo, hi in lines:
     r = byrun[round(float(ch), 2)]
     assert abs(float(lo) - 100 * (float(r["run_time_lo"]) / m0 - 1)) < 0.051, (lab, lo)
     assert abs(float(hi) - 100 * (float(r["run_time_hi"]) / m0 - 1)) < 0.051, (lab, hi)
+# --explain says what sets the width: v, and each class's m and s, to the printed digit
+hv = re.search(r"^interval width: the trace's halves differ by v = ([\d.]+)%", text, re.M)
+assert hv and abs(float(hv.group(1)) - 100 * v) < 0.051, (hv, v)
+shown = re.findall(r"^  (\S.*?)\s+m = ([\d.]+)% steady, ([\d.]+)% whole run: s = ([\d.]+)%, ([\d.]+)%$", text, re.M)
+assert {c for c, *_ in shown} == seen, (shown, seen)
+for c, ms, mr, ss, sr in shown:
+    m = cls[c][3]
+    for shown_m, shown_s, mk in ((ms, ss, m[0]), (mr, sr, m[1])):
+        assert abs(float(shown_m) - 100 * mk) < 0.051 and abs(float(shown_s) - 100 * (mk ** 2 + v ** 2) ** 0.5) < 0.051, (c, mk)
 print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, v, len(lines)))
 PY
 # a run whose iteration times jump: a quarter of a generated trace's rows made 50 % slower
