@@ -298,8 +298,8 @@ void cmp_print_table(const cmp_table *t, FILE *out)
     else if (mid_trace && last->kind == CMP_TRACE && !t->match && npred > 0)
         fprintf(out, "no prediction errors: a real run stands between the first input and the last (give one real run "
                      "last and none between, or --match to set each beside the prediction of its loader)\n");
-    fprintf(out, "diff%%: in %% of the first row's value; diff (eff.dly%%, cpu%%): in points; --csv FILE writes every "
-                 "column with both\n");
+    fprintf(out, "diff%%: in %% of the first row's value; diff: in points (eff.dly%%, cpu%%) or seconds (start: an "
+                 "epoch's start); --csv FILE writes every column with both\n");
     free(g);
     free(gid);
 }
