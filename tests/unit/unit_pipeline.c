@@ -494,25 +494,31 @@ static void test_cpu_sharing(void **state)
  * k=4: r = done2 = [4, 4.5]; h = max(T1 = 4.75, done2) = [4.75, 4.75]; done [5.25, 5.75]; T4 = 8.25;
  *      stall 0
  * k=5: r = done3 = [5.5, 7.75]; h = max(T2 = 5, done3); done [7.5, 8.75]; T5 = 9; stall [0, .5] */
-static void test_start_window(void **state)
+/* test_cpu_sharing's scenario with the first window's terms win, replayed against e */
+static void check_window(const double *win, const expect_r *e)
 {
-    (void)state;
-    const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
-    /* per term (SSP_WIN_*), GPUs 0 and 1: c, c + q, (c + q) r, the mean wait, rho (NaN:
-     * the mean wait on every row), x, the added wait, the scenario's mean wait, the median
-     * fetch, the trace's window rows and the scenario's; w = .5 + 0 and 6 + 0, n = 3 */
-    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 2, 1};
-    const long rows[2] = {2, 1};
+    static const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
+    static const long rows[2] = {2, 1};
     ssp_params p = params(2, 1);
     p.cpu_wall_gpu = wall;
     p.cpu_ratio_gpu = ratio;
     p.compute_delta = -.25;
     p.start_rows_gpu = rows;
     p.start_win_gpu = win;
+    check_replay(&p, e);
+}
+
+static void test_start_window(void **state)
+{
+    (void)state;
+    /* per term (SSP_WIN_*), GPUs 0 and 1: c, c + q, (c + q) r, the mean wait, rho (NaN:
+     * the mean wait on every row), x, the added wait, the scenario's mean wait, the median
+     * fetch, the trace's window rows and the scenario's; w = .5 + 0 and 6 + 0, n = 3 */
+    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 2, 1};
     expect_r e = {.T = {3.75, 4.75, 5, 8, 8.25, 9},
                   .stall = {3.5, 1.5, .75, 0, 0, 0, .5, 2.75, 0, 0, 0, .5},
                   .f = {3.5, 1.5, 4.5, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
-    check_replay(&p, &e);
+    check_window(win, &e);
 }
 
 /* The first window's wait on each row as its excess fetch: test_start_window with GPU 0's
@@ -529,19 +535,11 @@ static void test_start_window(void **state)
 static void test_start_window_rows(void **state)
 {
     (void)state;
-    const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
     const double win[SSP_WIN_N * 2] = {.25, .25, .25, 6, .5, 3, .4, 0, .5, NAN, 2, 1, 0, 0, .8, 0, 1, 1, 2, 1, 2, 1};
-    const long rows[2] = {2, 1};
-    ssp_params p = params(2, 1);
-    p.cpu_wall_gpu = wall;
-    p.cpu_ratio_gpu = ratio;
-    p.compute_delta = -.25;
-    p.start_rows_gpu = rows;
-    p.start_win_gpu = win;
     expect_r e = {.T = {1.75, 3, 4.75, 6.25, 6.5, 7.25},
                   .stall = {1.25, 1.5, 1, .25, 0, 1.5, 0, 1.25, 0, 0, .25, .5},
                   .f = {1.25, 1.5, 2.75, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
-    check_replay(&p, &e);
+    check_window(win, &e);
 }
 
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
