@@ -494,11 +494,11 @@ static void test_cpu_sharing(void **state)
  * k=4: r = done2 = [4, 4.5]; h = max(T1 = 4.75, done2) = [4.75, 4.75]; done [5.25, 5.75]; T4 = 8.25;
  *      stall 0
  * k=5: r = done3 = [5.5, 7.75]; h = max(T2 = 5, done3); done [7.5, 8.75]; T5 = 9; stall [0, .5] */
-/* test_cpu_sharing's scenario with the first window's terms win, replayed against e */
-static void check_window(const double *win, const expect_r *e)
+/* test_cpu_sharing's scenario with the first window's terms win over the first rows[g]
+ * rows of each GPU, replayed against e */
+static void check_window(const double *win, const long *rows, const expect_r *e)
 {
     static const double wall[2] = {2, 0}, ratio[2] = {.5, 1};
-    static const long rows[2] = {2, 1};
     ssp_params p = params(2, 1);
     p.cpu_wall_gpu = wall;
     p.cpu_ratio_gpu = ratio;
@@ -518,7 +518,7 @@ static void test_start_window(void **state)
     expect_r e = {.T = {3.75, 4.75, 5, 8, 8.25, 9},
                   .stall = {3.5, 1.5, .75, 0, 0, 0, .5, 2.75, 0, 0, 0, .5},
                   .f = {3.5, 1.5, 4.5, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
-    check_window(win, &e);
+    check_window(win, (const long[]){2, 1}, &e);
 }
 
 /* The first window's wait on each row as its excess fetch: test_start_window with GPU 0's
@@ -539,7 +539,29 @@ static void test_start_window_rows(void **state)
     expect_r e = {.T = {1.75, 3, 4.75, 6.25, 6.5, 7.25},
                   .stall = {1.25, 1.5, 1, .25, 0, 1.5, 0, 1.25, 0, 0, .25, .5},
                   .f = {1.25, 1.5, 2.75, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
-    check_window(win, &e);
+    check_window(win, (const long[]){2, 1}, &e);
+}
+
+/* The rows of one window only: test_start_window with GPU 0's window in the trace 2 rows and
+ * in the scenario 1, a wait of 1 added on the rows of both; GPU 1's none in the trace and 2
+ * in the scenario, whose mean wait is 0.
+ * GPU 0 row 0 (both): n = 3 + 0 * 1 + 1 = 4: 4 + (1 - .5) = 4.5; row 1 (the trace's alone):
+ * n = 3: 3 + (2 - .5) = 4.5. GPU 1 row 0: 3 * 3 / 6 = 1.5; row 1 (the scenario's alone):
+ * w = 6, n = 3 + 0: 2 * 3 / 6 = 1. f = [4.5,1.5] [4.5,1] [.5,3] [1,4] [.5,1] [2,1]
+ * k=0: done [4.5, 1.5]; T0 = 4.75; stall [4.5, 1.5]
+ * k=1: done [4.5, 1]; got 4.75; T1 = 5; stall 0
+ * k=2: h = done0 = [4.5, 1.5]; done [5, 4.5]; got 5; T2 = 5.25; stall 0
+ * k=3: h = max(T0, done1) = [4.75, 4.75]; done [5.75, 8.75]; T3 = 9; stall [.5, 3.5]
+ * k=4: h = max(T1, done2) = [5, 5]; done [5.5, 6]; got 9; T4 = 9.25; stall 0
+ * k=5: h = max(T2, done3) = [5.75, 8.75]; done [7.75, 9.75]; T5 = 10; stall [0, .5] */
+static void test_start_window_one(void **state)
+{
+    (void)state;
+    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 1, 0, 0, 0, 1, 1, 2, 0, 1, 2};
+    expect_r e = {.T = {4.75, 5, 5.25, 9, 9.25, 10},
+                  .stall = {4.5, 1.5, 0, 0, 0, 0, .5, 3.5, 0, 0, 0, .5},
+                  .f = {4.5, 1.5, 4.5, 1, .5, 3, 1, 4, .5, 1, 2, 1}};
+    check_window(win, (const long[]){2, 2}, &e);
 }
 
 /* fetch_align max, compute_scale .5 (c = .25): f = 3, 2, 3, 4, 1, 3 on both GPUs
@@ -826,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_cpu_sharing),
         cmocka_unit_test(test_start_window),
         cmocka_unit_test(test_start_window_rows),
+        cmocka_unit_test(test_start_window_one),
         cmocka_unit_test(test_measured_delivery),
         cmocka_unit_test(test_synchronous_no_delivery),
     };
