@@ -776,7 +776,8 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
         if (seen) continue;
         if (!any++)
             fprintf(out, "interval width: the trace's halves differ by v = %.1f%%; each class's model error m and v "
-                         "give the scale s = sqrt(m^2 + v^2) of its errors, and its interval spans its 5%% and 95%% scaled errors times s\n",
+                         "give the scale s = sqrt(m^2 + v^2) of its errors, and its interval spans its 5%% and 95%% "
+                         "scaled errors times s\n",
                     100.0 * v);
         fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%\n", c->name,
                 100.0 * c->model_error[0], 100.0 * c->model_error[1], 100.0 * hypot(c->model_error[0], v),

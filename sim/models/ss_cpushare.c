@@ -247,7 +247,8 @@ ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const 
                                   double *s)
 {
     int maxc = 1;
-    for (int p = 0; p < sh->pools; p++) maxc = sh->cores[p] > maxc && sh->cores[p] <= SHARE_MAX_CORES ? sh->cores[p] : maxc;
+    for (int p = 0; p < sh->pools; p++)
+        if (sh->cores[p] > maxc && sh->cores[p] <= SHARE_MAX_CORES) maxc = sh->cores[p];
     group *w = malloc((size_t)sh->gpus * sizeof *w);
     double *prob = malloc((size_t)maxc * sizeof *prob);
     if (!w || !prob) {

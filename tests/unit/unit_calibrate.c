@@ -162,6 +162,57 @@ static void test_single_gpu_and_worker(void **state)
     ss_calib_free(&cal);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The first window's excess fetch (MODELS-pipeline.md, "The first window of an epoch"): per
+ * GPU, the mean over each epoch's first W * P rows of max(0, fetch - the GPU's median
+ * fetch), recomputed here from the trace's columns. */
+static void test_start_excess(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/cal-excess.h5", tu_tmpdir());
+    gen_loader_bound(path, 11, 2, 3, 0.05);
+    ss_calib cal;
+    assert_int_equal(calibrate_file(path, &cal), SS_OK);
+    ss_comm c;
+    ss_comm_self(&c);
+    ss_trace_file *t;
+    assert_int_equal(ss_trace_open(path, &c, &t), SS_OK);
+    const ss_trace_meta *m = ss_trace_meta_of(t);
+    const long n = m->iterations;
+    const int G = m->gpus;
+    double *fs = malloc((size_t)n * G * sizeof *fs), *ft = malloc((size_t)n * G * sizeof *ft);
+    double *col = malloc((size_t)n * sizeof *col);
+    int32_t *ep = malloc((size_t)n * sizeof *ep);
+    assert_true(fs && ft && col && ep);
+    assert_int_equal(ss_trace_read_fetch_columns(t, 0, n, 0, G, fs, ft, ep), SS_OK);
+    for (int g = 0; g < G; g++) {
+        for (long k = 0; k < n; k++) col[k] = ft[k * G + g];
+        qsort(col, (size_t)n, sizeof *col, cmp_dbl);
+        const double med = (col[(n - 1) / 2] + col[n / 2]) / 2;
+        const long WP = (long)cal.workers_gpu[g] * cal.prefetch_gpu[g];
+        double sum = 0.0;
+        long rows = 0, pos = 0;
+        for (long k = 0; k < n; k++) {
+            pos = k > 0 && ep[k] == ep[k - 1] ? pos + 1 : 0;
+            if (pos < WP) sum += fmax(0.0, ft[k * G + g] - med), rows++;
+        }
+        assert_true(rows > 0 && WP == 6 && sum > 0.0);
+        assert_true(fabs(cal.start_excess_gpu[g] - sum / rows) <= 1e-12);
+    }
+    free(fs);
+    free(ft);
+    free(col);
+    free(ep);
+    ss_trace_close(t);
+    ss_calib_free(&cal);
+}
+
 /* The FusionFlow reference trace: W = 3 and a gap of 0.22 +- 0.01 s on every GPU, and the
  * calibrated pipeline baseline's mean iteration time within 1 % of the measured 3.117 s. */
 static void test_fusionflow(void **state)
@@ -219,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_w6_gap),
         cmocka_unit_test(test_gap_is_median_over_gpus),
         cmocka_unit_test(test_single_gpu_and_worker),
+        cmocka_unit_test(test_start_excess),
         cmocka_unit_test(test_fusionflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
