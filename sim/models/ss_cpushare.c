@@ -261,7 +261,7 @@ ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const 
         long all = 0;
         for (int g = 0; g < sh->gpus; g++)
             if (sh->pool_of[g] == p && workers[g] > 0) {
-                w[ng++] = (group){alone[g] > 0.0 ? c[g] / alone[g] : 1.0, workers[g]};
+                w[ng++] = (group){alone[g] > 0.0 ? c[g] / alone[g] : 0.0, workers[g]};
                 all += workers[g];
             }
         gangs_pool gp = {w, ng, sh->cores[p], prob};

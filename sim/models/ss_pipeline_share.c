@@ -91,7 +91,7 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         st->cpu_stretch = gsl_stats_max(s1, 1, (size_t)sh->pools);
         /* the first window of each epoch: its start-up waits, from the pools' first-window
          * stretches at the trace's load and the scenario's (alone: a fetch without a wait
-         * for a core, the trace's and the scenario's, ex and dk as scratch) */
+         * for a core, the trace's and the scenario's, in the window's terms as scratch) */
         double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL;
         st->window_rows = rx ? malloc(G * sizeof *st->window_rows) : NULL;
         if (q && sh->start_wait && (!rx || !st->window_rows))
@@ -114,11 +114,10 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
             for (int g = 0; g < gpus; g++) {
                 const int pool = sh->pool_of[g];
                 const double wait = qs[g] - q[g];
-                /* the crush of the trace's load and of the scenario's, and the share of the
-                 * first at which the trace ran */
+                /* the crush's wait at the trace's load and at the scenario's: the model's
+                 * change is added to the measured wait */
                 const double crush0 = (rx[pool] - 1.0) * c[g], crush1 = (rx[sh->pools + pool] - 1.0) * c[g];
-                const double kappa = 1.0;
-                const double change = kappa * (crush1 - crush0), mean = fmax(0.0, wait + change);
+                const double change = crush1 - crush0, mean = fmax(0.0, wait + change);
                 const int off = ssp_off(SSP_RULE_WINDOW_CRUSH);
                 t[SSP_WIN_C][g] = c[g];
                 t[SSP_WIN_BASE][g] = c[g] + q[g];
