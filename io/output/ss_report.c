@@ -127,6 +127,12 @@ static double gain_floor(const ss_summary *s)
     return f;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int ss_report_stands_out(const ss_summary *s, int g, double top)
 {
     const ss_ranking *r = s->rank;
@@ -142,7 +148,21 @@ int ss_report_stands_out(const ss_summary *s, int g, double top)
     const double fair = 1.0 / s->gpus;
     if (!(top > 0.5) || !(top > fair + 3.0 * sqrt(fair * (1.0 - fair) / (double)m->n))) return 0;
     /* and the others' wait for it (the mean delay) could gain more than the floor */
-    return 100.0 * m->mean[SS_M_DELAY] / m->mean[SS_M_ITER] > gain_floor(s);
+    const double floor = gain_floor(s);
+    if (!(100.0 * m->mean[SS_M_DELAY] / m->mean[SS_M_ITER] > floor)) return 0;
+    /* and, where the calibration measured each GPU's fetches, its own take longer than the
+     * others' by as much: a loader whose batches come later at the same pace is not slow */
+    const double *f = s->has_calib ? s->calib.fetch_med_gpu : NULL;
+    if (!f) return 1;
+    double *o = malloc((size_t)(s->gpus - 1) * sizeof *o);
+    if (!o) return 1;
+    int n = 0;
+    for (int k = 0; k < s->gpus; k++)
+        if (k != g) o[n++] = f[k];
+    qsort(o, (size_t)n, sizeof *o, cmp_dbl);
+    const double med = (o[(n - 1) / 2] + o[n / 2]) / 2.0;
+    free(o);
+    return 100.0 * (f[g] - med) / m->mean[SS_M_ITER] > floor;
 }
 
 /* The table's labels: each row's model label without the settings that every row of its

@@ -127,6 +127,15 @@ if [ -f "$ds/pytorch-twoslow/healthy-rep.h5" ] && [ -f "$ds/pytorch-fixfirst/bas
     fail "a healthy run names a slowest loader: $(grep -h '^slowest' healthy-rep-*.txt)"
   grep -q "^slowest loader: GPU 2 " base-a-none.txt && grep -q "^slowest loader: GPU 2 " base-a-noneeach.txt && ok ||
     fail "the slow rank 2 is not named: $(grep -h '^slowest' base-a-*.txt)"
+  # a rank whose batches come later but whose fetches take no longer is not a slow loader:
+  # a rank slow in its training step (pytorch-seq/cslow1), and symmetric 1-worker ranks out
+  # of phase (pytorch-cnn/w1-x1), each GPU's median fetch within the floor of the others'
+  for t in seq/cslow1 cnn/w1-x1; do
+    tag=phase-$(basename "$t")
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$ds/pytorch-$t.h5" > "$tag.ini"
+    "$stallsim" run "$tag.ini" --out "$tag" > "$tag.txt" 2>&1 || fail "$tag: run"
+    ! grep -q "^slowest loader" "$tag.txt" && ok || fail "$tag: names a slowest loader: $(grep '^slowest' "$tag.txt")"
+  done
 else
   echo "note: the committed real runs are missing: the healthy and slow-rank checks are skipped"
 fi
