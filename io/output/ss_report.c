@@ -1051,10 +1051,10 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         }
         char tail[96];
         if (busy) snprintf(tail, sizeof tail, "%d scenario%s would need more: optimistic", busy, busy == 1 ? "" : "s");
-        else snprintf(tail, sizeof tail, "no scenario would need more");
-        say(sc, 2, "CPU (recorded): the measured steady state kept %.0f%% of its %s%d %s busy; %s%s", cpu,
-            s->cpu_pools > 1 ? "busiest pool's " : "", s->cpu_pool_cores, ss_plural(s->cpu_pool_cores, "core", "cores"),
-            tail, near ? "; some above 85%: likely optimistic" : "");
+        else snprintf(tail, sizeof tail, "none needs more");
+        say(sc, 2, "CPU (recorded): steady state %.0f%% of %s%d %s busy; %s%s", cpu,
+            s->cpu_pools > 1 ? "the busiest pool's " : "", s->cpu_pool_cores,
+            ss_plural(s->cpu_pool_cores, "core", "cores"), tail, near ? "; some >85%: likely optimistic" : "");
     }
     double top = 0.0, next = 0.0;
     int g;
@@ -1278,7 +1278,10 @@ static void print_answer(const ss_summary *s, const labels *L, table_cols t, int
     if (s->rank) say_ranking(sc, s, s->rank, L);
     char nn[48] = "";
     if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");
-    say(sc, 0, "more: --explain (%severy caveat, what was not ranked), --json (every figure)", nn);
+    const ss_ranking *r = s->rank;
+    const int unranked = r && r->n_within + r->n_twin + r->n_same + r->n_one + r->n_other + r->n_payoff > 0;
+    say(sc, 0, "more: --explain (%severy caveat%s), --json (every figure, every row's interval)", nn,
+        unranked ? ", what was not ranked" : "");
     screen_fit(sc, SS_ANSWER_LINES - 1); /* the caller's "wrote" line is the last */
     for (int i = 0; i < sc->n; i++) fprintf(out, "%s\n", sc->text[i]);
     free(sc);
