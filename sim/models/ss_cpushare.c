@@ -178,10 +178,6 @@ ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *
     return SS_OK;
 }
 
-/* phi(N) of the start-up crush: the stretch of N worker processes runnable at once on the
- * cores, less 1 */
-static double crush_of(long n, int cores) { return (double)n / (double)cores > 1.0 ? (double)n / cores - 1.0 : 0.0; }
-
 /* n[p]: pool p's worker processes, sum over its GPUs of workers[g] */
 static void pool_workers(const ss_share *sh, const int *workers, long *n)
 {
@@ -194,7 +190,7 @@ int ss_share_start_crowded(const ss_share *sh)
     long *n = malloc((size_t)sh->pools * sizeof *n);
     int crowded = 0;
     if (n) pool_workers(sh, sh->workers, n);
-    for (int p = 0; n && p < sh->pools && !crowded; p++) crowded = crush_of(n[p], sh->cores[p]) > 0.0;
+    for (int p = 0; n && p < sh->pools && !crowded; p++) crowded = n[p] > sh->cores[p];
     free(n);
     return crowded;
 }

@@ -115,8 +115,8 @@ ss_status ss_share_set_start(ss_share *sh, const double *start_wait, const int *
 ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const double *c, const double *alone,
                                   double *s);
 
-/* 1 when some pool's worker processes in the trace outnumber its cores (phi(N) > 0: its
- * epochs can start with a crush); 0 otherwise or out of memory. */
+/* 1 when some pool's worker processes in the trace outnumber its cores (its epochs can
+ * start with a crush); 0 otherwise or out of memory. */
 int ss_share_start_crowded(const ss_share *sh);
 
 /* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with
