@@ -142,21 +142,26 @@ static void test_gap_is_median_over_gpus(void **state)
     ss_calib_free(&cal);
 }
 
+/* gen_loader_bound into the scratch file NAME (its path into path), then calibrated into cal */
+static void gen_calibrated(const char *name, unsigned long seed, int gpus, int W, double gap, char *path, size_t n,
+                           ss_calib *cal)
+{
+    snprintf(path, n, "%s/%s", tu_tmpdir(), name);
+    gen_loader_bound(path, seed, gpus, W, gap);
+    assert_int_equal(calibrate_file(path, cal), SS_OK);
+}
+
 /* A single GPU, and a trace with a single worker: the rule still lands on the truth. */
 static void test_single_gpu_and_worker(void **state)
 {
     (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/cal-1gpu.h5", tu_tmpdir());
-    gen_loader_bound(path, 9, 1, 3, 0.1);
     ss_calib cal;
-    assert_int_equal(calibrate_file(path, &cal), SS_OK);
+    gen_calibrated("cal-1gpu.h5", 9, 1, 3, 0.1, path, sizeof path, &cal);
     assert_int_equal(cal.workers, 3);
     assert_true(fabs(cal.worker_gap - 0.1) < 1e-9);
     ss_calib_free(&cal);
-    snprintf(path, sizeof path, "%s/cal-1w.h5", tu_tmpdir());
-    gen_loader_bound(path, 10, 2, 1, 0.05);
-    assert_int_equal(calibrate_file(path, &cal), SS_OK);
+    gen_calibrated("cal-1w.h5", 10, 2, 1, 0.05, path, sizeof path, &cal);
     assert_int_equal(cal.workers, 1);
     assert_true(fabs(cal.worker_gap - 0.05) < 1e-9);
     ss_calib_free(&cal);
@@ -175,10 +180,8 @@ static void test_start_excess(void **state)
 {
     (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/cal-excess.h5", tu_tmpdir());
-    gen_loader_bound(path, 11, 2, 3, 0.05);
     ss_calib cal;
-    assert_int_equal(calibrate_file(path, &cal), SS_OK);
+    gen_calibrated("cal-excess.h5", 11, 2, 3, 0.05, path, sizeof path, &cal);
     ss_comm c;
     ss_comm_self(&c);
     ss_trace_file *t;
