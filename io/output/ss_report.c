@@ -127,12 +127,6 @@ static double gain_floor(const ss_summary *s)
     return f;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int ss_report_stands_out(const ss_summary *s, int g, double top)
 {
     const ss_ranking *r = s->rank;
@@ -153,15 +147,11 @@ int ss_report_stands_out(const ss_summary *s, int g, double top)
     /* and, where the calibration measured each GPU's fetches, its own take longer than the
      * others' by as much: a loader whose batches come later at the same pace is not slow */
     const double *f = s->has_calib ? s->calib.fetch_med_gpu : NULL;
-    if (!f) return 1;
-    double *o = malloc((size_t)(s->gpus - 1) * sizeof *o);
-    if (!o) return 1;
-    int n = 0;
-    for (int k = 0; k < s->gpus; k++)
-        if (k != g) o[n++] = f[k];
-    qsort(o, (size_t)n, sizeof *o, cmp_dbl);
-    const double med = (o[(n - 1) / 2] + o[n / 2]) / 2.0;
-    free(o);
+    double *scratch = f ? malloc((size_t)s->gpus * sizeof *scratch) : NULL;
+    if (!scratch) return 1;
+    const ss_healset alone = {.n = 1, .lo = {g}, .hi = {g}};
+    const double med = ss_median_unhealed(f, s->gpus, &alone, scratch);
+    free(scratch);
     return 100.0 * (f[g] - med) / m->mean[SS_M_ITER] > floor;
 }
 

@@ -31,6 +31,16 @@ typedef struct {
     long n;
 } group;
 
+/* R(s) - s from N's mean en (> 0), variance var and P(N = m) for m < cores (prob):
+ * R = (E[N^2] / K + sum over m < K of m (1 - m/K) P(N = m)) / E[N]. */
+static double ratio_excess(const double *prob, int cores, double en, double var, double s)
+{
+    const double K = (double)cores;
+    double num = (var + en * en) / K;
+    for (int m = 1; m < cores; m++) num += m * (1.0 - m / K) * prob[m];
+    return num / en - s;
+}
+
 /* R(s) - s for a gang of `gang` threads of demand gu each (runnable all together or not
  * at all) and the groups w[0..ng) of independent threads (nw threads in all) on `cores`
  * cores (ss_share_stretch); prob is scratch of `cores` doubles. R(s) = E[N max(1, N/K)] /
@@ -38,7 +48,6 @@ typedef struct {
  * for m < K is needed. */
 static double excess(int gang, double gu, const group *w, int ng, long nw, int cores, double s, double *prob)
 {
-    const double K = (double)cores;
     double ew = 0.0, vw = 0.0, pg = 0.0;
     if (gang > 0) {
         pg = gu * s;
@@ -77,9 +86,7 @@ static double excess(int gang, double gu, const group *w, int ng, long nw, int c
         }
     }
     if (!(en > 0.0)) return 1.0 - s;
-    double num = (var + en * en) / K;
-    for (int m = 1; m < cores; m++) num += m * (1.0 - m / K) * prob[m];
-    return num / en - s;
+    return ratio_excess(prob, cores, en, var, s);
 }
 
 /* A pool with more cores than this is taken to have no contention (the distribution
@@ -201,7 +208,6 @@ int ss_share_start_crowded(const ss_share *sh)
  * gangs x cores exceed SHARE_EXACT_WORK. */
 static double gangs_excess(const group *w, int ng, int cores, double s, double *prob)
 {
-    const double K = (double)cores;
     double en = 0.0, var = 0.0;
     for (int j = 0; j < ng; j++) {
         double p = w[j].u * s;
@@ -222,9 +228,7 @@ static double gangs_excess(const group *w, int ng, int cores, double s, double *
                 prob[m] = prob[m] * (1.0 - p) + (m >= w[j].n ? prob[m - w[j].n] * p : 0.0);
         }
     }
-    double num = (var + en * en) / K;
-    for (int m = 1; m < cores; m++) num += m * (1.0 - m / K) * prob[m];
-    return num / en - s;
+    return ratio_excess(prob, cores, en, var, s);
 }
 
 typedef struct {

@@ -111,6 +111,7 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
             if (sh->start_excess) ss_copy_healed(ex, sh->start_excess, gpus, &s->heal, win);
             double *t[SSP_WIN_N];
             for (int k = 0; k < SSP_WIN_N; k++) t[k] = win + (size_t)k * G;
+            const int off = ssp_off(SSP_RULE_WINDOW_CRUSH);
             for (int g = 0; g < gpus; g++) {
                 const int pool = sh->pool_of[g];
                 const double wait = qs[g] - q[g];
@@ -118,7 +119,6 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
                  * change is added to the measured wait */
                 const double crush0 = (rx[pool] - 1.0) * c[g], crush1 = (rx[sh->pools + pool] - 1.0) * c[g];
                 const double change = crush1 - crush0, mean = fmax(0.0, wait + change);
-                const int off = ssp_off(SSP_RULE_WINDOW_CRUSH);
                 t[SSP_WIN_C][g] = c[g];
                 t[SSP_WIN_BASE][g] = c[g] + q[g];
                 t[SSP_WIN_NEW][g] = (c[g] + q[g]) * ratio[g];
