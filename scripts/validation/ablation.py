@@ -15,6 +15,9 @@ of tables.py (HELD_OUT). Its grids as the development grids; its startup sets th
 predictions startup_predict.py makes (worker sweeps and persistent workers from w1-a and
 w2-a, heal from w2-slow1-a where recorded) against the mean of each point's real runs.
 Errors are predicted / real - 1, in %.
+Baselines: every committed real trace (datasets/pytorch-*) replayed as it ran, whole run
+(warmup_iterations = 0), counted within 2 % of its measured run. A rule without which fewer
+baselines are within 2 % is kept: the baseline's goal is one of its own.
 
 --rules a,b+c switches a off alone, then b and c together. For each rule switched off,
 and "changed" the predictions it moves at all (by more than 1e-9 %): the mean |error| and its change against the full model,
@@ -27,6 +30,7 @@ Every grid is used (no subsampling): the 22 configurations took about 9 minutes 
 """
 import argparse
 import concurrent.futures
+import glob
 import math
 import os
 import re
@@ -39,6 +43,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grid_predictions import grid_predictions  # noqa: E402
 import startup_predict as sp  # noqa: E402
+import whole_run  # noqa: E402
 from tables import HELD_OUT, STARTUP_BASES, STARTUP_SETS  # noqa: E402
 
 HELD_GRIDS = tuple(s[len("pytorch-grid-"):] for s in HELD_OUT if s.startswith("pytorch-grid-"))
@@ -132,7 +137,15 @@ def one_config(args):
     for name in STARTUP_SETS:
         if name in real:
             held.update(held_out(stallsim, os.path.join(datasets, name), real[name], tmp))
-    return off, dev, held, time.time() - t0
+    return off, dev, held, baseline_count(stallsim, datasets, tmp), time.time() - t0
+
+
+def baseline_count(stallsim, datasets, tmp):
+    """(within 2 %, replayed): the baseline replays of every committed real trace
+    (datasets/pytorch-*) whose whole run is within 2 % of the measured run."""
+    traces = sorted(glob.glob(os.path.join(datasets, "pytorch-*", "*.h5")))
+    bp = whole_run.baseline_points(stallsim, traces, tmp)
+    return sum(1 for _, _, _, e in bp if abs(e) <= 2.0), len(bp)
 
 
 def compare(full, off, which):
@@ -159,8 +172,11 @@ def cell(c):
     return "%.2f | %+.2f ± %.2f" % (c[1], c[2], c[3])
 
 
-def verdict(cs):
-    """The rule's reading from its four comparisons (dev steady, dev run, held steady, held run)."""
+def verdict(cs, baselines_lost=False):
+    """The rule's reading from its four comparisons (dev steady, dev run, held steady, held run);
+    baselines_lost: without the rule fewer baseline replays are within 2 % (a goal of its own)."""
+    if baselines_lost:
+        return "keep: the baseline replays need it"
     if all(c is not None and c[2] == 0.0 for c in cs):
         return "no effect here"
     helps = [c is not None and c[2] > c[3] for c in cs]
@@ -199,11 +215,12 @@ def main():
     configs = [None] + rules
     res = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
-        for off, dev, held, secs in ex.map(one_config, [(c, a.stallsim, a.datasets, a.grids, real) for c in configs]):
-            res[off] = (dev, held)
+        for off, dev, held, base, secs in ex.map(one_config,
+                                                 [(c, a.stallsim, a.datasets, a.grids, real) for c in configs]):
+            res[off] = (dev, held, base)
             print("%-20s %d development, %d held-out predictions, %.0f s" % (off or "(full model)", len(dev),
                                                                             len(held), secs), file=sys.stderr)
-    dev0, held0 = res[None]
+    dev0, held0, base0 = res[None]
     grids = "".join(g for g in a.grids if os.path.isdir(os.path.join(a.datasets, "pytorch-grid-" + g)))
     print("## Ablation of the pipeline model's rules\n")
     print("Development: grids %s, %d predictions. Held-out: %s, %d predictions." % (
@@ -212,19 +229,21 @@ def main():
     print("Mean |error| %; the change is the rule switched off against the full model ± 2 SE "
           "(positive: the rule helps).\n")
     print("| rule off | changed (dev / held-out) | dev steady | change | dev whole run | change | held-out steady | "
-          "change | held-out whole run | change | reading |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "change | held-out whole run | change | baselines within 2 % | reading |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     m = lambda d, w: statistics.mean(abs(v[w]) for v in d.values()) if d else float("nan")
-    print("| (full model) | | %.2f | | %.2f | | %.2f | | %.2f | | |" % (m(dev0, 0), m(dev0, 1), m(held0, 0), m(held0, 1)))
+    print("| (full model) | | %.2f | | %.2f | | %.2f | | %.2f | | %d of %d | |" % (
+        m(dev0, 0), m(dev0, 1), m(held0, 0), m(held0, 1), base0[0], base0[1]))
     for r in rules:
-        dev, held = res[r]
+        dev, held, base = res[r]
         cs = [compare(dev0, dev, 0), compare(dev0, dev, 1), compare(held0, held, 0), compare(held0, held, 1)]
         lost = (len(dev0) - len(dev), len(held0) - len(held))
         note = "" if lost == (0, 0) else " (%d / %d predictions fail)" % lost
         moved = lambda full, o: sum(1 for k in set(full) & set(o)
                                     if max(abs(full[k][0] - o[k][0]), abs(full[k][1] - o[k][1])) > 1e-9)
-        print("| %s | %d / %d | %s | %s | %s | %s | %s%s |" % (r, moved(dev0, dev), moved(held0, held), cell(cs[0]),
-                                                              cell(cs[1]), cell(cs[2]), cell(cs[3]), verdict(cs), note))
+        print("| %s | %d / %d | %s | %s | %s | %s | %d of %d | %s%s |" % (
+            r, moved(dev0, dev), moved(held0, held), cell(cs[0]), cell(cs[1]), cell(cs[2]), cell(cs[3]),
+            base[0], base[1], verdict(cs, base[0] < base0[0]), note))
     print("\n%d configurations in %.0f s (%d at once)." % (len(configs), time.time() - t0, a.jobs))
     return 0
 
