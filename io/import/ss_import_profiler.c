@@ -398,7 +398,8 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     m->iterations = 0;
     snprintf(m->fetch_times, sizeof m->fetch_times, "absent");
     snprintf(m->log_type, sizeof m->log_type, "pytorch-profiler");
-    snprintf(m->source, sizeof m->source, "profiler:%s%s (ranks", d->f[0].path, d->G > 1 ? " ..." : "");
+    snprintf(m->source, sizeof m->source, "profiler:%s%s (%s", d->f[0].path, d->G > 1 ? " ..." : "",
+             d->G > 1 ? "ranks" : "rank");
     for (int g = 0; g < d->G; g++) {
         size_t l = strlen(m->source);
         if (l + 24 < sizeof m->source) snprintf(m->source + l, sizeof m->source - l, "%s%ld", g ? "," : " ", d->f[g].rank);
@@ -469,7 +470,8 @@ const ss_importer ss_importer_profiler = {
         "  fetch_start, fetch_time   = ask, stall_time: placeholders, the trace has no fetch\n"
         "                              times (attribute fetch_times = absent); info, compare\n"
         "                              and the measured row use the trace, the what-if models\n"
-        "                              need fetch times (record with `stallsim import pytorch`)\n"
+        "                              need fetch times (record with scripts/stallsim_record.py,\n"
+        "                              then `stallsim import pytorch`)\n"
         "Times are µs in the file: from baseTimeNanoseconds where the file has it (Kineto of\n"
         "PyTorch 2.4 and later: a Unix time rounded down to a fixed period, the same on every\n"
         "rank, not each process's start), else Unix µs; a legacy profiler list\n"

@@ -534,7 +534,12 @@ static void row_cells(const ss_summary *s, int j, table_cols t, char (*v)[TC_CEL
 
 /* The table's header and one line per scenario: a first pass over the rows sizes the
  * columns, a second prints them. */
-static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE *out)
+/* The table shows at most this many rows on the short answer (--explain: every row) */
+#define TABLE_ROWS_SHOWN 40
+
+/* The table's header and rows: every row, or the first `limit` (> 0) with a line saying
+ * how many more summary.csv holds. */
+static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, int limit, FILE *out)
 {
     static const char *const head[TC_N] = {"", "scenario", "iters", "iter_time (s)", "stall (s)", "delay (s)",
                                            "eff.dly%", "steady%", "run%", "cpu%", "stretch", "reads"};
@@ -555,13 +560,16 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, FILE
     for (int c = 0; c < TC_N; c++)
         if (on[c]) put_cell(out, head[c], w[c], c <= TC_LABEL, c == 0);
     fputc('\n', out);
-    for (int j = 0; j < s->nsc; j++) {
+    const int shown = limit > 0 && s->nsc > limit ? limit : s->nsc;
+    for (int j = 0; j < shown; j++) {
         row_cells(s, j, t, v);
         const char *l = label_of(Lp, s, j, lab);
         for (int c = 0; c < TC_N; c++)
             if (on[c]) put_cell(out, c == TC_LABEL ? l : v[c], w[c], c <= TC_LABEL, c == 0);
         fputc('\n', out);
     }
+    if (shown < s->nsc)
+        fprintf(out, "... %d more rows: summary.csv has every row, and --explain prints them all\n", s->nsc - shown);
 }
 
 /* What the marks, labels and columns mean. */
@@ -693,6 +701,10 @@ static void print_slowest_loader(const ss_summary *s, FILE *out)
             if (named)
                 fprintf(out, "slowest loader (measured): GPU %d alone had the largest stall in %.1f%% of iterations; ", g,
                         100.0 * top);
+            else if (top > 0.5) /* most often last, yet not slow enough to be worth a fix */
+                fprintf(out, "slowest loader (measured): none worth fixing (GPU %d alone had the largest stall in %.1f%% of "
+                             "iterations, but fixing its loader would gain less than %.3g%%); ",
+                        g, 100.0 * top, gain_floor(s));
             else
                 fprintf(out, "slowest loader (measured): none stands out (GPU %d alone had the largest stall in %.1f%% of "
                              "iterations, the next GPU in %.1f%%); ",
@@ -1090,7 +1102,8 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 #define HEAL_SHOWN 2
 
 /* The flags of ranked cut k, and the bits of the legend they need. */
-enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32, F_UNSURE = 64, F_NFLAGS = 7 };
+enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32, F_UNSURE = 64, F_SKEWED = 128,
+       F_NFLAGS = 8 };
 
 /* 1 when cut j's 90 % interval of the ranked measure reaches the measured run (its upper
  * end a change of 0 or more, or no upper end): the real job may not gain. */
@@ -1100,6 +1113,14 @@ static int interval_reaches_none(const ss_summary *s, int j, int by_run)
     if (!lo || !hi || (isnan(lo[j]) && isnan(hi[j]))) return 0;
     double a, b;
     return !change_interval(s, j, by_run, &a, &b) || b >= 0.0;
+}
+
+/* 1 when cut j's predicted change of the ranked measure lies outside its own 90 % interval:
+ * the class's real runs erred one way, so the real change is likelier inside it. */
+static int point_outside(const ss_summary *s, int j, int by_run, double change_pct)
+{
+    double a, b;
+    return change_interval(s, j, by_run, &a, &b) && (change_pct < a || change_pct > b);
 }
 
 static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int tied, char *buf, size_t n)
@@ -1113,7 +1134,8 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     /* (a synchronous trace with the recorder's probe of one worker has a class, and an interval, of its own) */
     f |= s->cls && s->cls[j] && !strcmp(s->cls[j]->name, "from a synchronous trace") ? F_SYNC : 0;
     f |= interval_reaches_none(s, j, r->by_run) ? F_UNSURE : 0;
-    static const char *const names[F_NFLAGS] = {"tie", "ahead", "heal", "sync", "over", "busy", "unsure"};
+    f |= point_outside(s, j, r->by_run, r->top[k].change_pct) ? F_SKEWED : 0;
+    static const char *const names[F_NFLAGS] = {"tie", "ahead", "heal", "sync", "over", "busy", "unsure", "skewed"};
     size_t u = 0;
     buf[0] = '\0';
     for (int b = 0; b < F_NFLAGS; b++)
@@ -1131,9 +1153,11 @@ static void say_flag_legend(screen *sc, unsigned used)
     static const char *const longer[] = {
         "tie = ≤1 pt from the best: take the cheapest", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
         "sync = synchronous trace: wide interval", "over = needs >100% of cores: optimistic",
-        "busy = >85% of cores: likely optimistic", "unsure = interval reaches no change"};
+        "busy = >85% of cores: likely optimistic", "unsure = interval reaches no change",
+        "skewed = change outside its interval: trust the interval"};
     static const char *const shorter[] = {"tie: take the cheapest", "ahead: less sure", "heal: load modelled",
-                                          "sync: wide", "over: >100% cores", "busy: >85% cores", "unsure: may not gain"};
+                                          "sync: wide", "over: >100% cores", "busy: >85% cores", "unsure: may not gain",
+                                          "skewed: trust the interval"};
     if (!used) return;
     for (int pass = 0; pass < 2; pass++) {
         char out[LINE_BYTES] = "flags:", more[LINE_BYTES] = "";
@@ -1185,11 +1209,15 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         wlab = l > wlab ? l : wlab;
         wrest = rest > wrest ? rest : wrest;
     }
-    /* "  1. " and a space: the label gets what the widest line leaves, at least 16 */
+    /* "  1. " and a space: the label gets what the widest line leaves; where a label would
+     * be cut, every cut takes two lines, its label whole on the first */
     const int room = SS_ANSWER_WIDTH - 6 - wrest;
-    if (wlab > room) wlab = room < 16 ? 16 : room;
     for (int k = 0; k < r->ntop; k++) {
-        ucut(lab[k], wlab);
+        if (wlab > room) {
+            say(sc, 0, "  %d. %s", k + 1, lab[k]);
+            say(sc, 0, "     %s%s%s", num[k], flags[k][0] ? " " : "", flags[k]);
+            continue;
+        }
         const int pad = wlab - ucols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
@@ -1284,7 +1312,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     const table_cols t = table_cols_of(s);
     labels L;
     labels_make(s, &L);
-    print_rows(s, &L, t, out);
+    print_rows(s, &L, t, o && o->explain ? 0 : TABLE_ROWS_SHOWN, out);
     if (!o || !o->explain) {
         print_answer(s, &L, t, o ? o->notes : 0, o ? o->level : NULL, out);
         free(L.row);
@@ -1350,6 +1378,39 @@ static void json_lines(FILE *f, const char *key, const char *text, const char *p
     fputs("]", f);
 }
 
+/* One ranked cut k of the JSON's ranking.top, as an object. */
+static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, int k)
+{
+    double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
+    fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[r->top[k].j].name);
+    json_num(f, r->top[k].change_pct);
+    fputs(", \"change_s\": ", f);
+    json_num(f, r->top[k].change_s);
+    fputs(", \"steady_change_pct\": ", f);
+    json_num(f, r->top[k].steady_pct);
+    fputs(", \"run_change_pct\": ", f);
+    json_num(f, r->top[k].run_pct);
+    fputs(", \"payoff_batches_per_epoch\": ", f);
+    json_num(f, r->top[k].payoff_rows);
+    double lo = NAN, hi = NAN;
+    change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    fputs(", \"change_lo_pct\": ", f);
+    json_num(f, lo);
+    fputs(", \"change_hi_pct\": ", f);
+    json_num(f, hi);
+    if (!isnan(cpu)) {
+        fputs(", \"cpu_load_pct\": ", f);
+        json_num(f, cpu);
+        fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
+                cpu > CPU_NEAR_PCT ? "true" : "false");
+    }
+    const int j = r->top[k].j, by = r->by_run;
+    fprintf(f, ", \"loaders_ahead\": %s, \"interval_reaches_no_change\": %s, \"change_outside_interval\": %s",
+            r->top[k].loaders_ahead ? "true" : "false", interval_reaches_none(s, j, by) ? "true" : "false",
+            point_outside(s, j, by, r->top[k].change_pct) ? "true" : "false");
+    fputc('}', f);
+}
+
 void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
 {
     int nc;
@@ -1389,35 +1450,7 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
             first = 0;
         }
         fprintf(f, "}, \"rank_by\": \"%s\",\n  \"top\": [", r->by_run ? "run" : "steady");
-        for (int k = 0; k < r->ntop; k++) {
-            double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
-            fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[r->top[k].j].name);
-            json_num(f, r->top[k].change_pct);
-            fputs(", \"change_s\": ", f);
-            json_num(f, r->top[k].change_s);
-            fputs(", \"steady_change_pct\": ", f);
-            json_num(f, r->top[k].steady_pct);
-            fputs(", \"run_change_pct\": ", f);
-            json_num(f, r->top[k].run_pct);
-            fputs(", \"payoff_batches_per_epoch\": ", f);
-            json_num(f, r->top[k].payoff_rows);
-            double lo = NAN, hi = NAN;
-            change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
-            fputs(", \"change_lo_pct\": ", f);
-            json_num(f, lo);
-            fputs(", \"change_hi_pct\": ", f);
-            json_num(f, hi);
-            if (!isnan(cpu)) {
-                fputs(", \"cpu_load_pct\": ", f);
-                json_num(f, cpu);
-                fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
-                        cpu > CPU_NEAR_PCT ? "true" : "false");
-            }
-            fprintf(f, ", \"loaders_ahead\": %s, \"interval_reaches_no_change\": %s",
-                    r->top[k].loaders_ahead ? "true" : "false",
-                    interval_reaches_none(s, r->top[k].j, r->by_run) ? "true" : "false");
-            fputc('}', f);
-        }
+        for (int k = 0; k < r->ntop; k++) json_cut(f, s, r, k);
         fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "
                    "\"one_setting_left_out\": %d, \"independent_left_out\": %d, \"iterations_per_epoch\": ",
                 r->n_within, r->n_twin, r->n_same, r->n_one, r->n_other);

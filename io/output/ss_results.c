@@ -447,7 +447,7 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     out->base_workers = out->base_w = out->base_p = out->base_pw = -1; /* unknown, also where the file cannot be read */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
     out->known = ss_h5_attr_read_long(f, "warmup_iterations", &out->warmup_iterations) == 0 &&
                  ss_h5_attr_read_long(f, "epoch", &out->epoch) == 0;
     /* a setting that is there but not a number: the rows cannot be summarised alike */
@@ -489,7 +489,7 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (H5Fis_hdf5(path) <= 0) return ss_fail(SS_EDATA, "%s: not an HDF5 file", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open", path);
+    if (f < 0) return ss_fail(SS_EIO, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
     ss_status st = SS_OK;
     if (H5Lexists(f, "summary", H5P_DEFAULT) <= 0 || H5Aexists(f, "gpus") <= 0) {
         H5Fclose(f);

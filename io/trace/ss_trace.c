@@ -82,7 +82,7 @@ static const ss_trace_attr attrs[] = {
     STR_ATTR(model, ""),
     STR_ATTR(source, ""),
     LONG_ATTR(batch_size, "", 0, ANY_COUNT),
-    LONG_ATTR(workers, " (in all, summed over the GPUs; loader_workers below gives each GPU's)", 0, ANY_COUNT),
+    LONG_ATTR(workers, " worker processes in all, summed over the GPUs (each GPU's: loader_workers below)", 0, ANY_COUNT),
     LONG_ATTR(threads, "", 0, ANY_COUNT),
     LONG_ATTR(epochs, "", 0, ANY_COUNT),
     LONG_ATTR(prefetch_factor, "", 0, SS_MAX_PREFETCH), /* 0: none (synchronous loading) */

@@ -188,6 +188,12 @@ static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole)
     gsl_sort(v, 1, (size_t)G);
     const double med = gsl_stats_median_from_sorted_data(v, 1, (size_t)G);
     free(v);
+    if (G == 1) {
+        printf("waits (the trace has no fetch times, only the waits): its one GPU waited %.6f s per iteration, and "
+               "%.3f s over the whole run (%.1f%% of its time)\n",
+               top, a->max_st_all, whole > 0.0 ? 100.0 * a->max_st_all / whole : 0.0);
+        return;
+    }
     printf("waits (the trace has no fetch times, only the waits): GPU %d waited most, %.6f s per iteration (the median "
            "GPU %.6f s), and alone had the largest wait in %.1f%% of the iterations summarised; the largest wait per "
            "iteration costs %.6f s, and %.3f s over the whole run (%.1f%% of its time)\n",

@@ -17,12 +17,16 @@ head = next(i for i, l in enumerate(lines) if l.startswith("   scenario "))
 end = head + 1
 while end < len(lines) and lines[end][:3] in ("M  ", "*  ", "   "):
     end += 1
+if end < len(lines) and re.match(r"^\.\.\. \d+ more rows: ", lines[end]):  # (the table's last line)
+    end += 1
 after = lines[end:]
 assert 0 < len(after) <= 20, ("lines after the table", len(after))
 wide = [l for l in after if len(l) > 100]
 assert not wide, ("wider than 100", wide)
-cuts = [l for l in after if re.match(r"^  \d\. ", l)]
-flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|only below|pays off|unsure)\b", l)]
+# a cut is one line, or two where its label would not fit: the label, then its figures
+cuts = [l + (after[i + 1] if i + 1 < len(after) and after[i + 1].startswith("     ") else "")
+        for i, l in enumerate(after) if re.match(r"^  \d\. ", l)]
+flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|only below|pays off|unsure|skewed)\b", l)]
 legend = [l for l in after if l.startswith("flags:")]
 assert bool(flagged) == bool(legend), ("legend", flagged, legend)
 assert any(l.startswith("more: --explain") for l in after), "no pointer line"
@@ -207,4 +211,29 @@ assert line.endswith("kept as measured in every row: workers' stops, evaluation"
 assert abs((a - b) - 0.1) < 0.051, (a, b)  # two later epochs' leads of 0.05 s left out
 PY
 ! grep -q "^between epochs:" whatif-workers.txt && ok || fail "a between-epochs line on a short break"
+# a sweep of more than 40 rows: the table shows its first 40 and says how many more, the
+# answer keeps its limits, and labels too long for one line put each cut on two lines,
+# its label whole; --explain prints every row
+g=$ds/pytorch-grid-zg/w2-x1-p2-slow3.h5
+if [ -e "$g" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 4\nprefetch = auto, 4\nfetch_scale = 1, 0.5\ncompute_scale = 1, 0.5\npersistent_workers = auto, true\nheal = none, 3\n' \
+    "$g" > big.ini
+  "$stallsim" run big.ini --out big > big.txt 2>&1 && limits big.txt > /dev/null &&
+    "$stallsim" run big.ini --out bigx --explain > bigx.txt 2>&1 &&
+    /usr/bin/python3 - big.txt bigx.txt big/summary.csv <<'PY' && ok || fail "a long sweep's table: $(head -3 big.txt)"
+import csv, re, sys
+short, full = (open(p, encoding="utf-8").read().splitlines() for p in sys.argv[1:3])
+n = len(list(csv.DictReader(open(sys.argv[3]))))
+assert n > 40, n
+rows = lambda ls: [l for l in ls if l[:3] in ("M  ", "*  ") or re.match(r"^   pipe ", l)]
+assert len(rows(short)) == 40 and len(rows(full)) == n, (len(rows(short)), len(rows(full)), n)
+assert "... %d more rows: summary.csv has every row, and --explain prints them all" % (n - 40) in short
+cut = [i for i, l in enumerate(short) if re.match(r"^  \d\. pipe ", l)]
+assert cut and all(short[i + 1].startswith("     ") and "%" in short[i + 1] and "%" not in short[i] for i in cut), cut
+labels = [short[i].split(". ", 1)[1] for i in cut]
+assert len(set(labels)) == len(labels), labels
+PY
+else
+  fail "$g is missing (committed with the repository)"
+fi
 finish

@@ -180,6 +180,29 @@ mkdir -p "$work/pfw" && tar -xzf "$tgz" -C "$work/pfw" || { fail "extract $tgz";
 "$stallsim" import dftracer "$work/pfw" -o "$work/d.h5" > "$work/out.txt" 2>&1 || fail "import: $(cat "$work/out.txt")"
 grep -q "8 GPUs, 20 iterations" "$work/out.txt" && ok || fail "import summary: $(cat "$work/out.txt")"
 grep -q "warning" "$work/out.txt" && fail "unexpected warning: $(cat "$work/out.txt")" || ok
+# a synchronous trace whose class's errors all lean one way: a ranked cut's change can lie
+# outside its own interval, flagged "skewed" on the screen and change_outside_interval in
+# the JSON, exactly where the change is outside [change_lo_pct, change_hi_pct]
+printf '[trace]\npath = %s\nwarmup_iterations = 0\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 2\n' \
+  "$work/d.h5" > "$work/sk.ini"
+"$stallsim" run "$work/sk.ini" --out "$work/sk" > "$work/sk.txt" 2>&1 &&
+  "$stallsim" run "$work/sk.ini" --out "$work/skj" --json 2>/dev/null > "$work/sk.json" &&
+  $py - "$work/sk.txt" "$work/sk.json" <<'PY' && ok || fail "the skewed flag: $(cat "$work/sk.txt")"
+import json, re, sys
+text = open(sys.argv[1]).read()
+top = json.load(open(sys.argv[2]))["ranking"]["top"]
+lines = re.findall(r"^  \d\. .*$", text, re.M)
+assert top and len(lines) == len(top), (lines, top)
+seen = set()
+for t, line in zip(top, lines):
+    lo, hi = t["change_lo_pct"], t["change_hi_pct"]
+    outside = lo is not None and hi is not None and not lo <= t["change_pct"] <= hi
+    assert t["change_outside_interval"] == outside, t
+    assert ("skewed" in line.split("steady")[-1]) == outside, line
+    seen.add(outside)
+assert True in seen, "no cut outside its interval here: %s" % top
+assert "skewed: trust the interval" in text or "skewed = change outside its interval" in text, text
+PY
 # a job cut off (killed, out of time): rank 5's file ends before its 17th step (the first
 # of epoch 5), half of its next line written; the others go on through epoch 5. The trace
 # keeps the 16 steps every rank has, with the two warnings. Cut before its 9th step (the
