@@ -352,11 +352,16 @@ static void note_start_unknown(const ss_scenario *sc, int nsc, const ss_calib *c
         for (int g = 0; g < cal->gpus; g++) {
             const int w = ssp_loader_of(p, g).workers;
             if (cal->workers_gpu[g] == 0 && w > 0 && !ssp_probed(p, w, g)) {
-                fprintf(out, "note: GPU %d loads synchronously in the trace (W = 0), so the trace shows no start-up of "
-                             "loader workers at an epoch's start; scenarios that give it workers, such as %s, leave "
+                int sync = 0; /* how many GPUs load synchronously: "GPU g" or "every GPU" */
+                for (int h = 0; h < cal->gpus; h++) sync += cal->workers_gpu[h] == 0;
+                char who[48];
+                if (sync == cal->gpus && cal->gpus > 1) snprintf(who, sizeof who, "every GPU loads");
+                else snprintf(who, sizeof who, "GPU %d loads", g);
+                fprintf(out, "note: %s synchronously in the trace (W = 0), so the trace shows no start-up of "
+                             "loader workers at an epoch's start; scenarios that give workers, such as %s, leave "
                              "that start-up out of every epoch (run_time and epoch_start_time optimistic by it): a trace "
                              "recorded with workers shows it, and so does the recorder's probe of one worker\n",
-                        g, ss_model_note_label(sc, nsc, &sc[i]));
+                        who, ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }
         }

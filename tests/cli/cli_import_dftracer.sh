@@ -203,6 +203,12 @@ for t, line in zip(top, lines):
 assert True in seen, "no cut outside its interval here: %s" % top
 assert "skewed: trust the interval" in text or "skewed = change outside its interval" in text, text
 PY
+# every rank loads synchronously: the time between epochs holds no workers' starts or stops,
+# and the start-up note speaks of every GPU
+grep -q "^between epochs: .* kept as measured in every row: evaluation, checkpoints$" "$work/sk.txt" &&
+  "$stallsim" run "$work/sk.ini" --out "$work/skx" --explain > "$work/skx.txt" 2>&1 &&
+  grep -q "^note: every GPU loads synchronously in the trace (W = 0), so the trace shows no start-up" "$work/skx.txt" &&
+  ok || fail "a synchronous trace's notes: $(grep -h "^between\|^note: .*synchronously" "$work/sk.txt" "$work/skx.txt")"
 # a job cut off (killed, out of time): rank 5's file ends before its 17th step (the first
 # of epoch 5), half of its next line written; the others go on through epoch 5. The trace
 # keeps the 16 steps every rank has, with the two warnings. Cut before its 9th step (the

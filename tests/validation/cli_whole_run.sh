@@ -382,7 +382,7 @@ PY
 sync=$(cd "$src" && pwd)/datasets/pytorch-disk/w0-a.h5
 if [ -e "$sync" ]; then
   "$stallsim" run --explain --verbose "$work/wr.ini" --set trace.path="$sync" --set scenarios.persistent_workers=auto --out "$work/w0" \
-    > "$work/w0.txt" 2>&1 && grep -q "^note: GPU 0 loads synchronously in the trace (W = 0), so the trace shows no start-up of loader workers" "$work/w0.txt" \
+    > "$work/w0.txt" 2>&1 && grep -q "^note: every GPU loads synchronously in the trace (W = 0), so the trace shows no start-up of loader workers" "$work/w0.txt" \
     && ok || fail "the synchronous-trace note: $(grep '^note' "$work/w0.txt")"
 fi
 
