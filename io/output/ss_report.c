@@ -360,11 +360,14 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                     r->n_one, r->n_one == 1 ? " predicts" : "s predict", r->n_one == 1 ? "it differs" : "each differs");
         /* cuts closer to the best than real runs of one setting are to each other: as good */
         int tied = 1;
-        while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
+        while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
+               r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
+            tied++;
         /* the whole sweep's count: the list shows at most r->ntop */
         int near_all = 0;
         for (int j = 0; j < s->nsc; j++)
             near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
+                        (ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT) == r->top[0].over &&
                         (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) -
                                 r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
@@ -1190,7 +1193,9 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         any_iv ? " (90% interval)" : "",
         r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
     int tied = 1;
-    while (tied < r->ntop && r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT) tied++;
+    while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
+           r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
+        tied++;
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0, unsure = 0;
     unsigned used = 0;

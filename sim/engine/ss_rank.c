@@ -278,7 +278,8 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
             }
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, ss_summary_change_pct(s, j),
-                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0};
+                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0,
+                                   ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the
@@ -306,8 +307,11 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         free(cand);
         return dst;
     }
-    out->ntop = nc < SS_RANK_TOP ? nc : SS_RANK_TOP;
-    memcpy(out->top, cand, (size_t)out->ntop * sizeof *cand);
+    /* the cuts that need more than all the cores rank after the others, each part in order */
+    out->ntop = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nc && out->ntop < SS_RANK_TOP; i++)
+            if (cand[i].over == pass) out->top[out->ntop++] = cand[i];
     for (int k = 0; k < out->ntop; k++)
         out->top[k].loaders_ahead = (ss_summary_hints(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
     free(cand);

@@ -12,6 +12,9 @@
  * (datasets/VALIDATION-tables.md). A cut or gain is ranked only above it, and ranked cuts
  * within it of the best are called as good. */
 #define SS_RANK_MIN_PCT 1.0
+/* A cut that keeps more than this share of a pool's cores busy (cpu_load_pct) cannot run as
+ * predicted: it ranks after every cut that can. */
+#define SS_RANK_OVER_PCT 100.0
 
 typedef struct {
     int j;             /* scenario index */
@@ -24,6 +27,8 @@ typedef struct {
     double payoff_rows;
     int loaders_ahead; /* a pipeline row whose loaders keep ahead of the trace's, which were
                         * behind: less certain (ss_rank.c; sim/cli/ANSWER.md) */
+    int over;          /* it needs more than all of a pool's cores (SS_RANK_OVER_PCT): ranked
+                        * after the cuts that do not */
 } ss_rank_top;
 
 typedef struct {
