@@ -47,7 +47,7 @@ static const char run_usage[] =
     "  --out DIR     write results to DIR (relative to the current folder)\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --quiet       print nothing on success (with --json: the JSON only), --explain and\n"
-    "                --verbose included\n"
+    "                --verbose included; --progress still prints its lines\n"
     "  --explain     the long form: the models' notes before the table, every row, and every\n"
     "                legend, finding and caveat in full after it (sim/cli/ANSWER.md)\n"
     "  --verbose     print the calibration's lines (as `stallsim info` does)\n"
@@ -55,7 +55,7 @@ static const char run_usage[] =
     "                memory on stderr\n"
     "  --progress    a progress line on stderr even when it is not a terminal (as under\n"
     "                mpirun, which pipes the ranks' output): one line per tenth of rank 0's\n"
-    "                replay (rows times scenarios)\n"
+    "                replay (rows times scenarios), with the time taken and the time left\n"
     "\n"
     "Run it alone or under mpirun -np N: the summary is the same for every N.\n";
 
@@ -368,7 +368,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
     ss_series_sink sink = {j->res, series_to_results};
     if (st == SS_OK)
         st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
-                          j->a.quiet ? 0 : j->a.progress ? 2 : 1, &j->sum, &j->timing);
+                          j->a.progress ? 2 : j->a.quiet ? 0 : 1, &j->sum, &j->timing);
     if (st == SS_OK && c->rank == 0) {
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));

@@ -174,6 +174,7 @@ typedef struct {
      * total; show as progress_line's; last: the last percent or tenth printed */
     long long prog_done, prog_total;
     int prog_show, prog_last;
+    double prog_t0; /* when the replay began (ss_wtime), for the time taken and left */
     int32_t epoch0; /* the epoch of the trace's first row (its first epoch) */
 } sweep;
 
@@ -536,13 +537,18 @@ static void progress_tick(sweep *w, long b, long long n)
     if (at <= w->prog_last) return;
     w->prog_last = at;
     /* the percent is of rank 0's share; the block, where in the trace it is (with several
-     * ranks the two differ: the blocks are shared out) */
+     * ranks the two differ: the blocks are shared out); the time left assumes the pace so far */
+    const double took = ss_wtime() - w->prog_t0;
+    char when[64];
+    const double left = done > 0 ? took * (double)(w->prog_total - done) / (double)done : 0.0;
+    if (at >= 100 || done <= 0) snprintf(when, sizeof when, "; %.*f s", took < 10.0, took);
+    else snprintf(when, sizeof when, "; %.*f s so far, about %.*f s left", took < 10.0, took, left < 10.0, left);
     if (w->prog_show == 2)
-        fprintf(stderr, "stallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)\n", at, b + 1,
-                w->nblocks);
+        fprintf(stderr, "stallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)%s\n", at,
+                b + 1, w->nblocks, when);
     else
-        fprintf(stderr, "\rstallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)%s", at, b + 1,
-                w->nblocks, at == 100 ? "\n" : "");
+        fprintf(stderr, "\rstallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)%s\033[K%s",
+                at, b + 1, w->nblocks, when, at == 100 ? "\n" : "");
     fflush(stderr);
 }
 
@@ -568,6 +574,7 @@ static ss_status replay_local(sweep *w, int progress)
     ss_status st = SS_OK;
     const int tty = isatty(STDERR_FILENO);
     w->prog_show = !progress || w->comm->rank != 0 ? 0 : tty ? 1 : progress == 2 ? 2 : 0;
+    w->prog_t0 = ss_wtime();
     for (long b = 0; w->prog_show && b < w->nblocks; b++) { /* this rank's rows times scenarios */
         const long rows = b * SS_BLOCK_ROWS + SS_BLOCK_ROWS < w->N ? SS_BLOCK_ROWS : w->N - b * SS_BLOCK_ROWS;
         w->prog_total += (long long)block_lanes(w, b) * rows;
