@@ -970,6 +970,20 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         }
         if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
     }
+    /* a legend wider than the screen goes on two lines, split after an item */
+    if (ucols(out, strlen(out)) > SS_ANSWER_WIDTH) {
+        char *cut = NULL;
+        for (char *q = strstr(out, ", "); q; q = strstr(q + 2, ", "))
+            if (ucols(out, (size_t)(q - out) + 1) <= SS_ANSWER_WIDTH) cut = q;
+        if (cut) {
+            char rest[LINE_BYTES];
+            *cut = '\0';
+            say(sc, 1, "%s,", out);
+            snprintf(rest, sizeof rest, "  %s", cut + 2);
+            memcpy(out, rest, sizeof out < sizeof rest ? sizeof out : sizeof rest);
+            u = strlen(out);
+        }
+    }
     /* the settings every row shares: on the line where they fit, else on one of their own */
     char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64], own[LINE_BYTES];
     spell_common(o->legend, L->common[m], spelt, sizeof spelt);

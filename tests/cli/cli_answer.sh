@@ -232,6 +232,8 @@ cut = [i for i, l in enumerate(short) if re.match(r"^  \d\. pipe ", l)]
 assert cut and all(short[i + 1].startswith("     ") and "%" in short[i + 1] and "%" not in short[i] for i in cut), cut
 labels = [short[i].split(". ", 1)[1] for i in cut]
 assert len(set(labels)) == len(labels), labels
+# the model's legend, too wide for one line, goes on two, each abbreviation whole
+assert any("pw= persistent_workers" in l for l in short) and not any("…" in l for l in short if l.startswith(("pipe =", "  pw"))), short
 PY
   # cuts that need more than all the cores (CPU sharing off, the steps ten times faster)
   # rank after every cut that does not, though they promise more
