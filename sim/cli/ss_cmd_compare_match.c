@@ -330,9 +330,11 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             const char *in = own || isnan(lo) || isnan(hi)            ? "-"
                              : lo <= r->r.num[col] && r->r.num[col] <= hi ? "yes"
                                                                       : "no";
-            fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
+            char bounds[64] = ""; /* the interval itself, where it is the one judged */
+            if (in[0] != '-') snprintf(bounds, sizeof bounds, " (90%%: %.4f … %.4f)", lo, hi);
+            fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
-                    t->v[hit].r.text[2], more_txt);
+                    t->v[hit].r.text[2], bounds, more_txt);
             any = 1;
         }
         if (!any)

@@ -279,8 +279,13 @@ printf '[trace]\npath = m1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2, 4\
 "$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match > "$work/match.txt" || fail "compare --match"
 "$stallsim" compare "$work/m2.h5" "$work/m1.h5" --csv "$work/mreal.csv" >/dev/null || fail "compare real means"
 $py - "$work/match.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match: $(cat "$work/match.txt")"
-import csv, sys
-parts = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")
+import csv, re, sys
+raw = open(sys.argv[1]).read()
+# a judged interval's bounds follow the prediction's label: checked here, then set aside
+BOUNDS = re.compile(r" \(90%: ([0-9.]+) … ([0-9.]+)\)")
+parts = BOUNDS.sub("", raw).split("each real run beside the prediction of its recorded loader")
+rawlines = {l.split()[0]: l for l in raw.split("each real run beside the prediction of its recorded loader")[1].splitlines()
+            if l.startswith("m")}
 # two tables: the mean iteration time, then the whole run's time (run_time)
 assert len(parts) == 3 and parts[1].split("\n")[0].endswith("mean iteration time:") and \
     parts[2].split("\n")[0].endswith("the whole run's time (run_time):"), parts
@@ -302,6 +307,10 @@ for part, col in ((parts[1], "iter_time_mean"), (parts[2], "run_time")):
             inside = "-"  # the baseline replay: its interval is of its own trace, not of another run
         want = "%.4f %10.4f %+7.1f%% %6s  mres: pipe f=none s=none W=%d P=2 fs=1 cs=1" % (real[name], p, e, inside, w)
         assert want in lines[name], (want, lines[name])
+        if col == "iter_time_mean":  # the bounds of the interval judged, beside it
+            b = BOUNDS.search(rawlines[name])
+            assert (b is not None) == (inside != "-"), rawlines[name]
+            assert b is None or (b.group(1), b.group(2)) == ("%.4f" % float(lo), "%.4f" % float(hi)), (b.groups(), lo, hi)
         errs.append(abs(e))
     mean = [l for l in part.splitlines() if l.startswith("mean |error| over the 1 matched real run: ")]
     assert mean and mean[0].endswith("%.1f %%" % errs[1]), (mean, errs)
@@ -332,7 +341,7 @@ printf '[trace]\npath = p1.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\n' > "
   fail "compare --match, persistent workers against workers started anew: $(cat "$work/pmatch.txt")"
 "$stallsim" run "$work/p.ini" --set scenarios.persistent_workers=auto,true --out "$work/pres2" --quiet || fail "run p, persistent"
 "$stallsim" compare "$work/pres2" "$work/p2.h5" --match > "$work/pmatch2.txt" 2>&1 &&
-  grep -q "^p2.h5 *W=2 P=2 pw .*pres2: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true$" "$work/pmatch2.txt" && ok ||
+  grep -q "^p2.h5 *W=2 P=2 pw .*pres2: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\}$" "$work/pmatch2.txt" && ok ||
   fail "compare --match, persistent workers: $(cat "$work/pmatch2.txt")"
 # the same from another folder, where the base trace's recorded path no longer resolves:
 # results.h5 keeps its persistent_workers
@@ -360,8 +369,9 @@ mkdir -p "$work/elsewhere"
 "$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match --scenario fs0.5 > "$work/mscen.txt" ||
   fail "compare --match --scenario"
 $py - "$work/mscen.txt" "$work/mres/summary.csv" "$work/mreal.csv" <<'PY' && ok || fail "compare --match --scenario: $(cat "$work/mscen.txt")"
-import csv, sys
-parts = open(sys.argv[1]).read().split("each real run beside the prediction of its recorded loader")
+import csv, re, sys
+parts = re.sub(r" \(90%: [0-9.]+ … [0-9.]+\)", "", open(sys.argv[1]).read()).split(
+    "each real run beside the prediction of its recorded loader")
 assert len(parts) == 3 and "rows without alignment whose scenario holds 'fs0.5')" in parts[1].split("\n")[0], parts
 rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[2]))}
 real = {r["source"].split("/")[-1]: float(r["iter_time_mean"]) for r in csv.DictReader(open(sys.argv[3]))}
@@ -382,7 +392,7 @@ assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
 PY
 # whole parts only: fs0 is not fs0.5; fs=0.5 (the label's form) is
 "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0 | grep -q "^m2.h5 .*no prediction of its loader whose scenario holds that text" &&
-  "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs=0.5 | grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=0.5 cs=1$" &&
+  "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs=0.5 | grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=0.5 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\}$" &&
   ok || fail "compare --match --scenario matches whole parts"
 "$stallsim" compare "$work/mres" "$work/m2.h5" --scenario fs0.5 > "$work/mscen2.txt" 2>&1 && fail "--scenario without --match" ||
   { grep -q "give --match too" "$work/mscen2.txt" && ok || fail "--scenario without --match: $(cat "$work/mscen2.txt")"; }
@@ -417,7 +427,7 @@ PY
 "$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m1b.h5" --match --scenario fs0.5 > "$work/match4.txt" &&
   grep -q "^W=1 P=2, against the mean of its 2 real runs (.*): mres [-+][0-9.]* %$" "$work/match4.txt" &&
   "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario P=2 |
-  grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (+1 other row holds 'P=2')$" && ok ||
+  grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=1 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\} (+1 other row holds 'P=2')$" && ok ||
   fail "compare --match --scenario, repeats and rows alike: $(cat "$work/match4.txt")"
 # two runs of one loader far apart (the second's fetches 3x as long): the mean line asks
 # whether they are one setting, --match pairing by the loader alone
@@ -520,10 +530,11 @@ rc=0
 "$stallsim" gen -o "$work/s1w4.h5" --gpus 2 --iterations 200 --workers 4 --seed 11 >/dev/null || fail "gen s1w4"
 "$stallsim" compare "$work/sres1" "$work/sres2" "$work/s1w4.h5" "$work/m1.h5" --match > "$work/match2.txt" || fail "compare --match, two folders"
 $py - "$work/match2.txt" "$work/sres1/summary.csv" "$work/sres2/summary.csv" <<'PY' && ok || fail "compare --match, two folders: $(cat "$work/match2.txt")"
-import csv, sys
+import csv, re, sys
 text = open(sys.argv[1]).read()
 assert "each prediction against the last row" not in text, text
-lines = text.split("each real run beside the prediction of its recorded loader")[1].splitlines()
+lines = re.sub(r" \(90%: [0-9.]+ … [0-9.]+\)", "", text).split(
+    "each real run beside the prediction of its recorded loader")[1].splitlines()
 for src, path in (("sres1", sys.argv[2]), ("sres2", sys.argv[3])):
     pred = {r["label"]: float(r["iter_time_mean"]) for r in csv.DictReader(open(path))}
     for w in (4, 1):
