@@ -83,7 +83,7 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
 /* A run that would need more than all of its cores cannot run as predicted: it waits for
  * them. CPU sharing keeps most predictions below 100 %; one that still needs more is
  * marked. */
-#define CPU_BUSY_PCT 100.0
+#define CPU_BUSY_PCT SS_RANK_OVER_PCT
 /* Above this share of the cores the model's contention grows too slowly, so real runs come
  * out slower than predicted (the "near saturation" class; sim/models/DECISIONS.md). Said
  * once, and marked in the ranking. */
@@ -284,6 +284,18 @@ static int change_interval(const ss_summary *s, int j, int by_run, double *lo, d
     return 1;
 }
 
+/* How many ranked cuts, from the first, are as good as the best: within SS_RANK_MIN_PCT of
+ * it (real runs of one setting differ by about that much), and on the same side of the
+ * cores' limit (ss_rank_over) */
+static int tied_count(const ss_ranking *r)
+{
+    int tied = 1;
+    while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
+           r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
+        tied++;
+    return tied;
+}
+
 /* The measure the ranking cuts: the whole run's time or the mean iteration time. */
 static const char *ranked_measure(const ss_ranking *r)
 {
@@ -358,16 +370,12 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             fprintf(out, "  (%d more cut%s exactly the time of one kept before it in the table, from which %s in one "
                          "setting, which there changes nothing: not ranked)\n",
                     r->n_one, r->n_one == 1 ? " predicts" : "s predict", r->n_one == 1 ? "it differs" : "each differs");
-        /* cuts closer to the best than real runs of one setting are to each other: as good */
-        int tied = 1;
-        while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
-               r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
-            tied++;
+        const int tied = tied_count(r);
         /* the whole sweep's count: the list shows at most r->ntop */
         int near_all = 0;
         for (int j = 0; j < s->nsc; j++)
             near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
-                        (ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT) == r->top[0].over &&
+                        ss_rank_over(s, j) == r->top[0].over &&
                         (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) -
                                 r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
@@ -976,12 +984,11 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         for (char *q = strstr(out, ", "); q; q = strstr(q + 2, ", "))
             if (ucols(out, (size_t)(q - out) + 1) <= SS_ANSWER_WIDTH) cut = q;
         if (cut) {
-            char rest[LINE_BYTES];
+            char rest[sizeof out];
             *cut = '\0';
             say(sc, 1, "%s,", out);
             snprintf(rest, sizeof rest, "  %s", cut + 2);
-            memcpy(out, rest, sizeof out < sizeof rest ? sizeof out : sizeof rest);
-            u = strlen(out);
+            memcpy(out, rest, sizeof out);
         }
     }
     /* the settings every row shares: on the line where they fit, else on one of their own */
@@ -1206,10 +1213,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     say(sc, 0, "largest predicted cuts of the %s%s; %s:", r->by_run ? "whole run's time" : "mean iteration time",
         any_iv ? " (90% interval)" : "",
         r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
-    int tied = 1;
-    while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
-           r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
-        tied++;
+    const int tied = tied_count(r);
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0, unsure = 0;
     unsigned used = 0;

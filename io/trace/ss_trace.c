@@ -146,6 +146,14 @@ void ss_trace_meta_init(ss_trace_meta *m)
 }
 
 int ss_trace_meta_has_fetch(const ss_trace_meta *m) { return strcmp(m->fetch_times, "absent") != 0; }
+
+int ss_trace_meta_has_workers(const ss_trace_meta *m)
+{
+    if (!m->loader_workers) return -1;
+    for (int g = 0; g < m->gpus; g++)
+        if (m->loader_workers[g] > 0) return 1;
+    return 0;
+}
 int ss_trace_meta_has_cpu(const ss_trace_meta *m) { return m->fetch_cpu && m->loop_cpu && m->cpu_pool && m->cpu_pool_cores; }
 
 int ss_trace_meta_host_others(const ss_trace_meta *m, int *gpu, double *other, double *job)

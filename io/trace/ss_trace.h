@@ -108,6 +108,10 @@ const ss_trace_gpu_array *ss_trace_gpu_arrays(int *n);
 /* 1 when the trace's fetch columns hold measured fetch times (not an "absent" trace). */
 int ss_trace_meta_has_fetch(const ss_trace_meta *m);
 
+/* 1 when some GPU of the trace loads with worker processes, 0 when every GPU loads
+ * synchronously, -1 when the trace does not record its loader_workers. */
+int ss_trace_meta_has_workers(const ss_trace_meta *m);
+
 /* 1 when the trace records the CPU times of fetches and steps and its pools of cores
  * (/fetch_cpu_time, /loop_cpu_time, /cpu_pool with /cpu_pool_cores: recorder format 2). */
 int ss_trace_meta_has_cpu(const ss_trace_meta *m);

@@ -313,10 +313,8 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
 /* What the scenarios make of the time between epochs (MODELS-pipeline.md, "Between passes") */
 static const char *between_fate(const ss_trace_meta *m)
 {
-    int workers = 0;
-    for (int g = 0; m->loader_workers && g < m->gpus; g++) workers |= m->loader_workers[g] > 0;
     if (!m->pass_start) return "no pass starts: every scenario keeps it as measured";
-    if (!workers) return "no workers in the trace: every scenario keeps it as measured";
+    if (ss_trace_meta_has_workers(m) != 1) return "no workers in the trace: every scenario keeps it as measured";
     return "the pipeline model scales the workers' part with them";
 }
 

@@ -236,6 +236,8 @@ static void note_payoffs(const ss_summary *s, int alone, ss_ranking *out)
     }
 }
 
+int ss_rank_over(const ss_summary *s, int j) { return ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT; }
+
 ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, ss_ranking *out)
 {
     memset(out, 0, sizeof *out);
@@ -278,8 +280,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
             }
         }
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, ss_summary_change_pct(s, j),
-                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0,
-                                   ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT};
+                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0, ss_rank_over(s, j)};
     }
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the

@@ -65,6 +65,10 @@ typedef struct ss_ranking {
     double payoff_rows[SS_RANK_TOP]; /* and from how many batches per epoch on they pay off */
 } ss_ranking;
 
+/* 1 when row j keeps more than SS_RANK_OVER_PCT of a pool's cores busy (cpu_load_pct):
+ * it cannot run as predicted. */
+int ss_rank_over(const ss_summary *s, int j);
+
 /* Ranks the rows of s (rank 0), by the whole run's time (by_run) or the mean iteration
  * time. iterations_per_epoch converts a gain per iteration into seconds per epoch. A scenario is ranked only when |change| exceeds its model's baseline
  * error (0 for models whose baseline gives the measured run back by construction). Heal

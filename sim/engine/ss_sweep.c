@@ -809,9 +809,7 @@ static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc
         st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j], &out->tail[j]);
     out->kept_between = 0.0;
     /* (a trace whose every GPU loads synchronously has no workers to start or stop) */
-    const ss_trace_meta *m = ss_trace_meta_of(t);
-    int workers = !m->loader_workers;
-    for (int g = 0; !workers && g < m->gpus; g++) workers = m->loader_workers[g] > 0;
+    const int workers = ss_trace_meta_has_workers(ss_trace_meta_of(t)) != 0;
     out->kept_with = !workers ? SS_KEPT_OWN : !p.has_starts ? SS_KEPT_STARTS : !p.last_end ? SS_KEPT_STOPS : SS_KEPT_OWN;
     for (long e = 0; e < p.n; e++)
         out->kept_between += fmax(0.0, p.between[e] - (isnan(p.lead[e]) ? 0.0 : p.lead[e]) -
