@@ -25,7 +25,9 @@ static const char usage_head[] =
     "(absolute and %), effective-delay %, the whole run's time (run), an epoch's mean\n"
     "start (start, seconds) and the share of the cores kept busy (cpu%).\n"
     "\n"
-    "  --csv FILE     also write the table as CSV\n"
+    "  --csv FILE     also write the table as CSV; with --match, the match tables too, as\n"
+    "                 FILE-match.csv (cmp.csv: cmp-match.csv): one row per real run, measure\n"
+    "                 (steady or run) and prediction\n"
     "  --warmup N     warmup_iterations for traces (11)\n"
     "  --threshold S  effective_delay_threshold for traces, seconds (0.030)\n"
     "  --epoch E      summarise only epoch E of traces (all)\n"
@@ -148,18 +150,27 @@ static int compare_main(int argc, char **argv)
         return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario chooses --match's predictions: give --match too"));
     }
     cmp_folders folders = {0};
+    char mcsv[4200] = "", mtmp[4300] = ""; /* --match's CSV beside --csv's */
+    if (csv && t.match) cmp_match_csv_path(csv, mcsv, sizeof mcsv);
     ss_status st = csv ? cmp_check_csv_output(csv, inputs, ninputs) : SS_OK;
+    if (st == SS_OK && mcsv[0]) st = cmp_check_csv_output(mcsv, inputs, ninputs);
     if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = cmp_add_input(&t, inputs[i], &opts);
     if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);
     if (st == SS_OK && spread) st = cmp_check_spread(&t, &folders, inputs, ninputs);
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
+    FILE *mf = NULL;
+    if (st == SS_OK && mcsv[0]) st = cmp_csv_open(mcsv, mtmp, sizeof mtmp, &mf);
     if (st == SS_OK) {
         cmp_print_table(&t, stdout);
         cmp_print_waits(&t, stdout);
-        if (t.match) cmp_print_matches(&t, &folders, stdout);
+        if (t.match) cmp_print_matches(&t, &folders, stdout, mf);
         if (spread) cmp_print_spread(&t, &folders, stdout);
         if (csv) st = cmp_write_csv(&t, csv);
+    }
+    if (mf) {
+        st = cmp_csv_close(mf, mtmp, mcsv, st);
+        if (st == SS_OK) printf("wrote %s (the match tables: each real run beside its prediction)\n", mcsv);
     }
     cmp_folders_free(&folders);
     free(t.v);

@@ -105,12 +105,22 @@ void cmp_print_table(const cmp_table *t, FILE *out);
 /* The CSV may replace an earlier compare CSV only, never an input. */
 ss_status cmp_check_csv_output(const char *csv, char **inputs, int ninputs);
 ss_status cmp_write_csv(const cmp_table *t, const char *path);
+/* A number as a CSV field, after its comma ("" for NaN) */
+void cmp_csv_num(FILE *f, double v);
+/* A CSV written under a temporary name (open), renamed into place when st is SS_OK and
+ * every write went through, else removed (close) */
+ss_status cmp_csv_open(const char *path, char *tmp, size_t n, FILE **f);
+ss_status cmp_csv_close(FILE *f, const char *tmp, const char *path, ss_status st);
+/* --match's CSV beside --csv FILE: FILE's name with -match before .csv (cmp.csv: cmp-match.csv) */
+void cmp_match_csv_path(const char *csv, char *out, size_t n);
+#define CMP_MATCH_CSV_HEAD "real_run,measure,"
 
 /* ---- --match and --spread (ss_cmd_compare_match.c) ---- */
 
 ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f);
 void cmp_folders_free(cmp_folders *f);
-void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out);
+/* the match tables on out and, where csv is not NULL, their rows there (COMMANDS.md) */
+void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE *csv);
 void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out);
 /* --spread needs two results folders of different base runs: a usage error otherwise */
 ss_status cmp_check_spread(const cmp_table *t, const cmp_folders *f, char **inputs, int ninputs);

@@ -11,6 +11,7 @@
 #include "ss_limits.h"
 #include "ss_model.h"
 #include "ss_model_ids.h"
+#include "ss_report.h"
 #include "ss_results.h"
 #include "ss_cmd_compare.h"
 
@@ -269,8 +270,30 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
 /* One --match table: each trace beside the prediction of its recorded loader in column
  * col, the errors, the means of repeated loaders and the mean |error| over the what-ifs
  * per results folder (cnt, sum: scratch of t->n); *nown and *nother count the footnotes' cases */
+/* One pair of the match tables as a row of --match's CSV (NaN and NULL: an empty field) */
+static void match_csv(FILE *csv, const cmp_table *t, int i, int whole, const char *loader, int hit, double pred,
+                      double e, const char *in, double lo, double hi, int own, const char *note)
+{
+    if (!csv) return;
+    ss_report_csv_text(csv, cmp_shown_source(t, i));
+    fprintf(csv, ",%s,%s", whole ? "run" : "steady", loader);
+    cmp_csv_num(csv, t->v[i].r.num[whole ? cmp_run_column() : cmp_iter_column()]);
+    cmp_csv_num(csv, pred);
+    cmp_csv_num(csv, e);
+    fprintf(csv, ",%s", in && in[0] != '-' ? in : "");
+    cmp_csv_num(csv, lo);
+    cmp_csv_num(csv, hi);
+    fputc(',', csv);
+    if (hit >= 0) ss_report_csv_text(csv, cmp_shown_source(t, hit));
+    fputc(',', csv);
+    if (hit >= 0) ss_report_csv_text(csv, t->v[hit].r.text[2]);
+    fprintf(csv, ",%d,", own);
+    if (note) ss_report_csv_text(csv, note);
+    fputc('\n', csv);
+}
+
 static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, int whole, const char *what, int wsrc,
-                              int *cnt, double *sum, int *nown, int *nother, FILE *out)
+                              int *cnt, double *sum, int *nown, int *nother, FILE *out, FILE *csv)
 {
     const int nrow = cmp_rows_column();
     /* the prediction's 90 % interval of that column (COLUMNS.md) */
@@ -303,6 +326,8 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                 fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
                         any ? "" : loader, r->r.num[col], "-", "-", "-", cmp_shown_source(t, hit), t->v[hit].r.text[2],
                         isnan(e) ? "no value to compare" : "other iterations: not the same run's length");
+                match_csv(csv, t, i, whole, loader, hit, NAN, NAN, NULL, NAN, NAN, 0,
+                          isnan(e) ? "no value to compare" : "other iterations: not the same run's length");
                 any = 1;
                 continue;
             }
@@ -335,15 +360,20 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], bounds, more_txt);
+            match_csv(csv, t, i, whole, loader, hit, t->v[hit].r.num[col], e, in, in[0] != '-' ? lo : NAN,
+                      in[0] != '-' ? hi : NAN, own,
+                      more_txt[0] == ' ' ? more_txt + 1 : more_txt[0] ? more_txt : NULL);
             any = 1;
         }
-        if (!any)
+        if (!any) {
+            const char *why = r->workers == -1   ? "the trace records no loader settings"
+                              : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
+                              : t->scenario      ? "no prediction of its loader whose scenario holds that text"
+                                                 : "no such prediction among the inputs";
             fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-",
-                    "-", "-",
-                    r->workers == -1   ? "the trace records no loader settings"
-                    : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
-                    : t->scenario      ? "no prediction of its loader whose scenario holds that text"
-                                       : "no such prediction among the inputs");
+                    "-", "-", why);
+            match_csv(csv, t, i, whole, loader, -1, NAN, NAN, NULL, NAN, NAN, 0, why);
+        }
     }
     print_match_means(t, f, col, out);
     for (int a = 0; a < f->n; a++) {
@@ -376,7 +406,7 @@ static void say_busy_runs(const cmp_table *t, FILE *out)
  * the mean iteration time and then the whole run's time, and the mean |error| over the
  * what-ifs (a real run with the base's own loader is set beside the baseline replay, shown
  * and left out of it) */
-void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
+void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE *csv)
 {
     const int it = cmp_iter_column(), run = cmp_run_column();
     if (it < 0) return;
@@ -408,9 +438,13 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out)
         free(sum);
         return;
     }
-    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out);
+    if (csv)
+        fputs(CMP_MATCH_CSV_HEAD "loader,real,predicted,error_pct,in_90,lo,hi,prediction_source,prediction,"
+              "baseline_replay,note\n", csv);
+    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out, csv);
     if (run >= 0)
-        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out);
+        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out,
+                          csv);
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "

@@ -304,13 +304,46 @@ void cmp_print_table(const cmp_table *t, FILE *out)
     free(gid);
 }
 
-static void csv_num(FILE *f, double v)
+void cmp_csv_num(FILE *f, double v)
 {
     fputc(',', f);
     if (!isnan(v)) fprintf(f, "%.17g", v);
 }
 
-static int is_compare_csv(const char *path) { return ss_atomic_starts_with(path, "source,scenario,"); }
+/* a compare CSV: the table's (source,scenario,...) or --match's (real_run,measure,...) */
+static int is_compare_csv(const char *path)
+{
+    return ss_atomic_starts_with(path, "source,scenario,") || ss_atomic_starts_with(path, CMP_MATCH_CSV_HEAD);
+}
+
+void cmp_match_csv_path(const char *csv, char *out, size_t n)
+{
+    const size_t l = strlen(csv);
+    const int ext = l > 4 && !strcmp(csv + l - 4, ".csv");
+    snprintf(out, n, "%.*s-match.csv", (int)(ext ? l - 4 : l), csv);
+}
+
+ss_status cmp_csv_open(const char *path, char *tmp, size_t n, FILE **f)
+{
+    *f = NULL;
+    ss_status st = ss_atomic_tmpname(path, tmp, n);
+    if (st != SS_OK) return st;
+    *f = fopen(tmp, "w");
+    if (*f) return SS_OK;
+    int e = errno;
+    ss_atomic_discard(tmp);
+    return ss_fail(SS_EIO, "%s: cannot write: %s", path, strerror(e));
+}
+
+ss_status cmp_csv_close(FILE *f, const char *tmp, const char *path, ss_status st)
+{
+    int bad = ferror(f) | (fclose(f) != 0);
+    if (st != SS_OK || bad) {
+        ss_atomic_discard(tmp);
+        return st != SS_OK ? st : ss_fail(SS_EIO, "%s: write failed", path);
+    }
+    return ss_atomic_commit(tmp, path);
+}
 
 /* The CSV may replace an earlier compare CSV only: never one of the files read (a trace,
  * a folder's results.h5 or summary.csv), nor a file of another kind (`--csv` typed before
@@ -341,14 +374,9 @@ ss_status cmp_check_csv_output(const char *csv, char **inputs, int ninputs)
 ss_status cmp_write_csv(const cmp_table *t, const char *path)
 {
     char tmp[4300];
-    ss_status st = ss_atomic_tmpname(path, tmp, sizeof tmp);
+    FILE *f;
+    ss_status st = cmp_csv_open(path, tmp, sizeof tmp, &f);
     if (st != SS_OK) return st;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        ss_atomic_discard(tmp);
-        return ss_fail(SS_EIO, "%s: cannot write: %s", path, strerror(e));
-    }
     const ss_column *cc[SS_RESULTS_MAX_COLUMNS];
     int ci[SS_RESULTS_MAX_COLUMNS];
     int ncc = compare_columns(cc, ci);
@@ -374,16 +402,11 @@ ss_status cmp_write_csv(const cmp_table *t, const char *path)
                 fprintf(f, ",%.0f", v);
                 continue;
             }
-            csv_num(f, v);
-            csv_num(f, v - ref);
-            if (cc[k]->flags & SS_COLF_COMPARE_PCT) csv_num(f, cmp_pct(v, ref));
+            cmp_csv_num(f, v);
+            cmp_csv_num(f, v - ref);
+            if (cc[k]->flags & SS_COLF_COMPARE_PCT) cmp_csv_num(f, cmp_pct(v, ref));
         }
         fputc('\n', f);
     }
-    int bad = ferror(f) | (fclose(f) != 0);
-    if (bad) {
-        ss_atomic_discard(tmp);
-        return ss_fail(SS_EIO, "%s: write failed", path);
-    }
-    return ss_atomic_commit(tmp, path);
+    return cmp_csv_close(f, tmp, path, SS_OK);
 }

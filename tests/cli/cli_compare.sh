@@ -324,6 +324,34 @@ assert lines["m2.h5"].endswith("cs=1 [+1 with fetch_scale, compute_scale or heal
 assert any(l.startswith("[+N with ...]: the results folder also predicts that loader with other storage") for l in text), text
 assert any(l.startswith("a real run with its base trace's own loader settings is set beside the baseline replay") for l in text), text
 PY
+# --match with --csv: the match tables as rows of FILE-match.csv, each number the text's
+# and the error recomputed from the pair; the interval only where it is judged
+"$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m2.h5" "$work/m8.h5" --match --csv "$work/mc.csv" \
+  > "$work/matchc.txt" || fail "compare --match --csv"
+$py - "$work/mc-match.csv" "$work/mres/summary.csv" "$work/mreal.csv" "$work/matchc.txt" <<'PY' && ok || fail "compare --match --csv: $(cat "$work/mc-match.csv")"
+import csv, sys
+got = list(csv.DictReader(open(sys.argv[1])))
+rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[2]))}
+assert [(r["real_run"], r["measure"]) for r in got] == [(n, m) for m in ("steady", "run")
+                                                       for n in ("m1.h5", "m2.h5", "m8.h5")], got
+for r in got:
+    col = {"steady": "iter_time_mean", "run": "run_time"}[r["measure"]]
+    if r["real_run"] == "m8.h5":
+        assert r["predicted"] == r["error_pct"] == r["in_90"] == "" and r["note"] == "no such prediction among the inputs", r
+        continue
+    w = int(r["real_run"][1])
+    p = rows["pipe f=none s=none W=%d P=2 fs=1 cs=1" % w]
+    assert float(r["predicted"]) == float(p[col]) and r["loader"] == "W=%d P=2" % w, r
+    assert abs(float(r["error_pct"]) - 100 * (float(r["predicted"]) / float(r["real"]) - 1)) < 1e-9, r
+    assert r["baseline_replay"] == ("1" if w == 1 else "0"), r
+    if w == 1:  # the baseline replay: no interval judged
+        assert r["in_90"] == r["lo"] == r["hi"] == "", r
+    else:
+        lo, hi = float(r["lo"]), float(r["hi"])
+        assert (lo, hi) == (float(p[col.replace("_mean", "") + "_lo"]), float(p[col.replace("_mean", "") + "_hi"])), r
+        assert r["in_90"] == ("yes" if lo <= float(r["real"]) <= hi else "no"), r
+assert "wrote %s (the match tables" % sys.argv[1] in open(sys.argv[4]).read()
+PY
 # persistent_workers as recorded: a real run whose workers persisted is not set beside a
 # prediction of workers started anew, and is beside one of persistent_workers = true
 $py - "$work" <<'PY' || fail "python edits (persistent_workers)"
