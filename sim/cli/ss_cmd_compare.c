@@ -8,6 +8,7 @@
 
 #include "ss_atomic.h"
 #include "ss_cmd.h"
+#include "ss_screen.h"
 #include "ss_config.h"
 #include "ss_cmd_compare.h"
 
@@ -159,6 +160,7 @@ static int compare_main(int argc, char **argv)
     if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);
     if (st == SS_OK && spread) st = cmp_check_spread(&t, &folders, inputs, ninputs);
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);
+    if (st == SS_OK) ss_screen_begin(); /* prose wraps on a terminal */
     FILE *mf = NULL;
     if (st == SS_OK && mcsv[0]) st = cmp_csv_open(mcsv, mtmp, sizeof mtmp, &mf);
     if (st == SS_OK) {

@@ -20,6 +20,7 @@
 #include "ss_parts.h"
 #include "ss_rank.h"
 #include "ss_report.h"
+#include "ss_screen.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
 #include "ss_drift.h"
@@ -434,6 +435,7 @@ int ss_cmd_run(const ss_comm *c, int argc, char **argv)
         free(j.a.sets);
         return 0;
     }
+    if (st == SS_OK && !j.a.json && c->rank == 0) ss_screen_begin(); /* prose wraps on a terminal */
     st = load_config(c, &j, st);
     st = open_trace(c, &j, st);
     st = prepare(c, &j, st);

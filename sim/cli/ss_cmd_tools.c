@@ -10,6 +10,7 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
+#include "ss_screen.h"
 #include "ss_drift.h"
 #include "ss_passes.h"
 #include "ss_config.h"
@@ -324,6 +325,7 @@ static int info_main(int argc, char **argv)
         fputs(info_usage, stdout);
         return 0;
     }
+    ss_screen_begin(); /* prose wraps on a terminal */
     ss_config defaults;
     ss_config_defaults(&defaults);
     const char *path = NULL;

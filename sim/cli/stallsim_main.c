@@ -7,6 +7,7 @@
 #include "ss_atomic.h"
 #include "ss_cmd.h"
 #include "ss_model.h"
+#include "ss_screen.h"
 #include "ss_version.h"
 
 static const char usage[] =
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
     /* after MPI's start-up, which installs handlers of its own */
     ss_atomic_install_signals();
     int rc = stdout_checked(fn(&c, argc - 1, argv + 1));
+    if (ss_screen_end() && rc == 0) rc = 1; /* a command's wrapped output (ss_screen_begin) */
     if (ss_atomic_unclosable()) {
         /* an HDF5 file could not be closed (full disk): libhdf5 1.10 would crash in its
          * exit handlers (at MPI_Finalize or exit), so the process ends without them */
