@@ -319,7 +319,7 @@ static void add_gpu(const share_eval *e, int g, const double *s, terms *t)
         double lo = (fp + e->gap[g]) / e->W[g];
         t->lo = lo > t->lo ? lo : t->lo;
         /* its delivery, stretched where its batches waited for its loop in the trace */
-        const double k = ss_share_delivery_factor(e->ready, g, r), d = e->delivery[g] * k;
+        const double k = ss_share_delivery_factor(e->ready, g, s[p], sh->s0[p]), d = e->delivery[g] * k;
         t->dmax = d > t->dmax ? d : t->dmax;
         t->dfac = k > t->dfac ? k : t->dfac;
     } else {

@@ -69,11 +69,16 @@ typedef struct {
  * is ready at its ask: 0.5). MODELS-pipeline.md defines it; DECISIONS.md says why. */
 #define SS_SHARE_READY_SHARE 0.95
 
-/* GPU g's delivery factor at its pool's stretch ratio r = s1 / s0: r where its deliveries
- * stretch (ready[g] set), else 1 (ready NULL: none stretches). */
-static inline double ss_share_delivery_factor(const unsigned char *ready, int g, double r)
+/* ready[g] of a GPU whose delivery was measured on idle cores (the recorder's probe of a
+ * synchronous trace): it stretches by s1 itself, not by s1 / s0 */
+#define SS_SHARE_READY_IDLE 2
+
+/* GPU g's delivery factor at its pool's stretch s1 (s0 at the trace's load): s1 / s0 where
+ * its deliveries stretch from the trace's load (ready[g] 1), s1 where they were measured on
+ * idle cores (SS_SHARE_READY_IDLE), else 1 (ready NULL: none stretches). */
+static inline double ss_share_delivery_factor(const unsigned char *ready, int g, double s1, double s0)
 {
-    return ready && ready[g] ? r : 1.0;
+    return !ready || !ready[g] ? 1.0 : ready[g] == SS_SHARE_READY_IDLE ? s1 : s1 / s0;
 }
 
 /* The stretch of a pool of `cores` cores whose threads want, when alone, gang_u CPU
@@ -146,8 +151,8 @@ typedef struct {
      * delivery_rows; 0: the largest of `delivery` */
     double delivery_rows_factor;
     /* [gpus] 1 where the GPU's deliveries stretch with its pool (as sh->ready, but a healed
-     * GPU that takes the others' delivery takes the flag most of them have), or NULL:
-     * sh->ready */
+     * GPU that takes the others' delivery takes the flag most of them have),
+     * SS_SHARE_READY_IDLE where its delivery is the probe's, or NULL: sh->ready */
     const unsigned char *ready;
 } ss_share_scenario;
 

@@ -50,7 +50,8 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g)
     if (made_synchronous(p, l.workers, g)) l.delivery = 0.0;
     /* a synchronous trace shows no delivery: a GPU given workers takes the probe's (auto) */
     if (p->delivery_gpu && ssp_probed(p, l.workers, g))
-        l.delivery = p->probe_gpu[SSP_PROBE_DELIVERY][g] * factor_of(p->delivery_factor);
+        l.delivery = p->probe_gpu[SSP_PROBE_DELIVERY][g] * factor_of(p->delivery_factor) *
+                     (p->cpu_delivery_gpu ? p->cpu_delivery_gpu[g] : 1.0);
     return l;
 }
 
@@ -104,10 +105,14 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
         s->refill_a[g] = s->ld[g].refill_gap;
         s->deliv_a[g] = s->ld[g].delivery;
         s->dadd_a[g] = p->delivery_measured > 0.0 && p->delivery_gpu && ssp_probed(p, s->ld[g].workers, g)
-                           ? p->probe_gpu[SSP_PROBE_DELIVERY][g] * p->delivery_measured
+                           ? p->probe_gpu[SSP_PROBE_DELIVERY][g] * p->delivery_measured *
+                                 (p->cpu_delivery_gpu ? p->cpu_delivery_gpu[g] : 1.0)
                            : 0.0;
+        /* (a probed GPU's factor is its probe's: its synchronous rows' deliveries keep theirs) */
         s->dfac_a[g] = made_synchronous(p, s->ld[g].workers, g) ? 0.0
-                       : p->delivery_measured * (p->cpu_delivery_gpu ? p->cpu_delivery_gpu[g] : 1.0);
+                       : p->delivery_measured * (p->cpu_delivery_gpu && !ssp_probed(p, s->ld[g].workers, g)
+                                                     ? p->cpu_delivery_gpu[g]
+                                                     : 1.0);
         if (s->ld[g].workers != s->ld[0].workers || s->ld[g].prefetch != s->ld[0].prefetch) s->same_shape = 0;
     }
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);

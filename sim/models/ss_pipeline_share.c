@@ -19,20 +19,25 @@ int ssp_same_load(const ssp_params *p, const ss_scenario *s, const int *trace_wo
 /* The scenario's delivery flags into ready[gpus] (MODELS-pipeline.md, "Deliveries of GPUs
  * whose batches waited"): the trace's; a healed GPU keeps its own where the scenario
  * replays each batch's measured delivery (its own), and where it takes the other GPUs'
- * median delivery it takes the flag of most of them (more than half flagged: flagged). */
+ * median delivery it takes the flag of most of them (more than half flagged: flagged); a
+ * probed GPU (ssp_probed) is SS_SHARE_READY_IDLE. */
 static void scenario_ready(const ss_share *sh, const ssp_params *p, const ss_healset *h, int gpus,
                            unsigned char *ready)
 {
     for (int g = 0; g < gpus; g++) ready[g] = sh->ready ? sh->ready[g] : 0;
-    if (h->n == 0 || p->delivery_measured > 0.0) return;
-    int flagged = 0, others = 0;
-    for (int g = 0; g < gpus; g++)
-        if (!ss_healset_has(h, g)) {
-            flagged += ready[g];
-            others++;
-        }
-    for (int g = 0; g < gpus; g++)
-        if (ss_healset_has(h, g)) ready[g] = 2 * flagged > others;
+    if (h->n > 0 && p->delivery_measured <= 0.0) {
+        int flagged = 0, others = 0;
+        for (int g = 0; g < gpus; g++)
+            if (!ss_healset_has(h, g)) {
+                flagged += ready[g];
+                others++;
+            }
+        for (int g = 0; g < gpus; g++)
+            if (ss_healset_has(h, g)) ready[g] = 2 * flagged > others;
+    }
+    /* a probed GPU's delivery was measured after the job, on its idle cores */
+    for (int g = 0; g < gpus && !ssp_off(SSP_RULE_PROBE_STRETCH); g++)
+        if (ssp_probed(p, ssp_loader_of(p, g).workers, g)) ready[g] = SS_SHARE_READY_IDLE;
 }
 
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
@@ -80,7 +85,7 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         for (int g = 0; g < gpus; g++) {
             wall[g] = ss_share_cpu_wall(sh, g, c[g], q ? q[g] : 0.0);
             ratio[g] = s1[sh->pool_of[g]] / sh->s0[sh->pool_of[g]];
-            dk[g] = ss_share_delivery_factor(st->ready, g, ratio[g]);
+            dk[g] = ss_share_delivery_factor(st->ready, g, s1[sh->pool_of[g]], sh->s0[sh->pool_of[g]]);
             if (W[g] > 0 && (isnan(st->delivery_factor) || dk[g] > st->delivery_factor)) st->delivery_factor = dk[g];
         }
         if (isnan(st->delivery_factor)) st->delivery_factor = 1.0;

@@ -88,6 +88,32 @@ for w in (1, 8):
 print("ok")
 PY
 
+# CPU sharing on: the probe's delivery, measured after the job on idle cores, stretches by
+# the scenario's stretch s1 itself (summary.csv's cpu_stretch, one pool), and by nothing
+# with probe_stretch ablated; the synchronous rows' own deliveries keep theirs
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = 8\n[output]\nper_iteration = true\n' \
+  "$trace" > "$work/s.ini"
+"$stallsim" run --quiet "$work/s.ini" --out "$work/s_on" > "$work/s.txt" 2>&1 &&
+  STALLSIM_PIPELINE_OFF=probe_stretch "$stallsim" run --quiet "$work/s.ini" --out "$work/s_off" >> "$work/s.txt" 2>&1 &&
+  ok || fail "run, CPU sharing on: $(cat "$work/s.txt")"
+$py - "$trace" "$work/s_on" "$work/s_off" <<'PY' && ok || fail "the probe's delivery stretched by s1"
+import csv, sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")
+st, ts, fs, ft = (t["timeline"][k][:] for k in ("stall_time", "train_start", "fetch_start", "fetch_time"))
+ask = ts - st
+dmeas = np.maximum(0.0, st - np.maximum(0.0, fs + ft - ask))
+dl = t["probe_delivery_time"][:]
+name = "pipeline_fetch-none_start-none_w-8_p2_fs1_cs1"
+for d, on in ((sys.argv[2], 1), (sys.argv[3], 0)):
+    row = list(csv.DictReader(open(d + "/summary.csv")))[1]
+    s1 = float(row["cpu_stretch"])
+    assert s1 > 1.2, s1  # 8 workers per GPU crowd the cores
+    k = (h5py.File(d + "/results.h5", "r")["scenarios/%s/stall_time" % name][:] - dmeas) / dl
+    # past each epoch's first rows the loaders keep ahead: each stall is its deliveries
+    share = np.mean(np.abs(k - (s1 if on else 1.0)) <= 1e-9)
+    assert share >= 0.9, (d, s1, share)
+PY
+
 # the probe's class has an interval where its calibration runs give one, the ablated none of it
 $py - "$work/on/summary.csv" <<'PY' && ok || fail "the probed rows' intervals"
 import csv, sys
