@@ -1324,7 +1324,7 @@ static void print_answer(const ss_summary *s, const labels *L, table_cols t, int
     int intervals = 0; /* a row with an interval: its model has a table of errors */
     for (int j = 0; s->cls && j < s->nsc && !intervals; j++) intervals = s->cls[j] != NULL;
     say(sc, 0, "more: --explain (%severy caveat%s), --json (every figure%s)", nn, unranked ? ", what was not ranked" : "",
-        intervals ? ", every row's interval" : "");
+        intervals ? " and interval" : "");
     screen_fit(sc, SS_ANSWER_LINES - 1); /* the caller's "wrote" line is the last */
     for (int i = 0; i < sc->n; i++) fprintf(out, "%s\n", sc->text[i]);
     free(sc);

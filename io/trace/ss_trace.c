@@ -294,20 +294,25 @@ void ss_slab_free(ss_slab *s)
 
 /* ---- reader ---- */
 
+/* what an existing link that HDF5 cannot follow says of the file */
+#define DAMAGED "the file looks damaged (a copy cut short or overwritten in part?)"
+
 static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank, H5T_class_t cls,
                               size_t size, hid_t *out)
 {
     char full[128];
     snprintf(full, sizeof full, "/timeline/%s", name);
-    if (H5Lexists(t->file, full, H5P_DEFAULT) <= 0)
-        return ss_fail(SS_EDATA, "%s: dataset %s is missing", t->path, full);
+    const htri_t there = H5Lexists(t->file, full, H5P_DEFAULT);
+    if (there < 0) /* HDF5 could not read the group's links */
+        return ss_fail(SS_EDATA, "%s: dataset %s cannot be read: %s", t->path, full, DAMAGED);
+    if (there == 0) return ss_fail(SS_EDATA, "%s: dataset %s is missing", t->path, full);
     /* no chunk cache: the slabs read whole chunks, which HDF5 then moves straight into the
      * slab instead of through the cache (one copy of every chunk less) */
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     if (dapl >= 0) H5Pset_chunk_cache(dapl, 0, 0, 1.0);
     hid_t d = H5Dopen2(t->file, full, dapl >= 0 ? dapl : H5P_DEFAULT);
     if (dapl >= 0) H5Pclose(dapl);
-    if (d < 0) return ss_fail(SS_EDATA, "%s: dataset %s cannot be opened", t->path, full);
+    if (d < 0) return ss_fail(SS_EDATA, "%s: dataset %s cannot be opened: %s", t->path, full, DAMAGED);
     *out = d;
     hid_t sp = H5Dget_space(d), ty = H5Dget_type(d);
     int rank = H5Sget_simple_extent_ndims(sp);
@@ -627,8 +632,10 @@ static ss_status read_meta(ss_trace_file *t)
 
 static ss_status open_datasets(ss_trace_file *t)
 {
-    if (H5Lexists(t->file, "/timeline", H5P_DEFAULT) <= 0)
-        return ss_fail(SS_EDATA, "%s: group /timeline is missing", t->path);
+    const htri_t there = H5Lexists(t->file, "/timeline", H5P_DEFAULT);
+    if (there < 0)
+        return ss_fail(SS_EDATA, "%s: group /timeline cannot be read: %s", t->path, DAMAGED);
+    if (there == 0) return ss_fail(SS_EDATA, "%s: group /timeline is missing", t->path);
     /* epoch: any integer type (int32 as written, int64 as h5py writes it), read as int32;
      * index: any integer type, read as int64 (HDF5 converts) */
     ss_status st = open_checked(t, "epoch", 1, H5T_INTEGER, 0, &t->d_epoch);

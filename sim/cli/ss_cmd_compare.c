@@ -157,6 +157,7 @@ static int compare_main(int argc, char **argv)
     if (st == SS_OK && mcsv[0]) st = cmp_check_csv_output(mcsv, inputs, ninputs);
     if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = cmp_add_input(&t, inputs[i], &opts);
+    if (st == SS_OK && t.match) st = cmp_check_match(&t);
     if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);
     if (st == SS_OK && spread) st = cmp_check_spread(&t, &folders, inputs, ninputs);
     if (st == SS_OK && csv) ss_atomic_sweep_stale_beside(csv);

@@ -119,6 +119,9 @@ void cmp_match_csv_path(const char *csv, char *out, size_t n);
 
 ss_status cmp_folders_of(const cmp_table *t, cmp_folders *f);
 void cmp_folders_free(cmp_folders *f);
+/* --match needs a trace among the inputs, and --scenario a text some row holds: a usage
+ * error otherwise */
+ss_status cmp_check_match(const cmp_table *t);
 /* the match tables on out and, where csv is not NULL, their rows there (COMMANDS.md) */
 void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE *csv);
 void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out);

@@ -402,6 +402,23 @@ static void say_busy_runs(const cmp_table *t, FILE *out)
                      "holds its base run's): record them again on quiet cores\n");
 }
 
+ss_status cmp_check_match(const cmp_table *t)
+{
+    int ntr = 0, held = 0;
+    for (int i = 0; i < t->n; i++) {
+        ntr += t->v[i].kind == CMP_TRACE;
+        held |= t->scenario && t->v[i].kind == CMP_REPLAY && row_holds(&t->v[i], t->scenario);
+    }
+    if (ntr == 0)
+        return ss_fail(SS_EUSAGE, "compare: --match needs a trace among the inputs: a real run to set beside its "
+                                  "prediction (compare RESULTS run.h5 --match)");
+    /* a text that no row holds is most likely mistyped */
+    if (t->scenario && !held)
+        return ss_fail(SS_EUSAGE, "compare: --scenario %s: no row of the results holds it as a whole part of its "
+                                  "scenario name (such as heal-1, fs0.5) or label (heal=1, fs=0.5)", t->scenario);
+    return SS_OK;
+}
+
 /* --match: each trace beside the prediction of its recorded loader (plain_prediction), for
  * the mean iteration time and then the whole run's time, and the mean |error| over the
  * what-ifs (a real run with the base's own loader is set beside the baseline replay, shown
@@ -417,17 +434,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
             wsrc = l > wsrc ? l : wsrc;
             ntr++;
         }
-    if (ntr == 0) {
-        fprintf(out, "--match: no trace among the inputs (a real run to set beside its prediction)\n");
-        return;
-    }
-    /* --scenario: a text that no row holds is most likely mistyped */
-    int held = 0;
-    for (int i = 0; t->scenario && i < t->n && !held; i++)
-        held = t->v[i].kind == CMP_REPLAY && row_holds(&t->v[i], t->scenario);
-    if (t->scenario && !held)
-        fprintf(out, "--scenario %s: no row of the results holds it as a whole part of its scenario name (such as "
-                     "heal-1, fs0.5) or label (heal=1, fs=0.5)\n", t->scenario);
+    if (ntr == 0) return; /* (cmp_check_match refused it) */
     /* each real run is set beside each results folder's prediction, and each folder gets
      * its own mean */
     int nown = 0, nother = 0, nown_run = 0, nother_run = 0;

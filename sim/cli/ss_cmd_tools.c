@@ -325,7 +325,6 @@ static int info_main(int argc, char **argv)
         fputs(info_usage, stdout);
         return 0;
     }
-    ss_screen_begin(); /* prose wraps on a terminal */
     ss_config defaults;
     ss_config_defaults(&defaults);
     const char *path = NULL;
@@ -471,7 +470,11 @@ static int info_main(int argc, char **argv)
     return st == SS_OK ? 0 : ss_cmd_fail(st);
 }
 
-int ss_cmd_info(const ss_comm *c, int argc, char **argv) { return on_rank0(c, info_main, argc, argv); }
+int ss_cmd_info(const ss_comm *c, int argc, char **argv)
+{
+    if (c->rank == 0) ss_screen_begin(); /* prose wraps on a terminal */
+    return on_rank0(c, info_main, argc, argv);
+}
 
 /* ---- import ---- */
 

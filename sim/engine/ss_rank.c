@@ -66,7 +66,8 @@ static int unhealed_twin(const ss_summary *s, int j)
         if (k == j || b->model != a->model || b->heal.n != 0) continue;
         if (b->fetch_align == a->fetch_align && b->start_align == a->start_align &&
             b->workers.is_auto == a->workers.is_auto && b->workers.value == a->workers.value &&
-            b->prefetch == a->prefetch && b->fetch_scale == a->fetch_scale && b->compute_scale == a->compute_scale)
+            b->prefetch == a->prefetch && b->fetch_scale == a->fetch_scale && b->compute_scale == a->compute_scale &&
+            b->persistent == a->persistent)
             return k;
     }
     return -1;

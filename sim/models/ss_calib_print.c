@@ -232,8 +232,9 @@ static void print_worst(const ss_calib *c, FILE *out)
 void ss_calib_print(const ss_calib *c, FILE *out)
 {
     const int G = c->gpus;
-    fprintf(out, "calibration: %d %s, from the first %ld %s (took %.3f s); %s\n", G, ss_plural(G, "GPU", "GPUs"),
-            c->rows_used, ss_plural(c->rows_used, "iteration", "iterations"), c->seconds, loader_source(c));
+    /* (its time is --timing's: the lines are the same on every run and rank count) */
+    fprintf(out, "calibration: %d %s, from the first %ld %s; %s\n", G, ss_plural(G, "GPU", "GPUs"), c->rows_used,
+            ss_plural(c->rows_used, "iteration", "iterations"), loader_source(c));
     if (c->fetch_cpu_gpu) print_fetch_cpu(c, out);
     if (c->share && c->share->pools > 0) print_cpu_sharing(c, out);
     if (c->ask_lags)

@@ -30,6 +30,7 @@ flagged = [l for l in cuts if re.search(r"%\s+(tie|ahead|heal|sync|over|busy|onl
 legend = [l for l in after if l.startswith("flags:")]
 assert bool(flagged) == bool(legend), ("legend", flagged, legend)
 assert any(l.startswith("more: --explain") for l in after), "no pointer line"
+assert not any(l.startswith("more: --explain") and "…" in l for l in after), "the pointer line cut"
 assert not any(l.startswith(("calibration:", "note:")) for l in lines), "calibration or notes by default"
 print("%d lines after the table, %d ranked cuts, %d flagged" % (len(after), len(cuts), len(flagged)))
 PY

@@ -390,7 +390,14 @@ mkdir -p "$work/elsewhere"
   [ "$(grep -c "^m2short.h5 .* - *- *-  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1 (other iterations: not the same run's length)" "$work/mshort.txt")" -eq 1 ] &&
   grep -q "^m2short.h5 .* [-+][0-9.]*% *\(yes\|no\|-\)  mres: pipe f=none s=none W=2 P=2 fs=1 cs=1" "$work/mshort.txt" && ok ||
   fail "compare --match, a run of another length: $(cat "$work/mshort.txt")"
-"$stallsim" compare "$work/mres" --match | grep -q "^--match: no trace among the inputs" && ok || fail "compare --match without a trace"
+# --match without a trace, or --scenario with a text no row holds: a usage error (exit 2),
+# the message alone
+"$stallsim" compare "$work/mres" --match > "$work/mnone.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: compare: --match needs a trace among the inputs" "$work/mnone.txt" &&
+  [ "$(wc -l < "$work/mnone.txt")" -eq 1 ] && ok || fail "compare --match without a trace (exit $rc): $(cat "$work/mnone.txt")"
+"$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario zzz > "$work/mnone.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: compare: --scenario zzz: no row of the results holds it" "$work/mnone.txt" &&
+  [ "$(wc -l < "$work/mnone.txt")" -eq 1 ] && ok || fail "compare --scenario held by no row (exit $rc): $(cat "$work/mnone.txt")"
 # --scenario TEXT: each real run beside its loader's row whose scenario holds TEXT (here the
 # storage twice as fast, as if the runs were recorded so): the base's own loader too, which
 # is then a prediction like any other, in the mean, with its interval's verdict
@@ -419,7 +426,7 @@ assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
 assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
 PY
 # whole parts only: fs0 is not fs0.5; fs=0.5 (the label's form) is
-"$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0 | grep -q "^m2.h5 .*no prediction of its loader whose scenario holds that text" &&
+! "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0 > /dev/null 2>&1 &&
   "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs=0.5 | grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=0.5 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\}$" &&
   ok || fail "compare --match --scenario matches whole parts"
 "$stallsim" compare "$work/mres" "$work/m2.h5" --scenario fs0.5 > "$work/mscen2.txt" 2>&1 && fail "--scenario without --match" ||
