@@ -380,12 +380,12 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                                 r->top[0].change_pct < SS_RANK_MIN_PCT;
         char more[96] = "";
         if (near_all > tied)
-            snprintf(more, sizeof more, " (%d scenarios of the sweep in all: summary.csv's %s lists them)", near_all,
+            snprintf(more, sizeof more, "; %d scenarios of the sweep in all do (summary.csv's %s)", near_all,
                      r->by_run ? "run_change_pct" : "change_pct");
         if (tied > 1)
-            fprintf(out, "  (the first %d%s differ by less than %.0f point%s: as good as equal, as real runs of one "
+            fprintf(out, "  (the first %d differ by less than %.0f point%s%s: as good as equal, as real runs of one "
                          "setting differ by 1-2 %%; take the cheapest)\n",
-                    tied, more, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s");
+                    tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s", more);
         /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
         int same = 1;
         const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
@@ -396,7 +396,9 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                                     1e-9 * ss_summary_run_time(s, ss_summary_measured(s))
                               : fabs(r->top[same].change_s - r->top[0].change_s) <= tie))
                 same++;
-        if (same > 1) fprintf(out, "  (the first %d predict the same time: %s)\n", same, first->same_time_note);
+        if (same > 1)
+            fprintf(out, "  (the first %d predict the same %s: %s)\n", same,
+                    r->by_run ? "whole run's time" : "mean iteration time", first->same_time_note);
         if (ahead && ahead->ahead_note) fprintf(out, "  (%s)\n", ahead->ahead_note);
         if (ahead && ahead_heal && ahead->ahead_heal_note) fprintf(out, "  (%s)\n", ahead->ahead_heal_note);
     }
