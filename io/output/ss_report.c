@@ -1411,6 +1411,8 @@ static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, int k)
     json_num(f, r->top[k].change_pct);
     fputs(", \"change_s\": ", f);
     json_num(f, r->top[k].change_s);
+    fputs(", \"run_change_s\": ", f);
+    json_num(f, ss_summary_run_time(s, r->top[k].j) - ss_summary_run_time(s, ss_summary_measured(s)));
     fputs(", \"steady_change_pct\": ", f);
     json_num(f, r->top[k].steady_pct);
     fputs(", \"run_change_pct\": ", f);

@@ -298,11 +298,15 @@ print("ranked by run:", [(l[0], l[1], l[2], l[3]) for l in lines])
 PY
 # the same in the JSON: a pay-off only where the steady change is 1 % or more the other way
 "$stallsim" run "$work/wr.ini" --json --quiet --out "$work/r1j" > "$work/r1j.json" 2>&1 || fail "run --json"
-$py - "$work/r1j.json" <<'PY' && ok || fail "pay-off in the JSON: $(head -c 600 "$work/r1j.json")"
-import json, sys
+$py - "$work/r1j.json" "$work/r1j/summary.csv" <<'PY' && ok || fail "pay-off in the JSON: $(head -c 600 "$work/r1j.json")"
+import csv, json, sys
 top = json.load(open(sys.argv[1]))["ranking"]["top"]
 assert top, "no ranked cut"
+rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[2]))}
 for c in top:
+    # the whole run's change in seconds: the scenario's run_time less the measured run's
+    want = float(rows[c["scenario"]]["run_time"]) - float(rows["measured"]["run_time"])
+    assert abs(c["run_change_s"] - want) <= 1e-9 * float(rows["measured"]["run_time"]), (c, want)
     agree = c["steady_change_pct"] * c["run_change_pct"] >= 0 or abs(c["steady_change_pct"]) < 1.0
     assert (c["payoff_batches_per_epoch"] is None) == agree, c
 print("pay-offs:", [(c["scenario"], c["steady_change_pct"], c["payoff_batches_per_epoch"]) for c in top])
