@@ -812,11 +812,21 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
         if (!any++)
             fprintf(out, "interval width: the trace's halves differ by v = %.1f%%; each class's model error m and v "
                          "give the scale s = sqrt(m^2 + v^2) of its errors, and its interval spans its 5%% and 95%% "
-                         "scaled errors times s\n",
+                         "scaled errors times s; where its errors lean one way, so does its interval\n",
                     100.0 * v);
-        fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%\n", c->name,
+        fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%", c->name,
                 100.0 * c->model_error[0], 100.0 * c->model_error[1], 100.0 * hypot(c->model_error[0], v),
                 100.0 * hypot(c->model_error[1], v));
+        /* where the real value lies against the prediction: the interval's ends, which lean
+         * where the class's errors lean */
+        const double *z[2] = {c->steady, c->run};
+        for (int k = 0; k < 2; k++) {
+            const double sc = hypot(c->model_error[k], v), a = 1.0 + z[k][1] * sc, b = 1.0 + z[k][0] * sc;
+            if (a > 0.0 && b > 0.0)
+                fprintf(out, "%s %+.1f … %+.1f%%%s", k ? "," : "; the real value", 100.0 * (1.0 / a - 1.0),
+                        100.0 * (1.0 / b - 1.0), k ? " (whole run) of the prediction" : " (steady)");
+        }
+        fputc('\n', out);
     }
     if (none)
         fprintf(out, "%d row%s without an interval: %s model has no table of errors on real runs\n", none,

@@ -68,12 +68,18 @@ for lab, ch, lo, hi in lines:
 # --explain says what sets the width: v, and each class's m and s, to the printed digit
 hv = re.search(r"^interval width: the trace's halves differ by v = ([\d.]+)%", text, re.M)
 assert hv and abs(float(hv.group(1)) - 100 * v) < 0.051, (hv, v)
-shown = re.findall(r"^  (\S.*?)\s+m = ([\d.]+)% steady, ([\d.]+)% whole run: s = ([\d.]+)%, ([\d.]+)%$", text, re.M)
+shown = re.findall(r"^  (\S.*?)\s+m = ([\d.]+)% steady, ([\d.]+)% whole run: s = ([\d.]+)%, ([\d.]+)%; the real value "
+                   r"([-+][\d.]+) … ([-+][\d.]+)% \(steady\), ([-+][\d.]+) … ([-+][\d.]+)% \(whole run\) of the prediction$",
+                   text, re.M)
 assert {c for c, *_ in shown} == seen, (shown, seen)
-for c, ms, mr, ss, sr in shown:
+for c, ms, mr, ss, sr, lo_s, hi_s, lo_r, hi_r in shown:
     m = cls[c][3]
-    for shown_m, shown_s, mk in ((ms, ss, m[0]), (mr, sr, m[1])):
-        assert abs(float(shown_m) - 100 * mk) < 0.051 and abs(float(shown_s) - 100 * (mk ** 2 + v ** 2) ** 0.5) < 0.051, (c, mk)
+    for shown_m, shown_s, mk, z, lo, hi in ((ms, ss, m[0], cls[c][1], lo_s, hi_s), (mr, sr, m[1], cls[c][2], lo_r, hi_r)):
+        sc = (mk ** 2 + v ** 2) ** 0.5
+        assert abs(float(shown_m) - 100 * mk) < 0.051 and abs(float(shown_s) - 100 * sc) < 0.051, (c, mk)
+        # where the real value lies against the prediction: the interval's ends as changes
+        assert abs(float(lo) - 100 * (1 / (1 + z[1] * sc) - 1)) < 0.051, (c, lo)
+        assert abs(float(hi) - 100 * (1 / (1 + z[0] * sc) - 1)) < 0.051, (c, hi)
 print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, v, len(lines)))
 PY
 # a run whose iteration times jump: a quarter of a generated trace's rows made 50 % slower
