@@ -289,4 +289,12 @@ printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2
   grep -q "^  (2 more cuts the same scenario as one ranked, their settings resolving alike: not ranked again)" "$work/dups.txt" &&
   grep -q '"same_left_out": 2,' "$work/dups.json" &&
   ! grep -q "predict the same" "$work/dups.txt" && ok || fail "one scenario listed once: $(sed -n '/largest predicted/,$p' "$work/dups.txt")"
+# a heal is judged against the same scenario without it, persistent_workers included: on the
+# demo trace (GPU 3 slow) with persistent workers swept, no healthy GPU's heal is ranked (a
+# pw=true heal=0 row took the persistent workers' gain as its heal's against pw=auto)
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\npersistent_workers = auto, true\nheal = none, each\n' \
+  "$src/datasets/demo-4gpu.h5" > "$work/pw.ini"
+"$stallsim" run --explain "$work/pw.ini" --out "$work/pw" > "$work/pw.txt" 2>&1 &&
+  [ "$(grep -cE '^  [0-9]\. .*heal=3 ' "$work/pw.txt")" -ge 1 ] && ! grep -qE '^  [0-9]\. .*heal=[012] ' "$work/pw.txt" &&
+  ok || fail "heals with persistent workers swept: $(sed -n '/largest predicted/,/^GPUs/p' "$work/pw.txt")"
 finish
