@@ -613,12 +613,13 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
             any_baseline ? "* = baseline replay (nothing changed); " : "");
     /* what the labels' abbreviations mean: each model in the table says it once */
     int heal = 0, heal_set = 0;
+    unsigned char said[SS_NMODELS] = {0};
     for (int j = 0; j < s->nsc; j++) {
         heal |= s->sc[j].heal_gpu >= 0;
         heal_set |= s->sc[j].heal.n > 0 && s->sc[j].heal_gpu < 0;
         const ss_model_ops *o = ss_model_get(s->sc[j].model);
-        int seen = 0;
-        for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
+        const int seen = said[s->sc[j].model];
+        said[s->sc[j].model] = 1;
         if (!seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
         if (!seen && Lp->common[s->sc[j].model][0])
             fprintf(out, "%s: every %s row has %s (not repeated in its label)\n", o->label, o->label,
@@ -916,21 +917,32 @@ static void screen_fit(screen *sc, int max)
             }
 }
 
+/* A row's model and label, sorted by both */
+typedef struct {
+    int model;
+    const char *label;
+} model_label;
+
+static int cmp_model_label(const void *a, const void *b)
+{
+    const model_label *x = a, *y = b;
+    return x->model != y->model ? (x->model < y->model ? -1 : 1) : strcmp(x->label, y->label);
+}
+
 /* Groups of rows of one model with the same label (print_same_settings names them). */
 static int same_groups(const ss_summary *s, const labels *L)
 {
-    int groups = 0;
-    for (int a = 0; L->row && a < s->nsc; a++) {
-        if (a == ss_summary_measured(s)) continue;
-        int first = 1, twin = 0;
-        for (int b = 0; b < s->nsc; b++) {
-            if (b == a || b == ss_summary_measured(s) || s->sc[b].model != s->sc[a].model || strcmp(L->row[a], L->row[b]))
-                continue;
-            first &= b > a;
-            twin = 1;
-        }
-        groups += first && twin;
-    }
+    if (!L->row) return 0;
+    model_label *v = malloc((size_t)s->nsc * sizeof *v);
+    if (!v) return 0;
+    int n = 0, groups = 0;
+    for (int a = 0; a < s->nsc; a++)
+        if (a != ss_summary_measured(s)) v[n++] = (model_label){s->sc[a].model, L->row[a]};
+    /* sorted, a label held by two rows or more is one run of equal neighbours */
+    qsort(v, (size_t)n, sizeof *v, cmp_model_label);
+    for (int i = 1; i < n; i++)
+        groups += !cmp_model_label(&v[i], &v[i - 1]) && (i < 2 || cmp_model_label(&v[i - 1], &v[i - 2]));
+    free(v);
     return groups;
 }
 
@@ -1031,9 +1043,10 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
     }
     say(sc, 1, "M = measured run; %ssteady%% (summarised iterations), run%% (whole run): against M",
         any_baseline ? "* = baseline replay; " : "");
+    unsigned char said[SS_NMODELS] = {0}; /* each model's legend once */
     for (int j = 0; j < s->nsc; j++) {
-        int seen = 0;
-        for (int i = 0; i < j; i++) seen |= s->sc[i].model == s->sc[j].model;
+        const int seen = said[s->sc[j].model];
+        said[s->sc[j].model] = 1;
         if (!seen && ss_model_get(s->sc[j].model)->legend) say_model_legend(sc, s, L, s->sc[j].model);
     }
     const char *hl[SS_NMODELS];

@@ -55,22 +55,63 @@ static int baseline_of(const ss_summary *s, ss_model m)
 #define SS_RANK_NO_CHANGE_PCT 1e-9
 static double floor_of(double err) { return err > SS_RANK_MIN_PCT ? err : SS_RANK_MIN_PCT; }
 
-/* The scenario that is j without its heal (same model and other settings, no GPU healed),
- * or -1. */
-static int unhealed_twin(const ss_summary *s, int j)
+/* Orders scenarios by what a heal's twin shares with it: model and every setting but the
+ * heal (0 where they share them all) */
+static int cmp_twin_settings(const ss_scenario *a, const ss_scenario *b)
+{
+#define SS_CMP_FIELD(f) \
+    if (a->f != b->f) return a->f < b->f ? -1 : 1;
+    SS_CMP_FIELD(model)
+    SS_CMP_FIELD(fetch_align)
+    SS_CMP_FIELD(start_align)
+    SS_CMP_FIELD(workers.is_auto)
+    SS_CMP_FIELD(workers.value)
+    SS_CMP_FIELD(prefetch)
+    SS_CMP_FIELD(fetch_scale)
+    SS_CMP_FIELD(compute_scale)
+    SS_CMP_FIELD(persistent)
+#undef SS_CMP_FIELD
+    return 0;
+}
+
+/* An unhealed scenario k of the sweep, for sorting by settings */
+typedef struct {
+    const ss_scenario *sc;
+    int k;
+} unhealed_sc;
+
+static int cmp_unhealed(const void *a, const void *b)
+{
+    const unhealed_sc *x = a, *y = b;
+    const int c = cmp_twin_settings(x->sc, y->sc);
+    return c ? c : (x->k > y->k) - (x->k < y->k);
+}
+
+/* The scenarios without a heal, sorted by their settings (then their order), into u;
+ * their count */
+static int sort_unhealed(const ss_summary *s, unhealed_sc *u)
+{
+    int n = 0;
+    for (int k = 0; k < s->nsc; k++)
+        if (s->sc[k].heal.n == 0) u[n++] = (unhealed_sc){&s->sc[k], k};
+    qsort(u, (size_t)n, sizeof *u, cmp_unhealed);
+    return n;
+}
+
+/* The scenario that is j without its heal (same model and other settings, no GPU healed;
+ * the first in the sweep's order where several are), or -1: a search of the n sorted
+ * unhealed scenarios u (sort_unhealed). */
+static int unhealed_twin(const ss_summary *s, int j, const unhealed_sc *u, int n)
 {
     const ss_scenario *a = &s->sc[j];
     if (a->heal.n == 0) return -1;
-    for (int k = 0; k < s->nsc; k++) {
-        const ss_scenario *b = &s->sc[k];
-        if (k == j || b->model != a->model || b->heal.n != 0) continue;
-        if (b->fetch_align == a->fetch_align && b->start_align == a->start_align &&
-            b->workers.is_auto == a->workers.is_auto && b->workers.value == a->workers.value &&
-            b->prefetch == a->prefetch && b->fetch_scale == a->fetch_scale && b->compute_scale == a->compute_scale &&
-            b->persistent == a->persistent)
-            return k;
+    int lo = 0, hi = n; /* the first whose settings are not below j's */
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (cmp_twin_settings(u[mid].sc, a) < 0) lo = mid + 1;
+        else hi = mid;
     }
-    return -1;
+    return lo < n && !cmp_twin_settings(u[lo].sc, a) ? u[lo].k : -1;
 }
 
 static int cmp_top(const void *a, const void *b)
@@ -254,7 +295,13 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     }
     const double meas = mean_iter(s, ss_summary_measured(s));
     ss_rank_top *cand = malloc((size_t)s->nsc * sizeof *cand);
-    if (!cand) return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", s->nsc);
+    unhealed_sc *unhealed = malloc((size_t)s->nsc * sizeof *unhealed);
+    if (!cand || !unhealed) {
+        free(cand);
+        free(unhealed);
+        return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", s->nsc);
+    }
+    const int nu = sort_unhealed(s, unhealed);
     int nc = 0;
     for (int j = 0; j < s->nsc; j++) {
         if (j == ss_summary_measured(s)) continue;
@@ -271,7 +318,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         /* a heal that adds less than the floor to the same scenario without it ranks that one,
          * not itself (heal = each crossed with workers listed "W=4 heal=3" beside "W=4",
          * as though fixing a healthy GPU helped) */
-        int twin = unhealed_twin(s, j);
+        int twin = unhealed_twin(s, j, unhealed, nu);
         if (twin >= 0) {
             double t = rank_value(s, twin, by_run), v = rank_value(s, j, by_run);
             if (t > 0 && !(100.0 * (t - v) / t > floor_of(isnan(err) ? 0.0 : err))) {
@@ -283,6 +330,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, ss_summary_change_pct(s, j),
                                    ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0, ss_rank_over(s, j)};
     }
+    free(unhealed);
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);
     /* a sweep with a model that ranks alone (the pipeline model) ranks its cuts only, the
      * others set aside before drop_same, whose rules are for the cuts ranked: the independent
