@@ -371,15 +371,20 @@ static const char *item_heal(const key_def *k, const char *s, void *arr, int i)
     if (ss_healset_max(&h->gpus) > k->max) return bounds_text(k, "has GPU numbers that must be");
     return NULL;
 }
+/* A switch's value: 1 for true, yes, on or 1, 0 for false, no, off or 0 (any case: Python
+ * writes True and False), -1 for anything else */
+static int parse_switch(const char *v)
+{
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "on")) return 1;
+    if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "off")) return 0;
+    return -1;
+}
 static const char *item_persist(const key_def *k, const char *s, void *arr, int i)
 {
     (void)k;
-    int v;
-    if (!strcmp(s, "auto")) v = SS_PERSIST_AUTO;
-    else if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1")) v = 1;
-    else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0")) v = 0;
-    else return "is not auto, true or false";
-    ((int *)arr)[i] = v;
+    const int v = parse_switch(s);
+    if (strcmp(s, "auto") && v == -1) return "is not auto, true or false (or yes/no, on/off, 1/0)";
+    ((int *)arr)[i] = strcmp(s, "auto") ? v : SS_PERSIST_AUTO;
     return NULL;
 }
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
@@ -452,11 +457,8 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         return NULL;
     case K_GAP_AUTO: return parse_autoval(k, v, 0, field);
     case K_BOOL:
-        /* (any case: Python writes True and False) */
-        if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "on")) *(int *)field = 1;
-        else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "off"))
-            *(int *)field = 0;
-        else return "is not true or false (or yes/no, on/off, 1/0)";
+        if (parse_switch(v) == -1) return "is not true or false (or yes/no, on/off, 1/0)";
+        *(int *)field = parse_switch(v);
         return NULL;
     }
     return "has an unknown kind";
@@ -521,7 +523,7 @@ static void values_text(const key_def *k, char *buf, size_t n)
     case K_START_ALIGNS: snprintf(buf, n, "none (or false), min, avg, mean"); return;
     case K_WORKERS: snprintf(buf, n, "a whole number from %s to %s, or auto, auto*F, auto/F", lo, hi); return;
     case K_PREFETCH: snprintf(buf, n, "a whole number from %s to %s, or auto", lo, hi); return;
-    case K_PERSIST: snprintf(buf, n, "auto, true or false (yes, no, 1, 0 alike)"); return;
+    case K_PERSIST: snprintf(buf, n, "auto, true or false (yes, no, on, off, 1, 0 alike)"); return;
     case K_SCALES:
     case K_POS_NUMBER: snprintf(buf, n, "a number above %s, up to %s", lo, hi); return;
     case K_SECONDS: snprintf(buf, n, "seconds, 0 or more"); return;

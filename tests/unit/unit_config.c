@@ -315,6 +315,15 @@ static void test_no_persistent_without_workers(void **state)
     assert_true(!sc[1].workers.is_auto && sc[1].workers.value == 0.0);
     free(sc);
     ss_config_free(&c);
+    /* it takes every switch's spellings, as the other switches do: on and off too */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\npersistent_workers = On, off, auto\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 4);
+    assert_int_equal(sc[1].persistent, 1);
+    assert_int_equal(sc[2].persistent, 0);
+    assert_int_equal(sc[3].persistent, SS_PERSIST_AUTO);
+    free(sc);
+    ss_config_free(&c);
 }
 
 /* `false` and `none` are the same scenario: listing both is a repeated scenario. */
