@@ -1090,8 +1090,16 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     }
     int fid = 0; /* a model that measures its error by a baseline replay, with none in the sweep */
     for (int j = 0; j < s->nsc && nb == 0; j++) fid |= ss_model_get(s->sc[j].model)->reports_fidelity;
+    /* a prefetch factor given, and never auto: the recorded one is not in the sweep either */
+    int fixed_prefetch = 0, auto_prefetch = 0;
+    for (int j = 0; j < s->nsc && fid; j++) {
+        if (j == ss_summary_measured(s)) continue;
+        fixed_prefetch |= s->sc[j].prefetch > 0;
+        auto_prefetch |= s->sc[j].prefetch == SS_PREFETCH_AUTO;
+    }
     if (fid)
-        say(sc, 1, "fidelity: no baseline replay; add the trace's own value to each swept key (auto, 1, none)");
+        say(sc, 1, "fidelity: no baseline replay; add each swept key's trace value (auto, 1, none)%s",
+            fixed_prefetch && !auto_prefetch ? "; prefetch = auto" : "");
     int pool = 0, busy = 0, near = 0;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
