@@ -414,6 +414,27 @@ static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_ca
     }
 }
 
+/* A trace whose workers persisted shows no worker start after its first epoch, so a scenario
+ * with persistent_workers = false cannot price starting them at every epoch (MODELS-pipeline.md,
+ * "An epoch's start"): it would come out as if they persisted. Says so, as a warning, once. */
+static void note_persist_false(const ss_scenario *sc, int nsc, const ss_calib *cal, const ss_trace_meta *m,
+                               FILE *out)
+{
+    if (m->persistent_workers != 1 || m->epochs < 2 || !cal->workers_gpu) return;
+    for (int i = 0; i < nsc; i++) {
+        if (!is_pipe(&sc[i]) || sc[i].persistent != 0) continue;
+        for (int g = 0; g < cal->gpus; g++)
+            if (ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
+                fprintf(out, "note: warning: the trace's workers persisted (persistent_workers = 1), so it shows no "
+                             "worker start after its first epoch: scenarios with persistent_workers = false, such as "
+                             "%s, do not add one, and their whole run is as short as if the workers persisted; a "
+                             "real job pays its first epoch's start at every epoch\n",
+                        ss_model_note_label(sc, nsc, &sc[i]));
+                return;
+            }
+    }
+}
+
 /* The trace's calibration as the model's settings take it (after ss_calib_print). */
 void ssp_calib_notes(const ss_config *cfg, const ss_calib *cal, FILE *out)
 {
@@ -457,6 +478,7 @@ ss_status ssp_notes(const ss_notes_in *in, FILE *out)
     note_start_unknown(sc, nsc, cal, out);
     note_start_as_recorded(sc, nsc, cal, out);
     note_between_as_recorded(sc, nsc, cal, in->meta, out);
+    note_persist_false(sc, nsc, cal, in->meta, out);
     note_storage(sc, nsc, cfg, cal, in->meta, out);
     note_no_cpu(sc, nsc, cfg, cal, in->meta, out);
     return SS_OK;

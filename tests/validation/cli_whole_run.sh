@@ -399,4 +399,14 @@ if [ "$have_mpi" = 1 ]; then
 else
   echo "note: mpirun not found: the rank-count checks are skipped"
 fi
+# a trace whose workers persisted shows no start after its first epoch: persistent_workers =
+# false is warned about by default (it cannot add the start), persistent_workers = true is not
+pers=$src/datasets/pytorch-startup-b/w2-pers-a.h5
+if [ -e "$pers" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nprefetch = auto\npersistent_workers = auto, false\n' "$pers" > "$work/pf.ini"
+  "$stallsim" run "$work/pf.ini" --out "$work/pf" > "$work/pf.txt" 2>&1 &&
+    grep -q "^note: warning: the trace's workers persisted (persistent_workers = 1), so it shows no worker start after its first epoch: scenarios with persistent_workers = false, such as pipe pw=false, do not add one" "$work/pf.txt" &&
+    "$stallsim" run "$work/pf.ini" --set scenarios.persistent_workers=auto,true --out "$work/pt" > "$work/pt.txt" 2>&1 &&
+    ! grep -q "workers persisted" "$work/pt.txt" && ok || fail "persistent_workers = false on a persistent trace: $(grep -i persist "$work/pf.txt")"
+fi
 finish
