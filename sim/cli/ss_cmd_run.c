@@ -244,9 +244,13 @@ static ss_status load_config(const ss_comm *c, run_job *j, ss_status st)
     return ss_comm_any_failed(c, st);
 }
 
+/* A sweep whose per-iteration series would be larger than this is warned about */
+#define PER_ITERATION_WARN_BYTES 1e9
+
 /* The trace, the sweep for its GPUs, and the iterations the summaries take: none is an
  * error before any work (rank 0 reads the trace's epoch and index columns; their rows per
  * epoch serve the ranking). Collective. */
+
 static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
 {
     const ss_config *cfg = &j->cfg;
@@ -284,6 +288,14 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
                                    &j->sel_rows, &j->sel_epochs, &selected);
         if (st == SS_OK)
             st = ss_cmd_check_selection(selected, cfg, cfg->trace_path, j->t, "trace.epoch", "trace.warmup_iterations");
+        /* every scenario's series: 7 per iteration and a stall per GPU, 8 bytes each */
+        const ss_trace_meta *m = ss_trace_meta_of(j->t);
+        const double bytes = (double)j->nsc * (double)m->iterations * (7.0 + (double)m->gpus) * 8.0;
+        if (st == SS_OK && cfg->per_iteration && bytes > PER_ITERATION_WARN_BYTES)
+            fprintf(stderr, "stallsim: warning: [output] per_iteration = true writes every scenario's series: about "
+                            "%.1f GB into results.h5 for %d scenarios of %ld iterations, and the writing takes "
+                            "memory and time with it; set it false unless the sweep needs them\n",
+                    bytes / 1e9, j->nsc, m->iterations);
     }
     return ss_comm_any_failed(c, st);
 }

@@ -354,4 +354,15 @@ for g in (0, 1):
     row = [l.split() for l in lines if l.split()[:1] == [str(g)] and len(l.split()) == 9][0]
     assert abs(float(row[1]) - it[:, g].mean()) < 1e-6 and abs(float(row[2]) - st[:, g].mean()) < 1e-6, (row, it[:, g].mean())
 PY
+# per_iteration over a sweep whose series would pass 1 GB: warned on stderr before the sweep
+# (here 43,920 scenarios of the 300-row demo trace; interrupted once it has said so), not for
+# a small one
+w=$(seq -s, 1 60)
+f=$($py -c "print(','.join('%.2f' % (0.1 + 0.02 * i) for i in range(61)))")
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\nfetch_scale = %s\nprefetch = 1, 2, 3, 4\nheal = none, 0, 1\n[output]\nper_iteration = true\n' \
+  "$src/datasets/demo-4gpu.h5" "$w" "$f" > "$work/pi.ini"
+timeout -s INT 10 "$stallsim" run "$work/pi.ini" --out "$work/pi" --quiet 2> "$work/pi.err" > /dev/null
+grep -q "^stallsim: warning: \[output\] per_iteration = true writes every scenario's series: about 1.2 GB into results.h5 for 43921 scenarios of 300 iterations" "$work/pi.err" &&
+  "$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --out "$work/pi1" --quiet 2> "$work/pi1.err" &&
+  ! grep -q "per_iteration" "$work/pi1.err" && ok || fail "per_iteration's size warning: $(cat "$work/pi.err" "$work/pi1.err")"
 finish
