@@ -447,9 +447,9 @@ static int info_main(int argc, char **argv)
                    a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
         if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a, whole);
         if (between >= 5e-4 && whole > 0.0)
-            printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: the old workers' shutdown, the "
-                   "loop's own work and iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs,
-                   100.0 * between / whole, between_fate(m), per_epoch);
+            printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: %sthe loop's own work and "
+                   "iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs, 100.0 * between / whole,
+                   ss_trace_meta_has_workers(m) ? "the old workers' shutdown, " : "", between_fate(m), per_epoch);
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
