@@ -210,7 +210,11 @@ def plot_ranked(summary, names, out, written, top):
     for k, i in enumerate(rows):
         txt = "measured" if i == 0 else f"{c[k]:+.1f}%" + (f" [{l[k]:+.1f}, {h[k]:+.1f}]" if has[k] else "")
         ax.text(max(c[k], h[k] if has[k] else c[k], 0) + 0.02 * span, k, txt, va="center", fontsize=8)
-    ax.set_xlim(-1.1 * span, 0.6 * span)
+    # every bar and whisker inside, with room right of the rightmost for its label
+    vals = np.concatenate([c, l[has], h[has], [0.0]])
+    left, right = float(np.nanmin(vals)), float(np.nanmax(vals))
+    width = right - left if right > left else 1.0
+    ax.set_xlim(left - 0.05 * width, right + 0.45 * width)
     ax.set_yticks(y)
     ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] for i in rows], fontsize=9)
     ax.invert_yaxis()
