@@ -361,8 +361,15 @@ w=$(seq -s, 1 60)
 f=$($py -c "print(','.join('%.2f' % (0.1 + 0.02 * i) for i in range(61)))")
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = %s\nfetch_scale = %s\nprefetch = 1, 2, 3, 4\nheal = none, 0, 1\n[output]\nper_iteration = true\n' \
   "$src/datasets/demo-4gpu.h5" "$w" "$f" > "$work/pi.ini"
-timeout -s INT 10 "$stallsim" run "$work/pi.ini" --out "$work/pi" --quiet 2> "$work/pi.err" > /dev/null
+timeout -s INT 10 "$stallsim" run "$work/pi.ini" --out "$work/pi" 2> "$work/pi.err" > /dev/null
 grep -q "^stallsim: warning: \[output\] per_iteration = true writes every scenario's series: about 1.2 GB into results.h5 for 43921 scenarios of 300 iterations" "$work/pi.err" &&
-  "$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --out "$work/pi1" --quiet 2> "$work/pi1.err" &&
+  "$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --out "$work/pi1" 2> "$work/pi1.err" > /dev/null &&
   ! grep -q "per_iteration" "$work/pi1.err" && ok || fail "per_iteration's size warning: $(cat "$work/pi.err" "$work/pi1.err")"
+# a slab of a few iterations reads the trace in small pieces: warned (not under --quiet)
+"$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --set output.per_iteration=false \
+  --set run.slab_iterations=10 --out "$work/sl" 2> "$work/sl.err" > /dev/null &&
+  grep -q "^stallsim: warning: a slab holds 10 iterations (\[run\] slab_iterations): the trace is read and replayed in many small pieces" "$work/sl.err" &&
+  "$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --set output.per_iteration=false \
+  --set run.slab_iterations=10 --out "$work/sl" --quiet 2> "$work/slq.err" > /dev/null && [ ! -s "$work/slq.err" ] &&
+  ok || fail "small slab warning: $(cat "$work/sl.err" "$work/slq.err")"
 finish
