@@ -306,7 +306,8 @@ def main():
     ap = argparse.ArgumentParser(description="PNG figures from a stallsim results folder.")
     ap.add_argument("results_dir", metavar="RESULTS_DIR", help="folder holding results.h5")
     ap.add_argument("--scenario", metavar="NAME",
-                    help="scenario for timeline.png (default: the fastest other than measured)")
+                    help="scenario for timeline.png, by its name or its label in the table (default: the fastest "
+                         "other than measured)")
     ap.add_argument("--out", metavar="DIR", help="output folder (default: RESULTS_DIR/plots)")
     ap.add_argument("--gpus-max", metavar="N", type=int, default=64,
                     help="at most N GPUs in heatmap.png (default 64)")
@@ -320,16 +321,25 @@ def main():
         ap.error("--top must be from 1 to 400")
     summary, gpus, series = load(a.results_dir)
     names = [text(v) for v in summary["scenario"]]
+    # the rows as run's table labels them (summary.csv's label column; older results: the names)
+    labels = [text(v) for v in summary["label"]] if "label" in summary.dtype.names else names
+    # --scenario: a scenario's name, or its label as the table prints it ("pipe W=4": every
+    # part of it a whole part of the row's full label)
     if a.scenario is not None and a.scenario not in names[1:]:
-        die(f"no scenario {a.scenario!r} in {a.results_dir}; have: {', '.join(names[1:]) or 'none'}")
+        want = set(a.scenario.split())
+        hits = [n for n, l in zip(names[1:], labels[1:]) if want and want <= set(l.split())]
+        if len(hits) != 1:
+            die(f"no scenario {a.scenario!r} in {a.results_dir} (a name or a label of summary.csv); have: "
+                f"{', '.join(names[1:]) or 'none'}" if not hits else
+                f"{len(hits)} scenarios of {a.results_dir} match the label {a.scenario!r}: give one's name, from "
+                f"{', '.join(hits)}")
+        a.scenario = hits[0]
     out = a.out or os.path.join(a.results_dir, "plots")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
         die(f"cannot create {out}: {e}")
     written = []
-    # the rows as run's table labels them (summary.csv's label column; older results: the names)
-    labels = [text(v) for v in summary["label"]] if "label" in summary.dtype.names else names
     plot_summary(summary, labels, gpus, out, written, a.top)
     plot_ranked(summary, labels, out, written, a.top)
     if "measured" in series:

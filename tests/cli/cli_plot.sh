@@ -72,6 +72,10 @@ else fail "--scenario $scen --out --gpus-max: $(cat "$work/err2")"; fi
 [ -f "$work/p2/timeline.png" ] && [ -f "$work/p2/heatmap.png" ] && ok || fail "--out folder not filled"
 "$py" "$plot" "$work/r" --scenario no-such-scenario >/dev/null 2>&1
 [ $? -eq 1 ] && ok || fail "an unknown --scenario should exit 1"
+# --scenario by the label the table prints: the parts of the row's label that tell it apart
+label=$(sed -n 3p "$work/r/summary.csv" | cut -d, -f3)
+if "$py" "$plot" "$work/r" --scenario "$label" --out "$work/p3" >/dev/null 2>"$work/err3"; then ok
+else fail "--scenario by its label '$label': $(cat "$work/err3")"; fi
 
 not_blank "$work/r/plots/ranked.png"
 # the committed figures: the validation figure and the ranked answer of which-fix.ini
