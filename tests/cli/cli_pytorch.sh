@@ -742,6 +742,16 @@ PY
   # no such run; the output may not be an input
   out=$("$stallsim" import pytorch "$work/nothing" -o "$work/bad.h5" 2>&1); rc=$?
   [ $rc -eq 1 ] && grep -q "nothing.rank0.csv" <<<"$out" && ok || fail "no run: rc $rc: $out"
+  # a worker file cut short (rank 0's worker 0 kept to its first half): named as such
+  if [ -e "$r.rank0.worker1.csv" ]; then
+    mkdir -p "$work/cut"
+    for f in "$r".*; do cp "$f" "$work/cut/run.${f#"$r".}"; done
+    n=$(wc -l < "$r.rank0.worker0.csv")
+    head -n $((n / 2)) "$r.rank0.worker0.csv" > "$work/cut/run.rank0.worker0.csv"
+    out=$("$stallsim" import pytorch "$work/cut/run" -o "$work/cut.h5" 2>&1); rc=$?
+    [ $rc -eq 1 ] && grep -q "run.rank0.worker0.csv ends at its line $((n / 2)), while the other worker files go on .*: a worker file cut short" <<<"$out" &&
+      [ ! -e "$work/cut.h5" ] && ok || fail "a worker file cut short: rc $rc: $out"
+  fi
   cp "$r.rank1.worker0.csv" "$work/saved.csv"
   out=$("$stallsim" import pytorch "$r" -o "$r.rank1.worker0.csv" 2>&1); rc=$?
   [ $rc -eq 2 ] && cmp -s "$r.rank1.worker0.csv" "$work/saved.csv" && ok || fail "output = input: rc $rc: $out"
