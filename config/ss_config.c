@@ -383,8 +383,9 @@ static const char *item_persist(const key_def *k, const char *s, void *arr, int 
 {
     (void)k;
     const int v = parse_switch(s);
-    if (strcmp(s, "auto") && v == -1) return "is not auto, true or false (or yes/no, on/off, 1/0)";
-    ((int *)arr)[i] = strcmp(s, "auto") ? v : SS_PERSIST_AUTO;
+    if (!strcmp(s, "auto")) ((int *)arr)[i] = SS_PERSIST_AUTO;
+    else if (v < 0) return "is not auto, true or false (or yes/no, on/off, 1/0)";
+    else ((int *)arr)[i] = v;
     return NULL;
 }
 static const char *item_scale(const key_def *k, const char *s, void *arr, int i)
@@ -456,10 +457,12 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         *(double *)field = d;
         return NULL;
     case K_GAP_AUTO: return parse_autoval(k, v, 0, field);
-    case K_BOOL:
-        if (parse_switch(v) == -1) return "is not true or false (or yes/no, on/off, 1/0)";
-        *(int *)field = parse_switch(v);
+    case K_BOOL: {
+        const int b = parse_switch(v);
+        if (b < 0) return "is not true or false (or yes/no, on/off, 1/0)";
+        *(int *)field = b;
         return NULL;
+    }
     }
     return "has an unknown kind";
 }

@@ -500,8 +500,7 @@ static table_cols table_cols_of(const ss_summary *s)
     return t;
 }
 
-/* Characters (UTF-8 code points) in the first n bytes of t (SIZE_MAX: all of it). */
-static int ucols(const char *t, size_t n)
+int ss_report_cols(const char *t, size_t n)
 {
     int c = 0;
     for (size_t i = 0; i < n && t[i]; i++) c += ((unsigned char)t[i] & 0xC0) != 0x80;
@@ -512,7 +511,7 @@ static int ucols(const char *t, size_t n)
  * (none for the first column). */
 static void put_cell(FILE *out, const char *v, int w, int left, int first)
 {
-    const int pad = w - ucols(v, SIZE_MAX);
+    const int pad = w - ss_report_cols(v, SIZE_MAX);
     if (!first) fputc(' ', out);
     if (left) fputs(v, out);
     for (int i = 0; i < pad; i++) fputc(' ', out);
@@ -558,15 +557,15 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, int 
                                            "eff.dly%", "steady%", "run%", "cpu%", "stretch", "reads"};
     const int on[TC_N] = {1, 1, 1, 1, 1, 1, 1, 1, 1, t.cpu, t.stretch, t.reads};
     int w[TC_N];
-    for (int c = 0; c < TC_N; c++) w[c] = ucols(head[c], SIZE_MAX);
+    for (int c = 0; c < TC_N; c++) w[c] = ss_report_cols(head[c], SIZE_MAX);
     w[TC_MARK] = 2;
     char v[TC_N][TC_CELL], lab[LABEL_LEN];
     for (int j = 0; j < s->nsc; j++) {
         row_cells(s, j, t, v);
-        const int l = ucols(label_of(Lp, s, j, lab), SIZE_MAX);
+        const int l = ss_report_cols(label_of(Lp, s, j, lab), SIZE_MAX);
         w[TC_LABEL] = l > w[TC_LABEL] ? l : w[TC_LABEL];
         for (int c = 0; c < TC_N; c++) {
-            const int n = ucols(v[c], SIZE_MAX);
+            const int n = ss_report_cols(v[c], SIZE_MAX);
             w[c] = n > w[c] ? n : w[c];
         }
     }
@@ -820,12 +819,12 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
                 100.0 * hypot(c->model_error[1], v));
         /* where the real value lies against the prediction: the interval's ends, which lean
          * where the class's errors lean */
-        const double *z[2] = {c->steady, c->run};
         for (int k = 0; k < 2; k++) {
-            const double sc = hypot(c->model_error[k], v), a = 1.0 + z[k][1] * sc, b = 1.0 + z[k][0] * sc;
-            if (a > 0.0 && b > 0.0)
-                fprintf(out, "%s %+.1f … %+.1f%%%s", k ? "," : "; the real value", 100.0 * (1.0 / a - 1.0),
-                        100.0 * (1.0 / b - 1.0), k ? " (whole run) of the prediction" : " (steady)");
+            double lo, hi; /* of a prediction of 1 */
+            ss_summary_class_interval(1.0, c, k, v, &lo, &hi);
+            if (!isnan(lo) && !isnan(hi))
+                fprintf(out, "%s %+.1f … %+.1f%%%s", k ? "," : "; the real value", 100.0 * (lo - 1.0),
+                        100.0 * (hi - 1.0), k ? " (whole run) of the prediction" : " (steady)");
         }
         fputc('\n', out);
     }
@@ -875,7 +874,7 @@ static void print_loaders(const ss_summary *s, FILE *out)
 /* t cut to at most w characters, ending in "…" where it was cut (in place: t has room). */
 static void ucut(char *t, int w)
 {
-    if (ucols(t, strlen(t)) <= w) return;
+    if (ss_report_cols(t, strlen(t)) <= w) return;
     size_t i = 0;
     for (int c = 0; t[i] && c < w - 1; c++)
         do i++;
@@ -1003,10 +1002,10 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
         if (used && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "%s%s", n++ ? ", " : "; ", item);
     }
     /* a legend wider than the screen goes on two lines, split after an item */
-    if (ucols(out, strlen(out)) > SS_ANSWER_WIDTH) {
+    if (ss_report_cols(out, strlen(out)) > SS_ANSWER_WIDTH) {
         char *cut = NULL;
         for (char *q = strstr(out, ", "); q; q = strstr(q + 2, ", "))
-            if (ucols(out, (size_t)(q - out) + 1) <= SS_ANSWER_WIDTH) cut = q;
+            if (ss_report_cols(out, (size_t)(q - out) + 1) <= SS_ANSWER_WIDTH) cut = q;
         if (cut) {
             char rest[sizeof out];
             *cut = '\0';
@@ -1019,12 +1018,12 @@ static void say_model_legend(screen *sc, const ss_summary *s, const labels *L, s
     char common[LINE_BYTES] = "", spelt[LINE_BYTES - 64], own[LINE_BYTES];
     spell_common(o->legend, L->common[m], spelt, sizeof spelt);
     snprintf(own, sizeof own, "every %s row has %s", o->label, spelt);
-    if (ucols(own, strlen(own)) > SS_ANSWER_WIDTH) { /* too long spelt out even alone: the labels' short form */
+    if (ss_report_cols(own, strlen(own)) > SS_ANSWER_WIDTH) { /* too long spelt out even alone: the labels' short form */
         snprintf(spelt, sizeof spelt, "%s", L->common[m]);
         snprintf(own, sizeof own, "every %s row has %s", o->label, spelt);
     }
     if (spelt[0]) snprintf(common, sizeof common, "; every row has %s", spelt);
-    if (common[0] && ucols(out, strlen(out)) + ucols(common, strlen(common)) > SS_ANSWER_WIDTH) {
+    if (common[0] && ss_report_cols(out, strlen(out)) + ss_report_cols(common, strlen(common)) > SS_ANSWER_WIDTH) {
         say(sc, 1, "%s", out);
         say(sc, 3, "%s", own);
         return;
@@ -1222,12 +1221,12 @@ static void say_flag_legend(screen *sc, unsigned used)
         for (int b = 0; b < F_NFLAGS; b++) {
             if (!(used & (1u << b))) continue;
             const char *w = (pass ? shorter : longer)[b];
-            if (pass && ucols(out, u) + 2 + ucols(w, strlen(w)) > SS_ANSWER_WIDTH)
+            if (pass && ss_report_cols(out, u) + 2 + ss_report_cols(w, strlen(w)) > SS_ANSWER_WIDTH)
                 v += (size_t)snprintf(more + v, sizeof more - v, "%s%s", v ? "; " : "       ", w);
             else u += (size_t)snprintf(out + u, sizeof out - u, "%s %s", u > 6 ? ";" : "", w);
             if (u >= sizeof out || v >= sizeof more) break;
         }
-        if (ucols(out, strlen(out)) <= SS_ANSWER_WIDTH || pass) {
+        if (ss_report_cols(out, strlen(out)) <= SS_ANSWER_WIDTH || pass) {
             say(sc, 0, "%s", out);
             if (more[0]) say(sc, 0, "%s", more);
             return;
@@ -1255,13 +1254,13 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         double lo, hi;
         snprintf(lab[k], sizeof lab[k], "%s", label_of(L, s, r->top[k].j, buf));
         if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
-        const int ivpad = (any_iv ? 18 : 0) - ucols(iv, strlen(iv));
+        const int ivpad = (any_iv ? 18 : 0) - ss_report_cols(iv, strlen(iv));
         snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
                  "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);
         const unsigned f = cut_flags(s, r, k, tied, flags[k], sizeof flags[k]);
         used |= f;
         unsure += (f & F_UNSURE) != 0;
-        const int l = ucols(lab[k], strlen(lab[k])), rest = ucols(num[k], strlen(num[k])) + ucols(flags[k], strlen(flags[k]));
+        const int l = ss_report_cols(lab[k], strlen(lab[k])), rest = ss_report_cols(num[k], strlen(num[k])) + ss_report_cols(flags[k], strlen(flags[k]));
         wlab = l > wlab ? l : wlab;
         wrest = rest > wrest ? rest : wrest;
     }
@@ -1274,7 +1273,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
             say(sc, 0, "     %s%s%s", num[k], flags[k][0] ? " " : "", flags[k]);
             continue;
         }
-        const int pad = wlab - ucols(lab[k], strlen(lab[k]));
+        const int pad = wlab - ss_report_cols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
     /* "GPUs to fix first" shows the first HEAL_SHOWN ranked heals of a listed model, flagged unsure

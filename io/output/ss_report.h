@@ -26,6 +26,9 @@ typedef struct {
     const ss_trace_meta *meta; /* the trace's metadata (JSON: findings.host_cpu), or NULL */
 } ss_report_opts;
 
+/* Characters (UTF-8 code points) in the first n bytes of t, up to its end (SIZE_MAX: all
+ * of it): the columns the text takes on a terminal. */
+int ss_report_cols(const char *t, size_t n);
 /* Writes text as one CSV field: quoted, its quotes doubled, where it holds a comma, a quote
  * or a line end (RFC 4180); as it is otherwise. */
 void ss_report_csv_text(FILE *f, const char *t);

@@ -249,10 +249,33 @@ static ss_status load_config(const ss_comm *c, run_job *j, ss_status st)
 /* A slab of fewer iterations than this (and than the trace) is warned about: too small to read fast */
 #define SLAB_WARN_ROWS 64
 
+/* Warnings, on stderr, of a sweep that will be slow or large for its settings: a slab of a
+ * few iterations, per-iteration series of more than PER_ITERATION_WARN_BYTES. */
+static void warn_sweep_size(const ss_config *cfg, const ss_trace_meta *m, int nsc)
+{
+    const long slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
+    if (slab < SLAB_WARN_ROWS && slab < m->iterations) {
+        ss_config d; /* the default slab, for these GPUs and scenarios */
+        ss_config_defaults(&d);
+        d.per_iteration = cfg->per_iteration;
+        fprintf(stderr, "stallsim: warning: a slab holds %ld iteration%s (%s): the trace is read and replayed in "
+                        "many small pieces, which is slow; the default, [run] slab_mb = %g, holds %ld\n",
+                slab, slab == 1 ? "" : "s", cfg->slab_iterations > 0 ? "[run] slab_iterations" : "[run] slab_mb",
+                d.slab_mb, ss_sweep_slab_rows(&d, m->gpus, nsc));
+        ss_config_free(&d);
+    }
+    /* every scenario's series: 7 per iteration and a stall per GPU, 8 bytes each */
+    const double bytes = (double)nsc * (double)m->iterations * (7.0 + (double)m->gpus) * 8.0;
+    if (cfg->per_iteration && bytes > PER_ITERATION_WARN_BYTES)
+        fprintf(stderr, "stallsim: warning: [output] per_iteration = true writes every scenario's series: about "
+                        "%.1f GB into results.h5 for %d scenarios of %ld iterations, and the writing takes "
+                        "memory and time with it; set it false unless the sweep needs them\n",
+                bytes / 1e9, nsc, m->iterations);
+}
+
 /* The trace, the sweep for its GPUs, and the iterations the summaries take: none is an
  * error before any work (rank 0 reads the trace's epoch and index columns; their rows per
  * epoch serve the ranking). Collective. */
-
 static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
 {
     const ss_config *cfg = &j->cfg;
@@ -290,27 +313,7 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
                                    &j->sel_rows, &j->sel_epochs, &selected);
         if (st == SS_OK)
             st = ss_cmd_check_selection(selected, cfg, cfg->trace_path, j->t, "trace.epoch", "trace.warmup_iterations");
-        /* every scenario's series: 7 per iteration and a stall per GPU, 8 bytes each */
-        const ss_trace_meta *m = ss_trace_meta_of(j->t);
-        const double bytes = (double)j->nsc * (double)m->iterations * (7.0 + (double)m->gpus) * 8.0;
-        const long slab = ss_sweep_slab_rows(cfg, m->gpus, j->nsc);
-        if (st == SS_OK && !j->a.quiet && slab < SLAB_WARN_ROWS && slab < m->iterations) {
-            ss_config dflt;
-            ss_config_defaults(&dflt);
-            ss_config d = *cfg; /* (a shallow copy, for the default's size alone) */
-            d.slab_iterations = 0;
-            d.slab_mb = dflt.slab_mb;
-            ss_config_free(&dflt);
-            fprintf(stderr, "stallsim: warning: a slab holds %ld iteration%s (%s): the trace is read and replayed in "
-                            "many small pieces, which is slow; the default, [run] slab_mb = %g, holds %ld\n",
-                    slab, slab == 1 ? "" : "s", cfg->slab_iterations > 0 ? "[run] slab_iterations" : "[run] slab_mb",
-                    d.slab_mb, ss_sweep_slab_rows(&d, m->gpus, j->nsc));
-        }
-        if (st == SS_OK && !j->a.quiet && cfg->per_iteration && bytes > PER_ITERATION_WARN_BYTES)
-            fprintf(stderr, "stallsim: warning: [output] per_iteration = true writes every scenario's series: about "
-                            "%.1f GB into results.h5 for %d scenarios of %ld iterations, and the writing takes "
-                            "memory and time with it; set it false unless the sweep needs them\n",
-                    bytes / 1e9, j->nsc, m->iterations);
+        if (st == SS_OK && !j->a.quiet) warn_sweep_size(cfg, ss_trace_meta_of(j->t), j->nsc);
     }
     return ss_comm_any_failed(c, st);
 }

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "ss_report.h"
 #include "ss_screen.h"
 
 /* A terminal narrower than this is read as this wide: shorter lines help no one */
@@ -20,14 +21,6 @@ typedef struct {
 
 static screen g_screen;
 
-/* shown columns of t[0..n): UTF-8 continuation bytes take none */
-static size_t cols(const char *t, size_t n)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) c += ((unsigned char)t[i] & 0xC0) != 0x80;
-    return c;
-}
-
 void ss_screen_wrap(FILE *out, const char *t, size_t n, int width)
 {
     /* a table's row (columns aligned by two runs of spaces or more, past its indent) and a
@@ -40,7 +33,7 @@ void ss_screen_wrap(FILE *out, const char *t, size_t n, int width)
             runs++;
             while (i + 1 < n && t[i + 1] == ' ') i++;
         }
-    if (width <= 0 || runs >= 2 || cols(t, n) <= (size_t)width) {
+    if (width <= 0 || runs >= 2 || (size_t)ss_report_cols(t, n) <= (size_t)width) {
         fwrite(t, 1, n, out);
         return;
     }
@@ -52,7 +45,7 @@ void ss_screen_wrap(FILE *out, const char *t, size_t n, int width)
         size_t k = j;
         while (k < n && t[k] != ' ') k++;
         if (k == j) break; /* trailing spaces */
-        const size_t gap = first ? j - i : (used ? 1 : 0), word = cols(t + j, k - j);
+        const size_t gap = first ? j - i : (used ? 1 : 0), word = (size_t)ss_report_cols(t + j, k - j);
         if (!first && used > indent && used + gap + word > (size_t)width) {
             fprintf(out, "\n%*s", (int)indent, "");
             used = indent;

@@ -258,13 +258,13 @@ double ss_summary_variability(const ss_summary *s)
     return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
 }
 
-/* The real value's interval around prediction P from the scaled error quantiles e[2] and the
- * trace's scale s; NaN where the class has no predictions or the bound would not be positive. */
-static void interval_of(double P, const double e[2], int n, double s, double *lo, double *hi)
+void ss_summary_class_interval(double P, const ss_error_class *c, int run, double v, double *lo, double *hi)
 {
+    /* the measure's scale of errors: the class's model error and the trace's variability */
+    const double s = hypot(c->model_error[run != 0], v), *e = run ? c->run : c->steady;
     const double a = 1.0 + e[1] * s, b = 1.0 + e[0] * s;
-    *lo = n > 0 && a > 0.0 && isfinite(P) ? P / a : NAN;
-    *hi = n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
+    *lo = c->n > 0 && a > 0.0 && isfinite(P) ? P / a : NAN;
+    *hi = c->n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
 }
 
 ss_status ss_summary_intervals(ss_summary *s)
@@ -286,10 +286,9 @@ ss_status ss_summary_intervals(ss_summary *s)
                                 s->has_calib ? &s->calib : NULL};
         const ss_error_class *c = s->cls[j] = ops->error_class(&s->sc[j], &in);
         if (!c) continue;
-        /* each measure's scale of errors: the class's model error and the trace's variability */
-        const double ss = hypot(c->model_error[0], v), sr = hypot(c->model_error[1], v);
-        interval_of(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c->steady, c->n, ss, &s->iter_lo[j], &s->iter_hi[j]);
-        interval_of(ss_summary_run_time(s, j), c->run, c->n, sr, &s->run_lo[j], &s->run_hi[j]);
+        ss_summary_class_interval(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c, 0, v, &s->iter_lo[j],
+                                  &s->iter_hi[j]);
+        ss_summary_class_interval(ss_summary_run_time(s, j), c, 1, v, &s->run_lo[j], &s->run_hi[j]);
     }
     return SS_OK;
 }

@@ -57,6 +57,11 @@ unsigned ss_summary_hints(const ss_summary *s, int j);
  * iteration times of the summarised rows in the trace's first and second halves (0 where
  * a half has none). */
 double ss_summary_variability(const ss_summary *s);
+/* The 90 % interval of the real value around prediction P of class c, in the steady state
+ * (run 0) or the whole run (run 1), on a trace of variability v: [P / (1 + z95 s), P / (1 +
+ * z05 s)] with s = sqrt(m^2 + v^2); NaN ends where the class has no predictions or the
+ * bound would not be positive (MODELS-pipeline.md, "Intervals"). */
+void ss_summary_class_interval(double P, const ss_error_class *c, int run, double v, double *lo, double *hi);
 /* Each row's class of prediction and 90 % interval (rank 0, after the calibration is
  * adopted): the class's scaled error quantiles z05, z95 (predicted / real - 1 over the
  * scale s = sqrt(m^2 + v^2), m the class's model error, v the measured run's variability) give the real
