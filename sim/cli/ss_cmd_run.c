@@ -259,7 +259,7 @@ static void warn_sweep_size(const ss_config *cfg, const ss_trace_meta *m, int ns
         ss_config_defaults(&d);
         d.per_iteration = cfg->per_iteration;
         fprintf(stderr, "stallsim: warning: a slab holds %ld iteration%s (%s): the trace is read and replayed in "
-                        "many small pieces, which is slow; the default, [run] slab_mb = %g, holds %ld\n",
+                        "many small pieces, which is slow. The default, [run] slab_mb = %g, holds %ld\n",
                 slab, slab == 1 ? "" : "s", cfg->slab_iterations > 0 ? "[run] slab_iterations" : "[run] slab_mb",
                 d.slab_mb, ss_sweep_slab_rows(&d, m->gpus, nsc));
         ss_config_free(&d);
@@ -268,8 +268,8 @@ static void warn_sweep_size(const ss_config *cfg, const ss_trace_meta *m, int ns
     const double bytes = (double)nsc * (double)m->iterations * (7.0 + (double)m->gpus) * 8.0;
     if (cfg->per_iteration && bytes > PER_ITERATION_WARN_BYTES)
         fprintf(stderr, "stallsim: warning: [output] per_iteration = true writes every scenario's series: about "
-                        "%.1f GB into results.h5 for %d scenarios of %ld iterations, and the writing takes "
-                        "memory and time with it; set it false unless the sweep needs them\n",
+                        "%.1f GB into results.h5 for %d scenarios of %ld iterations. Writing them takes memory "
+                        "and time. Set it false unless the sweep needs them\n",
                 bytes / 1e9, nsc, m->iterations);
 }
 

@@ -427,8 +427,8 @@ static void note_persist_false(const ss_scenario *sc, int nsc, const ss_calib *c
             if (ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
                 fprintf(out, "note: warning: the trace's workers persisted (persistent_workers = 1), so it shows no "
                              "worker start after its first epoch: scenarios with persistent_workers = false, such as "
-                             "%s, do not add one, and their whole run is as short as if the workers persisted; a "
-                             "real job pays its first epoch's start at every epoch\n",
+                             "%s, do not add one. Their whole run comes out as if the workers persisted. A real "
+                             "job pays its first epoch's start at every epoch\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }
