@@ -17,7 +17,8 @@
  * mean extra wait qs - q, the wait per second of excess fetch rho (NaN: the same wait on
  * every row), the factor x on a row's wait and the wait added to every row at the
  * scenario's load, the scenario's mean wait (on its window's rows outside the trace's),
- * the median fetch, and the rows of the trace's window and of the scenario's. */
+ * the median fetch, the rows of the trace's window and of the scenario's, and the factor on
+ * an epoch's first delivery, sigma1 / sigma0 (NaN: the row's usual factor). */
 enum {
     SSP_WIN_C,
     SSP_WIN_BASE,
@@ -30,6 +31,7 @@ enum {
     SSP_WIN_FMED,
     SSP_WIN_TROWS,
     SSP_WIN_SROWS,
+    SSP_WIN_DFIRST,
     SSP_WIN_N
 };
 
@@ -145,7 +147,7 @@ typedef struct {
      * delivery cost, and the factor of the measured delivery (0 for a GPU made
      * synchronous), and the delivery added to the measured one (a probed GPU's: ssp_probed);
      * same_shape: every GPU has the same W and P (ld[0]'s) */
-    double *gap_a, *refill_a, *deliv_a, *dfac_a, *dadd_a;
+    double *gap_a, *refill_a, *deliv_a, *dfac_a, *dadd_a, *dfirst_a;
     int same_shape;
     const double *dm_row; /* dm while a row is replayed, else NULL (the constants) */
     /* fetch_scale != 1 with a CPU part, or CPU sharing: each GPU's CPU part, their median,

@@ -95,7 +95,8 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
     s->deliv_a = malloc((size_t)gpus * sizeof *s->deliv_a);
     s->dfac_a = malloc((size_t)gpus * sizeof *s->dfac_a);
     s->dadd_a = malloc((size_t)gpus * sizeof *s->dadd_a);
-    if (!s->gap_a || !s->refill_a || !s->deliv_a || !s->dfac_a || !s->dadd_a) {
+    s->dfirst_a = malloc((size_t)gpus * sizeof *s->dfirst_a);
+    if (!s->gap_a || !s->refill_a || !s->deliv_a || !s->dfac_a || !s->dadd_a || !s->dfirst_a) {
         ssp_free(s);
         return ss_fail(SS_ENOMEM, "out of memory for the pipeline state (%d GPUs)", gpus);
     }
@@ -113,6 +114,11 @@ ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus)
                        : p->delivery_measured * (p->cpu_delivery_gpu && !ssp_probed(p, s->ld[g].workers, g)
                                                      ? p->cpu_delivery_gpu[g]
                                                      : 1.0);
+        /* an epoch's first delivery: the first window's factor where it has one */
+        const double *win = p->start_win_gpu;
+        s->dfirst_a[g] = win && !isnan(win[SSP_WIN_DFIRST * gpus + g]) && !ssp_probed(p, s->ld[g].workers, g)
+                             ? p->delivery_measured * win[SSP_WIN_DFIRST * gpus + g]
+                             : s->dfac_a[g];
         if (s->ld[g].workers != s->ld[0].workers || s->ld[g].prefetch != s->ld[0].prefetch) s->same_shape = 0;
     }
     s->done = malloc((size_t)s->ring * (size_t)gpus * sizeof *s->done);
@@ -187,6 +193,7 @@ void ssp_free(ssp_state *s)
     free(s->deliv_a);
     free(s->dfac_a);
     free(s->dadd_a);
+    free(s->dfirst_a);
     memset(s, 0, sizeof *s);
 }
 
@@ -554,12 +561,14 @@ double ssp_advance_lagged(ssp_state *s, const double *f, double c, const double 
 
 /* GPU g's measured delivery of the row's batch: the time from the batch being ready (or
  * the loop asking, whichever came later) to the loop having it, stall - max(0, done -
- * ask) with ask = train_start - stall; not below 0. */
+ * ask) with ask = train_start - stall; not below 0. Times its factor: an epoch's first
+ * row takes the first window's (dfirst_a). */
 static void measure_delivery(ssp_state *s, const ss_row *m)
 {
+    const double *fac = s->k == 0 ? s->dfirst_a : s->dfac_a;
     for (int g = 0; g < s->gpus; g++)
         s->dm[g] = ss_row_delivery_of(m->stall_time[g], m->train_start[g], m->fetch_start[g] + m->fetch_time[g]) *
-                       s->dfac_a[g] +
+                       fac[g] +
                    s->dadd_a[g];
 }
 

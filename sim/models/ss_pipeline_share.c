@@ -140,6 +140,11 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
                 const long srows = off || W[g] < 1 ? 0 : (long)W[g] * (l.prefetch > 0 ? l.prefetch : 1);
                 t[SSP_WIN_TROWS][g] = (double)sh->start_rows[g];
                 t[SSP_WIN_SROWS][g] = (double)(off ? sh->start_rows[g] : srows);
+                /* an epoch's first batch is delivered while the rest of the window is still
+                 * fetched: its delivery stretches with the window's crush (both loaders with workers) */
+                t[SSP_WIN_DFIRST][g] = off || ssp_off(SSP_RULE_WINDOW_DELIVERY) || W[g] < 1 || sh->workers[g] < 1
+                                           ? NAN
+                                           : rx[sh->pools + pool] / rx[pool];
                 st->window_rows[g] = srows > sh->start_rows[g] ? srows : sh->start_rows[g];
             }
             p->start_rows_gpu = st->window_rows;

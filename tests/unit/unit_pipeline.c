@@ -513,8 +513,9 @@ static void test_start_window(void **state)
     (void)state;
     /* per term (SSP_WIN_*), GPUs 0 and 1: c, c + q, (c + q) r, the mean wait, rho (NaN:
      * the mean wait on every row), x, the added wait, the scenario's mean wait, the median
-     * fetch, the trace's window rows and the scenario's; w = .5 + 0 and 6 + 0, n = 3 */
-    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 2, 1};
+     * fetch, the trace's window rows and the scenario's, the first delivery's factor (NaN:
+     * the usual); w = .5 + 0 and 6 + 0, n = 3 */
+    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 2, 1, NAN, NAN};
     expect_r e = {.T = {3.75, 4.75, 5, 8, 8.25, 9},
                   .stall = {3.5, 1.5, .75, 0, 0, 0, .5, 2.75, 0, 0, 0, .5},
                   .f = {3.5, 1.5, 4.5, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
@@ -535,7 +536,7 @@ static void test_start_window(void **state)
 static void test_start_window_rows(void **state)
 {
     (void)state;
-    const double win[SSP_WIN_N * 2] = {.25, .25, .25, 6, .5, 3, .4, 0, .5, NAN, 2, 1, 0, 0, .8, 0, 1, 1, 2, 1, 2, 1};
+    const double win[SSP_WIN_N * 2] = {.25, .25, .25, 6, .5, 3, .4, 0, .5, NAN, 2, 1, 0, 0, .8, 0, 1, 1, 2, 1, 2, 1, NAN, NAN};
     expect_r e = {.T = {1.75, 3, 4.75, 6.25, 6.5, 7.25},
                   .stall = {1.25, 1.5, 1, .25, 0, 1.5, 0, 1.25, 0, 0, .25, .5},
                   .f = {1.25, 1.5, 2.75, 2, .5, 3, 1, 4, .5, 1, 2, 1}};
@@ -557,7 +558,7 @@ static void test_start_window_rows(void **state)
 static void test_start_window_one(void **state)
 {
     (void)state;
-    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 1, 0, 0, 0, 1, 1, 2, 0, 1, 2};
+    const double win[SSP_WIN_N * 2] = {.25, .25, .5, 6, 3, 3, 0, 0, NAN, NAN, 1, 1, 1, 0, 0, 0, 1, 1, 2, 0, 1, 2, NAN, NAN};
     expect_r e = {.T = {4.75, 5, 5.25, 9, 9.25, 10},
                   .stall = {4.5, 1.5, 0, 0, 0, 0, .5, 3.5, 0, 0, 0, .5},
                   .f = {4.5, 1.5, 4.5, 1, .5, 3, 1, 4, .5, 1, 2, 1}};
@@ -785,6 +786,36 @@ static void test_measured_delivery(void **st)
             T += out.iter_time;
             near(T, want_T[want][k], "T", k, -1);
             for (int g = 0; g < 2; g++) near(stall[g], want_stall[want][2 * k + g], "stall", k, g);
+        }
+        ssp_free(&s);
+    }
+    /* an epoch's first row takes the first window's factor (MODELS-pipeline.md, "The first
+     * delivery"): GPU 0's 25 (its 0.1 becomes 2.5), GPU 1's NaN keeps its factor 1; the later
+     * rows as factor [2, 1]. k = 0: has them at 1 + 2.5 and 2 + 0.3, T = 3.5 + 0.5 = 4; k = 1:
+     * at 4 + max(0.5, 0.4), T = 5; k = 2: done 4, 3.2, has them at 5 + max(0.1, 0.07), T = 5.6 */
+    {
+        double win[SSP_WIN_N * 2];
+        for (int i = 0; i < SSP_WIN_N * 2; i++) win[i] = NAN;
+        win[SSP_WIN_DFIRST * 2] = 25;
+        const double T_first[3] = {4, 5, 5.6}, stall_first[6] = {3.5, 2.3, 0.5, 0.4, 0.1, 0.07};
+        ssp_params p = params(1, 2);
+        p.delivery = 0.1;
+        p.delivery_measured = 1.0;
+        p.cpu_delivery_gpu = dk;
+        p.start_win_gpu = win;
+        ssp_state s;
+        assert_int_equal(ssp_init(&s, &p, 2), SS_OK);
+        double T = 0, done[2], scratch[6], stall[2];
+        for (int k = 0; k < 3; k++) {
+            ss_row row = {.gpus = 2, .fetch_start = fs + 2 * k, .fetch_time = ft + 2 * k,
+                          .iteration_time = it + 2 * k, .stall_time = stl + 2 * k, .train_start = ts + 2 * k,
+                          .done = done};
+            ss_row_prepare(&row, 0, scratch);
+            ss_step out;
+            ssp_replay_row(&s, &row, stall, &out);
+            T += out.iter_time;
+            near(T, T_first[k], "T (first window's delivery)", k, -1);
+            for (int g = 0; g < 2; g++) near(stall[g], stall_first[2 * k + g], "stall (first window's delivery)", k, g);
         }
         ssp_free(&s);
     }
