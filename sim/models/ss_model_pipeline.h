@@ -18,7 +18,7 @@
  * every row), the factor x on a row's wait and the wait added to every row at the
  * scenario's load, the scenario's mean wait (on its window's rows outside the trace's),
  * the median fetch, the rows of the trace's window and of the scenario's, and the factor on
- * an epoch's first delivery, sigma1 / sigma0 (NaN: the row's usual factor). */
+ * an epoch's first delivery, ((c + q) r + mean) / (c + qs) (NaN: the row's usual factor). */
 enum {
     SSP_WIN_C,
     SSP_WIN_BASE,

@@ -141,10 +141,11 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
                 t[SSP_WIN_TROWS][g] = (double)sh->start_rows[g];
                 t[SSP_WIN_SROWS][g] = (double)(off ? sh->start_rows[g] : srows);
                 /* an epoch's first batch is delivered while the rest of the window is still
-                 * fetched: its delivery stretches with the window's crush (both loaders with workers) */
+                 * fetched: its delivery stretches as the window's mean CPU part does, from the
+                 * trace's c + q + wait to the scenario's (c + q) r + mean (both loaders with workers) */
                 t[SSP_WIN_DFIRST][g] = off || ssp_off(SSP_RULE_WINDOW_DELIVERY) || W[g] < 1 || sh->workers[g] < 1
                                            ? NAN
-                                           : rx[sh->pools + pool] / rx[pool];
+                                           : ((c[g] + q[g]) * ratio[g] + mean) / (c[g] + q[g] + fmax(0.0, wait));
                 st->window_rows[g] = srows > sh->start_rows[g] ? srows : sh->start_rows[g];
             }
             p->start_rows_gpu = st->window_rows;
