@@ -655,7 +655,7 @@ static void print_fidelity(const ss_summary *s, FILE *out)
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
         fprintf(out, "fidelity of the baseline replay (the * row, %s): mean iteration time %+.2f%% vs measured, "
-                     "per-iteration MAPE %.2f%%\n",
+                     "mean |error| per iteration (MAPE) %.2f%%\n",
                 s->sc[j].name, e, ss_summary_fidelity_mape_pct(s, j));
         if (fabs(e) > FIDELITY_NOTE_PCT)
             fprintf(out, "note: that baseline replay is %.1f%% off the measured run, so the model does not describe "
@@ -1080,7 +1080,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     for (int j = 0; j < s->nsc; j++) {
         if (!first_baseline(s, j)) continue;
         const double e = ss_summary_fidelity_err_pct(s, j);
-        say(sc, 1, "fidelity%s%s%s: the baseline replay is %+.2f%% off the measured run (per-iteration MAPE %.2f%%)",
+        say(sc, 1, "fidelity%s%s%s: the baseline replay is %+.2f%% off the measured run (mean |error| per iteration %.2f%%)",
             nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e,
             ss_summary_fidelity_mape_pct(s, j));
         if (fabs(e) > FIDELITY_NOTE_PCT)
@@ -1118,7 +1118,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     int g;
     if (slowest_loader(s, &g, &top, &next) == 1) {
         const ss_partial *m = &s->p[ss_summary_measured(s)];
-        say(sc, 1, "slowest loader: GPU %d alone had the largest stall in %.1f%% of iterations (stall %.0f%% of the time)",
+        say(sc, 1, "slowest loader: GPU %d (largest stall in %.1f%% of iterations); stalls take %.0f%% of the iteration time",
             g, 100.0 * top, m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
     }
     const ss_partial *m = &s->p[ss_summary_measured(s)];
@@ -1197,8 +1197,9 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     for (int b = 0; b < F_NFLAGS; b++)
         if (f & (1u << b) && u < n) u += (size_t)snprintf(buf + u, n - u, " %s", names[b]);
     if (!isnan(r->top[k].payoff_rows) && u < n)
-        snprintf(buf + u, n - u, r->by_run ? " only below ~%.0f batches/epoch" : " pays off beyond ~%.0f batches/epoch",
-                 r->top[k].payoff_rows);
+        snprintf(buf + u, n - u,
+                 r->by_run ? "%s only below ~%.0f batches/epoch" : "%s pays off beyond ~%.0f batches/epoch",
+                 u ? ";" : "", r->top[k].payoff_rows);
     return f;
 }
 

@@ -418,17 +418,17 @@ static int info_main(int argc, char **argv)
                    "summarise these\n", m->iterations, past);
         else
             printf("\nmeans over all %ld iterations\n", m->iterations);
-        printf("%5s %14s %14s %4s %4s %9s %9s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
-               "gap (s)", "refill", "delivery", "resid");
+        printf("%5s %14s %14s %4s %4s %9s %10s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",
+               "gap (s)", "refill (s)", "deliv (s)", "resid (s)");
         for (int g = 0; g < m->gpus; g++) {
             if (cal.no_fetch && !m->loader_workers) { /* nothing fitted, nothing recorded: no loader to show */
-                printf("%5d %14.6f %14.6f %4s %4s %9s %9s %9s %9s\n", g, a.it_sum[g] / (double)a.rows,
+                printf("%5d %14.6f %14.6f %4s %4s %9s %10s %9s %9s\n", g, a.it_sum[g] / (double)a.rows,
                        a.st_sum[g] / (double)a.rows, "-", "-", "-", "-", "-", "-");
                 continue;
             }
             char pf[16] = "-"; /* a synchronous loader has no prefetch factor (as the calibration lines) */
             if (cal.workers_gpu[g] > 0) snprintf(pf, sizeof pf, "%d", cal.prefetch_gpu[g]);
-            printf("%5d %14.6f %14.6f %4d %4s %9.4f %9.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
+            printf("%5d %14.6f %14.6f %4d %4s %9.4f %10.4f %9.4f %9.4f\n", g, a.it_sum[g] / (double)a.rows,
                    a.st_sum[g] / (double)a.rows, cal.workers_gpu[g], pf, cal.gap_gpu[g], cal.refill_gpu[g],
                    cal.delivery_gpu[g], cal.resid_gpu[g]);
         }

@@ -23,11 +23,14 @@ static screen g_screen;
 
 void ss_screen_wrap(FILE *out, const char *t, size_t n, int width)
 {
-    /* a table's row (columns aligned by two runs of spaces or more, past its indent) and a
-     * line that fits stay whole */
+    /* a table's row (columns aligned by two runs of spaces or more, past its indent), a
+     * ranked line ("  2. pipe W=4 ...", whose columns align with the others') and a line
+     * that fits stay whole */
     size_t lead = 0;
     while (lead < n && t[lead] == ' ') lead++;
-    int runs = 0;
+    size_t num = lead;
+    while (num < n && t[num] >= '0' && t[num] <= '9') num++;
+    int runs = num > lead && num + 1 < n && t[num] == '.' && t[num + 1] == ' ' ? 2 : 0;
     for (size_t i = lead; i + 2 < n; i++)
         if (t[i] == ' ' && t[i + 1] == ' ' && t[i + 2] == ' ') {
             runs++;

@@ -306,7 +306,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     for (int j = 0; j < s->nsc; j++) {
         if (j == ss_summary_measured(s)) continue;
         double ch = rank_change(s, j, by_run);
-        if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT) continue;
+        if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT || (by_run && ss_summary_run_unpriced(s, j))) continue;
         double err = out->error_pct[s->sc[j].model];
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
             if (!s->sc[j].baseline) { /* a baseline's own error is not a cut */

@@ -267,6 +267,12 @@ void ss_summary_class_interval(double P, const ss_error_class *c, int run, doubl
     *hi = c->n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
 }
 
+int ss_summary_run_unpriced(const ss_summary *s, int j)
+{
+    const ss_scenario *sc = &s->sc[j];
+    return s->trace_persistent == 1 && sc->persistent == 0 && (sc->workers.is_auto || sc->workers.value > 0);
+}
+
 ss_status ss_summary_intervals(ss_summary *s)
 {
     const int n = s->nsc;
@@ -288,7 +294,8 @@ ss_status ss_summary_intervals(ss_summary *s)
         if (!c) continue;
         ss_summary_class_interval(s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN, c, 0, v, &s->iter_lo[j],
                                   &s->iter_hi[j]);
-        ss_summary_class_interval(ss_summary_run_time(s, j), c, 1, v, &s->run_lo[j], &s->run_hi[j]);
+        if (!ss_summary_run_unpriced(s, j))
+            ss_summary_class_interval(ss_summary_run_time(s, j), c, 1, v, &s->run_lo[j], &s->run_hi[j]);
     }
     return SS_OK;
 }

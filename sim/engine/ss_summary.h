@@ -92,6 +92,11 @@ double ss_summary_change_pct(const ss_summary *s, int j);
 double ss_summary_run_time(const ss_summary *s, int j);
 double ss_summary_run_change_pct(const ss_summary *s, int j);
 double ss_summary_epoch_start(const ss_summary *s, int j);
+/* 1 when row j's whole run is not priced: it asks for workers that do not persist
+ * (persistent_workers = false, with workers) of a trace whose workers persisted, which shows
+ * no start to repeat (MODELS-pipeline.md, "An epoch's start"). Such a row has no whole-run
+ * interval and is not ranked by the whole run. */
+int ss_summary_run_unpriced(const ss_summary *s, int j);
 /* Fidelity of a pipeline baseline row against the measured run (NaN elsewhere). */
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j);
 double ss_summary_fidelity_mape_pct(const ss_summary *s, int j);

@@ -144,6 +144,11 @@ static void note_not_lockstep(double spread, double period, double together_ever
                               FILE *out)
 {
     if (!(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
+    /* the answer's own line: a row's iteration time is its longest over the GPUs, so ranks
+     * that drift apart make every sum and mean of them longer than the job (COLUMNS.md) */
+    fprintf(out, "warning: the ranks do not step together (their loops ask %.1f step periods apart): each row counts "
+                 "its slowest rank's iteration, so the whole run and the ranked cuts can be far off%s (--explain)\n",
+            spread / period, sync_every > 1 ? "" : "; [pipeline] sync_every replays an all-reduce every N steps");
     if (sync_every > 1) {
         if (other_models)
             fprintf(out, "note: the GPUs' loops ask for their batches %.4f s apart (median over iterations), %.1f times "
@@ -425,10 +430,10 @@ static void note_persist_false(const ss_scenario *sc, int nsc, const ss_calib *c
         if (!is_pipe(&sc[i]) || sc[i].persistent != 0) continue;
         for (int g = 0; g < cal->gpus; g++)
             if (ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
-                fprintf(out, "note: warning: the trace's workers persisted (persistent_workers = 1), so it shows no "
+                fprintf(out, "warning: the trace's workers persisted (persistent_workers = 1), so it shows no "
                              "worker start after its first epoch: scenarios with persistent_workers = false, such as "
-                             "%s, do not add one. Their whole run comes out as if the workers persisted. A real "
-                             "job pays its first epoch's start at every epoch\n",
+                             "%s, cannot add one. Their whole run is not priced: no interval, not ranked by it. A "
+                             "real job pays its first epoch's start at every epoch\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;
             }

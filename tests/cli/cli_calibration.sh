@@ -44,7 +44,7 @@ grep -q "^calibration: GPU 0: W=0 (synchronous loading) P=-, worker gap 0.0100 s
   "$work/out.txt" && ok || fail "GPU 0 line: $(cat "$work/out.txt")"
 grep -q "^calibration: 2 GPUs: W=3 P=2" "$work/out.txt" && ok || fail "grouped line"
 grep -q "^calibration: GPU 2: W=5 P=2" "$work/out.txt" && ok || fail "GPU 2 line"
-grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1): mean iteration time [+-]0.00% vs measured, per-iteration MAPE 0.00%" \
+grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_pauto_fs1_cs1): mean iteration time [+-]0.00% vs measured, mean |error| per iteration (MAPE) 0.00%" \
   "$work/out.txt" && ok || fail "fidelity line"
 $py - "$work/a/summary.csv" <<'PY' && ok || fail "summary: baseline exact, workers = 0 slower"
 import csv, sys

@@ -300,7 +300,7 @@ PY
   grep -qx "              pool of GPU 1: 1 core, GPUs 1-2 (heal = 1-2 heals them together)" "$work/pools4.info" &&
   ok || fail "info: two nodes' heal sets: $(grep -A3 ^cpu_pool "$work/pools4.info")"
 
-grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -11.11% vs measured, per-iteration MAPE 27.78%" \
+grep -q "^fidelity of the baseline replay (the \\* row, pipeline_fetch-none_start-none_w-auto_p1_fs1_cs1): mean iteration time -11.11% vs measured, mean |error| per iteration (MAPE) 27.78%" \
   "$work/ptable.txt" && ok || fail "fidelity line: $(cat "$work/ptable.txt")"
 
 # the trace writer: a units attribute on every dataset, chunked along the rows

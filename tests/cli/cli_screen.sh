@@ -2,7 +2,8 @@
 # cli_screen.sh - on a terminal, lines of prose wrap at its width (sim/cli/ss_screen.c); a
 # file or a pipe gets every line whole. The terminal is a pseudo-terminal from script(1),
 # its width $COLUMNS. The same words come out either way; on the terminal no line is wider
-# than it but a table's row (two runs of three spaces or more) or a single word.
+# than it but a table's row (two runs of three spaces or more), a ranked line ("  2. ...")
+# or a single word.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1 ||
@@ -17,7 +18,7 @@ for form in "" "--explain"; do
 import re, sys
 pipe = open(sys.argv[1], encoding="utf-8").read().replace(sys.argv[3] + "/p", "OUT")
 tty = open(sys.argv[2], encoding="utf-8").read().replace("\r\n", "\n").replace(sys.argv[3] + "/t", "OUT")
-table = lambda l: len(re.findall(r"\S   +", l)) >= 2
+table = lambda l: len(re.findall(r"\S   +", l)) >= 2 or re.match(r"^ *[0-9]+\. ", l)
 assert any(len(l) > 70 and not table(l) for l in pipe.splitlines()), "no long line of prose to wrap"
 assert pipe.split() == tty.split(), "the words differ"
 for l in tty.splitlines():

@@ -405,7 +405,14 @@ pers=$src/datasets/pytorch-startup-b/w2-pers-a.h5
 if [ -e "$pers" ]; then
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nprefetch = auto\npersistent_workers = auto, false\n' "$pers" > "$work/pf.ini"
   "$stallsim" run "$work/pf.ini" --out "$work/pf" > "$work/pf.txt" 2>&1 &&
-    grep -q "^note: warning: the trace's workers persisted (persistent_workers = 1), so it shows no worker start after its first epoch: scenarios with persistent_workers = false, such as pipe pw=false, do not add one" "$work/pf.txt" &&
+    grep -q "^warning: the trace's workers persisted (persistent_workers = 1), so it shows no worker start after its first epoch: scenarios with persistent_workers = false, such as pipe pw=false, cannot add one. Their whole run is not priced" "$work/pf.txt" &&
+    /usr/bin/python3 - "$work/pf/summary.csv" <<'PY' &&
+import csv, sys
+rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[1]))}
+false = [r for l, r in rows.items() if "pw=false" in l]
+assert false and all(r["run_time_lo"] == "" and r["run_time_hi"] == "" for r in false), false
+assert all(r["iter_time_lo"] != "" for r in false), false
+PY
     "$stallsim" run "$work/pf.ini" --set scenarios.persistent_workers=auto,true --out "$work/pt" > "$work/pt.txt" 2>&1 &&
     ! grep -q "workers persisted" "$work/pt.txt" && ok || fail "persistent_workers = false on a persistent trace: $(grep -i persist "$work/pf.txt")"
 fi
