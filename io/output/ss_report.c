@@ -1587,6 +1587,7 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, ch);
     }
     fputs("}", f);
+    json_lines(f, "warnings", o ? o->notes_text : NULL, "warning: ");
     json_lines(f, "notes", o ? o->notes_text : NULL, "note: ");
     json_lines(f, "calibration", o ? o->calib_text : NULL, "calibration: ");
     fputs("}\n", f);

@@ -107,7 +107,7 @@ printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$work/u.h5" > "$wo
 # more) is flagged "unsure", in the terminal and the JSON, and no other cut is
 y=$root/datasets/pytorch-grid-x/w1-x1-p2.h5
 if [ -e "$y" ]; then
-  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\nfetch_scale = 1, 0.9\n' \
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\nfetch_scale = 1, 0.9, 0.5\n' \
     "$y" > "$work/un.ini"
   "$stallsim" run "$work/un.ini" --out "$work/un" > "$work/un.txt" 2>&1 || fail "run: $(tail -3 "$work/un.txt")"
   "$stallsim" run "$work/un.ini" --out "$work/unj" --json 2>/dev/null > "$work/un.json" || fail "run --json"

@@ -406,6 +406,8 @@ if [ -e "$pers" ]; then
   printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nprefetch = auto\npersistent_workers = auto, false\n' "$pers" > "$work/pf.ini"
   "$stallsim" run "$work/pf.ini" --out "$work/pf" > "$work/pf.txt" 2>&1 &&
     grep -q "^warning: the trace's workers persisted (persistent_workers = 1), so it shows no worker start after its first epoch: scenarios with persistent_workers = false, such as pipe pw=false, cannot add one. Their whole run is not priced" "$work/pf.txt" &&
+    "$stallsim" run "$work/pf.ini" --out "$work/pj" --json > "$work/pf.json" 2>/dev/null &&
+    /usr/bin/python3 -c 'import json, sys; w = json.load(open(sys.argv[1]))["warnings"]; assert any("persistent_workers = false" in x for x in w), w' "$work/pf.json" &&
     /usr/bin/python3 - "$work/pf/summary.csv" <<'PY' &&
 import csv, sys
 rows = {r["label"]: r for r in csv.DictReader(open(sys.argv[1]))}
