@@ -270,9 +270,7 @@ static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labe
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
 
-/* Row j's 90 % interval as a change against the measured run, in % (the whole run's
- * or the mean iteration time's); 0 where it has none. */
-static int change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi)
+int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi)
 {
     const int m = ss_summary_measured(s);
     const double base = by_run ? ss_summary_run_time(s, m) : (s->p[m].n > 0 ? s->p[m].mean[SS_M_ITER] : NAN);
@@ -337,7 +335,7 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
         else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
         char iv[48] = "";
         double lo, hi;
-        if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
+        if (ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
             snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
         if (!r->by_run) {
             fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
@@ -1168,7 +1166,7 @@ static int interval_reaches_none(const ss_summary *s, int j, int by_run)
     const double *lo = by_run ? s->run_lo : s->iter_lo, *hi = by_run ? s->run_hi : s->iter_hi;
     if (!lo || !hi || (isnan(lo[j]) && isnan(hi[j]))) return 0;
     double a, b;
-    return !change_interval(s, j, by_run, &a, &b) || b >= 0.0;
+    return !ss_report_change_interval(s, j, by_run, &a, &b) || b >= 0.0;
 }
 
 /* 1 when cut j's predicted change of the ranked measure lies outside its own 90 % interval:
@@ -1176,7 +1174,7 @@ static int interval_reaches_none(const ss_summary *s, int j, int by_run)
 static int point_outside(const ss_summary *s, int j, int by_run, double change_pct)
 {
     double a, b;
-    return change_interval(s, j, by_run, &a, &b) && (change_pct < a || change_pct > b);
+    return ss_report_change_interval(s, j, by_run, &a, &b) && (change_pct < a || change_pct > b);
 }
 
 static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int tied, char *buf, size_t n)
@@ -1241,7 +1239,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     int any_iv = 0; /* the interval column only where some cut has one */
     for (int k = 0; k < r->ntop; k++) {
         double lo, hi;
-        any_iv |= change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+        any_iv |= ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
     }
     say(sc, 0, "largest predicted cuts of the %s%s; %s:", r->by_run ? "whole run's time" : "mean iteration time",
         any_iv ? " (90% interval)" : "",
@@ -1254,7 +1252,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         char buf[LABEL_LEN], iv[64] = "";
         double lo, hi;
         snprintf(lab[k], sizeof lab[k], "%s", label_of(L, s, r->top[k].j, buf));
-        if (change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        if (ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
         const int ivpad = (any_iv ? 18 : 0) - ss_report_cols(iv, strlen(iv));
         snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
                  "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);
@@ -1451,7 +1449,7 @@ static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, int k)
     fputs(", \"payoff_batches_per_epoch\": ", f);
     json_num(f, r->top[k].payoff_rows);
     double lo = NAN, hi = NAN;
-    change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
     fputs(", \"change_lo_pct\": ", f);
     json_num(f, lo);
     fputs(", \"change_hi_pct\": ", f);

@@ -11,6 +11,7 @@
 
 #include "ss_atomic.h"
 #include "ss_columns.h"
+#include "ss_report.h"
 #include "ss_model.h"
 #include "ss_rank.h"
 #include "ss_h5util.h"
@@ -238,6 +239,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     typedef struct {
         char scenario[SS_NAME_MAX];
         double change_pct, change_s;
+        double change_lo_pct, change_hi_pct; /* its 90 % interval as changes (NaN: none) */
         double cpu_load_pct; /* NaN: the trace records no CPU times */
         int loaders_ahead;   /* 1: the scenario's loaders keep ahead of the trace's, which were behind */
     } top_row;
@@ -256,6 +258,8 @@ static int write_ranking(hid_t f, const ss_summary *s)
     H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);
     H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "change_lo_pct", HOFFSET(top_row, change_lo_pct), H5T_NATIVE_DOUBLE);
+    H5Tinsert(tt, "change_hi_pct", HOFFSET(top_row, change_hi_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "cpu_load_pct", HOFFSET(top_row, cpu_load_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "loaders_ahead", HOFFSET(top_row, loaders_ahead), H5T_NATIVE_INT);
     hid_t ht = H5Tcreate(H5T_COMPOUND, sizeof(heal_row));
@@ -271,6 +275,8 @@ static int write_ranking(hid_t f, const ss_summary *s)
         snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[r->top[k].j].name);
         top[k].change_pct = r->top[k].change_pct;
         top[k].change_s = r->top[k].change_s;
+        top[k].change_lo_pct = top[k].change_hi_pct = NAN;
+        ss_report_change_interval(s, r->top[k].j, r->by_run, &top[k].change_lo_pct, &top[k].change_hi_pct);
         top[k].cpu_load_pct = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
         top[k].loaders_ahead = r->top[k].loaders_ahead;
     }

@@ -150,6 +150,9 @@ for l, name in zip(lines, top):  # the terminal's cuts are the JSON's, in the sa
     assert ("loaders now ahead: less certain" in l) == want, (l, r["stall_mean"], med)
     k = top.index(name)  # the same flag in the JSON and in results.h5 /ranking/top
     assert jtop[k]["loaders_ahead"] == want and bool(h5top["loaders_ahead"][k]) == want, (jtop[k], h5top[k])
+    for end in ("change_lo_pct", "change_hi_pct"):  # the interval in results.h5 is the JSON's
+        j5, jj = float(h5top[end][k]), jtop[k][end]
+        assert (np.isnan(j5) and jj is None) or abs(j5 - jj) < 1e-6 * max(1.0, abs(jj)), (end, j5, jj)
     marked += want
 assert marked >= 1 and ("(loaders now ahead: the trace's loaders were behind" in text) == (marked > 0), text
 print("%s: %d of %d cuts marked loaders-ahead" % (sys.argv[1], marked, len(lines)))
