@@ -73,14 +73,16 @@ ss_status pt_find_fetch(pt_rank *R, long p, long k, long line, pt_fetch **out)
         return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in this file", R->main.path,
                        line, k, p);
     /* a worker file that ended while the others go on was most likely cut short */
-    for (int i = 0; i < R->nsrc; i++)
-        for (int o = 0; R->src[i].eof && !R->src[i].valid && o < R->nsrc; o++)
+    for (int i = 0; i < R->nsrc; i++) {
+        if (!R->src[i].eof || R->src[i].valid) continue;
+        for (int o = 0; o < R->nsrc; o++)
             if (R->src[o].valid)
                 return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record: %s ends at its line %ld, "
                                "while the other worker files go on (%s:%ld is batch %ld of pass %ld): a worker file "
                                "cut short (copied before the run ended?)",
                                R->main.path, line, k, p, R->src[i].file.path, R->src[i].line, R->src[o].file.path,
                                R->src[o].line, R->src[o].k, R->src[o].p);
+    }
     for (int i = 0; i < R->nsrc; i++) /* a later batch ahead of it: the records may be out of order */
         if (R->src[i].valid)
             return ss_fail(SS_EDATA, "%s:%ld: batch %ld of pass %ld has no 'fetch' record in any of rank %d's %d worker "

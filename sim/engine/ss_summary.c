@@ -245,7 +245,8 @@ unsigned ss_summary_hints(const ss_summary *s, int j)
     const double k = s->delivery_factor ? s->delivery_factor[j] : NAN;
     const ss_hint_in in = {s->p[m].n > 0 ? s->p[m].mean[SS_M_STALL] : NAN,
                            s->p[j].n > 0 ? s->p[j].mean[SS_M_STALL] : NAN, isfinite(k) && k > 0.0 ? k : 1.0,
-                           s->has_calib ? &s->calib : NULL};
+                           s->has_calib ? &s->calib : NULL, s->gpus,
+                           s->trace_persistent == 1 && s->trace_epochs >= 2};
     return ops->hints(&s->sc[j], &in);
 }
 
@@ -269,8 +270,7 @@ void ss_summary_class_interval(double P, const ss_error_class *c, int run, doubl
 
 int ss_summary_run_unpriced(const ss_summary *s, int j)
 {
-    const ss_scenario *sc = &s->sc[j];
-    return s->trace_persistent == 1 && sc->persistent == 0 && (sc->workers.is_auto || sc->workers.value > 0);
+    return (ss_summary_hints(s, j) & SS_HINT_RUN_UNPRICED) != 0;
 }
 
 ss_status ss_summary_intervals(ss_summary *s)

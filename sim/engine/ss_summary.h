@@ -47,6 +47,7 @@ typedef struct {
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
     long trace_persistent;  /* the trace's recorded persistent_workers (1, 0; -1 unknown) */
+    long trace_epochs;      /* the trace's epochs */
     long epoch;             /* SS_EPOCH_ALL: every epoch */
 } ss_summary;
 
@@ -92,10 +93,10 @@ double ss_summary_change_pct(const ss_summary *s, int j);
 double ss_summary_run_time(const ss_summary *s, int j);
 double ss_summary_run_change_pct(const ss_summary *s, int j);
 double ss_summary_epoch_start(const ss_summary *s, int j);
-/* 1 when row j's whole run is not priced: it asks for workers that do not persist
- * (persistent_workers = false, with workers) of a trace whose workers persisted, which shows
- * no start to repeat (MODELS-pipeline.md, "An epoch's start"). Such a row has no whole-run
- * interval and is not ranked by the whole run. */
+/* 1 when row j's whole run is not priced (its model's SS_HINT_RUN_UNPRICED: workers that
+ * do not persist, of a trace whose workers persisted over its epochs, which shows no start to
+ * repeat; MODELS-pipeline.md, "An epoch's start"). Such a row has no whole-run interval and
+ * is not ranked by the whole run. */
 int ss_summary_run_unpriced(const ss_summary *s, int j);
 /* Fidelity of a pipeline baseline row against the measured run (NaN elsewhere). */
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j);

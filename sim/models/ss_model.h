@@ -54,6 +54,8 @@ typedef struct {
     double stall;            /* the cut's mean stall */
     double delivery_factor;  /* the cut's ss_model_ops.delivery_factor, 1 where none applies */
     const ss_calib *cal;     /* the trace's calibration, or NULL */
+    int gpus;                /* the trace's GPUs */
+    int trace_persisted;     /* 1 where the trace's workers persisted over two epochs or more */
 } ss_hint_in;
 
 /* Hints a model gives on a scenario (bits of ss_model_ops.hints). */
@@ -61,6 +63,8 @@ enum {
     SS_HINT_LOADERS_AHEAD = 1 << 0, /* the trace's loaders were behind and the cut's keep ahead */
     SS_HINT_NO_WORKERS = 1 << 1,    /* every GPU loads synchronously (one setting for all) */
     SS_HINT_NO_WORKERS_AUTO = 1 << 2, /* workers = auto*F on a trace that loads synchronously */
+    SS_HINT_RUN_UNPRICED = 1 << 3,  /* its whole run is not priced: workers that do not persist, of a
+                                     * trace whose workers persisted (no start to repeat) */
 };
 
 /* What a model's class of prediction reads (ss_model_ops.error_class). */

@@ -422,22 +422,29 @@ static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_ca
 /* A trace whose workers persisted shows no worker start after its first epoch, so a scenario
  * with persistent_workers = false cannot price starting them at every epoch (MODELS-pipeline.md,
  * "An epoch's start"): it would come out as if they persisted. Says so, as a warning, once. */
+/* 1 when scenario s (pipeline) asks for workers that do not persist on some GPU of a trace
+ * whose workers persisted (trace_persisted): its whole run is not priced (SS_HINT_RUN_UNPRICED). */
+static int run_unpriced(const ss_scenario *s, int trace_persisted, int gpus)
+{
+    if (!trace_persisted || s->persistent != 0) return 0;
+    for (int g = 0; g < gpus; g++)
+        if (ssp_loader_of(ssp_params_of(s), g).workers > 0) return 1;
+    return 0;
+}
+
 static void note_persist_false(const ss_scenario *sc, int nsc, const ss_calib *cal, const ss_trace_meta *m,
                                FILE *out)
 {
-    if (m->persistent_workers != 1 || m->epochs < 2 || !cal->workers_gpu) return;
-    for (int i = 0; i < nsc; i++) {
-        if (!is_pipe(&sc[i]) || sc[i].persistent != 0) continue;
-        for (int g = 0; g < cal->gpus; g++)
-            if (ssp_loader_of(ssp_params_of(&sc[i]), g).workers > 0) {
-                fprintf(out, "warning: the trace's workers persisted (persistent_workers = 1), so it shows no "
-                             "worker start after its first epoch: scenarios with persistent_workers = false, such as "
-                             "%s, cannot add one. Their whole run is not priced: no interval, not ranked by it. A "
-                             "real job pays its first epoch's start at every epoch\n",
-                        ss_model_note_label(sc, nsc, &sc[i]));
-                return;
-            }
-    }
+    const int persisted = m->persistent_workers == 1 && m->epochs >= 2;
+    for (int i = 0; i < nsc; i++)
+        if (is_pipe(&sc[i]) && run_unpriced(&sc[i], persisted, cal->gpus)) {
+            fprintf(out, "warning: the trace's workers persisted (persistent_workers = 1), so it shows no worker "
+                         "start after its first epoch: scenarios with persistent_workers = false, such as %s, cannot "
+                         "add one. Their whole run is not priced: no interval, not ranked by it. A real job pays its "
+                         "first epoch's start at every epoch\n",
+                    ss_model_note_label(sc, nsc, &sc[i]));
+            return;
+        }
 }
 
 /* The trace's calibration as the model's settings take it (after ss_calib_print). */
@@ -517,6 +524,7 @@ unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in)
     unsigned h = 0;
     if (p->workers == 0 && !p->workers_gpu) h |= SS_HINT_NO_WORKERS;
     if (s->workers.is_auto && p->workers == 0) h |= SS_HINT_NO_WORKERS_AUTO;
+    if (in && run_unpriced(s, in->trace_persisted, in->gpus)) h |= SS_HINT_RUN_UNPRICED;
     if (in) {
         const double med = median_delivery(in->cal);
         if (med > 0.0 && in->measured_stall > BEHIND_STALLS * med && in->stall < AHEAD_STALLS * med * in->delivery_factor)
