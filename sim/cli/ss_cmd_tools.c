@@ -286,9 +286,11 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
 #define INFO_PASSES_LISTED 10
 
 /* The time between the epochs' passes (ss_passes.h), summed over the epochs (*sum), the
- * epochs (*n), the first INFO_PASSES_LISTED epochs' times as text (per, of size np), and the
- * time after the last pass's last row (*tail: its workers' shutdown; 0 without pass stops). */
-static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np, double *tail)
+ * epochs (*n), the first INFO_PASSES_LISTED epochs' times as text (per, of size np), the
+ * time after the last pass's last row (*tail: its workers' shutdown; 0 without pass stops),
+ * and the passes' wall ratio to rows, the rows' longest iterations summed (*ratio). */
+static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np, double *tail,
+                            double rows, double *ratio)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
@@ -307,6 +309,7 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
     *tail = ss_passes_tail(&p, NULL, NULL);
     if (p.last_end && u < np) snprintf(per + u, np - u, "; after the last: %.3f", *tail);
     *n = p.n;
+    *ratio = ss_passes_wall_ratio(&p, rows);
     ss_passes_free(&p);
     return SS_OK;
 }
@@ -398,10 +401,10 @@ static int info_main(int argc, char **argv)
         a.max_st_sum = a.max_st_all;
     }
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
-    double between = 0.0, tail = 0.0; /* between the epochs' passes, after the last (a bad one fails) */
+    double between = 0.0, tail = 0.0, ratio = 1.0; /* between the epochs' passes, after the last (a bad one fails) */
     long epochs = 0;
     char per_epoch[INFO_PASSES_LISTED * 32 + 64];
-    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch, &tail);
+    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch, &tail, a.max_it_all, &ratio);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -436,8 +439,8 @@ static int info_main(int argc, char **argv)
             printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
-        /* the whole run: the rows and the time between the epochs' passes */
-        const double whole = a.max_it_all + between + tail;
+        /* the whole run: the rows (in wall time) and the time between the epochs' passes */
+        const double whole = ratio * a.max_it_all + between + tail;
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
         if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)

@@ -42,11 +42,11 @@ static const ss_column columns[] = {
     {"iter_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real iter_time_mean", SS_CV_ITER_HI, 0, SS_COLF_H5,
      0},
     {"run_time", SS_COL_F64, "s", "every row",
-     "the whole run: the iteration times of every row of every epoch summed, with the time between the "
-     "epochs' passes and, with pass stops, the last pass's shutdown (MODELS-pipeline.md, \"Between passes\"). "
-     "Warm-up and unselected epochs count too. A row's iteration time is its longest over the GPUs, so where the "
-     "GPUs' loops ask at different times the sum exceeds the job's wall time: by a few percent where they step "
-     "together, by far more where they do not (`run` warns)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
+     "the whole run: the iteration times of every row of every epoch summed, in wall time, with the time "
+     "between the epochs' passes and, with pass stops, the last pass's shutdown (MODELS-pipeline.md, \"Between "
+     "passes\"). Warm-up and unselected epochs count too. A row's iteration time is its longest over the GPUs; "
+     "where the GPUs' loops ask apart, those summed exceed the passes' wall time, and every row's sum takes the "
+     "measured ratio of the two (\"The rows in wall time\"). The measured row's run_time is the trace's wall time", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
     {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "lower bound of the 90 % interval of the real run_time",
      SS_CV_RUN_LO, 0, SS_COLF_H5, 0},
     {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real run_time", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},

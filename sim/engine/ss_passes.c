@@ -57,6 +57,16 @@ static ss_status epoch_starts(ss_trace_file *t, long **at, long *n)
     return SS_OK;
 }
 
+/* 1 when the second of two rows (ts, it, sl: [2][G] each) asks where the first's
+ * iterations end, on every GPU, to within a microsecond: the asks then carry the wall time
+ * (a recorder's rows do; an import may leave gaps). */
+static int rows_chain(const double *ts, const double *it, const double *sl, int G)
+{
+    for (int g = 0; g < G; g++)
+        if (!(fabs(ts[G + g] - sl[G + g] - (ts[g] - sl[g] + it[g])) <= 1e-6)) return 0;
+    return 1;
+}
+
 ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
 {
     const ss_trace_meta *m = ss_trace_meta_of(t);
@@ -77,12 +87,17 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
     out->lead = malloc((size_t)n * sizeof *out->lead);
     out->first = malloc((size_t)n * sizeof *out->first);
     out->stop = malloc((size_t)n * sizeof *out->stop);
-    double *buf = malloc(6 * (size_t)G * sizeof *buf); /* two rows of three columns */
+    double *buf = malloc(9 * (size_t)G * sizeof *buf); /* three rows of three columns */
+    double first_ask = 0.0; /* the epoch's earliest first ask */
+    int chained = 1;        /* the sampled rows' asks follow on from their iterations */
     if (!out->between || !out->lead || !out->first || !out->stop || !buf)
         st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
+    const long N = m->iterations;
     for (long e = 0; st == SS_OK && e < n; e++) {
-        /* the epoch's first row, and the row before it (the last of the epoch before) */
-        const long r0 = e > 0 ? at[e] - 1 : at[e], nr = e > 0 ? 2 : 1;
+        /* the row before the epoch's first (the last of the epoch before), its first row,
+         * and its second where it has one */
+        const long stop = e + 1 < n ? at[e + 1] : N, r0 = e > 0 ? at[e] - 1 : at[e];
+        const long nr = (e > 0) + 1 + (at[e] + 1 < stop);
         double *ts = buf, *it = buf + nr * G, *sl = buf + 2 * nr * G;
         st = ss_trace_read_loop_columns(t, r0, nr, 0, G, ts, it, sl);
         if (st != SS_OK) break;
@@ -94,23 +109,37 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
             it += G;
             sl += G;
         }
+        if (at[e] + 1 < stop) chained &= rows_chain(ts, it, sl, G);
         int f = 0; /* the earliest first ask */
         for (int g = 1; g < G; g++)
             if (ts[g] - sl[g] < ts[f] - sl[f]) f = g;
         const double ask = ts[f] - sl[f];
+        if (e > 0) out->span += end - first_ask; /* the epoch before's */
+        first_ask = ask;
         const double lead = m->pass_start ? fmax(0.0, ask - m->pass_start[e * G + f]) : NAN;
         out->first[e] = f;
         out->between[e] = e > 0 ? fmax(0.0, ask - end) : m->pass_start ? lead : 0.0;
         out->lead[e] = m->pass_start ? fmin(lead, out->between[e]) : NAN;
         out->stop[e] = e > 0 && m->pass_stop ? fmin(m->pass_stop[(e - 1) * G + f], out->between[e] - out->lead[e]) : NAN;
     }
-    if (st == SS_OK && n > 0 && m->pass_stop) { /* after the last pass: its last row */
+    /* the last pass's last row (and the row before it, in the same pass): the last epoch's
+     * end, and after it (with pass stops) */
+    const int two = n > 0 && N - 2 >= at[n - 1], nl = 1 + two;
+    const double *lts = buf + two * G, *lit = buf + (nl + two) * G, *lsl = buf + (2 * nl + two) * G;
+    if (st == SS_OK && n > 0) st = ss_trace_read_loop_columns(t, N - nl, nl, 0, G, buf, buf + nl * G, buf + 2 * nl * G);
+    if (st == SS_OK && n > 0) {
+        if (two) chained &= rows_chain(buf, buf + 2 * G, buf + 4 * G, G);
+        double end = -INFINITY;
+        for (int g = 0; g < G; g++) end = fmax(end, lts[g] - lsl[g] + lit[g]);
+        out->span += end - first_ask;
+    }
+    if (!chained) out->span = NAN;
+    if (st == SS_OK && n > 0 && m->pass_stop) {
         out->last_end = malloc((size_t)G * sizeof *out->last_end);
         out->last_stop = malloc((size_t)G * sizeof *out->last_stop);
         if (!out->last_end || !out->last_stop) st = ss_fail(SS_ENOMEM, "out of memory reading the epochs");
-        if (st == SS_OK) st = ss_trace_read_loop_columns(t, m->iterations - 1, 1, 0, G, buf, buf + G, buf + 2 * G);
         for (int g = 0; st == SS_OK && g < G; g++) {
-            out->last_end[g] = buf[g] - buf[2 * G + g] + buf[G + g];
+            out->last_end[g] = lts[g] - lsl[g] + lit[g];
             out->last_stop[g] = m->pass_stop[(n - 1) * G + g];
         }
     }
@@ -146,6 +175,11 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
     free(k);
     *out = sum;
     return st;
+}
+
+double ss_passes_wall_ratio(const ss_passes *p, double rows)
+{
+    return rows > 0.0 && p->span > 0.0 && p->span < rows ? p->span / rows : 1.0;
 }
 
 double ss_passes_tail(const ss_passes *p, const double *k, const double *add)

@@ -25,9 +25,15 @@ typedef struct {
      * (its workers' shutdown), [gpus] each. The job ends as the last of end + stop. */
     double *last_end, *last_stop;
     int gpus;        /* the trace's GPUs */
+    /* The passes' wall time: over the epochs, the last GPU's end of the epoch's last row
+     * (its ask plus its iteration) less the earliest ask of its first row, summed (the
+     * rows' longest iterations summed exceed it where the GPUs' asks scatter). NaN where
+     * the asks do not follow on from the iterations (each pass's first two rows and the
+     * last two sampled): the asks then do not carry the wall time. */
+    double span;
 } ss_passes;
 
-/* Reads the epoch column, then each epoch's first and last rows. A /pass_start_time whose
+/* Reads the epoch column, then each epoch's first and last rows (and so span). A /pass_start_time whose
  * rows are not the timeline's epochs is refused (SS_EDATA, naming it). Independent (not
  * collective). */
 ss_status ss_passes_read(ss_trace_file *t, ss_passes *out);
@@ -40,6 +46,11 @@ void ss_passes_free(ss_passes *p);
  * and seconds added to them (0 without pass stops). SS_ENOMEM, or the model's error. */
 ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trace_meta *m, double *out,
                          double *tail);
+/* The passes' wall time over rows, the rows' longest iterations summed (every row of every
+ * epoch): what the whole run's time takes of each row's iteration time (MODELS-pipeline.md,
+ * "The whole run"). 1 where span is unknown (NaN), rows not positive, or span not below
+ * rows (passes that outlast their rows hold gaps no row accounts for). */
+double ss_passes_wall_ratio(const ss_passes *p, double rows);
 /* The time after the last pass's last row with each GPU's last stop times k[g], plus add[g]
  * seconds (k NULL: as measured; add NULL: none): max(0, max_g(end_g + k_g stop_g + add_g) -
  * max_g end_g); 0 without pass stops. */

@@ -22,8 +22,9 @@ static double rank_change(const ss_summary *s, int j, int by_run)
 
 /* Where the steady change and the whole run's disagree in sign: the batches per epoch n*
  * at which they balance. Per epoch the whole run changes by the start's change D plus n
- * times the steady change d per batch, D + n d, which is 0 at n* = -D / d (D from the
- * trace's rows per epoch n0: D = its run's change per epoch - n0 d). NaN where they agree,
+ * times the steady change d per batch, D + n d, which is 0 at n* = -D / d (d in wall
+ * time: the change of the mean iteration times their wall ratio; D from the trace's rows
+ * per epoch n0: D = its run's change per epoch - n0 d). NaN where they agree,
  * where the steady change is below SS_RANK_MIN_PCT (no change: persistent workers keep the
  * steady state but for rounding), or where n* is not positive. */
 static double payoff_rows(const ss_summary *s, int j)
@@ -32,7 +33,8 @@ static double payoff_rows(const ss_summary *s, int j)
     const double E = ss_run_epochs(&s->p[m].run), steady = ss_summary_change_pct(s, j),
                  run = ss_summary_run_change_pct(s, j);
     if (!(E >= 1) || !(steady * run < 0.0) || !(fabs(steady) >= SS_RANK_MIN_PCT)) return NAN;
-    const double n0 = s->p[m].run.rows / E, d = mean_iter(s, j) - mean_iter(s, m);
+    const double k = s->wall_ratio > 0.0 ? s->wall_ratio : 1.0; /* a batch's wall time */
+    const double n0 = s->p[m].run.rows / E, d = k * (mean_iter(s, j) - mean_iter(s, m));
     const double D = (ss_summary_run_time(s, j) - ss_summary_run_time(s, m)) / E - n0 * d;
     const double n = d != 0.0 ? -D / d : NAN;
     return n > 0.0 ? n : NAN;

@@ -181,7 +181,8 @@ double ss_summary_change_pct(const ss_summary *s, int j)
 double ss_summary_run_time(const ss_summary *s, int j)
 {
     if (!(s->p[j].run.rows > 0)) return NAN;
-    return s->p[j].run.time + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
+    const double k = s->wall_ratio > 0.0 ? s->wall_ratio : 1.0;
+    return k * s->p[j].run.time + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
 }
 
 double ss_summary_run_change_pct(const ss_summary *s, int j)

@@ -25,6 +25,9 @@ typedef struct {
     int kept_with;        /* what else kept_between holds: SS_KEPT_STARTS (the trace has no pass starts:
                            * the workers' starts and stops), SS_KEPT_STOPS (no pass stops: their
                            * stops), SS_KEPT_OWN (nothing else) */
+    double wall_ratio;    /* the measured passes' wall time over the measured rows' iteration
+                           * times summed (ss_passes.h's span; 1 where unknown), which every
+                           * row's summed iteration times take in its whole run */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
@@ -85,8 +88,9 @@ int ss_summary_uneven(const ss_summary *s, double *change);
 /* 100 * (mean iteration time / measured mean - 1); NaN for the measured row itself. */
 double ss_summary_change_pct(const ss_summary *s, int j);
 /* The whole run of row j (every row of every epoch, whatever the summary selects): its
- * iteration times summed with its time between the epochs' passes and after the last, in
- * seconds (NaN without rows); 100 * (that / the measured run's
+ * iteration times summed, times wall_ratio, with its time between the epochs' passes and
+ * after the last, in seconds (NaN without rows); the measured row's is the trace's wall
+ * time from its first ask to its job's end; 100 * (that / the measured run's
  * - 1) (NaN for the measured row); the mean over its epochs of the time between passes
  * before each epoch and the largest stall of its first row (the epoch's start: the old
  * workers stopped, the loop's own work, the new ones started, and its first fetches). */

@@ -807,6 +807,7 @@ static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc
     if (!out->between || !out->tail) st = ss_fail(SS_ENOMEM, "out of memory merging results");
     for (int j = 0; st == SS_OK && j < nsc; j++)
         st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j], &out->tail[j]);
+    out->wall_ratio = ss_passes_wall_ratio(&p, out->p[ss_summary_measured(out)].run.time);
     out->kept_between = 0.0;
     /* (a trace whose every GPU loads synchronously has no workers to start or stop) */
     const int workers = ss_trace_meta_has_workers(ss_trace_meta_of(t)) != 0;

@@ -112,6 +112,13 @@ def main():
             between += max(0.0, a - max(ask[k - 1][g] + cols[2][k - 1][g] for g in range(len(ask[k]))))
         elif ps is not None:
             between += max(0.0, a - ps[0][ask[k].index(a)])
+    # the passes' wall time: each epoch from its earliest first ask to the last GPU's end of
+    # its last row; every row's summed iterations take its ratio to the measured rows' sum
+    firsts = [k for k in range(len(epoch)) if starts[k]]
+    lasts = [k - 1 for k in firsts[1:]] + [len(epoch) - 1]
+    span = sum(max(ask[z][g] + cols[2][z][g] for g in range(G)) - min(ask[a]) for a, z in zip(firsts, lasts))
+    summed = sum(max(r[2]) for r in every)
+    ratio = span / summed if summed > 0 and span > 0 else 1.0
     n = len(rows)
     with open(summary, newline="") as f:
         table = list(csv.DictReader(f))
@@ -168,7 +175,7 @@ def main():
                 it_mean = mean
         check(scn, "effective_delay_pct", 100.0 * sum(1 for o in out if o["delay"] > p["threshold"]) / n)
         whole = [replay(r, fa, sa, p, heal) for r in every]
-        run_time = sum(o["iter_time"] for o in whole) + between
+        run_time = ratio * sum(o["iter_time"] for o in whole) + between
         check(scn, "run_time", run_time)
         first = [o["stall"] for o, st in zip(whole, starts) if st]
         check(scn, "epoch_start_time", (sum(first) + between) / len(first))

@@ -40,12 +40,17 @@ rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[2] + "/summary.cs
 res = h5py.File(sys.argv[2] + "/results.h5", "r")
 def close(a, b, what, tol=1e-9):
     assert abs(a - b) <= tol * (1 + abs(b)), (what, a, b)
-# measured: every row's slowest iteration summed, with the time between passes (no pass
-# starts in this trace: from the last GPU's end of an epoch to the next epoch's earliest
-# first ask); each epoch's first row's largest stall
+# measured: the passes' wall time (each epoch from its earliest first ask to the last GPU's
+# end of its last row), with the time between passes (no pass starts in this trace: from the
+# last GPU's end of an epoch to the next epoch's earliest first ask); each epoch's first
+# row's largest stall
 between = sum(max(0.0, (ts[i] - st[i]).min() - (ts[i - 1] - st[i - 1] + it[i - 1]).max()) for i in first if i > 0)
 assert between > 0, between
-close(float(rows["measured"]["run_time"]), it.max(axis=1).sum() + between, "measured run_time")
+last = [i - 1 for i in first[1:]] + [len(ep) - 1]
+span = sum((ts[z] - st[z] + it[z]).max() - (ts[a] - st[a]).min() for a, z in zip(first, last))
+assert span < it.max(axis=1).sum(), span  # (the GPUs' asks scatter in this trace)
+close(float(rows["measured"]["run_time"]), span + between, "measured run_time")
+ratio = span / it.max(axis=1).sum()
 close(float(rows["measured"]["epoch_start_time"]), np.mean([st[i].max() for i in first]) + between / len(first),
       "measured start")
 base = "pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"
@@ -164,7 +169,10 @@ def check(trace, out, healed):
     end = ts[-1] - st[-1] + it[-1]
     def tail(k):
         return max(0.0, max(end[g] + k(g) * pq[-1][g] for g in range(len(end))) - end.max())
-    close(float(rows["measured"]["run_time"]), it.max(axis=1).sum() + sum(B) + tail(lambda g: 1.0),
+    last = [i - 1 for i in first[1:]] + [len(ep) - 1]
+    span = sum((ts[z] - st[z] + it[z]).max() - (ts[a] - st[a]).min() for a, z in zip(first, last))
+    ratio = span / it.max(axis=1).sum()  # every row's summed iterations take the measured wall ratio
+    close(float(rows["measured"]["run_time"]), span + sum(B) + tail(lambda g: 1.0),
           trace + ": measured run_time")
     for w, pw in (("auto", 0), (0, 0), (1, 0), (8, 0), (8, 1)):
         for heal in ([], [healed]):
@@ -191,7 +199,7 @@ def check(trace, out, healed):
                 keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
                 return (1.0 if wt < 1 else 0.0 if ws == 0 else (1.0 if trace_keeps else 0.0) if keeps and later
                         else 1.0 if trace_keeps and later else beta(g) if stop else ws / wt)
-            want = rows_time + tail(lambda g: kf(g, True, True))  # the last shutdown scales as a later stop
+            want = ratio * rows_time + tail(lambda g: kf(g, True, True))  # the last shutdown scales as a later stop
             for e in range(len(first)):
                 want += B[e] + (kf(G[e], e > 0) - 1) * L[e] + (kf(G[e], e > 0, True) - 1) * S[e]
             close(float(rows[name]["run_time"]), want, trace + ": " + name + " run_time")
@@ -275,8 +283,12 @@ PY
 $py - "$trace" "$work/r1b" "$work/r1b.txt" <<'PY' && ok || fail "ranked by the whole run: $(grep -A7 'largest predicted' "$work/r1b.txt")"
 import csv, re, sys, h5py
 t = h5py.File(sys.argv[1], "r")["timeline"]
-ep = t["epoch"][:]
+ep, st, ts, it = t["epoch"][:], t["stall_time"][:], t["train_start"][:], t["iteration_time"][:]
 E = len(set(ep.tolist())); n0 = len(ep) / E
+# a batch's wall time: the passes' wall time over the rows' slowest iterations summed
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+last = [i - 1 for i in first[1:]] + [len(ep) - 1]
+ratio = sum((ts[z] - st[z] + it[z]).max() - (ts[a] - st[a]).min() for a, z in zip(first, last)) / it.max(axis=1).sum()
 rows = [r for r in csv.DictReader(open(sys.argv[2] + "/summary.csv"))]
 m = rows[0]
 text = open(sys.argv[3]).read()
@@ -286,7 +298,7 @@ assert lines, text
 cuts = sorted((float(r["run_change_pct"]), r) for r in rows[1:] if r["run_change_pct"] and float(r["run_change_pct"]) < -1.0)
 for (lab, run, steady, pay), (v, r) in zip(lines, cuts):
     assert abs(float(run) - v) < 0.006 and abs(float(steady) - float(r["iter_time_change_pct"])) < 0.006, (lab, run, r["scenario"])
-    d = float(r["iter_time_mean"]) - float(m["iter_time_mean"])
+    d = ratio * (float(r["iter_time_mean"]) - float(m["iter_time_mean"]))
     D = (float(r["run_time"]) - float(m["run_time"])) / E - n0 * d
     # a steady change under 1 % is no change (persistent workers keep the steady state but
     # for rounding): no pay-off then
@@ -335,7 +347,11 @@ out = st[ix < 11].sum() / st.sum()
 # the whole run's time: the rows and the time between epochs (no pass starts: from the
 # last end of an epoch to the next one's earliest ask)
 ep, a, itg = t["epoch"][:], t["train_start"][:] - t["stall_time"][:], t["iteration_time"][:]
-whole = it.sum() + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
+# the rows in wall time: each epoch from its earliest first ask to the last GPU's end
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+last = [i - 1 for i in first[1:]] + [len(ep) - 1]
+span = sum((a[z] + itg[z]).max() - a[i].min() for i, z in zip(first, last))
+whole = span + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
 m = re.search(r"^stall outside the summary \(measured\): (\d+)% of the run's stall lies in the rows the summary leaves out "
               r"\(each epoch's first 11, epochs not selected\); with them the stall is ([\d.]+)% of the whole run's time",
               open(sys.argv[2]).read(), re.M)
@@ -349,7 +365,11 @@ import re, sys, h5py
 t = h5py.File(sys.argv[1], "r")["timeline"]
 ix, st, it = t["index"][:], t["stall_time"][:].max(axis=1), t["iteration_time"][:].max(axis=1)
 ep, a, itg = t["epoch"][:], t["train_start"][:] - t["stall_time"][:], t["iteration_time"][:]
-whole = it.sum() + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
+# the rows in wall time: each epoch from its earliest first ask to the last GPU's end
+first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
+last = [i - 1 for i in first[1:]] + [len(ep) - 1]
+span = sum((a[z] + itg[z]).max() - a[i].min() for i, z in zip(first, last))
+whole = span + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
 m = re.search(r"^stall outside the means: (\d+)% of the run's stall lies in the rows they leave out \(each epoch's "
               r"first 11\); with them the stall is ([\d.]+)% of the whole run's time", open(sys.argv[2]).read(), re.M)
 assert m and abs(int(m.group(1)) - 100 * st[ix < 11].sum() / st.sum()) <= 0.5, m
