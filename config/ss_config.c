@@ -614,6 +614,24 @@ static void suggest_key(const char *section, const char *name, char *buf, size_t
     if (at >= 0) snprintf(buf, n, " (did you mean '%s'?)", keys[at].key);
 }
 
+/* "did you mean [x]? " for an unknown section: the known section within two edits of
+ * name (its first len bytes), the closest; "" when none is close. */
+static void suggest_section(const char *name, size_t len, char *buf, size_t n)
+{
+    char own[65];
+    buf[0] = '\0';
+    if (len >= sizeof own) return;
+    memcpy(own, name, len);
+    own[len] = '\0';
+    int best = 3, at = -1;
+    for (int i = 0; i < NKEYS; i++) {
+        if (i > 0 && !strcmp(keys[i].section, keys[i - 1].section)) continue;
+        int d = edit_distance(own, keys[i].section);
+        if (d < best) best = d, at = i;
+    }
+    if (at >= 0) snprintf(buf, n, "did you mean [%s]? ", keys[at].section);
+}
+
 /* 1 when value means the key's default: both parsed into configurations that start from
  * the defaults, which are then the same byte for byte (fetch_scale = 1.0, workers = auto*1,
  * cpu_sharing = yes are the defaults; a value that does not parse is not) */
@@ -642,7 +660,9 @@ static int apply(parse_ctx *p, const char *section, const char *name, const char
     if (i < 0) {
         char hint[96];
         suggest_key(section, name, hint, sizeof hint);
-        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s] (known: %s)", section, known_sections());
+        char near[96];
+        suggest_section(section, strlen(section), near, sizeof near);
+        if (!known) snprintf(p->msg, sizeof p->msg, "unknown section [%s] (%sknown: %s)", section, near, known_sections());
         else snprintf(p->msg, sizeof p->msg, "unknown key '%s' in section [%s]%s", name, section, hint);
         return 0;
     }
@@ -776,9 +796,11 @@ static ss_status check_sections(const char *file, const char *text)
                 const char *a = p + 1, *b = close;
                 while (a < b && isspace((unsigned char)*a)) a++;
                 while (b > a && isspace((unsigned char)b[-1])) b--;
+                char near[96];
+                if (!section_known(a, (size_t)(b - a))) suggest_section(a, (size_t)(b - a), near, sizeof near);
                 if (!section_known(a, (size_t)(b - a)))
-                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (known: %s)", file, line,
-                                   (int)(b - a), a, known_sections());
+                    return ss_fail(SS_ECONFIG, "%s:%ld: unknown section [%.*s] (%sknown: %s)", file, line,
+                                   (int)(b - a), a, near, known_sections());
             }
         }
         if (!e) break;

@@ -225,8 +225,9 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
-            make_scenario(&sc[k], c, &h, c->models[m], pos);
-            k += !refused(&sc[k], other_pw);
+            ss_scenario one; /* (a refused last one must not be written past the array) */
+            make_scenario(&one, c, &h, c->models[m], pos);
+            if (!refused(&one, other_pw) && k++ < total) sc[k - 1] = one;
             int a = AX_N - 1;
             while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
             if (a < 0) break;

@@ -81,7 +81,7 @@ mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5: a folder, not a trace file" $'[trace]\npath = afolder.h5'
 # a section mistyped in --set is named with the known ones, as in a file
 printf '[trace]\npath = good.h5\n' > "$work/setsec.ini"
-expect 2 "--set scenario.workers=2: unknown section [scenario] (known: trace, scenarios," "$stallsim" run "$work/setsec.ini" --set scenario.workers=2 --out "$work/out-setsec"
+expect 2 "--set scenario.workers=2: unknown section [scenario] (did you mean [scenarios]? known: trace, scenarios," "$stallsim" run "$work/setsec.ini" --set scenario.workers=2 --out "$work/out-setsec"
 # an output file in a folder that does not exist says so
 expect 1 "nowhere/x.h5: cannot create file: the folder $work/nowhere does not exist" "$stallsim" gen -o "$work/nowhere/x.h5" --gpus 2 --iterations 10
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"

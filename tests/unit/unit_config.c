@@ -315,6 +315,21 @@ static void test_no_persistent_without_workers(void **state)
     assert_true(!sc[1].workers.is_auto && sc[1].workers.value == 0.0);
     free(sc);
     ss_config_free(&c);
+    /* the refused pair last in the odometer (workers 0 last, true last): two scenarios
+     * built, and nothing written past them (valgrind and ASan see it) */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = 0\npersistent_workers = auto, true\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(sc[1].persistent, SS_PERSIST_AUTO);
+    free(sc);
+    ss_config_free(&c);
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 0\npersistent_workers = auto, true\n"
+            "heal = none, each\n", &c);
+    assert_int_equal(ss_scenarios_build_gpus(&c, 2, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 3 * (4 - 1));
+    for (int i = 1; i < n; i++) assert_false(!sc[i].workers.is_auto && sc[i].workers.value == 0.0 && sc[i].persistent == 1);
+    free(sc);
+    ss_config_free(&c);
     /* it takes every switch's spellings, as the other switches do: on and off too */
     load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\npersistent_workers = On, off, auto\n", &c);
     assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
