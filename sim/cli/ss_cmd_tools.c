@@ -441,6 +441,9 @@ static int info_main(int argc, char **argv)
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         /* the whole run: the rows (in wall time) and the time between the epochs' passes */
         const double whole = ratio * a.max_it_all + between + tail;
+        if (whole > 0.0)
+            printf("whole run:   %.3f s (run_time of run's and compare's measured row: every row of every epoch in "
+                   "wall time, with the time between epochs)\n", whole);
         /* the stall in the rows the means leave out, as run says it */
         const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
         if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)

@@ -265,6 +265,8 @@ want = "between epochs: %.3f s over the %d epochs, %.1f%% of the whole run: " % 
 lines = open(sys.argv[3]).read().splitlines()
 at = [k for k, l in enumerate(lines) if l.startswith(want)]
 assert at, want
+# and the whole run itself, as run's measured row has it
+assert ["whole run:   %.3f s (run_time" % run in l for l in lines].count(True) == 1, (run, lines)
 # the next line lists each epoch's, the first's as the time before it, then the time after
 # the last (its workers' shutdown, from the pass stops)
 pq = f["pass_stop_time"][:]
