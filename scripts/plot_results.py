@@ -12,7 +12,7 @@ RESULTS_DIR/plots/:
   timeline.png  per-iteration stall and delay of the measured run and one scenario
                 (--scenario, default: the fastest scenario other than measured);
   heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers;
-  ranked.png    the ranked answer: each scenario's predicted change of the whole run
+  ranked.png    each scenario's predicted change of the whole run, largest cut first (heals hatched)
                 (run_change_pct) with its 90 % interval as error bars, sorted, the
                 measured run at 0; more than --top scenarios: the --top largest cuts.
 timeline.png and heatmap.png need the per-iteration series, written only when the run
@@ -201,7 +201,10 @@ def plot_ranked(summary, names, out, written, top):
     has = np.isfinite(l) & np.isfinite(h)
     fig, ax = plt.subplots(figsize=(11, max(4.5, 0.42 * n + 1.8)))
     colors = [C_MEASURED if i == 0 else ("#2ca02c" if change[i] < 0 else "#d62728") for i in rows]
-    ax.barh(y, c, color=colors, edgecolor="black", linewidth=0.5, alpha=0.8)
+    # heals are hatched: run ranks them apart, under "GPUs to fix first", not among the cuts
+    heal = [i != 0 and healed(summary[i], summary.dtype.names) for i in rows]
+    ax.barh(y, c, color=colors, edgecolor="black", linewidth=0.5, alpha=0.8,
+            hatch=["//" if h else "" for h in heal] if any(heal) else None)
     ax.errorbar(c[has], y[has], xerr=[np.clip(c[has] - l[has], 0, None), np.clip(h[has] - c[has], 0, None)],
                 fmt="none", ecolor="black", capsize=3, linewidth=1)
     ax.axvline(0, color=C_MEASURED, linestyle="--", linewidth=1)
@@ -219,7 +222,9 @@ def plot_ranked(summary, names, out, written, top):
     ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] for i in rows], fontsize=9)
     ax.invert_yaxis()
     ax.set_xlabel(f"predicted change of the {what} (% of the measured run; bars: 90 % interval)")
-    ax.set_title("The ranked answer: predicted change per scenario, largest cut first" + (f"\n{note}" if note else ""))
+    if any(heal):
+        note = (note + "; " if note else "") + "hatched: heals, which run ranks apart (GPUs to fix first)"
+    ax.set_title("Predicted change per scenario, largest cut first" + (f"\n{note}" if note else ""))
     ax.grid(axis="x", alpha=0.3)
     save(fig, out, "ranked.png", written)
 
