@@ -464,6 +464,10 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
                      "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
                      "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
                      "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
+    if (t->scenario && ntr > 1)
+        fprintf(out, "--scenario %s set each of the %d real runs beside a prediction that holds it: each should be a "
+                     "run recorded so (for a heal: with that rank fixed); compare the others without --scenario\n",
+                t->scenario, ntr);
     say_busy_runs(t, out);
     free(cnt);
     free(sum);
