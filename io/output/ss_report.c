@@ -739,7 +739,7 @@ static void print_stall_outside(const ss_summary *s, FILE *out)
     fprintf(out, "stall outside the summary (measured): %.0f%% of the run's stall lies in the rows the summary leaves "
                  "out (each epoch's first %ld, epochs not selected); with them the stall is %.1f%% of the whole run's "
                  "time (run_time), against %.1f%% of the summarised iterations'\n",
-            100.0 * (all - in) / all, s->warmup_iterations, 100.0 * all / ss_summary_run_time(s, ss_summary_measured(s)),
+            100.0 * (all - in) / all, s->warmup_iterations, 100.0 * ss_summary_wall(s, all) / ss_summary_run_time(s, ss_summary_measured(s)),
             m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
 }
 

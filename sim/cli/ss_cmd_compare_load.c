@@ -57,7 +57,7 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
              "waits (%.120s, no fetch times): GPU %d alone waited longest in %.1f%% of the iterations; the largest "
              "wait costs %.4f s per iteration, %.2f s over the whole run (%.1f%% of it)",
              path, most, 100.0 * ss_summary_straggler_share(s, j, most), m->mean[SS_M_STALL], m->run.stall,
-             whole > 0 ? 100.0 * m->run.stall / whole : 0.0);
+             whole > 0 ? 100.0 * ss_summary_wall(s, m->run.stall) / whole : 0.0);
 }
 
 static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,

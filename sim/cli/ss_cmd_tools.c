@@ -171,8 +171,9 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
 
 /* A trace without fetch times shows only when each rank waited: which GPU waited most and
  * how often it alone had the largest wait, and what the waits cost per iteration and over
- * the whole run (whole: its rows and the time between its epochs; traces of profilers and logs). */
-static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole)
+ * the whole run (whole: its rows in wall time, their sum times ratio, and the time between
+ * its epochs; the waits count in wall time alike; traces of profilers and logs). */
+static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole, double ratio)
 {
     const int G = m->gpus;
     double *v = malloc((size_t)G * sizeof *v);
@@ -192,14 +193,14 @@ static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole)
     if (G == 1) {
         printf("waits (the trace has no fetch times, only the waits): its one GPU waited %.6f s per iteration, and "
                "%.3f s over the whole run (%.1f%% of its time)\n",
-               top, a->max_st_all, whole > 0.0 ? 100.0 * a->max_st_all / whole : 0.0);
+               top, a->max_st_all, whole > 0.0 ? 100.0 * ratio * a->max_st_all / whole : 0.0);
         return;
     }
     printf("waits (the trace has no fetch times, only the waits): GPU %d waited most, %.6f s per iteration (the median "
            "GPU %.6f s), and alone had the largest wait in %.1f%% of the iterations summarised; the largest wait per "
            "iteration costs %.6f s, and %.3f s over the whole run (%.1f%% of its time)\n",
            most, top, med, 100.0 * (double)a->waited_most[most] / (double)a->rows, a->max_st_sum / (double)a->rows,
-           a->max_st_all, whole > 0.0 ? 100.0 * a->max_st_all / whole : 0.0);
+           a->max_st_all, whole > 0.0 ? 100.0 * ratio * a->max_st_all / whole : 0.0);
 }
 
 /* info lists at most this many pools of cores with their GPUs */
@@ -322,6 +323,30 @@ static const char *between_fate(const ss_trace_meta *m)
     return "the pipeline model scales the workers' part with them";
 }
 
+/* The whole run (run_time of run's measured row: the rows' iteration times summed times
+ * ratio, their wall ratio, with between and tail, the time between the epochs' passes and
+ * after the last), the stall that the means leave out (counted in wall time alike, as run
+ * says it), a trace's waits, and the time between epochs (per_epoch: each epoch's, as text). */
+static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *past, double ratio, double between,
+                        double tail, long epochs, const char *per_epoch)
+{
+    const double whole = ratio * a->max_it_all + between + tail;
+    if (whole > 0.0)
+        printf("whole run:   %.3f s (run_time of run's and compare's measured row: every row of every epoch in "
+               "wall time, with the time between epochs)\n", whole);
+    const double out_share = a->max_st_all > 0.0 ? (a->max_st_all - a->max_st_sum) / a->max_st_all : 0.0;
+    if (a->warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)
+        printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
+               "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
+               100.0 * out_share, past, 100.0 * ratio * a->max_st_all / whole,
+               a->max_it_sum > 0.0 ? 100.0 * a->max_st_sum / a->max_it_sum : 0.0);
+    if (!ss_trace_meta_has_fetch(m)) print_waits(m, a, whole, ratio);
+    if (between >= 5e-4 && whole > 0.0)
+        printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: %sthe loop's own work and "
+               "iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs, 100.0 * between / whole,
+               ss_trace_meta_has_workers(m) ? "the old workers' shutdown, " : "", between_fate(m), per_epoch);
+}
+
 static int info_main(int argc, char **argv)
 {
     if (has_help(argc, argv)) {
@@ -439,23 +464,7 @@ static int info_main(int argc, char **argv)
             printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
-        /* the whole run: the rows (in wall time) and the time between the epochs' passes */
-        const double whole = ratio * a.max_it_all + between + tail;
-        if (whole > 0.0)
-            printf("whole run:   %.3f s (run_time of run's and compare's measured row: every row of every epoch in "
-                   "wall time, with the time between epochs)\n", whole);
-        /* the stall in the rows the means leave out, as run says it */
-        const double out_share = a.max_st_all > 0.0 ? (a.max_st_all - a.max_st_sum) / a.max_st_all : 0.0;
-        if (a.warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)
-            printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
-                   "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
-                   100.0 * out_share, past, 100.0 * a.max_st_all / whole,
-                   a.max_it_sum > 0.0 ? 100.0 * a.max_st_sum / a.max_it_sum : 0.0);
-        if (!ss_trace_meta_has_fetch(m)) print_waits(m, &a, whole);
-        if (between >= 5e-4 && whole > 0.0)
-            printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: %sthe loop's own work and "
-                   "iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs, 100.0 * between / whole,
-                   ss_trace_meta_has_workers(m) ? "the old workers' shutdown, " : "", between_fate(m), per_epoch);
+        print_whole(m, &a, past, ratio, between, tail, epochs, per_epoch);
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);

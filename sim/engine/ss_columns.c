@@ -46,7 +46,9 @@ static const ss_column columns[] = {
      "between the epochs' passes and, with pass stops, the last pass's shutdown (MODELS-pipeline.md, \"Between "
      "passes\"). Warm-up and unselected epochs count too. A row's iteration time is its longest over the GPUs; "
      "where the GPUs' loops ask apart, those summed exceed the passes' wall time, and every row's sum takes the "
-     "measured ratio of the two (\"The rows in wall time\"). The measured row's run_time is the trace's wall time", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
+     "measured ratio of the two (\"The rows in wall time\"), so that the measured row's run_time is the trace's wall "
+     "time, from its first pass's start to the job's end (where the trace's asks follow on from its iterations, "
+     "as a recorder's do)", SS_CV_RUN_TIME, 0, SS_COLF_H5 | SS_COLF_COMPARE | SS_COLF_COMPARE_PCT, 0},
     {"run_time_lo", SS_COL_F64, "s", "rows of models with intervals", "lower bound of the 90 % interval of the real run_time",
      SS_CV_RUN_LO, 0, SS_COLF_H5, 0},
     {"run_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real run_time", SS_CV_RUN_HI, 0, SS_COLF_H5, 0},

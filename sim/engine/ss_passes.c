@@ -115,7 +115,8 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
             if (ts[g] - sl[g] < ts[f] - sl[f]) f = g;
         const double ask = ts[f] - sl[f];
         if (e > 0) out->span += end - first_ask; /* the epoch before's */
-        first_ask = ask;
+        first_ask = e > 0 ? fmax(ask, end) : ask; /* (an epoch that asks before the one before ends
+                                                   * counts from that end: no time twice) */
         const double lead = m->pass_start ? fmax(0.0, ask - m->pass_start[e * G + f]) : NAN;
         out->first[e] = f;
         out->between[e] = e > 0 ? fmax(0.0, ask - end) : m->pass_start ? lead : 0.0;

@@ -26,7 +26,8 @@ typedef struct {
     double *last_end, *last_stop;
     int gpus;        /* the trace's GPUs */
     /* The passes' wall time: over the epochs, the last GPU's end of the epoch's last row
-     * (its ask plus its iteration) less the earliest ask of its first row, summed (the
+     * (its ask plus its iteration) less the earliest ask of its first row, or less the end
+     * of the epoch before where that is later, summed (the
      * rows' longest iterations summed exceed it where the GPUs' asks scatter). NaN where
      * the asks do not follow on from the iterations (each pass's first two rows and the
      * last two sampled): the asks then do not carry the wall time. */
@@ -48,7 +49,7 @@ ss_status ss_passes_time(const ss_passes *p, const ss_scenario *s, const ss_trac
                          double *tail);
 /* The passes' wall time over rows, the rows' longest iterations summed (every row of every
  * epoch): what the whole run's time takes of each row's iteration time (MODELS-pipeline.md,
- * "The whole run"). 1 where span is unknown (NaN), rows not positive, or span not below
+ * "The rows in wall time"). 1 where span is unknown (NaN), rows not positive, or span not below
  * rows (passes that outlast their rows hold gaps no row accounts for). */
 double ss_passes_wall_ratio(const ss_passes *p, double rows);
 /* The time after the last pass's last row with each GPU's last stop times k[g], plus add[g]

@@ -33,8 +33,7 @@ static double payoff_rows(const ss_summary *s, int j)
     const double E = ss_run_epochs(&s->p[m].run), steady = ss_summary_change_pct(s, j),
                  run = ss_summary_run_change_pct(s, j);
     if (!(E >= 1) || !(steady * run < 0.0) || !(fabs(steady) >= SS_RANK_MIN_PCT)) return NAN;
-    const double k = s->wall_ratio > 0.0 ? s->wall_ratio : 1.0; /* a batch's wall time */
-    const double n0 = s->p[m].run.rows / E, d = k * (mean_iter(s, j) - mean_iter(s, m));
+    const double n0 = s->p[m].run.rows / E, d = ss_summary_wall(s, mean_iter(s, j) - mean_iter(s, m));
     const double D = (ss_summary_run_time(s, j) - ss_summary_run_time(s, m)) / E - n0 * d;
     const double n = d != 0.0 ? -D / d : NAN;
     return n > 0.0 ? n : NAN;

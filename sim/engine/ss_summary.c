@@ -178,11 +178,12 @@ double ss_summary_change_pct(const ss_summary *s, int j)
     return 100.0 * (s->p[j].mean[SS_M_ITER] / m->mean[SS_M_ITER] - 1.0);
 }
 
+double ss_summary_wall(const ss_summary *s, double x) { return (s->wall_ratio > 0.0 ? s->wall_ratio : 1.0) * x; }
+
 double ss_summary_run_time(const ss_summary *s, int j)
 {
     if (!(s->p[j].run.rows > 0)) return NAN;
-    const double k = s->wall_ratio > 0.0 ? s->wall_ratio : 1.0;
-    return k * s->p[j].run.time + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
+    return ss_summary_wall(s, s->p[j].run.time) + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
 }
 
 double ss_summary_run_change_pct(const ss_summary *s, int j)

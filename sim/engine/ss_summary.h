@@ -95,6 +95,9 @@ double ss_summary_change_pct(const ss_summary *s, int j);
  * before each epoch and the largest stall of its first row (the epoch's start: the old
  * workers stopped, the loop's own work, the new ones started, and its first fetches). */
 double ss_summary_run_time(const ss_summary *s, int j);
+/* Seconds x summed over rows, in wall time as run_time counts rows: x times wall_ratio (a
+ * stall's share of run_time takes the same ratio as the rows do). */
+double ss_summary_wall(const ss_summary *s, double x);
 double ss_summary_run_change_pct(const ss_summary *s, int j);
 double ss_summary_epoch_start(const ss_summary *s, int j);
 /* 1 when row j's whole run is not priced (its model's SS_HINT_RUN_UNPRICED: workers that

@@ -145,7 +145,8 @@ static void note_not_lockstep(double spread, double period, double together_ever
 {
     if (!(period > 0.0) || !(spread > NOT_LOCKSTEP_SPREAD * period)) return;
     /* the answer's own line: a row's iteration time is its longest over the GPUs, so ranks
-     * that drift apart make every sum and mean of them longer than the job (COLUMNS.md) */
+     * that drift apart make every mean of them longer than the job's steps, and a scenario
+     * keeps the measured ratio of the rows to the wall time (COLUMNS.md, run_time) */
     fprintf(out, "warning: the ranks do not step together (their loops ask %.1f step periods apart): each row counts "
                  "its slowest rank's iteration, so the whole run and the ranked cuts can be far off%s (--explain)\n",
             spread / period, sync_every > 1 ? "" : "; [pipeline] sync_every replays an all-reduce every N steps");

@@ -6,6 +6,7 @@
 # give clear errors.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
+export PYTHONPATH="$src/tests/lib${PYTHONPATH:+:$PYTHONPATH}" # wall_ratio.py
 
 # ---- a hand-made trace, every mapping by value ----
 cat > "$work/tiny_rank1.json" <<'JSON'
@@ -193,6 +194,7 @@ if [ -d "$hta" ]; then
   "$stallsim" info "$work/s.h5" > "$work/s.info" 2>&1 || fail "info sampled"
   /usr/bin/python3 - "$work/s.h5" "$work/s.info" <<'PY' && ok || fail "info: the waits: $(grep '^waits' "$work/s.info")"
 import re, sys, h5py, numpy as np
+import wall_ratio as wr
 t = h5py.File(sys.argv[1], "r")["timeline"]
 ix, st, it = t["index"][:], t["stall_time"][:], t["iteration_time"][:].max(axis=1)
 rows = ix >= 11
@@ -209,11 +211,14 @@ assert m, open(sys.argv[2]).read()
 assert int(m.group(1)) == g and abs(float(m.group(2)) - per[g]) < 5e-7 and abs(float(m.group(3)) - np.median(per)) < 5e-7, m.groups()
 assert abs(float(m.group(4)) - 100 * alone) < 0.05, (m.group(4), alone)
 assert abs(float(m.group(5)) - st[rows].max(axis=1).mean()) < 5e-7, m.groups()
-# the whole run: the rows, and the time between epochs (from the last end of one to the
-# next one's earliest ask; a profiler trace records no pass starts)
+# the whole run: the rows in wall time (their wall ratio), and the time between epochs
+# (from the last end of one to the next one's earliest ask; a profiler trace records no
+# pass starts); the waits count at the same ratio
 ep, a, itg = t["epoch"][:], t["train_start"][:] - st, t["iteration_time"][:]
-whole = it.sum() + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
-assert abs(float(m.group(6)) - st.max(axis=1).sum()) < 5e-4 and abs(float(m.group(7)) - 100 * st.max(axis=1).sum() / whole) < 0.05, m.groups()
+ratio = wr.wall_ratio(ep, t["train_start"][:], st, itg)
+whole = ratio * it.sum() + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
+assert abs(float(m.group(6)) - st.max(axis=1).sum()) < 5e-4, m.groups()
+assert abs(float(m.group(7)) - 100 * ratio * st.max(axis=1).sum() / whole) < 0.05, m.groups()
 PY
   # a UTF-8 byte-order mark before the JSON (an editor on Windows): the same trace
   mkdir -p "$work/bom" && { printf '\357\273\277'; zcat "$hta/control_rank3of8.json.gz"; } > "$work/bom/control_rank3of8.json" &&

@@ -10,6 +10,8 @@ import sys
 
 import h5py
 
+from wall_ratio import wall_ratio
+
 
 def median(v):
     s = sorted(v)
@@ -114,11 +116,7 @@ def main():
             between += max(0.0, a - ps[0][ask[k].index(a)])
     # the passes' wall time: each epoch from its earliest first ask to the last GPU's end of
     # its last row; every row's summed iterations take its ratio to the measured rows' sum
-    firsts = [k for k in range(len(epoch)) if starts[k]]
-    lasts = [k - 1 for k in firsts[1:]] + [len(epoch) - 1]
-    span = sum(max(ask[z][g] + cols[2][z][g] for g in range(G)) - min(ask[a]) for a, z in zip(firsts, lasts))
-    summed = sum(max(r[2]) for r in every)
-    ratio = span / summed if summed > 0 and span > 0 else 1.0
+    ratio = wall_ratio(epoch, ts, cols[3], cols[2])
     n = len(rows)
     with open(summary, newline="") as f:
         table = list(csv.DictReader(f))

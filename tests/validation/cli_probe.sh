@@ -5,6 +5,7 @@
 # scenario with workers, with the probe's rule on and ablated (sync_probe).
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
+export PYTHONPATH="$src/tests/lib${PYTHONPATH:+:$PYTHONPATH}" # wall_ratio.py
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
 trace=$(cd "$src" && pwd)/datasets/pytorch-grid-zc/w0-x1-p2.h5 # 4 ranks, synchronous, probed, 2 epochs
 [ -e "$trace" ] || { echo "skipped: $trace is missing"; exit 77; }
@@ -28,6 +29,7 @@ STALLSIM_PIPELINE_OFF=sync_probe "$stallsim" run --quiet "$work/p.ini" --out "$w
 
 $py - "$trace" "$work/on" "$work/off" > "$work/check.txt" 2>&1 <<'PY' && ok || fail "the probe's costs by hand: $(tail -5 "$work/check.txt")"
 import csv, sys, h5py, numpy as np
+import wall_ratio as wr
 f = h5py.File(sys.argv[1], "r")
 t = f["timeline"]
 ep, st, ts, fs, ft, it = (t[k][:] for k in ("epoch", "stall_time", "train_start", "fetch_start", "fetch_time",
@@ -41,8 +43,7 @@ C = float(cores[0])
 first = [i for i in range(len(ep)) if i == 0 or ep[i] != ep[i - 1]]
 ask = ts - st
 # the rows' iterations count in the whole run at the passes' wall time over their sum
-last = [i - 1 for i in first[1:]] + [len(ep) - 1]
-ratio = sum((ask[z] + it[z]).max() - ask[a].min() for a, z in zip(first, last)) / it.max(axis=1).sum()
+ratio = wr.wall_ratio(ep, ts, st, it)
 def close(a, b, what, tol=1e-9):
     assert abs(a - b) <= tol * (1 + abs(b)), (what, a, b)
 def rows(d):
