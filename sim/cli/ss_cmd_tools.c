@@ -171,9 +171,9 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
 
 /* A trace without fetch times shows only when each rank waited: which GPU waited most and
  * how often it alone had the largest wait, and what the waits cost per iteration and over
- * the whole run (whole: its rows in wall time, their sum times ratio, and the time between
- * its epochs; the waits count in wall time alike; traces of profilers and logs). */
-static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole, double ratio)
+ * the whole run (whole: its rows in wall time and the time between its epochs; waited: the
+ * rows' largest waits summed, in wall time alike; traces of profilers and logs). */
+static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole, double waited)
 {
     const int G = m->gpus;
     double *v = malloc((size_t)G * sizeof *v);
@@ -193,14 +193,14 @@ static void print_waits(const ss_trace_meta *m, const info_acc *a, double whole,
     if (G == 1) {
         printf("waits (the trace has no fetch times, only the waits): its one GPU waited %.6f s per iteration, and "
                "%.3f s over the whole run (%.1f%% of its time)\n",
-               top, a->max_st_all, whole > 0.0 ? 100.0 * ratio * a->max_st_all / whole : 0.0);
+               top, a->max_st_all, whole > 0.0 ? 100.0 * waited / whole : 0.0);
         return;
     }
     printf("waits (the trace has no fetch times, only the waits): GPU %d waited most, %.6f s per iteration (the median "
            "GPU %.6f s), and alone had the largest wait in %.1f%% of the iterations summarised; the largest wait per "
            "iteration costs %.6f s, and %.3f s over the whole run (%.1f%% of its time)\n",
            most, top, med, 100.0 * (double)a->waited_most[most] / (double)a->rows, a->max_st_sum / (double)a->rows,
-           a->max_st_all, whole > 0.0 ? 100.0 * ratio * a->max_st_all / whole : 0.0);
+           a->max_st_all, whole > 0.0 ? 100.0 * waited / whole : 0.0);
 }
 
 /* info lists at most this many pools of cores with their GPUs */
@@ -330,7 +330,7 @@ static const char *between_fate(const ss_trace_meta *m)
 static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *past, double ratio, double between,
                         double tail, long epochs, const char *per_epoch)
 {
-    const double whole = ratio * a->max_it_all + between + tail;
+    const double whole = ratio * a->max_it_all + between + tail, waited = ratio * a->max_st_all;
     if (whole > 0.0)
         printf("whole run:   %.3f s (run_time of run's and compare's measured row: every row of every epoch in "
                "wall time, with the time between epochs)\n", whole);
@@ -338,9 +338,9 @@ static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *p
     if (a->warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)
         printf("stall outside the means: %.0f%% of the run's stall lies in the rows they leave out (%s); with them "
                "the stall is %.1f%% of the whole run's time, against %.1f%% of the iterations summarised\n",
-               100.0 * out_share, past, 100.0 * ratio * a->max_st_all / whole,
+               100.0 * out_share, past, 100.0 * waited / whole,
                a->max_it_sum > 0.0 ? 100.0 * a->max_st_sum / a->max_it_sum : 0.0);
-    if (!ss_trace_meta_has_fetch(m)) print_waits(m, a, whole, ratio);
+    if (!ss_trace_meta_has_fetch(m)) print_waits(m, a, whole, waited);
     if (between >= 5e-4 && whole > 0.0)
         printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: %sthe loop's own work and "
                "iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs, 100.0 * between / whole,
