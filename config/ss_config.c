@@ -244,6 +244,10 @@ static const char *bounds_text(const key_def *k, const char *what)
     return buf;
 }
 
+/* auto*F and auto/F: F within these, so that no setting leaves the range of the numbers */
+#define AUTO_FACTOR_MIN 1e-6
+#define AUTO_FACTOR_MAX 1e6
+
 static const char *parse_autoval(const key_def *k, const char *s, int integer, ss_autoval *out)
 {
     if (!strncmp(s, "auto", 4)) {
@@ -253,7 +257,8 @@ static const char *parse_autoval(const key_def *k, const char *s, int integer, s
         if (*r == '\0') return NULL;
         if (*r != '*' && *r != '/') return "is not auto, auto*F or auto/F";
         double f;
-        if (parse_number(r + 1, &f) || !(f > 0)) return "has a factor that is not a positive number";
+        if (parse_number(r + 1, &f) || !(f >= AUTO_FACTOR_MIN && f <= AUTO_FACTOR_MAX))
+            return "has a factor that is not a number from 1e-06 to 1e+06";
         out->value = *r == '*' ? f : 1.0 / f;
         return NULL;
     }
@@ -261,6 +266,7 @@ static const char *parse_autoval(const key_def *k, const char *s, int integer, s
     if (parse_number(s, &v)) return integer ? "is not a whole number or auto[*F]" : "is not a number or auto";
     if (integer && (v != floor(v) || v < k->min || v > k->max)) return bounds_text(k, "must be a whole number");
     if (!integer && v < 0) return "must not be negative";
+    if (!integer && v > k->max) return bounds_text(k, "must be a number");
     out->is_auto = 0;
     out->value = v;
     return NULL;
@@ -445,6 +451,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_SECONDS:
         if (parse_number(v, &d)) return "is not a number of seconds";
         if (d < 0) return "must not be negative";
+        if (d > k->max) return bounds_text(k, "must be a number of seconds");
         *(double *)field = d;
         return NULL;
     case K_PARALLEL:
@@ -529,8 +536,11 @@ static void values_text(const key_def *k, char *buf, size_t n)
     case K_PERSIST: snprintf(buf, n, "auto, true or false (yes, no, on, off, 1, 0 alike)"); return;
     case K_SCALES:
     case K_POS_NUMBER: snprintf(buf, n, "a number above %s, up to %s", lo, hi); return;
-    case K_SECONDS: snprintf(buf, n, "seconds, 0 or more"); return;
-    case K_GAP_AUTO: snprintf(buf, n, "seconds, 0 or more, or auto, auto*F, auto/F"); return;
+    case K_SECONDS:
+        if (open) snprintf(buf, n, "seconds, 0 or more");
+        else snprintf(buf, n, "seconds, from 0 to %s", hi);
+        return;
+    case K_GAP_AUTO: snprintf(buf, n, "seconds from 0 to %s, or auto, auto*F, auto/F (F from 1e-06 to 1e+06)", hi); return;
     case K_BOOL: snprintf(buf, n, "true or false (also yes/no, on/off, 1/0)"); return;
     case K_HEAL: snprintf(buf, n, "none, each, or GPUs from %s to %s: G, G+H, G-H", lo, hi); return;
     case K_PARALLEL:
@@ -727,6 +737,7 @@ ss_status ss_config_read(const char *file, char **out, int *regular)
 {
     *out = NULL;
     struct stat sb;
+    if (!file[0]) return ss_fail(SS_ECONFIG, "the scenario file's name is empty");
     if (stat(file, &sb) != 0) return ss_fail(SS_ECONFIG, "%s: cannot read scenario file: %s", file, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return ss_fail(SS_ECONFIG, "%s: is a folder, not a scenario file", file);
     *regular = S_ISREG(sb.st_mode);

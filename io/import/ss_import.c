@@ -152,6 +152,8 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
         st = ss_fail(SS_EDATA, "%s import: %d %s found; expected 1 to %d", imp->name, info.meta.gpus,
                        ss_plural(info.meta.gpus, "GPU", "GPUs"), SS_MAX_GPUS);
     if (st == SS_OK) st = check_not_input(&info, out_path);
+    struct stat before;
+    const int replaces = st == SS_OK && stat(out_path, &before) == 0 && before.st_size > 0;
     if (st == SS_OK) st = ss_slab_alloc(&s, ss_import_slab_rows(info.meta.gpus), info.meta.gpus);
     if (st == SS_OK) st = ss_trace_create(out_path, &info.meta, &w);
     while (st == SS_OK) {
@@ -170,6 +172,7 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     if (st == SS_OK) {
         info.meta.iterations = rows;
         st = ss_trace_finish_with(w, &info.meta);
+        if (st == SS_OK && replaces) ss_warn("%s: replaced the trace that was there", out_path);
         if (st == SS_OK && argc > 0) warn_suspicious(&odd, argc, argv);
     } else if (w) {
         ss_trace_abort(w);

@@ -412,6 +412,7 @@ static void warn_broken(drank *k, long last)
                 k->eval_passes == 1 ? "" : "es", ep, k->eval_steps, 1e-6 * k->eval_stall);
     }
     long n = k->nbroken;
+    if (!k->events) return; /* no JSON at all: not a DFTracer trace, which the error says */
     if (n && k->last_broken == last && k->last_broken_cut) {
         dwarn(k, "%s:%ld: the last line is cut short (the job was killed while writing it?): passed over", k->path,
               last);
@@ -1090,6 +1091,11 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
  * events it has, for --iter), or an empty file. */
 static void why_no_steps(const drank *k, char *buf, size_t n)
 {
+    if (!k->events && k->nbroken) {
+        snprintf(buf, n, "no line of it is a JSON event (line %ld is not JSON): not a DFTracer trace, or not "
+                         "a gzip file where its name ends in .gz", k->first_broken);
+        return;
+    }
     if (!k->events) {
         snprintf(buf, n, "an empty file");
         return;

@@ -18,6 +18,9 @@
 #include "ss_limits.h"
 #include "ss_h5util.h"
 
+/* the largest attribute the default file format holds in the object header, less room */
+#define SS_TRACE_COMPACT_ATTR 60000
+
 enum { DS_FETCH_START, DS_FETCH_TIME, DS_TRAIN_START, DS_ITER_TIME, DS_STALL_TIME, DS_NF64 };
 static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "train_start",
                                                  "iteration_time", "stall_time"};
@@ -682,10 +685,17 @@ static ss_status held_error(const char *path, const char *todo)
                    path, todo);
 }
 
+/* 1 when path is a regular file: a pipe or a device would block HDF5's reads, or never end */
+static int regular_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 int ss_trace_is_trace(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (H5Fis_hdf5(path) <= 0) return 0;
+    if (!regular_file(path) || H5Fis_hdf5(path) <= 0) return 0;
     hid_t f = open_unlocked(path); /* (a trace another process has open for writing is one still) */
     if (f < 0) return 0;
     int yes = H5Aexists(f, "schema") > 0;
@@ -696,7 +706,7 @@ int ss_trace_is_trace(const char *path)
 int ss_trace_is_synthetic(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (H5Fis_hdf5(path) <= 0) return 0;
+    if (!regular_file(path) || H5Fis_hdf5(path) <= 0) return 0;
     hid_t f = open_unlocked(path);
     if (f < 0) return 0;
     char type[64] = "", src[32] = "";
@@ -736,8 +746,11 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     ss_status st = SS_OK;
     struct stat pre;
     /* a FIFO or a device would block the open below, or never end: only a file or a folder */
-    FILE *probe = stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode) ? NULL : fopen(path, "rb");
-    if (!probe && stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
+    FILE *probe = !path[0] || (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) ? NULL
+                                                                                           : fopen(path, "rb");
+    if (!path[0]) {
+        st = ss_fail(SS_EIO, "the trace file's name is empty");
+    } else if (!probe && stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
         st = ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); a trace is a stalltrace .h5 file", path);
     } else if (!probe) {
         st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
@@ -950,7 +963,7 @@ static ss_status report_bad_value(ss_trace_file *t, int ds, long row0, long n, i
     for (long x = 0; x < m; x++) {
         const int huge = isfinite(v[x]) && fabs(v[x]) > SS_TRACE_MAX_SECONDS;
         if (isfinite(v[x]) && !huge && (!ds_f64_duration[ds] || v[x] >= 0.0)) continue;
-        return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %g (%s)", t->path,
+        return ss_fail(SS_EDATA, "%s: dataset /timeline/%s: row %ld, GPU %ld holds %.10g (%s)", t->path,
                        ds_f64_name[ds], row0 + x / ng, g0 + x % ng, v[x],
                        huge ? (ds_f64_duration[ds] ? "a duration of more than 1e9 s, 31 years: no time of a run"
                                                     : "more than 1e9 s, 31 years, from the time origin: no time of a run")
@@ -1244,6 +1257,7 @@ ss_status ss_trace_count_epochs(ss_trace_file *t, long epoch, long warmup, long 
         long n = N - r0 < chunk ? N - r0 : chunk;
         st = read_epochs(t, r0, n, e);
         if (st == SS_OK && x) st = read_rows(t, t->d_index, "index", H5T_NATIVE_INT64, r0, n, 0, x);
+        if (st == SS_OK && x) st = check_indices(t, r0, n, (const int64_t *)x);
         for (long i = 0; st == SS_OK && i < n; i++) {
             if (epoch != SS_EPOCH_ALL && e[i] != epoch) continue;
             if (n_rows == 0 || e[i] != last) n_ep++;
@@ -1405,7 +1419,13 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
         return st;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* loader_workers holds 4 bytes per GPU; past 64 KiB an attribute needs the file format of
+     * HDF5 1.8 (dense attribute storage), which every reader since 2008 opens */
+    hid_t fapl = H5P_DEFAULT;
+    if ((size_t)m->gpus * 4 > SS_TRACE_COMPACT_ATTR && (fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0)
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl != H5P_DEFAULT && fapl >= 0) H5Pclose(fapl);
     w->d_epoch = w->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     if (w->file < 0) {

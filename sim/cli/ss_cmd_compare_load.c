@@ -1,4 +1,5 @@
 /* ss_cmd_compare_load.c - `stallsim compare`'s rows: results folders read, traces summarised. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +158,7 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
         if (stat(inputs[i], &sb) != 0) continue; /* reported by add_input */
         if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", inputs[i]);
         else snprintf(path, sizeof path, "%s", inputs[i]);
-        if (stat(path, &sb) != 0 || ss_trace_is_trace(path)) continue;
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || ss_trace_is_trace(path)) continue; /* (add_input says) */
         const ss_status rs = ss_results_read_settings(path, &cur);
         if (rs == SS_EDATA) return rs; /* a results file whose settings are malformed */
         if (rs != SS_OK) {                /* not one it can open: add_input says what it is */
@@ -266,16 +267,38 @@ static void base_facts(const char *path, int *pw, double *others)
     if (t) ss_trace_close(t);
 }
 
+/* A file compare can read: a regular one (a pipe or a device would block the reads or never
+ * end) that this user may open. */
+static ss_status readable(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return ss_fail(SS_EIO, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); compare reads results folders, "
+                               "their results.h5, and traces", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return ss_fail(SS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    fclose(f);
+    return SS_OK;
+}
+
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
 {
     char path[4200];
     struct stat sb;
-    if (stat(arg, &sb) != 0) return ss_fail(SS_EIO, "%s: no such file or folder", arg);
+    if (!arg[0]) return ss_fail(SS_EUSAGE, "an empty name given as a results folder or trace");
+    if (stat(arg, &sb) != 0)
+        return errno == ENOENT ? ss_fail(SS_EIO, "%s: no such file or folder", arg)
+                               : ss_fail(SS_EIO, "%s: %s", arg, strerror(errno));
     int is_dir = S_ISDIR(sb.st_mode);
     if (is_dir) snprintf(path, sizeof path, "%s/results.h5", arg);
     else snprintf(path, sizeof path, "%s", arg);
     if (is_dir && stat(path, &sb) != 0)
-        return ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg);
+        return errno == ENOENT
+                   ? ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg)
+                   : ss_fail(SS_EIO, "%s: cannot read the folder: %s", arg, strerror(errno));
+    ss_status rd = readable(path);
+    if (rd != SS_OK) return rd;
     size_t la = strlen(arg);
     if (!is_dir && la >= 4 && !strcmp(arg + la - 4, ".csv"))
         return ss_fail(SS_EUSAGE, "%s: a CSV file; compare reads results folders (or their results.h5) and traces",

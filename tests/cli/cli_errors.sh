@@ -70,6 +70,10 @@ ini_case nan_number 2 "nan_number.ini:4|nan" $'[trace]\npath = good.h5\n[indepen
 ini_case negative 2 "negative.ini:4|stall_sensitivity|negative" $'[trace]\npath = good.h5\n[independent]\nstall_sensitivity = -1'
 ini_case zero_prefetch 2 "zero_prefetch.ini:4|prefetch" $'[trace]\npath = good.h5\n[scenarios]\nprefetch = 0'
 ini_case bad_workers 2 "bad_workers.ini:4|workers" $'[trace]\npath = good.h5\n[scenarios]\nworkers = auto*x'
+# seconds and auto factors within their bounds: a huge value would leave the range of the numbers
+ini_case huge_gap 2 "huge_gap.ini:4|step_gap|from 0 to 1e+09" $'[trace]\npath = good.h5\n[pipeline]\nstep_gap = 1e308'
+ini_case huge_auto 2 "huge_auto.ini:4|worker_gap|from 0 to 1e+09" $'[trace]\npath = good.h5\n[pipeline]\nworker_gap = 1e12'
+ini_case huge_factor 2 "huge_factor.ini:4|delivery|factor|1e-06 to 1e+06" $'[trace]\npath = good.h5\n[pipeline]\ndelivery = auto*1e300'
 ini_case no_trace 2 "no_trace.ini|[trace] path is missing" $'[scenarios]\nfetch_align = min'
 ini_case no_equals 2 "no_equals.ini:2" $'[trace]\nthis line has no equals sign'
 long=$(printf 'x%.0s' $(seq 1 300))
@@ -85,6 +89,8 @@ expect 2 "--set scenario.workers=2: unknown section [scenario] (did you mean [sc
 # an output file in a folder that does not exist says so
 expect 1 "nowhere/x.h5: cannot create file: the folder $work/nowhere does not exist" "$stallsim" gen -o "$work/nowhere/x.h5" --gpus 2 --iterations 10
 expect 2 "missing.ini" "$stallsim" run "$work/missing.ini"
+expect 2 "the scenario file's name is empty" "$stallsim" run ""
+expect 1 "the trace file's name is empty" "$stallsim" info ""
 expect 2 "is a folder" "$stallsim" run "$work"
 # a trace, a record file or a binary file named where the scenario file belongs: each says what it is
 expect 2 "good.h5: an HDF5 file, not a scenario file|[trace] path|stallsim info" "$stallsim" run "$work/good.h5"
@@ -110,9 +116,13 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
   cp "$work/good.h5" "$work/secret.h5"
   chmod 000 "$work/secret.h5"
   expect 1 "secret.h5|Permission denied" setpriv --reuid=nobody --regid=nogroup --clear-groups "$stallsim" info "$work/secret.h5"
+  expect 1 "secret.h5|cannot open|Permission denied" setpriv --reuid=nobody --regid=nogroup --clear-groups "$stallsim" compare "$work/secret.h5"
 else
   echo "note: unreadable-file cases skipped (not root, no setpriv, or nobody cannot run $stallsim)"
 fi
+# compare reads no pipe: it would block, or never end
+mkfifo "$work/fifo.h5"
+expect 1 "fifo.h5: not a regular file" "$stallsim" compare "$work/fifo.h5"
 good_ini ok.ini
 expect 2 "--set|nosuch" "$stallsim" run "$work/ok.ini" --set trace.nosuch=1
 expect 2 "--set|SECTION.KEY=VALUE" "$stallsim" run "$work/ok.ini" --set nodot
@@ -298,6 +308,8 @@ PY
   h5case huge_time 1 "/timeline/train_start: row 3, GPU 0|more than 1e9 s, 31 years, from the time origin" "d = f['timeline/train_start']; d[3, 0] = -2e9"
   h5case unsorted 1 "not sorted by (epoch, index)" "d = f['timeline/index']; d[10] = 3"
   h5case negative_index 1 "/timeline/index: row 0 holds a negative index" "d = f['timeline/index']; d[:] = np.arange(60) - 5"
+  # every index negative: no row reaches the warm-up, yet the fault is the index, not the warm-up
+  h5case all_negative_index 1 "/timeline/index: row 0 holds a negative index" "d = f['timeline/index']; d[:] = -1 - np.arange(60)"
   h5case unwritten 1 "/timeline/stall_time was never written" "del f['timeline/stall_time']; f.create_dataset('timeline/stall_time', (60, 2), 'f8')"
   # the same, where row 10 opens a slab: the order is checked across slab boundaries
   for slab in 1 10; do

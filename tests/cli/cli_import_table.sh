@@ -18,6 +18,10 @@ rank,epoch,step,fetch_start,fetch_end,train_start,step_end,stall_time,note
 1,2,0,1700000014.25,1700000014.75,1700000015,1700000016,1,z
 CSV
 "$stallsim" import table "$work/a.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1 || fail "a.csv: $(cat "$work/o.txt")"
+grep -q "replaced" "$work/o.txt" && fail "a new file called replaced: $(cat "$work/o.txt")" || ok
+# importing again over a trace replaces it, and says so
+"$stallsim" import table "$work/a.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1 &&
+  grep -q "a.h5: replaced the trace that was there" "$work/o.txt" && ok || fail "a second import: $(cat "$work/o.txt")"
 # the same table with ISO times and durations, gzip-compressed, columns in another order
 cat > "$work/b.csv" <<'CSV'
 gpu,epoch,step,train_start,fetch_start,fetch_time,iteration_time,stall
