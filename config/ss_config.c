@@ -245,8 +245,10 @@ static const char *bounds_text(const key_def *k, const char *what)
 }
 
 /* auto*F and auto/F: F within these, so that no setting leaves the range of the numbers */
-#define AUTO_FACTOR_MIN 1e-6
-#define AUTO_FACTOR_MAX 1e6
+#define AUTO_FACTOR_MIN 1e-06
+#define AUTO_FACTOR_MAX 1e+06
+#define SS_STR_(x) #x
+#define SS_STR(x) SS_STR_(x)
 
 static const char *parse_autoval(const key_def *k, const char *s, int integer, ss_autoval *out)
 {
@@ -258,7 +260,7 @@ static const char *parse_autoval(const key_def *k, const char *s, int integer, s
         if (*r != '*' && *r != '/') return "is not auto, auto*F or auto/F";
         double f;
         if (parse_number(r + 1, &f) || !(f >= AUTO_FACTOR_MIN && f <= AUTO_FACTOR_MAX))
-            return "has a factor that is not a number from 1e-06 to 1e+06";
+            return "has a factor that is not a number from " SS_STR(AUTO_FACTOR_MIN) " to " SS_STR(AUTO_FACTOR_MAX);
         out->value = *r == '*' ? f : 1.0 / f;
         return NULL;
     }
@@ -531,7 +533,10 @@ static void values_text(const key_def *k, char *buf, size_t n)
     }
     case K_FETCH_ALIGNS: snprintf(buf, n, "none (or false), min, avg, median, max"); return;
     case K_START_ALIGNS: snprintf(buf, n, "none (or false), min, avg, mean"); return;
-    case K_WORKERS: snprintf(buf, n, "a whole number from %s to %s, or auto, auto*F, auto/F", lo, hi); return;
+    case K_WORKERS:
+        snprintf(buf, n, "a whole number from %s to %s, or auto, auto*F, auto/F (F from %g to %g)", lo, hi,
+                 AUTO_FACTOR_MIN, AUTO_FACTOR_MAX);
+        return;
     case K_PREFETCH: snprintf(buf, n, "a whole number from %s to %s, or auto", lo, hi); return;
     case K_PERSIST: snprintf(buf, n, "auto, true or false (yes, no, on, off, 1, 0 alike)"); return;
     case K_SCALES:
@@ -540,7 +545,10 @@ static void values_text(const key_def *k, char *buf, size_t n)
         if (open) snprintf(buf, n, "seconds, 0 or more");
         else snprintf(buf, n, "seconds, from 0 to %s", hi);
         return;
-    case K_GAP_AUTO: snprintf(buf, n, "seconds from 0 to %s, or auto, auto*F, auto/F (F from 1e-06 to 1e+06)", hi); return;
+    case K_GAP_AUTO:
+        snprintf(buf, n, "seconds from 0 to %s, or auto, auto*F, auto/F (F from %g to %g)", hi, AUTO_FACTOR_MIN,
+                 AUTO_FACTOR_MAX);
+        return;
     case K_BOOL: snprintf(buf, n, "true or false (also yes/no, on/off, 1/0)"); return;
     case K_HEAL: snprintf(buf, n, "none, each, or GPUs from %s to %s: G, G+H, G-H", lo, hi); return;
     case K_PARALLEL:

@@ -1092,8 +1092,8 @@ static ss_status dft_open(void **state, int argc, char **argv, ss_import_info *i
 static void why_no_steps(const drank *k, char *buf, size_t n)
 {
     if (!k->events && k->nbroken) {
-        snprintf(buf, n, "no line of it is a JSON event (line %ld is not JSON): not a DFTracer trace, or not "
-                         "a gzip file where its name ends in .gz", k->first_broken);
+        snprintf(buf, n, "no line of it is a JSON event (line %ld is not JSON): not a DFTracer trace (JSON "
+                         "lines, or their gzip)", k->first_broken);
         return;
     }
     if (!k->events) {

@@ -748,12 +748,13 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
     /* a FIFO or a device would block the open below, or never end: only a file or a folder */
     FILE *probe = !path[0] || (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) ? NULL
                                                                                            : fopen(path, "rb");
+    const int open_errno = errno; /* (the stat below may change it) */
     if (!path[0]) {
         st = ss_fail(SS_EIO, "the trace file's name is empty");
     } else if (!probe && stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
         st = ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); a trace is a stalltrace .h5 file", path);
     } else if (!probe) {
-        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
+        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(open_errno));
     } else {
         /* the file as opened (an open revalidates what NFS caches of it): ss_trace_check_unchanged */
         t->have_opened = fstat(fileno(probe), &t->opened) == 0;
@@ -1422,10 +1423,15 @@ ss_status ss_trace_create(const char *path, const ss_trace_meta *m, ss_trace_wri
     /* loader_workers holds 4 bytes per GPU; past 64 KiB an attribute needs the file format of
      * HDF5 1.8 (dense attribute storage), which every reader since 2008 opens */
     hid_t fapl = H5P_DEFAULT;
-    if ((size_t)m->gpus * 4 > SS_TRACE_COMPACT_ATTR && (fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0)
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    if ((size_t)m->gpus * 4 > SS_TRACE_COMPACT_ATTR &&
+        ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)) {
+        if (fapl >= 0) H5Pclose(fapl);
+        free(w);
+        return ss_fail(SS_EIO, "%s: cannot ask HDF5 for the file format of 1.8, which %d GPUs' attributes need", path,
+                       m->gpus);
+    }
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (fapl != H5P_DEFAULT && fapl >= 0) H5Pclose(fapl);
+    if (fapl != H5P_DEFAULT) H5Pclose(fapl);
     w->d_epoch = w->d_index = H5I_INVALID_HID;
     for (int i = 0; i < DS_NF64; i++) w->d_f64[i] = H5I_INVALID_HID;
     if (w->file < 0) {

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ss_atomic.h"
 #include "ss_columns.h"
@@ -368,6 +370,17 @@ ss_status cmp_check_csv_output(const char *csv, char **inputs, int ninputs)
     ss_status st = ss_atomic_check_output(csv, files, n, is_compare_csv, "stallsim compare CSV");
     free(files);
     free(names);
+    /* its folder must take the file before the table is printed, not after */
+    char dir[4200];
+    ss_folder_of(csv, dir, sizeof dir);
+    struct stat ds;
+    if (st == SS_OK && stat(dir, &ds) != 0)
+        st = errno == ENOENT ? ss_fail(SS_EIO, "%s: cannot write: the folder %s does not exist", csv, dir)
+                             : ss_fail(SS_EIO, "%s: cannot write: %s: %s", csv, dir, strerror(errno));
+    else if (st == SS_OK && !S_ISDIR(ds.st_mode))
+        st = ss_fail(SS_EIO, "%s: cannot write: %s is not a folder", csv, dir);
+    else if (st == SS_OK && access(dir, W_OK | X_OK) != 0)
+        st = ss_fail(SS_EIO, "%s: cannot write: the folder %s is not writable (%s)", csv, dir, strerror(errno));
     return st;
 }
 

@@ -104,6 +104,10 @@ for r in rows:
             assert float(v) == 0.0, (k, v)
 PY
 grep -q "differences are against the first row" "$work/cmp.txt" && ok || fail "table footer"
+# a CSV whose folder does not exist is refused before the table is printed
+"$stallsim" compare "$work/ff.h5" --csv "$work/nodir/x.csv" > "$work/nd.txt" 2> "$work/nd.err"; rc=$?
+[ "$rc" -eq 1 ] && [ ! -s "$work/nd.txt" ] && grep -q "nodir/x.csv: cannot write: the folder .*nodir does not exist" "$work/nd.err" &&
+  ok || fail "--csv into a missing folder: status $rc, $(cat "$work/nd.err")"
 
 # --json: the same numbers as summary.csv
 "$stallsim" run "$work/ff.ini" --out "$work/sweep-json" --json > "$work/s.json" || fail "run --json"

@@ -154,13 +154,13 @@ expect_dft_error "a merged file with string pids" "merged-str.pfw:[0-9]+: loop.i
   "$work/misc/merged-str.pfw"
 : > "$work/misc/empty.pfw"
 expect_dft_error "an empty file" "empty.pfw: an empty file" "$work/misc/empty.pfw"
-# text that is no JSON at all (or no gzip, by its name): not a DFTracer trace, and no line
-# of it called cut short
+# text that is no JSON at all, plain or gzipped: not a DFTracer trace, and no line of it
+# called cut short
 printf 'time,step\n1,2\n3,4\n5,6\n' > "$work/misc/text.pfw"
 expect_dft_error "a text file" "text.pfw: .*no line of it is a JSON event \(line 1 is not JSON\)" "$work/misc/text.pfw"
 grep -q "cut short" "$work/e.txt" && fail "a text file: called cut short: $(cat "$work/e.txt")" || ok
 printf 'hello\n' | gzip > "$work/misc/hello.pfw.gz"
-expect_dft_error "a gzip of text" "hello.pfw.gz: .*not a DFTracer trace, or not a gzip file" "$work/misc/hello.pfw.gz"
+expect_dft_error "a gzip of text" "hello.pfw.gz: .*not a DFTracer trace \(JSON lines, or their gzip\)" "$work/misc/hello.pfw.gz"
 ev 10 11 TorchDataset.__getitem__ 250 200 1 > "$work/misc/noloop.pfw"
 expect_dft_error "no loop.iter" "noloop.pfw: no loop.iter or fetch.iter events" "$work/misc/noloop.pfw"
 mkdir -p "$work/misc/onempty" && cp "$work/hand/trace-0-of-2.pfw" "$work/misc/onempty/" && : > "$work/misc/onempty/trace-1-of-2.pfw"

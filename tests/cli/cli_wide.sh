@@ -16,8 +16,8 @@ for k in ("workers", "prefetch", "worker_gap", "delivery"):
     assert f["calibration"][k].shape == (9000,), k
 assert f["summary"]["straggler_share"].shape[1:] == (9000,)
 PY
-# the trace's loader_workers attribute holds 4 bytes per GPU: past 16,000 GPUs it needs the
-# file format of HDF5 1.8, which the writer then asks for; h5py reads it back
+# the trace's loader_workers attribute holds 4 bytes per GPU: past about 16,000 GPUs it needs
+# the file format of HDF5 1.8, which the writer asks for from 15,000 on; h5py reads it back
 "$stallsim" gen -o "$work/x.h5" --gpus 16400 --iterations 3 > "$work/gx.txt" 2>&1 && ok || fail "gen on 16400 GPUs: $(cat "$work/gx.txt")"
 $py - "$work/x.h5" <<'PY' && ok || fail "loader_workers of 16400 GPUs"
 import sys, h5py
