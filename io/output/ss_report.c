@@ -790,12 +790,13 @@ static void print_uneven(const ss_summary *s, const ss_drift *lv, FILE *out)
 }
 
 /* What sets the intervals' width (--explain): per class in the sweep, its model error m
- * and the trace's variability v, combined as s = sqrt(m^2 + v^2) (MODELS-pipeline.md,
- * "Intervals"); the rows without a class have no interval. */
+ * and the trace's noise v (its halves' difference and other processes' share of its cores),
+ * combined as s = sqrt(m^2 + v^2) (MODELS-pipeline.md, "Intervals"); the rows without a
+ * class have no interval. */
 static void print_interval_scales(const ss_summary *s, FILE *out)
 {
     if (!s->cls) return;
-    const double v = ss_summary_variability(s);
+    const double v = ss_summary_trace_noise(s);
     int any = 0, none = 0;
     for (int j = 0; j < s->nsc; j++) {
         const ss_error_class *c = s->cls[j];
@@ -808,10 +809,11 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
         for (int i = 0; i < j && !seen; i++) seen = s->cls[i] == c;
         if (seen) continue;
         if (!any++)
-            fprintf(out, "interval width: the trace's halves differ by v = %.1f%%; each class's model error m and v "
-                         "give the scale s = sqrt(m^2 + v^2) of its errors, and its interval spans its 5%% and 95%% "
-                         "scaled errors times s; where its errors lean one way, so does its interval\n",
-                    100.0 * v);
+            fprintf(out, "interval width: the trace's halves differ by %.1f%% and other processes used %.1f%% of its "
+                         "cores, v = %.1f%% together; each class's model error m and v give the scale s = sqrt(m^2 + "
+                         "v^2) of its errors, and its interval spans its 5%% and 95%% scaled errors times s; where its "
+                         "errors lean one way, so does its interval\n",
+                    100.0 * ss_summary_variability(s), 100.0 * s->host_others, 100.0 * v);
         fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%", c->name,
                 100.0 * c->model_error[0], 100.0 * c->model_error[1], 100.0 * hypot(c->model_error[0], v),
                 100.0 * hypot(c->model_error[1], v));

@@ -7,7 +7,8 @@ base run with the slow rank healed; each prediction falls in the class `run` giv
 (summary.csv's error_class), and its error is predicted / real - 1 for the mean iteration
 time (steady) and the whole run's time (run). Each error is divided by its scale
 s = sqrt(m^2 + v^2): m is its class's model error in that measure (the median |error| of the
-class's predictions, at least a floor f), v how much its base trace varies within itself. Two
+class's predictions, at least a floor f), v its base trace's noise: how much it varies within
+itself and other processes' share of its cores while it was recorded, in quadrature. Two
 sets of grids give these scaled errors: the development grids (DEV, which the model's rules
 were built on) and the calibration grids (CAL: held out when they were recorded, so their
 errors are those of runs the model never saw). Per class, each end is the wider of the two
@@ -64,8 +65,25 @@ def variability(path):
     return abs(a - b) / ((a + b) / 2) if a + b > 0 else 0.0
 
 
+def host_others(path):
+    """Other processes' largest share of a pool's cores while the trace was recorded
+    (ss_trace_meta_host_others): max over the GPUs of /host_cpu_busy less /host_cpu_job, at
+    least 0; 0 where the trace does not record them."""
+    with h5py.File(path, "r") as f:
+        if "host_cpu_busy" not in f or "host_cpu_job" not in f:
+            return 0.0
+        o = np.nan_to_num(f["host_cpu_busy"][:] - f["host_cpu_job"][:], nan=0.0)
+    return max(0.0, float(o.max())) if o.size else 0.0
+
+
+def noise(path):
+    """The trace's own noise (ss_summary_trace_noise): its variability and other processes'
+    share of its cores, in quadrature."""
+    return float(np.hypot(variability(path), host_others(path)))
+
+
 def scale(m, v):
-    """The scale of a prediction's error: its class's model error m and its trace's variability
+    """The scale of a prediction's error: its class's model error m and its trace's noise
     v, in quadrature."""
     return (m * m + v * v) ** 0.5
 
@@ -82,7 +100,7 @@ def _model_error(errs, k, floor):
 
 
 def class_table(errs, cal_errs=(), floor=0.01):
-    """Per class, from (class, steady error, whole-run error, trace variability[, grid]) of the
+    """Per class, from (class, steady error, whole-run error, trace noise[, grid]) of the
     development and the calibration runs: the table [(class, n, steady 5/95 %, run 5/95 %,
     model errors (steady, run))] of scaled errors, n the development count (a CAL_ONLY
     class's: its calibration count), and its Markdown lines."""
@@ -170,7 +188,7 @@ def choose_floor(dev, cal):
 
 
 def errors_of(stallsim, datasets, names, tmp):
-    """(class, steady error, whole-run error, base trace's variability, grid) of every grid
+    """(class, steady error, whole-run error, base trace's noise, grid) of every grid
     prediction of these datasets."""
     errs, v = [], {}
     for d in names:
@@ -178,7 +196,7 @@ def errors_of(stallsim, datasets, names, tmp):
         if os.path.isdir(folder):
             for b, _, c, es, er in grid_predictions(stallsim, folder, tmp):
                 if c:
-                    v[b] = v[b] if b in v else variability(b)
+                    v[b] = v[b] if b in v else noise(b)
                     errs.append((c, es, er, v[b], d))
     return errs
 

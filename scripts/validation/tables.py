@@ -120,7 +120,7 @@ def grids(a, tmp, md, points):
                   p["run"][0] / p["run"][1] - 1) for p in gp]
         by_grid.append((g, whole_run.pairs_of(preds)))
         if g in intervals.DEV or g in intervals.CAL:
-            v = {b: intervals.variability(b) for b in {p[0] for p in preds}}
+            v = {b: intervals.noise(b) for b in {p[0] for p in preds}}
             errs = [(c, es, er, v[b], g) for b, _, c, es, er in preds if c]
             (dev_errs if g in intervals.DEV else cal_errs).extend(errs)
         for p in gp:
@@ -136,8 +136,9 @@ def grids(a, tmp, md, points):
            "Errors against the one real run of each point.", ""] + whole_run.grid_table(by_grid) + [""]
     floor, flines = intervals.choose_floor(dev_errs, cal_errs)
     md += ["## The interval classes", "",
-           "Each error is divided by its base trace's scale s = sqrt(f² + v²): v is how much the trace varies",
-           "within itself, f the floor below.",
+           "Each error is divided by its base trace's scale s = sqrt(m² + v²): v is the trace's noise (how much it",
+           "varies within itself and other processes' share of its cores, in quadrature), m the class's median",
+           "|error|, at least the floor f below.",
            "Per class, each end is the wider of two sets' 5 % and 95 % quantiles of these scaled errors:",
            "the development grids `pytorch-grid-d` to `-t`, `-v` and `-w`, and the calibration grids %s"
            % ", ".join("`%s`" % d for d in intervals.CAL),

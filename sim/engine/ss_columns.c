@@ -38,7 +38,7 @@ static const ss_column columns[] = {
      "\"Intervals\")", SS_CV_ERROR_CLASS, 0, SS_COLF_H5, 32},
     {"iter_time_lo", SS_COL_F64, "s", "rows of models with intervals",
      "lower bound of the 90 % interval of the real iter_time_mean. The class's scaled error quantiles set "
-     "it, times the class's model error and the trace's own variability in quadrature", SS_CV_ITER_LO, 0, SS_COLF_H5, 0},
+     "it, times the class's model error and the trace's own noise in quadrature", SS_CV_ITER_LO, 0, SS_COLF_H5, 0},
     {"iter_time_hi", SS_COL_F64, "s", "rows of models with intervals", "upper bound of the 90 % interval of the real iter_time_mean", SS_CV_ITER_HI, 0, SS_COLF_H5,
      0},
     {"run_time", SS_COL_F64, "s", "every row",

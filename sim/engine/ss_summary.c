@@ -261,9 +261,11 @@ double ss_summary_variability(const ss_summary *s)
     return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
 }
 
+double ss_summary_trace_noise(const ss_summary *s) { return hypot(ss_summary_variability(s), s->host_others); }
+
 void ss_summary_class_interval(double P, const ss_error_class *c, int run, double v, double *lo, double *hi)
 {
-    /* the measure's scale of errors: the class's model error and the trace's variability */
+    /* the measure's scale of errors: the class's model error and the trace's noise */
     const double s = hypot(c->model_error[run != 0], v), *e = run ? c->run : c->steady;
     const double a = 1.0 + e[1] * s, b = 1.0 + e[0] * s;
     *lo = c->n > 0 && a > 0.0 && isfinite(P) ? P / a : NAN;
@@ -284,7 +286,7 @@ ss_status ss_summary_intervals(ss_summary *s)
     s->iter_hi = s->iter_lo + n;
     s->run_lo = s->iter_hi + n;
     s->run_hi = s->run_lo + n;
-    const double v = ss_summary_variability(s);
+    const double v = ss_summary_trace_noise(s);
     const double trace_load = ss_summary_cpu_load_pct(s, ss_summary_measured(s), NULL);
     for (int j = 0; j < n; j++) {
         s->iter_lo[j] = s->iter_hi[j] = s->run_lo[j] = s->run_hi[j] = NAN;

@@ -25,6 +25,8 @@ typedef struct {
     int kept_with;        /* what else kept_between holds: SS_KEPT_STARTS (the trace has no pass starts:
                            * the workers' starts and stops), SS_KEPT_STOPS (no pass stops: their
                            * stops), SS_KEPT_OWN (nothing else) */
+    double host_others;   /* other processes' largest share of a pool's cores while the trace was
+                           * recorded (ss_trace_meta_host_others; 0 where not recorded) */
     double wall_ratio;    /* the measured passes' wall time over the measured rows' iteration
                            * times summed (ss_passes.h's span; 1 where unknown), which every
                            * row's summed iteration times take in its whole run */
@@ -61,14 +63,17 @@ unsigned ss_summary_hints(const ss_summary *s, int j);
  * iteration times of the summarised rows in the trace's first and second halves (0 where
  * a half has none). */
 double ss_summary_variability(const ss_summary *s);
+/* The trace's own noise, which widens every interval: its variability and other processes'
+ * share of its cores while it was recorded, in quadrature, sqrt(v^2 + o^2). */
+double ss_summary_trace_noise(const ss_summary *s);
 /* The 90 % interval of the real value around prediction P of class c, in the steady state
- * (run 0) or the whole run (run 1), on a trace of variability v: [P / (1 + z95 s), P / (1 +
+ * (run 0) or the whole run (run 1), on a trace of noise v (ss_summary_trace_noise): [P / (1 + z95 s), P / (1 +
  * z05 s)] with s = sqrt(m^2 + v^2); NaN ends where the class has no predictions or the
  * bound would not be positive (MODELS-pipeline.md, "Intervals"). */
 void ss_summary_class_interval(double P, const ss_error_class *c, int run, double v, double *lo, double *hi);
 /* Each row's class of prediction and 90 % interval (rank 0, after the calibration is
  * adopted): the class's scaled error quantiles z05, z95 (predicted / real - 1 over the
- * scale s = sqrt(m^2 + v^2), m the class's model error, v the measured run's variability) give the real
+ * scale s = sqrt(m^2 + v^2), m the class's model error, v the measured run's noise) give the real
  * value's interval [P / (1 + z95 s), P / (1 + z05 s)] around the prediction P
  * (MODELS-pipeline.md, "Intervals"). */
 ss_status ss_summary_intervals(ss_summary *s);
