@@ -35,7 +35,7 @@ HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorc
             "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd", "pytorch-startup-f",
             "pytorch-grid-ze", "pytorch-startup-g", "pytorch-grid-zf", "pytorch-grid-zh",
             "pytorch-grid-zi", "pytorch-grid-zj", "pytorch-grid-zk",
-            "pytorch-grid-zm", "pytorch-grid-zn")
+            "pytorch-grid-zm", "pytorch-grid-zn", "pytorch-grid-zo")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one; -g forks its workers, the others spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
                 "pytorch-startup-f", "pytorch-startup-g")
