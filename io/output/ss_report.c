@@ -808,12 +808,16 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
         int seen = 0;
         for (int i = 0; i < j && !seen; i++) seen = s->cls[i] == c;
         if (seen) continue;
-        if (!any++)
-            fprintf(out, "interval width: the trace's halves differ by %.1f%% and other processes used %.1f%% of its "
-                         "cores, v = %.1f%% together; each class's model error m and v give the scale s = sqrt(m^2 + "
-                         "v^2) of its errors, and its interval spans its 5%% and 95%% scaled errors times s; where its "
-                         "errors lean one way, so does its interval\n",
-                    100.0 * ss_summary_variability(s), 100.0 * s->host_others, 100.0 * v);
+        if (!any++) {
+            char others[96];
+            if (isnan(s->host_others)) snprintf(others, sizeof others, "other processes' use of its cores is not recorded");
+            else snprintf(others, sizeof others, "other processes used %.1f%% of its cores", 100.0 * s->host_others);
+            fprintf(out, "interval width: the trace's halves differ by %.1f%% and %s, v = %.1f%% together; each "
+                         "class's model error m and v give the scale s = sqrt(m^2 + v^2) of its errors, and its "
+                         "interval spans its 5%% and 95%% scaled errors times s; where its errors lean one way, so does "
+                         "its interval\n",
+                    100.0 * ss_summary_variability(s), others, 100.0 * v);
+        }
         fprintf(out, "  %-32s m = %.1f%% steady, %.1f%% whole run: s = %.1f%%, %.1f%%", c->name,
                 100.0 * c->model_error[0], 100.0 * c->model_error[1], 100.0 * hypot(c->model_error[0], v),
                 100.0 * hypot(c->model_error[1], v));

@@ -261,7 +261,10 @@ double ss_summary_variability(const ss_summary *s)
     return a + b > 0.0 ? fabs(a - b) / ((a + b) / 2.0) : 0.0;
 }
 
-double ss_summary_trace_noise(const ss_summary *s) { return hypot(ss_summary_variability(s), s->host_others); }
+double ss_summary_trace_noise(const ss_summary *s)
+{
+    return hypot(ss_summary_variability(s), isnan(s->host_others) ? 0.0 : s->host_others);
+}
 
 void ss_summary_class_interval(double P, const ss_error_class *c, int run, double v, double *lo, double *hi)
 {

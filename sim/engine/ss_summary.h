@@ -26,7 +26,7 @@ typedef struct {
                            * the workers' starts and stops), SS_KEPT_STOPS (no pass stops: their
                            * stops), SS_KEPT_OWN (nothing else) */
     double host_others;   /* other processes' largest share of a pool's cores while the trace was
-                           * recorded (ss_trace_meta_host_others; 0 where not recorded) */
+                           * recorded (ss_trace_meta_host_others; NaN where not recorded) */
     double wall_ratio;    /* the measured passes' wall time over the measured rows' iteration
                            * times summed (ss_passes.h's span; 1 where unknown), which every
                            * row's summed iteration times take in its whole run */
@@ -64,7 +64,8 @@ unsigned ss_summary_hints(const ss_summary *s, int j);
  * a half has none). */
 double ss_summary_variability(const ss_summary *s);
 /* The trace's own noise, which widens every interval: its variability and other processes'
- * share of its cores while it was recorded, in quadrature, sqrt(v^2 + o^2). */
+ * share of its cores while it was recorded, in quadrature, sqrt(v^2 + o^2) (o = 0 where the
+ * trace does not record it). */
 double ss_summary_trace_noise(const ss_summary *s);
 /* The 90 % interval of the real value around prediction P of class c, in the steady state
  * (run 0) or the whole run (run 1), on a trace of noise v (ss_summary_trace_noise): [P / (1 + z95 s), P / (1 +

@@ -835,8 +835,8 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->trace_persistent = m->persistent_workers; /* (the reader keeps -1, 0 or 1) */
     int host_gpu;
     double host_job;
-    if (!ss_trace_meta_host_others(m, &host_gpu, &out->host_others, &host_job) || !(out->host_others > 0.0))
-        out->host_others = 0.0;
+    if (!ss_trace_meta_host_others(m, &host_gpu, &out->host_others, &host_job)) out->host_others = NAN;
+    else if (!(out->host_others > 0.0)) out->host_others = 0.0;
     out->trace_epochs = m->epochs;
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
