@@ -745,16 +745,14 @@ ss_status ss_trace_open(const char *path, const ss_comm *c, ss_trace_file **out)
 
     ss_status st = SS_OK;
     struct stat pre;
-    /* a FIFO or a device would block the open below, or never end: only a file or a folder */
-    FILE *probe = !path[0] || (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) ? NULL
-                                                                                           : fopen(path, "rb");
-    const int open_errno = errno; /* (the stat below may change it) */
+    FILE *probe = NULL;
     if (!path[0]) {
         st = ss_fail(SS_EIO, "the trace file's name is empty");
-    } else if (!probe && stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
+    } else if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
+        /* a FIFO or a device would block the open below, or never end: only a file or a folder */
         st = ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); a trace is a stalltrace .h5 file", path);
-    } else if (!probe) {
-        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(open_errno));
+    } else if (!(probe = fopen(path, "rb"))) {
+        st = ss_fail(SS_EIO, "%s: cannot open trace: %s", path, strerror(errno));
     } else {
         /* the file as opened (an open revalidates what NFS caches of it): ss_trace_check_unchanged */
         t->have_opened = fstat(fileno(probe), &t->opened) == 0;

@@ -267,13 +267,11 @@ static void base_facts(const char *path, int *pw, double *others)
     if (t) ss_trace_close(t);
 }
 
-/* A file compare can read: a regular one (a pipe or a device would block the reads or never
- * end) that this user may open. */
-static ss_status readable(const char *path)
+/* A file compare can read (sb: its stat): a regular one (a pipe or a device would block the
+ * reads or never end) that this user may open. */
+static ss_status readable(const char *path, const struct stat *sb)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0) return ss_fail(SS_EIO, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
+    if (!S_ISREG(sb->st_mode))
         return ss_fail(SS_EIO, "%s: not a regular file (a pipe or a device?); compare reads results folders, "
                                "their results.h5, and traces", path);
     FILE *f = fopen(path, "rb");
@@ -297,7 +295,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         return errno == ENOENT
                    ? ss_fail(SS_EIO, "%s: folder holds no results.h5 (not a stallsim results folder)", arg)
                    : ss_fail(SS_EIO, "%s: cannot read the folder: %s", arg, strerror(errno));
-    ss_status rd = readable(path);
+    ss_status rd = readable(path, &sb); /* (sb: path's stat, the folder's results.h5 or the file) */
     if (rd != SS_OK) return rd;
     size_t la = strlen(arg);
     if (!is_dir && la >= 4 && !strcmp(arg + la - 4, ".csv"))

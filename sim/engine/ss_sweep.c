@@ -834,9 +834,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->warmup_iterations = cfg->warmup_iterations;
     out->trace_persistent = m->persistent_workers; /* (the reader keeps -1, 0 or 1) */
     int host_gpu;
-    double host_job;
-    if (!ss_trace_meta_host_others(m, &host_gpu, &out->host_others, &host_job)) out->host_others = NAN;
-    else if (!(out->host_others > 0.0)) out->host_others = 0.0;
+    double others, host_job;
+    /* (-1 where every GPU's share is NaN: none counts) */
+    out->host_others = ss_trace_meta_host_others(m, &host_gpu, &others, &host_job) ? fmax(0.0, others) : NAN;
     out->trace_epochs = m->epochs;
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
