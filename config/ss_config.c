@@ -210,12 +210,15 @@ static const char *parse_number(const char *s, double *out)
     return NULL;
 }
 
+static const char TOO_LONG[] = "is out of range (a whole number of at most 18 digits)";
+
 static const char *parse_long(const char *s, long *out)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE) return "is not a whole number";
+    if (end == s || *end != '\0') return "is not a whole number";
+    if (errno == ERANGE) return TOO_LONG;
     *out = v;
     return NULL;
 }
@@ -430,6 +433,7 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         p->cfg->epoch = l;
         return NULL;
     case K_COUNT:
+        if (parse_long(v, &l) == TOO_LONG) return TOO_LONG;
         if (parse_long(v, &l) || l < 0) return "must be a whole number >= 0";
         *(long *)field = l;
         return NULL;

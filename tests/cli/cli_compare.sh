@@ -180,6 +180,9 @@ assert rows and all(r['cpu_load_pct'] == '' for r in rows), rows" && ok || fail 
 done
 "$stallsim" compare "$work/ff.h5" --warmup x 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "compare: --warmup .x. must be a whole number" "$work/err" && ok || fail "bad --warmup: rc=$rc $(cat "$work/err")"
+"$stallsim" compare "$work/ff.h5" --warmup 99999999999999999999 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "compare: --warmup .99999999999999999999. is out of range (a whole number of at most 18 digits)" "$work/err" && ok ||
+  fail "a --warmup too large for a long: rc=$rc $(cat "$work/err")"
 "$stallsim" compare "$work/ff.h5" --warmup 900 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "stallsim: --warmup 900: no iteration of the trace $work/ff.h5 has an index that high: nothing to summarise (the epochs are shorter than the warm-up left out; set --warmup lower" "$work/err" && ok ||
   fail "empty selection: rc=$rc $(cat "$work/err")"

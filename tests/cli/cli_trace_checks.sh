@@ -322,6 +322,12 @@ cp e.h5 attr.h5
 $py -c "import h5py; h5py.File('attr.h5', 'r+').attrs['time_origin'] = 0" || fail "python edits"
 "$stallsim" info attr.h5 >/dev/null 2>ep && fail "time_origin = 0 was accepted" ||
   { grep -q "attr.h5: root attribute 'time_origin' is missing or not a string" ep && ok || fail "time_origin = 0: $(cat ep)"; }
+# a time_origin that is text but not a time is only printed, and info says so
+cp e.h5 attr.h5
+$py -c "import h5py; h5py.File('attr.h5', 'r+').attrs['time_origin'] = 'yesterday'" || fail "python edits"
+"$stallsim" info attr.h5 > io 2>ep && grep -q "^time origin:  yesterday (not an ISO 8601 time)$" io && ok ||
+  fail "time_origin = yesterday: $(cat io ep)"
+"$stallsim" info e.h5 > io 2>ep && grep "^time origin:" io | grep -qv "not an ISO" && ok || fail "an ISO time_origin: $(cat io ep)"
 # a trace whose metadata is damaged so that the HDF5 library loops forever (a damaged global
 # heap read with a string attribute) or crashes: status 1 and a message naming the file, by
 # info and by run at 1 and 2 ranks, no folder left behind (bytes flipped in a committed run
