@@ -398,7 +398,8 @@ static void note_start_as_recorded(const ss_scenario *sc, int nsc, const ss_cali
 
 /* A trace without its pass starts (importers other than pytorch): the time between epochs
  * stays as measured in every scenario (MODELS-pipeline.md, "Between passes"). Says so once,
- * where a scenario changes the workers of a GPU that had workers. */
+ * where a scenario changes the workers of a GPU that had workers, or keeps them persistent
+ * where the trace's were not. */
 static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_calib *cal, const ss_trace_meta *m,
                                      FILE *out)
 {
@@ -407,11 +408,12 @@ static void note_between_as_recorded(const ss_scenario *sc, int nsc, const ss_ca
         if (!is_pipe(&sc[i])) continue;
         for (int g = 0; g < cal->gpus; g++) {
             const int w = ssp_loader_of(ssp_params_of(&sc[i]), g).workers;
-            if (cal->workers_gpu[g] > 0 && w != cal->workers_gpu[g]) {
+            const int kept = w > 0 && sc[i].persistent == 1 && m->persistent_workers != 1;
+            if (cal->workers_gpu[g] > 0 && (w != cal->workers_gpu[g] || kept)) {
                 fprintf(out, "note: the trace records no pass starts (when each epoch called iter(loader)), so "
-                             "scenarios with other workers, such as %s, keep the time between epochs as measured "
-                             "(in a real run the workers' start there grows with them, and their shutdown where "
-                             "they crowd the cores): "
+                             "scenarios with other or persistent workers, such as %s, keep the time between epochs "
+                             "as measured (in a real run the workers' start there grows with them, persistent "
+                             "workers start once, and their shutdown grows where they crowd the cores): "
                              "scripts/stallsim_record.py records it\n",
                         ss_model_note_label(sc, nsc, &sc[i]));
                 return;

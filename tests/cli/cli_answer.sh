@@ -258,4 +258,13 @@ PY
 else
   fail "$g is missing (committed with the repository)"
 fi
+# a trace without pass starts (gen writes none) keeps the time between epochs as measured:
+# --explain says so for persistent workers too, naming such a scenario, and not where
+# every scenario keeps the trace's workers as they were
+"$stallsim" gen -o nopass.h5 --gpus 2 --iterations 60 --epochs 2 --workers 2 --seed 4 >/dev/null || fail "gen nopass"
+printf '[trace]\npath = nopass.h5\n[scenarios]\nmodel = pipeline\npersistent_workers = auto, true\n' > nopass.ini
+"$stallsim" run nopass.ini --out nopass --explain > nopass.txt 2>&1 &&
+  grep -q "^note: the trace records no pass starts (when each epoch called iter(loader)), so scenarios with other or persistent workers, such as pipe pw=true, keep the time between epochs as measured" nopass.txt &&
+  "$stallsim" run nopass.ini --set scenarios.persistent_workers=auto --out nopass2 --explain > nopass2.txt 2>&1 &&
+  ! grep -q "records no pass starts" nopass2.txt && ok || fail "persistent workers on a trace without pass starts: $(cat nopass.txt)"
 finish
