@@ -137,7 +137,11 @@ int ss_cmd_doc(const ss_comm *c, int argc, char **argv)
     }
     const int keys = argc == 2 && !strcmp(argv[1], "keys");
     if (argc != 2 || (!keys && strcmp(argv[1], "columns"))) {
-        if (c->rank == 0) fprintf(stderr, "stallsim: doc: name keys or columns\n\n%s", doc_usage);
+        if (c->rank == 0) {
+            if (argc < 2) fprintf(stderr, "stallsim: doc: name keys or columns\n\n%s", doc_usage);
+            else if (argc > 2) fprintf(stderr, "stallsim: doc: name one reference, keys or columns\n\n%s", doc_usage);
+            else fprintf(stderr, "stallsim: doc: '%s' is not keys or columns\n\n%s", argv[1], doc_usage);
+        }
         return 2;
     }
     if (c->rank != 0) return 0;

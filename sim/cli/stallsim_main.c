@@ -31,7 +31,7 @@ static const char usage[] =
     "  doc keys|columns        the reference of the scenario keys or the output columns (Markdown)\n"
     "  --help, --version       this text, the version\n"
     "\n"
-    "'stallsim COMMAND --help' describes each command. Exit status: 0 success,\n"
+    "'stallsim help COMMAND' describes each command. Exit status: 0 success,\n"
     "2 usage or configuration error, 1 any other failure.\n";
 
 /* Where a [trace] key of a scenario file was set, to begin a message ("file.ini:3: "), into
@@ -121,6 +121,11 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    char *help_of[4];
+    if (!strcmp(cmd, "help") && argc == 3) { /* help COMMAND: COMMAND --help */
+        help_of[0] = argv[0], help_of[1] = argv[2], help_of[2] = "--help", help_of[3] = NULL;
+        argc = 3, argv = help_of, cmd = argv[1];
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return stdout_checked(0);

@@ -316,10 +316,16 @@ PY
 
 # help and version
 "$stallsim" --version | grep -qE "^stallsim [0-9]+\.[0-9]+\.[0-9]+$" && ok || fail "--version"
-for c in run import info gen compare; do
+for c in run import info gen compare doc; do
   "$stallsim" $c --help | grep -q "^usage: stallsim $c" && ok || fail "$c --help"
+  "$stallsim" help $c | grep -q "^usage: stallsim $c" && ok || fail "help $c"
 done
 "$stallsim" --help | grep -q "^usage: stallsim COMMAND" && ok || fail "--help"
+"$stallsim" help | grep -q "^usage: stallsim COMMAND" && ok || fail "help"
+"$stallsim" help nope 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: unknown command 'nope'" "$work/err" && ok || fail "help nope: rc=$rc"
+"$stallsim" doc foo 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: doc: 'foo' is not keys or columns" "$work/err" && ok || fail "doc foo: rc=$rc $(cat "$work/err")"
 
 # more ranks than scenarios: 4 ranks for the measured row and one scenario
 if [ "$have_mpi" = 1 ]; then
