@@ -424,6 +424,9 @@ void pt_say_workers(pt_state *S)
     const double up = S->startup_n > 0 ? 1e-9 * S->startup_sum / (double)S->startup_n : 0.0;
     if (up > SS_STARTUP_NOTE_S) {
         const pt_rank *R = S->r[S->startup_rank];
+        char who[PT_PATH + 16]; /* every rank's files: the figures are over the ranks */
+        if (S->G > 1) snprintf(who, sizeof who, "%s.rank*.csv", S->prefix);
+        else snprintf(who, sizeof who, "%s", R->main.path);
         char how[48] = "";
         if (R->start_method[0]) snprintf(how, sizeof how, ", started by %s,", R->start_method);
         if (R->persistent == 1)
@@ -431,7 +434,7 @@ void pt_say_workers(pt_state *S)
                     "fetch began that long after the pass did, on average over the ranks (up to %.2f s, rank %ld); "
                     "later passes start none. run_time counts it; the steady-state columns leave each epoch's first "
                     "warmup_iterations out",
-                    R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
+                    who, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);
         else if (R->persistent == 0)
             ss_warn("%s: the loader's %ld worker process%s%s start again at every pass (persistent_workers=False): "
@@ -440,13 +443,13 @@ void pt_say_workers(pt_state *S)
                     "columns leave each epoch's first warmup_iterations out. The scenario key persistent_workers = true "
                     "asks what "
                     "starting them once would save",
-                    R->main.path, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
+                    who, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);
         else /* the records do not say whether the workers persisted */
             ss_warn("%s: each pass's first fetch began %.2f s after the pass did, on average over the ranks and passes "
                     "(up to %.2f s, rank %ld): the start-up of the loader's %ld worker process%s%.*s. run_time counts "
                     "it; the steady-state columns leave each epoch's first warmup_iterations out",
-                    R->main.path, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
+                    who, up, 1e-9 * (double)S->startup_max, S->startup_rank, R->workers,
                     R->workers == 1 ? "" : "es", how[0] ? (int)strlen(how) - 1 : 0, how); /* (without its comma) */
     }
     if (S->early_n > 0)

@@ -242,6 +242,9 @@ PY
       want="the loader's 2 worker processes, started by [a-z]*, start again at every pass (persistent_workers=False): each pass's first fetch began 2\.[0-9][0-9] s after the pass did, on average over the ranks (up to 2\.[0-9][0-9] s, rank [01])\. run_time counts this start-up"
     fi
     grep -q "$want" "$work/slowup$pw.err" && ok || fail "slow start-up (persistent $pw): $(cat "$work/slowup$pw.err")"
+    # the figures are over the ranks, so the warning names every rank's files
+    grep -qF "stallsim: warning: $work/slowup/run.rank*.csv: " "$work/slowup$pw.err" && ok ||
+      fail "slow start-up names one rank's file (persistent $pw): $(cat "$work/slowup$pw.err")"
   done
 fi
 
