@@ -432,11 +432,13 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
         p->cfg->epoch_all = 0;
         p->cfg->epoch = l;
         return NULL;
-    case K_COUNT:
-        if (parse_long(v, &l) == TOO_LONG) return TOO_LONG;
-        if (parse_long(v, &l) || l < 0) return "must be a whole number >= 0";
+    case K_COUNT: {
+        const char *why = parse_long(v, &l);
+        if (why == TOO_LONG) return why;
+        if (why || l < 0) return "must be a whole number >= 0";
         *(long *)field = l;
         return NULL;
+    }
     case K_SLAB_ITERS:
         if (parse_long(v, &l) || l < 0) return "must be a whole number >= 0 (0: from slab_mb)";
         *(long *)field = l;
