@@ -41,8 +41,8 @@ HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorc
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
                 "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i")
 # a set whose synchronous runs carry the probe of one worker also predicts from its w0-a
-STARTUP_BASES = {"pytorch-startup-f": "w0-a,w1-a,w2-a", "pytorch-startup-g": "w0-a,w1-a,w2-a",
-                 "pytorch-startup-h": "w0-a,w1-a,w2-a", "pytorch-startup-i": "w0-a,w1-a,w2-a"}
+STARTUP_BASES = {name: "w0-a,w1-a,w2-a" for name in ("pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h",
+                                                      "pytorch-startup-i")}
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))

@@ -1,6 +1,5 @@
 /* ss_cmd_tools.c - `stallsim info`, `stallsim import` and `stallsim gen`: single-process
  * commands (under mpirun only rank 0 works, the others wait). */
-#include <ctype.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -21,6 +20,7 @@
 #include "ss_number.h"
 #include "ss_summary.h"
 #include "ss_gen.h"
+#include "ss_timefmt.h"
 #include "ss_trace.h"
 
 /* Runs fn on rank 0 only and shares its exit status with every rank. */
@@ -215,25 +215,15 @@ static int count_pool(const ss_trace_meta *m, int p)
     return n;
 }
 
-/* 1 when s begins as an ISO 8601 time does: YYYY-MM-DD, 'T' or a space, HH:MM:SS. */
-static int iso_shaped(const char *s)
-{
-    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
-    for (size_t i = 0; i < sizeof shape - 1; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        if (shape[i] == 'd' ? !isdigit(c) : shape[i] == 'T' ? c != 'T' && c != ' ' : c != (unsigned char)shape[i])
-            return 0;
-    }
-    return 1;
-}
-
 static void print_meta(const char *path, const ss_trace_meta *m, const info_acc *a)
 {
     printf("trace:        %s\n", path);
     printf("gpus:         %d\n", m->gpus);
     printf("iterations:   %ld rows\n", m->iterations);
     printf("epochs:       %ld (%s)\n", a->nepochs, a->epochs);
-    printf("time origin:  %s%s\n", m->time_origin, iso_shaped(m->time_origin) ? "" : " (not an ISO 8601 time)");
+    int64_t origin_ns;
+    printf("time origin:  %s%s\n", m->time_origin,
+           ss_time_parse_zone(m->time_origin, &origin_ns, NULL) == 0 ? "" : " (not an ISO 8601 time)");
     printf("time span:    %.6f s .. %.6f s (%.3f s)\n", a->t_min, a->t_max, a->t_max - a->t_min);
     int na;
     const ss_trace_attr *attrs = ss_trace_attrs(&na);

@@ -1,4 +1,4 @@
-/* unit_timefmt.c - ISO 8601 timestamps (io/ss_timefmt.h): parsing to nanoseconds with 0 to 9
+/* unit_timefmt.c - ISO 8601 timestamps (io/import/ss_timefmt.h): parsing to nanoseconds with 0 to 9
  * fraction digits, leap days, time zones, rejected inputs, and formatting with microseconds. The
  * expected seconds are worked out by hand from day counts (and agree with `date -u -d ... +%s`). */
 #include <setjmp.h>
