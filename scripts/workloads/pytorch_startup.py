@@ -13,6 +13,9 @@ The loader: --workers W (0: the loop fetches itself), multiprocessing_context --
 fetch; fork: a fork), --persistent (persistent_workers=True), and a worker_init_fn that
 burns --init-ms of the worker's CPU (default 300 ms), so that starting the workers is
 CPU-bound: the ranks' W workers each share the machine's cores at every epoch's start.
+--index-files N gives the dataset an index of N file names (ImageNet-style paths, as a
+list of str), as many real datasets hold. A spawned worker receives its own copy through
+a pipe, so iter(loader) waits for each worker in turn while it imports and unpickles.
 
 The DataLoader is wrapped with scripts/stallsim_record.py, so each run writes
 PREFIX.rank<R>.csv and PREFIX.rank<R>.worker<W>.csv; import them with
@@ -54,15 +57,19 @@ class EmulatedStorage(tud.Dataset):
     """n samples; sample i waits `wait_s` (the storage), then a little numpy work on a
     matrix seeded by i gives its FEATURES features."""
 
-    def __init__(self, n, wait_s):
+    def __init__(self, n, wait_s, index_files=0):
         self.n = n
         self.wait_s = wait_s
+        # an index of file names, as an image folder's dataset holds; every worker gets a copy
+        self.files = ["train/n%08d/n%08d_%d.JPEG" % (k % 1000, k % 1000, k) for k in range(index_files)]
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
         time.sleep(self.wait_s)
+        if self.files:
+            _ = self.files[i % len(self.files)]  # the file this sample would open
         m = np.random.default_rng(i).standard_normal((16, 16))
         norms = np.sqrt((m * m).sum(axis=1))
         prod = (m @ m.T).diagonal()
@@ -103,7 +110,7 @@ def rank_main(rank, a):
     rec = stallsim_record.Recorder(a.out, probe=a.start)  # after init_process_group; a loader without workers:
     # its probe's worker starts as the job's workers would (--start)
     wait_s = a.storage_ms / 1000.0 * (a.slow_factor if rank == a.slow_rank else 1.0)
-    ds = EmulatedStorage(a.batches * a.batch * a.ranks, wait_s)
+    ds = EmulatedStorage(a.batches * a.batch * a.ranks, wait_s, a.index_files)
     sampler = tud.distributed.DistributedSampler(ds, num_replicas=a.ranks, rank=rank, shuffle=True, seed=11)
     kw = {}
     if a.workers > 0:
@@ -134,9 +141,9 @@ def rank_main(rank, a):
     rec.close()
     dist.barrier()
     if rank == 0:
-        print("pytorch_startup: %d ranks, %d workers (%s%s), init %g ms, %d epochs x %d batches: %d steps in %.3f s;"
+        print("pytorch_startup: %d ranks, %d workers (%s%s), init %g ms, index %d files, %d epochs x %d batches: %d steps in %.3f s;"
               " epochs %s s" % (a.ranks, a.workers, a.start, ", persistent" if a.persistent else "", a.init_ms,
-                                a.epochs, a.batches, steps, wall, " ".join("%.3f" % w for w in epoch_walls)),
+                                a.index_files, a.epochs, a.batches, steps, wall, " ".join("%.3f" % w for w in epoch_walls)),
               flush=True)
     dist.destroy_process_group()
 
@@ -156,6 +163,7 @@ def main():
     p.add_argument("--start", choices=("spawn", "fork"), default="spawn", help="the workers' multiprocessing_context")
     p.add_argument("--persistent", action="store_true", help="persistent_workers=True")
     p.add_argument("--init-ms", type=float, default=300.0, help="CPU milliseconds each worker burns in worker_init_fn")
+    p.add_argument("--index-files", type=int, default=0, help="file names in the dataset's index (sent to each spawned worker)")
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--batches", type=int, default=100, help="batches per epoch per rank")
     p.add_argument("--batch", type=int, default=8)
