@@ -658,10 +658,11 @@ def _probe_worker(dataset, collate, batch, ctx, pin, init):
     """What one loader worker would cost this loader, which loads in the training process:
     a DataLoader of one worker over the first PROBE_BATCHES batches of the same dataset,
     collate function, batch size and worker_init_fn, started as the loader's workers would be.
-    Returns (start method, lead, start-up, delivery, stop) in ns: the time in iter(loader), from its
-    return to the worker's first fetch, the median time from a ready batch's ask to the loop
-    having it (each asked once it is ready), and the next() that ends the pass (the worker's
-    shutdown)."""
+    Returns (start method, lead, start-up, delivery, stop, next lead, next start-up) in ns: the
+    time in iter(loader), from its return to the worker's first fetch, the median time from a
+    ready batch's ask to the loop having it (each asked once it is ready), and the next() that
+    ends the pass (the worker's shutdown); then the lead and start-up of a second pass, as the
+    job's epochs after the first start their workers from a process that already started some."""
     n = min(PROBE_BATCHES, len(dataset) // batch)
     if n < 3:
         raise ValueError("fewer than 3 batches of samples")
@@ -685,7 +686,14 @@ def _probe_worker(dataset, collate, batch, ctx, pin, init):
         pass
     stop = _now() - t
     deliveries.sort()
-    return method, t1 - t0, max(0, startup), deliveries[len(deliveries) // 2], stop
+    t2 = _now()
+    it = iter(dl)  # a second pass: a later epoch's start
+    t3 = _now()
+    _, s, r = next(it)
+    startup2 = s - t3
+    for _ in it:
+        pass
+    return method, t1 - t0, max(0, startup), deliveries[len(deliveries) // 2], stop, t3 - t2, max(0, startup2)
 
 
 _RECORDERS = weakref.WeakValueDictionary()  # (prefix, rank) -> the last Recorder made of it in this process
@@ -898,8 +906,8 @@ class Recorder:
         """The probe of a loader without workers (the class docstring); a failure is written
         down and warned about, never raised: the job's own record is whole without it."""
         try:
-            method, lead, startup, delivery, stop = _probe_worker(*self._probe_src)
-            line = "probe,%s,%d,%d,%d,%d\n" % (method, lead, startup, delivery, stop)
+            method, lead, startup, delivery, stop, lead2, startup2 = _probe_worker(*self._probe_src)
+            line = "probe,%s,%d,%d,%d,%d,%d,%d\n" % (method, lead, startup, delivery, stop, lead2, startup2)
         except Exception as e:  # the user's dataset or collate_fn may not pickle, or may fail in a worker
             reason = ("%s: %s" % (type(e).__name__, e)).replace(",", ";").replace("\n", " ")[:300]
             line = "failed,%s\n" % reason
@@ -907,7 +915,7 @@ class Recorder:
                           "stallsim keeps the measured epoch starts where a what-if adds workers" % reason,
                           stacklevel=3)
         w = _Writer(self._probe_path, 1)
-        w.line("stallsim-probe,1\n")
+        w.line("stallsim-probe,2\n")
         w.line(line)
         w.close()
 

@@ -254,16 +254,20 @@ ss_status pt_host_meta(pt_state *S, ss_trace_meta *m)
     return SS_OK;
 }
 
-/* Reads one probe file: 0 with its start method and four times (s), 1 when there is none,
- * -1 (with *why) when it says the probe failed or is not a probe file. */
-static int pt_probe_file(const char *path, char *method, size_t msize, double t[4], char *why, size_t wsize)
+/* Reads one probe file: 0 with its start method and times (s; t[4] and t[5], a second pass's
+ * lead and start-up, NaN in a version 1 file), 1 when there is none, -1 (with *why) when it
+ * says the probe failed or is not a probe file. */
+static int pt_probe_file(const char *path, char *method, size_t msize, double t[6], char *why, size_t wsize)
 {
     FILE *f = fopen(path, "r");
     if (!f) return 1;
     char line[512];
     int r = -1;
-    if (!fgets(line, sizeof line, f) || strncmp(line, "stallsim-probe,1", 16))
-        snprintf(why, wsize, "its first line is not 'stallsim-probe,1'");
+    const int head = fgets(line, sizeof line, f) && !strncmp(line, "stallsim-probe,", 15) &&
+                     (line[15] == '1' || line[15] == '2') && (line[16] == '\n' || line[16] == '\r');
+    const int version = head ? line[15] - '0' : 0;
+    if (!head)
+        snprintf(why, wsize, "its first line is not 'stallsim-probe,1' or 'stallsim-probe,2'");
     else if (!fgets(line, sizeof line, f) || !strchr(line, '\n'))
         snprintf(why, wsize, "it has no whole second line");
     else if (!strncmp(line, "failed,", 7)) {
@@ -271,15 +275,23 @@ static int pt_probe_file(const char *path, char *method, size_t msize, double t[
         snprintf(why, wsize, "the probe failed: %.300s", line + 7);
     } else {
         char m[16] = "";
-        long long v[4];
-        char end;
-        if (sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2], &v[3], &end) != 6 ||
-            end != '\n' || (strcmp(m, "fork") && strcmp(m, "spawn") && strcmp(m, "forkserver")))
-            snprintf(why, wsize, "its line is not 'probe,METHOD,LEAD,STARTUP,DELIVERY,STOP' (ns; METHOD fork, spawn or "
-                     "forkserver)");
+        long long v[6];
+        char end = 0;
+        const int want = version == 1 ? 6 : 8;
+        const int got = version == 1
+                            ? sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2], &v[3], &end)
+                            : sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2],
+                                     &v[3], &v[4], &v[5], &end);
+        if (got != want || end != '\n' || (strcmp(m, "fork") && strcmp(m, "spawn") && strcmp(m, "forkserver")))
+            snprintf(why, wsize, "its line is not 'probe,METHOD,LEAD,STARTUP,DELIVERY,STOP%s' (ns; METHOD fork, spawn "
+                     "or forkserver)", version == 1 ? "" : ",NEXT_LEAD,NEXT_STARTUP");
         else {
             r = 0;
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 6; i++) {
+                if (i >= 4 && version == 1) {
+                    t[i] = NAN;
+                    continue;
+                }
                 if (v[i] < 0 || v[i] > (long long)1e13) {
                     snprintf(why, wsize, "its time %lld ns is not from 0 to 1e13", v[i]);
                     r = -1;
@@ -298,12 +310,13 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
     const int G = S->G;
     for (int g = 0; g < G; g++)
         if (S->r[g]->workers != 0) return SS_OK; /* the probe is of a loader without workers */
-    S->probe = malloc(4 * (size_t)G * sizeof *S->probe);
+    S->probe = malloc(6 * (size_t)G * sizeof *S->probe);
     if (!S->probe) return ss_fail(SS_ENOMEM, "out of memory");
     char method[16] = "", first[16] = "";
+    int next = 1; /* every rank's file has the second pass */
     for (int g = 0; g < G; g++) {
         char path[PT_PATH + 32], why[400] = "";
-        double t[4];
+        double t[6];
         snprintf(path, sizeof path, "%s.rank%d.probe.csv", S->prefix, g);
         const int r = pt_probe_file(path, method, sizeof method, t, why, sizeof why);
         if (r != 0) {
@@ -314,13 +327,18 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
             S->probe = NULL;
             return SS_OK;
         }
-        for (int i = 0; i < 4; i++) S->probe[i * G + g] = t[i];
+        for (int i = 0; i < 6; i++) S->probe[i * G + g] = t[i];
+        next &= !isnan(t[4]);
         if (g == 0) snprintf(first, sizeof first, "%s", method);
     }
     m->probe_lead = S->probe;
     m->probe_startup = S->probe + G;
     m->probe_delivery = S->probe + 2 * G;
     m->probe_stop = S->probe + 3 * G;
+    if (next) {
+        m->probe_next_lead = S->probe + 4 * G;
+        m->probe_next_startup = S->probe + 5 * G;
+    }
     snprintf(m->probe_start_method, sizeof m->probe_start_method, "%s", first);
     return SS_OK;
 }

@@ -128,6 +128,9 @@ static const ss_trace_gpu_array gpu_arrays[] = {
     GPU_ARRAY(probe_delivery, "probe_delivery_time", 1,
               " s (per GPU, probe: from the ask of a ready batch to the loop having it, median)", "s"),
     GPU_ARRAY(probe_stop, "probe_stop_time", 1, " s (per GPU, probe: the worker's shutdown at the pass's end)", "s"),
+    GPU_ARRAY(probe_next_lead, "probe_next_lead_time", 1, " s (per GPU, probe's second pass: iter(loader))", "s"),
+    GPU_ARRAY(probe_next_startup, "probe_next_startup_time", 1,
+              " s (per GPU, probe's second pass: from the end of iter(loader) to the worker's first fetch)", "s"),
 };
 #undef GPU_ARRAY
 #undef SHARE_ARRAY
@@ -509,6 +512,12 @@ static ss_status read_gpu_arrays(ss_trace_file *t)
     if (probes != 0 && probes != 4)
         return ss_fail(SS_EDATA, "%s: datasets /probe_lead_time, /probe_startup_time, /probe_delivery_time and "
                        "/probe_stop_time come together; the trace has %d of them", t->path, probes);
+    if (!m->probe_next_lead != !m->probe_next_startup)
+        return ss_fail(SS_EDATA, "%s: datasets /probe_next_lead_time and /probe_next_startup_time come together; the "
+                       "trace has only /%s", t->path, m->probe_next_lead ? "probe_next_lead_time" : "probe_next_startup_time");
+    if (m->probe_next_lead && !probes)
+        return ss_fail(SS_EDATA, "%s: datasets /probe_next_lead_time and /probe_next_startup_time need the four "
+                       "/probe_* datasets of the first pass, which the trace does not have", t->path);
     for (int g = 0; probes && g < G; g++)
         if (!m->loader_workers || m->loader_workers[g] != 0)
             return ss_fail(SS_EDATA, "%s: the /probe_* datasets describe a loader without workers, but "

@@ -70,6 +70,11 @@ typedef struct {
      * shutdown (/probe_stop_time). All four or none, only where every GPU loaded
      * synchronously; owned as loader_workers is */
     double *probe_lead, *probe_startup, *probe_delivery, *probe_stop;
+    /* [gpus] the same probe's second pass, as a later epoch starts its workers: its time in
+     * iter(loader) (/probe_next_lead_time) and to the worker's first fetch
+     * (/probe_next_startup_time). Both or neither, only with the four above; owned as
+     * loader_workers is */
+    double *probe_next_lead, *probe_next_startup;
     char probe_start_method[16]; /* how the probe's worker started ("" without a probe) */
 } ss_trace_meta;
 

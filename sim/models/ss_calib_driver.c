@@ -395,9 +395,13 @@ static ss_status alloc_buffers(calib_run *r)
     c->start_excess_gpu = calloc(ng, sizeof *c->start_excess_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
-    if (m->probe_lead && (c->probe_gpu = malloc(4 * ng * sizeof *c->probe_gpu)) != NULL) {
-        const double *probe[4] = {m->probe_lead, m->probe_startup, m->probe_delivery, m->probe_stop};
-        for (int i = 0; i < 4; i++) memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
+    if (m->probe_lead && (c->probe_gpu = malloc(6 * ng * sizeof *c->probe_gpu)) != NULL) {
+        /* a trace without the probe's second pass takes the first's for later epochs */
+        c->probe_next = m->probe_next_lead != NULL;
+        const double *probe[6] = {m->probe_lead, m->probe_startup, m->probe_delivery, m->probe_stop,
+                                  c->probe_next ? m->probe_next_lead : m->probe_lead,
+                                  c->probe_next ? m->probe_next_startup : m->probe_startup};
+        for (int i = 0; i < 6; i++) memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
     }
     io->epoch = malloc(n * sizeof *io->epoch);
     io->fs = malloc(cols * sizeof *io->fs);

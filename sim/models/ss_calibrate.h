@@ -52,9 +52,12 @@ typedef struct {
     double *stall_resid_gpu; /* median |predicted - measured stall| */
     double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
     double *fetch_med_gpu; /* each GPU's median fetch time over the calibration rows, seconds */
-    /* [4][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
-     * (/probe_lead_time, /probe_startup_time, /probe_delivery_time, /probe_stop_time), or NULL */
+    /* [6][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
+     * (/probe_lead_time, /probe_startup_time, /probe_delivery_time, /probe_stop_time, then its
+     * second pass's /probe_next_lead_time and /probe_next_startup_time, or the first pass's
+     * where the trace has no second pass), or NULL */
     double *probe_gpu;
+    int probe_next; /* 1 when the trace records the probe's second pass */
     /* the share of the calibration rows, past each epoch's first max(W, 1), whose batch was
      * ready when GPU g's loop asked for it (fetch_start + fetch_time <= train_start -
      * stall_time): 1 where its loader kept ahead */

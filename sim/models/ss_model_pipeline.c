@@ -215,7 +215,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
      * replay does not depend on whether another scenario of the sweep calibrated) */
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
-    for (int i = 0; i < 4 && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
+    for (int i = 0; i < 6 && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
@@ -463,9 +463,10 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
         const double t = healed ? t_healed : m->loader_workers[g], w = v[g];
         double lead = 1.0, stop = 1.0; /* as measured where the trace loaded synchronously */
         if (t < 1 && !healed && ssp_probed(p, (int)w, g) && (first || !keeps)) {
-            /* its loop starts w workers one after another, each the probe's lead, and (after
-             * the first epoch) stops those of the pass before, side by side, as the probe's */
-            k[2 * G + g] = w * p->probe_gpu[SSP_PROBE_LEAD][g];
+            /* its loop starts w workers one after another, each the probe's lead (its second
+             * pass's after the first epoch), and (after the first epoch) stops those of the
+             * pass before, side by side, as the probe's */
+            k[2 * G + g] = w * p->probe_gpu[first ? SSP_PROBE_LEAD : SSP_PROBE_NEXT_LEAD][g];
             k[3 * G + g] = first ? 0.0 : beta[g] * p->probe_gpu[SSP_PROBE_STOP][g];
         }
         if (t >= 1) {
@@ -511,11 +512,14 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
         w1[g] = st->ps.ld[g].workers;
         probed |= ssp_probed(&st->ps.p, st->ps.ld[g].workers, g);
     }
-    if (probed && w1) st->probe_up = malloc((size_t)gpus * sizeof *st->probe_up);
+    if (probed && w1) st->probe_up = malloc(2 * (size_t)gpus * sizeof *st->probe_up);
     rc = !w1 || (probed && !st->probe_up) ? ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name)
                                           : pool_factors(&st->ps.p, w1, trace_w, gpus, st->boot);
-    for (int g = 0; rc == SS_OK && probed && g < gpus; g++) /* (the probed GPUs' start-up) */
-        st->probe_up[g] = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g) ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
+    for (int g = 0; rc == SS_OK && probed && g < gpus; g++) { /* (the probed GPUs' start-up, first and later epochs) */
+        const int on = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g);
+        st->probe_up[g] = on ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
+        st->probe_up[gpus + g] = on ? st->ps.p.probe_gpu[SSP_PROBE_NEXT_STARTUP][g] : NAN;
+    }
     free(w1);
     if (rc != SS_OK) return rc;
     int change = st->persistent == 1 || st->ask_scale != NULL || probed;
@@ -562,7 +566,8 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         /* persistent workers start nothing after the first epoch; a GPU without workers has none */
         const int kept = st->persistent == 1 && !st->first_epoch && st->ps.ld[g].workers >= 1;
         /* a probed GPU's workers (the trace had none) start the probe's start-up after the ask */
-        if (st->probe_up && !isnan(st->probe_up[g]) && isfinite(a1)) v = a1 + (kept ? 0.0 : st->boot[g] * st->probe_up[g]);
+        const double up = st->probe_up ? st->probe_up[st->first_epoch ? g : G + g] : NAN;
+        if (!isnan(up) && isfinite(a1)) v = a1 + (kept ? 0.0 : st->boot[g] * up);
         else if (u > 0.0 && (!st->boots[g] || kept)) v = a1;
         else if (u > 0.0 && st->boot[g] != 1.0) v = a1 + st->boot[g] * u;
         st->boot_start[g] = v;

@@ -54,17 +54,24 @@ assert ps.shape == pq.shape == (2, 2) and f["pass_start_time"].attrs["units"] ==
 assert (ps[0] <= ask[0]).all() and (ps[1] <= ask[15]).all() and (ps[1] >= end[14]).all(), (ps, ask[0], ask[15], end[14])
 assert (pq >= 0).all() and (pq[0] <= ps[1] - end[14] + 1e-6).all(), (pq, ps[1] - end[14])
 # a loader without workers is probed at close(): one worker's lead, start-up, delivery and
-# stop, each from 0 to 60 s, per rank; a loader with workers is not
-probes = ["probe_%s_time" % k for k in ("lead", "startup", "delivery", "stop")]
+# stop, then a second pass's lead and start-up, each from 0 to 60 s, per rank; a loader
+# with workers is not
+probes = ["probe_%s_time" % k for k in ("lead", "startup", "delivery", "stop", "next_lead", "next_startup")]
 if W == 0:
     assert A["probe_start_method"] in ("fork", "spawn", "forkserver"), dict(A)
     for k in probes:
         v = f[k][:]
         assert v.shape == (2,) and (v >= 0).all() and (v < 60).all(), (k, v)
     assert (f["probe_lead_time"][:] > 0).all() and (f["probe_stop_time"][:] > 0).all()
+    assert (f["probe_next_lead_time"][:] > 0).all()
     for r in (0, 1):
         lines = open("%s/run.rank%d.probe.csv" % (d, r)).read().split("\n")
-        assert lines[0] == "stallsim-probe,1" and lines[1].startswith("probe,"), lines
+        assert lines[0] == "stallsim-probe,2" and lines[1].startswith("probe,"), lines
+        # the file's nanoseconds are the trace's seconds
+        ns = [int(v) for v in lines[1].split(",")[2:]]
+        assert len(ns) == 6, lines[1]
+        for k, v in zip(probes, ns):
+            assert abs(f[k][r] - 1e-9 * v) <= 1e-12, (k, r, f[k][r], v)
 else:
     assert not any(k in f for k in probes) and not glob.glob(d + "/run.rank*.probe.csv")
 for g in range(2):
@@ -184,12 +191,25 @@ PY
 # a probe that failed on one rank, or a probe file cut short: the trace keeps no probe, and
 # the import says which file and why
 if [ -e "$work/w0/run.rank1.probe.csv" ]; then
-  for bad in $'stallsim-probe,1\nfailed,PicklingError: cannot pickle the dataset\n' $'stallsim-probe,1\nprobe,fork,12'; do
+  for bad in $'stallsim-probe,2\nfailed,PicklingError: cannot pickle the dataset\n' $'stallsim-probe,2\nprobe,fork,12' \
+    $'stallsim-probe,2\nprobe,fork,1,2,3,4\n' $'stallsim-probe,3\nprobe,fork,1,2,3,4,5,6\n'; do
     rm -rf "$work/pf" && cp -r "$work/w0" "$work/pf" && printf '%s' "$bad" > "$work/pf/run.rank1.probe.csv"
     out=$("$stallsim" import pytorch "$work/pf/run" -o "$work/pf.h5" 2>&1) && grep -q "run.rank1.probe.csv: " <<<"$out" &&
       $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('probe_lead_time' in f)" "$work/pf.h5" &&
       ok || fail "a failed or cut probe: $out"
   done
+fi
+
+# a version 1 probe file (no second pass) on one rank: the trace keeps the four datasets of
+# the first pass, and no second pass
+if [ -e "$work/w0/run.rank1.probe.csv" ]; then
+  rm -rf "$work/p1" && cp -r "$work/w0" "$work/p1" && printf 'stallsim-probe,1\nprobe,spawn,1000,2000,3000,4000\n' > "$work/p1/run.rank1.probe.csv"
+  out=$("$stallsim" import pytorch "$work/p1/run" -o "$work/p1.h5" 2>&1) &&
+    $py - "$work/p1.h5" <<'PY' && ok || fail "a version 1 probe file: $out"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert abs(f["probe_stop_time"][1] - 4e-6) < 1e-15 and "probe_next_lead_time" not in f, list(f)
+PY
 fi
 
 # a start-up crush: the W=2 run's record files with 50 ms more wait for a core on each

@@ -232,6 +232,22 @@ PY
     ok || fail "start waits alone: $(cat ep)"; }
 "$stallsim" info wait-nan.h5 >/dev/null 2>ep && fail "a NaN start wait was accepted" ||
   { grep -q "wait-nan.h5: dataset /fetch_wait_start_time\[1\] = nan, expected seconds from 0 to 1e9" ep && ok || fail "NaN start wait: $(cat ep)"; }
+# the probe's second pass: its two datasets come together, and need the first pass's four
+for bad in half alone; do cp e.h5 next-$bad.h5; done
+$py - <<'PY' || fail "python edits (probe's second pass)"
+import h5py, numpy as np
+with h5py.File("next-half.h5", "r+") as f:
+    f["probe_next_lead_time"] = np.array([0.01, 0.0, 0.02])
+with h5py.File("next-alone.h5", "r+") as f:
+    f["probe_next_lead_time"] = np.array([0.01, 0.0, 0.02])
+    f["probe_next_startup_time"] = np.array([0.01, 0.0, 0.02])
+PY
+"$stallsim" info next-half.h5 >/dev/null 2>ep && fail "probe_next_lead_time alone was accepted" ||
+  { grep -q "next-half.h5: datasets /probe_next_lead_time and /probe_next_startup_time come together; the trace has only /probe_next_lead_time" ep &&
+    ok || fail "half second pass: $(cat ep)"; }
+"$stallsim" info next-alone.h5 >/dev/null 2>ep && fail "a second pass without the probe was accepted" ||
+  { grep -q "next-alone.h5: datasets /probe_next_lead_time and /probe_next_startup_time need the four /probe_\* datasets" ep &&
+    ok || fail "second pass alone: $(cat ep)"; }
 # the passes (per epoch, per GPU): a stop needs the starts, a stop is >= 0, a start is an
 # instant; run refuses starts whose rows are not the trace's epochs
 for bad in 1d stop neg nan rows; do cp e.h5 pass-$bad.h5; done

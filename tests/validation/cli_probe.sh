@@ -10,6 +10,16 @@ $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lac
 trace=$(cd "$src" && pwd)/datasets/pytorch-grid-zc/w0-x1-p2.h5 # 4 ranks, synchronous, probed, 2 epochs
 [ -e "$trace" ] || { echo "skipped: $trace is missing"; exit 77; }
 
+# The same trace with a probe's second pass (recorder probe file 2), whose lead and start-up
+# differ from the first pass's: epochs after the first take them.
+$py - "$trace" "$work/next.h5" <<'PY' || fail "a copy with the probe's second pass"
+import shutil, sys, h5py
+shutil.copyfile(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["probe_next_lead_time"] = 0.4 * f["probe_lead_time"][:]
+    f["probe_next_startup_time"] = 0.5 * f["probe_startup_time"][:] + 0.01
+PY
+
 # CPU sharing off: every fetch keeps its measured time, so the replay follows by hand.
 cat > "$work/p.ini" <<INI
 [trace]
@@ -27,7 +37,12 @@ INI
 STALLSIM_PIPELINE_OFF=sync_probe "$stallsim" run --quiet "$work/p.ini" --out "$work/off" > "$work/off.txt" 2>&1 &&
   ok || fail "run, sync_probe ablated: $(cat "$work/off.txt")"
 
-$py - "$trace" "$work/on" "$work/off" > "$work/check.txt" 2>&1 <<'PY' && ok || fail "the probe's costs by hand: $(tail -5 "$work/check.txt")"
+sed "s|^path = .*|path = $work/next.h5|" "$work/p.ini" > "$work/n.ini"
+"$stallsim" run --quiet "$work/n.ini" --out "$work/n_on" > "$work/n.txt" 2>&1 &&
+  STALLSIM_PIPELINE_OFF=sync_probe "$stallsim" run --quiet "$work/n.ini" --out "$work/n_off" >> "$work/n.txt" 2>&1 &&
+  ok || fail "run, a probe with a second pass: $(cat "$work/n.txt")"
+
+cat > "$work/check.py" <<'PY'
 import csv, sys, h5py, numpy as np
 import wall_ratio as wr
 f = h5py.File(sys.argv[1], "r")
@@ -36,6 +51,10 @@ ep, st, ts, fs, ft, it = (t[k][:] for k in ("epoch", "stall_time", "train_start"
                                              "iteration_time"))
 G = st.shape[1]
 lead, up, dl, qp = (f["probe_%s_time" % k][:] for k in ("lead", "startup", "delivery", "stop"))
+# a later epoch's lead and start-up: the probe's second pass, else its first
+lead2 = f["probe_next_lead_time"][:] if "probe_next_lead_time" in f else lead
+up2 = f["probe_next_startup_time"][:] if "probe_next_startup_time" in f else up
+assert ("probe_next_lead_time" in f) == (sys.argv[4] == "next"), "the copy has the second pass, the original not"
 stop = f["pass_stop_time"][:]
 pool, cores = f["cpu_pool"][:], f["cpu_pool_cores"][:]
 assert (pool == 0).all(), "one pool of cores expected"
@@ -66,7 +85,7 @@ for w in (1, 8):
         stall = ron["scenarios/%s/stall" % name][:]
         for k, i in enumerate(first):
             a = ask[i]
-            u = beta * up if (k == 0 or not keeps) else 0.0
+            u = beta * (up if k == 0 else up2) if (k == 0 or not keeps) else 0.0
             want = (np.maximum(0.0, u + ft[i]) + dmeas[i] + dl).max()
             close(stall[i], want, "%s: epoch %d's first stall" % (name, k))
         # 2. the time between passes and after the last: the rule adds, where the earliest
@@ -76,7 +95,7 @@ for w in (1, 8):
             if k > 0 and keeps:
                 continue
             g = int(np.argmin(ask[i]))
-            add += w * lead[g] + (beta * qp[g] if k > 0 else 0.0)
+            add += w * (lead[g] if k == 0 else lead2[g]) + (beta * qp[g] if k > 0 else 0.0)
         z_off = max(0.0, (x + stop[-1]).max() - x.max())
         z_on = max(0.0, (x + stop[-1] + (0.0 if keeps else beta * qp)).max() - x.max())
         rest_on = float(on[name]["run_time"]) - ratio * ron["scenarios/%s/iteration_time" % name][:].sum()
@@ -91,6 +110,10 @@ for w in (1, 8):
     assert len(ahead) >= 0.9 * len(late), ("rows whose stalls are their deliveries", len(ahead), len(late))
 print("ok")
 PY
+$py "$work/check.py" "$trace" "$work/on" "$work/off" first > "$work/check.txt" 2>&1 &&
+  ok || fail "the probe's costs by hand: $(tail -5 "$work/check.txt")"
+$py "$work/check.py" "$work/next.h5" "$work/n_on" "$work/n_off" next > "$work/check2.txt" 2>&1 &&
+  ok || fail "the probe's costs by hand, with a second pass: $(tail -5 "$work/check2.txt")"
 
 # CPU sharing on: the probe's delivery, measured after the job on idle cores, stretches by
 # the scenario's stretch s1 itself (summary.csv's cpu_stretch, one pool), and by nothing

@@ -102,8 +102,9 @@ typedef struct {
     double *ask_scale;
     const double *ask_scale_now;
     unsigned char *boots;
-    /* [gpus] a probed GPU's start-up (ssp_probed: the probe's, which its first fetches wait
-     * after the ask, times its factor in boot), NaN for the others; NULL: no GPU is probed */
+    /* [2][gpus] a probed GPU's start-up in the first epoch, then in later ones (ssp_probed:
+     * the probe's first and second pass's, which its first fetches wait after the ask, times
+     * its factor in boot), NaN for the others; NULL: no GPU is probed */
     double *probe_up;
     int persistent, first_epoch;
     unsigned char *healed; /* [gpus] 1 for the healed GPUs (ssp_state.healed), or NULL */
