@@ -686,14 +686,18 @@ def _probe_worker(dataset, collate, batch, ctx, pin, init):
         pass
     stop = _now() - t
     deliveries.sort()
-    t2 = _now()
-    it = iter(dl)  # a second pass: a later epoch's start
-    t3 = _now()
-    _, s, r = next(it)
-    startup2 = s - t3
-    for _ in it:
-        pass
-    return method, t1 - t0, max(0, startup), deliveries[len(deliveries) // 2], stop, t3 - t2, max(0, startup2)
+    first = (method, t1 - t0, max(0, startup), deliveries[len(deliveries) // 2], stop)
+    try:
+        t2 = _now()
+        it = iter(dl)  # a second pass: a later epoch's start
+        t3 = _now()
+        _, s, r = next(it)
+        startup2 = s - t3
+        for _ in it:
+            pass
+    except Exception:  # the first pass stands alone (a probe file of version 1)
+        return first + (None, None)
+    return first + (t3 - t2, max(0, startup2))
 
 
 _RECORDERS = weakref.WeakValueDictionary()  # (prefix, rank) -> the last Recorder made of it in this process
@@ -726,7 +730,8 @@ class Recorder:
     A loader without workers (num_workers=0) over a map-style dataset is probed at close(),
     or as the interpreter exits where the script never closes the Recorder (probe=True): one worker, started as its workers would be, fetches the dataset's first
     few batches, and what it cost goes into PREFIX.rank<R>.probe.csv, for the what-if "with
-    workers". It takes about one worker's start-up and a few batches' fetches. PyTorch takes
+    workers"; then it starts the worker a second time, as a later epoch would. It takes about
+    two workers' start-ups and a dozen batches' fetches. PyTorch takes
     no multiprocessing_context without workers, so the probe starts its worker the process's
     default way (fork on Linux); probe="spawn" (or "forkserver", "fork") names the way the
     job's workers would start instead, as with CUDA or on macOS. probe=False: none."""
@@ -905,9 +910,14 @@ class Recorder:
     def _run_probe(self):
         """The probe of a loader without workers (the class docstring); a failure is written
         down and warned about, never raised: the job's own record is whole without it."""
+        version = 2
         try:
             method, lead, startup, delivery, stop, lead2, startup2 = _probe_worker(*self._probe_src)
-            line = "probe,%s,%d,%d,%d,%d,%d,%d\n" % (method, lead, startup, delivery, stop, lead2, startup2)
+            line = "probe,%s,%d,%d,%d,%d" % (method, lead, startup, delivery, stop)
+            if lead2 is None:  # the second pass failed: the first stands alone
+                version, line = 1, line + "\n"
+            else:
+                line += ",%d,%d\n" % (lead2, startup2)
         except Exception as e:  # the user's dataset or collate_fn may not pickle, or may fail in a worker
             reason = ("%s: %s" % (type(e).__name__, e)).replace(",", ";").replace("\n", " ")[:300]
             line = "failed,%s\n" % reason
@@ -915,7 +925,7 @@ class Recorder:
                           "stallsim keeps the measured epoch starts where a what-if adds workers" % reason,
                           stacklevel=3)
         w = _Writer(self._probe_path, 1)
-        w.line("stallsim-probe,2\n")
+        w.line("stallsim-probe,%d\n" % version)
         w.line(line)
         w.close()
 

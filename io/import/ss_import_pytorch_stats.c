@@ -266,23 +266,24 @@ static int pt_probe_file(const char *path, char *method, size_t msize, double t[
     const int head = fgets(line, sizeof line, f) && !strncmp(line, "stallsim-probe,", 15) &&
                      (line[15] == '1' || line[15] == '2') && (line[16] == '\n' || line[16] == '\r');
     const int version = head ? line[15] - '0' : 0;
+    const int whole = head && fgets(line, sizeof line, f) && strchr(line, '\n');
+    if (whole) line[strcspn(line, "\r\n")] = 0; /* LF or CRLF */
     if (!head)
         snprintf(why, wsize, "its first line is not 'stallsim-probe,1' or 'stallsim-probe,2'");
-    else if (!fgets(line, sizeof line, f) || !strchr(line, '\n'))
+    else if (!whole)
         snprintf(why, wsize, "it has no whole second line");
-    else if (!strncmp(line, "failed,", 7)) {
-        line[strcspn(line, "\n")] = 0;
+    else if (!strncmp(line, "failed,", 7))
         snprintf(why, wsize, "the probe failed: %.300s", line + 7);
-    } else {
+    else {
         char m[16] = "";
         long long v[6];
-        char end = 0;
-        const int want = version == 1 ? 6 : 8;
+        int n = -1;
+        const int want = version == 1 ? 5 : 7;
         const int got = version == 1
-                            ? sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2], &v[3], &end)
-                            : sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld,%lld,%lld%c", m, &v[0], &v[1], &v[2],
-                                     &v[3], &v[4], &v[5], &end);
-        if (got != want || end != '\n' || (strcmp(m, "fork") && strcmp(m, "spawn") && strcmp(m, "forkserver")))
+                            ? sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld%n", m, &v[0], &v[1], &v[2], &v[3], &n)
+                            : sscanf(line, "probe,%15[a-z],%lld,%lld,%lld,%lld,%lld,%lld%n", m, &v[0], &v[1], &v[2],
+                                     &v[3], &v[4], &v[5], &n);
+        if (got != want || n < 0 || line[n] != 0 || (strcmp(m, "fork") && strcmp(m, "spawn") && strcmp(m, "forkserver")))
             snprintf(why, wsize, "its line is not 'probe,METHOD,LEAD,STARTUP,DELIVERY,STOP%s' (ns; METHOD fork, spawn "
                      "or forkserver)", version == 1 ? "" : ",NEXT_LEAD,NEXT_STARTUP");
         else {
@@ -313,7 +314,8 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
     S->probe = malloc(6 * (size_t)G * sizeof *S->probe);
     if (!S->probe) return ss_fail(SS_ENOMEM, "out of memory");
     char method[16] = "", first[16] = "";
-    int next = 1; /* every rank's file has the second pass */
+    int next = 1, seconds = 0; /* every rank's file has the second pass; how many have it */
+    char v1[PT_PATH + 32] = "";  /* the first file without it */
     for (int g = 0; g < G; g++) {
         char path[PT_PATH + 32], why[400] = "";
         double t[6];
@@ -329,8 +331,13 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
         }
         for (int i = 0; i < 6; i++) S->probe[i * G + g] = t[i];
         next &= !isnan(t[4]);
+        seconds += !isnan(t[4]);
+        if (isnan(t[4]) && !v1[0]) snprintf(v1, sizeof v1, "%s", path);
         if (g == 0) snprintf(first, sizeof first, "%s", method);
     }
+    if (!next && seconds > 0)
+        ss_warn("%s: a probe file of version 1 (one pass) beside %d of version 2: the trace keeps no probe's second "
+                "pass, so a what-if with workers takes the first pass's start for every epoch", v1, seconds);
     m->probe_lead = S->probe;
     m->probe_startup = S->probe + G;
     m->probe_delivery = S->probe + 2 * G;

@@ -52,7 +52,7 @@ typedef struct {
     double *stall_resid_gpu; /* median |predicted - measured stall| */
     double *fetch_cpu_gpu; /* the trace's recorded CPU part of a fetch (/fetch_cpu_time), or NULL */
     double *fetch_med_gpu; /* each GPU's median fetch time over the calibration rows, seconds */
-    /* [6][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
+    /* [SSP_PROBE_COUNT][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
      * (/probe_lead_time, /probe_startup_time, /probe_delivery_time, /probe_stop_time, then its
      * second pass's /probe_next_lead_time and /probe_next_startup_time, or the first pass's
      * where the trace has no second pass), or NULL */

@@ -215,7 +215,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
      * replay does not depend on whether another scenario of the sweep calibrated) */
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
-    for (int i = 0; i < 6 && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
+    for (int i = 0; i < SSP_PROBE_COUNT && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
@@ -426,6 +426,14 @@ static ss_status pool_factors(const ssp_params *p, const double *w1, const int *
     return SS_OK;
 }
 
+/* The probe's figure for a later epoch (SSP_PROBE_NEXT_LEAD or _STARTUP): its second pass's,
+ * else (none, or the rule probe_next ablated) the first pass's. */
+static const double *probe_later(const ssp_params *p, int next)
+{
+    const int first = next == SSP_PROBE_NEXT_LEAD ? SSP_PROBE_LEAD : SSP_PROBE_STARTUP;
+    return p->probe_gpu[next] && !ssp_off(SSP_RULE_PROBE_NEXT) ? p->probe_gpu[next] : p->probe_gpu[first];
+}
+
 /* Between passes (MODELS-pipeline.md, "Between passes"): per GPU, k[g] on its time from
  * iter(loader) to its first ask and k[G + g] on its shutdown of the pass before.
  * iter(loader) starts the workers one after another, so the lead scales with the workers
@@ -466,7 +474,7 @@ static ss_status pipe_lead_factors(const ss_scenario *s, const ss_trace_meta *m,
             /* its loop starts w workers one after another, each the probe's lead (its second
              * pass's after the first epoch), and (after the first epoch) stops those of the
              * pass before, side by side, as the probe's */
-            k[2 * G + g] = w * p->probe_gpu[first ? SSP_PROBE_LEAD : SSP_PROBE_NEXT_LEAD][g];
+            k[2 * G + g] = w * (first ? p->probe_gpu[SSP_PROBE_LEAD] : probe_later(p, SSP_PROBE_NEXT_LEAD))[g];
             k[3 * G + g] = first ? 0.0 : beta[g] * p->probe_gpu[SSP_PROBE_STOP][g];
         }
         if (t >= 1) {
@@ -518,7 +526,7 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     for (int g = 0; rc == SS_OK && probed && g < gpus; g++) { /* (the probed GPUs' start-up, first and later epochs) */
         const int on = ssp_probed(&st->ps.p, st->ps.ld[g].workers, g);
         st->probe_up[g] = on ? st->ps.p.probe_gpu[SSP_PROBE_STARTUP][g] : NAN;
-        st->probe_up[gpus + g] = on ? st->ps.p.probe_gpu[SSP_PROBE_NEXT_STARTUP][g] : NAN;
+        st->probe_up[gpus + g] = on ? probe_later(&st->ps.p, SSP_PROBE_NEXT_STARTUP)[g] : NAN;
     }
     free(w1);
     if (rc != SS_OK) return rc;

@@ -35,6 +35,17 @@ enum {
     SSP_WIN_N
 };
 
+/* The recorder probe's figures, in ssp_params.probe_gpu and ss_calib.probe_gpu. */
+enum {
+    SSP_PROBE_LEAD,
+    SSP_PROBE_STARTUP,
+    SSP_PROBE_DELIVERY,
+    SSP_PROBE_STOP,
+    SSP_PROBE_NEXT_LEAD,    /* the second pass's: a later epoch's */
+    SSP_PROBE_NEXT_STARTUP,
+    SSP_PROBE_COUNT
+};
+
 typedef struct {
     int workers;   /* W per GPU (0: synchronous loading) */
     int prefetch;  /* P (>= 1) */
@@ -71,10 +82,11 @@ typedef struct {
     const int *trace_workers_gpu;
     /* The trace's probe of one loader worker, where every GPU loaded synchronously: per GPU
      * ([gpus] each, ss_calib.probe_gpu) its lead, start-up, delivery and stop, and a later
-     * epoch's lead and start-up (SSP_PROBE_*), or NULL. A GPU that the scenario gives workers where the trace's loaded synchronously
-     * (ssp_probed) takes the probe's delivery (times delivery = auto*F's F) instead of its
-     * measured one. */
-    const double *probe_gpu[6];
+     * epoch's lead and start-up (SSP_PROBE_*), or NULL; a NULL later one falls back to the
+     * first pass's. A GPU that the scenario gives workers where the trace's loaded
+     * synchronously (ssp_probed) takes the probe's delivery (times delivery = auto*F's F)
+     * instead of its measured one. */
+    const double *probe_gpu[SSP_PROBE_COUNT];
     /* The CPU part of each fetch, which fetch_scale does not scale (the fetching thread's
      * decoding and collating): GPU g's replayed fetch is min(f, c) + fetch_scale * max(0,
      * f - c) with c = fetch_cpu_gpu[g] * fetch_cpu_factor (a factor of 0 counts as 1;
@@ -169,7 +181,6 @@ double ssp_worker_count(double trace_workers, double factor);
 /* GPU g's settings under p (the per-GPU arrays when given). */
 ssp_loader ssp_loader_of(const ssp_params *p, int g);
 
-enum { SSP_PROBE_LEAD, SSP_PROBE_STARTUP, SSP_PROBE_DELIVERY, SSP_PROBE_STOP, SSP_PROBE_NEXT_LEAD, SSP_PROBE_NEXT_STARTUP };
 /* 1 when GPU g, given `workers` by the scenario, takes the costs of the trace's probe of one
  * worker: the trace loaded it synchronously and records the probe, and the scenario gives it
  * workers (MODELS-pipeline.md, "From a synchronous trace"). */

@@ -37,17 +37,21 @@ static void note_sync_delivery(const ss_scenario *sc, int nsc, const ss_config *
         if (n == 0) continue;
         if (probed == n) {
             const size_t G = (size_t)cal->gpus, g = (size_t)first;
-            char later[128] = "";
-            if (cal->probe_next)
+            char later[160] = "";
+            const double *pg = cal->probe_gpu;
+            if (cal->probe_next && sc[i].persistent != 1)
                 snprintf(later, sizeof later, "; in a later epoch %.1f ms in iter(loader), %.1f ms to its first fetch",
-                         1e3 * cal->probe_gpu[4 * G + g], 1e3 * cal->probe_gpu[5 * G + g]);
+                         1e3 * pg[SSP_PROBE_NEXT_LEAD * G + g], 1e3 * pg[SSP_PROBE_NEXT_STARTUP * G + g]);
+            else if (!cal->probe_next)
+                snprintf(later, sizeof later, "; the probe started its worker once (probe file version 1), so later "
+                                              "epochs take that start, and a process's first start can be its slowest");
             fprintf(out, "note: the trace loads synchronously (W = 0); scenarios that give it workers, such as %s, "
                          "take what the recorder's probe of one worker cost on GPU %d: %.1f ms in iter(loader), "
                          "%.1f ms to its first fetch, %.2f ms to deliver a ready batch, %.1f ms to shut down%s "
                          "(MODELS-pipeline.md, \"From a synchronous trace\")\n",
-                    ss_model_note_label(sc, nsc, &sc[i]), first, 1e3 * cal->probe_gpu[g],
-                    1e3 * cal->probe_gpu[G + g], 1e3 * cal->probe_gpu[2 * G + g], 1e3 * cal->probe_gpu[3 * G + g],
-                    later);
+                    ss_model_note_label(sc, nsc, &sc[i]), first, 1e3 * pg[SSP_PROBE_LEAD * G + g],
+                    1e3 * pg[SSP_PROBE_STARTUP * G + g], 1e3 * pg[SSP_PROBE_DELIVERY * G + g],
+                    1e3 * pg[SSP_PROBE_STOP * G + g], later);
             return;
         }
         char who[64];

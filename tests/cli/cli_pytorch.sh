@@ -192,7 +192,8 @@ PY
 # the import says which file and why
 if [ -e "$work/w0/run.rank1.probe.csv" ]; then
   for bad in $'stallsim-probe,2\nfailed,PicklingError: cannot pickle the dataset\n' $'stallsim-probe,2\nprobe,fork,12' \
-    $'stallsim-probe,2\nprobe,fork,1,2,3,4\n' $'stallsim-probe,3\nprobe,fork,1,2,3,4,5,6\n'; do
+    $'stallsim-probe,2\nprobe,fork,1,2,3,4\n' $'stallsim-probe,3\nprobe,fork,1,2,3,4,5,6\n' \
+    $'stallsim-probe,2\nprobe,fork,1,2,3,4,5,6,7\n' $'stallsim-probe,2\nprobe,fork,1,2,3,4,5,-6\n'; do
     rm -rf "$work/pf" && cp -r "$work/w0" "$work/pf" && printf '%s' "$bad" > "$work/pf/run.rank1.probe.csv"
     out=$("$stallsim" import pytorch "$work/pf/run" -o "$work/pf.h5" 2>&1) && grep -q "run.rank1.probe.csv: " <<<"$out" &&
       $py -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); sys.exit('probe_lead_time' in f)" "$work/pf.h5" &&
@@ -201,14 +202,24 @@ if [ -e "$work/w0/run.rank1.probe.csv" ]; then
 fi
 
 # a version 1 probe file (no second pass) on one rank: the trace keeps the four datasets of
-# the first pass, and no second pass
+# the first pass, and no second pass, and the import warns, naming that file
 if [ -e "$work/w0/run.rank1.probe.csv" ]; then
   rm -rf "$work/p1" && cp -r "$work/w0" "$work/p1" && printf 'stallsim-probe,1\nprobe,spawn,1000,2000,3000,4000\n' > "$work/p1/run.rank1.probe.csv"
   out=$("$stallsim" import pytorch "$work/p1/run" -o "$work/p1.h5" 2>&1) &&
+    grep -q "run.rank1.probe.csv: a probe file of version 1 (one pass) beside 1 of version 2" <<<"$out" &&
     $py - "$work/p1.h5" <<'PY' && ok || fail "a version 1 probe file: $out"
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 assert abs(f["probe_stop_time"][1] - 4e-6) < 1e-15 and "probe_next_lead_time" not in f, list(f)
+PY
+  # both files with CRLF line ends: read as with LF
+  rm -rf "$work/crlf" && cp -r "$work/w0" "$work/crlf" && sed -i 's/$/\r/' "$work/crlf"/run.rank*.probe.csv
+  out=$("$stallsim" import pytorch "$work/crlf/run" -o "$work/crlf.h5" 2>&1) &&
+    $py - "$work/crlf.h5" "$work/w0.h5" <<'PY' && ok || fail "probe files with CRLF: $out"
+import sys, h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+for k in ("lead", "startup", "delivery", "stop", "next_lead", "next_startup"):
+    assert (a["probe_%s_time" % k][:] == b["probe_%s_time" % k][:]).all(), k
 PY
 fi
 

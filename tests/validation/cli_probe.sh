@@ -41,6 +41,10 @@ sed "s|^path = .*|path = $work/next.h5|" "$work/p.ini" > "$work/n.ini"
 "$stallsim" run --quiet "$work/n.ini" --out "$work/n_on" > "$work/n.txt" 2>&1 &&
   STALLSIM_PIPELINE_OFF=sync_probe "$stallsim" run --quiet "$work/n.ini" --out "$work/n_off" >> "$work/n.txt" 2>&1 &&
   ok || fail "run, a probe with a second pass: $(cat "$work/n.txt")"
+# with probe_next ablated, the copy predicts as the original trace, which has no second pass
+STALLSIM_PIPELINE_OFF=probe_next "$stallsim" run --quiet "$work/n.ini" --out "$work/n_ab" > "$work/nab.txt" 2>&1 &&
+  cmp -s "$work/n_ab/summary.csv" "$work/on/summary.csv" && ! cmp -s "$work/n_on/summary.csv" "$work/on/summary.csv" &&
+  ok || fail "probe_next ablated: $(cat "$work/nab.txt")"
 
 cat > "$work/check.py" <<'PY'
 import csv, sys, h5py, numpy as np

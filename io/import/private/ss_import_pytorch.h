@@ -131,7 +131,8 @@ typedef struct {
     double *fetch_wait_start; /* [G] the mean wait for a core of the passes' first W·P fetches */
     int *cpu_pool, *cpu_pool_cores; /* [G] the first rank on the same host and cores, their cores */
     double *host_busy, *host_job;  /* [G] the trace's /host_cpu_busy and /host_cpu_job */
-    double *probe; /* [4][G] the probes' lead, start-up, delivery and stop (/probe_*), s */
+    double *probe; /* [6][G] the probes' lead, start-up, delivery and stop, then the second
+                    * pass's lead and start-up (NaN from a version 1 file) (/probe_*), s */
     double *pass_start; /* [epochs][G] each rank's 'epoch' record time for each epoch of the
                          * trace, s since the origin (the trace's /pass_start_time); room for pass_cap */
     double *pass_stop;  /* [epochs][G] how long each rank's next() that ended the epoch's pass

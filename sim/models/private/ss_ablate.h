@@ -35,6 +35,7 @@ typedef enum {
     SSP_RULE_WINDOW_CRUSH,     /* the first window's wait follows the crush of each loop's workers */
     SSP_RULE_PROBE_STRETCH,    /* a probed GPU's delivery stretches by s1, the probe having run on idle cores */
     SSP_RULE_WINDOW_DELIVERY,  /* an epoch's first delivery stretches with the first window's crush */
+    SSP_RULE_PROBE_NEXT,       /* later epochs take the probe's second pass */
     SSP_NRULES
 } ssp_rule;
 
