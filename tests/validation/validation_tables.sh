@@ -39,7 +39,8 @@ HELD = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-st
         "pytorch-grid-ze", "pytorch-startup-g", "pytorch-grid-zf", "pytorch-grid-zh",
         "pytorch-grid-zi", "pytorch-grid-zj", "pytorch-grid-zk",
         "pytorch-grid-zm", "pytorch-grid-zn", "pytorch-grid-zo", "pytorch-startup-h",
-        "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k")
+        "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
+        "pytorch-startup-l")
 CAL = ("pytorch-grid-u", "pytorch-grid-zc", "pytorch-grid-zl")
 bad, n, splits = [], 0, set()
 for r in csv.DictReader(open(sys.argv[1])):
