@@ -65,8 +65,8 @@ static const key_def base_keys[] = {
      "pipeline: prefetch factor, batches in flight per worker. auto is each GPU's calibrated or recorded one"},
     {"scenarios", "persistent_workers", K_PERSIST, F(persistent), F(n_persistent), "auto", NOB,
      "pipeline: whether the loader's workers live from one epoch to the next. auto: as in the trace. true: "
-     "started once. false: started at every epoch, as PyTorch's default. workers = 0 gets no true scenario "
-     "(PyTorch refuses it) unless true is the only value"},
+     "started once. false: started at every epoch, as PyTorch's default. workers = 0 (and auto on a trace "
+     "without workers) gets no true scenario (PyTorch refuses it) unless true is the only value"},
     {"scenarios", "fetch_scale", K_SCALES, F(fetch_scale), F(n_fetch_scale), "1", 0, 1e6,
      "pipeline: factor on the storage part of every fetch. 0.5 is storage twice as fast. The CPU part "
      "([pipeline] fetch_cpu) stays"},

@@ -462,14 +462,13 @@ void pt_say_workers(pt_state *S)
                     who, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
                     S->startup_rank);
         else if (R->persistent == 0)
-            ss_warn("%s: the loader's %ld worker process%s%s start again at every pass (persistent_workers=False): "
+            ss_warn("%s: the loader's %ld worker process%s%s start%s again at every pass (persistent_workers=False): "
                     "each pass's first fetch began %.2f s after the pass did, on average over the ranks (up to %.2f s, "
                     "rank %ld). run_time counts this start-up, and `run` ranks its cuts by run_time; the steady-state "
                     "columns leave each epoch's first warmup_iterations out. The scenario key persistent_workers = true "
-                    "asks what "
-                    "starting them once would save",
-                    who, R->workers, R->workers == 1 ? "" : "es", how, up, 1e-9 * (double)S->startup_max,
-                    S->startup_rank);
+                    "asks what starting them once would save",
+                    who, R->workers, R->workers == 1 ? "" : "es", how, R->workers == 1 ? "s" : "", up,
+                    1e-9 * (double)S->startup_max, S->startup_rank);
         else /* the records do not say whether the workers persisted */
             ss_warn("%s: each pass's first fetch began %.2f s after the pass did, on average over the ranks and passes "
                     "(up to %.2f s, rank %ld): the start-up of the loader's %ld worker process%s%.*s. run_time counts "

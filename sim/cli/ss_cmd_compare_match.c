@@ -94,8 +94,13 @@ static loader_key key_of_trace(const cmp_row *r) { return (loader_key){r->worker
 /* 1 when persistent_workers a and b (-1: unknown) may be the same; with no workers it means nothing */
 static int same_pw(int w, int a, int b) { return w == 0 || a < 0 || b < 0 || a == b; }
 
-/* Row r's persistent_workers: as its scenario set it, else its base trace's (-1 unknown) */
-static int row_pw(const cmp_row *r) { return r->set.persistent >= 0 ? r->set.persistent : r->base.pw; }
+/* Row r's persistent_workers: as its scenario set it, else its base trace's; auto on a
+ * synchronous base trace starts the scenario's workers at every epoch (0); -1 unknown */
+static int row_pw(const cmp_row *r)
+{
+    if (r->set.persistent >= 0) return r->set.persistent;
+    return r->base.pw >= 0 ? r->base.pw : r->base.w == 0 ? 0 : -1;
+}
 
 /* 1 when row r is a prediction of loader k (its workers and prefetch columns, and its
  * persistent_workers: as its scenario set it, else its base trace's) without alignment,

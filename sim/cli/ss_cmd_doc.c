@@ -43,7 +43,8 @@ static void print_keys(FILE *f)
     fprintf(f,
             "A key that sweeps takes a comma list of at most %d items.\n"
             "The sweep is the product of those lists, at most %d scenarios.\n"
-            "`workers = 0` gets no `persistent_workers = true` scenario while another value is listed.\n"
+            "`workers = 0`, and `auto` on a trace without workers, get no `persistent_workers = true` scenario "
+            "while another value is listed.\n"
             "Every other key takes one value.\n"
             "A key left out keeps its default.\n",
             SS_LIST_MAX, SS_MAX_SCENARIOS);

@@ -164,12 +164,19 @@ static void make_scenario(ss_scenario *s, const ss_config *c, const heal_list *h
     ops->name_of(s, s->name, sizeof s->name);
 }
 
-/* 1 when PyTorch refuses scenario s: persistent workers without workers (workers = 0 as
- * listed, persistent_workers = true); the sweep leaves it out where other_pw, another
- * persistent_workers value, gives workers = 0 its scenario */
-static int refused(const ss_scenario *s, int other_pw)
+/* 1 when scenario s's workers are none: workers = 0 as listed, or auto (auto*F) on a
+ * synchronous trace (sync) */
+static int no_workers(const ss_autoval *w, int sync)
 {
-    return other_pw && !s->workers.is_auto && s->workers.value == 0.0 && s->persistent == 1;
+    return w->is_auto ? sync : w->value == 0.0;
+}
+
+/* 1 when PyTorch refuses scenario s: persistent workers without workers (no_workers,
+ * persistent_workers = true); the sweep leaves it out where other_pw, another
+ * persistent_workers value, gives those workers their scenario */
+static int refused(const ss_scenario *s, int other_pw, int sync)
+{
+    return other_pw && no_workers(&s->workers, sync) && s->persistent == 1;
 }
 
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
@@ -178,6 +185,11 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 }
 
 ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n)
+{
+    return ss_scenarios_build_trace(c, gpus, 0, out, n);
+}
+
+ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_scenario **out, int *n)
 {
     *out = NULL;
     *n = 0;
@@ -194,7 +206,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         other_pw |= c->persistent[i] != 1;
         trues += c->persistent[i] == 1;
     }
-    for (int i = 0; i < c->n_workers; i++) zeros += !c->workers[i].is_auto && c->workers[i].value == 0.0;
+    for (int i = 0; i < c->n_workers; i++) zeros += no_workers(&c->workers[i], sync);
     long total = 1;
     int cnt[AX_N];
     for (int m = 0; m < c->n_models; m++) {
@@ -227,7 +239,7 @@ ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **ou
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
             ss_scenario one; /* (a refused last one must not be written past the array) */
             make_scenario(&one, c, &h, c->models[m], pos);
-            if (!refused(&one, other_pw) && k++ < total) sc[k - 1] = one;
+            if (!refused(&one, other_pw, sync) && k++ < total) sc[k - 1] = one;
             int a = AX_N - 1;
             while (a >= 0 && ++pos[a] == cnt[a]) pos[a--] = 0;
             if (a < 0) break;

@@ -18,6 +18,11 @@ ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n);
  * GPU, and GPU numbers are checked against the count (gpus = 0: not known yet). */
 ss_status ss_scenarios_build_gpus(const ss_config *c, int gpus, ss_scenario **out, int *n);
 
+/* ss_scenarios_build_gpus for a trace whose every GPU loaded synchronously (sync = 1): there
+ * workers = auto is 0, so it gets no persistent_workers = true scenario either, as a listed
+ * 0 does not (PyTorch refuses persistent workers without workers). */
+ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_scenario **out, int *n);
+
 /* 1 when a scenario heals a GPU. */
 int ss_scenarios_want_heal(const ss_scenario *sc, int n);
 

@@ -588,4 +588,24 @@ for src, path in (("sres1", sys.argv[2]), ("sres2", sys.argv[3])):
     assert any(l.startswith("mean |error| over the 2 matched real runs, predicted by %s: " % src) for l in lines), lines
 PY
 
+# a synchronous base (a recorded run of the startup set K) swept with persistent_workers =
+# auto, true: auto starts the added workers at every epoch, so a real run whose workers
+# persisted is set beside the pw=true row, and one whose workers restarted beside the auto
+# row; workers = auto (0 here) gets no pw=true row
+k=$src/datasets/pytorch-startup-k
+if [ -e "$k/w0-a.h5" ] && [ -e "$k/w2-a.h5" ] && [ -e "$k/w2-pers-a.h5" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\npersistent_workers = auto, true\n' \
+    "$k/w0-a.h5" > "$work/sync.ini"
+  "$stallsim" run "$work/sync.ini" --out "$work/sres" --quiet > "$work/sres.txt" 2>&1 || fail "run sync: $(cat "$work/sres.txt")"
+  [ "$(tail -n +2 "$work/sres/summary.csv" | cut -d, -f1 | tr '\n' ' ')" = \
+    "measured pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1 pipeline_fetch-none_start-none_w-2_p2_fs1_cs1 pipeline_fetch-none_start-none_w-2_p2_fs1_cs1_pw-true " ] &&
+    ok || fail "a synchronous base's sweep: $(cut -d, -f1 "$work/sres/summary.csv" | tr '\n' ' ')"
+  "$stallsim" compare "$work/sres" "$k/w2-a.h5" "$k/w2-pers-a.h5" --match > "$work/smatch.txt" 2>&1 &&
+    grep -q "^w2-pers-a.h5 *W=2 P=2 pw .*sres: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true" "$work/smatch.txt" &&
+    grep -q "^w2-a.h5 *W=2 P=2 .*sres: pipe f=none s=none W=2 P=2 fs=1 cs=1\( (90%\|$\)" "$work/smatch.txt" &&
+    ok || fail "compare --match from a synchronous base: $(cat "$work/smatch.txt")"
+else
+  echo "skipped: the startup set K's traces are missing"
+fi
+
 finish

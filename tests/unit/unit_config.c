@@ -284,7 +284,8 @@ static void test_cartesian_product(void **state)
 
 /* PyTorch refuses persistent workers without workers: workers = 0 (as listed) gets no
  * persistent_workers = true scenario while another value is listed, on every other axis; it
- * keeps it where true is the only value. auto (which may resolve to 0) keeps it. */
+ * keeps it where true is the only value. auto keeps it, but on a synchronous trace, where
+ * auto is 0. */
 static void test_no_persistent_without_workers(void **state)
 {
     (void)state;
@@ -328,6 +329,17 @@ static void test_no_persistent_without_workers(void **state)
     assert_int_equal(ss_scenarios_build_gpus(&c, 2, &sc, &n), SS_OK);
     assert_int_equal(n, 1 + 3 * (4 - 1));
     for (int i = 1; i < n; i++) assert_false(!sc[i].workers.is_auto && sc[i].workers.value == 0.0 && sc[i].persistent == 1);
+    free(sc);
+    ss_config_free(&c);
+    /* on a synchronous trace workers = auto (and auto*F) is 0: no true scenario for it */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2, 1\n"
+            "persistent_workers = auto, true\n", &c);
+    assert_int_equal(ss_scenarios_build_trace(&c, 2, 0, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 3 * 2);
+    free(sc);
+    assert_int_equal(ss_scenarios_build_trace(&c, 2, 1, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 3 * 2 - 2);
+    for (int i = 1; i < n; i++) assert_false(sc[i].workers.is_auto && sc[i].persistent == 1);
     free(sc);
     ss_config_free(&c);
     /* it takes every switch's spellings, as the other switches do: on and off too */
