@@ -288,11 +288,8 @@ static int pt_probe_file(const char *path, char *method, size_t msize, double t[
                      "or forkserver)", version == 1 ? "" : ",NEXT_LEAD,NEXT_STARTUP");
         else {
             r = 0;
-            for (int i = 0; i < 6; i++) {
-                if (i >= 4 && version == 1) {
-                    t[i] = NAN;
-                    continue;
-                }
+            t[4] = t[5] = NAN; /* (version 1: no second pass) */
+            for (int i = 0; i < want - 1; i++) {
                 if (v[i] < 0 || v[i] > (long long)1e13) {
                     snprintf(why, wsize, "its time %lld ns is not from 0 to 1e13", v[i]);
                     r = -1;
@@ -314,8 +311,8 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
     S->probe = malloc(6 * (size_t)G * sizeof *S->probe);
     if (!S->probe) return ss_fail(SS_ENOMEM, "out of memory");
     char method[16] = "", first[16] = "";
-    int next = 1, seconds = 0; /* every rank's file has the second pass; how many have it */
-    char v1[PT_PATH + 32] = "";  /* the first file without it */
+    int seconds = 0;            /* the ranks' files that have the second pass */
+    char v1[PT_PATH + 32] = ""; /* the first file without it */
     for (int g = 0; g < G; g++) {
         char path[PT_PATH + 32], why[400] = "";
         double t[6];
@@ -330,19 +327,18 @@ ss_status pt_probe_meta(pt_state *S, ss_trace_meta *m)
             return SS_OK;
         }
         for (int i = 0; i < 6; i++) S->probe[i * G + g] = t[i];
-        next &= !isnan(t[4]);
         seconds += !isnan(t[4]);
         if (isnan(t[4]) && !v1[0]) snprintf(v1, sizeof v1, "%s", path);
         if (g == 0) snprintf(first, sizeof first, "%s", method);
     }
-    if (!next && seconds > 0)
+    if (seconds > 0 && seconds < G)
         ss_warn("%s: a probe file of version 1 (one pass) beside %d of version 2: the trace keeps no probe's second "
                 "pass, so a what-if with workers takes the first pass's start for every epoch", v1, seconds);
     m->probe_lead = S->probe;
     m->probe_startup = S->probe + G;
     m->probe_delivery = S->probe + 2 * G;
     m->probe_stop = S->probe + 3 * G;
-    if (next) {
+    if (seconds == G) {
         m->probe_next_lead = S->probe + 4 * G;
         m->probe_next_startup = S->probe + 5 * G;
     }

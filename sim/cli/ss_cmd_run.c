@@ -302,10 +302,10 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
                      "`stallsim import pytorch` for the loader what-ifs.",
                      cfg->trace_path, ss_model_waits_only_name());
     const ss_trace_meta *tm = st == SS_OK ? ss_trace_meta_of(j->t) : NULL;
-    int sync = tm && tm->loader_workers; /* every GPU loaded synchronously: workers = auto is 0 */
-    for (int g = 0; sync && g < tm->gpus; g++) sync = tm->loader_workers[g] == 0;
+    const int sync = tm && ss_trace_meta_has_workers(tm) == 0; /* there workers = auto is 0 */
     if (st == SS_OK && (cfg->n_heal > 1 || cfg->heal[0].each || cfg->heal[0].gpus.n > 0 || sync)) {
-        /* heal = each and GPU numbers need the trace's GPU count */
+        /* heal = each and GPU numbers need the trace's GPU count; a synchronous trace, its
+         * workers */
         free(j->sc);
         j->sc = NULL;
         st = ss_scenarios_build_trace(cfg, tm->gpus, sync, &j->sc, &j->nsc);

@@ -395,18 +395,17 @@ static ss_status alloc_buffers(calib_run *r)
     c->start_excess_gpu = calloc(ng, sizeof *c->start_excess_gpu);
     if (m->fetch_cpu && (c->fetch_cpu_gpu = malloc(ng * sizeof *c->fetch_cpu_gpu)) != NULL)
         memcpy(c->fetch_cpu_gpu, m->fetch_cpu, ng * sizeof *c->fetch_cpu_gpu);
-    if (m->probe_lead && (c->probe_gpu = malloc(SSP_PROBE_COUNT * ng * sizeof *c->probe_gpu)) != NULL) {
-        /* a trace without the probe's second pass takes the first's for later epochs */
+    if (m->probe_lead && (c->probe_gpu = calloc(SSP_PROBE_COUNT * ng, sizeof *c->probe_gpu)) != NULL) {
         c->probe_next = m->probe_next_lead != NULL;
         const double *probe[SSP_PROBE_COUNT] = {
             [SSP_PROBE_LEAD] = m->probe_lead,
             [SSP_PROBE_STARTUP] = m->probe_startup,
             [SSP_PROBE_DELIVERY] = m->probe_delivery,
             [SSP_PROBE_STOP] = m->probe_stop,
-            [SSP_PROBE_NEXT_LEAD] = c->probe_next ? m->probe_next_lead : m->probe_lead,
-            [SSP_PROBE_NEXT_STARTUP] = c->probe_next ? m->probe_next_startup : m->probe_startup};
-        for (int i = 0; i < SSP_PROBE_COUNT; i++)
-            memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
+            [SSP_PROBE_NEXT_LEAD] = m->probe_next_lead,
+            [SSP_PROBE_NEXT_STARTUP] = m->probe_next_startup};
+        for (int i = 0; i < SSP_PROBE_COUNT; i++) /* (a second pass not recorded stays unset) */
+            if (probe[i]) memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
     }
     io->epoch = malloc(n * sizeof *io->epoch);
     io->fs = malloc(cols * sizeof *io->fs);

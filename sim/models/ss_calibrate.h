@@ -54,8 +54,8 @@ typedef struct {
     double *fetch_med_gpu; /* each GPU's median fetch time over the calibration rows, seconds */
     /* [SSP_PROBE_COUNT][gpus]: the trace's probe of one loader worker where every GPU loaded synchronously
      * (/probe_lead_time, /probe_startup_time, /probe_delivery_time, /probe_stop_time, then its
-     * second pass's /probe_next_lead_time and /probe_next_startup_time, or the first pass's
-     * where the trace has no second pass), or NULL */
+     * second pass's /probe_next_lead_time and /probe_next_startup_time, unset where probe_next
+     * is 0), or NULL */
     double *probe_gpu;
     int probe_next; /* 1 when the trace records the probe's second pass */
     /* the share of the calibration rows, past each epoch's first max(W, 1), whose batch was

@@ -215,7 +215,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the trace's loaders: calibrated, else as the trace records them (so that a scenario's
      * replay does not depend on whether another scenario of the sweep calibrated) */
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
-    for (int i = 0; i < SSP_PROBE_COUNT && cal && cal->probe_gpu; i++) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
+    for (int i = 0; i < SSP_PROBE_COUNT && cal && cal->probe_gpu; i++) /* (a second pass only where recorded) */
+        if (i < SSP_PROBE_NEXT_LEAD || cal->probe_next) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
