@@ -60,6 +60,9 @@ static const ss_column columns[] = {
      "the new workers starting and the first fetches", SS_CV_EPOCH_START, 0, SS_COLF_H5 | SS_COLF_COMPARE, 0},
     {"workers", SS_COL_INT, "1", "models swept over workers", "loader workers per GPU, with auto resolved to a number", SS_CV_WORKERS, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
+    {"persistent_workers", SS_COL_STR, "", "models swept over persistent_workers, rows with workers",
+     "true where the row's workers are kept across epochs, false where they start anew at every epoch; auto "
+     "resolved to the trace's (false where the trace had no workers or does not say)", SS_CV_PERSISTENT, 0, SS_COLF_H5 | SS_COLF_JSON_OMIT, 8},
     {"prefetch", SS_COL_INT, "1", "models swept over prefetch", "prefetch factor: batches in flight per worker", SS_CV_PREFETCH, 0,
      SS_COLF_H5 | SS_COLF_JSON_OMIT, 0},
     {"fetch_scale", SS_COL_F64, "1", "models swept over fetch_scale", "the scenario's fetch_scale: factor on the storage part of every fetch", SS_CV_FETCH_SCALE,
@@ -142,6 +145,13 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_WORKERS:
         v->l = ops->setting_of ? ops->setting_of(sc, SS_AXIS_WORKERS) : 0;
         return (ops->axes & SS_AXIS_WORKERS) != 0;
+    case SS_CV_PERSISTENT: {
+        /* PyTorch keeps no workers where there are none: the key means nothing there */
+        const long w = ops->setting_of ? ops->setting_of(sc, SS_AXIS_WORKERS) : 0;
+        const long pw = sc->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : sc->persistent;
+        v->str = pw == 1 ? "true" : "false";
+        return (ops->axes & SS_AXIS_PERSISTENT) && w >= 1;
+    }
     case SS_CV_PREFETCH:
         v->l = ops->setting_of ? ops->setting_of(sc, SS_AXIS_PREFETCH) : 0;
         return (ops->axes & SS_AXIS_PREFETCH) != 0;

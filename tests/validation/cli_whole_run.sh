@@ -194,6 +194,11 @@ def check(trace, out, healed):
                 n0 = max(1.0, sum(Wt[k] for k in mates) / cores[g])
                 n1 = max(1.0, sum(workers(k)[1] for k in mates) / cores[g])
                 return n1 / n0
+            # the persistent_workers column: the row's, auto resolved to the trace's; empty
+            # where no GPU has workers (PyTorch keeps none)
+            wmax = max(workers(g)[1] for g in range(len(Wt)))
+            want = "" if wmax < 1 else "true" if pw or trace_keeps else "false"
+            assert rows[name]["persistent_workers"] == want, (name, rows[name]["persistent_workers"], want)
             def kf(g, later, stop=False):  # GPU g's factor on its lead (or stop) in the first epoch or a later one
                 wt, ws = workers(g)
                 keeps = pw or trace_keeps  # the scenario's workers persist (auto: as the trace's)
