@@ -54,7 +54,9 @@ static const char usage_tail[] =
     "                 (heal-1 or heal=1, fs0.5 or fs=0.5; heal-1 is not heal-12), with\n"
     "                 any scale or heal, in place of the plain prediction; for a real run\n"
     "                 recorded with a rank fixed or other storage, given alone:\n"
-    "                 `compare res fixed.h5 --match --scenario heal-1`\n"
+    "                 `compare res fixed.h5 --match --scenario heal-1`; given more than\n"
+    "                 once, the row holds every text (a run with a rank fixed and faster\n"
+    "                 storage: --scenario heal-1 --scenario fs0.5)\n"
     "  --spread       also, for every scenario that two or more of the results folders hold\n"
     "                 (one scenario file run on several base runs of one setting, with\n"
     "                 --set trace.path=...; matched by label), the least and largest\n"
@@ -101,13 +103,13 @@ static int compare_main(int argc, char **argv)
         if (!strcmp(a, "--scenario")) {
             const char *why = i + 1 >= argc || !argv[i + 1][0] || !strncmp(argv[i + 1], "--", 2)
                                   ? "needs a text (a part of a scenario's name or label, such as heal-1)"
-                              : t.scenario ? "is given twice (one text chooses every real run's prediction)"
-                                           : NULL;
+                              : t.nscenario >= CMP_SCENARIO_MAX ? "is given too often (every text it gives must hold)"
+                                                                : NULL;
             if (why) {
                 free(inputs);
                 return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario %s", why));
             }
-            t.scenario = argv[++i];
+            t.scenario[t.nscenario++] = argv[++i];
             continue;
         }
         if (!strcmp(a, "--spread")) {
@@ -146,7 +148,7 @@ static int compare_main(int argc, char **argv)
         print_usage(stderr);
         return 2;
     }
-    if (t.scenario && !t.match) {
+    if (t.nscenario && !t.match) {
         free(inputs);
         return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: --scenario chooses --match's predictions: give --match too"));
     }

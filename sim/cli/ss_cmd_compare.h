@@ -52,14 +52,18 @@ typedef struct {
     char waits[400];
 } cmp_row;
 
+#define CMP_SCENARIO_MAX 8
+
 typedef struct {
     cmp_row *v;
     int n, cap;
     int gpus;  /* of the first input */
     int match; /* --match: each real run gets its own prediction (print_matches) */
-    /* --scenario TEXT: --match sets each real run beside the prediction of its loader whose
-     * scenario name or label holds TEXT (with any scale or heal), not the plain one; NULL: none */
-    const char *scenario;
+    /* --scenario TEXT, given up to CMP_SCENARIO_MAX times: --match sets each real run beside
+     * the prediction of its loader whose scenario name or label holds every TEXT (with any
+     * scale or heal), not the plain one; nscenario 0: none */
+    const char *scenario[CMP_SCENARIO_MAX];
+    int nscenario;
 } cmp_table;
 
 /* The results folders among a table's rows (not from a trace), each once: src[a] is the

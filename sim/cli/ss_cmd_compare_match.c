@@ -164,11 +164,30 @@ static int row_holds(const cmp_row *r, const char *text)
     return holds_parts(r->r.text[0], text) || holds_parts(r->r.text[2], text);
 }
 
+/* 1 when row r holds every --scenario text (row_holds) */
+static int row_holds_all(const cmp_table *t, const cmp_row *r)
+{
+    int all = t->nscenario > 0;
+    for (int i = 0; i < t->nscenario && all; i++) all = row_holds(r, t->scenario[i]);
+    return all;
+}
+
+/* The --scenario texts as messages give them: heal-1 and fs0.5 (quoted: 'heal-1' and 'fs0.5') */
+static const char *scenario_texts(const cmp_table *t, int quoted, char *buf, size_t n)
+{
+    const char *q = quoted ? "'" : "";
+    buf[0] = '\0';
+    for (int i = 0; i < t->nscenario; i++)
+        snprintf(buf + strlen(buf), n - strlen(buf), "%s%s%s%s", i == 0 ? "" : i + 1 < t->nscenario ? ", " : " and ",
+                 q, t->scenario[i], q);
+    return buf;
+}
+
 /* 1 when row r is the prediction --match sets beside a real run of loader k: the plain
- * one, or with --scenario TEXT one of that loader that holds TEXT (row_holds) */
+ * one, or with --scenario one of that loader that holds every text (row_holds_all) */
 static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
 {
-    return t->scenario ? predicts_loader(r, k) && row_holds(r, t->scenario) : plain_prediction(r, k);
+    return t->nscenario ? predicts_loader(r, k) && row_holds_all(t, r) : plain_prediction(r, k);
 }
 
 /* How far row r departs from the plain prediction: a fetch_scale, a compute_scale, a heal
@@ -307,8 +326,8 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
     const char *model = cmp_checked_model();
     memset(cnt, 0, (size_t)t->n * sizeof *cnt);
     memset(sum, 0, (size_t)t->n * sizeof *sum);
-    char rows[SS_NAME_MAX + 40] = " whose scenario holds '";
-    if (t->scenario) snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%s'", t->scenario);
+    char rows[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8) + 40] = " whose scenario holds ", texts[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8)];
+    if (t->nscenario) snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%s", scenario_texts(t, 1, texts, sizeof texts));
     else snprintf(rows, sizeof rows, ", fetch_scale, compute_scale or heal");
     fprintf(out, "\neach real run beside the prediction of its recorded loader (%s rows without alignment%s), %s:\n",
             model ? model : "replay", rows, what);
@@ -343,14 +362,14 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                 cnt[a]++;
             }
             char more_txt[160] = "", alike[32] = "";
-            if (more && !t->scenario) snprintf(alike, sizeof alike, "; +%d more alike", more);
-            const int others = t->scenario ? 0 : match_others(t, f, a, k);
+            if (more && !t->nscenario) snprintf(alike, sizeof alike, "; +%d more alike", more);
+            const int others = t->nscenario ? 0 : match_others(t, f, a, k);
             *nother += others > 0;
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
-            else if (more && t->scenario)
-                snprintf(more_txt, sizeof more_txt, " (+%d other row%s hold%s '%s')", more, more == 1 ? "" : "s",
-                         more == 1 ? "s" : "", t->scenario);
+            else if (more && t->nscenario)
+                snprintf(more_txt, sizeof more_txt, " (+%d other row%s of this loader hold%s %s)", more,
+                         more == 1 ? "" : "s", more == 1 ? "s" : "", t->nscenario > 1 ? "them all" : texts);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
@@ -373,7 +392,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
         if (!any) {
             const char *why = r->workers == -1   ? "the trace records no loader settings"
                               : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
-                              : t->scenario      ? "no prediction of its loader whose scenario holds that text"
+                              : t->nscenario     ? "no prediction of its loader whose scenario holds every text"
                                                  : "no such prediction among the inputs";
             fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s\n", wsrc, cmp_shown_source(t, i), loader, r->r.num[col], "-",
                     "-", "-", why);
@@ -412,15 +431,17 @@ ss_status cmp_check_match(const cmp_table *t)
     int ntr = 0, held = 0;
     for (int i = 0; i < t->n; i++) {
         ntr += t->v[i].kind == CMP_TRACE;
-        held |= t->scenario && t->v[i].kind == CMP_REPLAY && row_holds(&t->v[i], t->scenario);
+        held |= t->v[i].kind == CMP_REPLAY && row_holds_all(t, &t->v[i]);
     }
     if (ntr == 0)
         return ss_fail(SS_EUSAGE, "compare: --match needs a trace among the inputs: a real run to set beside its "
                                   "prediction (compare RESULTS run.h5 --match)");
     /* a text that no row holds is most likely mistyped */
-    if (t->scenario && !held)
-        return ss_fail(SS_EUSAGE, "compare: --scenario %s: no row of the results holds it as a whole part of its "
-                                  "scenario name (such as heal-1, fs0.5) or label (heal=1, fs=0.5)", t->scenario);
+    char texts[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8)];
+    if (t->nscenario && !held)
+        return ss_fail(SS_EUSAGE, "compare: --scenario %s: no row of the results holds %s as a whole part of its "
+                                  "scenario name (such as heal-1, fs0.5) or label (heal=1, fs=0.5)",
+                       scenario_texts(t, 0, texts, sizeof texts), t->nscenario > 1 ? "them all" : "it");
     return SS_OK;
 }
 
@@ -469,10 +490,11 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
                      "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
                      "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
                      "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
-    if (t->scenario && ntr > 1)
-        fprintf(out, "--scenario %s set each of the %d real runs beside a prediction that holds it: each should be a "
+    char texts[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8)];
+    if (t->nscenario && ntr > 1)
+        fprintf(out, "--scenario %s set each of the %d real runs beside a prediction that holds %s: each should be a "
                      "run recorded so (for a heal: with that rank fixed); compare the others without --scenario\n",
-                t->scenario, ntr);
+                scenario_texts(t, 0, texts, sizeof texts), ntr, t->nscenario > 1 ? "them all" : "it");
     say_busy_runs(t, out);
     free(cnt);
     free(sum);

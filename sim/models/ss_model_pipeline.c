@@ -760,8 +760,8 @@ const ss_model_ops ss_model_pipeline = {
                       "prefetch or faster storage gain nothing more; real runs of such settings still differ, as "
                       "their intervals say",
     .ahead_note = "loaders now ahead: the trace's loaders were behind and these scenarios' keep ahead, so the "
-                  "prediction rests on the trace's steps and deliveries, which grow with the load: its interval is "
-                  "the 'loaders now ahead' class's; check one real run before acting",
+                  "prediction rests on the trace's steps and deliveries, which grow with the load; check one real "
+                  "run before acting",
     .ahead_heal_note = "a healed GPU among them: against the real run without the slow GPU, the healed run's load, "
                        "which sets its steps' and deliveries' waits for a core, is the model's, not a measurement",
     .name_of = pipe_name,

@@ -427,7 +427,7 @@ for name, w in (("m1.h5", 1), ("m2.h5", 2)):
     want = "%.4f %10.4f %+7.1f%% %6s  mres: pipe f=none s=none W=%d P=2 fs=0.5 cs=1" % (real[name], p, e, inside, w)
     assert lines[name].endswith(want), (want, lines[name])
     errs.append(abs(e))
-assert "no prediction of its loader whose scenario holds that text" in lines["m8.h5"], lines["m8.h5"]
+assert "no prediction of its loader whose scenario holds every text" in lines["m8.h5"], lines["m8.h5"]
 mean = [l for l in parts[1].splitlines() if l.startswith("mean |error| over the 2 matched real runs: ")]
 assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
 assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
@@ -471,8 +471,17 @@ PY
 "$stallsim" compare "$work/mres" "$work/m1.h5" "$work/m1b.h5" --match --scenario fs0.5 > "$work/match4.txt" &&
   grep -q "^W=1 P=2, against the mean of its 2 real runs (.*): mres [-+][0-9.]* %$" "$work/match4.txt" &&
   "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario P=2 |
-  grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=1 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\} (+1 other row holds 'P=2')$" && ok ||
+  grep -q "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=1 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\} (+1 other row of this loader holds 'P=2')$" && ok ||
   fail "compare --match --scenario, repeats and rows alike: $(cat "$work/match4.txt")"
+# --scenario twice: a row must hold both texts (P=2 alone takes fs=1, with fs0.5 the fs=0.5
+# row); texts that no row holds together are refused, naming them
+"$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario P=2 --scenario fs0.5 > "$work/mtwo.txt" &&
+  grep -q "rows without alignment whose scenario holds 'P=2' and 'fs0.5')" "$work/mtwo.txt" &&
+  [ "$(grep -c "^m2.h5 .*mres: pipe f=none s=none W=2 P=2 fs=0.5 cs=1\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\}$" "$work/mtwo.txt")" -eq 2 ] && ok ||
+  fail "compare --match with two --scenario texts: $(cat "$work/mtwo.txt")"
+"$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0.5 --scenario fs=1 > "$work/mtwo2.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "^stallsim: compare: --scenario fs0.5 and fs=1: no row of the results holds them all" "$work/mtwo2.txt" &&
+  ok || fail "compare --scenario texts no row holds together (exit $rc): $(cat "$work/mtwo2.txt")"
 # two runs of one loader far apart (the second's fetches 3x as long): the mean line asks
 # whether they are one setting, --match pairing by the loader alone
 "$stallsim" gen -o "$work/m2slow.h5" --gpus 2 --iterations 200 --workers 2 --seed 5 --fetch-mean 3.0 >/dev/null || fail "gen m2slow"
