@@ -360,6 +360,14 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         const ss_model_ops *ahead = NULL; /* the model of the cuts flagged loaders ahead */
         int ahead_heal = 0;
         print_top_cuts(s, r, L, &ahead, &ahead_heal, out);
+        for (int k = 0; k < r->nsingle; k++) {
+            char buf[LABEL_LEN], iv[64] = "";
+            double lo, hi;
+            const int j = r->single[k].j;
+            if (ss_report_change_interval(s, j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+            fprintf(out, "  one setting alone: %s %+.2f%%%s (%s %+.2f%%)\n", label_of(L, s, j, buf), r->single[k].change_pct, iv, r->by_run ? "steady state" : "whole run",
+                    r->by_run ? r->single[k].steady_pct : r->single[k].run_pct);
+        }
         if (r->n_same)
             fprintf(out, "  (%d more cut%s the same scenario as one ranked, %s settings resolving alike: not ranked "
                          "again)\n",
@@ -1240,6 +1248,24 @@ static void say_flag_legend(screen *sc, unsigned used)
 }
 
 /* The ranked cuts, one line each: label, change, interval, the other measure, flags. */
+/* Where the first cut changes several settings: the best that change one alone (ranking.single),
+ * as many as fit on one line */
+static void say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
+{
+    char line[LINE_BYTES] = "one setting alone:";
+    for (int k = 0; k < r->nsingle; k++) {
+        char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64] = "";
+        double lo, hi;
+        const int j = r->single[k].j;
+        if (ss_report_change_interval(s, j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        snprintf(part, sizeof part, "%s %s %+.1f%%%s%s", k ? ";" : "", label_of(L, s, j, buf), r->single[k].change_pct, iv,
+                 interval_reaches_none(s, j, r->by_run) ? " unsure" : "");
+        if (k > 0 && ss_report_cols(line, strlen(line)) + ss_report_cols(part, strlen(part)) > SS_ANSWER_WIDTH) break;
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s", part);
+    }
+    if (r->nsingle > 0) say(sc, 1, "%s", line);
+}
+
 static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
 {
     int any_iv = 0; /* the interval column only where some cut has one */
@@ -1281,6 +1307,9 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         const int pad = wlab - ss_report_cols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
+    say_singles(sc, s, r, L);
+    for (int k = 0; k < r->nsingle; k++)
+        if (interval_reaches_none(s, r->single[k].j, r->by_run)) used |= F_UNSURE;
     /* "GPUs to fix first" shows the first HEAL_SHOWN ranked heals of a listed model, flagged unsure
      * as the cuts are: the legend covers them too */
     for (int i = 0, shown = 0, m = -1; i < r->nheal; i++) {
@@ -1439,23 +1468,23 @@ static void json_lines(FILE *f, const char *key, const char *text, const char *p
 }
 
 /* One ranked cut k of the JSON's ranking.top, as an object. */
-static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, int k)
+static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, const ss_rank_top *t, int k)
 {
-    double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
-    fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[r->top[k].j].name);
-    json_num(f, r->top[k].change_pct);
+    double cpu = ss_summary_cpu_load_pct(s, t->j, NULL);
+    fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[t->j].name);
+    json_num(f, t->change_pct);
     fputs(", \"change_s\": ", f);
-    json_num(f, r->top[k].change_s);
+    json_num(f, t->change_s);
     fputs(", \"run_change_s\": ", f);
-    json_num(f, ss_summary_run_time(s, r->top[k].j) - ss_summary_run_time(s, ss_summary_measured(s)));
+    json_num(f, ss_summary_run_time(s, t->j) - ss_summary_run_time(s, ss_summary_measured(s)));
     fputs(", \"steady_change_pct\": ", f);
-    json_num(f, r->top[k].steady_pct);
+    json_num(f, t->steady_pct);
     fputs(", \"run_change_pct\": ", f);
-    json_num(f, r->top[k].run_pct);
+    json_num(f, t->run_pct);
     fputs(", \"payoff_batches_per_epoch\": ", f);
-    json_num(f, r->top[k].payoff_rows);
+    json_num(f, t->payoff_rows);
     double lo = NAN, hi = NAN;
-    ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi);
+    ss_report_change_interval(s, t->j, r->by_run, &lo, &hi);
     fputs(", \"change_lo_pct\": ", f);
     json_num(f, lo);
     fputs(", \"change_hi_pct\": ", f);
@@ -1466,10 +1495,10 @@ static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, int k)
         fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
                 cpu > CPU_NEAR_PCT ? "true" : "false");
     }
-    const int j = r->top[k].j, by = r->by_run;
+    const int j = t->j, by = r->by_run;
     fprintf(f, ", \"loaders_ahead\": %s, \"interval_reaches_no_change\": %s, \"change_outside_interval\": %s",
-            r->top[k].loaders_ahead ? "true" : "false", interval_reaches_none(s, j, by) ? "true" : "false",
-            point_outside(s, j, by, r->top[k].change_pct) ? "true" : "false");
+            t->loaders_ahead ? "true" : "false", interval_reaches_none(s, j, by) ? "true" : "false",
+            point_outside(s, j, by, t->change_pct) ? "true" : "false");
     fputc('}', f);
 }
 
@@ -1512,7 +1541,9 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
             first = 0;
         }
         fprintf(f, "}, \"rank_by\": \"%s\",\n  \"top\": [", r->by_run ? "run" : "steady");
-        for (int k = 0; k < r->ntop; k++) json_cut(f, s, r, k);
+        for (int k = 0; k < r->ntop; k++) json_cut(f, s, r, &r->top[k], k);
+        fputs("],\n  \"one_setting_alone\": [", f);
+        for (int k = 0; k < r->nsingle; k++) json_cut(f, s, r, &r->single[k], k);
         fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "
                    "\"one_setting_left_out\": %d, \"independent_left_out\": %d, \"iterations_per_epoch\": ",
                 r->n_within, r->n_twin, r->n_same, r->n_one, r->n_other);

@@ -232,7 +232,8 @@ static void fill_row(const ss_summary *s, int j, const size_t *offsets, char *ro
     }
 }
 
-/* /ranking/top and /ranking/heal: the ranked answer (see ss_rank.h). 0 on success. */
+/* /ranking/top, /ranking/one_setting_alone and /ranking/heal: the ranked answer (see
+ * ss_rank.h). 0 on success. */
 static int write_ranking(hid_t f, const ss_summary *s)
 {
     const ss_ranking *r = s->rank;
@@ -268,17 +269,20 @@ static int write_ranking(hid_t f, const ss_summary *s)
     H5Tinsert(ht, "gain_pct", HOFFSET(heal_row, gain_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(ht, "gain_s_per_epoch", HOFFSET(heal_row, gain_s_per_epoch), H5T_NATIVE_DOUBLE);
     H5Tinsert(ht, "ranked", HOFFSET(heal_row, ranked), H5T_NATIVE_INT);
-    top_row *top = calloc((size_t)r->ntop + 1, sizeof *top);
+    /* the ranked cuts, then the cuts of one setting alone, in one array of rows */
+    const int ncut = r->ntop + r->nsingle;
+    top_row *top = calloc((size_t)ncut + 1, sizeof *top);
     heal_row *heal = calloc((size_t)r->nheal + 1, sizeof *heal);
     rc |= !top || !heal;
-    for (int k = 0; !rc && k < r->ntop; k++) {
-        snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[r->top[k].j].name);
-        top[k].change_pct = r->top[k].change_pct;
-        top[k].change_s = r->top[k].change_s;
+    for (int k = 0; !rc && k < ncut; k++) {
+        const ss_rank_top *c = k < r->ntop ? &r->top[k] : &r->single[k - r->ntop];
+        snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[c->j].name);
+        top[k].change_pct = c->change_pct;
+        top[k].change_s = c->change_s;
         top[k].change_lo_pct = top[k].change_hi_pct = NAN;
-        ss_report_change_interval(s, r->top[k].j, r->by_run, &top[k].change_lo_pct, &top[k].change_hi_pct);
-        top[k].cpu_load_pct = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
-        top[k].loaders_ahead = r->top[k].loaders_ahead;
+        ss_report_change_interval(s, c->j, r->by_run, &top[k].change_lo_pct, &top[k].change_hi_pct);
+        top[k].cpu_load_pct = ss_summary_cpu_load_pct(s, c->j, NULL);
+        top[k].loaders_ahead = c->loaders_ahead;
     }
     for (int k = 0; !rc && k < r->nheal; k++) {
         snprintf(heal[k].model, sizeof heal[k].model, "%s", ss_model_name(r->heal[k].model));
@@ -287,11 +291,13 @@ static int write_ranking(hid_t f, const ss_summary *s)
         heal[k].gain_pct = r->heal[k].gain_pct;
         heal[k].gain_s_per_epoch = r->heal[k].gain_s_epoch;
     }
-    for (int d = 0; !rc && d < 2; d++) {
-        hsize_t n = (hsize_t)(d ? r->nheal : r->ntop);
+    static const char *const name[3] = {"top", "one_setting_alone", "heal"};
+    for (int d = 0; !rc && d < 3; d++) {
+        hsize_t n = (hsize_t)(d == 2 ? r->nheal : d ? r->nsingle : r->ntop);
+        const void *rows = d == 2 ? (const void *)heal : d ? (const void *)(top + r->ntop) : (const void *)top;
         hid_t sp = H5Screate_simple(1, &n, NULL);
-        hid_t ds = H5Dcreate2(g, d ? "heal" : "top", d ? ht : tt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        rc |= ds < 0 || (n > 0 && H5Dwrite(ds, d ? ht : tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, d ? (void *)heal : (void *)top) < 0);
+        hid_t ds = H5Dcreate2(g, name[d], d == 2 ? ht : tt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc |= ds < 0 || (n > 0 && H5Dwrite(ds, d == 2 ? ht : tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0);
         if (ds >= 0) H5Dclose(ds);
         H5Sclose(sp);
     }

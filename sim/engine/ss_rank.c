@@ -183,14 +183,39 @@ static int cmp_cut_key(const void *a, const void *b)
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
+/* How many settings x and y, of one model, differ in (a heal set counts as one) */
+static int parts_apart(const cut_key *x, const cut_key *y)
+{
+    int diff = cmp_heal_set(x->heal, y->heal) != 0;
+    for (int i = 0; i < x->n && i < y->n; i++) diff += x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i];
+    return diff + (x->n != y->n);
+}
+
 /* 1 when x and y, of one model, differ in exactly one setting (a heal set counts as one
  * setting where both heal; a cut that heals and one that does not are further apart) */
 static int one_part_apart(const cut_key *x, const cut_key *y)
 {
     if ((x->heal->n > 0) != (y->heal->n > 0) || x->n != y->n) return 0;
-    int diff = cmp_heal_set(x->heal, y->heal) != 0;
-    for (int i = 0; i < x->n; i++) diff += x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i];
-    return diff == 1;
+    return parts_apart(x, y) == 1;
+}
+
+/* Where the first ranked cut changes two settings or more of its model's baseline row b:
+ * the best candidates of that model that change one alone, without a heal (ss_ranking.single) */
+static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, int b, ss_ranking *out)
+{
+    if (out->ntop == 0 || b < 0) return;
+    cut_key base = {0}, first = {0};
+    key_of(&s->sc[b], &base);
+    key_of(&s->sc[out->top[0].j], &first);
+    if (parts_apart(&base, &first) < 2) return;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nc && out->nsingle < SS_RANK_SINGLE; i++) {
+            const ss_scenario *sc = &s->sc[cand[i].j];
+            if (cand[i].over != pass || sc->model != s->sc[b].model || sc->heal.n > 0) continue;
+            cut_key k = {0};
+            key_of(sc, &k);
+            if (parts_apart(&base, &k) == 1) out->single[out->nsingle++] = cand[i];
+        }
 }
 
 /* Runs of equal predicted time longer than this are not searched for cuts one setting
@@ -365,6 +390,9 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
             if (cand[i].over == pass) out->top[out->ntop++] = cand[i];
     for (int k = 0; k < out->ntop; k++)
         out->top[k].loaders_ahead = (ss_summary_hints(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
+    if (out->ntop > 0) note_singles(s, cand, nc, base_row[s->sc[out->top[0].j].model], out);
+    for (int k = 0; k < out->nsingle; k++)
+        out->single[k].loaders_ahead = (ss_summary_hints(s, out->single[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
     free(cand);
     int nh = 0;
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */

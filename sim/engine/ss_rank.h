@@ -7,6 +7,8 @@
 #include "ss_summary.h"
 
 #define SS_RANK_TOP 5
+/* The best cuts that change one setting alone, given where the first ranked cut changes more */
+#define SS_RANK_SINGLE 2
 /* Percentage points of the mean iteration time below which two runs are as good as equal:
  * real runs of one setting differ by about that much from one run to the next
  * (datasets/VALIDATION-tables.md). A cut or gain is ranked only above it, and ranked cuts
@@ -63,6 +65,11 @@ typedef struct ss_ranking {
     int n_payoff;               /* cuts of the steady state left out as the whole run loses by them */
     int payoff_j[SS_RANK_TOP];  /* the first min(n_payoff, SS_RANK_TOP) of them, largest steady cut first */
     double payoff_rows[SS_RANK_TOP]; /* and from how many batches per epoch on they pay off */
+    /* where the first ranked cut changes two settings or more of its model's baseline: the
+     * best ranked cuts of that model that change one setting alone, in rank order. A heal
+     * is left out: "GPUs to fix first" ranks each GPU's heal alone. */
+    int nsingle;
+    ss_rank_top single[SS_RANK_SINGLE];
 } ss_ranking;
 
 /* 1 when row j keeps more than SS_RANK_OVER_PCT of a pool's cores busy (cpu_load_pct):

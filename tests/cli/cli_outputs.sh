@@ -49,7 +49,7 @@ def close(a, b, what):
 header = ("scenario,model,label,fetch_align,start_align,iterations,iter_time_mean,iter_time_std,stall_mean,stall_std,"
           "delay_mean,delay_std,effective_delay_pct,start_diff_mean,start_diff_std,fetch_diff_mean,fetch_diff_std,"
           "iter_time_change_pct,error_class,iter_time_lo,iter_time_hi,run_time,run_time_lo,run_time_hi,"
-          "run_change_pct,epoch_start_time,workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
+          "run_change_pct,epoch_start_time,workers,persistent_workers,prefetch,fetch_scale,compute_scale,fidelity_iter_time_err_pct,"
           "fidelity_iter_time_mape_pct,heal_gpu,heal_gpus,cpu_load_pct,cpu_stretch,read_stretch,straggler_share_gpu0,straggler_share_gpu1")
 for run in "ab":
     assert open(f"{work}/{run}/summary.csv").readline().strip() == header

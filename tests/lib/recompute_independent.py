@@ -187,7 +187,7 @@ def main():
             check(scn, "iter_time_change_pct", None)
         else:
             check(scn, "iter_time_change_pct", 100.0 * (it_mean / measured_mean - 1.0))
-        for col in ("workers", "prefetch", "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
+        for col in ("workers", "persistent_workers", "prefetch", "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
                     "fidelity_iter_time_mape_pct", "cpu_load_pct", "cpu_stretch", "read_stretch", "error_class",
                     "iter_time_lo", "iter_time_hi", "run_time_lo", "run_time_hi"):
             check(scn, col, None)
@@ -195,7 +195,7 @@ def main():
             check(scn, "straggler_share_gpu%d" % g, sum(1 for o in out if o["straggler"] == g) / n)
         checked += 1
     extra = set(table[0].keys()) - {"scenario", "model", "label", "fetch_align", "start_align", "iterations",
-                                    "effective_delay_pct", "iter_time_change_pct", "workers", "prefetch",
+                                    "effective_delay_pct", "iter_time_change_pct", "workers", "persistent_workers", "prefetch",
                                     "fetch_scale", "compute_scale", "fidelity_iter_time_err_pct",
                                     "fidelity_iter_time_mape_pct", "heal_gpu", "heal_gpus", "cpu_load_pct", "cpu_stretch", "read_stretch",
                                     "run_time", "run_change_pct", "epoch_start_time", "error_class", "iter_time_lo",
