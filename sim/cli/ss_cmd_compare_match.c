@@ -368,7 +368,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
             else if (more && t->nscenario)
-                snprintf(more_txt, sizeof more_txt, " (+%d other row%s of this loader hold%s %s)", more,
+                snprintf(more_txt, sizeof more_txt, " (+%d other row%s of this loader hold%s %.80s)", more,
                          more == 1 ? "" : "s", more == 1 ? "s" : "", t->nscenario > 1 ? "them all" : texts);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
