@@ -107,7 +107,22 @@ static ss_status collect(void *user, const ss_jev *e)
 static int cmp_n(const void *a, const void *b)
 {
     const span *x = a, *y = b;
-    return x->n < y->n ? -1 : x->n > y->n;
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* A schedule without wait and warmup makes PyTorch 1.13 label its first two steps alike
+ * (the one from the profiler's start to the first prof.step(), then the next): where only
+ * the first number repeats, one after the other, the steps are numbered by their order. */
+static void renumber_first_twice(pfile *f)
+{
+    if (f->nsteps < 2 || f->steps[0].n != f->steps[1].n) return;
+    if (f->nsteps > 2 && f->steps[2].n != f->steps[1].n + 1) return;
+    if (f->steps[1].ts < f->steps[0].ts + f->steps[0].dur - 1.0) return;
+    for (long i = 1; i < f->nsteps; i++) f->steps[i].n++;
+    ss_warn("%s: ProfilerStep#%lld appears twice, one after the other (events %lld and %lld), as PyTorch labels the "
+            "first steps of a schedule without wait and warmup: the steps are numbered by their order from #%lld",
+            f->path, f->steps[0].n, f->steps[0].seq, f->steps[1].seq, f->steps[0].n);
 }
 static int cmp_ts(const void *a, const void *b)
 {
@@ -161,12 +176,14 @@ static ss_status read_file(prof_state *d, pfile *f)
 static ss_status match_steps(prof_state *d, pfile *f)
 {
     if (f->nsteps == 0)
-        return ss_fail(SS_EDATA, "%s: no ProfilerStep#N events (profile with a schedule or call prof.step() every iteration)",
+        return ss_fail(SS_EDATA, "%s: no ProfilerStep#N events: profile with a schedule (torch.profiler.schedule) and "
+                       "call prof.step() every iteration; without a schedule PyTorch records no steps",
                        f->path);
     if (f->nwaits == 0)
         return ss_fail(SS_EDATA, "%s: no DataLoader events (enumerate(DataLoader)#...__next__ or '## data_load ##' annotations%s): the wait for data is unknown",
                        f->path, d->nwait_names ? ", or the --wait names" : "; name others with --wait NAME");
     qsort(f->steps, (size_t)f->nsteps, sizeof *f->steps, cmp_n);
+    renumber_first_twice(f);
     qsort(f->waits, (size_t)f->nwaits, sizeof *f->waits, cmp_ts);
     for (long i = 1; i < f->nsteps; i++) {
         const span *a = &f->steps[i - 1], *b = &f->steps[i];

@@ -64,7 +64,8 @@ S='{"ph":"X","name":"ProfilerStep#%d","ts":%d,"dur":%d}'
 W='{"ph":"X","name":"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__","ts":%d,"dur":10}'
 bad missing "$(printf "$S,$W,$S,$W" 1 0 100 1 3 200 100 201)"
 bad overlap "$(printf "$S,$W,$S,$W" 1 0 100 1 2 50 100 51)"
-bad twice "$(printf "$S,$W,$S,$W" 1 0 100 1 1 200 100 201)"
+bad twice "$(printf "$S,$W,$S,$W,$S,$W" 1 0 100 1 2 200 100 201 2 400 100 401)"
+bad first "$(printf "$S,$W,$S,$W,$S,$W" 0 0 100 1 0 200 100 201 1 400 100 401)"
 bad noloader "$(printf "$S,$S" 1 0 100 2 200 100)"
 bad nowait "$(printf "$S,$W,$S" 1 0 100 1 2 200 100)"
 bad nosteps "$(printf "$W" 1)"
@@ -79,7 +80,15 @@ expect_error() { # WHAT PATTERN ARGS...
 expect_error "a missing step" "missing.json: ProfilerStep#2 is missing \(between events 1 and 3\)" "$work/missing.json"
 expect_error "times in ns" "nanos.json: event 1 \(ProfilerStep#1\) has ts 1700000000000000000, too large for µs: the file's times look like nanoseconds" "$work/nanos.json"
 expect_error "overlapping steps" "overlap.json: ProfilerStep#2 \(event 3\) begins before ProfilerStep#1 \(event 1\) ends: steps overlap" "$work/overlap.json"
-expect_error "a step twice" "twice.json: ProfilerStep#1 appears twice" "$work/twice.json"
+expect_error "a step twice" "twice.json: ProfilerStep#2 appears twice" "$work/twice.json"
+# PyTorch's schedule without wait and warmup labels its first two steps alike: numbered by order
+"$stallsim" import profiler "$work/first.json" -o "$work/first.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "first.json: ProfilerStep#0 appears twice, one after the other (events 1 and 3), as PyTorch labels the first steps of a schedule without wait and warmup: the steps are numbered by their order from #0" "$work/e.txt" &&
+  $py -c "
+import h5py
+with h5py.File('$work/first.h5') as f:
+    assert list(f['timeline/index'][()]) == [0, 1, 2], f['timeline/index'][()]" &&
+  ok || fail "the first step labelled twice: $(cat "$work/e.txt")"
 expect_error "no DataLoader events" "noloader.json: no DataLoader events" "$work/noloader.json"
 # a step without a wait is left out (warned), the others kept; without any wait in a step, refused
 "$stallsim" import profiler "$work/nowait.json" -o "$work/nowait.h5" > "$work/e.txt" 2>&1 &&
