@@ -258,6 +258,26 @@ static int cmp_name(const void *a, const void *b)
     return c ? c : strcmp(x, y);
 }
 
+/* 1 when files a and b are named by tensorboard_trace_handler for one process:
+ * <worker name>.<time>.pt.trace.json[.gz], the same worker name (host_pid by default) */
+static int same_worker(const char *a, const char *b)
+{
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    ba = ba ? ba + 1 : a;
+    bb = bb ? bb + 1 : b;
+    const char *da = strchr(ba, '.'), *db = strchr(bb, '.');
+    return da && db && da - ba == db - bb && !strncmp(ba, bb, (size_t)(da - ba)) && strstr(ba, ".pt.trace.json") &&
+           strstr(bb, ".pt.trace.json");
+}
+
+/* The error for two files of one process: a schedule that repeats writes a file per cycle */
+static ss_status cycles_fail(const pfile *a, const pfile *b)
+{
+    return ss_fail(SS_EDATA, "%s and %s come from one process (tensorboard_trace_handler names a file per cycle of "
+                   "the schedule, and this schedule repeats): import one file per rank, from the same cycle, or "
+                   "profile with repeat=1", a->path, b->path);
+}
+
 static int cmp_rank(const void *a, const void *b)
 {
     const pfile *x = a, *y = b;
@@ -357,6 +377,8 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
         /* no file tells its rank (Kineto's own names, worker0.<time>.pt.trace.json): GPU g
          * is the g-th file by name */
         qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_name);
+        for (int g = 1; g < d->G; g++)
+            if (same_worker(d->f[g - 1].path, d->f[g].path)) return cycles_fail(&d->f[g - 1], &d->f[g]);
         for (int g = 0; g < d->G; g++) d->f[g].rank = g;
         ss_warn("import profiler: no file tells its rank (no distributedInfo, no rank in the file name like rank3): "
                 "GPU g is the g-th file by name (GPU 0 %s, GPU %d %s); give files that tell their ranks if the ranks "
@@ -365,6 +387,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     qsort(d->f, (size_t)d->G, sizeof *d->f, cmp_rank);
     for (int g = 1; g < d->G; g++) {
         const pfile *a = &d->f[0], *p = &d->f[g - 1], *b = &d->f[g];
+        if (b->rank == p->rank && same_worker(p->path, b->path)) return cycles_fail(p, b);
         if (b->rank == p->rank) return ss_fail(SS_EDATA, "%s and %s: both are rank %ld", p->path, b->path, b->rank);
         if (a->world > 0 && b->world > 0 && a->world != b->world)
             return ss_fail(SS_EDATA, "%s is rank %ld of %ld, but %s is rank %ld of %ld: the files come from different jobs",

@@ -102,6 +102,19 @@ with h5py.File('$work/nowait.h5') as f:
 bad nowait2 "$(printf "$S,$W,$S,$S" 1 0 100 150 2 200 100 3 300 100)"
 expect_error "no step with a wait" "nowait2.json: no ProfilerStep#N \(of #1 to #3\) has a DataLoader wait inside it" "$work/nowait2.json"
 expect_error "no steps" "nosteps.json: no ProfilerStep#N events" "$work/nosteps.json"
+# a schedule that repeats: tensorboard_trace_handler writes one file per cycle, named after
+# the process; two of one process are refused as such (rank told or not)
+mkdir -p "$work/cyc"
+printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 1 0 100 1 2 200 100 201)" > "$work/cyc/vm_41.100.pt.trace.json"
+printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 7 1000 100 1001 8 1200 100 1201)" > "$work/cyc/vm_41.200.pt.trace.json"
+printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 1 0 100 1 2 200 100 201)" > "$work/cyc/vm_42.100.pt.trace.json"
+expect_error "cycles of one process" "vm_41.100.pt.trace.json and .*vm_41.200.pt.trace.json come from one process \(tensorboard_trace_handler names a file per cycle" "$work/cyc"
+for t in 300 400; do
+  printf '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [%s]}\n' \
+    "$(printf "$S,$W,$S,$W" 1 $t 100 $((t + 1)) 2 $((t + 200)) 100 $((t + 201)))" > "$work/cyc/vm_43.$t.pt.trace.json"
+done
+expect_error "cycles of one told rank" "vm_43.300.pt.trace.json and .*vm_43.400.pt.trace.json come from one process" \
+  "$work/cyc/vm_43.300.pt.trace.json" "$work/cyc/vm_43.400.pt.trace.json"
 cp "$work/tiny_rank1.json" "$work/other_rank1.json"
 expect_error "the same rank twice" "tiny_rank1.json and .*other_rank1.json: both are rank 1|other_rank1.json and .*tiny_rank1.json: both are rank 1" \
   "$work/tiny_rank1.json" "$work/other_rank1.json"
