@@ -745,7 +745,7 @@ static void print_stall_outside(const ss_summary *s, FILE *out)
     const double all = m->run.stall, in = m->n * m->mean[SS_M_STALL];
     if (!(all > 0.0) || !(m->run.time > 0.0) || !((all - in) / all > SS_STALL_OUTSIDE_SHARE)) return;
     fprintf(out, "stall outside the summary (measured): %.0f%% of the run's stall lies in the rows the summary leaves "
-                 "out (each epoch's first %ld, epochs not selected); with them the stall is %.1f%% of the whole run's "
+                 "out (each epoch's rows of index below %ld, epochs not selected); with them the stall is %.1f%% of the whole run's "
                  "time (run_time), against %.1f%% of the summarised iterations'\n",
             100.0 * (all - in) / all, s->warmup_iterations, 100.0 * ss_summary_wall(s, all) / ss_summary_run_time(s, ss_summary_measured(s)),
             m->n > 0 && m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);

@@ -45,7 +45,8 @@ for k, v in exp.items():
 PY
 "$stallsim" info "$work/tiny.h5" > "$work/info.txt" 2>&1 || fail "info on a profiler trace: $(cat "$work/info.txt")"
 # the import says at once that only the waits model can replay it; info shows no made-up loader
-grep -q "^note: .*tiny.h5 has no fetch times (only when each rank waited): .stallsim info. and .stallsim compare. read it; .stallsim run. replays it with .model = waits." "$work/out.txt" &&
+grep -q "^whole run: .*; a profiler trace holds the schedule's active steps only, not the whole job)$" "$work/info.txt" &&
+  grep -q "^note: .*tiny.h5 has no fetch times (only when each rank waited): .stallsim info. and .stallsim compare. read it; .stallsim run. replays it with .model = waits." "$work/out.txt" &&
   grep -q "the loader is not known (neither recorded nor, without fetch times, fitted)" "$work/info.txt" &&
   ! grep -q "W=1 P=2" "$work/info.txt" && ok || fail "no-fetch trace notes: $(cat "$work/out.txt" "$work/info.txt")"
 "$stallsim" import profiler --help | grep -q "ProfilerStep#N" && ok || fail "help"

@@ -360,7 +360,7 @@ a = ts - sg
 ratio = wr.wall_ratio(ep, ts, sg, itg)
 whole = ratio * itg.max(axis=1).sum() + sum(max(0.0, a[i].min() - (a[i - 1] + itg[i - 1]).max()) for i in range(1, len(ep)) if ep[i] != ep[i - 1])
 m = re.search(r"^stall outside the summary \(measured\): (\d+)% of the run's stall lies in the rows the summary leaves out "
-              r"\(each epoch's first 11, epochs not selected\); with them the stall is ([\d.]+)% of the whole run's time",
+              r"\(each epoch's rows of index below 11, epochs not selected\); with them the stall is ([\d.]+)% of the whole run's time",
               open(sys.argv[2]).read(), re.M)
 assert m and abs(int(m.group(1)) - 100 * out) <= 0.5 and abs(float(m.group(2)) - 100 * ratio * st.sum() / whole) <= 0.05, (m, out)
 PY
