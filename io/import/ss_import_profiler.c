@@ -28,8 +28,11 @@ typedef struct {
     long nsteps, nwaits, capsteps, capwaits;
     long nowait, nowait_first; /* steps without a wait inside them (ask NAN): count, the first */
     int told;                  /* its rank came from distributedInfo, its name or --rank */
-    /* per step after matching: the ask (µs) and the wait */
+    /* per step after matching: the ask (µs) and the wait; its outermost waits, and the
+     * first one's start and length and the second one's start (an epoch's boundary) */
     double *ask, *stall;
+    int *nw;
+    double *first_ts, *first_dur, *second_ts;
 } pfile;
 
 typedef struct {
@@ -41,6 +44,8 @@ typedef struct {
     double origin_us;
     long rows; /* the steps every rank has a wait in */
     long next; /* next step to hand out */
+    unsigned char *bound; /* per step: 1 where it begins an epoch after the first (find_epochs) */
+    long epoch, epoch_at; /* prof_next: the epoch handed out, and the step that began it */
 } prof_state;
 
 static int is_gpu_side(const ss_jev *e) { return !strncmp(e->cat, "gpu", 3) || !strcmp(e->cat, "kernel"); }
@@ -202,7 +207,12 @@ static ss_status match_steps(prof_state *d, pfile *f)
     }
     f->ask = malloc((size_t)f->nsteps * sizeof *f->ask);
     f->stall = calloc((size_t)f->nsteps, sizeof *f->stall);
-    if (!f->ask || !f->stall) return ss_fail(SS_ENOMEM, "out of memory");
+    f->nw = calloc((size_t)f->nsteps, sizeof *f->nw);
+    f->first_ts = malloc((size_t)f->nsteps * sizeof *f->first_ts);
+    f->first_dur = malloc((size_t)f->nsteps * sizeof *f->first_dur);
+    f->second_ts = malloc((size_t)f->nsteps * sizeof *f->second_ts);
+    if (!f->ask || !f->stall || !f->nw || !f->first_ts || !f->first_dur || !f->second_ts)
+        return ss_fail(SS_ENOMEM, "out of memory");
     long w = 0;
     for (long i = 0; i < f->nsteps; i++) {
         const span *s = &f->steps[i];
@@ -212,11 +222,13 @@ static ss_status match_steps(prof_state *d, pfile *f)
         for (; w < f->nwaits && f->waits[w].ts <= end; w++) {
             const span *x = &f->waits[w];
             if (x->ts < last_end) continue; /* nested in the previous wait */
-            if (!n) f->ask[i] = x->ts;
+            if (!n) f->ask[i] = f->first_ts[i] = x->ts, f->first_dur[i] = x->dur;
+            if (n == 1) f->second_ts[i] = x->ts;
             f->stall[i] += x->dur;
             last_end = x->ts + x->dur;
             n++;
         }
+        f->nw[i] = n;
         if (!n) { /* no wait: the step is left out (of every rank's rows) */
             f->ask[i] = NAN;
             if (!f->nowait++) f->nowait_first = i;
@@ -243,8 +255,13 @@ static void prof_close(void *state)
         free(d->f[g].waits);
         free(d->f[g].ask);
         free(d->f[g].stall);
+        free(d->f[g].nw);
+        free(d->f[g].first_ts);
+        free(d->f[g].first_dur);
+        free(d->f[g].second_ts);
     }
     free(d->f);
+    free(d->bound);
     ss_filelist_free(&d->files);
     free(d);
 }
@@ -303,6 +320,80 @@ static ss_status check_spans(const prof_state *d)
     free(t1);
     free(paths);
     return st;
+}
+
+/* The usual count of outermost waits in a step of f: the one more steps have than any other
+ * (at least 1); 0 where none is (no step has a wait, or two counts tie) */
+static int usual_waits(const pfile *f)
+{
+    enum { MAXW = 64 };
+    long cnt[MAXW] = {0};
+    for (long i = 0; i < f->nsteps; i++)
+        if (f->nw[i] >= 1 && f->nw[i] < MAXW) cnt[f->nw[i]]++;
+    int k = 1;
+    for (int c = 2; c < MAXW; c++)
+        if (cnt[c] > cnt[k]) k = c;
+    for (int c = 1; c < MAXW; c++)
+        if (c != k && cnt[c] == cnt[k]) return 0;
+    return cnt[k] > 0 ? k : 0;
+}
+
+/* Epochs. A loop `for batch in loader` ends its pass with a next() that raises StopIteration
+ * (and shuts the workers down), then iter(loader) starts the next pass, whose first next()
+ * waits for its first batch: a step that spans the two holds one wait more than the usual
+ * k. Where such steps fall at the same steps on every rank, each begins an epoch: its first
+ * wait is the pass's end, the row asks at its second wait, and the row before ends where
+ * the loop asked for the batch that was not there. Nothing changes where the ranks differ. */
+static ss_status find_epochs(prof_state *d)
+{
+    const long N = d->f[0].nsteps;
+    long nb = 0, first = -1, differ = -1;
+    int *k = malloc((size_t)d->G * sizeof *k), ok = 1;
+    if (!k) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; ok && g < d->G; g++) ok = (k[g] = usual_waits(&d->f[g])) >= 1;
+    if (ok && !(d->bound = calloc((size_t)N, 1))) {
+        free(k);
+        return ss_fail(SS_ENOMEM, "out of memory");
+    }
+    if (!ok) {
+        free(k);
+        return SS_OK;
+    }
+    for (long i = 1; i < N; i++) {
+        int any = 0, all = 1;
+        for (int g = 0; g < d->G; g++) {
+            const int b = d->f[g].nw[i] == k[g] + 1;
+            any |= b;
+            all &= b;
+        }
+        if (all && !d->bound[i - 1]) {
+            d->bound[i] = 1;
+            nb++;
+            if (first < 0) first = i;
+        } else if (any && differ < 0) {
+            differ = i;
+        }
+    }
+    free(k);
+    if (differ >= 0) {
+        if (nb) ss_warn("import profiler: ProfilerStep#%lld holds one DataLoader wait more than usual on some ranks "
+                        "only: no epochs are told apart (one epoch)", d->f[0].steps[differ].n);
+        memset(d->bound, 0, (size_t)N);
+        return SS_OK;
+    }
+    for (long i = 0; i < N; i++)
+        if (d->bound[i])
+            for (int g = 0; g < d->G; g++) {
+                pfile *f = &d->f[g];
+                f->ask[i] = f->second_ts[i];
+                f->stall[i] -= f->first_dur[i];
+            }
+    if (nb)
+        ss_warn("import profiler: %ld step%s (the first: ProfilerStep#%lld) hold%s one DataLoader wait more than the "
+                "others, on every rank: a pass's last next() and the next pass's first. Each begins an epoch, "
+                "%ld in all; the time between their two waits is the time between the epochs",
+                nb, nb == 1 ? "" : "s", d->f[0].steps[first].n, nb == 1 ? "s" : "", nb + 1);
+    return SS_OK;
 }
 
 static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *info)
@@ -407,6 +498,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
         ss_check_ranks("profiler", r, d->G, d->f[0].world);
         free(r);
     }
+    if ((st = find_epochs(d)) != SS_OK) return st;
     /* time 0: the whole second before the earliest ask (times that count from each rank's
      * profiler start: the origin is 1970-01-01 and the ranks are not aligned) */
     double lo = INFINITY;
@@ -462,13 +554,18 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
         for (int g = 0; g < G && all; g++) all = !isnan(d->f[g].ask[i]);
         if (!all) continue;
         s->n++;
-        s->epoch[r] = 0;
-        s->index[r] = d->f[0].steps[i].n;
+        if (d->bound && d->bound[i]) d->epoch++, d->epoch_at = i;
+        s->epoch[r] = d->epoch;
+        /* the first epoch counts from the profiler's steps; a later one from its first */
+        s->index[r] = d->epoch ? i - d->epoch_at : d->f[0].steps[i].n;
+        const int ends = i + 1 < N && d->bound && d->bound[i + 1]; /* the pass's last row */
         for (int g = 0; g < G; g++) {
             const pfile *f = &d->f[g];
             double ask = f->ask[i], stall = f->stall[i];
-            /* the last step, or one before a step without a wait: to its end */
-            double next = i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
+            /* the next ask; the last row of a pass: its loop's next() that ended it; the last
+             * step, or one before a step without a wait: to its end */
+            double next = ends ? f->first_ts[i + 1]
+                          : i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
             size_t at = (size_t)r * G + g;
             double it = next - ask;
             if (it < stall) it = stall; /* a last step whose wait outlasts it */
@@ -500,6 +597,10 @@ const ss_importer ss_importer_profiler = {
         "                            consecutive, not overlap, and the same on every rank\n"
         "                            (N counts the steps since the profiler began: run's\n"
         "                            warm-up, trace.warmup_iterations, leaves out N below it)\n"
+        "                            a step with one wait more than the usual count, on every\n"
+        "                            rank, begins an epoch (a pass's last next(), then the next\n"
+        "                            pass's first): its row asks at the second wait; a later\n"
+        "                            epoch's index counts its steps from 0\n"
         "  wait events               enumerate(DataLoader)#...__next__ and '## data_load ##'\n"
         "                            (or the --wait NAME names): the outermost ones starting\n"
         "                            inside the step; ask = the first one's ts; a step\n"

@@ -103,6 +103,39 @@ with h5py.File('$work/nowait.h5') as f:
 bad nowait2 "$(printf "$S,$W,$S,$S" 1 0 100 150 2 200 100 3 300 100)"
 expect_error "no step with a wait" "nowait2.json: no ProfilerStep#N \(of #1 to #3\) has a DataLoader wait inside it" "$work/nowait2.json"
 expect_error "no steps" "nosteps.json: no ProfilerStep#N events" "$work/nosteps.json"
+# epochs: a step that holds one wait more than the others on every rank (a pass's last
+# next(), then the next pass's first) begins an epoch; its row asks at its second wait, the
+# row before ends at its first; where a rank differs, one epoch and a warning
+ep() { # NAME RANK EXTRA-AT: steps #1..#6 of 100 µs at 1000 µs apart, one wait each, two at EXTRA-AT
+  local ev="" i t
+  for i in 1 2 3 4 5 6; do
+    t=$((i * 1000))
+    ev="$ev$(printf "$S,$W," "$i" "$t" 900 $((t + 10)))"
+    [ "$i" = "$3" ] && ev="$ev$(printf "$W," $((t + 400)))"
+  done
+  printf '{"distributedInfo": {"rank": %d, "world_size": 2}, "traceEvents": [%s]}\n' "$2" "${ev%,}" > "$work/$1.json"
+}
+ep ep0 0 4; ep ep1 1 4; ep epx 1 5
+"$stallsim" import profiler "$work/ep0.json" "$work/ep1.json" -o "$work/ep.h5" > "$work/e.txt" 2>&1 &&
+  grep -q "import profiler: 1 step (the first: ProfilerStep#4) holds one DataLoader wait more than the others, on every rank: a pass's last next() and the next pass's first. Each begins an epoch, 2 in all" "$work/e.txt" &&
+  $py - "$work/ep.h5" <<'PY' && ok || fail "epochs told apart by a step with one wait more: $(cat "$work/e.txt")"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    t = {k: f["timeline/" + k][()] for k in f["timeline"]}
+assert list(t["epoch"]) == [0, 0, 0, 1, 1, 1] and list(t["index"]) == [1, 2, 3, 0, 1, 2], (t["epoch"], t["index"])
+# asks (µs): 1010, 2010, 3010, then step 4's second wait 4400, 5010, 6010; each wait 10 µs
+ask = np.array([1010, 2010, 3010, 4400, 5010, 6010]) * 1e-6
+ask = ask - ask[0] + (t["train_start"][0, 0] - t["stall_time"][0, 0])
+assert np.allclose(t["train_start"][:, 0] - t["stall_time"][:, 0], ask, atol=1e-9), t["train_start"][:, 0]
+assert np.allclose(t["stall_time"][:, 0], 10e-6, atol=1e-12), t["stall_time"][:, 0]
+# row 3 ends at step 4's first wait (4010), the pass's last next(); the last row at its step's end (6900)
+it = np.array([1000, 1000, 1000, 610, 1000, 890]) * 1e-6
+assert np.allclose(t["iteration_time"][:, 0], it, atol=1e-9), t["iteration_time"][:, 0]
+PY
+"$stallsim" import profiler "$work/ep0.json" "$work/epx.json" -o "$work/epx.h5" > "$work/e.txt" 2>&1 &&
+  ! grep -q "Each begins an epoch" "$work/e.txt" &&
+  $py -c "import h5py; assert set(h5py.File('$work/epx.h5')['timeline/epoch'][()]) == {0}" && ok ||
+  fail "a step with one wait more on one rank only: $(cat "$work/e.txt")"
 # a schedule that repeats: tensorboard_trace_handler writes one file per cycle, named after
 # the process; two of one process are refused as such (rank told or not)
 mkdir -p "$work/cyc"
@@ -318,10 +351,35 @@ def expect(path):
         for w in waits:
             if ts <= w[0] <= ts + dur and w[0] >= last:
                 mine.append(w); last = w[0] + w[1]
-        rows.append([n, mine[0][0], sum(w[1] for w in mine), ts + dur])
-    for k in range(len(rows)):
-        rows[k][3] = rows[k + 1][1] if k + 1 < len(rows) else rows[k][3]
+        rows.append([n, mine[0][0], sum(w[1] for w in mine), ts + dur, mine])
     return rows
+def epochs(per_file):
+    """IMPORTERS.md, "Epochs": a step with one outermost wait more than the usual count (the
+    one most steps have, not tied), on every file, begins an epoch (not the first step, nor
+    one right after such a step): its row asks at its second wait, without its first wait's
+    time; the row before ends at that first wait; the index restarts at 0"""
+    usual = []
+    for rows in per_file:
+        c = {}
+        for r in rows:
+            c[len(r[4])] = c.get(len(r[4]), 0) + 1
+        top = max(c.values())
+        usual.append(None if list(c.values()).count(top) > 1 else max(c, key=c.get))
+    n = len(per_file[0])
+    bound = [False] * n
+    if None not in usual:
+        for i in range(1, n):
+            bound[i] = not bound[i - 1] and all(len(rows[i][4]) == k + 1 for rows, k in zip(per_file, usual))
+    for rows in per_file:
+        epoch, at = 0, 0
+        for i, r in enumerate(rows):
+            if bound[i]:
+                epoch, at = epoch + 1, i
+                r[1], r[2] = r[4][1][0], r[2] - r[4][0][1]
+            r[0] = i - at if epoch else r[0]
+        for i, r in enumerate(rows):
+            r[3] = (rows[i + 1][4][0][0] if bound[i + 1] else rows[i + 1][1]) if i + 1 < len(rows) else r[3]
+    return per_file
 cases = [("ddp.h5", [f"{work}/ddp/rank0.json", f"{work}/ddp/rank1.json"])]
 if os.path.isdir(hta):
     cases += [("c.h5", [f"{hta}/control_rank3of8.json.gz"]),
@@ -333,8 +391,7 @@ for name, files in cases:
         t = {k: f["timeline/" + k][()] for k in f["timeline"]}
         fetch = f.attrs["fetch_times"]
     assert fetch in (b"absent", "absent")
-    for g, p in enumerate(files):
-        rows = expect(p)
+    for g, rows in enumerate(epochs([expect(p) for p in files])):
         assert list(t["index"]) == [r[0] for r in rows], (name, t["index"])
         stall = np.array([r[2] for r in rows]) / 1e6
         it = np.array([r[3] - r[1] for r in rows]) / 1e6
