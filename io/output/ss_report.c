@@ -485,6 +485,10 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         if (within == 0) fprintf(out, " no other GPU\n");
         else fprintf(out, " %d %sGPU%s gain%s less than the error, or lose%s\n", within, n > 0 ? "other " : "",
                      within == 1 ? "" : "s", within == 1 ? "s" : "", within == 1 ? "s" : "");
+        if (r->heal_alike[m] && n > 0)
+            fprintf(out, "  (no GPU stands out: healing any one gains about as much, within %.0f point; the gain is the "
+                         "iterations' spread, as each iteration waits for its slowest GPU, not one slow GPU)\n",
+                    SS_RANK_MIN_PCT);
     }
     if (others)
         fprintf(out, "  (the independent model's gains per GPU are not listed beside the pipeline model's, as its cuts "
@@ -1313,7 +1317,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     /* "GPUs to fix first" shows the first HEAL_SHOWN ranked heals of a listed model, flagged unsure
      * as the cuts are: the legend covers them too */
     for (int i = 0, shown = 0, m = -1; i < r->nheal; i++) {
-        if (!heal_listed(r, r->heal[i].model) || !r->heal[i].ranked) continue;
+        if (!heal_listed(r, r->heal[i].model) || !r->heal[i].ranked || r->heal_alike[r->heal[i].model]) continue;
         if ((int)r->heal[i].model != m) m = (int)r->heal[i].model, shown = 0;
         if (shown++ < HEAL_SHOWN && interval_reaches_none(s, r->heal[i].j, r->by_run)) used |= F_UNSURE;
     }
@@ -1363,6 +1367,14 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
                                       r->heal[i].gain_s_epoch);
         }
         if (n > HEAL_SHOWN && u < sizeof out) u += (size_t)snprintf(out + u, sizeof out - u, "; %d more", n - HEAL_SHOWN);
+        if (r->heal_alike[m] && n > 0) {
+            /* the gains of this model's heals, sorted largest first: the range */
+            double hi = r->heal[i - 1].gain_pct, lo = hi;
+            for (int k = i - 1; k >= 0 && r->heal[k].model == m; k--) hi = r->heal[k].gain_pct;
+            say(sc, 0, "GPUs to fix first (%s): none stands out (each heal %+.1f to %+.1f%%: the iterations' spread)",
+                ss_model_name(m), -hi, -lo);
+            continue;
+        }
         /* the floor: the model's baseline error or SS_RANK_MIN_PCT, the larger */
         const double fl = r->error_pct[m] > SS_RANK_MIN_PCT ? r->error_pct[m] : SS_RANK_MIN_PCT;
         if (n == 0 && u < sizeof out)
@@ -1558,6 +1570,9 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
             fprintf(f, ", \"ranked\": %s, \"interval_reaches_no_change\": %s}", r->heal[k].ranked ? "true" : "false",
                     interval_reaches_none(s, r->heal[k].j, r->by_run) ? "true" : "false");
         }
+        fputs("],\n  \"no_gpu_stands_out\": [", f);
+        for (int m = 0, k = 0; m < SS_NMODELS; m++)
+            if (r->heal_alike[m]) fprintf(f, "%s\"%s\"", k++ ? ", " : "", ss_model_name((ss_model)m));
         fputs("]}", f);
     }
     /* the lines under the terminal's table that name GPUs */

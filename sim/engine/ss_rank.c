@@ -425,6 +425,14 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     }
     free(seen);
     qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
+    for (int i = 0; i < out->nheal;) {
+        const ss_model m = out->heal[i].model;
+        int n = 0;
+        double hi = out->heal[i].gain_pct, lo = hi;
+        for (; i < out->nheal && out->heal[i].model == m; i++, n++)
+            lo = out->heal[i].gain_pct < lo ? out->heal[i].gain_pct : lo;
+        out->heal_alike[m] = n == s->gpus && n >= 2 && hi - lo < SS_RANK_MIN_PCT;
+    }
     return SS_OK;
 }
 

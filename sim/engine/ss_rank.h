@@ -59,6 +59,9 @@ typedef struct ss_ranking {
     int other_j[SS_RANK_TOP];   /* the first min(n_other, SS_RANK_TOP) of them, largest cut first */
     int nheal;
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
+    /* per model: 1 where every GPU was healed alone and their gains lie within
+     * SS_RANK_MIN_PCT of each other: no GPU stands out (the iterations' spread, not one GPU) */
+    unsigned char heal_alike[SS_NMODELS];
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
     double iterations_per_epoch;
     int by_run;                 /* ranked by the whole run's time (rank_by = run), else the steady state */

@@ -297,4 +297,27 @@ printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*
 "$stallsim" run --explain "$work/pw.ini" --out "$work/pw" > "$work/pw.txt" 2>&1 &&
   [ "$(grep -cE '^  [0-9]\. .*heal=3 ' "$work/pw.txt")" -ge 1 ] && ! grep -qE '^  [0-9]\. .*heal=[012] ' "$work/pw.txt" &&
   ok || fail "heals with persistent workers swept: $(sed -n '/largest predicted/,/^GPUs/p' "$work/pw.txt")"
+# two GPUs alike (the same fetch law, no slow one): each heal gains about as much, as each
+# iteration waits for the slower of two draws; the answer names no GPU to fix first where
+# every GPU's gain lies within 1 point of the others', from the JSON's gains
+"$stallsim" gen -o "$work/alike.h5" --gpus 2 --iterations 300 --seed 7 --workers 0 --fetch-cv 0.3 --fetch-mean 0.3 >/dev/null ||
+  fail "gen alike"
+printf '[trace]\npath = %s\n[scenarios]\nmodel = waits\nheal = none, each\n' "$work/alike.h5" > "$work/alike.ini"
+"$stallsim" run "$work/alike.ini" --out "$work/alike" > "$work/alike.txt" 2>&1 &&
+  "$stallsim" run "$work/alike.ini" --out "$work/alike" --json 2>/dev/null > "$work/alike.json" &&
+  /usr/bin/python3 - "$work/alike.json" "$work/alike.txt" <<'PY' && ok || fail "GPUs alike: $(tail -4 "$work/alike.txt")"
+import json, re, sys
+r = json.load(open(sys.argv[1]))["ranking"]
+g = sorted(h["gain_pct"] for h in r["heal"] if h["model"] == "waits")
+assert len(g) == 2 and g[0] > 1 and g[1] - g[0] < 1, g
+assert r["no_gpu_stands_out"] == ["waits"], r["no_gpu_stands_out"]
+line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("GPUs to fix first (waits)")]
+want = "GPUs to fix first (waits): none stands out (each heal %+.1f to %+.1f%%: the iterations' spread)" % (-g[1], -g[0])
+assert line == [want], (line, want)
+PY
+# one slow GPU stands out: no such line
+printf '[trace]\npath = %s\n[scenarios]\nmodel = waits\nheal = none, each\n' "$src/datasets/demo-4gpu.h5" > "$work/alike2.ini"
+"$stallsim" run "$work/alike2.ini" --out "$work/alike2" --json 2>/dev/null |
+  /usr/bin/python3 -c 'import json, sys; assert json.load(sys.stdin)["ranking"]["no_gpu_stands_out"] == []' &&
+  ok || fail "a slow GPU stands out"
 finish
