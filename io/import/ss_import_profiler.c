@@ -275,16 +275,27 @@ static int cmp_name(const void *a, const void *b)
     return c ? c : strcmp(x, y);
 }
 
-/* 1 when files a and b are named by tensorboard_trace_handler for one process:
- * <worker name>.<time>.pt.trace.json[.gz], the same worker name (host_pid by default) */
+/* The length of the worker name in a file name of tensorboard_trace_handler,
+ * <worker name>.<time>.pt.trace.json[.gz] (the worker name, host_pid by default, may hold
+ * dots: a qualified host name); 0 where the name is not of that form */
+static size_t worker_name_len(const char *name)
+{
+    const char *end = strstr(name, ".pt.trace.json");
+    if (!end || (strcmp(end, ".pt.trace.json") && strcmp(end, ".pt.trace.json.gz"))) return 0;
+    const char *dot = end;
+    while (dot > name && dot[-1] >= '0' && dot[-1] <= '9') dot--;
+    return dot < end && dot > name + 1 && dot[-1] == '.' ? (size_t)(dot - 1 - name) : 0;
+}
+
+/* 1 when files a and b are named by tensorboard_trace_handler for one process: the same
+ * worker name before .<time>.pt.trace.json */
 static int same_worker(const char *a, const char *b)
 {
     const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
     ba = ba ? ba + 1 : a;
     bb = bb ? bb + 1 : b;
-    const char *da = strchr(ba, '.'), *db = strchr(bb, '.');
-    return da && db && da - ba == db - bb && !strncmp(ba, bb, (size_t)(da - ba)) && strstr(ba, ".pt.trace.json") &&
-           strstr(bb, ".pt.trace.json");
+    const size_t la = worker_name_len(ba), lb = worker_name_len(bb);
+    return la > 0 && la == lb && !strncmp(ba, bb, la);
 }
 
 /* The error for two files of one process: a schedule that repeats writes a file per cycle */
@@ -370,7 +381,7 @@ static ss_status find_epochs(prof_state *d)
             d->bound[i] = 1;
             nb++;
             if (first < 0) first = i;
-        } else if (any && differ < 0) {
+        } else if (any && !(all && d->bound[i - 1]) && differ < 0) { /* (right after a boundary: none) */
             differ = i;
         }
     }

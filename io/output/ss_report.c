@@ -132,7 +132,9 @@ int ss_report_stands_out(const ss_summary *s, int g, double top)
     const ss_ranking *r = s->rank;
     if (r && r->nheal > 0) { /* the sweep heals GPUs one at a time: its ranking decides */
         for (int i = 0; i < r->nheal; i++)
-            if (r->heal[i].gpu == g && r->heal[i].ranked && heal_listed(r, r->heal[i].model)) return 1;
+            if (r->heal[i].gpu == g && r->heal[i].ranked && heal_listed(r, r->heal[i].model) &&
+                !r->heal_alike[r->heal[i].model])
+                return 1;
         return 0;
     }
     const ss_partial *m = &s->p[ss_summary_measured(s)];
@@ -1254,10 +1256,11 @@ static void say_flag_legend(screen *sc, unsigned used)
 /* The ranked cuts, one line each: label, change, interval, the other measure, flags. */
 /* Where the first cut changes several settings: the best that change one alone (ranking.single),
  * as many as fit on one line */
-static void say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
+static int say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
 {
     char line[LINE_BYTES] = "one setting alone:";
-    for (int k = 0; k < r->nsingle; k++) {
+    int k = 0;
+    for (; k < r->nsingle; k++) {
         char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64] = "";
         double lo, hi;
         const int j = r->single[k].j;
@@ -1267,7 +1270,8 @@ static void say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, co
         if (k > 0 && ss_report_cols(line, strlen(line)) + ss_report_cols(part, strlen(part)) > SS_ANSWER_WIDTH) break;
         snprintf(line + strlen(line), sizeof line - strlen(line), "%s", part);
     }
-    if (r->nsingle > 0) say(sc, 1, "%s", line);
+    if (k > 0) say(sc, 1, "%s", line);
+    return k;
 }
 
 static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
@@ -1311,8 +1315,8 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         const int pad = wlab - ss_report_cols(lab[k], strlen(lab[k]));
         say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
-    say_singles(sc, s, r, L);
-    for (int k = 0; k < r->nsingle; k++)
+    const int singles = say_singles(sc, s, r, L);
+    for (int k = 0; k < singles; k++)
         if (interval_reaches_none(s, r->single[k].j, r->by_run)) used |= F_UNSURE;
     /* "GPUs to fix first" shows the first HEAL_SHOWN ranked heals of a listed model, flagged unsure
      * as the cuts are: the legend covers them too */

@@ -183,20 +183,34 @@ static int cmp_cut_key(const void *a, const void *b)
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
-/* How many settings x and y, of one model, differ in (a heal set counts as one) */
-static int parts_apart(const cut_key *x, const cut_key *y)
-{
-    int diff = cmp_heal_set(x->heal, y->heal) != 0;
-    for (int i = 0; i < x->n && i < y->n; i++) diff += x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i];
-    return diff + (x->n != y->n);
-}
-
 /* 1 when x and y, of one model, differ in exactly one setting (a heal set counts as one
  * setting where both heal; a cut that heals and one that does not are further apart) */
 static int one_part_apart(const cut_key *x, const cut_key *y)
 {
     if ((x->heal->n > 0) != (y->heal->n > 0) || x->n != y->n) return 0;
-    return parts_apart(x, y) == 1;
+    int diff = cmp_heal_set(x->heal, y->heal) != 0;
+    for (int i = 0; i < x->n; i++) diff += x->lo[i] != y->lo[i] || x->hi[i] != y->hi[i];
+    return diff == 1;
+}
+
+/* How many settings scenarios a and b of one model differ in, as they are replayed: the
+ * aligns and scales, a heal set (as one), the workers, and where both have workers the
+ * prefetch factor and persistent_workers (auto as the trace's) */
+static int settings_apart(const ss_summary *s, const ss_scenario *a, const ss_scenario *b)
+{
+    const ss_model_ops *ops = ss_model_get(a->model);
+    int d = (a->fetch_align != b->fetch_align) + (a->start_align != b->start_align) +
+            (a->fetch_scale != b->fetch_scale) + (a->compute_scale != b->compute_scale) +
+            (cmp_heal_set(&a->heal, &b->heal) != 0);
+    if (!ops->setting_of || !(ops->axes & SS_AXIS_WORKERS)) return d;
+    const long wa = ops->setting_of(a, SS_AXIS_WORKERS), wb = ops->setting_of(b, SS_AXIS_WORKERS);
+    d += wa != wb;
+    if (wa < 1 || wb < 1) return d; /* without workers, prefetch and persistence mean nothing */
+    if (ops->axes & SS_AXIS_PREFETCH)
+        d += ops->setting_of(a, SS_AXIS_PREFETCH) != ops->setting_of(b, SS_AXIS_PREFETCH);
+    const int pa = a->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : a->persistent,
+              pb = b->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : b->persistent;
+    return d + ((ops->axes & SS_AXIS_PERSISTENT) && pa != pb);
 }
 
 /* Where the first ranked cut changes two settings or more of its model's baseline row b:
@@ -204,17 +218,12 @@ static int one_part_apart(const cut_key *x, const cut_key *y)
 static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, int b, ss_ranking *out)
 {
     if (out->ntop == 0 || b < 0) return;
-    cut_key base = {0}, first = {0};
-    key_of(&s->sc[b], &base);
-    key_of(&s->sc[out->top[0].j], &first);
-    if (parts_apart(&base, &first) < 2) return;
+    if (settings_apart(s, &s->sc[b], &s->sc[out->top[0].j]) < 2) return;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nc && out->nsingle < SS_RANK_SINGLE; i++) {
             const ss_scenario *sc = &s->sc[cand[i].j];
             if (cand[i].over != pass || sc->model != s->sc[b].model || sc->heal.n > 0) continue;
-            cut_key k = {0};
-            key_of(sc, &k);
-            if (parts_apart(&base, &k) == 1) out->single[out->nsingle++] = cand[i];
+            if (settings_apart(s, &s->sc[b], sc) == 1) out->single[out->nsingle++] = cand[i];
         }
 }
 

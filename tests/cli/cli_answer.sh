@@ -271,8 +271,10 @@ import csv, json, sys
 rk = json.load(open(sys.argv[1]))["ranking"]
 rows = {r["scenario"]: r for r in csv.DictReader(open(sys.argv[2]))}
 base = next(r for r in rows.values() if r["error_class"] == "baseline")
-def changed(r):
-    return (r["workers"] != base["workers"]) + (float(r["fetch_scale"]) != 1) + (r["persistent_workers"] != base["persistent_workers"])
+def changed(r):  # prefetch and persistent_workers count only where both have workers
+    both = int(r["workers"]) >= 1 and int(base["workers"]) >= 1
+    return (r["workers"] != base["workers"]) + (float(r["fetch_scale"]) != 1) + \
+        (both and r["persistent_workers"] != base["persistent_workers"])
 floor = max(1.0, abs(float(base["run_change_pct"])))
 assert changed(rows[rk["top"][0]["scenario"]]) >= 2, rk["top"][0]
 single = [r for r in rows.values() if r["model"] == "pipeline" and changed(r) == 1 and float(r["run_change_pct"]) < -floor]
@@ -287,6 +289,17 @@ line = [l for l in open(sys.argv[3]).read().splitlines() if l.startswith("one se
 first = " %+.1f%% (" % float(single[0]["run_change_pct"])
 assert len(line) == 1 and line[0].startswith("one setting alone: pipe W=") and first in line[0].split(";")[0], (line, first)
 PY
+  # from a trace without workers: W=4 is one setting (its prefetch factor and persistence
+  # come with the workers), and so is fs=0.5 without workers
+  "$stallsim" gen -o sync1.h5 --gpus 2 --iterations 300 --workers 0 --seed 3 > /dev/null &&
+    printf '[trace]\npath = sync1.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nfetch_scale = 1, 0.5\n' > sync1.ini &&
+    "$stallsim" run sync1.ini --out sync1 --json 2>/dev/null |
+    /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranking"]
+got = [c["scenario"] for c in r["one_setting_alone"]]
+assert got == ["pipeline_fetch-none_start-none_w-4_p2_fs1_cs1", "pipeline_fetch-none_start-none_w-auto_p2_fs0.5_cs1"], (got, r["top"])' &&
+    ok || fail "one setting alone from a trace without workers"
   "$stallsim" run one.ini --set scenarios.fetch_scale=1 --set scenarios.persistent_workers=auto --out one2 --json 2>/dev/null |
     /usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin)["ranking"]; assert r["top"] and not r["one_setting_alone"], r' &&
     ok || fail "one setting alone where the first cut changes one setting"

@@ -315,6 +315,18 @@ line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("GPUs t
 want = "GPUs to fix first (waits): none stands out (each heal %+.1f to %+.1f%%: the iterations' spread)" % (-g[1], -g[0])
 assert line == [want], (line, want)
 PY
+# nor is one named the slowest loader then (4 GPUs alike, the pipeline model)
+"$stallsim" gen -o "$work/alike4.h5" --gpus 4 --iterations 400 --workers 1 --fetch-mean 0.4 --fetch-cv 0.5 \
+  --compute-mean 0.3 --seed 3 >/dev/null || fail "gen alike4"
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, each\n' "$work/alike4.h5" > "$work/alike4.ini"
+"$stallsim" run "$work/alike4.ini" --out "$work/alike4" > "$work/alike4.txt" 2>&1 &&
+  "$stallsim" run "$work/alike4.ini" --out "$work/alike4" --json 2>/dev/null |
+  /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ranking"]["no_gpu_stands_out"] == ["pipeline"], d["ranking"]["heal"]
+assert d["findings"]["slowest_loader_gpu"] is None, d["findings"]' &&
+  ! grep -q "^slowest loader" "$work/alike4.txt" && ok || fail "GPUs alike, no slowest loader: $(tail -5 "$work/alike4.txt")"
 # one slow GPU stands out: no such line
 printf '[trace]\npath = %s\n[scenarios]\nmodel = waits\nheal = none, each\n' "$src/datasets/demo-4gpu.h5" > "$work/alike2.ini"
 "$stallsim" run "$work/alike2.ini" --out "$work/alike2" --json 2>/dev/null |

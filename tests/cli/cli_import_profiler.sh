@@ -106,12 +106,12 @@ expect_error "no steps" "nosteps.json: no ProfilerStep#N events" "$work/nosteps.
 # epochs: a step that holds one wait more than the others on every rank (a pass's last
 # next(), then the next pass's first) begins an epoch; its row asks at its second wait, the
 # row before ends at its first; where a rank differs, one epoch and a warning
-ep() { # NAME RANK EXTRA-AT: steps #1..#6 of 100 µs at 1000 µs apart, one wait each, two at EXTRA-AT
-  local ev="" i t
+ep() { # NAME RANK EXTRA-AT...: steps #1..#6 of 900 µs at 1000 µs apart, one wait each, two at each EXTRA-AT
+  local ev="" i t x
   for i in 1 2 3 4 5 6; do
     t=$((i * 1000))
     ev="$ev$(printf "$S,$W," "$i" "$t" 900 $((t + 10)))"
-    [ "$i" = "$3" ] && ev="$ev$(printf "$W," $((t + 400)))"
+    for x in "${@:3}"; do [ "$i" = "$x" ] && ev="$ev$(printf "$W," $((t + 400)))"; done
   done
   printf '{"distributedInfo": {"rank": %d, "world_size": 2}, "traceEvents": [%s]}\n' "$2" "${ev%,}" > "$work/$1.json"
 }
@@ -132,6 +132,13 @@ assert np.allclose(t["stall_time"][:, 0], 10e-6, atol=1e-12), t["stall_time"][:,
 it = np.array([1000, 1000, 1000, 610, 1000, 890]) * 1e-6
 assert np.allclose(t["iteration_time"][:, 0], it, atol=1e-9), t["iteration_time"][:, 0]
 PY
+# a step right after a boundary with one wait more is no boundary (an epoch holds two steps
+# at least), and no rank differs there
+ep ea0 0 3 4; ep ea1 1 3 4
+"$stallsim" import profiler "$work/ea0.json" "$work/ea1.json" -o "$work/ea.h5" > "$work/e.txt" 2>&1 &&
+  ! grep -q "some ranks only" "$work/e.txt" &&
+  $py -c "import h5py; assert list(h5py.File('$work/ea.h5')['timeline/epoch'][()]) == [0, 0, 1, 1, 1, 1]" && ok ||
+  fail "two steps in a row with one wait more: $(cat "$work/e.txt")"
 "$stallsim" import profiler "$work/ep0.json" "$work/epx.json" -o "$work/epx.h5" > "$work/e.txt" 2>&1 &&
   ! grep -q "Each begins an epoch" "$work/e.txt" &&
   $py -c "import h5py; assert set(h5py.File('$work/epx.h5')['timeline/epoch'][()]) == {0}" && ok ||
@@ -142,6 +149,13 @@ mkdir -p "$work/cyc"
 printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 1 0 100 1 2 200 100 201)" > "$work/cyc/vm_41.100.pt.trace.json"
 printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 7 1000 100 1001 8 1200 100 1201)" > "$work/cyc/vm_41.200.pt.trace.json"
 printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 1 0 100 1 2 200 100 201)" > "$work/cyc/vm_42.100.pt.trace.json"
+# worker names may hold dots (a qualified host name): two processes on one host are two ranks
+printf '{"traceEvents": [%s]}\n' "$(printf "$S,$W,$S,$W" 1 0 100 1 2 200 100 201)" > "$work/cyc2-a.json"
+mkdir -p "$work/fqdn"
+cp "$work/cyc2-a.json" "$work/fqdn/node1.cluster.local_1234.1700000000000.pt.trace.json"
+cp "$work/cyc2-a.json" "$work/fqdn/node1.cluster.local_5678.1700000000001.pt.trace.json"
+"$stallsim" import profiler "$work/fqdn" -o "$work/fqdn.h5" > "$work/e.txt" 2>&1 && grep -q "2 GPUs" "$work/e.txt" && ok ||
+  fail "two processes of a dotted host name: $(cat "$work/e.txt")"
 expect_error "cycles of one process" "vm_41.100.pt.trace.json and .*vm_41.200.pt.trace.json come from one process \(tensorboard_trace_handler names a file per cycle" "$work/cyc"
 for t in 300 400; do
   printf '{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [%s]}\n' \
