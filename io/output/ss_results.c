@@ -541,7 +541,11 @@ ss_status ss_results_read_summary(const char *path, ss_results_row **rows, int *
                 ntext += c->type == SS_COL_STR; /* its text stays empty */
                 continue;
             }
-            if (c->type == SS_COL_STR && ntext < SS_RESULTS_MAX_TEXT) {
+            if (c->type == SS_COL_STR && ntext >= SS_RESULTS_MAX_TEXT) {
+                /* a column table of more text columns than a row holds: raise SS_RESULTS_MAX_TEXT */
+                st = ss_fail(SS_EINTERNAL, "%s: the /summary table has more text columns than %d (SS_RESULTS_MAX_TEXT)",
+                             path, SS_RESULTS_MAX_TEXT);
+            } else if (c->type == SS_COL_STR) {
                 hid_t s1 = H5Tcopy(H5T_C_S1);
                 H5Tset_size(s1, sizeof(((ss_results_row *)0)->text[0]));
                 H5Tinsert(t, c->name, HOFFSET(ss_results_row, text) + (size_t)ntext++ * sizeof(((ss_results_row *)0)->text[0]), s1);

@@ -43,12 +43,12 @@ int ss_results_csv_digest(const char *path, char *out);
 
 /* One row of a results.h5 /summary table as `stallsim compare` reads it back: the
  * columns flagged SS_COLF_H5 (ss_columns.h), text columns in table order into text[]
- * (text[0] the scenario, text[1] the model, text[2] its label, then the settings'
- * texts: fetch_align, start_align, heal_gpus), numbers into num[column index]. A
+ * (text[0] the scenario, text[1] the model, text[2] its label, then the other text
+ * columns in the table's order), numbers into num[column index]. A
  * column the file lacks is empty text or NaN; only those flagged SS_COLF_COMPARE but
  * the label are required. */
 #define SS_RESULTS_MAX_COLUMNS 64
-#define SS_RESULTS_MAX_TEXT 8
+#define SS_RESULTS_MAX_TEXT 12
 typedef struct {
     char text[SS_RESULTS_MAX_TEXT][SS_NAME_MAX];
     double num[SS_RESULTS_MAX_COLUMNS];
