@@ -47,6 +47,12 @@ typedef struct {
     trow *rows, next_row;
     int have_next, eof;
     long steps;
+    /* does each row's end meet the next row's ask on its rank (within an epoch)? */
+    double *end;       /* [G] each rank's last row's ask + iteration_time (s) */
+    long long end_epoch;
+    long gaps, gaps_far; /* rows that follow one of their rank, and those whose ask lies
+                          * more than 1 µs after it */
+    double gap_sum;     /* the far rows' gaps summed (s) */
 } tab_state;
 
 /* Splits line into fields at commas (double quotes group, "" is a quote; spaces around a
@@ -310,6 +316,7 @@ static void tab_close(void *state)
     free(t->f);
     free(t->rows);
     free(t->clock);
+    free(t->end);
     free(t->path);
     free(t);
 }
@@ -358,17 +365,24 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
     t->no_times = t->no_fetch && t->col[C_TSTART] < 0 && t->col[C_SEND] < 0 && t->col[C_ITIME] >= 0;
     t->origin_col = t->no_fetch ? C_TSTART : C_FSTART;
     static const int required[] = {C_RANK, C_EPOCH, C_STEP, C_FSTART, C_TSTART, C_STALL};
+    char missing[160] = "";
+    int nmiss = 0;
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (t->col[required[i]] < 0 && !(required[i] == C_FSTART && t->no_fetch) &&
             !(required[i] == C_TSTART && t->no_times)) {
-            /* one header field holding the names: another separator than the comma */
-            const int other = n == 1 && (strchr(t->f[0], ';') || strchr(t->f[0], '\t'));
-            return ss_fail(SS_EDATA, "%s:1: column '%s' is missing (see stallsim import table --help)%s", t->path,
-                           col_names[required[i]],
-                           other ? "; the header is one field with ';' or tabs in it: the columns must be separated by "
-                                   "commas"
-                                 : "");
+            const size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s'%s'", l ? ", " : "", col_names[required[i]]);
+            nmiss++;
         }
+    if (nmiss) {
+        /* one header field holding the names: another separator than the comma */
+        const int other = n == 1 && (strchr(t->f[0], ';') || strchr(t->f[0], '\t'));
+        return ss_fail(SS_EDATA, "%s:1: column%s %s %s missing (see stallsim import table --help)%s", t->path,
+                       nmiss == 1 ? "" : "s", missing, nmiss == 1 ? "is" : "are",
+                       other ? "; the header is one field with ';' or tabs in it: the columns must be separated by "
+                               "commas"
+                             : "");
+    }
     if (!t->no_fetch && (t->col[C_FEND] < 0) == (t->col[C_FTIME] < 0))
         return ss_fail(SS_EDATA, "%s:1: give exactly one of the columns fetch_end and fetch_time (or, without fetch "
                        "times, neither, nor fetch_start)", t->path);
@@ -397,12 +411,27 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
             ss_warn("%s: no train_start column: each rank's steps are laid end to end from time 0 (an iteration_time "
                     "after another), so the ranks' times are not aligned", t->path);
     }
+    if (!(t->end = malloc((size_t)t->G * sizeof *t->end))) return ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; g < t->G; g++) t->end[g] = NAN;
     info->meta.gpus = t->G;
     info->meta.iterations = 0;
     snprintf(info->meta.fetch_times, sizeof info->meta.fetch_times, "%s", t->no_fetch ? "absent" : "measured");
     snprintf(info->meta.log_type, sizeof info->meta.log_type, "table");
     snprintf(info->meta.source, sizeof info->meta.source, "table:%s", t->path);
     return SS_OK;
+}
+
+/* Where most rows end before their rank's next ask (step_end taken after the step, not
+ * where the loop asks for the next batch), the whole run cannot be put in wall time: say so */
+static void gap_warning(tab_state *t)
+{
+    if (t->gaps == 0 || 2 * t->gaps_far <= t->gaps) return;
+    ss_warn("%s: %ld of %ld rows begin after their rank's previous row ended (step_end or iteration_time), by %.0f µs "
+            "on average: run_time then sums each row's longest iteration over the ranks, not the wall time, and "
+            "comes out longer than the job's clock where the ranks ask apart. Give step_end as the instant the loop "
+            "asks for the next batch (the next step's ask), as IMPORTERS.md says",
+            t->path, t->gaps_far, t->gaps, 1e6 * t->gap_sum / (double)t->gaps_far);
+    t->gaps = 0; /* once */
 }
 
 static ss_status tab_next(void *state, ss_slab *s, ss_import_info *info)
@@ -416,7 +445,10 @@ static ss_status tab_next(void *state, ss_slab *s, ss_import_info *info)
             for (int g = 0; g < G; g++) t->rows[g].line = 0;
             ss_status st = gather(t, &cnt);
             if (st != SS_OK) return st;
-            if (cnt == 0) break;
+            if (cnt == 0) {
+                gap_warning(t);
+                break;
+            }
         }
         t->steps++;
         long r = s->n++;
@@ -430,12 +462,19 @@ static ss_status tab_next(void *state, ss_slab *s, ss_import_info *info)
                 x->tstart = t->clock[g] + x->stall;
                 t->clock[g] += x->itime;
             }
+            const double ask = x->tstart - x->stall;
+            if (t->end_epoch == t->epoch && !isnan(t->end[g])) {
+                t->gaps++;
+                if (ask - t->end[g] > 1e-6) t->gaps_far++, t->gap_sum += ask - t->end[g];
+            }
+            t->end[g] = ask + x->itime;
             s->fetch_start[at] = x->fstart;
             s->fetch_time[at] = x->ftime;
             s->train_start[at] = x->tstart;
             s->iteration_time[at] = x->itime;
             s->stall_time[at] = x->stall;
         }
+        t->end_epoch = t->epoch;
     }
     (void)info;
     return SS_OK;

@@ -295,7 +295,7 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
     int waits_only = 1; /* every scenario's model replays from the waits alone */
     for (int i = 0; i < j->nsc; i++) waits_only &= ss_model_get(j->sc[i].model)->waits_only;
     if (st == SS_OK && !waits_only && !ss_trace_meta_has_fetch(ss_trace_meta_of(j->t)))
-        st = ss_fail(SS_EDATA,
+        st = ss_fail(SS_ECONFIG, /* the trace is sound; the scenario file asks what it cannot give */
                      "%s: the trace has no fetch timings (fetch_times = absent: it shows only when each rank waited), "
                      "so the loader models cannot replay it. `model = %s` with `heal = each` asks what each rank "
                      "would give if it waited like the others; record the run with scripts/stallsim_record.py and "

@@ -74,7 +74,8 @@ static ss_status check_unused(const ss_config *c)
         }
         if (!used)
             return ss_fail(SS_ECONFIG, "%s: [scenarios] %s is set, but no model of the sweep takes it (it applies to "
-                           "model = %s): add that model to [scenarios] model, or leave %s out",
+                           "model = %s): add that model to [scenarios] model, or leave %s out (the loader "
+                           "models need a trace with fetch times: `stallsim info` says whether it has them)",
                            ss_config_origin(c, "scenarios", axis_key[a]), axis_key[a], takers, axis_key[a]);
     }
     for (int m = 0; m < SS_NMODELS; m++) {

@@ -54,7 +54,7 @@ grep -q "^whole run: .*; a profiler trace holds the schedule's active steps only
 "$stallsim" compare "$work/tiny.h5" "$work/tiny.h5" --warmup 0 >/dev/null 2>&1 && ok || fail "compare on a profiler trace"
 printf '[trace]\npath = tiny.h5\nwarmup_iterations = 0\n' > "$work/tiny.ini"
 "$stallsim" run "$work/tiny.ini" --out "$work/tiny-run" >/dev/null 2>"$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "no fetch timings" "$work/err" && grep -q "stallsim_record.py" "$work/err" && ok \
+[ $rc -eq 2 ] && grep -q "no fetch timings" "$work/err" && grep -q "stallsim_record.py" "$work/err" && ok \
   || fail "run on a profiler trace: rc=$rc $(cat "$work/err")"
 
 # ---- errors ----

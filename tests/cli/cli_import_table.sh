@@ -96,7 +96,7 @@ expect_error() { # WHAT PATTERN CSV-TEXT
 }
 H=rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time
 # a header separated by ';' (a spreadsheet's CSV in some locales): said so
-expect_error "semicolons" "e.csv:1: column 'rank' is missing .*; the header is one field with ';' or tabs in it: the columns must be separated by commas" \
+expect_error "semicolons" "e.csv:1: columns 'rank', 'epoch', 'step', 'train_start', 'stall_time' are missing .*; the header is one field with ';' or tabs in it: the columns must be separated by commas" \
   "$(printf '%s\n0;0;0;1;0.5;2;1;0' "$(echo "$H" | tr , ';')")"
 # what no command would read is not written: a negative step (an iteration's index)
 expect_error "a negative step" "e.csv: table import: iteration 0 of epoch 0 has index -1: an iteration's index in its epoch is 0 or more" \
@@ -134,6 +134,8 @@ expect_error "fetch_start alone" "e.csv:1: give exactly one of the columns fetch
 0,1,0,0,1,2,0"
 expect_error "step_end without train_start" "e.csv:1: column 'train_start' is missing" "rank,epoch,step,step_end,stall_time
 0,1,0,2,0"
+expect_error "two missing columns, named together" "e.csv:1: columns 'rank', 'stall_time' are missing" "epoch,step,step_end,train_start
+1,0,2,1"
 expect_error "both fetch_end and fetch_time" "e.csv:1: give exactly one of the columns fetch_end and fetch_time" \
   "rank,epoch,step,fetch_start,fetch_end,fetch_time,train_start,iteration_time,stall_time
 0,1,0,0,1,1,1,2,0"
@@ -199,4 +201,21 @@ PY
 [ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "import -o '': $(cat "$work/e.txt")"
 "$stallsim" gen -o "" --gpus 2 --iterations 5 > /dev/null 2> "$work/e.txt"
 [ $? -eq 2 ] && grep -q "needs a file name" "$work/e.txt" && ok || fail "gen -o '': $(cat "$work/e.txt")"
+# step_end taken after the step, not at the next ask: most rows begin after their rank's
+# previous row ended (here by 50 µs), so the whole run cannot be put in wall time: warned,
+# with the mean gap; where step_end is the next ask, no warning
+$py - "$work" <<'PY' || fail "writing the gap tables"
+import sys
+for name, gap in (("gap", 50e-6), ("nogap", 0.0)):
+    with open(f"{sys.argv[1]}/{name}.csv", "w") as f:
+        f.write("rank,epoch,step,train_start,stall_time,step_end\n")
+        for k in range(20):
+            for r in (0, 1):
+                ask, stall, it = 1700000000.0 + 0.001 * r + 0.01 * k, 0.002 + 0.001 * r, 0.01
+                f.write(f"{r},0,{k},{ask + stall:.6f},{stall:.6f},{ask + it - gap:.6f}\n")
+PY
+"$stallsim" import table "$work/gap.csv" -o "$work/gap.h5" > "$work/o.txt" 2>&1 &&
+  grep -q "gap.csv: 38 of 38 rows begin after their rank's previous row ended (step_end or iteration_time), by 50 µs on average" "$work/o.txt" &&
+  "$stallsim" import table "$work/nogap.csv" -o "$work/nogap.h5" > "$work/o2.txt" 2>&1 && ! grep -q "begin after" "$work/o2.txt" &&
+  ok || fail "step_end before the next ask: $(cat "$work/o.txt" "$work/o2.txt")"
 finish
