@@ -219,6 +219,22 @@ static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key
     return exact >= 0 ? exact : hit;
 }
 
+/* With --scenario, for a real run whose trace records no loader settings (a profiler trace,
+ * a table): the row of results folder a that holds every text, of those that depart least
+ * from the plain prediction; -1 when none. *more: how many others hold them too */
+static int match_row_any_loader(const cmp_table *t, const cmp_folders *f, int a, int *more)
+{
+    int hit = -1, least = 1 << 20;
+    *more = 0;
+    for (int j = f->src[a]; j < t->n; j++)
+        if (f->fold[j] == a && t->v[j].kind == CMP_REPLAY && row_holds_all(t, &t->v[j])) {
+            const int d = departures(&t->v[j]);
+            if (hit >= 0) (*more)++;
+            if (d < least) least = d, hit = j;
+        }
+    return hit;
+}
+
 /* 1 when row hit, the prediction of loader k set beside a real run, is results folder a's
  * baseline replay: the plain prediction of the base trace's own loader, its
  * persistent_workers the base's (or not set) */
@@ -317,7 +333,7 @@ static void match_csv(FILE *csv, const cmp_table *t, int i, int whole, const cha
 }
 
 static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, int whole, const char *what, int wsrc,
-                              int *cnt, double *sum, int *nown, int *nother, FILE *out, FILE *csv)
+                              int *cnt, double *sum, int *nown, int *nother, int *matched, FILE *out, FILE *csv)
 {
     const int nrow = cmp_rows_column();
     /* the prediction's 90 % interval of that column (COLUMNS.md) */
@@ -340,11 +356,13 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
         char loader[32];
         loader_name(k, loader, sizeof loader);
         int any = 0;
-        for (int a = 0; a < f->n && r->workers >= 0; a++) {
-            int more, hit = match_row(t, f, a, k, &more);
+        /* a real run whose loader is not recorded is set beside a row by --scenario alone */
+        const int by_text = r->workers == -1 && t->nscenario > 0;
+        for (int a = 0; a < f->n && (r->workers >= 0 || by_text); a++) {
+            int more, hit = by_text ? match_row_any_loader(t, f, a, &more) : match_row(t, f, a, k, &more);
             if (hit < 0) continue;
             const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
-            const int own = is_baseline_match(t, f, a, hit, k);
+            const int own = !by_text && is_baseline_match(t, f, a, hit, k);
             /* a whole run is comparable only with one of as many iterations */
             if (isnan(e) || (whole && nrow >= 0 && t->v[hit].r.num[nrow] != r->r.num[nrow])) {
                 fprintf(out, "%-*s %-12s %10.4f %10s %8s %6s  %s: %s (%s)\n", wsrc, any ? "" : cmp_shown_source(t, i),
@@ -368,8 +386,8 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             if (own) snprintf(more_txt, sizeof more_txt, " (the base's own loader: the baseline replay, not in the mean%s)",
                               alike);
             else if (more && t->nscenario)
-                snprintf(more_txt, sizeof more_txt, " (+%d other row%s of this loader hold%s %.80s)", more,
-                         more == 1 ? "" : "s", more == 1 ? "s" : "", t->nscenario > 1 ? "them all" : texts);
+                snprintf(more_txt, sizeof more_txt, " (+%d other row%s of %s hold%s %.80s)", more, more == 1 ? "" : "s",
+                         by_text ? "the results" : "this loader", more == 1 ? "s" : "", t->nscenario > 1 ? "them all" : texts);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
@@ -389,8 +407,11 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                       more_txt[0] == ' ' ? more_txt + 1 : more_txt[0] ? more_txt : NULL);
             any = 1;
         }
+        *matched += any;
         if (!any) {
-            const char *why = r->workers == -1   ? "the trace records no loader settings"
+            const char *why = by_text            ? "no row of the results holds every text"
+                              : r->workers == -1 ? "the trace records no loader settings: give --scenario TEXT to set it "
+                                                   "beside a row (heal-1)"
                               : r->workers == -2 ? "its GPUs' workers differ: set it beside a row yourself"
                               : t->nscenario     ? "no prediction of its loader whose scenario holds every text"
                                                  : "no such prediction among the inputs";
@@ -474,10 +495,11 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
     if (csv)
         fputs(CMP_MATCH_CSV_HEAD "loader,real,predicted,error_pct,in_90,lo,hi,prediction_source,prediction,"
               "baseline_replay,note\n", csv);
-    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, out, csv);
+    int matched = 0, matched_run = 0; /* real runs set beside a prediction */
+    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, &matched, out, csv);
     if (run >= 0)
-        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, out,
-                          csv);
+        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run,
+                          &matched_run, out, csv);
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
@@ -491,10 +513,16 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
                      "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
                      "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
     char texts[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8)];
-    if (t->nscenario && ntr > 1)
-        fprintf(out, "--scenario %s set each of the %d real runs beside a prediction that holds %s: each should be a "
+    int unknown = 0; /* real runs whose trace records no loader settings */
+    for (int i = 0; i < t->n; i++) unknown += t->v[i].kind == CMP_TRACE && t->v[i].workers == -1;
+    if (t->nscenario && unknown)
+        fprintf(out, "a real run whose trace records no loader settings (%d here) is set beside the row of any model "
+                     "whose scenario holds %s\n", unknown, scenario_texts(t, 0, texts, sizeof texts));
+    if (t->nscenario && ntr > 1 && matched > 0)
+        fprintf(out, "--scenario %s set %s%d real runs beside a prediction that holds %s: each should be a "
                      "run recorded so (for a heal: with that rank fixed); compare the others without --scenario\n",
-                scenario_texts(t, 0, texts, sizeof texts), ntr, t->nscenario > 1 ? "them all" : "it");
+                scenario_texts(t, 0, texts, sizeof texts), matched == ntr ? "each of the " : "", matched,
+                t->nscenario > 1 ? "them all" : "it");
     say_busy_runs(t, out);
     free(cnt);
     free(sum);

@@ -432,7 +432,7 @@ mean = [l for l in parts[1].splitlines() if l.startswith("mean |error| over the 
 assert mean and mean[0].endswith("%.1f %%" % (sum(errs) / 2)), (mean, errs)
 assert "[+" not in parts[1] and "the baseline replay" not in parts[1], parts[1]
 # several real runs under one --scenario: a line says each should be a run recorded so
-assert "--scenario fs0.5 set each of the 3 real runs beside a prediction that holds it" in parts[2], parts[2]
+assert "--scenario fs0.5 set 2 real runs beside a prediction that holds it" in parts[2], parts[2]
 PY
 # whole parts only: fs0 is not fs0.5; fs=0.5 (the label's form) is
 ! "$stallsim" compare "$work/mres" "$work/m2.h5" --match --scenario fs0 > /dev/null 2>&1 &&

@@ -84,4 +84,20 @@ sed 's/^model = waits/model = pipeline/' "$work/w.ini" >"$work/p.ini"
 # a configuration error (exit 2): the trace is sound, the scenario file asks what it cannot give
 [ $rc -eq 2 ] && ok || fail "the pipeline model on a trace without fetch times: exit $rc"
 grep -q 'no fetch timings.*`model = waits`' "$work/p.txt" && ok || fail "refusal without the waits model: $(cat "$work/p.txt")"
+# compare --match: a real run that records no loader (a table) is set beside the row that
+# holds --scenario's text, of any model; without --scenario, it says how
+"$stallsim" compare "$work/out" "$work/w.h5" --match --scenario heal-2 --warmup 0 >"$work/m.txt" 2>&1 &&
+  $py - "$work/m.txt" "$work/out/summary.csv" "$work/w.h5" <<'PY' && ok || fail "compare --match --scenario on a table trace: $(cat "$work/m.txt")"
+import csv, sys, h5py
+text = open(sys.argv[1]).read()
+row = next(r for r in csv.DictReader(open(sys.argv[2])) if r["label"] == "waits heal=2")
+with h5py.File(sys.argv[3]) as f:
+    real = f["timeline/iteration_time"][()].max(axis=1).mean()
+pred = float(row["iter_time_mean"])
+want = "w.h5     -            %10.4f %10.4f %+7.1f%%      -  out: waits heal=2" % (real, pred, 100 * (pred / real - 1))
+assert any(l.startswith(want) for l in text.splitlines()), (want, text)
+assert "a real run whose trace records no loader settings (1 here) is set beside the row of any model whose scenario holds heal-2" in text, text
+PY
+"$stallsim" compare "$work/out" "$work/w.h5" --match --warmup 0 2>&1 | grep -q "the trace records no loader settings: give --scenario TEXT" &&
+  ok || fail "compare --match on a table trace without --scenario"
 finish
