@@ -37,7 +37,7 @@ HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorc
             "pytorch-grid-zi", "pytorch-grid-zj", "pytorch-grid-zk",
             "pytorch-grid-zm", "pytorch-grid-zn", "pytorch-grid-zo", "pytorch-startup-h",
             "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
-            "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
+            "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zp")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one; -g and -l fork their workers, the others
 # spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",

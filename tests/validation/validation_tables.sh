@@ -40,7 +40,7 @@ HELD = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-st
         "pytorch-grid-zi", "pytorch-grid-zj", "pytorch-grid-zk",
         "pytorch-grid-zm", "pytorch-grid-zn", "pytorch-grid-zo", "pytorch-startup-h",
         "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
-        "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
+        "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zp")
 CAL = ("pytorch-grid-u", "pytorch-grid-zc", "pytorch-grid-zl")
 bad, n, splits = [], 0, set()
 for r in csv.DictReader(open(sys.argv[1])):
