@@ -28,11 +28,12 @@ typedef struct {
     long nsteps, nwaits, capsteps, capwaits;
     long nowait, nowait_first; /* steps without a wait inside them (ask NAN): count, the first */
     int told;                  /* its rank came from distributedInfo, its name or --rank */
-    /* per step after matching: the ask (µs) and the wait; its outermost waits, and the
-     * first one's start and length and the second one's start (an epoch's boundary) */
+    /* per step after matching: the ask (µs) and the wait, both from its first wait on; its
+     * outermost waits, and the first one's length and the second one's start (a step that
+     * begins an epoch asks at its second wait: prof_next) */
     double *ask, *stall;
     int *nw;
-    double *first_ts, *first_dur, *second_ts;
+    double *first_dur, *second_ts;
 } pfile;
 
 typedef struct {
@@ -208,10 +209,9 @@ static ss_status match_steps(prof_state *d, pfile *f)
     f->ask = malloc((size_t)f->nsteps * sizeof *f->ask);
     f->stall = calloc((size_t)f->nsteps, sizeof *f->stall);
     f->nw = calloc((size_t)f->nsteps, sizeof *f->nw);
-    f->first_ts = malloc((size_t)f->nsteps * sizeof *f->first_ts);
     f->first_dur = malloc((size_t)f->nsteps * sizeof *f->first_dur);
     f->second_ts = malloc((size_t)f->nsteps * sizeof *f->second_ts);
-    if (!f->ask || !f->stall || !f->nw || !f->first_ts || !f->first_dur || !f->second_ts)
+    if (!f->ask || !f->stall || !f->nw || !f->first_dur || !f->second_ts)
         return ss_fail(SS_ENOMEM, "out of memory");
     long w = 0;
     for (long i = 0; i < f->nsteps; i++) {
@@ -222,7 +222,7 @@ static ss_status match_steps(prof_state *d, pfile *f)
         for (; w < f->nwaits && f->waits[w].ts <= end; w++) {
             const span *x = &f->waits[w];
             if (x->ts < last_end) continue; /* nested in the previous wait */
-            if (!n) f->ask[i] = f->first_ts[i] = x->ts, f->first_dur[i] = x->dur;
+            if (!n) f->ask[i] = x->ts, f->first_dur[i] = x->dur;
             if (n == 1) f->second_ts[i] = x->ts;
             f->stall[i] += x->dur;
             last_end = x->ts + x->dur;
@@ -256,7 +256,6 @@ static void prof_close(void *state)
         free(d->f[g].ask);
         free(d->f[g].stall);
         free(d->f[g].nw);
-        free(d->f[g].first_ts);
         free(d->f[g].first_dur);
         free(d->f[g].second_ts);
     }
@@ -352,9 +351,9 @@ static int usual_waits(const pfile *f)
 /* Epochs. A loop `for batch in loader` ends its pass with a next() that raises StopIteration
  * (and shuts the workers down), then iter(loader) starts the next pass, whose first next()
  * waits for its first batch: a step that spans the two holds one wait more than the usual
- * k. Where such steps fall at the same steps on every rank, each begins an epoch: its first
- * wait is the pass's end, the row asks at its second wait, and the row before ends where
- * the loop asked for the batch that was not there. Nothing changes where the ranks differ. */
+ * k. Where such steps fall at the same steps on every rank, each begins an epoch (d->bound;
+ * prof_next: its first wait is the pass's end, the row asks at its second wait, and the
+ * row before ends at the first). Nothing changes where the ranks differ. */
 static ss_status find_epochs(prof_state *d)
 {
     const long N = d->f[0].nsteps;
@@ -392,13 +391,6 @@ static ss_status find_epochs(prof_state *d)
         memset(d->bound, 0, (size_t)N);
         return SS_OK;
     }
-    for (long i = 0; i < N; i++)
-        if (d->bound[i])
-            for (int g = 0; g < d->G; g++) {
-                pfile *f = &d->f[g];
-                f->ask[i] = f->second_ts[i];
-                f->stall[i] -= f->first_dur[i];
-            }
     if (nb)
         ss_warn("import profiler: %ld step%s (the first: ProfilerStep#%lld) hold%s one DataLoader wait more than the "
                 "others, on every rank: a pass's last next() and the next pass's first. Each begins an epoch, "
@@ -540,7 +532,7 @@ static ss_status prof_open(void **state, int argc, char **argv, ss_import_info *
     m->gpus = d->G;
     m->iterations = 0;
     snprintf(m->fetch_times, sizeof m->fetch_times, "absent");
-    snprintf(m->log_type, sizeof m->log_type, "pytorch-profiler");
+    snprintf(m->log_type, sizeof m->log_type, "%s", SS_LOG_TYPE_PROFILER);
     snprintf(m->source, sizeof m->source, "profiler:%s%s (%s", d->f[0].path, d->G > 1 ? " ..." : "",
              d->G > 1 ? "ranks" : "rank");
     for (int g = 0; g < d->G; g++) {
@@ -569,14 +561,13 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
         s->epoch[r] = d->epoch;
         /* the first epoch counts from the profiler's steps; a later one from its first */
         s->index[r] = d->epoch ? i - d->epoch_at : d->f[0].steps[i].n;
-        const int ends = i + 1 < N && d->bound && d->bound[i + 1]; /* the pass's last row */
+        const int begins = d->bound && d->bound[i]; /* its first wait ended the pass before */
         for (int g = 0; g < G; g++) {
             const pfile *f = &d->f[g];
-            double ask = f->ask[i], stall = f->stall[i];
-            /* the next ask; the last row of a pass: its loop's next() that ended it; the last
-             * step, or one before a step without a wait: to its end */
-            double next = ends ? f->first_ts[i + 1]
-                          : i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
+            double ask = begins ? f->second_ts[i] : f->ask[i], stall = f->stall[i] - (begins ? f->first_dur[i] : 0.0);
+            /* the next step's first wait: the next ask, or the next() that ended the pass; the
+             * last step, or one before a step without a wait: to its end */
+            double next = i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
             size_t at = (size_t)r * G + g;
             double it = next - ask;
             if (it < stall) it = stall; /* a last step whose wait outlasts it */

@@ -12,6 +12,9 @@
 #define SS_TRACE_VERSION 1
 
 /* Root attributes. Optional strings are "" and optional ints -1 when unknown. */
+/* The log_type of a PyTorch profiler trace (the profiler importer writes it) */
+#define SS_LOG_TYPE_PROFILER "pytorch-profiler"
+
 typedef struct {
     int gpus;
     long iterations;      /* rows; 0 in ss_trace_create: unknown, counted while rows are appended */

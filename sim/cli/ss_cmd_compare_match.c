@@ -184,9 +184,11 @@ static const char *scenario_texts(const cmp_table *t, int quoted, char *buf, siz
 }
 
 /* 1 when row r is the prediction --match sets beside a real run of loader k: the plain
- * one, or with --scenario one of that loader that holds every text (row_holds_all) */
+ * one, or with --scenario one of that loader that holds every text (row_holds_all); a run
+ * whose trace records no loader (k.w = -1) goes beside any replay row that holds them */
 static int matches(const cmp_table *t, const cmp_row *r, loader_key k)
 {
+    if (k.w == -1) return t->nscenario && r->kind == CMP_REPLAY && row_holds_all(t, r);
     return t->nscenario ? predicts_loader(r, k) && row_holds_all(t, r) : plain_prediction(r, k);
 }
 
@@ -217,22 +219,6 @@ static int match_row(const cmp_table *t, const cmp_folders *f, int a, loader_key
             if (d == least && exact < 0 && exact_pw(&t->v[j], k)) exact = j;
         }
     return exact >= 0 ? exact : hit;
-}
-
-/* With --scenario, for a real run whose trace records no loader settings (a profiler trace,
- * a table): the row of results folder a that holds every text, of those that depart least
- * from the plain prediction; -1 when none. *more: how many others hold them too */
-static int match_row_any_loader(const cmp_table *t, const cmp_folders *f, int a, int *more)
-{
-    int hit = -1, least = 1 << 20;
-    *more = 0;
-    for (int j = f->src[a]; j < t->n; j++)
-        if (f->fold[j] == a && t->v[j].kind == CMP_REPLAY && row_holds_all(t, &t->v[j])) {
-            const int d = departures(&t->v[j]);
-            if (hit >= 0) (*more)++;
-            if (d < least) least = d, hit = j;
-        }
-    return hit;
 }
 
 /* 1 when row hit, the prediction of loader k set beside a real run, is results folder a's
@@ -359,7 +345,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
         /* a real run whose loader is not recorded is set beside a row by --scenario alone */
         const int by_text = r->workers == -1 && t->nscenario > 0;
         for (int a = 0; a < f->n && (r->workers >= 0 || by_text); a++) {
-            int more, hit = by_text ? match_row_any_loader(t, f, a, &more) : match_row(t, f, a, k, &more);
+            int more, hit = match_row(t, f, a, k, &more);
             if (hit < 0) continue;
             const double e = cmp_pct(t->v[hit].r.num[col], r->r.num[col]);
             const int own = !by_text && is_baseline_match(t, f, a, hit, k);
@@ -407,7 +393,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                       more_txt[0] == ' ' ? more_txt + 1 : more_txt[0] ? more_txt : NULL);
             any = 1;
         }
-        *matched += any;
+        if (matched) *matched += any;
         if (!any) {
             const char *why = by_text            ? "no row of the results holds every text"
                               : r->workers == -1 ? "the trace records no loader settings: give --scenario TEXT to set it "
@@ -495,11 +481,11 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
     if (csv)
         fputs(CMP_MATCH_CSV_HEAD "loader,real,predicted,error_pct,in_90,lo,hi,prediction_source,prediction,"
               "baseline_replay,note\n", csv);
-    int matched = 0, matched_run = 0; /* real runs set beside a prediction */
+    int matched = 0; /* real runs set beside a prediction (the same in both tables) */
     print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, &matched, out, csv);
     if (run >= 0)
-        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run,
-                          &matched_run, out, csv);
+        print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, NULL,
+                          out, csv);
     if (nother)
         fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "

@@ -337,7 +337,7 @@ static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *p
     if (whole > 0.0)
         printf("whole run:   %.3f s (run_time of run's and compare's measured row: every row of every epoch in "
                "wall time, with the time between epochs%s)\n", whole,
-               !strcmp(m->log_type, "pytorch-profiler") ? "; a profiler trace holds the schedule's active steps only, "
+               !strcmp(m->log_type, SS_LOG_TYPE_PROFILER) ? "; a profiler trace holds the schedule's active steps only, "
                                                           "not the whole job" : "");
     const double out_share = a->max_st_all > 0.0 ? (a->max_st_all - a->max_st_sum) / a->max_st_all : 0.0;
     if (a->warmup > 0 && out_share > SS_STALL_OUTSIDE_SHARE && whole > 0.0)

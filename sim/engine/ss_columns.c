@@ -148,8 +148,7 @@ int ss_column_get(const ss_column *c, const ss_summary *s, int j, int g, ss_colv
     case SS_CV_PERSISTENT: {
         /* PyTorch keeps no workers where there are none: the key means nothing there */
         const long w = ops->setting_of ? ops->setting_of(sc, SS_AXIS_WORKERS) : 0;
-        const long pw = sc->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : sc->persistent;
-        v->str = pw == 1 ? "true" : "false";
+        v->str = ss_summary_persistent(s, sc) ? "true" : "false";
         return (ops->axes & SS_AXIS_PERSISTENT) && w >= 1;
     }
     case SS_CV_PREFETCH:

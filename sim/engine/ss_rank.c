@@ -208,9 +208,7 @@ static int settings_apart(const ss_summary *s, const ss_scenario *a, const ss_sc
     if (wa < 1 || wb < 1) return d; /* without workers, prefetch and persistence mean nothing */
     if (ops->axes & SS_AXIS_PREFETCH)
         d += ops->setting_of(a, SS_AXIS_PREFETCH) != ops->setting_of(b, SS_AXIS_PREFETCH);
-    const int pa = a->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : a->persistent,
-              pb = b->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : b->persistent;
-    return d + ((ops->axes & SS_AXIS_PERSISTENT) && pa != pb);
+    return d + ((ops->axes & SS_AXIS_PERSISTENT) && ss_summary_persistent(s, a) != ss_summary_persistent(s, b));
 }
 
 /* Where the first ranked cut changes two settings or more of its model's baseline row b:

@@ -275,6 +275,11 @@ void ss_summary_class_interval(double P, const ss_error_class *c, int run, doubl
     *hi = c->n > 0 && b > 0.0 && isfinite(P) ? P / b : NAN;
 }
 
+int ss_summary_persistent(const ss_summary *s, const ss_scenario *sc)
+{
+    return sc->persistent == SS_PERSIST_AUTO ? s->trace_persistent == 1 : sc->persistent == 1;
+}
+
 int ss_summary_run_unpriced(const ss_summary *s, int j)
 {
     return (ss_summary_hints(s, j) & SS_HINT_RUN_UNPRICED) != 0;

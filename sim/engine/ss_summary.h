@@ -111,6 +111,10 @@ double ss_summary_epoch_start(const ss_summary *s, int j);
  * repeat; MODELS-pipeline.md, "An epoch's start"). Such a row has no whole-run interval and
  * is not ranked by the whole run. */
 int ss_summary_run_unpriced(const ss_summary *s, int j);
+
+/* Scenario sc's persistent_workers as it is replayed: as it set it, or for auto the trace's
+ * (1 only where the trace says its workers persisted). 1 or 0. */
+int ss_summary_persistent(const ss_summary *s, const ss_scenario *sc);
 /* Fidelity of a pipeline baseline row against the measured run (NaN elsewhere). */
 double ss_summary_fidelity_err_pct(const ss_summary *s, int j);
 double ss_summary_fidelity_mape_pct(const ss_summary *s, int j);
