@@ -32,12 +32,8 @@ from grid_predictions import grid_points
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # recorded after the models were frozen, never used to change them or their intervals
 HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
-            "pytorch-grid-z", "pytorch-grid-za", "pytorch-grid-zb", "pytorch-grid-zd", "pytorch-startup-f",
-            "pytorch-grid-ze", "pytorch-startup-g", "pytorch-grid-zf", "pytorch-grid-zh",
-            "pytorch-grid-zi", "pytorch-grid-zj", "pytorch-grid-zk",
-            "pytorch-grid-zm", "pytorch-grid-zn", "pytorch-grid-zo", "pytorch-startup-h",
-            "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
-            "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zp")
+            "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
+            "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one; -g and -l fork their workers, the others
 # spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
