@@ -37,7 +37,7 @@ from grid_predictions import grid_predictions
 CLASSES = ["baseline", "from a synchronous trace", "from a probed synchronous trace", "near saturation", "heal",
            "loaders now ahead", "loader bound on calm cores", "loader bound"]
 # no development run can fall in it (their synchronous traces have no probe): its calibration errors alone,
-# and, as they come from one grid, whose sign elsewhere they cannot tell, an interval symmetric about 0
+# and, as they come from one machine, whose bias they carry, an interval symmetric about 0
 CAL_ONLY = ("from a probed synchronous trace",)
 # calm is measured on the steady state; an epoch's start may crowd the cores all the same, so
 # for the whole run this class takes the errors of both loader-bound classes together

@@ -6,7 +6,7 @@ It runs the existing checks on the committed traces and writes three files:
   OUT/validation-points.csv    one row per prediction of a real run, steady state and whole run;
   OUT/figures/validation.png   predicted against real for every row of the CSV (unless --no-plot).
 OUT defaults to datasets/. The checks it runs: whole_run.py (baseline replays, every grid's
-pairs), intervals.py (the interval classes), startup_predict.py (the held-out runs) and
+pairs), intervals.py (the interval classes), startup_predict.py (the startup sets) and
 validate_pytorch.sh (its prediction phases). Runs with /usr/bin/python3; needs stallsim built.
 
 usage: /usr/bin/python3 scripts/validation/tables.py [--stallsim BIN] [--datasets DIR] [--out DIR] [--no-plot]
@@ -33,17 +33,18 @@ HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # recorded after the models were frozen, never used to change them or their intervals
 HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
             "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
-            "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
+            "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zq",
+            "pytorch-grid-zr", "pytorch-startup-o")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one; -g and -l fork their workers, the others
 # spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
                 "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
-                "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
+                "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-startup-o")
 # a set whose synchronous runs carry the probe of one worker also predicts from its w0-a
 STARTUP_BASES = {name: "w0-a,w1-a,w2-a" for name in ("pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h",
                                                       "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
                                                       "pytorch-startup-l", "pytorch-startup-m",
-                                                      "pytorch-startup-n")}
+                                                      "pytorch-startup-n", "pytorch-startup-o")}
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))

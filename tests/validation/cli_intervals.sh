@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cli_intervals.sh - the 90 % intervals: the generated class table is what the development
-# runs give (scripts/validation/intervals.py --check), and each row's interval follows
+# cli_intervals.sh - the 90 % intervals: the generated class table is what the development and
+# calibration runs give (scripts/validation/intervals.py --check), and each row's interval follows
 # from its class and the trace by hand (MODELS-pipeline.md, "Intervals").
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3

@@ -4,7 +4,7 @@
 # the committed datasets/VALIDATION-tables.md or datasets/validation-points.csv differ.
 # It also recomputes every row's error from its predicted and real values, checks that the
 # held-out rows are exactly those of the sets recorded after the last freeze, the calibration
-# rows pytorch-grid-u's, and that VALIDATION.md and README.md quote the summary as generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
+# rows those of the calibration grids (intervals.py CAL), and that VALIDATION.md and README.md quote the summary as generated. Skipped (77) without numpy and matplotlib for /usr/bin/python3.
 . "$(dirname "$0")/../lib/lib_cli.sh" "$@"
 py=/usr/bin/python3
 root=$(cd "$src" && pwd)
@@ -36,7 +36,8 @@ $py - "$pts" > "$work/check" 2>&1 <<'PY' && ok || fail "points: $(head -5 "$work
 import csv, sys
 HELD = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
         "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
-        "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n")
+        "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zq",
+        "pytorch-grid-zr", "pytorch-startup-o")
 CAL = tuple("pytorch-grid-" + c for c in ("u", "zc", "zl", "z", "za", "zb", "zd", "ze", "zf", "zh", "zi", "zj", "zk",
                                           "zm", "zn", "zo", "zp"))
 bad, n, splits = [], 0, set()
