@@ -11,7 +11,9 @@
 # (independent), the pipeline step alone against the 1e9 GPU-steps/s goal (ss_pipe_probe.c)
 # and of the memory bandwidth reached, peak RSS per rank against the 64 MB budget, the
 # parallel efficiency between rank counts (each figure the best of three runs, the rank counts
-# run in turns round after round; also against the first rank count run with one core per rank), and the comparison with the notebook that
+# run in turns round after round; also against the first rank count run with one core per rank), a large
+# sweep (3840 pipeline scenarios on 8 GPUs, over 40,000 and 160,000 rows: its peak RSS must not grow with
+# the trace's length), and the comparison with the notebook that
 # stallsim replaces (FusionFlow's 9-scenario sweep, when ../shared/reference is present).
 #
 # usage: scripts/bench.sh [--gpus G] [--iterations N] [--ranks "1 2"] [--hostfile FILE] [--dir DIR] [--best-of K]
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --best-of) reps=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -142,6 +144,26 @@ for bench in independent:4 pipeline1:5 pipeline4:5 pipeline1-e10:5 pipeline4-e10
       'BEGIN { printf "bench: %-13s parallel efficiency %s -> %s ranks: %.1f %% (internal wall time, best of %d rounds, rank counts in turns); %.1f %% against %s rank(s) of one core each (%.3f s without read-ahead)\n", m, f, n, 100 * a * f / (b * n), k, 100 * c * f / (b * n), f, c }'
   done
   unset wall
+done
+
+# --- a large sweep: 3840 pipeline scenarios on 8 GPUs, over a trace and one 4 times as long, once per
+# rank count: its throughput, and peak RSS per rank, which must not grow with the trace's length ---
+for n in 40000 160000; do
+  tr=$dir/trace-8x$n.h5
+  [ -e "$tr" ] || "$stallsim" gen -o "$tr" --gpus 8 --iterations "$n" --workers 2 --fetch-mean 0.05 \
+    --compute-mean 0.03 --straggler-prob 0.01 --seed 7 > /dev/null
+  write_ini "large-8x$n" "$tr" "model = pipeline" "workers = 1, 2, 3, 4, 6, 8, 12, 16" "prefetch = 1, 2, 3, 4, 6, 8" \
+    "persistent_workers = false, true" "fetch_scale = 1, 0.9, 0.75, 0.6, 0.5, 0.4, 0.25, 0.1" \
+    "compute_scale = 1, 0.8, 0.6, 0.4, 0.2"
+  for np in $ranks; do
+    mpirun "${mpi_opts[@]}" -np "$np" "$stallsim" run "$dir/large-8x$n.ini" --out "$dir/out-large-8x$n-np$np" \
+      --quiet --timing 2> "$dir/large-8x$n-np$np.log"
+    awk -v np="$np" -v n="$n" '
+      /^timing: rank/ { for (i = 1; i <= NF; i++) if ($i == "RSS") rss = ($(i + 1) > rss ? $(i + 1) : rss) }
+      /^timing: .* per second per rank overall/ { total = $9; w = $5 }
+      END { printf "bench: large sweep (3840 scenarios, 8 GPUs x %6d rows) np=%-3s wall %7.3f s | end to end %9.3g evals/s/rank | peak RSS %6.1f MB/rank%s\n",
+              n, np, w, total, rss, (rss > 64 ? " (over the 64 MB budget)" : "") }' "$dir/large-8x$n-np$np.log"
+  done
 done
 
 # --- the notebook it replaces: FusionFlow's 9 independent scenarios (851 iterations x 4 GPUs) ---

@@ -20,6 +20,18 @@
 
 enum { PI_ITER, PI_STALL, PI_DELAY, PI_FETCH, PI_START, PI_N };
 
+/* One block partial of one scenario, as it travels to rank 0 (or, for a scenario that
+ * this rank replays whole, its blocks 0 to the last merged in order: the merge that rank
+ * 0 makes, so the same bytes). */
+typedef struct {
+    double j, block;
+    double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
+    double delivery_factor; /* the model's ss_model_ops.delivery_factor, or NaN */
+    double reads[3];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in
+                         * flight, the storage's parallelism; or NaN */
+    ss_partial p;
+} record;
+
 /* One scenario as this rank replays it. */
 typedef struct {
     int j;
@@ -35,24 +47,32 @@ typedef struct {
      * from_row (the start of an epoch) and records its results from block rec_block on;
      * 0 and 0 otherwise */
     long from_row, rec_block;
+    /* a scenario this rank replays whole, from block 0 in order: its blocks' partials are
+     * merged as they come (folded: how many), so that memory does not grow with the trace */
+    int fold;
+    long folded;
+    record acc;
 } lane;
 
-/* One block partial of one scenario, as it travels to rank 0. */
-typedef struct {
-    double j, block;
-    double cpu_stretch; /* the model's for the scenario (ss_model_ops.cpu_stretch), or NaN */
-    double delivery_factor; /* the model's ss_model_ops.delivery_factor, or NaN */
-    double reads[3];    /* the model's ss_model_ops.read_stretch: the factor on the reads, the trace's reads in
-                         * flight, the storage's parallelism; or NaN */
-    ss_partial p;
-} record;
 
 typedef struct {
     record *v;
     long n, cap;
 } record_list;
 
-static ss_status records_push(record_list *l, const lane *ln, long b, const ss_partial *p)
+/* Block b's partial of lane ln, with what its model says of the scenario. */
+static void record_of(record *r, const lane *ln, long b, const ss_partial *p)
+{
+    r->j = ln->j;
+    r->block = (double)b;
+    r->cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
+    r->delivery_factor = ln->ops->delivery_factor && ln->state ? ln->ops->delivery_factor(ln->state) : NAN;
+    r->reads[0] = r->reads[1] = r->reads[2] = NAN;
+    if (ln->ops->read_stretch && ln->state) ln->ops->read_stretch(ln->state, r->reads);
+    r->p = *p;
+}
+
+static ss_status records_append(record_list *l, const record *r)
 {
     if (l->n == l->cap) {
         long cap = l->cap ? 2 * l->cap : 64;
@@ -61,15 +81,39 @@ static ss_status records_push(record_list *l, const lane *ln, long b, const ss_p
         l->v = v;
         l->cap = cap;
     }
-    l->v[l->n].j = ln->j;
-    l->v[l->n].block = (double)b;
-    l->v[l->n].cpu_stretch = ln->ops->cpu_stretch && ln->state ? ln->ops->cpu_stretch(ln->state) : NAN;
-    l->v[l->n].delivery_factor = ln->ops->delivery_factor && ln->state ? ln->ops->delivery_factor(ln->state) : NAN;
-    l->v[l->n].reads[0] = l->v[l->n].reads[1] = l->v[l->n].reads[2] = NAN;
-    if (ln->ops->read_stretch && ln->state) ln->ops->read_stretch(ln->state, l->v[l->n].reads);
-    l->v[l->n].p = *p;
-    l->n++;
+    l->v[l->n++] = *r;
     return SS_OK;
+}
+
+/* Block b's partial of lane ln: kept for rank 0, or, for a lane that folds, merged into
+ * its blocks so far in block order (as merge_records does; the last known model values
+ * kept, as there) and sent once at the end (records_fold_out). */
+static ss_status records_push(record_list *l, lane *ln, long b, const ss_partial *p)
+{
+    record r;
+    record_of(&r, ln, b, p);
+    if (!ln->fold) return records_append(l, &r);
+    if (ln->folded == 0) {
+        ln->acc = r;
+        ln->acc.block = 0;
+        ss_partial_zero(&ln->acc.p);
+    }
+    ss_partial_merge(&ln->acc.p, &r.p);
+    if (!isnan(r.cpu_stretch)) ln->acc.cpu_stretch = r.cpu_stretch;
+    if (!isnan(r.delivery_factor)) ln->acc.delivery_factor = r.delivery_factor;
+    for (int k = 0; k < 3; k++)
+        if (!isnan(r.reads[k])) ln->acc.reads[k] = r.reads[k];
+    ln->folded++;
+    return SS_OK;
+}
+
+/* The folded lanes' records, each one for all its blocks. */
+static ss_status records_fold_out(record_list *l, const lane *lanes, const int *whole, int nwhole)
+{
+    ss_status st = SS_OK;
+    for (int p = 0; st == SS_OK && p < nwhole; p++)
+        if (lanes[whole[p]].fold && lanes[whole[p]].folded > 0) st = records_append(l, &lanes[whole[p]].acc);
+    return st;
 }
 
 long ss_sweep_slab_rows(const ss_config *c, int gpus, int nsc)
@@ -265,6 +309,7 @@ static ss_status setup(sweep *w)
             w->lanes[j].from_row = w->t_from;
             w->lanes[j].rec_block = w->t_b0;
         }
+        w->lanes[j].fold = !w->tsplit && w->lanes[j].ops->stateful; /* replayed whole here, blocks in order */
         any = 1;
     }
     /* the rows' measured deliveries, prepared once for all of a row's scenarios */
@@ -605,34 +650,38 @@ static ss_status replay_local(sweep *w, int progress)
     return st;
 }
 
-/* Rank 0: places every block partial and merges them per scenario in block order. */
-static ss_status merge_records(sweep *w, const record *all, long nrec, ss_summary *out)
+static int record_cmp(const void *a, const void *b)
 {
-    ss_partial *grid = calloc((size_t)w->nsc * (size_t)w->nblocks, sizeof *grid);
+    const record *x = a, *y = b;
+    if (x->j != y->j) return x->j < y->j ? -1 : 1;
+    return (x->block > y->block) - (x->block < y->block);
+}
+
+/* Rank 0: merges every scenario's partials in block order (a folded record holds its
+ * blocks from 0 on, merged in that order already). all is sorted in place. */
+static ss_status merge_records(sweep *w, record *all, long nrec, ss_summary *out)
+{
     out->p = calloc((size_t)w->nsc, sizeof *out->p);
     out->cpu_stretch = malloc((size_t)w->nsc * sizeof *out->cpu_stretch);
     out->read_stretch = malloc((size_t)w->nsc * sizeof *out->read_stretch);
     out->delivery_factor = malloc((size_t)w->nsc * sizeof *out->delivery_factor);
-    if (!grid || !out->p || !out->cpu_stretch || !out->read_stretch || !out->delivery_factor) {
-        free(grid);
+    if (!out->p || !out->cpu_stretch || !out->read_stretch || !out->delivery_factor)
         return ss_fail(SS_ENOMEM, "out of memory merging results");
+    for (int j = 0; j < w->nsc; j++) {
+        out->cpu_stretch[j] = out->read_stretch[j] = out->delivery_factor[j] = NAN;
+        ss_partial_zero(&out->p[j]);
     }
-    for (int j = 0; j < w->nsc; j++) out->cpu_stretch[j] = out->read_stretch[j] = out->delivery_factor[j] = NAN;
     out->reads_trace = NAN;
+    if (nrec > 1) qsort(all, (size_t)nrec, sizeof *all, record_cmp);
     for (long i = 0; i < nrec; i++) {
-        long j = (long)all[i].j, b = (long)all[i].block;
-        grid[j * w->nblocks + b] = all[i].p;
+        long j = (long)all[i].j;
+        ss_partial_merge(&out->p[j], &all[i].p);
         if (!isnan(all[i].cpu_stretch)) out->cpu_stretch[j] = all[i].cpu_stretch; /* the same on every rank */
         if (!isnan(all[i].delivery_factor)) out->delivery_factor[j] = all[i].delivery_factor;
         if (!isnan(all[i].reads[0])) out->read_stretch[j] = all[i].reads[0];
         if (!isnan(all[i].reads[1])) out->reads_trace = all[i].reads[1];
         if (!isnan(all[i].reads[2])) out->storage_parallel = all[i].reads[2];
     }
-    for (int j = 0; j < w->nsc; j++) {
-        ss_partial_zero(&out->p[j]);
-        for (long b = 0; b < w->nblocks; b++) ss_partial_merge(&out->p[j], &grid[(long)j * w->nblocks + b]);
-    }
-    free(grid);
     return SS_OK;
 }
 
@@ -640,7 +689,10 @@ static ss_status gather(sweep *w, ss_summary *out)
 {
     void *all = NULL;
     int *counts = NULL, *displs = NULL;
-    ss_status st = ss_comm_gather_bytes(w->comm, w->recs.v, w->recs.n * (long)sizeof(record), &all, &counts, &displs);
+    ss_status st = records_fold_out(&w->recs, w->lanes, w->whole, w->nwhole);
+    st = ss_comm_any_failed(w->comm, st); /* (collective: every rank gathers, or none) */
+    if (st == SS_OK)
+        st = ss_comm_gather_bytes(w->comm, w->recs.v, w->recs.n * (long)sizeof(record), &all, &counts, &displs);
     if (st == SS_OK) st = ss_comm_sum_long(w->comm, w->straggler, (long)w->nsc * w->gpus);
     if (st == SS_OK && w->comm->rank == 0) {
         long total = 0;
@@ -841,7 +893,6 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
     w.nblocks = (w.N + SS_BLOCK_ROWS - 1) / SS_BLOCK_ROWS;
     w.slab = ss_sweep_slab_rows(cfg, m->gpus, nsc);
-    if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS; /* a slab never spans two blocks */
     w.per_iter = sink != NULL;
     w.want_median = ss_scenarios_want_median(sc, nsc);
     w.want_heal = ss_scenarios_want_heal(sc, nsc);
@@ -856,6 +907,9 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     w.replayers = choose_replayers(&w);
     w.use_ahead = !w.shared && !w.per_iter && comm->threads && 2L * comm->node_ranks <= cores && !getenv("STALLSIM_NO_READ_AHEAD");
     if (w.use_ahead && cfg->slab_iterations <= 0 && w.slab > 1) w.slab /= 2;
+    /* a slab never spans two blocks (halved above first: a budget that holds two whole
+     * blocks keeps them whole, and the sweep grouped) */
+    if (w.slab > SS_BLOCK_ROWS) w.slab = SS_BLOCK_ROWS;
     /* a slab of a sweep that cannot take whole blocks stays in the cache from its read
      * to its replay: at most SLAB_CACHE_BYTES of trace, in whole chunks or an even part of
      * one (so that no two slabs share a part of a chunk; a filtered chunk would be
