@@ -2,6 +2,7 @@
  * duplicate and unknown key detection with file:line messages, --set overrides. */
 #include "ss_config.h"
 #include "ss_number.h"
+#include "ss_suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -590,27 +591,6 @@ static int find_key(const char *section, const char *name, int *section_known)
     return -1;
 }
 
-/* The edit distance of a and b (insertions, deletions, substitutions), up to 64 chars. */
-static int edit_distance(const char *a, const char *b)
-{
-    int la = (int)strlen(a), lb = (int)strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    int row[65];
-    for (int j = 0; j <= lb; j++) row[j] = j;
-    for (int i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[lb];
-}
-
 /* " (did you mean ...?)" for an unknown key: the same name in another section, the
  * closest key of its own section within two edits, or else the one key of its section
  * whose name starts with it (persistent: persistent_workers); "" when none is close. */
@@ -625,7 +605,7 @@ static void suggest_key(const char *section, const char *name, char *buf, size_t
     int best = 3, at = -1;
     for (int i = 0; i < NKEYS; i++) {
         if (strcmp(keys[i].section, section) != 0) continue;
-        int d = edit_distance(name, keys[i].key);
+        int d = ss_edit_distance(name, keys[i].key);
         if (d < best) best = d, at = i;
     }
     const size_t len = strlen(name);
@@ -650,7 +630,7 @@ static void suggest_section(const char *name, size_t len, char *buf, size_t n)
     int best = 3, at = -1;
     for (int i = 0; i < NKEYS; i++) {
         if (i > 0 && !strcmp(keys[i].section, keys[i - 1].section)) continue;
-        int d = edit_distance(own, keys[i].section);
+        int d = ss_edit_distance(own, keys[i].section);
         if (d < best) best = d, at = i;
     }
     if (at >= 0) snprintf(buf, n, "did you mean [%s]? ", keys[at].section);

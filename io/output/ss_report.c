@@ -1339,8 +1339,15 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
         const int j = r->payoff_j[0];
         char pay[64] = "";
         if (!isnan(r->payoff_rows[0])) snprintf(pay, sizeof pay, ": pays off beyond ~%.0f batches/epoch", r->payoff_rows[0]);
-        say(sc, 2, "not ranked: %s steady %+.1f%% but whole run %+.1f%%%s", label_of(L, s, j, buf),
-            ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j), pay);
+        char line[LINE_BYTES];
+        snprintf(line, sizeof line, "not ranked: %s steady %+.1f%% but whole run %+.1f%%", label_of(L, s, j, buf),
+                 ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j));
+        if (ss_report_cols(line, strlen(line)) + (int)strlen(pay) <= SS_ANSWER_WIDTH) {
+            say(sc, 2, "%s%s", line, pay);
+        } else { /* a long label: the pay-off on a line of its own rather than cut off */
+            say(sc, 2, "%s", line);
+            if (pay[0]) say(sc, 2, "  (%s)", pay + 2);
+        }
     }
     int known = 0;
     for (int j = 0; j < s->nsc; j++)

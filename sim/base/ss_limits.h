@@ -19,7 +19,7 @@
 /* Prefetch factor (batches per worker) a scenario may ask for. */
 #define SS_MAX_PREFETCH 1024
 
-/* Scenarios one sweep may have. */
+/* Scenarios one sweep may have (the measured run not counted). */
 #define SS_MAX_SCENARIOS 100000
 
 /* Items one [scenarios] list may have (the sweep is their product, at most SS_MAX_SCENARIOS). */

@@ -8,9 +8,10 @@
 
 #include "ss_atomic.h"
 #include "ss_cmd.h"
-#include "ss_screen.h"
-#include "ss_config.h"
 #include "ss_cmd_compare.h"
+#include "ss_config.h"
+#include "ss_screen.h"
+#include "ss_suggest.h"
 
 /* The usage, around the name of the model whose predictions --match checks (print_usage) */
 static const char usage_head[] =
@@ -139,8 +140,13 @@ static int compare_main(int argc, char **argv)
                 return ss_cmd_fail(st);
             }
         } else if (a[0] == '-' && a[1]) {
+            static const char *const known[] = {"--help", "--csv", "--epoch", "--match", "--scenario",
+                                                "--spread", "--threshold", "--warmup"};
+            char near[96];
+            ss_suggest_option(a, known, (int)(sizeof known / sizeof *known), near, sizeof near);
             free(inputs);
-            return ss_cmd_fail(ss_fail(SS_EUSAGE, "compare: unknown option '%s' (see stallsim compare --help)", a));
+            return ss_cmd_fail(
+                ss_fail(SS_EUSAGE, "compare: unknown option '%s'%s (see stallsim compare --help)", a, near));
         } else {
             inputs[ninputs++] = argv[i];
         }

@@ -10,20 +10,21 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "ss_isa.h"
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
-#include "ss_limits.h"
 #include "ss_config.h"
+#include "ss_drift.h"
+#include "ss_isa.h"
+#include "ss_limits.h"
 #include "ss_number.h"
 #include "ss_parts.h"
 #include "ss_rank.h"
 #include "ss_report.h"
-#include "ss_screen.h"
 #include "ss_results.h"
 #include "ss_scenario.h"
-#include "ss_drift.h"
+#include "ss_screen.h"
+#include "ss_suggest.h"
 #include "ss_sweep.h"
 #include "ss_trace.h"
 
@@ -88,7 +89,13 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
             else a->out = argv[++i];
         } else if (!strncmp(s, "--set=", 6)) a->sets[a->nsets++] = (char *)s + 6;
         else if (!strncmp(s, "--out=", 6)) a->out = s + 6;
-        else if (s[0] == '-' && s[1]) return ss_fail(SS_EUSAGE, "run: unknown option '%s' (see stallsim run --help)", s);
+        else if (s[0] == '-' && s[1]) {
+            static const char *const known[] = {"--help", "--json", "--timing", "--progress", "--explain",
+                                                "--verbose", "--quiet", "--set", "--out"};
+            char near[96];
+            ss_suggest_option(s, known, (int)(sizeof known / sizeof *known), near, sizeof near);
+            return ss_fail(SS_EUSAGE, "run: unknown option '%s'%s (see stallsim run --help)", s, near);
+        }
         else if (!a->config) a->config = s;
         else return ss_fail(SS_EUSAGE, "run: unexpected argument '%s' (one CONFIG.ini)", s);
     }

@@ -10,16 +10,17 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
-#include "ss_screen.h"
-#include "ss_drift.h"
-#include "ss_passes.h"
 #include "ss_config.h"
+#include "ss_drift.h"
+#include "ss_gen.h"
 #include "ss_healset.h"
 #include "ss_import.h"
 #include "ss_limits.h"
 #include "ss_number.h"
+#include "ss_passes.h"
+#include "ss_screen.h"
+#include "ss_suggest.h"
 #include "ss_summary.h"
-#include "ss_gen.h"
 #include "ss_timefmt.h"
 #include "ss_trace.h"
 
@@ -373,8 +374,12 @@ static int info_main(int argc, char **argv)
                 return ss_cmd_fail(vst);
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
+            static const char *const known[] = {"--help", "--warmup"};
+            char near[96];
+            ss_suggest_option(argv[i], known, (int)(sizeof known / sizeof *known), near, sizeof near);
             ss_config_free(&defaults);
-            return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: unknown option '%s' (see stallsim info --help)", argv[i]));
+            return ss_cmd_fail(
+                ss_fail(SS_EUSAGE, "info: unknown option '%s'%s (see stallsim info --help)", argv[i], near));
         } else if (path) {
             ss_config_free(&defaults);
             return ss_cmd_fail(ss_fail(SS_EUSAGE, "info: one trace at a time ('%s' and '%s')", path, argv[i]));

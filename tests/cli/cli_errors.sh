@@ -126,7 +126,16 @@ expect 1 "fifo.h5: not a regular file" "$stallsim" compare "$work/fifo.h5"
 good_ini ok.ini
 expect 2 "--set|nosuch" "$stallsim" run "$work/ok.ini" --set trace.nosuch=1
 expect 2 "--set|SECTION.KEY=VALUE" "$stallsim" run "$work/ok.ini" --set nodot
-expect 2 "unknown option '--frobnicate'" "$stallsim" run "$work/ok.ini" --frobnicate
+expect 2 "unknown option '--frobnicate' (see" "$stallsim" run "$work/ok.ini" --frobnicate
+# a mistyped option is named with the nearest one (no guess for one far from every option)
+expect 2 "run: unknown option '--porgress' (did you mean '--progress'?)" "$stallsim" run "$work/ok.ini" --porgress
+expect 2 "compare: unknown option '--macth' (did you mean '--match'?)" "$stallsim" compare "$work/good.h5" --macth
+expect 2 "run: unknown option '--ouput=x' (did you mean '--out'?)" "$stallsim" run "$work/ok.ini" --ouput=x
+# the sweep's size counts the user's scenarios, not the measured row: 50 x 50 x 41 = 102,500
+{ printf '[trace]\npath = good.h5\n[scenarios]\nmodel = pipeline\n'
+  printf 'workers = %s\n' "$(seq -s ', ' 0 49)"; printf 'prefetch = %s\n' "$(seq -s ', ' 1 50)"
+  printf 'fetch_scale = %s\n' "$(seq -s ', ' 1 41)"; } > "$work/huge.ini"
+expect 2 "the sweep has 102500 scenarios; at most 100000" "$stallsim" run "$work/huge.ini" --out "$work/out-huge"
 expect 2 "unknown command 'fly'" "$stallsim" fly
 expect 2 "missing CONFIG.ini" "$stallsim" run
 expect 2 "warmup_iterations = 500" "$stallsim" run "$work/ok.ini" --set trace.warmup_iterations=500 --out "$work/out-warm"
@@ -257,7 +266,7 @@ head -c 3000 "$work/good.h5" > "$work/trunc.h5"
 expect 1 "trunc.h5" "$stallsim" info "$work/trunc.h5"
 expect 1 "nosuch.h5" "$stallsim" info "$work/nosuch.h5"
 # info's options: a misspelt one is named, --warmup is checked as run's key, one trace
-expect 2 "info: unknown option '--warmpu'" "$stallsim" info "$work/good.h5" --warmpu 3
+expect 2 "info: unknown option '--warmpu' (did you mean '--warmup'?)" "$stallsim" info "$work/good.h5" --warmpu 3
 expect 2 "info: --warmup '-1'" "$stallsim" info "$work/good.h5" --warmup -1
 expect 2 "info: --warmup needs a value" "$stallsim" info "$work/good.h5" --warmup
 expect 2 "info: one trace at a time" "$stallsim" info "$work/good.h5" "$work/good.h5"
