@@ -243,8 +243,8 @@ def plot_timeline(series, chosen, out, written):
     n = max(len(r[1]["stall"]) for r in runs)
     w = max(5, n // 50)
     for ax, key, what in ((axes[0], "stall", "stall"), (axes[1], "delay", "delay")):
-        for name, s, colour, style in runs:
-            v = np.asarray(s.get(key, np.zeros(0)), dtype=float)
+        values = [np.asarray(s.get(key, np.zeros(0)), dtype=float) for _, s, _, _ in runs]
+        for (name, s, colour, style), v in zip(runs, values):
             x = np.arange(len(v))
             ax.plot(x, v, color=colour, linewidth=0.6, alpha=0.45)
             m = smooth(v, w)
@@ -258,6 +258,16 @@ def plot_timeline(series, chosen, out, written):
         ax.grid(alpha=0.3)
         ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
         ax.set_ylim(bottom=0)
+        # a few long iterations (an epoch's first, whose workers start) would flatten the rest:
+        # the axis then stops at twice the 99th percentile, and says what it leaves out
+        v = np.concatenate([a for a in values if a.size]) if any(a.size for a in values) else np.zeros(0)
+        top = 2 * float(np.percentile(v, 99)) if v.size else 0.0
+        if top > 0 and v.max() > 2 * top:
+            ax.set_ylim(0, top)
+            above = int((v > top).sum())
+            ax.text(0.01, 0.97, f"{above} value{'s' if above != 1 else ''} above the axis, up to {v.max():.3g} s",
+                    transform=ax.transAxes, va="top", fontsize=8,
+                    bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"))
     axes[1].set_xlabel("iteration (row of the per-iteration series; warm-up rows included)")
     fig.suptitle("Stall and delay per iteration: measured" + (f" vs {chosen}" if chosen else ""))
     fig.tight_layout()
