@@ -49,6 +49,11 @@ void ss_suggest_option(const char *opt, const char *const *known, int n, char *b
     if (k >= sizeof name) return;
     memcpy(name, opt, k);
     name[k] = '\0';
+    for (int i = 0; opt[k] == '=' && i < n; i++)
+        if (!strcmp(known[i], name)) { /* --csv=a: the option is known, its form is not */
+            snprintf(buf, len, " ('%s' takes its value as the next argument)", name);
+            return;
+        }
     const char *near = ss_suggest(name, known, n);
     if (near) snprintf(buf, len, " (did you mean '%s'?)", near);
 }

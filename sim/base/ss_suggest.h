@@ -12,7 +12,8 @@ int ss_edit_distance(const char *a, const char *b);
 const char *ss_suggest(const char *word, const char *const *known, int n);
 
 /* " (did you mean '--x'?)" for the unknown command-line option opt (its name before any
- * '='), the nearest of the n known ones; "" when none is near. */
+ * '='), the nearest of the n known ones; where that name is known itself (--csv=a), that
+ * it takes its value as the next argument; "" when none is near. */
 void ss_suggest_option(const char *opt, const char *const *known, int n, char *buf, unsigned long len);
 
 #endif

@@ -130,6 +130,7 @@ expect 2 "unknown option '--frobnicate' (see" "$stallsim" run "$work/ok.ini" --f
 # a mistyped option is named with the nearest one (no guess for one far from every option)
 expect 2 "run: unknown option '--porgress' (did you mean '--progress'?)" "$stallsim" run "$work/ok.ini" --porgress
 expect 2 "compare: unknown option '--macth' (did you mean '--match'?)" "$stallsim" compare "$work/good.h5" --macth
+expect 2 "compare: unknown option '--csv=x.csv' ('--csv' takes its value as the next argument)" "$stallsim" compare "$work/good.h5" --csv=x.csv
 expect 2 "run: unknown option '--ouput=x' (did you mean '--out'?)" "$stallsim" run "$work/ok.ini" --ouput=x
 # the sweep's size counts the user's scenarios, not the measured row: 50 x 50 x 41 = 102,500
 { printf '[trace]\npath = good.h5\n[scenarios]\nmodel = pipeline\n'
