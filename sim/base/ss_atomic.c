@@ -86,6 +86,9 @@ void ss_atomic_remove_new_dirs(void)
     newdir_n = 0;
 }
 
+/* 1 once this process has moved a result pair into place */
+static volatile sig_atomic_t committed;
+
 /* async-signal-safe: unlink, rmdir, write, sigaction and raise only */
 static void on_signal(int sig)
 {
@@ -101,7 +104,9 @@ static void on_signal(int sig)
     if (sig == SIGINT) { /* Ctrl-C; not SIGTERM, with which mpirun also stops the other ranks of a job
                           * that one rank's error ended (that error is the message) */
         static const char said[] = "stallsim: interrupted (its temporary files removed)\n";
-        ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
+        static const char after[] = "stallsim: interrupted after its results were written (they are complete)\n";
+        ssize_t w = committed ? write(STDERR_FILENO, after, sizeof after - 1)
+                              : write(STDERR_FILENO, said, sizeof said - 1);
         (void)w;
     }
     struct sigaction sa;
@@ -350,6 +355,7 @@ ss_status ss_atomic_commit_pair(const char *tmp1, const char *path1, const char 
         if (sw1 == 1) unlink(old1); /* the earlier files, now under their second names */
         if (sw2 == 1) unlink(old2);
         commit_replaced = sw1 != 0 || sw2 != 0;
+        committed = 1;
     }
     ss_atomic_untrack(tmp1);
     ss_atomic_untrack(tmp2);
