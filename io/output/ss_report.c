@@ -284,6 +284,16 @@ int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo
     return 1;
 }
 
+/* " (lo … hi%)": row j's interval as changes against the measured run (ss_report_change_interval),
+ * or "" where it has none */
+static const char *interval_text(const ss_summary *s, int j, int by_run, char *iv, size_t n)
+{
+    double lo, hi;
+    iv[0] = '\0';
+    if (ss_report_change_interval(s, j, by_run, &lo, &hi)) snprintf(iv, n, " (%+.1f … %+.1f%%)", lo, hi);
+    return iv;
+}
+
 /* How many ranked cuts, from the first, are as good as the best: within SS_RANK_MIN_PCT of
  * it (real runs of one setting differ by about that much), and on the same side of the
  * cores' limit (ss_rank_over) */
@@ -335,10 +345,8 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
         char base[64];
         if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
         else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
-        char iv[48] = "";
-        double lo, hi;
-        if (ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi))
-            snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        char iv[48];
+        interval_text(s, r->top[k].j, r->by_run, iv, sizeof iv);
         if (!r->by_run) {
             fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
                     iv, r->top[k].change_s, base, busy);
@@ -363,10 +371,9 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         int ahead_heal = 0;
         print_top_cuts(s, r, L, &ahead, &ahead_heal, out);
         for (int k = 0; k < r->nsingle; k++) {
-            char buf[LABEL_LEN], iv[64] = "";
-            double lo, hi;
+            char buf[LABEL_LEN], iv[64];
             const int j = r->single[k].j;
-            if (ss_report_change_interval(s, j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+            interval_text(s, j, r->by_run, iv, sizeof iv);
             fprintf(out, "  one setting alone: %s %+.2f%%%s (%s %+.2f%%)\n", label_of(L, s, j, buf), r->single[k].change_pct, iv, r->by_run ? "steady state" : "whole run",
                     r->by_run ? r->single[k].steady_pct : r->single[k].run_pct);
         }
@@ -1261,10 +1268,9 @@ static int say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, con
     char line[LINE_BYTES] = "one setting alone:";
     int k = 0;
     for (; k < r->nsingle; k++) {
-        char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64] = "";
-        double lo, hi;
+        char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64];
         const int j = r->single[k].j;
-        if (ss_report_change_interval(s, j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        interval_text(s, j, r->by_run, iv, sizeof iv);
         snprintf(part, sizeof part, "%s %s %+.1f%%%s%s", k ? ";" : "", label_of(L, s, j, buf), r->single[k].change_pct, iv,
                  interval_reaches_none(s, j, r->by_run) ? " unsure" : "");
         if (k > 0 && ss_report_cols(line, strlen(line)) + ss_report_cols(part, strlen(part)) > SS_ANSWER_WIDTH) break;
@@ -1289,10 +1295,9 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     int wlab = 0, wrest = 0, unsure = 0;
     unsigned used = 0;
     for (int k = 0; k < r->ntop; k++) {
-        char buf[LABEL_LEN], iv[64] = "";
-        double lo, hi;
+        char buf[LABEL_LEN], iv[64];
         snprintf(lab[k], sizeof lab[k], "%s", label_of(L, s, r->top[k].j, buf));
-        if (ss_report_change_interval(s, r->top[k].j, r->by_run, &lo, &hi)) snprintf(iv, sizeof iv, " (%+.1f … %+.1f%%)", lo, hi);
+        interval_text(s, r->top[k].j, r->by_run, iv, sizeof iv);
         const int ivpad = (any_iv ? 18 : 0) - ss_report_cols(iv, strlen(iv));
         snprintf(num[k], sizeof num[k], "%+6.1f%%%s%*s  %s %+6.1f%%", r->top[k].change_pct, iv, ivpad > 0 ? ivpad : 0,
                  "", r->by_run ? "steady" : "run", r->by_run ? r->top[k].steady_pct : r->top[k].run_pct);

@@ -225,6 +225,12 @@ static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, i
         }
 }
 
+/* The loaders-ahead flag of each of n cuts */
+static void mark_ahead(const ss_summary *s, ss_rank_top *t, int n)
+{
+    for (int k = 0; k < n; k++) t[k].loaders_ahead = (ss_summary_hints(s, t[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
+}
+
 /* Runs of equal predicted time longer than this are not searched for cuts one setting
  * apart (a comparison of every pair) */
 #define ONE_APART_RUN_MAX 4096
@@ -395,11 +401,9 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nc && out->ntop < SS_RANK_TOP; i++)
             if (cand[i].over == pass) out->top[out->ntop++] = cand[i];
-    for (int k = 0; k < out->ntop; k++)
-        out->top[k].loaders_ahead = (ss_summary_hints(s, out->top[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
     if (out->ntop > 0) note_singles(s, cand, nc, base_row[s->sc[out->top[0].j].model], out);
-    for (int k = 0; k < out->nsingle; k++)
-        out->single[k].loaders_ahead = (ss_summary_hints(s, out->single[k].j) & SS_HINT_LOADERS_AHEAD) != 0;
+    mark_ahead(s, out->top, out->ntop);
+    mark_ahead(s, out->single, out->nsingle);
     free(cand);
     int nh = 0;
     for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */

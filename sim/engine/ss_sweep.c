@@ -667,10 +667,8 @@ static ss_status merge_records(sweep *w, record *all, long nrec, ss_summary *out
     out->delivery_factor = malloc((size_t)w->nsc * sizeof *out->delivery_factor);
     if (!out->p || !out->cpu_stretch || !out->read_stretch || !out->delivery_factor)
         return ss_fail(SS_ENOMEM, "out of memory merging results");
-    for (int j = 0; j < w->nsc; j++) {
+    for (int j = 0; j < w->nsc; j++) /* (out->p: calloc's zeros, the empty partial) */
         out->cpu_stretch[j] = out->read_stretch[j] = out->delivery_factor[j] = NAN;
-        ss_partial_zero(&out->p[j]);
-    }
     out->reads_trace = NAN;
     if (nrec > 1) qsort(all, (size_t)nrec, sizeof *all, record_cmp);
     for (long i = 0; i < nrec; i++) {
