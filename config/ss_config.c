@@ -20,7 +20,7 @@
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
     K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL,
-    K_PARALLEL, K_PERSIST, K_RANK_BY
+    K_PARALLEL, K_PERSIST, K_RANK_BY, K_PATH_OPT
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -49,6 +49,9 @@ static int is_list(key_kind kk)
 static const key_def base_keys[] = {
     {"trace", "path", K_PATH, F(trace_path), 0, NULL, NOB,
      "the stalltrace HDF5 file to replay. A relative path is taken from the scenario file's folder"},
+    {"trace", "eval_path", K_PATH_OPT, F(eval_path), 0, "none", NOB,
+     "the job's evaluation loader, recorded with a Recorder of its own and imported: each scenario's loader "
+     "settings apply to it too, and the whole run counts its passes. none: its time stays as measured"},
     {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "the epochs summarised: every epoch (all) or one epoch number"},
     {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
      "iterations with an index below this are replayed but not summarised. The index restarts in each epoch"},
@@ -421,6 +424,12 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     double d;
     long l;
     switch (k->kind) {
+    case K_PATH_OPT:
+        if (!strcmp(v, "none")) {
+            *(char *)field = '\0';
+            return NULL;
+        }
+        return resolve_path(v, p->base_dir, field);
     case K_PATH:
         if (field == (void *)p->cfg->trace_path) p->cfg->trace_path_from_folder = v[0] != '/' && p->base_dir[0];
         return resolve_path(v, p->base_dir, field);
@@ -528,6 +537,7 @@ static void values_text(const key_def *k, char *buf, size_t n)
     const int open = k->max >= 1e18; /* no upper bound */
     switch (k->kind) {
     case K_PATH: snprintf(buf, n, "a path"); return;
+    case K_PATH_OPT: snprintf(buf, n, "a path, or none"); return;
     case K_EPOCH: snprintf(buf, n, "all, or an epoch number"); return;
     case K_COUNT: snprintf(buf, n, "a whole number, 0 or more"); return;
     case K_SLAB_ITERS: snprintf(buf, n, "a whole number, 0 or more (0: from slab_mb)"); return;

@@ -77,6 +77,7 @@ typedef struct {
     /* [trace] */
     char trace_path[SS_PATH_MAX]; /* resolved against the file's folder */
     int trace_path_from_folder;   /* it was relative and taken from the scenario file's folder */
+    char eval_path[SS_PATH_MAX];  /* the evaluation loader's trace, resolved likewise ("": none) */
     int epoch_all;
     long epoch;
     long warmup_iterations;

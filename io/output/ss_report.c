@@ -784,11 +784,29 @@ static void print_kept_between(const ss_summary *s, FILE *out)
 {
     const double kept = kept_between_share(s);
     if (!(kept > 0.0)) return;
-    fprintf(out, "between epochs (measured): %.3f s, %.0f%% of the whole run, lies between epochs in the loop's own "
-                 "work (evaluation, checkpoints)%s; every row keeps it as measured, so a row's whole-run change falls "
-                 "short of its steady one, and a change that also speeds that work up (an evaluation loader with the "
-                 "same settings) gains more than predicted\n",
-            s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
+    if (s->eval_own > 0.0)
+        fprintf(out, "between epochs (measured): %.3f s, %.0f%% of the whole run, lies between epochs in the loop's own "
+                     "work besides the evaluation loader (checkpoints, logging)%s; every row keeps it as measured\n",
+                s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
+    else
+        fprintf(out, "between epochs (measured): %.3f s, %.0f%% of the whole run, lies between epochs in the loop's own "
+                     "work (evaluation, checkpoints)%s; every row keeps it as measured, so a row's whole-run change falls "
+                     "short of its steady one, and a change that also speeds that work up (an evaluation loader with the "
+                     "same settings) gains more than predicted. Record an evaluation loader with a Recorder of its own "
+                     "and name its trace in [trace] eval_path: its passes then change with each scenario\n",
+                s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
+}
+
+/* The evaluation loader's share of the measured whole run ([trace] eval_path), said in
+ * full (--explain). */
+static void print_eval_loader(const ss_summary *s, FILE *out)
+{
+    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
+    if (!(s->eval_own > 0.0) || !(whole > 0.0)) return;
+    fprintf(out, "evaluation loader (measured): %.3f s, %.0f%% of the whole run, in its passes, its workers' starts and "
+                 "stops; every row replays them from its own trace under the row's loader settings, and the whole run "
+                 "spans both loaders' passes\n",
+            s->eval_own, 100.0 * s->eval_own / whole);
 }
 
 /* A measured run whose iteration times jump or drift: where it changes level (ss_drift,
@@ -1151,10 +1169,18 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
         say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",
             100.0 * (all - in) / all);
-    const double kept = kept_between_share(s);
-    if (kept > 0.0)
+    const double kept = kept_between_share(s), whole = ss_summary_run_time(s, ss_summary_measured(s));
+    if (s->eval_own > 0.0 && whole > 0.0)
+        say(sc, 2, "evaluation loader: %.1f s (%.0f%% of the run), replayed in every row from its own trace",
+            s->eval_own, 100.0 * s->eval_own / whole);
+    if (kept > 0.0 && s->eval_own > 0.0)
+        say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: the loop's own work",
+            s->kept_between, 100.0 * kept);
+    else if (kept > 0.0) {
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
             100.0 * kept, kept_short[s->kept_with]);
+        say(sc, 3, "  an evaluation loader's passes change too with its trace in [trace] eval_path (--explain)");
+    }
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (lv && lv->found && lv->rest > 0)
@@ -1440,6 +1466,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_cpu(s, out);
     print_slowest_loader(s, out);
     print_stall_outside(s, out);
+    print_eval_loader(s, out);
     print_kept_between(s, out);
     print_uneven(s, o->level, out);
     print_interval_scales(s, out);

@@ -13,6 +13,7 @@
 #include "ss_atomic.h"
 #include "ss_calibrate.h"
 #include "ss_cmd.h"
+#include "ss_cmd_run_eval.h"
 #include "ss_config.h"
 #include "ss_drift.h"
 #include "ss_isa.h"
@@ -139,16 +140,16 @@ static ss_status check_outputs(const ss_config *cfg, const char *config_file)
 {
     static const char *const names[] = {"results.h5", "summary.csv"};
     ss_atomic_sweep_stale(cfg->out_dir, names, 2);
-    const char *inputs[] = {config_file, cfg->trace_path};
+    const char *inputs[] = {config_file, cfg->trace_path, cfg->eval_path[0] ? cfg->eval_path : cfg->trace_path};
     /* the names are the run's, not the user's: say which folder to change */
     char path[SS_PATH_MAX + 16], advice[SS_PATH_MAX + 128];
     snprintf(advice, sizeof advice, "the output folder %s cannot take this run's results; choose another with --out "
              "or [output] dir", cfg->out_dir);
     snprintf(path, sizeof path, "%s/results.h5", cfg->out_dir);
-    ss_status st = ss_atomic_check_output_advised(path, inputs, 2, ss_results_is_results,
+    ss_status st = ss_atomic_check_output_advised(path, inputs, 3, ss_results_is_results,
                                                   "stallsim results file (with a /summary table)", advice);
     snprintf(path, sizeof path, "%s/summary.csv", cfg->out_dir);
-    if (st == SS_OK) st = ss_atomic_check_output_advised(path, inputs, 2, is_summary_csv, "stallsim summary.csv", advice);
+    if (st == SS_OK) st = ss_atomic_check_output_advised(path, inputs, 3, is_summary_csv, "stallsim summary.csv", advice);
     return st;
 }
 
@@ -410,6 +411,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
     if (st == SS_OK)
         st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
                           j->a.progress ? 2 : j->a.quiet ? 0 : 1, &j->sum, &j->timing);
+    st = ss_run_eval_loader(c, &j->cfg, j->t, j->sc, j->nsc, &j->sum, st);
     if (st == SS_OK && c->rank == 0) {
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));

@@ -72,6 +72,7 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
     const ss_trace_meta *m = ss_trace_meta_of(t);
     const int G = m->gpus;
     *out = (ss_passes){0};
+    out->start = NAN;
     long *at = NULL, n = 0;
     ss_status st = epoch_starts(t, &at, &n);
     if (st != SS_OK) return st;
@@ -121,6 +122,7 @@ ss_status ss_passes_read(ss_trace_file *t, ss_passes *out)
         out->first[e] = f;
         out->between[e] = e > 0 ? fmax(0.0, ask - end) : m->pass_start ? lead : 0.0;
         out->lead[e] = m->pass_start ? fmin(lead, out->between[e]) : NAN;
+        if (e == 0) out->start = ask - out->between[0];
         out->stop[e] = e > 0 && m->pass_stop ? fmin(m->pass_stop[(e - 1) * G + f], out->between[e] - out->lead[e]) : NAN;
     }
     /* the last pass's last row (and the row before it, in the same pass): the last epoch's

@@ -32,6 +32,9 @@ typedef struct {
      * the asks do not follow on from the iterations (each pass's first two rows and the
      * last two sampled): the asks then do not carry the wall time. */
     double span;
+    /* The whole run's start, s since the trace's time_origin: the first epoch's earliest
+     * first ask less its lead (between[0]); NaN without epochs. */
+    double start;
 } ss_passes;
 
 /* Reads the epoch column, then each epoch's first and last rows (and so span). A /pass_start_time whose

@@ -19,7 +19,8 @@ void ss_summary_free(ss_summary *s)
     free(s->delivery_factor);
     free(s->between);
     free(s->tail);
-    s->between = s->tail = NULL;
+    free(s->other_loader);
+    s->between = s->tail = s->other_loader = NULL;
     free(s->cpu_fetch);
     free(s->cls);
     free(s->iter_lo);
@@ -183,7 +184,8 @@ double ss_summary_wall(const ss_summary *s, double x) { return (s->wall_ratio > 
 double ss_summary_run_time(const ss_summary *s, int j)
 {
     if (!(s->p[j].run.rows > 0)) return NAN;
-    return ss_summary_wall(s, s->p[j].run.time) + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0);
+    return ss_summary_wall(s, s->p[j].run.time) + (s->between ? s->between[j] : 0.0) + (s->tail ? s->tail[j] : 0.0) +
+           (s->other_loader ? s->other_loader[j] : 0.0);
 }
 
 double ss_summary_run_change_pct(const ss_summary *s, int j)

@@ -31,6 +31,13 @@ typedef struct {
                            * times summed (ss_passes.h's span; 1 where unknown), which every
                            * row's summed iteration times take in its whole run */
     double reads_trace;   /* storage sharing: the reads the trace kept in flight on average, or NaN */
+    double run_start;     /* the measured whole run's start, s since the trace's time_origin (NaN: not known) */
+    /* [nsc] seconds each row's whole run adds for the job's evaluation loader ([trace]
+     * eval_path, set by the caller after the sweep: MODELS-pipeline.md, "The job's evaluation
+     * loader"); NULL: none. With it, kept_between is what neither loader's replay holds. */
+    double *other_loader;
+    double eval_own;      /* with it, the evaluation loader's own measured time: its rows, its workers'
+                           * starts and stops (0: no evaluation loader) */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
     const ss_error_class **cls;

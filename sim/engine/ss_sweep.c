@@ -858,6 +858,7 @@ static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc
     for (int j = 0; st == SS_OK && j < nsc; j++)
         st = ss_passes_time(&p, &sc[j], ss_trace_meta_of(t), &out->between[j], &out->tail[j]);
     out->wall_ratio = ss_passes_wall_ratio(&p, out->p[ss_summary_measured(out)].run.time);
+    out->run_start = p.start;
     out->kept_between = 0.0;
     /* (a trace whose every GPU loads synchronously has no workers to start or stop) */
     const int workers = ss_trace_meta_has_workers(ss_trace_meta_of(t)) != 0;
@@ -877,6 +878,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     sweep w = {.comm = comm, .cfg = cfg, .t = t, .sc = sc, .nsc = nsc, .gpus = m->gpus,
                .N = m->iterations, .sink = sink};
     memset(out, 0, sizeof *out);
+    out->run_start = NAN;
     out->nsc = nsc;
     out->gpus = m->gpus;
     out->sc = sc;

@@ -1,0 +1,142 @@
+/* ss_cmd_run_eval.c - `stallsim run`'s evaluation loader ([trace] eval_path): its trace
+ * replayed under the run's sweep, and what that adds to each row's whole run
+ * (sim/models/MODELS-pipeline.md, "The job's evaluation loader"). */
+#include "ss_cmd_run_eval.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ss_calibrate.h"
+#include "ss_sweep.h"
+#include "ss_timefmt.h"
+
+/* The evaluation trace's sweep: the training sweep's scenarios on the other trace. */
+typedef struct {
+    ss_config cfg; /* a shallow copy of the run's, for the other trace: never freed */
+    ss_trace_file *t;
+    ss_scenario *sc;
+    int nsc;
+    ss_calib cal;
+    int have_cal;
+    ss_summary sum;
+} eval_sweep;
+
+static void eval_free(eval_sweep *e)
+{
+    if (e->t) ss_trace_close(e->t);
+    if (e->have_cal) ss_calib_free(&e->cal);
+    ss_summary_free(&e->sum);
+    free(e->sc);
+}
+
+/* The sweep's scenarios for the evaluation trace, as `run` builds them for the training
+ * trace (heal lists need its GPUs; a trace without workers takes workers = auto as 0). */
+static ss_status build_scenarios(eval_sweep *e)
+{
+    const ss_trace_meta *m = ss_trace_meta_of(e->t);
+    const int sync = ss_trace_meta_has_workers(m) == 0;
+    return ss_scenarios_build_trace(&e->cfg, m->gpus, sync, &e->sc, &e->nsc);
+}
+
+/* Rank 0: the scenario of the evaluation sweep named as training scenario sc, or -1. */
+static int counterpart(const eval_sweep *e, const ss_scenario *sc)
+{
+    for (int k = 0; k < e->nsc; k++)
+        if (!strcmp(e->sc[k].name, sc->name)) return k;
+    return -1;
+}
+
+/* Rank 0: the evaluation trace's start less the training trace's, in seconds, from their
+ * time_origin attributes. */
+static ss_status origin_offset(const ss_trace_meta *tm, const ss_trace_meta *em, const char *eval_path, double *d)
+{
+    int64_t a, b;
+    if (ss_time_parse(tm->time_origin, &a) != 0 || ss_time_parse(em->time_origin, &b) != 0)
+        return ss_fail(SS_EDATA, "%s: the time_origin attributes (\"%s\", \"%s\") are not timestamps, so its passes "
+                                 "cannot be placed beside the training trace's", eval_path, em->time_origin,
+                       tm->time_origin);
+    *d = (double)(b - a) * 1e-9;
+    return SS_OK;
+}
+
+/* Rank 0: sum->other_loader from the evaluation sweep (MODELS-pipeline.md, "The job's
+ * evaluation loader"). */
+static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss_scenario *sc, int nsc,
+                         ss_summary *sum, eval_sweep *e)
+{
+    const ss_trace_meta *em = ss_trace_meta_of(e->t);
+    double d = 0.0;
+    ss_status st = origin_offset(tm, em, cfg->eval_path, &d);
+    if (st != SS_OK) return st;
+    const int mt = ss_summary_measured(sum), me = ss_summary_measured(&e->sum);
+    const double Rt = ss_summary_run_time(sum, mt), Re = ss_summary_run_time(&e->sum, me);
+    const double st0 = sum->run_start, se0 = e->sum.run_start + d;
+    if (!isfinite(Rt) || !isfinite(Re) || !isfinite(st0) || !isfinite(se0))
+        return ss_fail(SS_EDATA, "%s: the whole run of the training or the evaluation trace is not known (a trace "
+                                 "without rows?)", cfg->eval_path);
+    /* the two loaders of one job run one after the other: their runs overlap or follow on */
+    const double gap = fmax(se0 - (st0 + Rt), st0 - (se0 + Re));
+    if (gap > Rt)
+        fprintf(stderr, "stallsim: warning: %s: the evaluation trace's passes lie %.0f s %s the training trace's run; "
+                        "were they recorded in the same job?\n",
+                cfg->eval_path, gap, se0 > st0 ? "after" : "before");
+    const double span = fmax(st0 + Rt, se0 + Re) - fmin(st0, se0);
+    sum->other_loader = malloc((size_t)nsc * sizeof *sum->other_loader);
+    if (!sum->other_loader) return ss_fail(SS_ENOMEM, "out of memory for the evaluation loader");
+    for (int j = 0; j < nsc; j++) {
+        const int k = j == mt ? me : counterpart(e, &sc[j]);
+        const double r = k >= 0 ? ss_summary_run_time(&e->sum, k) : NAN;
+        if (!isfinite(r)) {
+            free(sum->other_loader);
+            sum->other_loader = NULL;
+            return ss_fail(SS_EDATA, "%s: scenario %s has no whole run on the evaluation trace", cfg->eval_path,
+                           sc[j].name);
+        }
+        sum->other_loader[j] = span - Rt + (r - Re);
+    }
+    /* what neither loader's replay holds: the job's span less each loader's own time
+     * (its rows, starts and stops) */
+    sum->kept_between = fmax(0.0, span - (Rt - sum->kept_between) - (Re - e->sum.kept_between));
+    sum->eval_own = Re - e->sum.kept_between;
+    return SS_OK;
+}
+
+ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_file *t, const ss_scenario *sc,
+                             int nsc, ss_summary *sum, ss_status st)
+{
+    if (st != SS_OK || !cfg->eval_path[0]) return st;
+    eval_sweep e;
+    memset(&e, 0, sizeof e);
+    e.cfg = *cfg;
+    snprintf(e.cfg.trace_path, sizeof e.cfg.trace_path, "%s", cfg->eval_path);
+    e.cfg.warmup_iterations = 0; /* only its whole run counts: no selection to meet */
+    e.cfg.epoch_all = 1;
+    e.cfg.per_iteration = 0;
+    st = ss_trace_open(e.cfg.trace_path, c, &e.t);
+    if (st != SS_OK) ss_errprefix("%s: [trace] eval_path", ss_config_origin(cfg, "trace", "eval_path"));
+    st = ss_comm_any_failed(c, st);
+    const ss_trace_meta *tm = ss_trace_meta_of(t), *em = st == SS_OK ? ss_trace_meta_of(e.t) : NULL;
+    if (st == SS_OK && em->gpus != tm->gpus)
+        st = ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s has %d GPU%s, the training trace %d: record the evaluation "
+                                 "loader on every rank (a Recorder of its own prefix on each)",
+                     ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path, em->gpus, em->gpus == 1 ? "" : "s",
+                     tm->gpus);
+    if (st == SS_OK) st = build_scenarios(&e);
+    if (st == SS_OK && ss_scenarios_need_calibration(e.sc, e.nsc, &e.cfg, em)) {
+        st = ss_calibrate_comm(c, e.t, SS_CALIB_ROWS, &e.cal);
+        e.have_cal = st == SS_OK;
+        if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace)", cfg->eval_path);
+    }
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK)
+        st = ss_scenarios_resolve(e.sc, e.nsc, &e.cfg, e.have_cal ? &e.cal : NULL, em->loader_workers);
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK) st = ss_sweep_run(c, &e.cfg, e.t, e.sc, e.nsc, NULL, 0, &e.sum, NULL);
+    if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
+    if (st == SS_OK && c->rank == 0) st = combine(cfg, tm, sc, nsc, sum, &e);
+    st = ss_comm_any_failed(c, st);
+    eval_free(&e);
+    return st;
+}
