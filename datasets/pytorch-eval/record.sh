@@ -2,7 +2,8 @@
 # Run from the repository root after scripts/setup.sh: datasets/pytorch-eval/record.sh [POINT...]
 # Records scripts/workloads/pytorch_eval.py (2 ranks, an evaluation pass after every epoch with a second loader of
 # the same settings) at each point twice (runs a and b): POINT-REP.h5 (the training loader) and POINT-REP-eval.h5
-# (the evaluation loader), one line per run in record.log. Points: w0 (synchronous, probed) w1 w2 w4 w2-pers.
+# (the evaluation loader), one line per run in record.log. Points: w0 (synchronous, probed) w1 w2 w4 w2-pers, and
+# w4-pers (asked by name).
 # Before each run the 1-minute load average must be at most $LOAD_MAX (default 1.0; else wait, up to 600 s).
 set -u
 cd "$(dirname "$0")/../.."
@@ -16,6 +17,7 @@ args_of() {
     w2) echo "--workers 2" ;;
     w4) echo "--workers 4" ;;
     w2-pers) echo "--workers 2 --persistent" ;;
+    w4-pers) echo "--workers 4 --persistent" ;;
     *) echo "record.sh: unknown point $1" >&2; return 1 ;;
   esac
 }

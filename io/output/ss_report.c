@@ -774,8 +774,9 @@ static double kept_between_share(const ss_summary *s)
 
 /* What that time holds besides the loop's own work, by ss_summary.kept_with: short (the
  * answer) and in full (--explain). */
-static const char *const kept_short[] = {"evaluation, checkpoints", "workers' starts, evaluation",
-                                         "workers' stops, evaluation"};
+static const char *const kept_short[] = {"evaluation (see eval_path), checkpoints",
+                                         "workers' starts, evaluation (see eval_path)",
+                                         "workers' stops, evaluation (see eval_path)"};
 static const char *const kept_full[] = {"", " and, as the trace records no pass starts, the workers' starts and stops",
                                         " and, as the trace records no pass stops, the workers' stops"};
 
@@ -1176,11 +1177,9 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (kept > 0.0 && s->eval_own > 0.0)
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: the loop's own work",
             s->kept_between, 100.0 * kept);
-    else if (kept > 0.0) {
-        say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: %s", s->kept_between,
-            100.0 * kept, kept_short[s->kept_with]);
-        say(sc, 3, "  an evaluation loader's passes change too with its trace in [trace] eval_path (--explain)");
-    }
+    else if (kept > 0.0)
+        say(sc, 2, "between epochs: %.1f s (%.0f%%) kept as measured: %s", s->kept_between, 100.0 * kept,
+            kept_short[s->kept_with]);
     double d = 0.0;
     const int q = ss_summary_uneven(s, &d);
     if (lv && lv->found && lv->rest > 0)

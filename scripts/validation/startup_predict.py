@@ -10,12 +10,18 @@ fidelity: the goal is within 2 %) and with the default 11 (the measured steady s
 `iter_time_mean`). The real value of a point is the mean of its two runs' measured rows
 (`run_time`, `iter_time_mean`); its spread is |a - b| / mean.
 
-From each base (w1-a, w2-a) it predicts `workers = 0, 1, 2, 3` x `persistent_workers =
-auto, true` and compares each prediction that has recorded real runs (wW, w2-pers) with
+From each base (w1-a, w2-a) it predicts `workers` = each recorded point's count (0, 1,
+2, 3 or 4) x `persistent_workers = auto, true` and compares each prediction that has recorded real runs (wW, w2-pers) with
 their mean; from w2-slow1-a it predicts `heal = 1` against w2. Goals: within 5 % (8 %
 where the base's two runs spread more than 5 % on that measure). The ranked answer
 (`rank_by = run`, the first ranked cut) of each base is checked against the real runs:
 did that change make the real job slower than the base point?
+
+Where a trace has its job's evaluation loader recorded beside it (POINT-REP-eval.h5,
+datasets/pytorch-eval), every sweep names it in `[trace] eval_path`: the real whole run is
+then the job's span over both loaders, and each prediction's is too. The same predictions
+without it (the training trace's whole-run change applied to the base's real job) are
+summed up beside them.
 """
 import argparse
 import csv
@@ -28,13 +34,22 @@ import tempfile
 
 import numpy as np
 
-POINTS = ("w0", "w1", "w2", "w3", "w2-pers", "w2-fork", "w2-long", "w2-slow1")
+POINTS = ("w0", "w1", "w2", "w3", "w4", "w2-pers", "w4-pers", "w2-fork", "w2-long", "w2-slow1")
 BASES = ("w1-a", "w2-a")
 
 
-def run_stallsim(stallsim, trace, out, scenarios, warmup=None):
-    """runs one sweep on trace; returns (summary rows by scenario name, JSON ranking)"""
+def eval_of(trace):
+    """the evaluation loader's trace recorded beside trace (POINT-REP-eval.h5), or None"""
+    e = trace[:-3] + "-eval.h5"
+    return e if os.path.exists(e) else None
+
+
+def run_stallsim(stallsim, trace, out, scenarios, warmup=None, with_eval=True):
+    """runs one sweep on trace (with its evaluation loader's trace where one was recorded
+    beside it, unless with_eval is False); returns (summary rows by scenario name, JSON ranking)"""
     lines = ["[trace]", "path = %s" % os.path.abspath(trace)]
+    if with_eval and eval_of(trace):
+        lines.append("eval_path = %s" % os.path.abspath(eval_of(trace)))
     if warmup is not None:
         lines.append("warmup_iterations = %d" % warmup)
     lines += ["[scenarios]", "model = pipeline"] + ["%s = %s" % kv for kv in scenarios.items()]
@@ -67,8 +82,8 @@ def point_of(name, base_point):
     if w == "auto":
         w = base_point[1:] if base_point in ("w1", "w2") else None
     if pers:
-        return "w2-pers" if w == "2" else None
-    return "w" + w if w in ("0", "1", "2", "3") else None
+        return "w%s-pers" % w if w in ("2", "4") else None
+    return "w" + w if w in ("0", "1", "2", "3", "4") else None
 
 
 def pct(a, b):
@@ -149,7 +164,10 @@ def check(a, out):
     preds = []   # (base, label, point, run err, steady err, goal run, goal steady)
     cover = []   # (the real mean inside the row's 90 % interval, the interval's half-width in % of P)
     ranked = []  # (base, label, predicted run%, real point, real change %)
-    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in a.bases.split(",")]
+    without = []  # with an evaluation loader: (|whole-run error| with it, without it: the base's real job
+                  # changed by the training trace's own whole-run change)
+    counts = "auto, " + ", ".join(p[1:] for p in POINTS if re.fullmatch(r"w\d", p) and p in real)
+    sweeps = [(b, {"workers": counts, "persistent_workers": "auto, true"}) for b in a.bases.split(",")]
     sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, 1"}))
     for base, scen in sweeps:
         bp = base.rsplit("-", 1)[0]
@@ -157,6 +175,10 @@ def check(a, out):
         if not os.path.exists(tr) or bp not in real:
             continue
         rows, ranking = run_stallsim(a.stallsim, tr, os.path.join(work, "pred-" + base), scen, a.warmup)
+        # where the job's evaluation loader was recorded: the same sweep without it, whose whole-run
+        # change (of the training trace alone) is set against the real job's
+        alone = run_stallsim(a.stallsim, tr, os.path.join(work, "alone-" + base), scen, a.warmup,
+                             False)[0] if eval_of(tr) else None
         rb = real[bp]
         for name, r in rows.items():
             if name == "measured":
@@ -187,6 +209,9 @@ def check(a, out):
                                                   r.get("run_time_hi", ""), g_run)):
                     points.append(dict(base=base, scenario=label, point=tp, kind=kind, predicted=float(P),
                                        real=float(want), lo=lo, hi=hi, goal=g))
+            if alone is not None and "(self" not in label:
+                without.append((abs(e_run), abs(pct(rb["run"] * (1.0 + float(alone[name]["run_change_pct"]) / 100.0),
+                                                    rt["run"]))))
             preds.append((base, label, tp, e_run, e_st, g_run, g_st, float(r["run_change_pct"])))
         top = ranking.get("top") or []
         if top:
@@ -234,6 +259,11 @@ def check(a, out):
             out("- %s: %d of %d inside, median half-width %.1f %%" % ("steady state" if what == "steady" else "whole run",
                                                                      sum(1 for x in c if x[0]), len(c),
                                                                      float(np.median([x[1] for x in c]))))
+        out()
+    if without:
+        out("With the evaluation loader's trace (`[trace] eval_path`), the whole run's mean |error| is %.2f %%; "
+            "without it (the training trace's whole-run change applied to the real job), %.2f %% (%d predictions)."
+            % (float(np.mean([w[0] for w in without])), float(np.mean([w[1] for w in without])), len(without)))
         out()
     out("### The ranked answer (`rank_by = run`, first ranked cut) against the real runs")
     out()

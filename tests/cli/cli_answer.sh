@@ -190,7 +190,7 @@ kept = sum(ask[ep == b].min() - end[ep == a].max() for a, b in zip(es, es[1:]))
 whole = float(next(csv.DictReader(open(sys.argv[3])))["run_time"])
 line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("between epochs:")]
 assert len(line) == 1 and kept > 0.1 * whole, (line, kept, whole)
-m = re.match(r"between epochs: ([\d.]+) s \((\d+)% of the run\) kept as measured in every row: workers' starts, evaluation$", line[0])
+m = re.match(r"between epochs: ([\d.]+) s \((\d+)%\) kept as measured: workers' starts, evaluation \(see eval_path\)$", line[0])
 assert m and abs(float(m.group(1)) - kept) < 0.01 and int(m.group(2)) == round(100 * kept / whole), (line, kept, whole)
 PY
 # with pass starts but no pass stops: the leads are taken out, the workers' stops stay in
@@ -212,7 +212,7 @@ def kept(path):
     assert len(line) == 1, line
     return float(re.match(r"between epochs: ([\d.]+) s", line[0]).group(1)), line[0]
 (a, _), (b, line) = kept(sys.argv[1]), kept(sys.argv[2])
-assert line.endswith("kept as measured in every row: workers' stops, evaluation"), line
+assert line.endswith("kept as measured: workers' stops, evaluation (see eval_path)"), line
 assert abs((a - b) - 0.1) < 0.051, (a, b)  # two later epochs' leads of 0.05 s left out
 PY
 ! grep -q "^between epochs:" whatif-workers.txt && ok || fail "a between-epochs line on a short break"

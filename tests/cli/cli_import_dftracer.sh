@@ -212,7 +212,7 @@ assert legend == (True in seen), text
 PY
 # every rank loads synchronously: the time between epochs holds no workers' starts or stops,
 # and the start-up note speaks of every GPU
-grep -q "^between epochs: .* kept as measured in every row: evaluation, checkpoints$" "$work/sk.txt" &&
+grep -q "^between epochs: .* kept as measured: evaluation (see eval_path), checkpoints$" "$work/sk.txt" &&
   "$stallsim" run "$work/sk.ini" --out "$work/skx" --explain > "$work/skx.txt" 2>&1 &&
   grep -q "^note: every GPU loads synchronously in the trace (W = 0), so the trace shows no start-up" "$work/skx.txt" &&
   ok || fail "a synchronous trace's notes: $(grep -h "^between\|^note: .*synchronously" "$work/sk.txt" "$work/skx.txt")"

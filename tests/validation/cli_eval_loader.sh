@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# cli_eval_loader.sh - the job's evaluation loader ([trace] eval_path) on a recorded job with
+# an evaluation pass after every epoch (datasets/pytorch-eval): the measured row's whole run
+# is the job's span over both loaders, computed here from the two traces' own datasets
+# (pass starts, rows, pass stops, time_origin); every row's whole run is that span plus the
+# changes that `run` gives on each trace alone; the span agrees with the job's own clock;
+# the same at 1 and 3 ranks; and the errors name the key.
+. "$(dirname "$0")/../lib/lib_cli.sh" "$@"
+py=/usr/bin/python3
+$py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 lacks h5py"; exit 77; }
+data=$(cd "$src" && pwd)/datasets/pytorch-eval
+train=$data/w1-a.h5 eval=$data/w1-a-eval.h5
+[ -e "$train" ] && [ -e "$eval" ] || { echo "skipped: $train or $eval is missing"; exit 77; }
+
+sweep() { # sweep INI TRACE [EVAL] [WARMUP]
+  cat > "$1" <<INI
+[trace]
+path = $2
+eval_path = ${3:-none}
+warmup_iterations = ${4:-11}
+[scenarios]
+model = pipeline
+workers = auto, 2, 4
+persistent_workers = auto, true
+heal = none, 1
+INI
+}
+sweep "$work/both.ini" "$train" "$eval"
+sweep "$work/train.ini" "$train"
+sweep "$work/eval.ini" "$eval" "" 0
+for w in both train eval; do
+  "$stallsim" run "$work/$w.ini" --out "$work/$w" > "$work/$w.txt" 2>&1 && ok || fail "run $w: $(cat "$work/$w.txt")"
+done
+grep -q "^evaluation loader: .* replayed in every row from its own trace" "$work/both.txt" && ok \
+  || fail "the answer does not say what the evaluation loader takes: $(cat "$work/both.txt")"
+grep -q "eval_path" "$work/train.txt" && ok || fail "without eval_path the answer does not point to it: $(cat "$work/train.txt")"
+
+$py - "$train" "$eval" "$work" "$data/record.log" <<'PY' && ok || fail "the whole runs against the hand-worked span and sums"
+import csv, datetime, re, sys, h5py, numpy as np
+train, ev, work, log = sys.argv[1:5]
+
+def span(path):
+    """the measured whole run's start and end, s since 1970: the first epoch's earliest first
+    ask's loop's iter(loader), and the last GPU's end of its last row plus its pass stop"""
+    f = h5py.File(path, "r")
+    t = f["timeline"]
+    ep, ts, st, it = t["epoch"][:], t["train_start"][:], t["stall_time"][:], t["iteration_time"][:]
+    origin = datetime.datetime.strptime(f.attrs["time_origin"].decode() if isinstance(f.attrs["time_origin"], bytes)
+                                        else f.attrs["time_origin"], "%Y-%m-%dT%H:%M:%S.%f")
+    o = (origin - datetime.datetime(1970, 1, 1)).total_seconds()
+    ask = ts[0] - st[0]
+    g = int(np.argmin(ask))
+    start = min(ask[g], f["pass_start_time"][0][g])
+    end = ts[-1] - st[-1] + it[-1]
+    job = max(end.max(), (end + f["pass_stop_time"][-1]).max())
+    return o + start, o + job
+
+(a0, a1), (b0, b1) = span(train), span(ev)
+J = max(a1, b1) - min(a0, b0)
+rows = {w: {r["scenario"]: r for r in csv.DictReader(open("%s/%s/summary.csv" % (work, w)))} for w in ("both", "train", "eval")}
+def close(x, y, what, tol=1e-6):
+    assert abs(x - y) <= tol * (1 + abs(y)), (what, x, y)
+both = rows["both"]
+close(float(both["measured"]["run_time"]), J, "measured run_time: the job's span")
+T, E = float(rows["train"]["measured"]["run_time"]), float(rows["eval"]["measured"]["run_time"])
+assert J < T + E, (J, T, E)  # the training trace's between-pass time holds the evaluation passes
+n = 0
+for name, r in both.items():
+    if name == "measured":
+        continue
+    want = J + float(rows["train"][name]["run_time"]) - T + float(rows["eval"][name]["run_time"]) - E
+    close(float(r["run_time"]), want, name + " run_time")
+    close(float(r["run_change_pct"]), 100 * (want / J - 1), name + " run_change_pct")
+    lo, hi = float(r["run_time_lo"]), float(r["run_time_hi"])
+    assert lo < float(r["run_time"]) < hi, (name, lo, hi)
+    close(float(r["iter_time_mean"]), float(rows["train"][name]["iter_time_mean"]), name + " steady (the training trace's)")
+    n += 1
+assert n == 12, n
+# the job's own clock (rank 0's, from before the first epoch to after the last evaluation
+# pass): within 1 %
+m = re.search(r"in ([\d.]+) s", next(l for l in open(log) if " w1-a " in l))
+assert abs(J / float(m.group(1)) - 1) < 0.01, (J, m.group(1))
+PY
+
+# the same outputs at 1 and 3 ranks
+if [ "$have_mpi" = 1 ]; then
+  mpirun_t 3 "$stallsim" run "$work/both.ini" --out "$work/both3" --quiet > "$work/both3.txt" 2>&1 && ok \
+    || fail "3 ranks: $(cat "$work/both3.txt")"
+  same_file "$work/both/summary.csv" "$work/both3/summary.csv" "summary.csv at 1 and 3 ranks"
+fi
+
+# errors name the key: a missing file, another job's trace of other GPUs
+sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/missing.ini"
+"$stallsim" run "$work/missing.ini" --out "$work/m" > "$work/m.txt" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "missing.ini:3: \[trace\] eval_path: .*none.h5" "$work/m.txt" && ok \
+  || fail "a missing evaluation trace: status $rc, $(cat "$work/m.txt")"
+other=$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5
+if [ -e "$other" ]; then
+  sed "s|^eval_path = .*|eval_path = $other|" "$work/both.ini" > "$work/other.ini"
+  "$stallsim" run "$work/other.ini" --out "$work/o" > "$work/o.txt" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "eval_path: .* has 5 GPUs, the training trace 2" "$work/o.txt" && ok \
+    || fail "an evaluation trace of other GPUs: status $rc, $(cat "$work/o.txt")"
+fi
+finish
