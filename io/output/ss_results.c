@@ -343,6 +343,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     rc |= ss_h5_attr_write_num(f, "gpus", H5T_STD_I32LE, H5T_NATIVE_INT, &s->gpus, 0);
     rc |= ss_h5_attr_write_string(f, "config", config_text ? config_text : "");
     rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
+    rc |= ss_h5_attr_write_string(f, "eval_trace", s->eval_trace ? s->eval_trace : "");
     rc |= ss_h5_attr_write_num(f, "trace_persistent_workers", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->trace_persistent, 0);
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
@@ -486,6 +487,7 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (a >= 0) H5Aclose(a);
     if (ss_h5_attr_read_long(f, "calibrated_workers", &out->base_workers) != 0) out->base_workers = -1;
     if (ss_h5_attr_read_string(f, "trace", out->trace, sizeof out->trace) != 0) out->trace[0] = '\0';
+    if (ss_h5_attr_read_string(f, "eval_trace", out->eval_trace, sizeof out->eval_trace) != 0) out->eval_trace[0] = '\0';
     long pw = -1;
     if (ss_h5_attr_read_long(f, "trace_persistent_workers", &pw) == 0 && (pw == 0 || pw == 1)) out->base_pw = (int)pw;
     out->base_w = same_calibrated(f, "calibration/workers");

@@ -64,6 +64,7 @@ typedef struct {
     int base_w, base_p;     /* the calibrated loader (W, P) where every GPU has the same, -1 otherwise */
     int base_pw;            /* the trace's recorded persistent_workers (1, 0), -1 unknown */
     char trace[SS_PATH_MAX]; /* the trace the sweep replayed, as its run named it ("": unknown) */
+    char eval_trace[SS_PATH_MAX]; /* its evaluation loader's trace ([trace] eval_path; "": none) */
 } ss_results_settings;
 
 /* Reads the settings of results file path (the base's loader and trace unknown, -1 and "",

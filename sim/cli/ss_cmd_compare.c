@@ -16,7 +16,7 @@
 /* The usage, around the name of the model whose predictions --match checks (print_usage) */
 static const char usage_head[] =
     "usage: stallsim compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
-    "                        [--scenario TEXT] [--spread]\n"
+    "                        [--scenario TEXT] [--spread] [--with-eval]\n"
     "\n"
     "Puts measured runs and predictions side by side (one results folder alone: its\n"
     "scenarios against its measured row). Each argument is a results folder\n"
@@ -68,6 +68,9 @@ static const char usage_tail[] =
     "                 rests on which run was recorded, the least error to expect\n"
     "                 (`compare res-a res-b res-c --spread`); needs two folders of different\n"
     "                 base runs\n"
+    "  --with-eval    each trace A.h5 comes with its evaluation loader's trace A-eval.h5,\n"
+    "                 as results run with [trace] eval_path do: its whole run (run) then\n"
+    "                 spans both loaders' passes\n"
     "\n"
     "Typical use: the trace measured before a change, the sweep that predicted the change,\n"
     "and the trace measured after it; the last rows then show the prediction error. To read\n"
@@ -119,6 +122,10 @@ static int compare_main(int argc, char **argv)
             spread = 1;
             continue;
         }
+        if (!strcmp(a, "--with-eval")) {
+            t.with_eval = 1;
+            continue;
+        }
         if (!strcmp(a, "--csv") || !strcmp(a, "--warmup") || !strcmp(a, "--threshold") || !strcmp(a, "--epoch")) {
             if (i + 1 >= argc) {
                 free(inputs);
@@ -141,7 +148,7 @@ static int compare_main(int argc, char **argv)
             }
         } else if (a[0] == '-' && a[1]) {
             static const char *const known[] = {"--help", "--csv", "--epoch", "--match", "--scenario",
-                                                "--spread", "--threshold", "--warmup"};
+                                                "--spread", "--threshold", "--warmup", "--with-eval"};
             char near[96];
             ss_suggest_option(a, known, (int)(sizeof known / sizeof *known), near, sizeof near);
             free(inputs);
@@ -165,7 +172,7 @@ static int compare_main(int argc, char **argv)
     if (csv && t.match) cmp_match_csv_path(csv, mcsv, sizeof mcsv);
     ss_status st = csv ? cmp_check_csv_output(csv, inputs, ninputs) : SS_OK;
     if (st == SS_OK && mcsv[0]) st = cmp_check_csv_output(mcsv, inputs, ninputs);
-    if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_);
+    if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_, t.with_eval);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = cmp_add_input(&t, inputs[i], &opts);
     if (st == SS_OK && t.match) st = cmp_check_match(&t);
     if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);

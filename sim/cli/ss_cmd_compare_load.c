@@ -21,6 +21,7 @@
 #include "ss_sweep.h"
 #include "ss_trace.h"
 #include "ss_cmd_compare.h"
+#include "ss_cmd_run_eval.h"
 
 static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
 {
@@ -61,15 +62,34 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
              whole > 0 ? 100.0 * ss_summary_wall(s, m->run.stall) / whole : 0.0);
 }
 
-static ss_status summarise_trace(const char *path, const ss_config *opts, ss_results_row *row, int *gpus,
-                                 int *workers, int *prefetch, int *persistent, double *others, char *waits,
-                                 size_t nwaits)
+/* The evaluation loader's trace of trace path under --with-eval: A-eval.h5 for A.h5 (A-eval
+ * for a name without .h5), into out; SS_EIO naming it where it is missing. */
+static ss_status eval_trace_of(const char *path, char *out, size_t n)
+{
+    const size_t l = strlen(path);
+    const int h5 = l >= 3 && !strcmp(path + l - 3, ".h5");
+    if (snprintf(out, n, "%.*s-eval%s", (int)(h5 ? l - 3 : l), path, h5 ? ".h5" : "") >= (int)n)
+        return ss_fail(SS_EUSAGE, "%s: name too long", path);
+    struct stat sb;
+    if (stat(out, &sb) != 0)
+        return ss_fail(SS_EIO, "%s: --with-eval: its evaluation loader's trace %s: %s", path, out, strerror(errno));
+    return SS_OK;
+}
+
+static ss_status summarise_trace(const char *path, const ss_config *opts, int with_eval, ss_results_row *row,
+                                 int *gpus, int *workers, int *prefetch, int *persistent, double *others,
+                                 char *waits, size_t nwaits)
 {
     ss_comm self;
     ss_comm_self(&self);
     ss_config cfg = *opts;
     cfg.text = NULL;
     cfg.n_models = 0; /* the measured row only */
+    cfg.eval_path[0] = '\0';
+    if (with_eval) {
+        ss_status es = eval_trace_of(path, cfg.eval_path, sizeof cfg.eval_path);
+        if (es != SS_OK) return es;
+    }
     ss_scenario *sc = NULL;
     int nsc = 0;
     ss_trace_file *t = NULL;
@@ -78,6 +98,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, ss_res
     ss_status st = ss_scenarios_build(&cfg, &sc, &nsc);
     if (st == SS_OK) st = ss_trace_open(path, &self, &t);
     if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
+    st = ss_run_eval_loader(&self, &cfg, t, sc, nsc, &sum, st); /* (nothing without --with-eval) */
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
     /* a trace that records its CPU times: the measured run's cpu_load_pct, which needs
      * each GPU's worker count (the calibration's) */
@@ -148,23 +169,31 @@ static void epoch_text(long e, char *buf, size_t n)
 /* Results inputs carry the selection they were summarised with: traces are summarised the
  * same way unless an option says otherwise (then with a warning), and results that
  * disagree with each other are refused. explicit[3]: --warmup, --threshold, --epoch given. */
-ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3])
+ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3], int with_eval)
 {
     ss_results_settings first = {0}, cur;
     const char *first_arg = NULL;
+    int traces = 0, with = 0, without = 0; /* traces given; results run with and without an evaluation loader */
+    const char *with_arg = NULL, *without_arg = NULL;
     for (int i = 0; i < n; i++) {
         char path[4200];
         struct stat sb;
         if (stat(inputs[i], &sb) != 0) continue; /* reported by add_input */
         if (S_ISDIR(sb.st_mode)) snprintf(path, sizeof path, "%s/results.h5", inputs[i]);
         else snprintf(path, sizeof path, "%s", inputs[i]);
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || ss_trace_is_trace(path)) continue; /* (add_input says) */
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue; /* (add_input says) */
+        if (ss_trace_is_trace(path)) {
+            traces++;
+            continue;
+        }
         const ss_status rs = ss_results_read_settings(path, &cur);
         if (rs == SS_EDATA) return rs; /* a results file whose settings are malformed */
         if (rs != SS_OK) {                /* not one it can open: add_input says what it is */
             ss_clear();
             continue;
         }
+        if (cur.eval_trace[0] && !with++) with_arg = inputs[i];
+        if (!cur.eval_trace[0] && !without++) without_arg = inputs[i];
         if (!cur.known) continue;
         if (!first_arg) {
             first = cur;
@@ -181,6 +210,14 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
                            first.warmup_iterations, ef, first.threshold);
         }
     }
+    /* a whole run of the job's two loaders beside one of its training loader alone differs by
+     * the evaluation passes */
+    if (traces && with && !with_eval)
+        ss_warn("%s counts an evaluation loader ([trace] eval_path) in its whole runs, but the traces are summarised "
+                "alone: give --with-eval to take each trace A.h5 with its A-eval.h5", with_arg);
+    else if (traces && without && with_eval)
+        ss_warn("%s counts no evaluation loader in its whole runs, but --with-eval adds one to each trace's",
+                without_arg);
     if (!first_arg) return SS_OK;
     if (!explicit_[0]) opts->warmup_iterations = first.warmup_iterations;
     else if (opts->warmup_iterations != first.warmup_iterations)
@@ -309,7 +346,8 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         int w, p, pw;
         double others;
         char waits[sizeof t->v[0].waits];
-        if ((st = summarise_trace(path, opts, &row, &gpus, &w, &p, &pw, &others, waits, sizeof waits)) != SS_OK)
+        if ((st = summarise_trace(path, opts, t->with_eval, &row, &gpus, &w, &p, &pw, &others, waits,
+                                  sizeof waits)) != SS_OK)
             return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
         memcpy(t->v[t->n - 1].waits, waits, sizeof waits);

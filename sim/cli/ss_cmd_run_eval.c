@@ -100,6 +100,7 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
      * (its rows, starts and stops) */
     sum->kept_between = fmax(0.0, span - (Rt - sum->kept_between) - (Re - e->sum.kept_between));
     sum->eval_own = Re - e->sum.kept_between;
+    sum->eval_trace = cfg->eval_path;
     return SS_OK;
 }
 

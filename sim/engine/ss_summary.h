@@ -38,6 +38,7 @@ typedef struct {
     double *other_loader;
     double eval_own;      /* with it, the evaluation loader's own measured time: its rows, its workers'
                            * starts and stops (0: no evaluation loader) */
+    const char *eval_trace; /* and its trace's path, as the scenario file gave it (NULL: none; not owned) */
     /* [nsc] each row's class of prediction (NULL: none) and its 90 % interval of the real
      * mean iteration time and whole run's time (ss_summary_intervals; NaN: none) */
     const ss_error_class **cls;

@@ -82,6 +82,23 @@ m = re.search(r"in ([\d.]+) s", next(l for l in open(log) if " w1-a " in l))
 assert abs(J / float(m.group(1)) - 1) < 0.01, (J, m.group(1))
 PY
 
+# compare --with-eval: a real run of another setting summarised over both loaders, as run's
+# measured row is; without it, a warning that the results count an evaluation loader
+"$stallsim" compare "$work/both" "$data/w2-a.h5" --match --with-eval --csv "$work/cmp.csv" > "$work/cmp.txt" 2>&1 && ok \
+  || fail "compare --with-eval: $(cat "$work/cmp.txt")"
+! grep -q "warning" "$work/cmp.txt" && ok || fail "compare --with-eval warns: $(cat "$work/cmp.txt")"
+sweep "$work/w2.ini" "$data/w2-a.h5" "$data/w2-a-eval.h5"
+"$stallsim" run "$work/w2.ini" --out "$work/w2" --quiet && ok || fail "run on w2-a"
+$py - "$work/cmp.csv" "$work/w2/summary.csv" <<'PY' && ok || fail "compare --with-eval's real whole run is not run's measured one"
+import csv, sys
+real = next(r for r in csv.DictReader(open(sys.argv[1])) if r["source"].endswith("w2-a.h5"))
+want = float(next(csv.DictReader(open(sys.argv[2])))["run_time"])
+assert abs(float(real["run_time"]) - want) <= 1e-9 * want, (real["run_time"], want)
+PY
+"$stallsim" compare "$work/both" "$data/w2-a.h5" --match > "$work/cmp0.txt" 2>&1
+grep -q "warning: .*both counts an evaluation loader .* give --with-eval" "$work/cmp0.txt" && ok \
+  || fail "compare without --with-eval does not warn: $(cat "$work/cmp0.txt")"
+
 # the same outputs at 1 and 3 ranks
 if [ "$have_mpi" = 1 ]; then
   mpirun_t 3 "$stallsim" run "$work/both.ini" --out "$work/both3" --quiet > "$work/both3.txt" 2>&1 && ok \
