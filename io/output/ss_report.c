@@ -1678,6 +1678,17 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         fprintf(f, ", \"uneven_quarter\": %d, \"uneven_change\": ", q);
         json_num(f, ch);
     }
+    /* the time between epochs that every row keeps, and the evaluation loader's own, where
+     * one was replayed ([trace] eval_path) */
+    fputs(", \"kept_between\": ", f);
+    json_num(f, s->kept_between);
+    if (s->eval_own > 0.0) {
+        fputs(", \"eval_loader\": {\"trace\": ", f);
+        json_str(f, s->eval_trace ? s->eval_trace : "", s->eval_trace ? strlen(s->eval_trace) : 0);
+        fputs(", \"own_time\": ", f);
+        json_num(f, s->eval_own);
+        fputc('}', f);
+    }
     fputs("}", f);
     json_lines(f, "warnings", o ? o->notes_text : NULL, "warning: ");
     json_lines(f, "notes", o ? o->notes_text : NULL, "note: ");
