@@ -76,6 +76,10 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
     if (!isfinite(Rt) || !isfinite(Re) || !isfinite(st0) || !isfinite(se0))
         return ss_fail(SS_EDATA, "%s: the whole run of the training or the evaluation trace is not known (a trace "
                                  "without rows?)", cfg->eval_path);
+    if (fabs(se0 - st0) < 1e-6 && fabs(Re - Rt) < 1e-6)
+        return ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s holds the training trace's own run (the same passes at "
+                                   "the same times); name the evaluation loader's trace, recorded with a Recorder of "
+                                   "its own prefix", ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path);
     /* the two loaders of one job run one after the other: their runs overlap or follow on */
     const double gap = fmax(se0 - (st0 + Rt), st0 - (se0 + Re));
     if (gap > Rt)
@@ -91,6 +95,11 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
         if (!isfinite(r)) {
             free(sum->other_loader);
             sum->other_loader = NULL;
+            if (k < 0 && ss_trace_meta_has_workers(em) == 0)
+                return ss_fail(SS_ECONFIG, "%s: [trace] eval_path: the evaluation loader has no workers, so its sweep "
+                                           "has no scenario %s (PyTorch refuses persistent workers without workers): "
+                                           "give persistent_workers = true only with a number of workers",
+                               ss_config_origin(cfg, "trace", "eval_path"), sc[j].name);
             return ss_fail(SS_EDATA, "%s: scenario %s has no whole run on the evaluation trace", cfg->eval_path,
                            sc[j].name);
         }

@@ -112,6 +112,11 @@ sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/mis
 rc=$?
 [ $rc -ne 0 ] && grep -q "missing.ini:3: \[trace\] eval_path: .*none.h5" "$work/m.txt" && ok \
   || fail "a missing evaluation trace: status $rc, $(cat "$work/m.txt")"
+sed "s|^eval_path = .*|eval_path = $train|" "$work/both.ini" > "$work/same.ini"
+"$stallsim" run "$work/same.ini" --out "$work/s" > "$work/s.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "same.ini:3: \[trace\] eval_path: .* holds the training trace's own run" "$work/s.txt" && ok \
+  || fail "the training trace as its own evaluation trace: status $rc, $(cat "$work/s.txt")"
 other=$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5
 if [ -e "$other" ]; then
   sed "s|^eval_path = .*|eval_path = $other|" "$work/both.ini" > "$work/other.ini"
