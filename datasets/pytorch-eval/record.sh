@@ -7,6 +7,7 @@
 # Before each run the 1-minute load average must be at most $LOAD_MAX (default 1.0; else wait, up to 600 s).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/validation/lib_record.sh
 out=datasets/pytorch-eval
 raw=${RAW:-/tmp/pytorch-eval-raw}
 common="--nproc 2 --batch 16 --iterations 80 --eval-iterations 20 --epochs 3 --latency 0.004 --decode 0.0005 --compute 0.020 --eval-compute 0.008"
@@ -24,11 +25,7 @@ args_of() {
 for p in ${*:-w1 w2 w4 w2-pers w0}; do
   a=$(args_of "$p") || exit 2
   for rep in ${REPS:-a b}; do
-    waited=0
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    while awk "BEGIN{exit !($load > ${LOAD_MAX:-1.0})}" && [ $waited -lt 600 ]; do
-      sleep 20; waited=$((waited + 20)); load=$(cut -d' ' -f1 /proc/loadavg)
-    done
+    wait_quiet
     rm -rf "$raw/$p-$rep"
     t0=$(date -u +%FT%TZ)
     msg=$(/usr/bin/python3 scripts/workloads/pytorch_eval.py $common $a --out "$raw/$p-$rep/run" 2>&1 | grep '^pytorch_eval:')

@@ -11,6 +11,7 @@
 set -u
 [ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
+. scripts/validation/lib_record.sh
 out=$1
 common=$2
 shift 2
@@ -35,11 +36,7 @@ points=${*:-w1 w2 w3 w2-pers w0 w2-slow1 w2-long}
 for p in $points; do
   a=$(args_of "$p") || exit 2
   for rep in ${REPS:-a b}; do
-    waited=0
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    while awk "BEGIN{exit !($load > ${LOAD_MAX:-1.0})}" && [ $waited -lt 600 ]; do
-      sleep "${WAIT_STEP:-20}"; waited=$((waited + ${WAIT_STEP:-20})); load=$(cut -d' ' -f1 /proc/loadavg)
-    done
+    wait_quiet
     busy=$(awk "BEGIN{print ($load > ${LOAD_MAX:-1.0}) ? \"UNDER LOAD\" : \"quiet\"}")
     rm -rf "$raw/$p-$rep"
     t0=$(date -u +%FT%TZ)

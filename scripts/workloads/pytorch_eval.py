@@ -16,7 +16,6 @@ the last evaluation pass.
 
 import sys
 import time
-import warnings
 
 import torch
 import torch.distributed as dist
@@ -44,13 +43,7 @@ def parse():
 
 def main():
     a = parse()
-    if a.nproc:
-        return wl.ddp_launch.launch(__file__, a.nproc)
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="This DataLoader will create")
-    wl.ddp_launch.rank_env()
-    dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank, world = wl.launch_or_join(__file__, a.nproc)
     rec = wl.recorder(a.out)
     rec_eval = wl.recorder(a.out + "-eval" if a.out else None)
     # a few samples more than whole batches: the last batch of each pass is short
