@@ -21,6 +21,7 @@ typedef struct {
     ss_calib cal;
     int have_cal;
     ss_summary sum;
+    int one_gpu; /* the evaluation loader of rank 0 alone beside a training trace of several GPUs */
 } eval_sweep;
 
 static void eval_free(eval_sweep *e)
@@ -40,11 +41,16 @@ static ss_status build_scenarios(eval_sweep *e)
     return ss_scenarios_build_trace(&e->cfg, m->gpus, sync, &e->sc, &e->nsc);
 }
 
-/* Rank 0: the scenario of the evaluation sweep named as training scenario sc, or -1. */
-static int counterpart(const eval_sweep *e, const ss_scenario *sc)
+/* Rank 0: the scenario of the evaluation sweep named as training scenario sc (less its heal,
+ * the last part of a name, where the evaluation sweep heals none), or -1. */
+static int counterpart(const eval_sweep *e, const ss_scenario *sc, int no_heal)
 {
+    char name[sizeof sc->name];
+    snprintf(name, sizeof name, "%s", sc->name);
+    char *h = no_heal ? strstr(name, "_heal-") : NULL;
+    if (h) *h = '\0';
     for (int k = 0; k < e->nsc; k++)
-        if (!strcmp(e->sc[k].name, sc->name)) return k;
+        if (!strcmp(e->sc[k].name, name)) return k;
     return -1;
 }
 
@@ -90,7 +96,7 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
     sum->other_loader = malloc((size_t)nsc * sizeof *sum->other_loader);
     if (!sum->other_loader) return ss_fail(SS_ENOMEM, "out of memory for the evaluation loader");
     for (int j = 0; j < nsc; j++) {
-        const int k = j == mt ? me : counterpart(e, &sc[j]);
+        const int k = j == mt ? me : counterpart(e, &sc[j], e->one_gpu);
         const double r = k >= 0 ? ss_summary_run_time(&e->sum, k) : NAN;
         if (!isfinite(r)) {
             free(sum->other_loader);
@@ -128,11 +134,17 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_fi
     if (st != SS_OK) ss_errprefix("%s: [trace] eval_path", ss_config_origin(cfg, "trace", "eval_path"));
     st = ss_comm_any_failed(c, st);
     const ss_trace_meta *tm = ss_trace_meta_of(t), *em = st == SS_OK ? ss_trace_meta_of(e.t) : NULL;
-    if (st == SS_OK && em->gpus != tm->gpus)
-        st = ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s has %d GPU%s, the training trace %d: record the evaluation "
-                                 "loader on every rank (a Recorder of its own prefix on each)",
-                     ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path, em->gpus, em->gpus == 1 ? "" : "s",
-                     tm->gpus);
+    /* an evaluation loader of rank 0 alone (a Recorder of world_size 1) has one GPU: its
+     * sweep heals none (the other GPUs' median has no GPU to come from) */
+    e.one_gpu = st == SS_OK && em->gpus == 1 && tm->gpus > 1;
+    if (e.one_gpu) {
+        e.cfg.n_heal = 1;
+        memset(&e.cfg.heal[0], 0, sizeof e.cfg.heal[0]);
+    } else if (st == SS_OK && em->gpus != tm->gpus)
+        st = ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s has %d GPUs, the training trace %d: record the evaluation "
+                                 "loader on every rank that iterates it (a Recorder of its own prefix on each), or on "
+                                 "rank 0 alone with world_size=1",
+                     ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path, em->gpus, tm->gpus);
     if (st == SS_OK) st = build_scenarios(&e);
     if (st == SS_OK && ss_scenarios_need_calibration(e.sc, e.nsc, &e.cfg, em)) {
         st = ss_calibrate_comm(c, e.t, SS_CALIB_ROWS, &e.cal);

@@ -99,6 +99,44 @@ PY
 grep -q "warning: .*both counts an evaluation loader .* give --with-eval" "$work/cmp0.txt" && ok \
   || fail "compare without --with-eval does not warn: $(cat "$work/cmp0.txt")"
 
+# an evaluation loader of rank 0 alone (a Recorder of world_size 1: one GPU) takes each
+# scenario less its heal: a heal row adds what its unhealed twin adds
+$py - "$eval" "$work/one.h5" <<'PY' && ok || fail "a one-GPU copy of the evaluation trace"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "w") as g:
+    G = int(f.attrs["gpus"])
+    for k, v in f.attrs.items():
+        a = np.asarray(v)
+        g.attrs[k] = v[:1] if a.ndim == 1 and a.shape[0] == G else v
+    g.attrs["gpus"] = np.asarray(f.attrs["gpus"]).dtype.type(1)
+    def copy(name, obj):
+        if isinstance(obj, h5py.Group):
+            g.require_group(name)
+            return
+        d = obj[()]
+        if d.ndim >= 1 and d.shape[-1] == G and name not in ("timeline/epoch", "timeline/index"):
+            d = d[..., :1]
+        ds = g.create_dataset(name, data=d)
+        for k, v in obj.attrs.items():
+            ds.attrs[k] = v
+    f.visititems(copy)
+PY
+sed "s|^eval_path = .*|eval_path = $work/one.h5|" "$work/both.ini" > "$work/one.ini"
+"$stallsim" run "$work/one.ini" --out "$work/one" > "$work/one.txt" 2>&1 && ok || fail "a one-GPU evaluation trace: $(cat "$work/one.txt")"
+$py - "$work/one/summary.csv" "$work/train/summary.csv" <<'PY' && ok || fail "a one-GPU evaluation trace's heal rows"
+import csv, sys
+one = {r["scenario"]: float(r["run_time"]) for r in csv.DictReader(open(sys.argv[1]))}
+alone = {r["scenario"]: float(r["run_time"]) for r in csv.DictReader(open(sys.argv[2]))}
+n = 0
+for name in one:
+    if "_heal-" in name:
+        twin = name.split("_heal-")[0]
+        a, b = one[name] - alone[name], one[twin] - alone[twin]
+        assert abs(a - b) <= 1e-9 * one[name], (name, a, b)
+        n += 1
+assert n == 6, n
+PY
+
 # the same outputs at 1 and 3 ranks
 if [ "$have_mpi" = 1 ]; then
   mpirun_t 3 "$stallsim" run "$work/both.ini" --out "$work/both3" --quiet > "$work/both3.txt" 2>&1 && ok \
