@@ -486,7 +486,7 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                 lane *l = active[a];
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start)
-                    l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0);
+                    l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0, (long)s->epoch[i] - w->epoch0);
                 lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i], q);
             }
             progress_tick(w, b, a1 - a0);
@@ -542,7 +542,8 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             if (with_state && (!*have_prev || s->epoch[i] != *prev_epoch))
                 for (int a = 0; a < nactive; a++)
                     if (active[a]->ops->stateful && active[a]->ops->epoch_start)
-                        active[a]->ops->epoch_start(active[a]->state, s->epoch[i] == w->epoch0);
+                        active[a]->ops->epoch_start(active[a]->state, s->epoch[i] == w->epoch0,
+                                                     (long)s->epoch[i] - w->epoch0);
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
             const int summ = summarised(w, s->epoch[i], s->index[i]), q = quarter_of(w, s0 + i);

@@ -12,7 +12,7 @@ static const char *const names[SSP_NRULES] = {
     "sync_start", "sync_delivery", "heal_starts", "heal_ask", "cpu_sharing", "alignment",
     "regime", "sync_thread", "step_stretch", "delivery_rows", "ready_flag", "waits",
     "first_window", "storage_sharing", "gap_agree", "ask_spread", "pass_lead", "sync_probe",
-    "window_rows", "window_crush", "probe_stretch", "window_delivery", "probe_next",
+    "window_rows", "window_crush", "probe_stretch", "window_delivery", "probe_next", "pass_anchor",
 };
 
 static unsigned char off[SSP_NRULES];

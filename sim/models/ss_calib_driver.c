@@ -407,6 +407,11 @@ static ss_status alloc_buffers(calib_run *r)
         for (int i = 0; i < SSP_PROBE_COUNT; i++) /* (a second pass not recorded stays unset) */
             if (probe[i]) memcpy(c->probe_gpu + (size_t)i * ng, probe[i], ng * sizeof *c->probe_gpu);
     }
+    if (m->pass_start && m->passes > 0 &&
+        (c->pass_start_gpu = malloc((size_t)m->passes * ng * sizeof *c->pass_start_gpu)) != NULL) {
+        memcpy(c->pass_start_gpu, m->pass_start, (size_t)m->passes * ng * sizeof *c->pass_start_gpu);
+        c->passes = m->passes;
+    }
     io->epoch = malloc(n * sizeof *io->epoch);
     io->fs = malloc(cols * sizeof *io->fs);
     io->ft = malloc(cols * sizeof *io->ft);
@@ -437,7 +442,7 @@ static ss_status alloc_buffers(calib_run *r)
         }
     }
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !c->ready_gpu || !c->start_excess_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) ||
+        !c->stall_resid_gpu || !c->ready_gpu || !c->start_excess_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) || (m->pass_start && m->passes > 0 && !c->pass_start_gpu) ||
         !io->epoch || !io->fs || !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first ||
         !r->work || !r->gaps || !r->fmed)
         return ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io->rows, m->gpus);
@@ -697,7 +702,7 @@ void ss_calib_free(ss_calib *c)
     int **ints[] = {&c->workers_gpu, &c->prefetch_gpu};
     double **dbls[] = {&c->gap_gpu,         &c->refill_gpu, &c->delivery_gpu,  &c->resid_gpu,
                        &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu,
-                       &c->probe_gpu,       &c->start_excess_gpu};
+                       &c->probe_gpu,       &c->start_excess_gpu, &c->pass_start_gpu};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         free(*ints[i]);
         *ints[i] = NULL;

@@ -58,6 +58,10 @@ typedef struct {
      * is 0), or NULL */
     double *probe_gpu;
     int probe_next; /* 1 when the trace records the probe's second pass */
+    /* [passes][gpus]: when each GPU's loop called iter(loader) in each epoch, s (the trace's
+     * /pass_start_time, one row per epoch in the timeline's order), or NULL */
+    double *pass_start_gpu;
+    long passes;
     /* the share of the calibration rows, past each epoch's first max(W, 1), whose batch was
      * ready when GPU g's loop asked for it (fetch_start + fetch_time <= train_start -
      * stall_time): 1 where its loader kept ahead */

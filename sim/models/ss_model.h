@@ -163,11 +163,12 @@ typedef struct ss_model_ops {
 
     /* Replay: init makes the state of one scenario for G GPUs; epoch_start is called
      * before the first row of every epoch (stateful models; may be NULL), first = 1 for
-     * the trace's first epoch; replay_row
+     * the trace's first epoch, epoch = the epoch's number less the first epoch's (its place
+     * among the trace's epochs where they are numbered one after another); replay_row
      * replays one prepared row, writing the per-GPU stalls into stall[G] (also its
      * working buffer) and the step's figures into *out; free releases the state. */
     ss_status (*init)(void **state, const ss_scenario *s, const ss_config *c, int gpus);
-    void (*epoch_start)(void *state, int first);
+    void (*epoch_start)(void *state, int first, long epoch);
     void (*replay_row)(void *state, const ss_row *row, double *stall, ss_step *out);
     void (*free)(void *state);
     /* The stretch of CPU work that the scenario of this state replays with (CPU sharing:

@@ -217,6 +217,10 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     p->trace_workers_gpu = cal ? cal->workers_gpu : trace_workers;
     for (int i = 0; i < SSP_PROBE_COUNT && cal && cal->probe_gpu; i++) /* (a second pass only where recorded) */
         if (i < SSP_PROBE_NEXT_LEAD || cal->probe_next) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
+    if (cal && cal->pass_start_gpu) {
+        p->pass_start_gpu = cal->pass_start_gpu;
+        p->passes = cal->passes;
+    }
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
     /* the CPU part of a fetch that fetch_scale keeps: recorded per GPU (auto; none
      * recorded: 0, the whole fetch scales), or a number of seconds (times the factor of
@@ -509,12 +513,13 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     const size_t G = (size_t)gpus;
     ss_status rc = ask_scale_init(st, s, trace_w, gpus);
     if (rc != SS_OK) return rc;
-    st->boot = malloc(4 * G * sizeof *st->boot);
+    st->boot = malloc(5 * G * sizeof *st->boot);
     st->boots = malloc(G);
     if (!st->boot || !st->boots) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     st->ask0 = st->boot + G;
     st->boot_start = st->boot + 2 * G;
     st->ask1 = st->boot + 3 * G;
+    st->lead = st->boot + 4 * G;
     double *w1 = malloc((size_t)gpus * sizeof *w1);
     int probed = 0;
     for (int g = 0; w1 && g < gpus; g++) {
@@ -545,6 +550,28 @@ static ss_status boot_init(pipe_state *st, const ss_scenario *s, const int *trac
     return SS_OK;
 }
 
+/* The epoch's leads (MODELS-pipeline.md, "The first asks"): each GPU's time from its pass
+ * start to its first ask (ask0, set), into st->lead; a healed GPU's is the others' median.
+ * 0 where the trace records no pass starts, the epoch has no row of them, or a pass start
+ * comes after its GPU's ask (the epochs are not numbered one after another). */
+static int epoch_leads(pipe_state *st, int G)
+{
+    const ssp_params *p = &st->ps.p;
+    if (!p->pass_start_gpu || st->epoch < 0 || st->epoch >= p->passes || ssp_off(SSP_RULE_PASS_ANCHOR)) return 0;
+    const double *ps = p->pass_start_gpu + (size_t)st->epoch * (size_t)G;
+    for (int g = 0; g < G; g++) {
+        const int healed = st->ps.healed && st->ps.healed[g];
+        if (!healed && !(isfinite(ps[g]) && ps[g] <= st->ask0[g] + 1e-9)) return 0;
+        st->lead[g] = healed ? 0.0 : st->ask0[g] - ps[g];
+    }
+    if (st->ps.healed && G > 1) {
+        const double med = ss_median_unhealed(st->lead, G, &st->heals, st->boot_start);
+        for (int g = 0; g < G; g++)
+            if (st->ps.healed[g]) st->lead[g] = med;
+    }
+    return 1;
+}
+
 /* The measured starts of an epoch's first batches as the scenario starts its workers
  * (boot_init): each GPU's start-up after its loop's first ask (ask0) times its factor;
  * none after the first epoch where the workers persist; the loop's ask where the GPU
@@ -562,10 +589,18 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
             for (int g = 0; g < G; g++)
                 if (st->ps.healed[g]) st->ask0[g] = med;
         }
-        double lo = st->ask0[0];
-        for (int g = 1; g < G; g++) lo = st->ask0[g] < lo ? st->ask0[g] : lo;
+        int e = 0; /* the GPU that asks first */
+        for (int g = 1; g < G; g++) e = st->ask0[g] < st->ask0[e] ? g : e;
+        const double lo = st->ask0[e];
         /* each loop reaches its first ask after starting its workers, one by one */
-        for (int g = 0; g < G; g++) st->ask1[g] = k && isfinite(lo) ? lo + k[g] * (st->ask0[g] - lo) : st->ask0[g];
+        if (k && isfinite(lo) && epoch_leads(st, G)) {
+            /* from its own pass start: each GPU's time in iter(loader) scales, and the
+             * earliest's change is the time between passes' (B'), before the row */
+            const double shift = (k[e] - 1.0) * st->lead[e];
+            for (int g = 0; g < G; g++) st->ask1[g] = fmax(lo, st->ask0[g] + (k[g] - 1.0) * st->lead[g] - shift);
+        } else {
+            for (int g = 0; g < G; g++) st->ask1[g] = k && isfinite(lo) ? lo + k[g] * (st->ask0[g] - lo) : st->ask0[g];
+        }
         st->ps.first_asks = k && isfinite(lo) ? st->ask1 : NULL;
     }
     for (int g = 0; g < G; g++) {
@@ -644,11 +679,12 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
     return SS_OK;
 }
 
-static void pipe_epoch_start(void *state, int first)
+static void pipe_epoch_start(void *state, int first, long epoch)
 {
     pipe_state *st = state;
     ssp_epoch_start(&st->ps);
     st->first_epoch = first;
+    st->epoch = epoch;
     if (st->ask_scale) st->ask_scale_now = st->ask_scale + (first ? 0 : st->ps.gpus);
 }
 

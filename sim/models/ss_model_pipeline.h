@@ -87,6 +87,10 @@ typedef struct {
      * synchronously (ssp_probed) takes the probe's delivery (times delivery = auto*F's F)
      * instead of its measured one. */
     const double *probe_gpu[SSP_PROBE_COUNT];
+    /* The trace's pass starts, [passes][gpus] (ss_calib.pass_start_gpu), or NULL: where each
+     * epoch's first asks are anchored ("The first asks") */
+    const double *pass_start_gpu;
+    long passes;
     /* The CPU part of each fetch, which fetch_scale does not scale (the fetching thread's
      * decoding and collating): GPU g's replayed fetch is min(f, c) + fetch_scale * max(0,
      * f - c) with c = fetch_cpu_gpu[g] * fetch_cpu_factor (a factor of 0 counts as 1;

@@ -61,9 +61,10 @@ static ss_status toy_init(void **state, const ss_scenario *s, const ss_config *c
     return SS_OK;
 }
 
-static void toy_epoch_start(void *state, int first)
+static void toy_epoch_start(void *state, int first, long epoch)
 {
     (void)first;
+    (void)epoch;
     ((toy_state *)state)->prev_c = 0.0;
 }
 

@@ -36,6 +36,7 @@ typedef enum {
     SSP_RULE_PROBE_STRETCH,    /* a probed GPU's delivery stretches by s1, the probe having run on idle cores */
     SSP_RULE_WINDOW_DELIVERY,  /* an epoch's first delivery stretches with the first window's crush */
     SSP_RULE_PROBE_NEXT,       /* later epochs take the probe's second pass */
+    SSP_RULE_PASS_ANCHOR,      /* the first asks scale from each GPU's own pass start */
     SSP_NRULES
 } ssp_rule;
 

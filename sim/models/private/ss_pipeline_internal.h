@@ -92,9 +92,10 @@ typedef struct {
      * scenario's over the trace's), whether it starts its workers at all (0: it loads
      * synchronously where the trace had workers), the epoch's first asks and the starts in
      * use ([gpus] each); persistent: the scenario's persistent_workers; first_epoch: the
-     * epoch replayed is the trace's first */
-    long boot_rows;
-    double *boot, *ask0, *ask1, *boot_start; /* [gpus] each, in one block */
+     * epoch replayed is the trace's first, epoch its place among the trace's epochs
+     * (pipe_epoch_start); lead each GPU's time from its pass start to its first ask */
+    long boot_rows, epoch;
+    double *boot, *ask0, *ask1, *boot_start, *lead; /* [gpus] each, in one block */
     /* the factor on each GPU's first ask's lead over the epoch's earliest, for the first
      * epoch and for the later ones ([2][gpus]; NULL: 1 everywhere; MODELS-pipeline.md,
      * "The first asks"), and the half of it for the epoch replayed; ask1 ([gpus], in boot)
