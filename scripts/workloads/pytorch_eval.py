@@ -11,7 +11,8 @@ forward and backward pass with DDP's all-reduce; an evaluation step waits --eval
 seconds and runs the forward pass alone. Both samplers are DistributedSamplers (the
 evaluation one unshuffled); drop_last=False, so the last batch of a pass may be short.
 Rank 0 prints the job's wall time: from before the first epoch's iter(loader) to the end of
-the last evaluation pass.
+the last evaluation pass. With --eval-rank0, rank 0 alone evaluates, as many scripts do, and
+the other ranks wait for it in the next epoch's first all-reduce.
 """
 
 import sys
@@ -37,7 +38,10 @@ def parse():
                decode=(0.0005, "seconds of CPU work per sample after the storage latency"),
                compute=(0.020, "seconds of emulated accelerator time per training step"),
                eval_compute=(0.008, "seconds of emulated accelerator time per evaluation step"),
-               persistent=(False, "persistent_workers=True on both loaders"))
+               persistent=(False, "persistent_workers=True on both loaders"),
+               eval_rank0=(False, "rank 0 alone evaluates (the whole evaluation set, --eval-iterations x ranks "
+                                  "batches, no DistributedSampler), recorded with Recorder(PREFIX-eval, world_size=1); "
+                                  "the other ranks go on to the next epoch and wait for it in its first all-reduce"))
     return ap.parse_args()
 
 
@@ -45,13 +49,19 @@ def main():
     a = parse()
     rank, world = wl.launch_or_join(__file__, a.nproc)
     rec = wl.recorder(a.out)
-    rec_eval = wl.recorder(a.out + "-eval" if a.out else None)
+    evaluates = rank == 0 or not a.eval_rank0
+    if a.eval_rank0 and rank == 0 and a.out:
+        import stallsim_record
+        rec_eval = stallsim_record.Recorder(a.out + "-eval", world_size=1)
+    else:
+        rec_eval = wl.recorder(a.out + "-eval" if a.out and not a.eval_rank0 else None)
     # a few samples more than whole batches: the last batch of each pass is short
     train_ds = SlowStorage(a.iterations * a.batch * world - world * 5, a.latency, a.decode)
     eval_ds = SlowStorage(a.eval_iterations * a.batch * world - world * 3, a.latency, a.decode)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent)
     sampler, loader = wl.sampled_loader(train_ds, rank, world, 1, a.batch, a.workers, kw, drop_last=False, rec=rec)
-    eval_sampler = tud.distributed.DistributedSampler(eval_ds, num_replicas=world, rank=rank, shuffle=False)
+    eval_sampler = (tud.SequentialSampler(eval_ds) if a.eval_rank0 else
+                    tud.distributed.DistributedSampler(eval_ds, num_replicas=world, rank=rank, shuffle=False))
     eval_loader = tud.DataLoader(eval_ds, batch_size=a.batch, sampler=eval_sampler, num_workers=a.workers,
                                  drop_last=False, **(kw if a.workers > 0 else {}))
     eval_loader = rec_eval.wrap(eval_loader)
@@ -67,14 +77,17 @@ def main():
             opt.zero_grad()
             lossf(model(x), y).backward()  # the all-reduce synchronises the ranks
             opt.step()
+        if not evaluates:
+            continue
         rec_eval.set_epoch(epoch)
         model.eval()
         correct = torch.zeros(1)
         with torch.no_grad():
             for x, y in eval_loader:
                 time.sleep(a.eval_compute)
-                correct += (model(x).argmax(1) == y).sum()
-        dist.all_reduce(correct)  # the evaluation's result, as a real script gathers it
+                correct += (model.module(x) if a.eval_rank0 else model(x)).argmax(1).eq(y).sum()
+        if not a.eval_rank0:
+            dist.all_reduce(correct)  # the evaluation's result, as a real script gathers it
     dist.barrier()
     wall = time.time() - t0
     rec.close()

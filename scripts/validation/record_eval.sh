@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# record_eval.sh - records a set of scripts/workloads/pytorch_eval.py runs (a training loader and an evaluation
+# loader, each with a Recorder of its own prefix) into a dataset folder, waiting for a quiet machine before each run.
+# Usage, from the repository root after scripts/setup.sh:
+#   scripts/validation/record_eval.sh DIR "COMMON ARGS" [POINT...]
+# POINTs (default: w1 w2 w4 w2-pers w0) are w0 (synchronous, probed) w1 w2 w4 w2-pers w4-pers, each recorded twice
+# (runs a and b; REPS="c d" for more): DIR/POINT-REP.h5 (the training loader) and DIR/POINT-REP-eval.h5 (the
+# evaluation loader), one line per run in DIR/record.log with the job's own wall time. The raw record files go to
+# $RAW (default /tmp/<folder name>-raw). Before each run the 1-minute load average must be at most $LOAD_MAX
+# (default 1.0; lib_record.sh).
+set -u
+[ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
+cd "$(dirname "$0")/../.."
+. scripts/validation/lib_record.sh
+out=$1
+common=$2
+shift 2
+raw=${RAW:-/tmp/$(basename "$out")-raw}
+mkdir -p "$out"
+args_of() {
+  case $1 in
+    w0) echo "--workers 0" ;;
+    w1) echo "--workers 1" ;;
+    w2) echo "--workers 2" ;;
+    w4) echo "--workers 4" ;;
+    w2-pers) echo "--workers 2 --persistent" ;;
+    w4-pers) echo "--workers 4 --persistent" ;;
+    *) echo "record_eval.sh: unknown point $1" >&2; return 1 ;;
+  esac
+}
+for p in ${*:-w1 w2 w4 w2-pers w0}; do
+  a=$(args_of "$p") || exit 2
+  for rep in ${REPS:-a b}; do
+    wait_quiet
+    rm -rf "$raw/$p-$rep"
+    t0=$(date -u +%FT%TZ)
+    msg=$(/usr/bin/python3 scripts/workloads/pytorch_eval.py $common $a --out "$raw/$p-$rep/run" 2>&1 | grep '^pytorch_eval:')
+    build/stallsim import pytorch "$raw/$p-$rep/run" -o "$out/$p-$rep.h5" >/dev/null &&
+      build/stallsim import pytorch "$raw/$p-$rep/run-eval" -o "$out/$p-$rep-eval.h5" >/dev/null ||
+      { echo "import $p-$rep failed" >&2; exit 1; }
+    echo "$t0 $p-$rep load-before=$load (waited ${waited}s) load-after=$(cut -d' ' -f1 /proc/loadavg) args: $common $a | $msg" | tee -a "$out/record.log"
+  done
+done
