@@ -51,7 +51,8 @@ static const key_def base_keys[] = {
      "the stalltrace HDF5 file to replay. A relative path is taken from the scenario file's folder"},
     {"trace", "eval_path", K_PATH_OPT, F(eval_path), 0, "none", NOB,
      "the job's evaluation loader, recorded with a Recorder of its own and imported: each scenario's loader "
-     "settings apply to it too, and the whole run counts its passes. none: its time stays as measured"},
+     "settings apply to it too, and the whole run counts its passes. none: its time stays as measured. A "
+     "relative path is taken from the scenario file's folder"},
     {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "the epochs summarised: every epoch (all) or one epoch number"},
     {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
      "iterations with an index below this are replayed but not summarised. The index restarts in each epoch"},

@@ -216,8 +216,8 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
         ss_warn("%s counts an evaluation loader ([trace] eval_path) in its whole runs, but the traces are summarised "
                 "alone: give --with-eval to take each trace A.h5 with its A-eval.h5", with_arg);
     else if (traces && without && with_eval)
-        ss_warn("%s counts no evaluation loader in its whole runs, but --with-eval adds one to each trace's",
-                without_arg);
+        ss_warn("%s counts no evaluation loader in its whole runs, but --with-eval adds each trace's A-eval.h5 to "
+                "that trace's whole run", without_arg);
     if (!first_arg) return SS_OK;
     if (!explicit_[0]) opts->warmup_iterations = first.warmup_iterations;
     else if (opts->warmup_iterations != first.warmup_iterations)

@@ -86,12 +86,14 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
         return ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s holds the training trace's own run (the same passes at "
                                    "the same times); name the evaluation loader's trace, recorded with a Recorder of "
                                    "its own prefix", ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path);
-    /* the two loaders of one job run one after the other: their runs overlap or follow on */
+    /* the two loaders of one job take turns: an evaluation after every epoch lies between the
+     * training passes, and at most one pass (a last evaluation, or one before training) outside */
     const double gap = fmax(se0 - (st0 + Rt), st0 - (se0 + Re));
-    if (gap > Rt)
-        fprintf(stderr, "stallsim: warning: %s: the evaluation trace's passes lie %.0f s %s the training trace's run; "
-                        "were they recorded in the same job?\n",
-                cfg->eval_path, gap, se0 > st0 ? "after" : "before");
+    const long eval_epochs = em->epochs > 0 ? em->epochs : 1;
+    if (gap > Rt || (gap > 0.0 && eval_epochs > 1))
+        fprintf(stderr, "stallsim: warning: %s: the evaluation trace's %ld passes lie %.1f s %s the training trace's "
+                        "run, none between its epochs; were they recorded in the same job?\n",
+                cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
     const double span = fmax(st0 + Rt, se0 + Re) - fmin(st0, se0);
     sum->other_loader = malloc((size_t)nsc * sizeof *sum->other_loader);
     if (!sum->other_loader) return ss_fail(SS_ENOMEM, "out of memory for the evaluation loader");

@@ -150,6 +150,11 @@ sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/mis
 rc=$?
 [ $rc -ne 0 ] && grep -q "missing.ini:3: \[trace\] eval_path: .*none.h5" "$work/m.txt" && ok \
   || fail "a missing evaluation trace: status $rc, $(cat "$work/m.txt")"
+# another run's evaluation loader: a warning that its passes lie outside the training run
+sed "s|^eval_path = .*|eval_path = $data/w1-b-eval.h5|" "$work/both.ini" > "$work/mixed.ini"
+"$stallsim" run "$work/mixed.ini" --out "$work/mx" --quiet > "$work/mx.txt" 2>&1
+grep -q "warning: .*w1-b-eval.h5: the evaluation trace's 3 passes lie .* after the training trace's run, none between its epochs" \
+  "$work/mx.txt" && ok || fail "another run's evaluation trace: $(cat "$work/mx.txt")"
 sed "s|^eval_path = .*|eval_path = $train|" "$work/both.ini" > "$work/same.ini"
 "$stallsim" run "$work/same.ini" --out "$work/s" > "$work/s.txt" 2>&1
 rc=$?
