@@ -1172,7 +1172,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
             100.0 * (all - in) / all);
     const double kept = kept_between_share(s), whole = ss_summary_run_time(s, ss_summary_measured(s));
     if (s->eval_own > 0.0 && whole > 0.0)
-        say(sc, 2, "evaluation loader: %.1f s (%.0f%% of the run), replayed in every row from its own trace",
+        say(sc, 2, "evaluation loader: %.1f s (%.0f%% of the run), replayed under each row's loader settings",
             s->eval_own, 100.0 * s->eval_own / whole);
     if (kept > 0.0 && s->eval_own > 0.0)
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: the loop's own work",
