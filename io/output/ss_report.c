@@ -798,6 +798,21 @@ static void print_kept_between(const ss_summary *s, FILE *out)
                 s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
 }
 
+/* Loops that began their passes late, where that holds more than SS_KEPT_BETWEEN_SHARE of
+ * the measured whole run and no evaluation loader is replayed, said in full (--explain). */
+static void print_late_passes(const ss_summary *s, FILE *out)
+{
+    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
+    if (s->late_gpu < 0 || s->eval_own > 0.0 || !(whole > 0.0) || !(s->late_passes > SS_KEPT_BETWEEN_SHARE * whole))
+        return;
+    fprintf(out, "late passes (measured): %.3f s, %.0f%% of the whole run, by which the last GPU's loop began each "
+                 "epoch's pass after the first's (GPU %d in most epochs): its own work before iter(loader), such as "
+                 "rank 0 evaluating or saving a checkpoint alone; every row keeps it as measured, and the other GPUs "
+                 "wait for it in their first step. An evaluation loader of that rank, recorded with a Recorder of "
+                 "world_size=1 and named in [trace] eval_path, then changes with each row\n",
+            s->late_passes, 100.0 * s->late_passes / whole, s->late_gpu);
+}
+
 /* The evaluation loader's share of the measured whole run ([trace] eval_path), said in
  * full (--explain). */
 static void print_eval_loader(const ss_summary *s, FILE *out)
@@ -1174,6 +1189,9 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (s->eval_own > 0.0 && whole > 0.0)
         say(sc, 2, "evaluation loader: %.1f s (%.0f%% of the run), replayed under each row's loader settings",
             s->eval_own, 100.0 * s->eval_own / whole);
+    if (s->late_gpu >= 0 && !(s->eval_own > 0.0) && whole > 0.0 && s->late_passes > SS_KEPT_BETWEEN_SHARE * whole)
+        say(sc, 2, "late passes: GPU %d began its passes %.1f s late in all (%.0f%%), kept as measured: see eval_path",
+            s->late_gpu, s->late_passes, 100.0 * s->late_passes / whole);
     if (kept > 0.0 && s->eval_own > 0.0)
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: the loop's own work",
             s->kept_between, 100.0 * kept);
@@ -1466,6 +1484,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_slowest_loader(s, out);
     print_stall_outside(s, out);
     print_eval_loader(s, out);
+    print_late_passes(s, out);
     print_kept_between(s, out);
     print_uneven(s, o->level, out);
     print_interval_scales(s, out);
@@ -1682,6 +1701,8 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
      * one was replayed ([trace] eval_path) */
     fputs(", \"kept_between\": ", f);
     json_num(f, s->kept_between);
+    fputs(", \"late_passes\": ", f);
+    json_num(f, s->late_passes);
     if (s->eval_own > 0.0) {
         fputs(", \"eval_loader\": {\"trace\": ", f);
         json_str(f, s->eval_trace ? s->eval_trace : "", s->eval_trace ? strlen(s->eval_trace) : 0);

@@ -22,6 +22,12 @@ typedef struct {
     double kept_between;  /* of the measured run's time between passes, what every row keeps as
                            * measured: each epoch's between time less its lead and its stop, summed
                            * (the loop's own work; without pass starts, all of it); 0 where none */
+    /* with pass starts: over the epochs after the first, how much later the last GPU's loop
+     * began its pass than the first GPU's (its own work before iter(loader), such as rank 0
+     * evaluating alone), summed, which every row keeps as measured ("The first asks"); and
+     * the GPU that began last in most of them (-1: none) */
+    double late_passes;
+    int late_gpu;
     int kept_with;        /* what else kept_between holds: SS_KEPT_STARTS (the trace has no pass starts:
                            * the workers' starts and stops), SS_KEPT_STOPS (no pass stops: their
                            * stops), SS_KEPT_OWN (nothing else) */

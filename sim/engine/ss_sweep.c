@@ -846,6 +846,32 @@ static void sweep_free(sweep *w)
     if (w->shared) ss_nodeslab_free(&w->ns); /* collective over the node */
 }
 
+/* The loops that began their passes late (ss_summary.late_passes, late_gpu), from the
+ * trace's pass starts: over the epochs after the first, the latest pass start less the
+ * earliest, summed, and the GPU latest in most epochs. */
+static void late_passes(const ss_trace_meta *m, ss_summary *out)
+{
+    out->late_passes = 0.0;
+    out->late_gpu = -1;
+    const int G = m->gpus;
+    if (!m->pass_start || m->passes < 2 || G < 2) return;
+    int *count = calloc((size_t)G, sizeof *count);
+    if (!count) return; /* (a note left out) */
+    for (long e = 1; e < m->passes; e++) {
+        const double *p = m->pass_start + (size_t)e * (size_t)G;
+        int lo = 0, hi = 0;
+        for (int g = 1; g < G; g++) {
+            lo = p[g] < p[lo] ? g : lo;
+            hi = p[g] > p[hi] ? g : hi;
+        }
+        if (isfinite(p[hi] - p[lo])) out->late_passes += p[hi] - p[lo];
+        count[hi]++;
+    }
+    for (int g = 0; g < G; g++)
+        if (out->late_gpu < 0 || count[g] > count[out->late_gpu]) out->late_gpu = g;
+    free(count);
+}
+
 /* Rank 0, after the gather: each scenario's time between the epochs' passes and after the
  * last (ss_passes.h), which the whole run's time counts. */
 static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc, ss_summary *out)
@@ -867,6 +893,7 @@ static ss_status between_passes(ss_trace_file *t, const ss_scenario *sc, int nsc
     for (long e = 0; e < p.n; e++)
         out->kept_between += fmax(0.0, p.between[e] - (isnan(p.lead[e]) ? 0.0 : p.lead[e]) -
                                            (isnan(p.stop[e]) ? 0.0 : p.stop[e]));
+    late_passes(ss_trace_meta_of(t), out);
     ss_passes_free(&p);
     return st;
 }

@@ -37,6 +37,14 @@ assert abs(on) < 0.08, (on, off)
 assert off > 0.5, (on, off)
 PY
 
+# the answer says that rank 0 began its passes late, where no evaluation trace replays it
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\n' "$data/w1-a.h5" > "$work/late.ini"
+"$stallsim" run "$work/late.ini" --out "$work/late" > "$work/late.txt" 2>&1 && ok || fail "run without eval_path"
+grep -q "^late passes: GPU 0 began its passes .* s late in all (.*%), kept as measured: see eval_path$" "$work/late.txt" && ok \
+  || fail "no late-passes line: $(cat "$work/late.txt")"
+"$stallsim" run "$work/p.ini" --out "$work/on2" > "$work/on2.txt" 2>&1 && ! grep -q "^late passes" "$work/on2.txt" && ok \
+  || fail "a late-passes line beside the replayed evaluation loader: $(cat "$work/on2.txt")"
+
 # the loops all begin each pass at one moment (each epoch's earliest pass start for every
 # GPU): the rule is the spread's over the earliest ask
 $py - "$data/w1-a.h5" "$work/aligned.h5" <<'PY' && ok || fail "the aligned copy"
