@@ -2,6 +2,7 @@
 #include "ss_report.h"
 
 #include "ss_columns.h"
+#include "ss_cpushare.h"
 #include "ss_limits.h"
 #include "ss_model.h"
 #include "ss_number.h"
@@ -1172,6 +1173,17 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         say(sc, 2, "CPU (recorded): steady state %.0f%% of %s%d %s busy; %s%s", cpu,
             s->cpu_pools > 1 ? "the busiest pool's " : "", s->cpu_pool_cores,
             ss_plural(s->cpu_pool_cores, "core", "cores"), tail, near ? "; some >85%: likely optimistic" : "");
+        /* the measured contention that the model does not match, where a row changes the load
+         * (the note of it in full: --explain) */
+        const ss_share *sh = s->has_calib ? s->calib.share : NULL;
+        double miss = 0.0;
+        const int q = sh && sh->s0m ? ss_share_contention_pool(sh, &miss) : -1;
+        int moves = 0;
+        for (int j = 0; q >= 0 && j < s->nsc && !moves; j++)
+            moves = fabs(ss_summary_cpu_load_pct(s, j, NULL) - cpu) > 1.0;
+        if (q >= 0 && (miss > SS_SHARE_MODEL_MISS || sh->s0m[q] > SS_SHARE_BUSY_STRETCH) && moves)
+            say(sc, 2, "contention (recorded): fetches took %.2fx their CPU time, the model %.2fx: load changes less sure",
+                sh->s0m[q], sh->s0[q]);
     }
     double top = 0.0, next = 0.0;
     int g;

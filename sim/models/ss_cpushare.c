@@ -715,3 +715,22 @@ ss_status ss_share_solve(const ss_share *sh, const ss_share_scenario *sc, double
     eval_free(&e);
     return st;
 }
+
+/* How far pool p's model stretch is from the measured ones (0 without measured waits). */
+static double model_miss(const ss_share *sh, int p)
+{
+    if (!sh->s0m) return 0.0;
+    double x = fabs(sh->s0[p] / sh->s0m[p] - 1.0), y = fabs(sh->s0[p] / sh->s0m_step[p] - 1.0);
+    return y > x ? y : x;
+}
+
+int ss_share_contention_pool(const ss_share *sh, double *miss)
+{
+    int q = 0;
+    for (int p = 1; p < sh->pools; p++) {
+        double mp = model_miss(sh, p), mq = model_miss(sh, q);
+        if (sh->s0m ? mp > mq || (mq == 0.0 && mp == 0.0 && sh->s0m[p] > sh->s0m[q]) : sh->s0[p] > sh->s0[q]) q = p;
+    }
+    *miss = model_miss(sh, q);
+    return q;
+}

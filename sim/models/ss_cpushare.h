@@ -124,6 +124,17 @@ ss_status ss_share_window_stretch(const ss_share *sh, const int *workers, const 
  * start with a crush); 0 otherwise or out of memory. */
 int ss_share_start_crowded(const ss_share *sh);
 
+/* How far the model's stretch at the trace's load is from the measured ones (recorder format
+ * 3's waits for a core), beyond which the trace's contention counts as not matched. */
+#define SS_SHARE_MODEL_MISS 0.25
+/* The measured (or, without the waits, the model's) stretch at the trace's load beyond which
+ * its cores count as very busy. */
+#define SS_SHARE_BUSY_STRETCH 2.0
+/* The pool whose model stretch is furthest from a measured one (the fetches' or the
+ * steps'), or without measured waits the busiest by the model: its index, and in *miss the
+ * larger of |s0 / measured - 1| for its fetches and steps (0 without measured waits). */
+int ss_share_contention_pool(const ss_share *sh, double *miss);
+
 /* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with
  * it; on failure (SS_ENOMEM) sh is as before. */
 ss_status ss_share_set_delivery_rows(ss_share *sh, double delivery_rows);

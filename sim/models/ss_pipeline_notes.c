@@ -236,16 +236,6 @@ static void note_prefetch(const ss_scenario *sc, int nsc, const ss_calib *cal, F
  * storage time. With them (format 3) the split is measured, but the model's change of
  * stretch is least certain there. Says so once when a scenario changes the workers or the
  * storage (its predictions fall in the "near saturation" class; sim/models/DECISIONS.md). */
-#define BUSY_TRACE_STRETCH 2.0
-#define MODEL_MISS 0.25 /* |model / measured - 1| above which the trace's contention is "not matched" */
-/* How far pool p's model stretch is from the measured ones: the larger of |s0 / measured - 1|
- * for the fetches and the steps (0 without measured waits). */
-static double model_miss(const ss_share *sh, int p)
-{
-    if (!sh->s0m) return 0.0;
-    double x = fabs(sh->s0[p] / sh->s0m[p] - 1.0), y = fabs(sh->s0[p] / sh->s0m_step[p] - 1.0);
-    return y > x ? y : x;
-}
 
 /* A trace with the waits for a core but without the first window's (imported before
  * /fetch_wait_start_time existed) whose workers outnumber a pool's cores, swept to fewer
@@ -323,16 +313,10 @@ static void note_busy_trace(const ss_scenario *sc, int nsc, const ss_config *cfg
 {
     const ss_share *sh = cal->share;
     if (!sh || !ssp_cpu_sharing_on(ssp_options_of(cfg))) return;
-    /* the pool whose model stretch is furthest from a measured one (fetches' or steps'), or
-     * the busiest (measured where the trace has the waits, else by the model) */
-    int q = 0;
-    for (int p = 1; p < sh->pools; p++) {
-        double mp = model_miss(sh, p), mq = model_miss(sh, q);
-        if (sh->s0m ? mp > mq || (mq == 0.0 && mp == 0.0 && sh->s0m[p] > sh->s0m[q]) : sh->s0[p] > sh->s0[q]) q = p;
-    }
-    const double s0 = sh->s0[q], miss = model_miss(sh, q), m0 = sh->s0m ? sh->s0m[q] : 0.0,
-                 ms = sh->s0m ? sh->s0m_step[q] : 0.0;
-    if (sh->s0m ? !(m0 > BUSY_TRACE_STRETCH || miss > MODEL_MISS) : !(s0 > BUSY_TRACE_STRETCH)) return;
+    double miss;
+    const int q = ss_share_contention_pool(sh, &miss);
+    const double s0 = sh->s0[q], m0 = sh->s0m ? sh->s0m[q] : 0.0, ms = sh->s0m ? sh->s0m_step[q] : 0.0;
+    if (sh->s0m ? !(m0 > SS_SHARE_BUSY_STRETCH || miss > SS_SHARE_MODEL_MISS) : !(s0 > SS_SHARE_BUSY_STRETCH)) return;
     int changes = other_workers(sc, nsc, cal) != NULL;
     for (int i = 0; i < nsc; i++) changes |= is_pipe(&sc[i]) && sc[i].fetch_scale != 1.0;
     if (!changes) return;

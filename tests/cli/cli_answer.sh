@@ -161,6 +161,25 @@ check "long labels" longlab.txt
   "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=auto,true --out fid > fid.txt 2>&1 &&
   grep -q "^fidelity: the baseline replay is " fid.txt && ! grep -q "no baseline replay" fid.txt && ok ||
   fail "the fidelity line without a baseline: $(grep fidelity nofid.txt fid.txt)"
+# the measured contention that the model does not match, said where a row changes the load
+zk=$ds/pytorch-grid-zk/w8-x1-p2.h5
+if [ -e "$zk" ]; then
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 4\n' "$zk" > cont.ini
+  "$stallsim" run cont.ini --out cont > cont.txt 2>&1 && check cont cont.txt
+  /usr/bin/python3 - "$zk" cont.txt <<'PY' && ok || fail "the contention line: $(grep -i contention cont.txt)"
+import re, sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+c, q = f["fetch_cpu_time"][:], f["fetch_wait_time"][:]
+measured = (c + q).sum() / c.sum()  # the pool's fetches: (CPU + wait) / CPU
+line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("contention (recorded):")]
+m = re.match(r"contention \(recorded\): fetches took ([\d.]+)x their CPU time, the model ([\d.]+)x: load changes less sure$", line[0])
+assert m and abs(float(m.group(1)) - measured) < 0.006, (line, measured)
+assert abs(float(m.group(2)) / float(m.group(1)) - 1) > 0.25 or float(m.group(1)) > 2.0, line
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto\n' "$zk" > cont0.ini
+  "$stallsim" run cont0.ini --out cont0 > cont0.txt 2>&1 && ! grep -q "^contention" cont0.txt && ok \
+    || fail "a contention line where no row changes the load: $(grep -i contention cont0.txt)"
+fi
 # every ranked cut unsure: one line says none is sure to help; where a cut is sure, no such line
 za=$ds/pytorch-grid-za/w4-x0.5-p4.h5
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 2, 8\nprefetch = auto, 2\n' "$za" > unsure.ini
