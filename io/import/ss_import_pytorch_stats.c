@@ -124,7 +124,8 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor) waited %.0f ms for a core on average, "
                 "the later ones %.1f ms (rank %d, %ld workers). Predictions scale this start-up wait to each "
                 "scenario's workers (MODELS-pipeline.md, \"The first window of an epoch\"). A base trace without it "
-                "predicts more steadily: record one with %s, if the job can use them",
+                "predicts more steadily: record the base run with %s, where the job can use them (what-ifs from it "
+                "still predict the job's own settings)",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
                 R->workers, advice);
     }

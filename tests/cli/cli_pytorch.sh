@@ -242,7 +242,7 @@ PY
     sed -i "s/^meta,persistent_workers,.*/meta,persistent_workers,$pw/" "$work/crush"/run.rank*.csv
     "$stallsim" import pytorch "$work/crush/run" -o "$work/crush$pw.h5" >/dev/null 2>"$work/crush$pw.err"
     if [ $pw = 1 ]; then want="fewer workers or a smaller prefetch_factor (its workers persist already)"; else want="persistent_workers=True, or with fewer workers"; fi
-    grep -qF "predicts more steadily: record one with $want" "$work/crush$pw.err" && ok || fail "crush advice (persistent $pw): $(cat "$work/crush$pw.err")"
+    grep -qF "predicts more steadily: record the base run with $want" "$work/crush$pw.err" && ok || fail "crush advice (persistent $pw): $(cat "$work/crush$pw.err")"
   done
   # persistent workers with a window of 4 (2 workers x prefetch_factor 2): nothing to act on,
   # no warning (the window's waits are still kept)
