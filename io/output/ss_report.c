@@ -297,15 +297,8 @@ static const char *interval_text(const ss_summary *s, int j, int by_run, char *i
 
 /* How many ranked cuts, from the first, are as good as the best: within SS_RANK_MIN_PCT of
  * it (real runs of one setting differ by about that much), and on the same side of the
- * cores' limit (ss_rank_over) */
-static int tied_count(const ss_ranking *r)
-{
-    int tied = 1;
-    while (tied < r->ntop && r->top[tied].over == r->top[0].over &&
-           r->top[tied].change_pct - r->top[0].change_pct < SS_RANK_MIN_PCT)
-        tied++;
-    return tied;
-}
+ * cores' limit (ss_rank_over); the cheapest of them comes first (ss_ranking.ntied) */
+static int tied_count(const ss_ranking *r) { return r->ntied > 1 ? r->ntied : 1; }
 
 /* The measure the ranking cuts: the whole run's time or the mean iteration time. */
 static const char *ranked_measure(const ss_ranking *r)

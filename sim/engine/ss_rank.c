@@ -225,6 +225,34 @@ static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, i
         }
 }
 
+/* The cuts as good as the best first cut (ss_ranking.ntied), the cheapest first: fewest
+ * settings changed from their model's baseline row (base_row, -1: none), then in rank order.
+ * Returns their count. */
+static int cheapest_first(const ss_summary *s, ss_ranking *out, const int *base_row)
+{
+    if (out->ntop == 0) return 0;
+    int t = 1;
+    while (t < out->ntop && out->top[t].over == out->top[0].over &&
+           out->top[t].change_pct - out->top[0].change_pct < SS_RANK_MIN_PCT)
+        t++;
+    int apart[SS_RANK_TOP];
+    for (int k = 0; k < t; k++) {
+        const ss_scenario *sc = &s->sc[out->top[k].j];
+        const int b = base_row[sc->model];
+        apart[k] = b >= 0 ? settings_apart(s, &s->sc[b], sc) : 0;
+    }
+    for (int k = 1; k < t; k++) /* (stable: equals keep their rank order) */
+        for (int i = k; i > 0 && apart[i] < apart[i - 1]; i--) {
+            const ss_rank_top x = out->top[i];
+            out->top[i] = out->top[i - 1];
+            out->top[i - 1] = x;
+            const int a = apart[i];
+            apart[i] = apart[i - 1];
+            apart[i - 1] = a;
+        }
+    return t;
+}
+
 /* The loaders-ahead flag of each of n cuts */
 static void mark_ahead(const ss_summary *s, ss_rank_top *t, int n)
 {
@@ -401,6 +429,7 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nc && out->ntop < SS_RANK_TOP; i++)
             if (cand[i].over == pass) out->top[out->ntop++] = cand[i];
+    out->ntied = cheapest_first(s, out, base_row);
     if (out->ntop > 0) note_singles(s, cand, nc, base_row[s->sc[out->top[0].j].model], out);
     mark_ahead(s, out->top, out->ntop);
     mark_ahead(s, out->single, out->nsingle);

@@ -44,6 +44,10 @@ typedef struct {
 typedef struct ss_ranking {
     int ntop;
     ss_rank_top top[SS_RANK_TOP];
+    /* the first ntied cuts are as good as the best: within SS_RANK_MIN_PCT of it and on the
+     * same side of the cores' limit; among them the fewest settings changed from the
+     * model's baseline row come first (the cheapest), then the larger change */
+    int ntied;
     int n_within;               /* scenarios whose change is within their model's error */
     int within_j[SS_RANK_TOP];  /* the first min(n_within, SS_RANK_TOP) of them, in table order */
     int n_twin;                 /* healed scenarios left out: the heal adds no more than the error
