@@ -380,13 +380,16 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                          "setting, which there changes nothing: not ranked)\n",
                     r->n_one, r->n_one == 1 ? " predicts" : "s predict", r->n_one == 1 ? "it differs" : "each differs");
         const int tied = tied_count(r);
-        /* the whole sweep's count: the list shows at most r->ntop */
+        /* the whole sweep's count: the list shows at most r->ntop; the best of the tied cuts,
+         * which need not come first (the cheapest does) */
+        double best = r->top[0].change_pct;
+        for (int k = 1; k < tied; k++) best = fmin(best, r->top[k].change_pct);
         int near_all = 0;
         for (int j = 0; j < s->nsc; j++)
             near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
                         ss_rank_over(s, j) == r->top[0].over &&
-                        (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) -
-                                r->top[0].change_pct < SS_RANK_MIN_PCT;
+                        (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) - best <
+                            SS_RANK_MIN_PCT;
         char more[96] = "";
         if (near_all > tied)
             snprintf(more, sizeof more, "; %d scenarios of the sweep in all do (summary.csv's %s)", near_all,
@@ -1174,9 +1177,12 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         int moves = 0;
         for (int j = 0; q >= 0 && j < s->nsc && !moves; j++)
             moves = fabs(ss_summary_cpu_load_pct(s, j, NULL) - cpu) > 1.0;
-        if (q >= 0 && (miss > SS_SHARE_MODEL_MISS || sh->s0m[q] > SS_SHARE_BUSY_STRETCH) && moves)
-            say(sc, 2, "contention (recorded): fetches took %.2fx their CPU time, the model %.2fx: load changes less sure",
-                sh->s0m[q], sh->s0[q]);
+        if (q >= 0 && (miss > SS_SHARE_MODEL_MISS || sh->s0m[q] > SS_SHARE_BUSY_STRETCH) && moves) {
+            /* the measure furthest from the model: the fetches' or the steps' */
+            const int steps = fabs(sh->s0[q] / sh->s0m_step[q] - 1.0) > fabs(sh->s0[q] / sh->s0m[q] - 1.0);
+            say(sc, 2, "contention (recorded): %s took %.2fx their CPU time, the model %.2fx: load changes less sure",
+                steps ? "steps" : "fetches", steps ? sh->s0m_step[q] : sh->s0m[q], sh->s0[q]);
+        }
     }
     double top = 0.0, next = 0.0;
     int g;

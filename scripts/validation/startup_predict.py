@@ -11,7 +11,8 @@ fidelity: the goal is within 2 %) and with the default 11 (the measured steady s
 (`run_time`, `iter_time_mean`); its spread is |a - b| / mean.
 
 From each base (w1-a, w2-a) it predicts `workers` = each recorded point's count (0, 1,
-2, 3 or 4) x `persistent_workers = auto, true` and compares each prediction that has recorded real runs (wW, w2-pers) with
+2, 3 or 4) x `persistent_workers = auto, true` and compares each prediction that has
+recorded real runs (wW, w2-pers, w4-pers) with
 their mean; from w2-slow1-a it predicts `heal = 1` against w2. Goals: within 5 % (8 %
 where the base's two runs spread more than 5 % on that measure). The ranked answer
 (`rank_by = run`, the first ranked cut) of each base is checked against the real runs:

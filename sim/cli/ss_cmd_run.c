@@ -411,7 +411,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
     if (st == SS_OK)
         st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
                           j->a.progress ? 2 : j->a.quiet ? 0 : 1, &j->sum, &j->timing);
-    st = ss_run_eval_loader(c, &j->cfg, j->t, j->sc, j->nsc, &j->sum, st);
+    st = ss_run_eval_loader(c, &j->cfg, NULL, j->t, j->sc, j->nsc, &j->sum, st);
     if (st == SS_OK && c->rank == 0) {
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));

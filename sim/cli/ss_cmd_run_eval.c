@@ -55,22 +55,24 @@ static int counterpart(const eval_sweep *e, const ss_scenario *sc, int no_heal)
 }
 
 /* Rank 0: the evaluation trace's start less the training trace's, in seconds, from their
- * time_origin attributes. */
+ * time_origin attributes (both with a time zone or both without). */
 static ss_status origin_offset(const ss_trace_meta *tm, const ss_trace_meta *em, const char *eval_path, double *d)
 {
     int64_t a, b;
-    if (ss_time_parse(tm->time_origin, &a) != 0 || ss_time_parse(em->time_origin, &b) != 0)
-        return ss_fail(SS_EDATA, "%s: the time_origin attributes (\"%s\", \"%s\") are not timestamps, so its passes "
-                                 "cannot be placed beside the training trace's", eval_path, em->time_origin,
-                       tm->time_origin);
+    int za = 0, zb = 0;
+    if (ss_time_parse_zone(tm->time_origin, &a, &za) != 0 || ss_time_parse_zone(em->time_origin, &b, &zb) != 0 ||
+        za != zb)
+        return ss_fail(SS_EDATA, "%s: its time_origin (\"%s\") and the training trace's (\"%s\") are not two timestamps "
+                                 "of one clock (both with a time zone or both without), so its passes cannot be placed "
+                                 "beside the training trace's", eval_path, em->time_origin, tm->time_origin);
     *d = (double)(b - a) * 1e-9;
     return SS_OK;
 }
 
 /* Rank 0: sum->other_loader from the evaluation sweep (MODELS-pipeline.md, "The job's
  * evaluation loader"). */
-static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss_scenario *sc, int nsc,
-                         ss_summary *sum, eval_sweep *e)
+static ss_status combine(const ss_config *cfg, const char *where, const ss_trace_meta *tm, const ss_scenario *sc,
+                         int nsc, ss_summary *sum, eval_sweep *e)
 {
     const ss_trace_meta *em = ss_trace_meta_of(e->t);
     double d = 0.0;
@@ -83,9 +85,9 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
         return ss_fail(SS_EDATA, "%s: the whole run of the training or the evaluation trace is not known (a trace "
                                  "without rows?)", cfg->eval_path);
     if (fabs(se0 - st0) < 1e-6 && fabs(Re - Rt) < 1e-6)
-        return ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s holds the training trace's own run (the same passes at "
-                                   "the same times); name the evaluation loader's trace, recorded with a Recorder of "
-                                   "its own prefix", ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path);
+        return ss_fail(SS_ECONFIG, "%s: %s holds the training trace's own run (the same passes at the same times); "
+                                   "name the evaluation loader's trace, recorded with a Recorder of its own prefix",
+                       where, cfg->eval_path);
     /* the two loaders of one job take turns: an evaluation after every epoch lies between the
      * training passes, and at most one pass (a last evaluation, or one before training) outside */
     const double gap = fmax(se0 - (st0 + Rt), st0 - (se0 + Re));
@@ -104,10 +106,10 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
             free(sum->other_loader);
             sum->other_loader = NULL;
             if (k < 0 && ss_trace_meta_has_workers(em) == 0)
-                return ss_fail(SS_ECONFIG, "%s: [trace] eval_path: the evaluation loader has no workers, so its sweep "
-                                           "has no scenario %s (PyTorch refuses persistent workers without workers): "
-                                           "give persistent_workers = true only with a number of workers",
-                               ss_config_origin(cfg, "trace", "eval_path"), sc[j].name);
+                return ss_fail(SS_ECONFIG, "%s: the evaluation loader has no workers, so its sweep has no scenario %s "
+                                           "(PyTorch refuses persistent workers without workers): give "
+                                           "persistent_workers = true only with a number of workers",
+                               where, sc[j].name);
             return ss_fail(SS_EDATA, "%s: scenario %s has no whole run on the evaluation trace", cfg->eval_path,
                            sc[j].name);
         }
@@ -121,10 +123,13 @@ static ss_status combine(const ss_config *cfg, const ss_trace_meta *tm, const ss
     return SS_OK;
 }
 
-ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_file *t, const ss_scenario *sc,
-                             int nsc, ss_summary *sum, ss_status st)
+ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st)
 {
     if (st != SS_OK || !cfg->eval_path[0]) return st;
+    char where[SS_PATH_MAX + 64];
+    if (origin) snprintf(where, sizeof where, "%s", origin);
+    else snprintf(where, sizeof where, "%s: [trace] eval_path", ss_config_origin(cfg, "trace", "eval_path"));
     eval_sweep e;
     memset(&e, 0, sizeof e);
     e.cfg = *cfg;
@@ -133,7 +138,7 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_fi
     e.cfg.epoch_all = 1;
     e.cfg.per_iteration = 0;
     st = ss_trace_open(e.cfg.trace_path, c, &e.t);
-    if (st != SS_OK) ss_errprefix("%s: [trace] eval_path", ss_config_origin(cfg, "trace", "eval_path"));
+    if (st != SS_OK) ss_errprefix("%s", where);
     st = ss_comm_any_failed(c, st);
     const ss_trace_meta *tm = ss_trace_meta_of(t), *em = st == SS_OK ? ss_trace_meta_of(e.t) : NULL;
     /* an evaluation loader of rank 0 alone (a Recorder of world_size 1) has one GPU: its
@@ -143,10 +148,14 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_fi
         e.cfg.n_heal = 1;
         memset(&e.cfg.heal[0], 0, sizeof e.cfg.heal[0]);
     } else if (st == SS_OK && em->gpus != tm->gpus)
-        st = ss_fail(SS_ECONFIG, "%s: [trace] eval_path: %s has %d GPUs, the training trace %d: record the evaluation "
-                                 "loader on every rank that iterates it (a Recorder of its own prefix on each), or on "
-                                 "rank 0 alone with world_size=1",
-                     ss_config_origin(cfg, "trace", "eval_path"), cfg->eval_path, em->gpus, tm->gpus);
+        st = ss_fail(SS_ECONFIG, "%s: %s has %d GPUs, the training trace %d: record the evaluation loader on every "
+                                 "rank that iterates it (a Recorder of its own prefix on each), or on rank 0 alone "
+                                 "with world_size=1",
+                     where, cfg->eval_path, em->gpus, tm->gpus);
+    if (st == SS_OK && !ss_trace_meta_has_fetch(em))
+        st = ss_fail(SS_ECONFIG, "%s: %s has no fetch timings (it shows only when each rank waited), so its loader "
+                                 "cannot be replayed: record it with scripts/stallsim_record.py",
+                     where, cfg->eval_path);
     if (st == SS_OK) st = build_scenarios(&e);
     if (st == SS_OK && ss_scenarios_need_calibration(e.sc, e.nsc, &e.cfg, em)) {
         st = ss_calibrate_comm(c, e.t, SS_CALIB_ROWS, &e.cal);
@@ -159,7 +168,8 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_fi
     st = ss_comm_any_failed(c, st);
     if (st == SS_OK) st = ss_sweep_run(c, &e.cfg, e.t, e.sc, e.nsc, NULL, 0, &e.sum, NULL);
     if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
-    if (st == SS_OK && c->rank == 0) st = combine(cfg, tm, sc, nsc, sum, &e);
+    if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
+    if (st == SS_OK && c->rank == 0) st = combine(cfg, where, tm, sc, nsc, sum, &e);
     st = ss_comm_any_failed(c, st);
     eval_free(&e);
     return st;

@@ -14,9 +14,10 @@
  * sum->other_loader, kept_between and eval_own: each row's whole run then spans both
  * loaders' passes, the evaluation loader's changed as the scenario changes it
  * (MODELS-pipeline.md, "The job's evaluation loader"). sum is the training sweep's, before
- * its intervals and ranking. Returns st unchanged where st is not SS_OK or there is no
- * evaluation trace. Collective: every rank returns the agreed status. */
-ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, ss_trace_file *t, const ss_scenario *sc,
-                             int nsc, ss_summary *sum, ss_status st);
+ * its intervals and ranking. Errors begin with origin (NULL: the scenario file's line of
+ * [trace] eval_path). Returns st unchanged where st is not SS_OK or there is no evaluation
+ * trace. Collective: every rank returns the agreed status. */
+ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st);
 
 #endif

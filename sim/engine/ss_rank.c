@@ -1,6 +1,7 @@
 /* ss_rank.c - top scenarios and the per-GPU heal ranking. */
 #include "ss_rank.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,7 @@ static int cheapest_first(const ss_summary *s, ss_ranking *out, const int *base_
     for (int k = 0; k < t; k++) {
         const ss_scenario *sc = &s->sc[out->top[k].j];
         const int b = base_row[sc->model];
-        apart[k] = b >= 0 ? settings_apart(s, &s->sc[b], sc) : 0;
+        apart[k] = b >= 0 ? settings_apart(s, &s->sc[b], sc) : INT_MAX; /* (no baseline: not the cheapest) */
     }
     for (int k = 1; k < t; k++) /* (stable: equals keep their rank order) */
         for (int i = k; i > 0 && apart[i] < apart[i - 1]; i--) {

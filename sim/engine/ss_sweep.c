@@ -864,11 +864,12 @@ static void late_passes(const ss_trace_meta *m, ss_summary *out)
             lo = p[g] < p[lo] ? g : lo;
             hi = p[g] > p[hi] ? g : hi;
         }
-        if (isfinite(p[hi] - p[lo])) out->late_passes += p[hi] - p[lo];
+        if (!(isfinite(p[hi] - p[lo]) && p[hi] > p[lo])) continue; /* (unknown, or together) */
+        out->late_passes += p[hi] - p[lo];
         count[hi]++;
     }
     for (int g = 0; g < G; g++)
-        if (out->late_gpu < 0 || count[g] > count[out->late_gpu]) out->late_gpu = g;
+        if (count[g] > 0 && (out->late_gpu < 0 || count[g] > count[out->late_gpu])) out->late_gpu = g;
     free(count);
 }
 
@@ -907,6 +908,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
                .N = m->iterations, .sink = sink};
     memset(out, 0, sizeof *out);
     out->run_start = NAN;
+    out->late_gpu = -1;
     out->nsc = nsc;
     out->gpus = m->gpus;
     out->sc = sc;

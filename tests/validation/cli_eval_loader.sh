@@ -137,6 +137,16 @@ for name in one:
 assert n == 6, n
 PY
 
+# compare --with-eval's errors name the trace and the option
+if [ -e "$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5" ]; then
+  cp "$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5" "$work/five.h5"
+  cp "$eval" "$work/five-eval.h5"
+  "$stallsim" compare "$work/five.h5" --with-eval > "$work/five.txt" 2>&1
+  rc=$?
+  [ $rc -ne 0 ] && grep -q "five.h5: --with-eval: .*five-eval.h5 has 2 GPUs, the training trace 5" "$work/five.txt" && ok \
+    || fail "compare --with-eval on a trace of other GPUs: status $rc, $(cat "$work/five.txt")"
+fi
+
 # the same outputs at 1 and 3 ranks
 if [ "$have_mpi" = 1 ]; then
   mpirun_t 3 "$stallsim" run "$work/both.ini" --out "$work/both3" --quiet > "$work/both3.txt" 2>&1 && ok \
