@@ -8,3 +8,13 @@ wait_quiet() {
     sleep "${WAIT_STEP:-20}"; waited=$((waited + ${WAIT_STEP:-20})); load=$(cut -d' ' -f1 /proc/loadavg)
   done
 }
+
+# point_args POINT: the workload's arguments of a point named wN (N workers) or wN-pers (N persistent workers);
+# status 1 for another name.
+point_args() {
+  case $1 in
+    w[0-9] | w[0-9][0-9]) echo "--workers ${1#w}" ;;
+    w[0-9]-pers | w[0-9][0-9]-pers) local n=${1#w}; echo "--workers ${n%-pers} --persistent" ;;
+    *) return 1 ;;
+  esac
+}

@@ -17,17 +17,7 @@ common=$2
 shift 2
 raw=${RAW:-/tmp/$(basename "$out")-raw}
 mkdir -p "$out"
-args_of() {
-  case $1 in
-    w0) echo "--workers 0" ;;
-    w1) echo "--workers 1" ;;
-    w2) echo "--workers 2" ;;
-    w4) echo "--workers 4" ;;
-    w2-pers) echo "--workers 2 --persistent" ;;
-    w4-pers) echo "--workers 4 --persistent" ;;
-    *) echo "record_eval.sh: unknown point $1" >&2; return 1 ;;
-  esac
-}
+args_of() { point_args "$1" || { echo "record_eval.sh: unknown point $1 (wN or wN-pers)" >&2; return 1; }; }
 for p in ${*:-w1 w2 w4 w2-pers w0}; do
   a=$(args_of "$p") || exit 2
   for rep in ${REPS:-a b}; do

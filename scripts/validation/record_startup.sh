@@ -21,15 +21,10 @@ py=/usr/bin/python3
 mkdir -p "$out"
 args_of() {
   case $1 in
-    w0) echo "--workers 0" ;;
-    w1) echo "--workers 1" ;;
-    w2) echo "--workers 2" ;;
-    w3) echo "--workers 3" ;;
-    w2-pers) echo "--workers 2 --persistent" ;;
     w2-fork) echo "--workers 2 --start fork" ;;
     w2-long) echo "--workers 2 --epochs 2 --batches 300" ;;
     w2-slow1) echo "--workers 2 --slow-rank 1 --slow-factor 3" ;;
-    *) echo "record_startup.sh: unknown point $1" >&2; return 1 ;;
+    *) point_args "$1" || { echo "record_startup.sh: unknown point $1" >&2; return 1; } ;;
   esac
 }
 points=${*:-w1 w2 w3 w2-pers w0 w2-slow1 w2-long}
