@@ -795,31 +795,46 @@ static void print_kept_between(const ss_summary *s, FILE *out)
                 s->kept_between, 100.0 * kept, kept_full[s->kept_with]);
 }
 
-/* Loops that began their passes late, where that holds more than SS_KEPT_BETWEEN_SHARE of
- * the measured whole run and no evaluation loader is replayed, said in full (--explain). */
-static void print_late_passes(const ss_summary *s, FILE *out)
+/* The share of the measured whole run by which loops began their passes late (late_passes),
+ * where it is more than SS_KEPT_BETWEEN_SHARE and no evaluation loader is replayed; else 0. */
+static double late_passes_share(const ss_summary *s)
 {
     const double whole = ss_summary_run_time(s, ss_summary_measured(s));
-    if (s->late_gpu < 0 || s->eval_own > 0.0 || !(whole > 0.0) || !(s->late_passes > SS_KEPT_BETWEEN_SHARE * whole))
-        return;
+    return s->late_gpu >= 0 && !(s->eval_own > 0.0) && whole > 0.0 && s->late_passes > SS_KEPT_BETWEEN_SHARE * whole
+               ? s->late_passes / whole
+               : 0.0;
+}
+
+/* The evaluation loader's own share of the measured whole run ([trace] eval_path), or 0. */
+static double eval_share(const ss_summary *s)
+{
+    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
+    return s->eval_own > 0.0 && whole > 0.0 ? s->eval_own / whole : 0.0;
+}
+
+/* Loops that began their passes late (late_passes_share), said in full (--explain). */
+static void print_late_passes(const ss_summary *s, FILE *out)
+{
+    const double late = late_passes_share(s);
+    if (!(late > 0.0)) return;
     fprintf(out, "late passes (measured): %.3f s, %.0f%% of the whole run, by which the last GPU's loop began each "
                  "epoch's pass after the first's (GPU %d in most epochs): its own work before iter(loader), such as "
                  "rank 0 evaluating or saving a checkpoint alone; every row keeps it as measured, and the other GPUs "
                  "wait for it in their first step. An evaluation loader of that rank, recorded with a Recorder of "
                  "world_size=1 and named in [trace] eval_path, then changes with each row\n",
-            s->late_passes, 100.0 * s->late_passes / whole, s->late_gpu);
+            s->late_passes, 100.0 * late, s->late_gpu);
 }
 
-/* The evaluation loader's share of the measured whole run ([trace] eval_path), said in
- * full (--explain). */
+/* The evaluation loader's share of the measured whole run (eval_share), said in full
+ * (--explain). */
 static void print_eval_loader(const ss_summary *s, FILE *out)
 {
-    const double whole = ss_summary_run_time(s, ss_summary_measured(s));
-    if (!(s->eval_own > 0.0) || !(whole > 0.0)) return;
+    const double share = eval_share(s);
+    if (!(share > 0.0)) return;
     fprintf(out, "evaluation loader (measured): %.3f s, %.0f%% of the whole run, in its passes, its workers' starts and "
                  "stops; every row replays them from its own trace under the row's loader settings, and the whole run "
                  "spans both loaders' passes\n",
-            s->eval_own, 100.0 * s->eval_own / whole);
+            s->eval_own, 100.0 * share);
 }
 
 /* A measured run whose iteration times jump or drift: where it changes level (ss_drift,
@@ -1196,13 +1211,13 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
         say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",
             100.0 * (all - in) / all);
-    const double kept = kept_between_share(s), whole = ss_summary_run_time(s, ss_summary_measured(s));
-    if (s->eval_own > 0.0 && whole > 0.0)
+    const double kept = kept_between_share(s), evals = eval_share(s), late = late_passes_share(s);
+    if (evals > 0.0)
         say(sc, 2, "evaluation loader: %.1f s (%.0f%% of the run), replayed under each row's loader settings",
-            s->eval_own, 100.0 * s->eval_own / whole);
-    if (s->late_gpu >= 0 && !(s->eval_own > 0.0) && whole > 0.0 && s->late_passes > SS_KEPT_BETWEEN_SHARE * whole)
+            s->eval_own, 100.0 * evals);
+    if (late > 0.0)
         say(sc, 2, "late passes: GPU %d began its passes %.1f s late in all (%.0f%%), kept as measured: see eval_path",
-            s->late_gpu, s->late_passes, 100.0 * s->late_passes / whole);
+            s->late_gpu, s->late_passes, 100.0 * late);
     if (kept > 0.0 && s->eval_own > 0.0)
         say(sc, 2, "between epochs: %.1f s (%.0f%% of the run) kept as measured in every row: the loop's own work",
             s->kept_between, 100.0 * kept);

@@ -18,3 +18,18 @@ point_args() {
     *) return 1 ;;
   esac
 }
+
+# record_begin SCRIPT DIR "COMMON ARGS" [POINT...]: a record script's start. Prints SCRIPT's usage (its lines 2-10)
+# and exits 2 without DIR and COMMON ARGS; else goes to the repository root and sets out (DIR), common (COMMON
+# ARGS) and raw ($RAW, default /tmp/<folder name>-raw), and makes DIR. The caller then drops its first two
+# arguments.
+record_begin() {
+  local script=$1
+  shift
+  [ $# -ge 2 ] || { sed -n '2,10p' "$script" >&2; exit 2; }
+  cd "$(dirname "$script")/../.." || exit 1
+  out=$1
+  common=$2
+  raw=${RAW:-/tmp/$(basename "$out")-raw}
+  mkdir -p "$out"
+}

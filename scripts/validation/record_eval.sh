@@ -9,14 +9,9 @@
 # $RAW (default /tmp/<folder name>-raw). Before each run the 1-minute load average must be at most $LOAD_MAX
 # (default 1.0; lib_record.sh).
 set -u
-[ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
-cd "$(dirname "$0")/../.."
-. scripts/validation/lib_record.sh
-out=$1
-common=$2
+. "$(dirname "$0")/lib_record.sh"
+record_begin "$0" "$@"
 shift 2
-raw=${RAW:-/tmp/$(basename "$out")-raw}
-mkdir -p "$out"
 args_of() { point_args "$1" || { echo "record_eval.sh: unknown point $1 (wN or wN-pers)" >&2; return 1; }; }
 for p in ${*:-w1 w2 w4 w2-pers w0}; do
   a=$(args_of "$p") || exit 2

@@ -9,16 +9,11 @@
 # DIR/record.log. Before each run the 1-minute load average must be at most $LOAD_MAX (default 1.0; else sleep
 # $WAIT_STEP s, default 20, and check again, up to 600 s).
 set -u
-[ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
-cd "$(dirname "$0")/../.."
-. scripts/validation/lib_record.sh
-out=$1
-common=$2
+. "$(dirname "$0")/lib_record.sh"
+record_begin "$0" "$@"
 shift 2
-raw=${RAW:-/tmp/$(basename "$out")-raw}
 log=$out/record.log
 py=/usr/bin/python3
-mkdir -p "$out"
 args_of() {
   case $1 in
     w2-fork) echo "--workers 2 --start fork" ;;

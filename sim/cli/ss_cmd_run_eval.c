@@ -156,19 +156,21 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char 
         st = ss_fail(SS_ECONFIG, "%s: %s has no fetch timings (it shows only when each rank waited), so its loader "
                                  "cannot be replayed: record it with scripts/stallsim_record.py",
                      where, cfg->eval_path);
-    if (st == SS_OK) st = build_scenarios(&e);
-    if (st == SS_OK && ss_scenarios_need_calibration(e.sc, e.nsc, &e.cfg, em)) {
-        st = ss_calibrate_comm(c, e.t, SS_CALIB_ROWS, &e.cal);
-        e.have_cal = st == SS_OK;
-        if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace)", cfg->eval_path);
+    /* (the checks above read the trace's metadata, the same on every rank: all come here alike) */
+    if (st == SS_OK) { /* the evaluation sweep itself; its errors say which trace */
+        st = build_scenarios(&e);
+        if (st == SS_OK && ss_scenarios_need_calibration(e.sc, e.nsc, &e.cfg, em)) {
+            st = ss_calibrate_comm(c, e.t, SS_CALIB_ROWS, &e.cal);
+            e.have_cal = st == SS_OK;
+        }
+        st = ss_comm_any_failed(c, st);
+        if (st == SS_OK)
+            st = ss_scenarios_resolve(e.sc, e.nsc, &e.cfg, e.have_cal ? &e.cal : NULL, em->loader_workers);
+        st = ss_comm_any_failed(c, st);
+        if (st == SS_OK) st = ss_sweep_run(c, &e.cfg, e.t, e.sc, e.nsc, NULL, 0, &e.sum, NULL);
+        if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
+        if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
     }
-    st = ss_comm_any_failed(c, st);
-    if (st == SS_OK)
-        st = ss_scenarios_resolve(e.sc, e.nsc, &e.cfg, e.have_cal ? &e.cal : NULL, em->loader_workers);
-    st = ss_comm_any_failed(c, st);
-    if (st == SS_OK) st = ss_sweep_run(c, &e.cfg, e.t, e.sc, e.nsc, NULL, 0, &e.sum, NULL);
-    if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
-    if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
     if (st == SS_OK && c->rank == 0) st = combine(cfg, where, tm, sc, nsc, sum, &e);
     st = ss_comm_any_failed(c, st);
     eval_free(&e);
