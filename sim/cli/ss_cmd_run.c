@@ -411,7 +411,19 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
     if (st == SS_OK)
         st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
                           j->a.progress ? 2 : j->a.quiet ? 0 : 1, &j->sum, &j->timing);
-    st = ss_run_eval_loader(c, &j->cfg, NULL, j->t, j->sc, j->nsc, &j->sum, st);
+    char *warn = NULL;
+    st = ss_run_eval_loader(c, &j->cfg, NULL, j->t, j->sc, j->nsc, &j->sum, st, &warn);
+    if (warn) { /* with the notes' warnings: printed now, and in the JSON */
+        if (!j->a.quiet) fputs(warn, j->a.json ? stderr : stdout);
+        const size_t n = strlen(warn);
+        char *text = realloc(j->notes.text, j->notes.len + n + 1);
+        if (text) {
+            memcpy(text + j->notes.len, warn, n + 1);
+            j->notes.text = text;
+            j->notes.len += n;
+        }
+        free(warn);
+    }
     if (st == SS_OK && c->rank == 0) {
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));

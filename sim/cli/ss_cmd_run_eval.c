@@ -56,27 +56,99 @@ static int counterpart(const eval_sweep *e, const ss_scenario *sc, int no_heal)
 
 /* Rank 0: the evaluation trace's start less the training trace's, in seconds, from their
  * time_origin attributes (both with a time zone or both without). */
-static ss_status origin_offset(const ss_trace_meta *tm, const ss_trace_meta *em, const char *eval_path, double *d)
+static ss_status origin_offset(const ss_trace_meta *tm, const ss_trace_meta *em, const char *where,
+                               const char *eval_path, double *d)
 {
     int64_t a, b;
     int za = 0, zb = 0;
-    if (ss_time_parse_zone(tm->time_origin, &a, &za) != 0 || ss_time_parse_zone(em->time_origin, &b, &zb) != 0 ||
-        za != zb)
-        return ss_fail(SS_EDATA, "%s: its time_origin (\"%s\") and the training trace's (\"%s\") are not two timestamps "
-                                 "of one clock (both with a time zone or both without), so its passes cannot be placed "
-                                 "beside the training trace's", eval_path, em->time_origin, tm->time_origin);
+    const int ta = ss_time_parse_zone(tm->time_origin, &a, &za), tb = ss_time_parse_zone(em->time_origin, &b, &zb);
+    if (ta != 0 || tb != 0)
+        return ss_fail(SS_EDATA, "%s: %s: the %s trace's time_origin (\"%s\") is not an ISO 8601 time, so the "
+                                 "evaluation passes cannot be placed beside the training passes",
+                       where, eval_path, tb != 0 ? "evaluation" : "training", tb != 0 ? em->time_origin : tm->time_origin);
+    if (za != zb)
+        return ss_fail(SS_EDATA, "%s: %s: its time_origin (\"%s\") and the training trace's (\"%s\") are not two "
+                                 "timestamps of one clock (both with a time zone or both without), so its passes "
+                                 "cannot be placed beside the training trace's",
+                       where, eval_path, em->time_origin, tm->time_origin);
     *d = (double)(b - a) * 1e-9;
     return SS_OK;
 }
 
+/* What the check of one loop's turns reads: the evaluation trace's first GPUs and rows
+ * (a wrong pairing shows on any of them), and rows per read. */
+enum { TURN_GPUS = 8, TURN_ROWS = 20000, TURN_SLAB = 4096 };
+#define TURN_TOL 1e-3 /* s: an ask this close to a wait's ends is not inside it */
+
+/* Rank 0: the training loop's asks on GPU g that fall while the same GPU's loop waited in
+ * the evaluation loader's next() (from an evaluation ask to its batch's train_start, d
+ * added: the evaluation trace's start less the training trace's). One loop waits in one
+ * next() at a time, so a job's two traces have none. *inside receives their count, *at
+ * the first one's time in the training trace and *gpu its GPU. Independent reads. */
+static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long *inside, double *at, int *gpu)
+{
+    const ss_trace_meta *tm = ss_trace_meta_of(t), *em = ss_trace_meta_of(et);
+    const int ng = em->gpus < TURN_GPUS ? em->gpus : TURN_GPUS;
+    const long ne = em->iterations < TURN_ROWS ? em->iterations : TURN_ROWS;
+    *inside = 0;
+    *at = NAN;
+    *gpu = -1;
+    if (ng < 1 || ne < 1 || tm->iterations < 1) return SS_OK;
+    const long slab = TURN_SLAB;
+    double *lo = malloc((size_t)ne * (size_t)ng * sizeof *lo), *hi = malloc((size_t)ne * (size_t)ng * sizeof *hi);
+    const int nb = ng > tm->gpus ? ng : tm->gpus;
+    double *ts = malloc((size_t)slab * (size_t)nb * sizeof *ts), *it = malloc((size_t)slab * (size_t)nb * sizeof *it),
+           *sl = malloc((size_t)slab * (size_t)nb * sizeof *sl);
+    long *nw = calloc((size_t)ng, sizeof *nw), *p = calloc((size_t)ng, sizeof *p);
+    ss_status st = lo && hi && ts && it && sl && nw && p ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    /* the evaluation loop's waits of more than twice the tolerance, per GPU, in time order */
+    for (long r0 = 0; st == SS_OK && r0 < ne; r0 += slab) {
+        const long n = ne - r0 < slab ? ne - r0 : slab;
+        st = ss_trace_read_loop_columns(et, r0, n, 0, ng, ts, it, sl);
+        for (long r = 0; st == SS_OK && r < n; r++)
+            for (int g = 0; g < ng; g++) {
+                const double a = ts[r * ng + g] - sl[r * ng + g] + d, b = ts[r * ng + g] + d;
+                if (b - a > 2.0 * TURN_TOL) {
+                    lo[g * ne + nw[g]] = a;
+                    hi[g * ne + nw[g]++] = b;
+                }
+            }
+    }
+    /* the training loop's asks on the same GPUs, walked beside them */
+    const int tg = tm->gpus;
+    for (long r0 = 0; st == SS_OK && r0 < tm->iterations; r0 += slab) {
+        const long n = tm->iterations - r0 < slab ? tm->iterations - r0 : slab;
+        st = ss_trace_read_loop_columns(t, r0, n, 0, tg, ts, it, sl);
+        for (long r = 0; st == SS_OK && r < n; r++)
+            for (int g = 0; g < ng && g < tg; g++) {
+                const double ask = ts[r * tg + g] - sl[r * tg + g];
+                while (p[g] < nw[g] && hi[g * ne + p[g]] - TURN_TOL <= ask) p[g]++;
+                if (p[g] < nw[g] && lo[g * ne + p[g]] + TURN_TOL < ask) {
+                    if (!(*inside)++ || ask < *at) {
+                        *at = ask;
+                        *gpu = g;
+                    }
+                }
+            }
+    }
+    free(lo);
+    free(hi);
+    free(ts);
+    free(it);
+    free(sl);
+    free(nw);
+    free(p);
+    return st;
+}
+
 /* Rank 0: sum->other_loader from the evaluation sweep (MODELS-pipeline.md, "The job's
  * evaluation loader"). */
-static ss_status combine(const ss_config *cfg, const char *where, const ss_trace_meta *tm, const ss_scenario *sc,
-                         int nsc, ss_summary *sum, eval_sweep *e)
+static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file *t, const ss_scenario *sc,
+                         int nsc, ss_summary *sum, eval_sweep *e, char **warn)
 {
-    const ss_trace_meta *em = ss_trace_meta_of(e->t);
+    const ss_trace_meta *tm = ss_trace_meta_of(t), *em = ss_trace_meta_of(e->t);
     double d = 0.0;
-    ss_status st = origin_offset(tm, em, cfg->eval_path, &d);
+    ss_status st = origin_offset(tm, em, where, cfg->eval_path, &d);
     if (st != SS_OK) return st;
     const int mt = ss_summary_measured(sum), me = ss_summary_measured(&e->sum);
     const double Rt = ss_summary_run_time(sum, mt), Re = ss_summary_run_time(&e->sum, me);
@@ -91,11 +163,33 @@ static ss_status combine(const ss_config *cfg, const char *where, const ss_trace
     /* the two loaders of one job take turns: an evaluation after every epoch lies between the
      * training passes, and at most one pass (a last evaluation, or one before training) outside */
     const double gap = fmax(se0 - (st0 + Rt), st0 - (se0 + Re));
-    const long eval_epochs = em->epochs > 0 ? em->epochs : 1;
-    if (gap > Rt || (gap > 0.0 && eval_epochs > 1))
-        fprintf(stderr, "stallsim: warning: %s: the evaluation trace's %ld passes lie %.1f s %s the training trace's "
-                        "run, none between its epochs; were they recorded in the same job?\n",
-                cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
+    if (gap > Rt)
+        return ss_fail(SS_EDATA, "%s: %s: its passes lie %.1f s %s the training trace's run, farther than that run "
+                                 "lasts (%.1f s): it is another job's evaluation loader, or the two traces' "
+                                 "time_origin attributes disagree",
+                       where, cfg->eval_path, gap, se0 > st0 ? "after" : "before", Rt);
+    long rows = 0, eval_epochs = 0;
+    st = ss_trace_count_epochs(e->t, SS_EPOCH_ALL, 0, &rows, &eval_epochs, NULL);
+    if (st != SS_OK) return st;
+    if (gap > 0.0 && eval_epochs > 1) {
+        const size_t size = strlen(cfg->eval_path) + 256;
+        *warn = malloc(size);
+        if (*warn)
+            snprintf(*warn, size, "warning: %s: the evaluation trace's %ld passes lie %.1f s %s the training trace's "
+                                  "run, none between its epochs; were they recorded in the same job?\n",
+                     cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
+    }
+    long inside = 0;
+    double at = NAN;
+    int gpu = -1;
+    st = asks_inside(t, e->t, d, &inside, &at, &gpu);
+    if (st != SS_OK) return st;
+    if (inside > 0)
+        return ss_fail(SS_EDATA, "%s: %s: GPU %d's training loop asked for a batch while it waited for an evaluation "
+                                 "batch (%ld such asks, the first %.3f s after the training trace's time_origin); one "
+                                 "loop waits in one loader at a time, so this is not the job's evaluation loader, or "
+                                 "the two traces' time_origin attributes disagree",
+                       where, cfg->eval_path, gpu, inside, at);
     const double span = fmax(st0 + Rt, se0 + Re) - fmin(st0, se0);
     sum->other_loader = malloc((size_t)nsc * sizeof *sum->other_loader);
     if (!sum->other_loader) return ss_fail(SS_ENOMEM, "out of memory for the evaluation loader");
@@ -124,8 +218,9 @@ static ss_status combine(const ss_config *cfg, const char *where, const ss_trace
 }
 
 ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
-                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st)
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, char **warn)
 {
+    if (warn) *warn = NULL;
     if (st != SS_OK || !cfg->eval_path[0]) return st;
     char where[SS_PATH_MAX + 64];
     if (origin) snprintf(where, sizeof where, "%s", origin);
@@ -171,7 +266,13 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char 
         if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
         if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
     }
-    if (st == SS_OK && c->rank == 0) st = combine(cfg, where, tm, sc, nsc, sum, &e);
+    char *w = NULL;
+    if (st == SS_OK && c->rank == 0) st = combine(cfg, where, t, sc, nsc, sum, &e, &w);
+    if (w && warn) *warn = w;
+    else if (w) {
+        fprintf(stderr, "stallsim: %s", w);
+        free(w);
+    }
     st = ss_comm_any_failed(c, st);
     eval_free(&e);
     return st;

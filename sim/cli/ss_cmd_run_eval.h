@@ -16,8 +16,11 @@
  * (MODELS-pipeline.md, "The job's evaluation loader"). sum is the training sweep's, before
  * its intervals and ranking. Errors begin with origin (NULL: the scenario file's line of
  * [trace] eval_path). Returns st unchanged where st is not SS_OK or there is no evaluation
- * trace. Collective: every rank returns the agreed status. */
+ * trace. Errors too: passes farther from the training run than it lasts, and a training ask
+ * while the same GPU waited for an evaluation batch (one loop waits in one loader at a time).
+ * A warning (a "warning: " line, rank 0) goes to *warn, malloc'd (NULL: none), or to stderr
+ * where warn is NULL. Collective: every rank returns the agreed status. */
 ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
-                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st);
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, char **warn);
 
 #endif

@@ -162,9 +162,45 @@ rc=$?
   || fail "a missing evaluation trace: status $rc, $(cat "$work/m.txt")"
 # another run's evaluation loader: a warning that its passes lie outside the training run
 sed "s|^eval_path = .*|eval_path = $data/w1-b-eval.h5|" "$work/both.ini" > "$work/mixed.ini"
-"$stallsim" run "$work/mixed.ini" --out "$work/mx" --quiet > "$work/mx.txt" 2>&1
+"$stallsim" run "$work/mixed.ini" --out "$work/mx" > "$work/mx.txt" 2>&1
 grep -q "warning: .*w1-b-eval.h5: the evaluation trace's 3 passes lie .* after the training trace's run, none between its epochs" \
   "$work/mx.txt" && ok || fail "another run's evaluation trace: $(cat "$work/mx.txt")"
+"$stallsim" run "$work/mixed.ini" --out "$work/mx" --json > "$work/mx.json" 2> /dev/null
+$py - "$work/mx.json" <<'PY' && ok || fail "the JSON's warnings lack the evaluation trace's: $(cat "$work/mx.json")"
+import json, sys
+w = json.load(open(sys.argv[1]))["warnings"]
+sys.exit(0 if any("w1-b-eval.h5: the evaluation trace's 3 passes lie" in x for x in w) else 1)
+PY
+# the same evaluation trace moved: onto the training passes (one loop cannot wait in both
+# loaders at once), or a year later (farther than the run lasts): errors, naming the key
+moved() { # moved OUT SECONDS: the evaluation trace with its time_origin SECONDS later
+  cp "$eval" "$1"
+  $py - "$1" "$2" <<'PY'
+import datetime, sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    o = f.attrs["time_origin"]
+    o = o.decode() if isinstance(o, bytes) else o
+    t = datetime.datetime.strptime(o, "%Y-%m-%dT%H:%M:%S.%f") + datetime.timedelta(seconds=float(sys.argv[2]))
+    f.attrs["time_origin"] = t.strftime("%Y-%m-%dT%H:%M:%S.%f")
+PY
+}
+shift=$($py -c "
+import datetime, h5py
+o = [h5py.File(p, 'r').attrs['time_origin'] for p in ('$train', '$eval')]
+o = [datetime.datetime.strptime(x.decode() if isinstance(x, bytes) else x, '%Y-%m-%dT%H:%M:%S.%f') for x in o]
+print((o[0] - o[1]).total_seconds())")
+moved "$work/onto.h5" "$shift"
+moved "$work/far.h5" 31536000
+for m in onto far; do
+  sed "s|^eval_path = .*|eval_path = $work/$m.h5|" "$work/both.ini" > "$work/$m.ini"
+  "$stallsim" run "$work/$m.ini" --out "$work/$m" > "$work/$m.txt" 2>&1
+  echo $? > "$work/$m.rc"
+done
+[ "$(cat "$work/onto.rc")" = 1 ] && grep -q "onto.ini:3: \[trace\] eval_path: .*onto.h5: GPU [01]'s training loop asked for a batch while it waited for an evaluation batch" "$work/onto.txt" && ok \
+  || fail "an evaluation trace on top of the training passes: status $(cat "$work/onto.rc"), $(cat "$work/onto.txt")"
+[ "$(cat "$work/far.rc")" = 1 ] && grep -q "far.ini:3: \[trace\] eval_path: .*far.h5: its passes lie .* s after the training trace's run, farther than that run lasts" "$work/far.txt" && ok \
+  || fail "an evaluation trace a year later: status $(cat "$work/far.rc"), $(cat "$work/far.txt")"
+[ ! -e "$work/onto/summary.csv" ] && [ ! -e "$work/far/summary.csv" ] && ok || fail "a refused pairing wrote a summary"
 sed "s|^eval_path = .*|eval_path = $train|" "$work/both.ini" > "$work/same.ini"
 "$stallsim" run "$work/same.ini" --out "$work/s" > "$work/s.txt" 2>&1
 rc=$?
