@@ -27,15 +27,23 @@ static const char *const ds_f64_name[DS_NF64] = {"fetch_start", "fetch_time", "t
 /* durations must be >= 0; instants only finite */
 static const int ds_f64_duration[DS_NF64] = {0, 1, 0, 1, 1};
 
-/* One row that holds stalls longer than their iteration (the warning's record): its
- * count of such GPUs and the first of them. Rows, not slabs, so that ranks whose slabs
- * start at different rows (a node's ranks share a slab, read-ahead halves it on some
- * nodes) count each row once. */
+/* One row that holds what the warnings count (their record): stalls longer than their
+ * iteration, and fetches that end more than LATE_FETCH_S after their training step began;
+ * per kind, its count of such GPUs and the first of them. Rows, not slabs, so that ranks
+ * whose slabs start at different rows (a node's ranks share a slab, read-ahead halves it
+ * on some nodes) count each row once. */
 typedef struct {
     long row, count;
     int first_gpu;
     double stall, iter;
+    long late;
+    int late_gpu;
+    double late_by;
 } long_stall_rec;
+
+/* A fetch that ends later than this after its step began (s) is counted: the batch cannot
+ * be trained on before it exists (sim/cli/COMMANDS.md, "Warnings") */
+#define LATE_FETCH_S 1e-3
 
 /* At most this many distinct rows recorded per rank (each rank's are gathered on rank 0:
  * 2.6 MB a rank at most, and only on a trace with that many such rows); beyond it the
@@ -1028,22 +1036,31 @@ static long unique_rows(long_stall_rec *recs, long n)
 }
 
 /* Records the slab's rows that hold stalls longer than their iteration (count > 0 of
- * them in the slab): physically impossible, still replayable, warned about once by
- * ss_trace_report_warnings. A row read again (another scenario's pass) is kept once. */
-static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count)
+ * them in the slab) or, where late is set, fetches that end after their step began:
+ * physically impossible, still replayable, warned about once by ss_trace_report_warnings.
+ * A row read again (another scenario's pass) is kept once. */
+static void record_long_stalls(ss_trace_file *t, const ss_slab *s, long count, int late)
 {
-    if (count == 0) return;
+    if (count == 0 && !late) return;
     const double *st = s->stall_time, *it = s->iteration_time;
+    const double *fs = s->fetch_start, *ft = s->fetch_time, *ts = s->train_start;
     const int G = s->gpus;
     for (long i = 0; i < s->n; i++) {
-        long_stall_rec r = {s->row0 + i, 0, -1, 0, 0};
-        for (int g = 0; g < G; g++)
+        long_stall_rec r = {s->row0 + i, 0, -1, 0, 0, 0, -1, 0};
+        for (int g = 0; count && g < G; g++)
             if (st[i * G + g] > it[i * G + g] && r.count++ == 0) {
                 r.first_gpu = g;
                 r.stall = st[i * G + g];
                 r.iter = it[i * G + g];
             }
-        if (r.count == 0) continue;
+        for (int g = 0; late && g < G; g++) {
+            const double over = fs[i * G + g] + ft[i * G + g] - ts[i * G + g];
+            if (over > LATE_FETCH_S && r.late++ == 0) {
+                r.late_gpu = g;
+                r.late_by = over;
+            }
+        }
+        if (r.count == 0 && r.late == 0) continue;
         if (t->nls == t->cap_ls) { /* full: rows read again go first; mostly new rows: it grows */
             t->nls = unique_rows(t->ls, t->nls);
             if (t->nls >= t->cap_ls / 2 && t->cap_ls < LONG_STALL_ROWS_MAX) {
@@ -1122,13 +1139,24 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
     /* a row that several ranks read (or one rank read again) counts once; past a rank's
      * LONG_STALL_ROWS_MAX rows the total is a lower bound */
     n = unique_rows(all, n);
-    long total = 0, first = n > 0 ? 0 : -1;
-    for (long i = 0; i < n; i++) total += all[i].count;
+    long total = 0, first = -1, late = 0, first_late = -1;
+    for (long i = 0; i < n; i++) {
+        total += all[i].count;
+        late += all[i].late;
+        if (all[i].count && first < 0) first = i;
+        if (all[i].late && first_late < 0) first_late = i;
+    }
     if (total > 0 && first >= 0)
         ss_warn("%s: %s%ld GPU-iteration%s a stall longer than the iteration (first: row %ld, GPU %d: stall %.6g s, "
                 "iteration %.6g s): clocks or logs may be off; the replay is still defined",
                 t->path, overflow ? "at least " : "", total, total == 1 ? " has" : "s have", all[first].row,
                 all[first].first_gpu, all[first].stall, all[first].iter);
+    if (late > 0 && first_late >= 0)
+        ss_warn("%s: in %s%ld GPU-iteration%s the fetch ends after the training step began (first: row %ld, GPU %d, "
+                "by %.6g s): a step cannot train on a batch that is not there yet, so the loader's and the loop's "
+                "clocks or logs may disagree; the replay is still defined",
+                t->path, overflow ? "at least " : "", late, late == 1 ? "" : "s", all[first_late].row,
+                all[first_late].late_gpu, all[first_late].late_by);
     free(buf);
     free(counts);
     free(displs);
@@ -1160,6 +1188,15 @@ static void row_sums(const double *v, long n, int G, double *out)
         for (int g = 0; g < G; g++) sum += v[r * G + g];
         out[r] = sum;
     }
+}
+
+/* 1 when a fetch of the slab ends more than LATE_FETCH_S after its step began. */
+static int any_late(const ss_slab *s)
+{
+    const long n = s->n * (long)s->gpus;
+    for (long x = 0; x < n; x++)
+        if (s->fetch_start[x] + s->fetch_time[x] - s->train_start[x] > LATE_FETCH_S) return 1;
+    return 0;
 }
 
 /* The rows' order: within the slab and against the row before it. */
@@ -1209,7 +1246,9 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
         if (st == SS_OK && i == DS_FETCH_TIME) row_sums(v, n, s->gpus, s->sum_fetch_time);
     }
     if (st == SS_OK) st = check_order_of_slab(t, s);
-    if (st == SS_OK) record_long_stalls(t, s, long_stalls);
+    /* the fetch is counted late only where the trace has fetch times and train_start was read */
+    const int late = st == SS_OK && !skip_train_start && ss_trace_meta_has_fetch(&t->meta);
+    if (st == SS_OK) record_long_stalls(t, s, long_stalls, late && any_late(s));
     return st;
 }
 

@@ -62,13 +62,15 @@ static void waits_line(const ss_summary *s, const char *path, char *buf, size_t 
              whole > 0 ? 100.0 * ss_summary_wall(s, m->run.stall) / whole : 0.0);
 }
 
-/* The evaluation loader's trace of trace path under --with-eval: A-eval.h5 for A.h5 (A-eval
- * for a name without .h5), into out; SS_EIO naming it where it is missing. */
+/* The evaluation loader's trace of trace path under --with-eval: A-eval.h5 for A.h5 (and
+ * A-eval.hdf5 for A.hdf5, A-eval for a name with neither), into out; SS_EIO naming it where
+ * it is missing. */
 static ss_status eval_trace_of(const char *path, char *out, size_t n)
 {
     const size_t l = strlen(path);
-    const int h5 = l >= 3 && !strcmp(path + l - 3, ".h5");
-    if (snprintf(out, n, "%.*s-eval%s", (int)(h5 ? l - 3 : l), path, h5 ? ".h5" : "") >= (int)n)
+    const char *ext = l >= 5 && !strcmp(path + l - 5, ".hdf5") ? ".hdf5" : l >= 3 && !strcmp(path + l - 3, ".h5") ? ".h5" : "";
+    const size_t e = strlen(ext);
+    if (snprintf(out, n, "%.*s-eval%s", (int)(l - e), path, ext) >= (int)n)
         return ss_fail(SS_EUSAGE, "%s: name too long", path);
     struct stat sb;
     if (stat(out, &sb) != 0)

@@ -265,6 +265,8 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char 
         if (st == SS_OK) st = ss_sweep_run(c, &e.cfg, e.t, e.sc, e.nsc, NULL, 0, &e.sum, NULL);
         if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
         if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
+        st = ss_comm_any_failed(c, st);
+        if (st == SS_OK) ss_trace_report_warnings(e.t, c); /* (collective: every rank is here alike) */
     }
     char *w = NULL;
     if (st == SS_OK && c->rank == 0) st = combine(cfg, where, t, sc, nsc, sum, &e, &w);

@@ -87,7 +87,29 @@ warned_once w1 "run"
 warned_once w2 "info"
 "$stallsim" compare long.h5 r1 >/dev/null 2>w3 || fail "compare"
 warned_once w3 "compare"
-"$stallsim" info e.h5 >/dev/null 2>w4 && ! grep -q "stall longer" w4 && ok || fail "a clean trace warned: $(cat w4)"
+"$stallsim" info e.h5 >/dev/null 2>w4 && ! grep -q "stall longer\|fetch ends after" w4 && ok || fail "a clean trace warned: $(cat w4)"
+# fetches that end after their step began (rows 4 and 9 of GPU 2, 0.5 s and 2 s late):
+# one warning with the count, the first row and by how much, from info and run
+cp e.h5 latefetch.h5
+$py -c "
+import h5py
+with h5py.File('latefetch.h5', 'r+') as f:
+    fs, ft, ts = (f['timeline/' + k][()] for k in ('fetch_start', 'fetch_time', 'train_start'))
+    for r, by in ((4, 0.5), (9, 2.0)):
+        ft[r, 2] = ts[r, 2] - fs[r, 2] + by
+    f['timeline/fetch_time'][...] = ft
+" || fail "python edit latefetch"
+late_ok() {
+  [ "$(grep -c "fetch ends after" "$1")" -eq 1 ] &&
+    grep -q "latefetch.h5: in 2 GPU-iterations the fetch ends after the training step began (first: row 4, GPU 2, by 0.5 s)" "$1"
+}
+printf '[trace]\npath = latefetch.h5\n[scenarios]\nmodel = pipeline\n' > latefetch.ini
+"$stallsim" info latefetch.h5 >/dev/null 2>wl1 && late_ok wl1 && ok || fail "late fetches, info: $(cat wl1)"
+"$stallsim" run latefetch.ini --out rl >/dev/null 2>wl2 && late_ok wl2 && ok || fail "late fetches, run: $(cat wl2)"
+if [ "$have_mpi" = 1 ]; then
+  mpirun_t 3 "$stallsim" run latefetch.ini --out rl3 >/dev/null 2>wl4 && late_ok wl4 && ok ||
+    fail "late fetches, 3 ranks: $(cat wl4)"
+fi
 if [ "$have_mpi" = 1 ]; then
   for np in 2 3; do
     mpirun_t $np "$stallsim" run --explain --verbose long.ini --out "r-mpi$np" >/dev/null 2>"wm$np" || fail "mpirun -np $np"
