@@ -136,7 +136,7 @@ static int cmp_heal(const void *a, const void *b)
 #define CUT_PARTS (4 + SS_KEY_PARTS)
 typedef struct {
     int model, j, at; /* at: its place in the candidates */
-    double mean;
+    double mean, run; /* its mean iteration time and whole run */
     int n;            /* parts */
     double lo[CUT_PARTS], hi[CUT_PARTS];
     const ss_healset *heal;
@@ -264,6 +264,9 @@ static void mark_ahead(const ss_summary *s, ss_rank_top *t, int n)
  * apart (a comparison of every pair) */
 #define ONE_APART_RUN_MAX 4096
 
+/* 1 when two whole runs are the same (both unknown too) */
+static int same_run(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
 /* Drops from the sorted candidates every cut that is the same scenario as an earlier one
  * in table order: the same model and resolved settings (cut_key: per-GPU worker counts as a
  * range, which different settings can share) and the same mean iteration time to the last
@@ -271,8 +274,9 @@ static void mark_ahead(const ss_summary *s, ss_rank_top *t, int n)
  * are sorted so that equal ones meet: n log n, not a comparison of every pair. Counts them
  * into *n_same. Then, within each such run, a cut of the same model that differs in one
  * setting from a cut kept before it in table order (prefetch 4 beside prefetch 2, where
- * the window no longer matters) changes nothing that cut does not: it is dropped too and
- * counted into *n_one. */
+ * the window no longer matters) changes nothing that cut does not, where its whole run is
+ * the same too (ranked by the steady state, persistent workers change only the whole run):
+ * it is dropped too and counted into *n_one. */
 static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int *n_same, int *n_one)
 {
     int out = 0;
@@ -284,7 +288,8 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
             if (!k) return ss_fail(SS_ENOMEM, "out of memory ranking %d scenarios", b - a);
             for (int i = a; i < b; i++) {
                 const ss_scenario *sc = &s->sc[cand[i].j];
-                k[i - a] = (cut_key){.model = (int)sc->model, .j = cand[i].j, .at = i, .mean = mean_iter(s, cand[i].j)};
+                k[i - a] = (cut_key){.model = (int)sc->model, .j = cand[i].j, .at = i, .mean = mean_iter(s, cand[i].j),
+                                     .run = ss_summary_run_time(s, cand[i].j)};
                 key_of(sc, &k[i - a]);
             }
             qsort(k, (size_t)(b - a), sizeof *k, cmp_cut_key);
@@ -304,7 +309,7 @@ static ss_status drop_same(const ss_summary *s, ss_rank_top *cand, int *nc, int 
                     if (cand[a + i].j < 0) continue;
                     for (int q = 0; q < i; q++)
                         if (cand[a + q].j >= 0 && at[q]->model == at[i]->model && at[q]->mean == at[i]->mean &&
-                            one_part_apart(at[q], at[i])) {
+                            same_run(at[q]->run, at[i]->run) && one_part_apart(at[q], at[i])) {
                             cand[a + i].j = -1;
                             ++*n_one;
                             break;

@@ -154,6 +154,14 @@ if [ "$have_mpi" = 1 ]; then
   same_file "$work/both/summary.csv" "$work/both3/summary.csv" "summary.csv at 1 and 3 ranks"
 fi
 
+# ranked by the steady state, persistent workers change the whole run alone (the evaluation
+# loader's starts): such a cut is ranked beside the one without them, not dropped as the same
+printf '[trace]\npath = %s\neval_path = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 4\npersistent_workers = false, true\n[output]\nrank_by = steady\n' \
+  "$data/w2-a.h5" "$data/w2-a-eval.h5" > "$work/st.ini"
+"$stallsim" run "$work/st.ini" --out "$work/st" > "$work/st.txt" 2>&1
+grep -q "^  [0-9]\. pipe W=4 pw=true " "$work/st.txt" && grep -q "^  [0-9]\. pipe W=4 pw=false " "$work/st.txt" && ok \
+  || fail "rank_by = steady drops persistent workers: $(cat "$work/st.txt")"
+
 # errors name the key: a missing file, another job's trace of other GPUs
 sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/missing.ini"
 "$stallsim" run "$work/missing.ini" --out "$work/m" > "$work/m.txt" 2>&1
