@@ -1302,11 +1302,11 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
 static void say_flag_legend(screen *sc, unsigned used)
 {
     static const char *const longer[] = {
-        "tie = ≤1 pt from the best: take the cheapest", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
+        "tie = ≤1 pt from the best: shares 1st, fewest changes listed first", "ahead = loaders ahead: less sure", "heal = healed GPU: load modelled",
         "sync = synchronous trace: wide interval", "over = needs >100% of cores: optimistic",
         "busy = >85% of cores: likely optimistic", "unsure = interval reaches no change",
         "skewed = change outside its interval: trust the interval"};
-    static const char *const shorter[] = {"tie: take the cheapest", "ahead: less sure", "heal: load modelled",
+    static const char *const shorter[] = {"tie: fewest changes first", "ahead: less sure", "heal: load modelled",
                                           "sync: wide", "over: >100% cores", "busy: >85% cores", "unsure: may not gain",
                                           "skewed: trust the interval"};
     if (!used) return;
@@ -1381,13 +1381,14 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
      * be cut, every cut takes two lines, its label whole on the first */
     const int room = SS_ANSWER_WIDTH - 6 - wrest;
     for (int k = 0; k < r->ntop; k++) {
+        const int place = k < tied ? 1 : k + 1; /* the tied cuts share the first place */
         if (wlab > room) {
-            say(sc, 0, "  %d. %s", k + 1, lab[k]);
+            say(sc, 0, "  %d. %s", place, lab[k]);
             say(sc, 0, "     %s%s%s", num[k], flags[k][0] ? " " : "", flags[k]);
             continue;
         }
         const int pad = wlab - ss_report_cols(lab[k], strlen(lab[k]));
-        say(sc, 0, "  %d. %s%*s %s%s%s", k + 1, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
+        say(sc, 0, "  %d. %s%*s %s%s%s", place, lab[k], pad > 0 ? pad : 0, "", num[k], flags[k][0] ? " " : "", flags[k]);
     }
     const int singles = say_singles(sc, s, r, L);
     for (int k = 0; k < singles; k++)

@@ -262,13 +262,14 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
         if (r->kind != CMP_TRACE || r->workers < 0) continue;
-        int first = 1, n = 0;
+        int first = 1, n = 0, busy = 0;
         double s = 0.0, lo = INFINITY, hi = -INFINITY;
         for (int k = 0; k < t->n; k++) {
             const cmp_row *x = &t->v[k];
             if (x->kind != CMP_TRACE || !same_loader(x, r)) continue;
             if (k < i) first = 0;
             n++;
+            busy += x->others > BUSY_OTHERS;
             s += x->r.num[col];
             lo = x->r.num[col] < lo ? x->r.num[col] : lo;
             hi = x->r.num[col] > hi ? x->r.num[col] : hi;
@@ -284,8 +285,11 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
             if (!shown++)
                 fprintf(out, "%s, against the mean of its %d real runs (%.4f s, %.1f %% apart%s):",
                         loader_name(k, loader, sizeof loader), n, mean, 100.0 * (hi - lo) / mean,
-                        hi - lo > MATCH_APART * mean ? ": more than real runs of one setting differ; are they one setting? "
-                                                       "--match pairs by the loader alone" : "");
+                        !(hi - lo > MATCH_APART * mean) ? ""
+                        : busy ? ": more than real runs of one setting differ; other processes took the cores in "
+                                 "some (below)"
+                               : ": more than real runs of one setting differ; are they one setting? "
+                                 "--match pairs by the loader alone");
             fprintf(out, "%s %s %+.1f %%", shown > 1 ? "," : "", cmp_shown_source(t, f->src[a]),
                     cmp_pct(t->v[hit].r.num[col], mean));
         }

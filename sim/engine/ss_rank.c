@@ -213,7 +213,7 @@ static int settings_apart(const ss_summary *s, const ss_scenario *a, const ss_sc
 }
 
 /* Where the first ranked cut changes two settings or more of its model's baseline row b:
- * the best candidates of that model that change one alone, without a heal (ss_ranking.single) */
+ * the best candidates of that model that change one alone, a heal among them (ss_ranking.single) */
 static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, int b, ss_ranking *out)
 {
     if (out->ntop == 0 || b < 0) return;
@@ -221,7 +221,7 @@ static void note_singles(const ss_summary *s, const ss_rank_top *cand, int nc, i
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nc && out->nsingle < SS_RANK_SINGLE; i++) {
             const ss_scenario *sc = &s->sc[cand[i].j];
-            if (cand[i].over != pass || sc->model != s->sc[b].model || sc->heal.n > 0) continue;
+            if (cand[i].over != pass || sc->model != s->sc[b].model) continue;
             if (settings_apart(s, &s->sc[b], sc) == 1) out->single[out->nsingle++] = cand[i];
         }
 }

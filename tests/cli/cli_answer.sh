@@ -278,7 +278,7 @@ else
   fail "$g is missing (committed with the repository)"
 fi
 # the first cut changes several settings: "one setting alone" gives the best ranked cuts
-# that change one of the baseline's alone (no heal: GPUs to fix first has those), found here
+# that change one of the baseline's alone (a heal counts as one; this sweep has none), found here
 # from summary.csv's columns; where the first cut changes one setting, no such line
 one=$ds/pytorch-startup-k/w1-a.h5
 if [ -e "$one" ]; then

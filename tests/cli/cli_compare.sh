@@ -488,6 +488,20 @@ PY
 "$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2slow.h5" --match |
   grep -q "^W=2 P=2, against the mean of its 2 real runs (.* apart: more than real runs of one setting differ; are they one setting? --match pairs by the loader alone): mres " &&
   ok || fail "compare --match, runs of one loader far apart"
+# the same, with the slower run recorded while other processes took 30 % of the cores: the
+# mean line says so, rather than asking whether they are one setting
+cp "$work/m2slow.h5" "$work/m2busy.h5"
+/usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('$work/m2busy.h5', 'r+') as f:
+    g = f['timeline/fetch_time'].shape[1]
+    f['host_cpu_busy'] = np.full(g, 0.8)
+    f['host_cpu_job'] = np.full(g, 0.5)
+" || fail "python edit m2busy"
+"$stallsim" compare "$work/mres" "$work/m2.h5" "$work/m2busy.h5" --match > "$work/mbusy.txt" 2>&1 &&
+  grep -q "^W=2 P=2, against the mean of its 2 real runs (.* apart: more than real runs of one setting differ; other processes took the cores in some (below)): mres " "$work/mbusy.txt" &&
+  grep -q "^busy while recorded .*m2busy.h5 30%" "$work/mbusy.txt" && ok ||
+  fail "compare --match, runs of one loader far apart, one busy: $(cat "$work/mbusy.txt")"
 
 # --spread: one scenario file run on three base runs of one setting (generated traces with
 # other seeds: other fetch times) and a fourth base run whose file says workers = 2, 8 (its
