@@ -1144,6 +1144,57 @@ static int first_baseline(const ss_summary *s, int j)
     return 1;
 }
 
+/* 1 when scenario x keeps every GPU's workers of the trace: auto, or the calibrated count */
+static int keeps_workers(const ss_summary *s, const ss_scenario *x)
+{
+    if (x->workers.is_auto) return x->workers.value == 1.0;
+    if (!s->has_calib) return 0;
+    for (int g = 0; g < s->calib.gpus; g++)
+        if (s->calib.workers_gpu[g] != (int)x->workers.value) return 0;
+    return 1;
+}
+
+/* 1 when scenario x keeps the trace's prefetch factor: auto, the calibrated one, or any
+ * where the trace does not record it (a baseline replay then takes the given one) */
+static int keeps_prefetch(const ss_summary *s, const ss_scenario *x)
+{
+    if (x->prefetch == SS_PREFETCH_AUTO) return 1;
+    if (!s->has_calib || !s->calib.recorded_prefetch || !s->calib.prefetch_gpu) return !s->has_calib ? 0 : 1;
+    for (int g = 0; g < s->calib.gpus; g++)
+        if (s->calib.workers_gpu[g] > 0 && s->calib.prefetch_gpu[g] != x->prefetch) return 0;
+    return 1;
+}
+
+/* The swept keys of the models that replay a baseline whose lists lack the trace's own
+ * value, as "KEY = VALUE" joined by ", " (a baseline replay needs every one of them). */
+static void missing_trace_values(const ss_summary *s, char *out, size_t size)
+{
+    enum { K_WORKERS, K_PREFETCH, K_PERSIST, K_FETCH, K_COMPUTE, K_FALIGN, K_SALIGN, K_HEAL, K_N };
+    static const char *const text[K_N] = {"workers = auto", "prefetch = auto", "persistent_workers = auto",
+                                          "fetch_scale = 1", "compute_scale = 1", "fetch_align = none",
+                                          "start_align = none", "heal = none"};
+    static const unsigned axis[K_N] = {SS_AXIS_WORKERS, SS_AXIS_PREFETCH, SS_AXIS_PERSISTENT, SS_AXIS_FETCH_SCALE,
+                                       SS_AXIS_COMPUTE_SCALE, SS_AXIS_FETCH_ALIGN, SS_AXIS_START_ALIGN, SS_AXIS_HEAL};
+    int swept[K_N] = {0}, has[K_N] = {0};
+    for (int j = 0; j < s->nsc; j++) {
+        const ss_scenario *x = &s->sc[j];
+        const ss_model_ops *ops = ss_model_get(x->model);
+        if (j == ss_summary_measured(s) || !ops->reports_fidelity) continue;
+        const int at[K_N] = {keeps_workers(s, x), keeps_prefetch(s, x),
+                             x->persistent == SS_PERSIST_AUTO, x->fetch_scale == 1.0, x->compute_scale == 1.0,
+                             x->fetch_align == SS_ALIGN_NONE, x->start_align == SS_ALIGN_NONE, x->heal.n == 0};
+        for (int k = 0; k < K_N; k++) {
+            swept[k] |= (ops->axes & axis[k]) != 0;
+            has[k] |= (ops->axes & axis[k]) && at[k];
+        }
+    }
+    out[0] = '\0';
+    for (int k = 0; k < K_N; k++) {
+        const size_t n = strlen(out);
+        if (swept[k] && !has[k]) snprintf(out + n, size - n, "%s%s", n ? ", " : "", text[k]);
+    }
+}
+
 static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 {
     int nb = 0;
@@ -1160,16 +1211,11 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     }
     int fid = 0; /* a model that measures its error by a baseline replay, with none in the sweep */
     for (int j = 0; j < s->nsc && nb == 0; j++) fid |= ss_model_get(s->sc[j].model)->reports_fidelity;
-    /* a prefetch factor given, and never auto: the recorded one is not in the sweep either */
-    int fixed_prefetch = 0, auto_prefetch = 0;
-    for (int j = 0; j < s->nsc && fid; j++) {
-        if (j == ss_summary_measured(s)) continue;
-        fixed_prefetch |= s->sc[j].prefetch > 0;
-        auto_prefetch |= s->sc[j].prefetch == SS_PREFETCH_AUTO;
+    if (fid) {
+        char keys[256];
+        missing_trace_values(s, keys, sizeof keys);
+        say(sc, 1, "fidelity: no baseline replay; add %s", keys[0] ? keys : "each swept key's trace value (auto, 1, none)");
     }
-    if (fid)
-        say(sc, 1, "fidelity: no baseline replay; add each swept key's trace value (auto, 1, none)%s",
-            fixed_prefetch && !auto_prefetch ? "; prefetch = auto" : "");
     int pool = 0, busy = 0, near = 0;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {

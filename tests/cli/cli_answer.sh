@@ -150,14 +150,15 @@ printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nheal = none, 0+1+2\nw
   "$ds/demo-4gpu.h5" > longlab.ini
 "$stallsim" run longlab.ini --out longlab --set scenarios.prefetch=auto,4 > longlab.txt 2>&1 || fail "long labels: run"
 check "long labels" longlab.txt
-# a prefetch factor given and never auto: the fidelity line names prefetch = auto too
+# a prefetch factor given and never auto, and workers doubled: the fidelity line names the
+# two keys whose lists lack the trace's value, and no other
 "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.prefetch=4 --set scenarios.workers=auto*2 --out nofidp > nofidp.txt 2>&1 &&
-  grep -q "^fidelity: no baseline replay; add each swept key's trace value (auto, 1, none); prefetch = auto$" nofidp.txt &&
+  grep -q "^fidelity: no baseline replay; add workers = auto, prefetch = auto$" nofidp.txt &&
   ok || fail "fidelity line with a fixed prefetch: $(grep fidelity nofidp.txt)"
 # a sweep with no row replaying the trace's own settings (an explicit value is not auto):
-# the fidelity line says so and how to get one; with auto back, the replay's error
+# the fidelity line says which key lacks it; with auto back, the replay's error
 "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=false,true --out nofid > nofid.txt 2>&1 &&
-  grep -q "^fidelity: no baseline replay; add each swept key's trace value (auto, 1, none)$" nofid.txt &&
+  grep -q "^fidelity: no baseline replay; add persistent_workers = auto$" nofid.txt &&
   "$stallsim" run "$ex/whatif-workers.ini" --set scenarios.persistent_workers=auto,true --out fid > fid.txt 2>&1 &&
   grep -q "^fidelity: the baseline replay is " fid.txt && ! grep -q "no baseline replay" fid.txt && ok ||
   fail "the fidelity line without a baseline: $(grep fidelity nofid.txt fid.txt)"
