@@ -1002,10 +1002,13 @@ ss_status ss_config_set(ss_config *c, const char *assignment)
     if (split_assignment(assignment, buf, &sec, &key, &value) != 0)
         return ss_fail(SS_ECONFIG, "--set %s: expected SECTION.KEY=VALUE", assignment);
     snprintf(section, sizeof section, "%s", sec);
+    int known, k = find_key(section, key, &known);
+    const int twice = k >= 0 && c->from_set[k];
     parse_ctx p = {.cfg = c, .base_dir = "", .check_dupes = 0};
     if (!apply(&p, section, key, value)) /* (the message holds the value: a long one is not repeated) */
         return ss_fail(SS_ECONFIG, "--set %.80s%s: %s", assignment, strlen(assignment) > 80 ? "..." : "", p.msg);
-    int known, k = find_key(section, key, &known);
+    if (twice) /* (as a key given twice in a file; the run stops, so the value taken does not matter) */
+        return ss_fail(SS_ECONFIG, "--set %s.%s is given twice: give it once (a list takes commas)", section, key);
     if (k >= 0) c->from_set[k] = 1; /* (given by apply) */
     char line[4200];
     snprintf(line, sizeof line, "; --set %s", assignment);

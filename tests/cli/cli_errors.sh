@@ -148,6 +148,8 @@ expect 2 "noworkers.ini:4: [scenarios] workers is set, but no model of the sweep
   "$stallsim" run "$work/noworkers.ini" --out "$work/out-nw"
 [ -e "$work/out-nw" ] && fail "output written for a refused sweep" || ok
 expect 2 "--set scenarios.fetch_scale: [scenarios] fetch_scale is set" "$stallsim" run "$work/ok.ini" --set scenarios.fetch_scale=0.5
+expect 2 "--set output.rank_by is given twice: give it once" "$stallsim" run "$work/ok.ini" --set output.rank_by=steady \
+  --set output.rank_by=run
 printf '[trace]\npath = good.h5\n[pipeline]\ndelivery = 0.002\n' > "$work/nopipe.ini"
 expect 2 "nopipe.ini:4: [pipeline] delivery is set, but the pipeline model that takes it is not in the sweep" \
   "$stallsim" run "$work/nopipe.ini" --out "$work/out-np"

@@ -389,10 +389,12 @@ static void test_set_overrides(void **state)
     assert_int_equal(c.start_align[1], SS_ALIGN_MEAN);
     assert_non_null(strstr(c.text, "scenarios.fetch_align=min,avg")); /* recorded with the text */
 
-    /* ss_config_set on its own; the same key twice is fine for overrides */
+    /* ss_config_set on its own; the same key twice is refused, as a key given twice in a file */
     assert_int_equal(ss_config_set(&c, "summary.effective_delay_threshold=0.5"), SS_OK);
-    assert_int_equal(ss_config_set(&c, "summary.effective_delay_threshold=0.125"), SS_OK);
-    assert_true(c.effective_delay_threshold == 0.125);
+    ss_clear();
+    assert_int_equal(ss_config_set(&c, "summary.effective_delay_threshold=0.125"), SS_ECONFIG);
+    assert_non_null(strstr(ss_errmsg(), "--set summary.effective_delay_threshold is given twice"));
+    ss_clear();
     assert_int_equal(ss_config_set(&c, "output.per_iteration=yes"), SS_OK);
     assert_int_equal(c.per_iteration, 1);
 
