@@ -26,7 +26,7 @@ static const char usage[] =
     "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
     "  compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"
-    "                          [--scenario TEXT] [--spread]\n"
+    "                          [--scenario TEXT] [--spread] [--with-eval]\n"
     "                          measured traces and sweep results side by side, with differences\n"
     "  doc keys|columns        the reference of the scenario keys or the output columns (Markdown)\n"
     "  --help, --version       this text, the version\n"
