@@ -41,17 +41,33 @@ static ss_status build_scenarios(eval_sweep *e)
     return ss_scenarios_build_trace(&e->cfg, m->gpus, sync, &e->sc, &e->nsc);
 }
 
+/* The scenario of the evaluation sweep named name, or -1 */
+static int named(const eval_sweep *e, const char *name)
+{
+    for (int k = 0; k < e->nsc; k++)
+        if (!strcmp(e->sc[k].name, name)) return k;
+    return -1;
+}
+
 /* Rank 0: the scenario of the evaluation sweep named as training scenario sc (less its heal,
- * the last part of a name, where the evaluation sweep heals none), or -1. */
+ * the last part of a name, where the evaluation sweep heals none), or -1. Where an evaluation
+ * loader without workers lacks it (persistent_workers = true, which PyTorch refuses without
+ * workers), the same scenario with persistent_workers = false, else auto: a loader without
+ * workers has none to keep. */
 static int counterpart(const eval_sweep *e, const ss_scenario *sc, int no_heal)
 {
     char name[sizeof sc->name];
     snprintf(name, sizeof name, "%s", sc->name);
     char *h = no_heal ? strstr(name, "_heal-") : NULL;
     if (h) *h = '\0';
-    for (int k = 0; k < e->nsc; k++)
-        if (!strcmp(e->sc[k].name, name)) return k;
-    return -1;
+    int k = named(e, name);
+    char *pw = strstr(name, "_pw-true");
+    if (k >= 0 || !pw || ss_trace_meta_has_workers(ss_trace_meta_of(e->t)) != 0) return k;
+    char alt[sizeof name];
+    snprintf(alt, sizeof alt, "%.*s_pw-false%s", (int)(pw - name), name, pw + strlen("_pw-true"));
+    if ((k = named(e, alt)) >= 0) return k;
+    snprintf(alt, sizeof alt, "%.*s%s", (int)(pw - name), name, pw + strlen("_pw-true"));
+    return named(e, alt);
 }
 
 /* Rank 0: the evaluation trace's start less the training trace's, in seconds, from their

@@ -162,6 +162,32 @@ printf '[trace]\npath = %s\neval_path = %s\n[scenarios]\nmodel = pipeline\nworke
 grep -q "^  [0-9]\. pipe W=4 pw=true " "$work/st.txt" && grep -q "^  [0-9]\. pipe W=4 pw=false " "$work/st.txt" && ok \
   || fail "rank_by = steady drops persistent workers: $(cat "$work/st.txt")"
 
+# an evaluation loader without workers (made so: its recorded workers set to 0) beside a
+# training loader with them: persistent_workers = true has no scenario there (PyTorch refuses
+# it), so the evaluation trace takes the same scenario without persistence; the pw=true and
+# pw=false rows then differ by the training trace's change alone
+cp "$data/w2-a-eval.h5" "$work/sync-eval.h5"
+$py - "$work/sync-eval.h5" <<'PY' || fail "python edit sync-eval"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    f.attrs["loader_workers"] = np.zeros_like(f.attrs["loader_workers"])
+    f.attrs["workers"] = 0
+PY
+for w in se st0; do
+  printf '[trace]\npath = %s\n%b[scenarios]\nmodel = pipeline\nworkers = auto, 4\npersistent_workers = false, true\n' \
+    "$data/w2-a.h5" "$([ $w = se ] && echo "eval_path = $work/sync-eval.h5\n")" > "$work/$w.ini"
+  "$stallsim" run "$work/$w.ini" --out "$work/$w" > "$work/$w.txt" 2>&1 || fail "a synchronous evaluation loader, $w: $(cat "$work/$w.txt")"
+done
+$py - "$work/se/summary.csv" "$work/st0/summary.csv" <<'PY' && ok || fail "persistent workers beside a synchronous evaluation loader"
+import csv, sys
+se, st = ({r["scenario"]: float(r["run_time"]) for r in csv.DictReader(open(p))} for p in sys.argv[1:3])
+for w in ("auto",):  # (workers = 4 gives the evaluation loader 4 workers too, whose persistence counts)
+    t, f = [k for k in se if "_w-%s_" % w in k and k.endswith("_pw-true")], [k for k in se if "_w-%s_" % w in k and k.endswith("_pw-false")]
+    assert len(t) == 1 and len(f) == 1, (t, f)
+    d_se, d_st = se[t[0]] - se[f[0]], st[t[0]] - st[f[0]]
+    assert abs(d_se - d_st) < 1e-9, (w, d_se, d_st)
+PY
+
 # errors name the key: a missing file, another job's trace of other GPUs
 sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/missing.ini"
 "$stallsim" run "$work/missing.ini" --out "$work/m" > "$work/m.txt" 2>&1
