@@ -100,13 +100,16 @@ enum { TURN_GPUS = 8, TURN_ROWS = 20000, TURN_SLAB = 4096 };
  * the evaluation loader's next() (from an evaluation ask to its batch's train_start, d
  * added: the evaluation trace's start less the training trace's). One loop waits in one
  * next() at a time, so a job's two traces have none. *inside receives their count, *at
- * the first one's time in the training trace and *gpu its GPU. Independent reads. */
-static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long *inside, double *at, int *gpu)
+ * the first one's time in the training trace and *gpu its GPU; *within the evaluation
+ * waits that lie between two training asks of one epoch (an evaluation every few steps).
+ * Independent reads. */
+static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long *inside, double *at, int *gpu,
+                             long *within)
 {
     const ss_trace_meta *tm = ss_trace_meta_of(t), *em = ss_trace_meta_of(et);
     const int ng = em->gpus < TURN_GPUS ? em->gpus : TURN_GPUS;
     const long ne = em->iterations < TURN_ROWS ? em->iterations : TURN_ROWS;
-    *inside = 0;
+    *inside = *within = 0;
     *at = NAN;
     *gpu = -1;
     if (ng < 1 || ne < 1 || tm->iterations < 1) return SS_OK;
@@ -116,7 +119,10 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
     double *ts = malloc((size_t)slab * (size_t)nb * sizeof *ts), *it = malloc((size_t)slab * (size_t)nb * sizeof *it),
            *sl = malloc((size_t)slab * (size_t)nb * sizeof *sl);
     long *nw = calloc((size_t)ng, sizeof *nw), *p = calloc((size_t)ng, sizeof *p);
-    ss_status st = lo && hi && ts && it && sl && nw && p ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    double *prev = malloc((size_t)ng * sizeof *prev); /* each GPU's last training ask, and its epoch */
+    int32_t *pe = malloc((size_t)ng * sizeof *pe), *ep = malloc((size_t)slab * sizeof *ep);
+    ss_status st = lo && hi && ts && it && sl && nw && p && prev && pe && ep ? SS_OK : ss_fail(SS_ENOMEM, "out of memory");
+    for (int g = 0; st == SS_OK && g < ng; g++) prev[g] = -INFINITY, pe[g] = INT32_MIN;
     /* the evaluation loop's waits of more than twice the tolerance, per GPU, in time order */
     for (long r0 = 0; st == SS_OK && r0 < ne; r0 += slab) {
         const long n = ne - r0 < slab ? ne - r0 : slab;
@@ -135,10 +141,14 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
     for (long r0 = 0; st == SS_OK && r0 < tm->iterations; r0 += slab) {
         const long n = tm->iterations - r0 < slab ? tm->iterations - r0 : slab;
         st = ss_trace_read_loop_columns(t, r0, n, 0, tg, ts, it, sl);
+        if (st == SS_OK) st = ss_trace_read_epochs(t, r0, n, ep);
         for (long r = 0; st == SS_OK && r < n; r++)
             for (int g = 0; g < ng && g < tg; g++) {
                 const double ask = ts[r * tg + g] - sl[r * tg + g];
-                while (p[g] < nw[g] && hi[g * ne + p[g]] - TURN_TOL <= ask) p[g]++;
+                for (; p[g] < nw[g] && hi[g * ne + p[g]] - TURN_TOL <= ask; p[g]++)
+                    *within += pe[g] == ep[r] && lo[g * ne + p[g]] > prev[g]; /* (after this epoch's ask before) */
+                prev[g] = ask;
+                pe[g] = ep[r];
                 if (p[g] < nw[g] && lo[g * ne + p[g]] + TURN_TOL < ask) {
                     if (!(*inside)++ || ask < *at) {
                         *at = ask;
@@ -154,6 +164,9 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
     free(sl);
     free(nw);
     free(p);
+    free(prev);
+    free(pe);
+    free(ep);
     return st;
 }
 
@@ -195,11 +208,21 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
                                   "run, none between its epochs; were they recorded in the same job?\n",
                      cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
     }
-    long inside = 0;
+    long inside = 0, within = 0;
     double at = NAN;
     int gpu = -1;
-    st = asks_inside(t, e->t, d, &inside, &at, &gpu);
+    st = asks_inside(t, e->t, d, &inside, &at, &gpu, &within);
     if (st != SS_OK) return st;
+    if (inside == 0 && within > 0 && !*warn) { /* an evaluation every few steps, inside the epochs */
+        const size_t size = strlen(cfg->eval_path) + 512;
+        *warn = malloc(size);
+        if (*warn)
+            snprintf(*warn, size, "warning: %s: the evaluation loader ran inside training epochs (an evaluation "
+                                  "every few steps): the training iterations that hold it keep it as measured "
+                                  "compute, so the steady-state figures (steady%%) miss its changes; the whole run "
+                                  "(run%%) replays it\n",
+                     cfg->eval_path);
+    }
     if (inside > 0)
         return ss_fail(SS_EDATA, "%s: %s: GPU %d's training loop asked for a batch while it waited for an evaluation "
                                  "batch (%ld such asks, the first %.3f s after the training trace's time_origin); one "

@@ -188,6 +188,35 @@ for w in ("auto",):  # (workers = 4 gives the evaluation loader 4 workers too, w
     assert abs(d_se - d_st) < 1e-9, (w, d_se, d_st)
 PY
 
+# an evaluation every few steps: a generated training trace with a 30 s pause in row 49's
+# step (rows 50 on come 30 s later) and a generated evaluation trace placed inside it, 10 s
+# after row 49's ask: accepted, with a warning that it ran inside the epochs
+"$stallsim" gen -o "$work/mid.h5" --gpus 2 --iterations 100 --seed 4 > /dev/null &&
+  "$stallsim" gen -o "$work/mid-eval.h5" --gpus 2 --iterations 10 --epochs 2 --seed 5 > /dev/null ||
+  fail "gen the evaluation every few steps"
+$py - "$work/mid.h5" "$work/mid-eval.h5" <<'PY' || fail "python edit mid"
+import datetime, sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f, h5py.File(sys.argv[2], "r+") as g:
+    t = f["timeline"]
+    for k in ("fetch_start", "train_start"):
+        v = t[k][()]
+        v[50:] += 30.0
+        t[k][...] = v
+    it = t["iteration_time"][()]
+    it[49] += 30.0
+    t["iteration_time"][...] = it
+    ask = float((t["train_start"][49] - t["stall_time"][49]).max())
+    o = f.attrs["time_origin"]
+    o = datetime.datetime.strptime(o.decode() if isinstance(o, bytes) else o, "%Y-%m-%dT%H:%M:%S.%f")
+    e = g["timeline"]
+    first = float((e["train_start"][0] - e["stall_time"][0]).min())
+    g.attrs["time_origin"] = (o + datetime.timedelta(seconds=ask + 10.0 - first)).strftime("%Y-%m-%dT%H:%M:%S.%f")
+PY
+printf '[trace]\npath = %s\neval_path = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\n' "$work/mid.h5" "$work/mid-eval.h5" > "$work/mid.ini"
+"$stallsim" run "$work/mid.ini" --out "$work/mid" > "$work/mid.txt" 2>&1 &&
+  grep -q "warning: .*mid-eval.h5: the evaluation loader ran inside training epochs" "$work/mid.txt" && ok ||
+  fail "an evaluation every few steps: $(cat "$work/mid.txt")"
+
 # errors name the key: a missing file, another job's trace of other GPUs
 sed "s|^eval_path = .*|eval_path = $work/none.h5|" "$work/both.ini" > "$work/missing.ini"
 "$stallsim" run "$work/missing.ini" --out "$work/m" > "$work/m.txt" 2>&1
