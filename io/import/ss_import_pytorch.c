@@ -359,7 +359,15 @@ static ss_status pt_pass_mismatch(const pt_state *S, const pt_rank *R, const pt_
     /* one rank has started a new pass where the other goes on with its pass: the
      * first rank's pass before may be one that it made alone */
     char why[900] = "";
-    if ((row->k == 0) != (r0->k == 0) &&
+    const pt_rank *z = S->r[0];
+    if (R->per_epoch >= 0 && z->per_epoch >= 0 && R->per_epoch != z->per_epoch) /* uneven data, len(loader) says */
+        snprintf(why, sizeof why,
+                 "; rank %d's loader has %ld batches per epoch and rank %d's %ld (their len(loader)): the ranks' "
+                 "data are uneven (no DistributedSampler, or DDP's join()), and stallsim replays ranks that step "
+                 "together; give every rank the same number of batches (a DistributedSampler pads them, "
+                 "drop_last=True trims them)",
+                 R->rank, R->per_epoch, z->rank, z->per_epoch);
+    else if ((row->k == 0) != (r0->k == 0) &&
         !pt_skip_listed(&S->skips, row->k == 0 ? R->rank : S->r[0]->rank, (row->k == 0 ? row->p : r0->p) - 1)) {
         const pt_rank *a = row->k == 0 ? R : S->r[0], *o = row->k == 0 ? S->r[0] : R;
         const long ap = row->k == 0 ? row->p : r0->p, op = row->k == 0 ? r0->p : row->p,

@@ -347,7 +347,7 @@ assert list(t['epoch'][:]) == [5] * 4 + [7] * 12, t['epoch'][:]" "$work/brk-mixe
 # DataLoader subclass; each loop gets what it gets without the recorder, and each recording
 # imports (the skipped batch's epoch with a warning: its record ends there)
 if timeout -k 5 120 $py "$src/tests/recorder/cases.py" "$work/cases" > "$work/cases.txt" 2>"$work/cases.err"; then
-  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel late_fetch \
+  for c in skip_w0 skip_w2 init_fn few_batches subclass peek steploop kept_peek rank_alone rank_alone_nolabel uneven late_fetch \
     iterable_w0 iterable_w2 iterable_drop iterable_early iterable_idle nobatch_w0 nobatch_w2 nobatch_persist nobatch_map \
     break_w4 tag_pickle reuse rewrap inner_attr isinstance_init len_notimpl sync_probe thread_epochs set_attr dies_first thread_files; do
     grep -qx "ok $c" "$work/cases.txt" && ok || fail "recorder case $c: $(grep "$c" "$work/cases.txt") $(tail -3 "$work/cases.err")"
@@ -471,6 +471,12 @@ PY
 import sys, h5py; t = h5py.File(sys.argv[1], 'r')['timeline']
 assert t['iteration_time'].shape == (8, 2) and list(t['epoch'][:]) == [0] * 4 + [1] * 4, (t['iteration_time'].shape, t['epoch'][:])" "$work/alone.h5" &&
     ok || fail "--skip-pass 0:0: $(cat "$work/alone.err")"
+  # uneven data (rank 0's loader 5 batches per epoch, rank 1's 4): the import stops, naming
+  # both counts and the cause, not a pass made alone
+  "$stallsim" import pytorch "$work/cases/uneven/run" -o "$work/uneven.h5" >/dev/null 2>"$work/uneven.err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "rank 1's loader has 4 batches per epoch and rank 0's 5 (their len(loader)): the ranks' data are uneven" "$work/uneven.err" &&
+    ! grep -q "skip-pass" "$work/uneven.err" && [ ! -e "$work/uneven.h5" ] && ok ||
+    fail "uneven data per rank: rc=$rc $(cat "$work/uneven.err")"
   # without set_epoch the recorder labelled rank 0's later passes one higher: they take the
   # labels they would have had without the pass left out
   "$stallsim" import pytorch "$work/cases/rank_alone_nolabel/run" -o "$work/alone3.h5" --skip-pass 0:0 >/dev/null 2>"$work/alone3.err" &&

@@ -140,6 +140,23 @@ rank_alone("rank_alone", True)
 rank_alone("rank_alone_nolabel", False)
 
 
+# two ranks of one job with uneven data (no DistributedSampler): rank 0's loader has 5
+# batches per epoch, rank 1's 4; both run 2 epochs
+def uneven(name):
+    for r in (0, 1):
+        rec = sr.Recorder(os.path.join(OUT, name, "run"), rank=r, world_size=2)
+        loader = rec.wrap(tud.DataLoader(Numbers(20 if r == 0 else 16), batch_size=4))
+        for e in range(2):
+            rec.set_epoch(e)
+            for b in loader:
+                pass
+        rec.close()
+    print("ok " + name)
+
+
+uneven("uneven")
+
+
 class SlowOnce(Numbers):
     """Each sample takes 20 ms; sample 12 takes 0.3 s the first time any process fetches it (a
     marker file), so that a kept peek iterator's worker writes pass 0's batch 3 amid the next
