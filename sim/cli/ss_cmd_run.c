@@ -227,6 +227,8 @@ typedef struct {
     kept_text calib, notes;    /* the calibration's lines and the models' notes (rank 0) */
     ss_drift level;            /* where the measured run changes level (rank 0) */
     int have_level;            /* level was looked for */
+    long short_epochs;         /* the default warm-up left no row: every row is summarised (the
+                                * rows the longest epoch has; 0: not so) */
     ss_sweep_timing timing;
 } run_job;
 
@@ -318,13 +320,24 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
         j->sc = NULL;
         st = ss_scenarios_build_trace(cfg, tm->gpus, sync, &j->sc, &j->nsc);
     }
+    long fallback = 0; /* rank 0: epochs shorter than the default warm-up summarise every row */
     if (st == SS_OK && c->rank == 0) {
         long selected = 0;
-        st = ss_trace_count_epochs(j->t, cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch, cfg->warmup_iterations,
-                                   &j->sel_rows, &j->sel_epochs, &selected);
+        const long epoch = cfg->epoch_all ? SS_EPOCH_ALL : cfg->epoch;
+        st = ss_trace_count_epochs(j->t, epoch, cfg->warmup_iterations, &j->sel_rows, &j->sel_epochs, &selected);
+        if (st == SS_OK && selected == 0 && !ss_config_given(cfg, "trace", "warmup_iterations") && j->sel_rows > 0) {
+            fallback = cfg->warmup_iterations; /* (rows with an index below it: every one) */
+            st = ss_trace_count_epochs(j->t, epoch, 0, &j->sel_rows, &j->sel_epochs, &selected);
+        }
         if (st == SS_OK)
             st = ss_cmd_check_selection(selected, cfg, cfg->trace_path, j->t, "trace.epoch", "trace.warmup_iterations");
         if (st == SS_OK && !j->a.quiet) warn_sweep_size(cfg, ss_trace_meta_of(j->t), j->nsc);
+    }
+    st = ss_comm_any_failed(c, st);
+    if (st == SS_OK) st = ss_comm_sum_long(c, &fallback, 1); /* (only rank 0's is not 0) */
+    if (st == SS_OK && fallback > 0) {
+        j->short_epochs = fallback;
+        j->cfg.warmup_iterations = 0;
     }
     return ss_comm_any_failed(c, st);
 }
@@ -391,6 +404,13 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
             print_host_load(ss_trace_meta_of(j->t), m, brief);
+            if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
+                const char *n = "note: every epoch is shorter than the default warm-up (warmup_iterations = %ld), so "
+                                "the summary takes every iteration (warmup_iterations = 0): the steady-state "
+                                "figures hold each epoch's start\n";
+                fprintf(m, n, j->short_epochs);
+                if (brief) fprintf(brief, n, j->short_epochs);
+            }
             fclose(m);
             if (!j->a.quiet) print_lines(j->notes.text, j->a.explain ? NULL : "warning:", notes);
         }

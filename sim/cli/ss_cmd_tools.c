@@ -451,9 +451,9 @@ static int info_main(int argc, char **argv)
             printf("\nmeans over the %ld of %ld iterations past %s (%s: the loader's start-up is left out)\n", a.rows,
                    m->iterations, past, warmup_given ? "--warmup" : "run's default trace.warmup_iterations");
         else if (fell_back)
-            printf("\nmeans over all %ld iterations: no iteration is past %s, which run and compare leave out by "
-                   "default (the loader's start-up); give them trace.warmup_iterations = 0 (compare: --warmup 0) to "
-                   "summarise these\n", m->iterations, past);
+            printf("\nmeans over all %ld iterations: no iteration is past %s, the default warm-up (the loader's "
+                   "start-up), so run summarises every iteration too (compare of traces alone: give --warmup 0)\n",
+                   m->iterations, past);
         else
             printf("\nmeans over all %ld iterations\n", m->iterations);
         printf("%5s %14s %14s %4s %4s %9s %10s %9s %9s\n", "gpu", "mean iter (s)", "mean stall (s)", "W", "P",

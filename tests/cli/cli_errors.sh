@@ -150,6 +150,15 @@ expect 2 "noworkers.ini:4: [scenarios] workers is set, but no model of the sweep
 expect 2 "--set scenarios.fetch_scale: [scenarios] fetch_scale is set" "$stallsim" run "$work/ok.ini" --set scenarios.fetch_scale=0.5
 expect 2 "--set output.rank_by is given twice: give it once" "$stallsim" run "$work/ok.ini" --set output.rank_by=steady \
   --set output.rank_by=run
+# epochs of 8 batches, shorter than the default warm-up of 11: run summarises every row and
+# says so; the same warm-up given in the file is the user's, and an error
+"$stallsim" gen -o "$work/short.h5" --gpus 2 --iterations 8 --epochs 3 --seed 3 >/dev/null || fail "gen short"
+printf '[trace]\npath = short.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/short.ini"
+"$stallsim" run "$work/short.ini" --out "$work/short" > "$work/short.txt" 2>&1 &&
+  grep -q "^note: every epoch is shorter than the default warm-up (warmup_iterations = 11), so the summary takes every iteration" "$work/short.txt" &&
+  grep -q "^\*  pipe W=4 .* 24 " "$work/short.txt" && ok || fail "epochs shorter than the default warm-up: $(cat "$work/short.txt")"
+printf '[trace]\npath = short.h5\nwarmup_iterations = 11\n[scenarios]\nmodel = pipeline\n' > "$work/short11.ini"
+expect 2 "short11.ini:3: trace.warmup_iterations = 11: no iteration of the trace" "$stallsim" run "$work/short11.ini" --out "$work/short11"
 printf '[trace]\npath = good.h5\n[pipeline]\ndelivery = 0.002\n' > "$work/nopipe.ini"
 expect 2 "nopipe.ini:4: [pipeline] delivery is set, but the pipeline model that takes it is not in the sweep" \
   "$stallsim" run "$work/nopipe.ini" --out "$work/out-np"

@@ -192,7 +192,7 @@ cp "$work/a.json" "$work/job_rank7.json"
   grep -q "the trace holds rank 7 of a job of at least 8 ranks" "$work/e.txt" && ok || fail "--rank as named: $(cat "$work/e.txt")"
 # steps #3-4 are all inside the default warm-up: info takes them all and says what run and compare do
 # (steps #3-4: the rule index >= 11 leaves out 8 of an epoch's steps, not 11)
-"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 8 (index 11 on: its steps are numbered from 3), which run and compare leave out" &&
+"$stallsim" info "$work/tiny.h5" | grep -q "means over all 2 iterations: no iteration is past each epoch's first 8 (index 11 on: its steps are numbered from 3), the default warm-up (the loader's start-up), so run summarises every iteration too" &&
   ok || fail "info's note on a trace that is all warm-up"
 head -c 700 "$work/tiny_rank1.json" > "$work/cut.json"
 expect_error "a cut file" "cut.json: the JSON document is incomplete" "$work/cut.json"
