@@ -44,8 +44,8 @@ void pt_check_epoch(const pt_state *S)
 {
     const pt_rank *R = S->r[0];
     if (!R->iterable && R->per_epoch > 0 && S->epoch_rows < R->per_epoch)
-        ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch): the run ended early (killed?) or "
-                "the loop left the epoch (a break, an exception); the trace keeps what was recorded%s",
+        ss_warn("%s: epoch %ld has %ld of its %ld batches (meta batches_per_epoch) that every rank recorded: the run "
+                "ended early (killed?) or a loop left the epoch (a break, an exception); the trace keeps those%s",
                 R->main.path, S->last_epoch, S->epoch_rows, R->per_epoch,
                 R->main.version >= 4 ? ", but not the batch at which the loop left, whose step has no end in the record"
                                      : " (a recording of format 3 or older: the last batch's step may end where the "

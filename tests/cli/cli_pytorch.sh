@@ -598,7 +598,7 @@ for path in glob.glob(sys.argv[1] + ".rank*.csv"):
     open(path, "w").writelines(keep)
 PY
   out=$("$stallsim" import pytorch "$work/killed/run" -o "$work/killed.h5" 2>&1); rc=$?
-  [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: epoch [0-9]* has 4 of its [0-9]* batches (meta batches_per_epoch): the run ended early (killed?)" <<<"$out" &&
+  [ $rc -eq 0 ] && grep -q "warning: .*run.rank0.csv: epoch [0-9]* has 4 of its [0-9]* batches (meta batches_per_epoch) that every rank recorded: the run ended early (killed?)" <<<"$out" &&
     ok || fail "a killed run: rc $rc: $out"
   # killed, and each rank lost its own last buffered lines: rank 1 has 3 batches of the last
   # pass more than rank 0; the trace keeps the rows both have, and says so
