@@ -890,12 +890,17 @@ static void print_interval_scales(const ss_summary *s, FILE *out)
                 100.0 * hypot(c->model_error[1], v));
         /* where the real value lies against the prediction: the interval's ends, which lean
          * where the class's errors lean */
+        const int base = !strcmp(c->name, "baseline"); /* its real value is the measured run itself */
         for (int k = 0; k < 2; k++) {
             double lo, hi; /* of a prediction of 1 */
             ss_summary_class_interval(1.0, c, k, v, &lo, &hi);
             if (!isnan(lo) && !isnan(hi))
-                fprintf(out, "%s %+.1f … %+.1f%%%s", k ? "," : "; the real value", 100.0 * (lo - 1.0),
-                        100.0 * (hi - 1.0), k ? " (whole run) of the prediction" : " (steady)");
+                fprintf(out, "%s %+.1f … %+.1f%%%s", k ? "," : base ? "; the measured run" : "; the real value",
+                        100.0 * (lo - 1.0), 100.0 * (hi - 1.0),
+                        k ? (base ? " (whole run) of the replay: its fidelity; a repeat of the run differs more "
+                                    "(compare --spread)"
+                                  : " (whole run) of the prediction")
+                          : " (steady)");
         }
         fputc('\n', out);
     }
