@@ -56,7 +56,7 @@ static const key_def base_keys[] = {
     {"trace", "epoch", K_EPOCH, 0, 0, "all", NOB, "the epochs summarised: every epoch (all) or one epoch number"},
     {"trace", "warmup_iterations", K_COUNT, F(warmup_iterations), 0, "11", 0, 1e18,
      "iterations with an index below this are replayed but not summarised. The index restarts in each epoch. "
-     "Left out, where every epoch is shorter than 11, run summarises every iteration (0)"},
+     "Left out, where every summarised epoch is shorter than 11, run summarises every iteration (0)"},
     {"scenarios", "model", K_MODELS, F(models), F(n_models), NULL /* the list's first replay model */, NOB,
      "the replay models to sweep. The trace as measured is always the first row"},
     {"scenarios", "fetch_align", K_FETCH_ALIGNS, F(fetch_align), F(n_fetch), "none", NOB,

@@ -46,8 +46,8 @@ typedef struct {
 #define LATE_FETCH_S 1e-3
 
 /* At most this many distinct rows recorded per rank (each rank's are gathered on rank 0:
- * 2.6 MB a rank at most, and only on a trace with that many such rows); beyond it the
- * warning gives the count as a lower bound */
+ * 4.2 MB a rank at most, and only on a trace with that many such rows); beyond it the
+ * warnings give the counts as lower bounds */
 #define LONG_STALL_ROWS_MAX 65536
 
 struct ss_trace_file {
@@ -1025,13 +1025,31 @@ static int cmp_rec(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* Sorts recs[0..n) by row and keeps each row once; returns the new count. */
+/* Sorts recs[0..n) by row and keeps each row once, merged: a row read without train_start
+ * (no late fetches counted) and with it has the larger count of each kind; returns the new
+ * count. */
 static long unique_rows(long_stall_rec *recs, long n)
 {
     if (n > 1) qsort(recs, (size_t)n, sizeof *recs, cmp_rec);
     long m = 0;
-    for (long i = 0; i < n; i++)
-        if (m == 0 || recs[i].row != recs[m - 1].row) recs[m++] = recs[i];
+    for (long i = 0; i < n; i++) {
+        if (m == 0 || recs[i].row != recs[m - 1].row) {
+            recs[m++] = recs[i];
+            continue;
+        }
+        long_stall_rec *k = &recs[m - 1];
+        if (recs[i].count > k->count) {
+            k->count = recs[i].count;
+            k->first_gpu = recs[i].first_gpu;
+            k->stall = recs[i].stall;
+            k->iter = recs[i].iter;
+        }
+        if (recs[i].late > k->late) {
+            k->late = recs[i].late;
+            k->late_gpu = recs[i].late_gpu;
+            k->late_by = recs[i].late_by;
+        }
+    }
     return m;
 }
 

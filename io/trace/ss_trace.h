@@ -206,7 +206,8 @@ ss_status ss_trace_read_epochs(ss_trace_file *t, long row0, long n, int32_t *out
  * present ("1, 2", at most 12, then "..."). Independent (not collective). */
 ss_status ss_trace_epochs(ss_trace_file *t, long want, int *found, char *list, size_t listsize);
 /* Warns once (rank 0) about what the reads so far found odd but replayable: how many
- * GPU-iterations had a stall longer than their iteration, and the first of them. Rows
+ * GPU-iterations had a stall longer than their iteration, and how many a fetch that ended
+ * more than 1 ms after its step began (where train_start was read), and the first of each. Rows
  * read more than once (by several ranks, or scenarios) count once. Collective when the
  * trace was opened collectively. */
 void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c);

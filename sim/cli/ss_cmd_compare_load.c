@@ -102,8 +102,10 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, int wi
     if (st == SS_OK) st = ss_sweep_run(&self, &cfg, t, sc, nsc, NULL, 0, &sum, NULL);
     char origin[SS_PATH_MAX + 32];
     snprintf(origin, sizeof origin, "%s: --with-eval", path);
-    st = ss_run_eval_loader(&self, &cfg, origin, t, sc, nsc, &sum, st, NULL); /* (nothing without --with-eval) */
-    if (st == SS_ECONFIG) st = SS_EDATA; /* (no scenario file here: the traces paired by name do not fit) */
+    const ss_status before = st;
+    st = ss_run_eval_loader(&self, &cfg, origin, t, sc, nsc, &sum, st, 1, NULL); /* (nothing without --with-eval) */
+    if (with_eval && before == SS_OK && st == SS_ECONFIG)
+        st = SS_EDATA; /* (no scenario file here: the traces paired by name do not fit) */
     if (st == SS_OK) ss_trace_report_warnings(t, &self);
     /* a trace that records its CPU times: the measured run's cpu_load_pct, which needs
      * each GPU's worker count (the calibration's) */

@@ -227,8 +227,8 @@ typedef struct {
     kept_text calib, notes;    /* the calibration's lines and the models' notes (rank 0) */
     ss_drift level;            /* where the measured run changes level (rank 0) */
     int have_level;            /* level was looked for */
-    long short_epochs;         /* the default warm-up left no row: every row is summarised (the
-                                * rows the longest epoch has; 0: not so) */
+    long short_epochs;         /* the default warm-up that left no row to summarise, so every row is
+                                * summarised (0: not so) */
     ss_sweep_timing timing;
 } run_job;
 
@@ -405,9 +405,9 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
             print_host_load(ss_trace_meta_of(j->t), m, brief);
             if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
-                const char *n = "note: every epoch is shorter than the default warm-up (warmup_iterations = %ld), so "
-                                "the summary takes every iteration (warmup_iterations = 0): the steady-state "
-                                "figures hold each epoch's start\n";
+                const char *n = "note: every summarised epoch is shorter than the default warm-up "
+                                "(warmup_iterations = %ld), so the summary takes every iteration (warmup_iterations "
+                                "= 0): the steady-state figures hold each epoch's start\n";
                 fprintf(m, n, j->short_epochs);
                 if (brief) fprintf(brief, n, j->short_epochs);
             }
@@ -432,7 +432,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
         st = ss_sweep_run(c, &j->cfg, j->t, j->sc, j->nsc, j->res && ss_results_per_iteration(j->res) ? &sink : NULL,
                           j->a.progress ? 2 : j->a.quiet ? 0 : 1, &j->sum, &j->timing);
     char *warn = NULL;
-    st = ss_run_eval_loader(c, &j->cfg, NULL, j->t, j->sc, j->nsc, &j->sum, st, &warn);
+    st = ss_run_eval_loader(c, &j->cfg, NULL, j->t, j->sc, j->nsc, &j->sum, st, !j->a.quiet, &warn);
     if (warn) { /* with the notes' warnings: printed now, and in the JSON */
         if (!j->a.quiet) fputs(warn, j->a.json ? stderr : stdout);
         const size_t n = strlen(warn);

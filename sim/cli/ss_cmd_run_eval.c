@@ -115,9 +115,9 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
     if (ng < 1 || ne < 1 || tm->iterations < 1) return SS_OK;
     const long slab = TURN_SLAB;
     double *lo = malloc((size_t)ne * (size_t)ng * sizeof *lo), *hi = malloc((size_t)ne * (size_t)ng * sizeof *hi);
-    const int nb = ng > tm->gpus ? ng : tm->gpus;
-    double *ts = malloc((size_t)slab * (size_t)nb * sizeof *ts), *it = malloc((size_t)slab * (size_t)nb * sizeof *it),
-           *sl = malloc((size_t)slab * (size_t)nb * sizeof *sl);
+    /* (both traces' reads take at most ng columns) */
+    double *ts = malloc((size_t)slab * (size_t)ng * sizeof *ts), *it = malloc((size_t)slab * (size_t)ng * sizeof *it),
+           *sl = malloc((size_t)slab * (size_t)ng * sizeof *sl);
     long *nw = calloc((size_t)ng, sizeof *nw), *p = calloc((size_t)ng, sizeof *p);
     double *prev = malloc((size_t)ng * sizeof *prev); /* each GPU's last training ask, and its epoch */
     int32_t *pe = malloc((size_t)ng * sizeof *pe), *ep = malloc((size_t)slab * sizeof *ep);
@@ -136,14 +136,18 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
                 }
             }
     }
-    /* the training loop's asks on the same GPUs, walked beside them */
-    const int tg = tm->gpus;
-    for (long r0 = 0; st == SS_OK && r0 < tm->iterations; r0 += slab) {
+    /* the training loop's asks on the same GPUs, walked beside them until every GPU's
+     * evaluation waits are passed */
+    const int tg = ng < tm->gpus ? ng : tm->gpus;
+    int left = 0;
+    for (int g = 0; g < tg; g++) left += nw[g] > 0;
+    for (long r0 = 0; st == SS_OK && left > 0 && r0 < tm->iterations; r0 += slab) {
         const long n = tm->iterations - r0 < slab ? tm->iterations - r0 : slab;
         st = ss_trace_read_loop_columns(t, r0, n, 0, tg, ts, it, sl);
         if (st == SS_OK) st = ss_trace_read_epochs(t, r0, n, ep);
+        left = 0;
         for (long r = 0; st == SS_OK && r < n; r++)
-            for (int g = 0; g < ng && g < tg; g++) {
+            for (int g = 0; g < tg; g++) {
                 const double ask = ts[r * tg + g] - sl[r * tg + g];
                 for (; p[g] < nw[g] && hi[g * ne + p[g]] - TURN_TOL <= ask; p[g]++)
                     *within += pe[g] == ep[r] && lo[g * ne + p[g]] > prev[g]; /* (after this epoch's ask before) */
@@ -156,6 +160,7 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
                     }
                 }
             }
+        for (int g = 0; g < tg; g++) left += p[g] < nw[g];
     }
     free(lo);
     free(hi);
@@ -249,15 +254,15 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
         sum->other_loader[j] = span - Rt + (r - Re);
     }
     /* what neither loader's replay holds: the job's span less each loader's own time
-     * (its rows, starts and stops) */
-    sum->kept_between = fmax(0.0, span - (Rt - sum->kept_between) - (Re - e->sum.kept_between));
+     * (its rows, starts and stops); an evaluation inside the epochs lies in training rows */
+    sum->kept_between = fmax(0.0, span - (Rt - sum->kept_between) - (within > 0 ? 0.0 : Re - e->sum.kept_between));
     sum->eval_own = Re - e->sum.kept_between;
     sum->eval_trace = cfg->eval_path;
     return SS_OK;
 }
 
 ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
-                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, char **warn)
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, int report, char **warn)
 {
     if (warn) *warn = NULL;
     if (st != SS_OK || !cfg->eval_path[0]) return st;
@@ -305,7 +310,7 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char 
         if (st == SS_OK) st = ss_trace_check_unchanged(e.t);
         if (st != SS_OK) ss_errprefix("%s (the evaluation loader's trace %s)", where, cfg->eval_path);
         st = ss_comm_any_failed(c, st);
-        if (st == SS_OK) ss_trace_report_warnings(e.t, c); /* (collective: every rank is here alike) */
+        if (st == SS_OK && report) ss_trace_report_warnings(e.t, c); /* (collective: every rank is here alike) */
     }
     char *w = NULL;
     if (st == SS_OK && c->rank == 0) st = combine(cfg, where, t, sc, nsc, sum, &e, &w);

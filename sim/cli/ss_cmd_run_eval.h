@@ -19,8 +19,9 @@
  * trace. Errors too: passes farther from the training run than it lasts, and a training ask
  * while the same GPU waited for an evaluation batch (one loop waits in one loader at a time).
  * A warning (a "warning: " line, rank 0) goes to *warn, malloc'd (NULL: none), or to stderr
- * where warn is NULL. Collective: every rank returns the agreed status. */
+ * where warn is NULL; report = 0 leaves out the evaluation trace's own warnings (odd rows:
+ * ss_trace_report_warnings). Collective: every rank returns the agreed status. */
 ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char *origin, ss_trace_file *t,
-                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, char **warn);
+                             const ss_scenario *sc, int nsc, ss_summary *sum, ss_status st, int report, char **warn);
 
 #endif

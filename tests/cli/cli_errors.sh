@@ -155,7 +155,7 @@ expect 2 "--set output.rank_by is given twice: give it once" "$stallsim" run "$w
 "$stallsim" gen -o "$work/short.h5" --gpus 2 --iterations 8 --epochs 3 --seed 3 >/dev/null || fail "gen short"
 printf '[trace]\npath = short.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/short.ini"
 "$stallsim" run "$work/short.ini" --out "$work/short" > "$work/short.txt" 2>&1 &&
-  grep -q "^note: every epoch is shorter than the default warm-up (warmup_iterations = 11), so the summary takes every iteration" "$work/short.txt" &&
+  grep -q "^note: every summarised epoch is shorter than the default warm-up (warmup_iterations = 11), so the summary takes every iteration" "$work/short.txt" &&
   grep -q "^\*  pipe W=4 .* 24 " "$work/short.txt" && ok || fail "epochs shorter than the default warm-up: $(cat "$work/short.txt")"
 printf '[trace]\npath = short.h5\nwarmup_iterations = 11\n[scenarios]\nmodel = pipeline\n' > "$work/short11.ini"
 expect 2 "short11.ini:3: trace.warmup_iterations = 11: no iteration of the trace" "$stallsim" run "$work/short11.ini" --out "$work/short11"

@@ -31,6 +31,7 @@ sweep "$work/eval.ini" "$eval" "" 0
 for w in both train eval; do
   "$stallsim" run "$work/$w.ini" --out "$work/$w" > "$work/$w.txt" 2>&1 && ok || fail "run $w: $(cat "$work/$w.txt")"
 done
+! grep -q "ran inside training epochs" "$work/both.txt" && ok || fail "an evaluation between the epochs called inside them"
 grep -q "^evaluation loader: .* replayed under each row's loader settings" "$work/both.txt" && ok \
   || fail "the answer does not say what the evaluation loader takes: $(cat "$work/both.txt")"
 grep -q "eval_path" "$work/train.txt" && ok || fail "without eval_path the answer does not point to it: $(cat "$work/train.txt")"

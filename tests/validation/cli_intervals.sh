@@ -77,9 +77,11 @@ hv = re.search(r"^interval width: the trace's halves differ by ([\d.]+)% and (?:
 assert hv and abs(float(hv.group(1)) - 100 * halves) < 0.051 and abs(float(hv.group(3)) - 100 * v) < 0.051, (hv, halves, v)
 assert (hv.group(2) is None) == ("host_cpu_busy" not in f), hv.group(0)
 assert hv.group(2) is None or abs(float(hv.group(2)) - 100 * o) < 0.051, (hv, o)
-shown = re.findall(r"^  (\S.*?)\s+m = ([\d.]+)% steady, ([\d.]+)% whole run: s = ([\d.]+)%, ([\d.]+)%; the real value "
-                   r"([-+][\d.]+) … ([-+][\d.]+)% \(steady\), ([-+][\d.]+) … ([-+][\d.]+)% \(whole run\) of the prediction$",
-                   text, re.M)
+# (the baseline's line says its real value is the measured run, against the replay)
+shown = re.findall(r"^  (\S.*?)\s+m = ([\d.]+)% steady, ([\d.]+)% whole run: s = ([\d.]+)%, ([\d.]+)%; the "
+                   r"(?:real value|measured run) ([-+][\d.]+) … ([-+][\d.]+)% \(steady\), ([-+][\d.]+) … ([-+][\d.]+)% "
+                   r"\(whole run\) of the (?:prediction|replay: its fidelity; a repeat of the run differs more \(compare "
+                   r"--spread\))$", text, re.M)
 assert {c for c, *_ in shown} == seen, (shown, seen)
 for c, ms, mr, ss, sr, lo_s, hi_s, lo_r, hi_r in shown:
     m = cls[c][3]
