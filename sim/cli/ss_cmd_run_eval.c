@@ -188,8 +188,8 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
     const double Rt = ss_summary_run_time(sum, mt), Re = ss_summary_run_time(&e->sum, me);
     const double st0 = sum->run_start, se0 = e->sum.run_start + d;
     if (!isfinite(Rt) || !isfinite(Re) || !isfinite(st0) || !isfinite(se0))
-        return ss_fail(SS_EDATA, "%s: the whole run of the training or the evaluation trace is not known (a trace "
-                                 "without rows?)", cfg->eval_path);
+        return ss_fail(SS_EDATA, "%s: %s: the whole run of the training or the evaluation trace is not known (a "
+                                 "trace without rows?)", where, cfg->eval_path);
     if (fabs(se0 - st0) < 1e-6 && fabs(Re - Rt) < 1e-6)
         return ss_fail(SS_ECONFIG, "%s: %s holds the training trace's own run (the same passes at the same times); "
                                    "name the evaluation loader's trace, recorded with a Recorder of its own prefix",
@@ -248,8 +248,8 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
                                            "(PyTorch refuses persistent workers without workers): give "
                                            "persistent_workers = true only with a number of workers",
                                where, sc[j].name);
-            return ss_fail(SS_EDATA, "%s: scenario %s has no whole run on the evaluation trace", cfg->eval_path,
-                           sc[j].name);
+            return ss_fail(SS_EDATA, "%s: %s: scenario %s has no whole run on the evaluation trace", where,
+                           cfg->eval_path, sc[j].name);
         }
         sum->other_loader[j] = span - Rt + (r - Re);
     }
