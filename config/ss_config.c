@@ -20,7 +20,7 @@
 typedef enum {
     K_PATH, K_EPOCH, K_COUNT, K_MODELS, K_FETCH_ALIGNS, K_START_ALIGNS, K_WORKERS, K_PREFETCH,
     K_SCALES, K_SECONDS, K_GAP_AUTO, K_BOOL, K_SLAB_ITERS, K_POS_NUMBER, K_HEAL,
-    K_PARALLEL, K_PERSIST, K_RANK_BY, K_PATH_OPT
+    K_PARALLEL, K_PERSIST, K_RANK_BY, K_PATH_OPT, K_SWEEP
 } key_kind;
 
 /* One option of the scenario file: where it goes, its default (as it would be written in
@@ -81,6 +81,9 @@ static const key_def base_keys[] = {
     {"scenarios", "heal", K_HEAL, F(heal), F(n_heal), "none", 0, SS_MAX_GPUS - 1,
      "GPUs whose fetch times (pipeline: and loader settings) become the other GPUs' median. G heals one GPU. "
      "1+3 or 8-15 heal several together. each makes one scenario per GPU"},
+    {"scenarios", "sweep", K_SWEEP, F(sweep_each), 0, "grid", NOB,
+     "how the lists combine, per model. grid: every combination. each: one scenario of every list's first value, "
+     "then each other value of one list with every other list at its first value"},
     {"summary", "effective_delay_threshold", K_SECONDS, F(effective_delay_threshold), 0, "0.030", 0, 1e18,
      "delay above which an iteration counts as effectively delayed, seconds. The delay is the largest minus "
      "the smallest stall over the GPUs"},
@@ -463,6 +466,11 @@ static const char *apply_value(parse_ctx *p, const key_def *k, const char *value
     case K_SCALES: return parse_list(k, v, count, item_scale, field);
     case K_HEAL: return parse_list(k, v, count, item_heal, field);
     case K_PERSIST: return parse_list(k, v, count, item_persist, field);
+    case K_SWEEP:
+        if (!strcmp(v, "grid")) *(int *)field = 0;
+        else if (!strcmp(v, "each")) *(int *)field = 1;
+        else return "is not grid or each";
+        return NULL;
     case K_RANK_BY:
         if (!strcmp(v, "run")) *(int *)field = 0;
         else if (!strcmp(v, "steady")) *(int *)field = 1;
@@ -575,6 +583,7 @@ static void values_text(const key_def *k, char *buf, size_t n)
         else snprintf(buf, n, "0 (no limit), or a number from %s to %s", lo, hi);
         return;
     case K_RANK_BY: snprintf(buf, n, "run or steady"); return;
+    case K_SWEEP: snprintf(buf, n, "grid or each"); return;
     }
     snprintf(buf, n, "?");
 }

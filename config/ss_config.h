@@ -107,6 +107,7 @@ typedef struct {
     char out_dir[SS_PATH_MAX];
     int per_iteration;
     int rank_steady; /* [output] rank_by = steady (else run: the whole run's time) */
+    int sweep_each;  /* [scenarios] sweep = each: the lists one at a time (else grid: every combination) */
 
     /* [run] */
     long slab_iterations; /* 0: derived from slab_mb */

@@ -341,15 +341,16 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
         else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
         char iv[48];
         interval_text(s, r->top[k].j, r->by_run, iv, sizeof iv);
+        const int place = k < tied_count(r) ? 1 : k + 1; /* (as the short answer numbers them) */
         if (!r->by_run) {
-            fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", k + 1, lab, r->top[k].change_pct,
+            fprintf(out, "  %d. %-44s %+7.2f%%%s (%+.4f s per iteration; %s%s)\n", place, lab, r->top[k].change_pct,
                     iv, r->top[k].change_s, base, busy);
             continue;
         }
         char pay[64] = "";
         if (!isnan(r->top[k].payoff_rows))
             snprintf(pay, sizeof pay, ", gains only up to ~%.0f batches/epoch", r->top[k].payoff_rows);
-        fprintf(out, "  %d. %-44s %+7.2f%%%s whole run (steady state %+.2f%%%s; %s%s)\n", k + 1, lab,
+        fprintf(out, "  %d. %-44s %+7.2f%%%s whole run (steady state %+.2f%%%s; %s%s)\n", place, lab,
                 r->top[k].change_pct, iv, r->top[k].steady_pct, pay, base, busy);
     }
 }
@@ -1385,7 +1386,9 @@ static void say_flag_legend(screen *sc, unsigned used)
  * as many as fit on one line */
 static int say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, const labels *L)
 {
-    char line[LINE_BYTES] = "one setting alone:";
+    static const char head[] = "one setting alone:";
+    char line[LINE_BYTES];
+    snprintf(line, sizeof line, "%s", head);
     int k = 0;
     for (; k < r->nsingle; k++) {
         char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64];
@@ -1393,7 +1396,12 @@ static int say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, con
         interval_text(s, j, r->by_run, iv, sizeof iv);
         snprintf(part, sizeof part, "%s %s %+.1f%%%s%s", k ? ";" : "", label_of(L, s, j, buf), r->single[k].change_pct, iv,
                  interval_reaches_none(s, j, r->by_run) ? " unsure" : "");
-        if (k > 0 && ss_report_cols(line, strlen(line)) + ss_report_cols(part, strlen(part)) > SS_ANSWER_WIDTH) break;
+        if (k > 0 && ss_report_cols(line, strlen(line)) + ss_report_cols(part, strlen(part)) > SS_ANSWER_WIDTH) {
+            /* the rest on a line of its own, under the first */
+            say(sc, 1, "%s;", line);
+            snprintf(line, sizeof line, "%*s%s", (int)strlen(head), "", part + 1);
+            continue;
+        }
         snprintf(line + strlen(line), sizeof line - strlen(line), "%s", part);
     }
     if (k > 0) say(sc, 1, "%s", line);

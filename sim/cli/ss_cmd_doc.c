@@ -42,7 +42,7 @@ static void print_keys(FILE *f)
           f);
     fprintf(f,
             "A key that sweeps takes a comma list of at most %d items.\n"
-            "The sweep is the product of those lists, at most %d scenarios.\n"
+            "The sweep is the product of those lists (or, with `sweep = each`, each list alone), at most %d scenarios.\n"
             "`workers = 0`, and `auto` on a trace without workers, get no `persistent_workers = true` scenario "
             "while another value is listed.\n"
             "Every other key takes one value.\n"

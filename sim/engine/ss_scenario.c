@@ -180,6 +180,23 @@ static int refused(const ss_scenario *s, int other_pw, int sync)
     return other_pw && no_workers(&s->workers, sync) && s->persistent == 1;
 }
 
+/* sweep = each: the scenarios of model m (every list at its first value, then each other value
+ * of one list alone), less those PyTorch refuses */
+static long each_count(const ss_config *c, const heal_list *h, ss_model m, const int cnt[AX_N], int other_pw, int sync)
+{
+    long n = 0;
+    int pos[AX_N] = {0};
+    for (int a = -1; a < AX_N; a++)
+        for (int v = a < 0 ? 0 : 1; v < (a < 0 ? 1 : cnt[a]); v++) {
+            if (a >= 0) pos[a] = v;
+            ss_scenario one;
+            make_scenario(&one, c, h, m, pos);
+            n += !refused(&one, other_pw, sync);
+            if (a >= 0) pos[a] = 0;
+        }
+    return n;
+}
+
 ss_status ss_scenarios_build(const ss_config *c, ss_scenario **out, int *n)
 {
     return ss_scenarios_build_gpus(c, 0, out, n);
@@ -213,6 +230,10 @@ ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_sc
     for (int m = 0; m < c->n_models; m++) {
         const ss_model_ops *ops = ss_model_get(c->models[m]);
         axis_counts(c, &h, ops, cnt);
+        if (c->sweep_each) { /* each list alone: counted as the walk below makes them */
+            total += each_count(c, &h, c->models[m], cnt, other_pw, sync);
+            continue;
+        }
         long per = 1;
         for (int a = 0; a < AX_N; a++) per *= cnt[a];
         /* less the refused ones: workers = 0 with persistent_workers = true */
@@ -237,6 +258,17 @@ ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_sc
     for (int m = 0; m < c->n_models; m++) {
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
+        if (c->sweep_each) { /* every list's first value, then each list's others alone */
+            for (int a = -1; a < AX_N; a++)
+                for (int v = a < 0 ? 0 : 1; v < (a < 0 ? 1 : cnt[a]); v++) {
+                    if (a >= 0) pos[a] = v;
+                    ss_scenario one;
+                    make_scenario(&one, c, &h, c->models[m], pos);
+                    if (!refused(&one, other_pw, sync) && k++ < total) sc[k - 1] = one;
+                    if (a >= 0) pos[a] = 0;
+                }
+            continue;
+        }
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
             ss_scenario one; /* (a refused last one must not be written past the array) */
             make_scenario(&one, c, &h, c->models[m], pos);

@@ -354,6 +354,56 @@ static void test_no_persistent_without_workers(void **state)
 }
 
 /* `false` and `none` are the same scenario: listing both is a repeated scenario. */
+/* sweep = each: per model, every list's first value, then each list's other values alone
+ * (independent: its 2 aligns' others, 1 + 1 + 1 = 3; pipeline: 1 + 1 per other value of
+ * workers, prefetch, fetch_scale, compute_scale, fetch_align and start_align = 7); workers = 0
+ * with persistent_workers = true is left out as in a grid */
+static void test_sweep_each(void **state)
+{
+    (void)state;
+    ss_config c;
+    load_ok("[trace]\npath = /t.h5\n"
+            "[scenarios]\n"
+            "sweep = each\n"
+            "model = independent, pipeline\n"
+            "workers = auto, 2\n"
+            "prefetch = 2, 4\n"
+            "fetch_scale = 1, 0.5\n"
+            "compute_scale = 1, 0.25\n"
+            "fetch_align = none, min\n"
+            "start_align = none, avg\n",
+            &c);
+    ss_scenario *sc;
+    int n;
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 3 + 7);
+    int base = 0;
+    for (int i = 1; i < n; i++) {
+        const ss_scenario *s = &sc[i];
+        /* how many settings differ from the lists' first values */
+        int d = (s->fetch_align != SS_ALIGN_NONE) + (s->start_align != SS_ALIGN_NONE);
+        if (s->model == SS_MODEL_PIPELINE)
+            d += !s->workers.is_auto + (s->prefetch != 2) + (s->fetch_scale != 1.0) + (s->compute_scale != 1.0);
+        assert_true(d <= 1);
+        base += d == 0;
+        /* (before resolve, a prefetch factor alone counts as the baseline: the calibration decides) */
+        if (!(s->model == SS_MODEL_PIPELINE && s->prefetch != 2)) assert_int_equal(s->baseline, d == 0);
+    }
+    assert_int_equal(base, 2); /* one per model */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (!strcmp(sc[i].name, sc[j].name)) fail_msg("scenarios %d and %d share the name %s", i, j, sc[i].name);
+    free(sc);
+    ss_config_free(&c);
+    /* workers = 0 alone with persistent_workers: its true is refused, its false kept */
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nsweep = each\nmodel = pipeline\nworkers = 0, 2\n"
+            "persistent_workers = false, true\n", &c);
+    assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
+    assert_int_equal(n, 1 + 2); /* W=0 pw=false, W=2 pw=false (W=0 pw=true refused) */
+    free(sc);
+    ss_config_free(&c);
+}
+
 static void test_false_none_repeated(void **state)
 {
     (void)state;
@@ -682,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_lists_and_values),
         cmocka_unit_test(test_cartesian_product),
+        cmocka_unit_test(test_sweep_each),
         cmocka_unit_test(test_false_none_repeated),
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_err_unknown_key),

@@ -155,6 +155,12 @@ if [ "$have_mpi" = 1 ]; then
   same_file "$work/both/summary.csv" "$work/both3/summary.csv" "summary.csv at 1 and 3 ranks"
 fi
 
+# sweep = each: one list at a time (the first values; workers 2 and 4; pw true; heal 1), on
+# both loaders alike
+"$stallsim" run "$work/both.ini" --set scenarios.sweep=each --out "$work/each" > "$work/each.txt" 2>&1 &&
+  [ "$(($(wc -l < "$work/each/summary.csv") - 1))" -eq 6 ] && grep -q "^evaluation loader: " "$work/each.txt" && ok ||
+  fail "sweep = each with an evaluation loader: $(cat "$work/each.txt")"
+
 # ranked by the steady state, persistent workers change the whole run alone (the evaluation
 # loader's starts): such a cut is ranked beside the one without them, not dropped as the same
 printf '[trace]\npath = %s\neval_path = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 4\npersistent_workers = false, true\n[output]\nrank_by = steady\n' \
