@@ -18,12 +18,12 @@ for i in $(seq 1 "$pairs"); do
   p1=$!
   "$stallsim" run "$work/b.ini" --out "$out" --quiet 2>>"$work/err" &
   p2=$!
-  wait $p1 || fail "pair $i: run a failed"
-  wait $p2 || fail "pair $i: run b failed"
+  wait $p1 || fail "pair $i: run a failed: $(tail -3 "$work/err")"
+  wait $p2 || fail "pair $i: run b failed: $(tail -3 "$work/err")"
   mkdir -p "$work/pair$i"
   cp "$out/results.h5" "$out/summary.csv" "$work/pair$i/"
   n=$(wc -l < "$out/summary.csv")
-  [ "$n" -eq 3 ] || [ "$n" -eq 8 ] || fail "pair $i: summary.csv of $n lines"
+  [ "$n" -eq 3 ] || [ "$n" -eq 8 ] || fail "pair $i: summary.csv of $n lines: $(tail -3 "$work/err")"
   [ "$n" -eq 8 ] && mixed=$((mixed + 1))
 done
 ls -A "$out" | grep -q '\.tmp\.' && fail "temporaries left: $(ls -A "$out")" || ok
