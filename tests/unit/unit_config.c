@@ -199,20 +199,16 @@ static void test_lists_and_values(void **state)
  * start_align 2: 1 (measured) + 2 x 2 (independent: the aligns only) + 2^6 (pipeline) = 69,
  * in order: measured; independent (fetch outer, start inner); pipeline with workers, prefetch,
  * fetch_scale, compute_scale, fetch_align, start_align nested outer to inner. */
+/* the lists of the two sweeps below: two models, six axes of two values each */
+#define SWEEP_LISTS                                                                                        \
+    "model = independent, pipeline\nworkers = auto, 2\nprefetch = 2, 4\nfetch_scale = 1, 0.5\n"            \
+    "compute_scale = 1, 0.25\nfetch_align = none, min\nstart_align = none, avg\n"
+
 static void test_cartesian_product(void **state)
 {
     (void)state;
     ss_config c;
-    load_ok("[trace]\npath = /t.h5\n"
-            "[scenarios]\n"
-            "model = independent, pipeline\n"
-            "workers = auto, 2\n"
-            "prefetch = 2, 4\n"
-            "fetch_scale = 1, 0.5\n"
-            "compute_scale = 1, 0.25\n"
-            "fetch_align = none, min\n"
-            "start_align = none, avg\n",
-            &c);
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\n" SWEEP_LISTS, &c);
     ss_scenario *sc;
     int n;
     assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
@@ -362,17 +358,7 @@ static void test_sweep_each(void **state)
 {
     (void)state;
     ss_config c;
-    load_ok("[trace]\npath = /t.h5\n"
-            "[scenarios]\n"
-            "sweep = each\n"
-            "model = independent, pipeline\n"
-            "workers = auto, 2\n"
-            "prefetch = 2, 4\n"
-            "fetch_scale = 1, 0.5\n"
-            "compute_scale = 1, 0.25\n"
-            "fetch_align = none, min\n"
-            "start_align = none, avg\n",
-            &c);
+    load_ok("[trace]\npath = /t.h5\n[scenarios]\nsweep = each\n" SWEEP_LISTS, &c);
     ss_scenario *sc;
     int n;
     assert_int_equal(ss_scenarios_build(&c, &sc, &n), SS_OK);
