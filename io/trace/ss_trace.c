@@ -1001,12 +1001,26 @@ static ss_status check_values(ss_trace_file *t, int ds, long row0, long n, int g
 /* Checks column i of the slab right after its read (as check_values; the stalls with the
  * count of stalls longer than the iteration into *long_stalls) and keeps each row's
  * extremes of the replayed columns (not of train_start, which is only checked). */
-static ss_status check_column(ss_trace_file *t, ss_slab *s, int i, long *long_stalls)
+/* The cells of the slab whose fetch ends more than LATE_FETCH_S after its step began */
+static long late_fetches(const ss_slab *s)
+{
+    const long n = s->n * (long)s->gpus;
+    long late = 0;
+    for (long x = 0; x < n; x++) late += s->fetch_start[x] + s->fetch_time[x] - s->train_start[x] > LATE_FETCH_S;
+    return late;
+}
+
+static ss_status check_column(ss_trace_file *t, ss_slab *s, int i, long *long_stalls, long *late)
 {
     const double *v = *slab_f64(s, i);
     const double lo = ds_f64_duration[i] ? 0.0 : -SS_TRACE_MAX_SECONDS;
     long r = 0;
     switch (i) {
+    case DS_TRAIN_START: { /* (after the fetch columns, which it is compared with) */
+        ss_status st = check_values(t, i, s->row0, s->n, 0, s->gpus, v);
+        if (st == SS_OK && ss_trace_meta_has_fetch(&t->meta)) *late = late_fetches(s);
+        return st;
+    }
     case DS_FETCH_START: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, SS_EX_START_MIN, SS_EX_START_MAX); break;
     case DS_FETCH_TIME: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, SS_EX_FETCH_MIN, SS_EX_FETCH_MAX); break;
     case DS_ITER_TIME: r = row_extremes(v, NULL, s->n, s->gpus, lo, s->extremes, -1, SS_EX_ITER_MAX); break;
@@ -1208,15 +1222,6 @@ static void row_sums(const double *v, long n, int G, double *out)
     }
 }
 
-/* 1 when a fetch of the slab ends more than LATE_FETCH_S after its step began. */
-static int any_late(const ss_slab *s)
-{
-    const long n = s->n * (long)s->gpus;
-    for (long x = 0; x < n; x++)
-        if (s->fetch_start[x] + s->fetch_time[x] - s->train_start[x] > LATE_FETCH_S) return 1;
-    return 0;
-}
-
 /* The rows' order: within the slab and against the row before it. */
 static ss_status check_order_of_slab(ss_trace_file *t, ss_slab *s)
 {
@@ -1243,7 +1248,8 @@ static ss_status check_order_of_slab(ss_trace_file *t, ss_slab *s)
 }
 
 /* Every column is checked right after it is read, while it is still in the cache (the
- * stalls together with the count of stalls longer than the iteration); the order after. */
+ * stalls together with the count of stalls longer than the iteration, train_start with
+ * the count of fetches that end after their step began); the order after. */
 static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int skip_train_start)
 {
     if (row0 < 0 || n < 0 || row0 + n > t->meta.iterations || n > s->cap || s->gpus != t->meta.gpus)
@@ -1251,7 +1257,7 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
     s->row0 = row0;
     s->n = n;
     if (n == 0) return SS_OK;
-    long long_stalls = 0;
+    long long_stalls = 0, late = 0;
     ss_status st = read_keys(t, row0, n, s->epoch, s->index);
     for (int i = 0; st == SS_OK && i < DS_NF64; i++) {
         if (skip_train_start && i == DS_TRAIN_START) continue;
@@ -1259,14 +1265,13 @@ static ss_status read_slab(ss_trace_file *t, long row0, long n, ss_slab *s, int 
         st = read_rows(t, t->d_f64[i], ds_f64_name[i], H5T_NATIVE_DOUBLE, row0, n, t->meta.gpus, v);
         if (st != SS_OK) break;
         /* (the stalls come after the iteration times, which they are compared with) */
-        st = check_column(t, s, i, &long_stalls);
+        st = check_column(t, s, i, &long_stalls, &late);
         if (st == SS_OK && i == DS_FETCH_START) row_sums(v, n, s->gpus, s->sum_fetch_start);
         if (st == SS_OK && i == DS_FETCH_TIME) row_sums(v, n, s->gpus, s->sum_fetch_time);
     }
     if (st == SS_OK) st = check_order_of_slab(t, s);
-    /* the fetch is counted late only where the trace has fetch times and train_start was read */
-    const int late = st == SS_OK && !skip_train_start && ss_trace_meta_has_fetch(&t->meta);
-    if (st == SS_OK) record_long_stalls(t, s, long_stalls, late && any_late(s));
+    /* (late fetches are counted only where the trace has fetch times and train_start was read) */
+    if (st == SS_OK) record_long_stalls(t, s, long_stalls, late > 0);
     return st;
 }
 

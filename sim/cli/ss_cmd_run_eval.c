@@ -4,6 +4,7 @@
 #include "ss_cmd_run_eval.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,22 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
     return st;
 }
 
+/* *warn, where it holds none yet: the "warning: " line printf makes of fmt (malloc'd; left
+ * NULL without memory) */
+static void set_warning(char **warn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_warning(char **warn, const char *fmt, ...)
+{
+    if (*warn) return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(*warn = malloc((size_t)n + 1))) return;
+    va_start(ap, fmt);
+    vsnprintf(*warn, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+}
+
 /* Rank 0: sum->other_loader from the evaluation sweep (MODELS-pipeline.md, "The job's
  * evaluation loader"). */
 static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file *t, const ss_scenario *sc,
@@ -202,32 +219,25 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
                                  "lasts (%.1f s): it is another job's evaluation loader, or the two traces' "
                                  "time_origin attributes disagree",
                        where, cfg->eval_path, gap, se0 > st0 ? "after" : "before", Rt);
-    long rows = 0, eval_epochs = 0;
-    st = ss_trace_count_epochs(e->t, SS_EPOCH_ALL, 0, &rows, &eval_epochs, NULL);
-    if (st != SS_OK) return st;
-    if (gap > 0.0 && eval_epochs > 1) {
-        const size_t size = strlen(cfg->eval_path) + 256;
-        *warn = malloc(size);
-        if (*warn)
-            snprintf(*warn, size, "warning: %s: the evaluation trace's %ld passes lie %.1f s %s the training trace's "
-                                  "run, none between its epochs; were they recorded in the same job?\n",
-                     cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
+    if (gap > 0.0) { /* (one pass outside is a last evaluation; several, none between the epochs) */
+        long rows = 0, eval_epochs = 0;
+        st = ss_trace_count_epochs(e->t, SS_EPOCH_ALL, 0, &rows, &eval_epochs, NULL);
+        if (st != SS_OK) return st;
+        if (eval_epochs > 1)
+            set_warning(warn, "warning: %s: the evaluation trace's %ld passes lie %.1f s %s the training trace's run, "
+                              "none between its epochs; were they recorded in the same job?\n",
+                        cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
     }
     long inside = 0, within = 0;
     double at = NAN;
     int gpu = -1;
     st = asks_inside(t, e->t, d, &inside, &at, &gpu, &within);
     if (st != SS_OK) return st;
-    if (inside == 0 && within > 0 && !*warn) { /* an evaluation every few steps, inside the epochs */
-        const size_t size = strlen(cfg->eval_path) + 512;
-        *warn = malloc(size);
-        if (*warn)
-            snprintf(*warn, size, "warning: %s: the evaluation loader ran inside training epochs (an evaluation "
-                                  "every few steps): the training iterations that hold it keep it as measured "
-                                  "compute, so the steady-state figures (steady%%) miss its changes; the whole run "
-                                  "(run%%) replays it\n",
-                     cfg->eval_path);
-    }
+    if (inside == 0 && within > 0) /* an evaluation every few steps, inside the epochs */
+        set_warning(warn, "warning: %s: the evaluation loader ran inside training epochs (an evaluation every few "
+                          "steps): the training iterations that hold it keep it as measured compute, so the "
+                          "steady-state figures (steady%%) miss its changes; the whole run (run%%) replays it\n",
+                    cfg->eval_path);
     if (inside > 0)
         return ss_fail(SS_EDATA, "%s: %s: GPU %d's training loop asked for a batch while it waited for an evaluation "
                                  "batch (%ld such asks, the first %.3f s after the training trace's time_origin); one "
@@ -240,14 +250,9 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
     for (int j = 0; j < nsc; j++) {
         const int k = j == mt ? me : counterpart(e, &sc[j], e->one_gpu);
         const double r = k >= 0 ? ss_summary_run_time(&e->sum, k) : NAN;
-        if (!isfinite(r)) {
+        if (!isfinite(r)) { /* (counterpart finds every scenario the sweeps share: a safety net) */
             free(sum->other_loader);
             sum->other_loader = NULL;
-            if (k < 0 && ss_trace_meta_has_workers(em) == 0)
-                return ss_fail(SS_ECONFIG, "%s: the evaluation loader has no workers, so its sweep has no scenario %s "
-                                           "(PyTorch refuses persistent workers without workers): give "
-                                           "persistent_workers = true only with a number of workers",
-                               where, sc[j].name);
             return ss_fail(SS_EDATA, "%s: %s: scenario %s has no whole run on the evaluation trace", where,
                            cfg->eval_path, sc[j].name);
         }

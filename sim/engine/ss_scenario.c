@@ -181,8 +181,10 @@ static int refused(const ss_scenario *s, int other_pw, int sync)
 }
 
 /* sweep = each: the scenarios of model m (every list at its first value, then each other value
- * of one list alone), less those PyTorch refuses */
-static long each_count(const ss_config *c, const heal_list *h, ss_model m, const int cnt[AX_N], int other_pw, int sync)
+ * of one list alone), less those PyTorch refuses, into out[0 ..) where out is not NULL (room
+ * for max of them); returns their count */
+static long each_scenarios(const ss_config *c, const heal_list *h, ss_model m, const int cnt[AX_N], int other_pw,
+                           int sync, ss_scenario *out, long max)
 {
     long n = 0;
     int pos[AX_N] = {0};
@@ -191,7 +193,7 @@ static long each_count(const ss_config *c, const heal_list *h, ss_model m, const
             if (a >= 0) pos[a] = v;
             ss_scenario one;
             make_scenario(&one, c, h, m, pos);
-            n += !refused(&one, other_pw, sync);
+            if (!refused(&one, other_pw, sync) && n++ < max && out) out[n - 1] = one;
             if (a >= 0) pos[a] = 0;
         }
     return n;
@@ -231,7 +233,7 @@ ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_sc
         const ss_model_ops *ops = ss_model_get(c->models[m]);
         axis_counts(c, &h, ops, cnt);
         if (c->sweep_each) { /* each list alone: counted as the walk below makes them */
-            total += each_count(c, &h, c->models[m], cnt, other_pw, sync);
+            total += each_scenarios(c, &h, c->models[m], cnt, other_pw, sync, NULL, 0);
             continue;
         }
         long per = 1;
@@ -259,14 +261,7 @@ ss_status ss_scenarios_build_trace(const ss_config *c, int gpus, int sync, ss_sc
         axis_counts(c, &h, ss_model_get(c->models[m]), cnt);
         int pos[AX_N] = {0};
         if (c->sweep_each) { /* every list's first value, then each list's others alone */
-            for (int a = -1; a < AX_N; a++)
-                for (int v = a < 0 ? 0 : 1; v < (a < 0 ? 1 : cnt[a]); v++) {
-                    if (a >= 0) pos[a] = v;
-                    ss_scenario one;
-                    make_scenario(&one, c, &h, c->models[m], pos);
-                    if (!refused(&one, other_pw, sync) && k++ < total) sc[k - 1] = one;
-                    if (a >= 0) pos[a] = 0;
-                }
+            k += (int)each_scenarios(c, &h, c->models[m], cnt, other_pw, sync, sc + k, total - k);
             continue;
         }
         for (;;) { /* an odometer over the axes, the last axis turning fastest */
