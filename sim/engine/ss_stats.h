@@ -24,8 +24,9 @@ typedef struct {
     double stall;             /* the rows' largest stalls summed */
     double starts, start_sum; /* epoch starts after the block's first row, their stalls summed */
     double first_epoch, first_stall, last_epoch; /* the block's first row's epoch and stall, its last row's epoch */
-    /* the summarised rows in each quarter of the trace's rows (row q: floor(4 row / rows)):
-     * their count and iteration times summed (how much the trace varies within itself) */
+    /* the rows past their epoch's warm-up (every epoch, whatever [trace] epoch summarises)
+     * in each quarter of the trace's rows (row q: floor(4 row / rows)): their count and
+     * iteration times summed (how much the trace varies within itself) */
     double part_rows[4], part_time[4];
 } ss_run_part;
 

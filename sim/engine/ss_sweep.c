@@ -202,7 +202,7 @@ typedef struct {
     double *rows_done;     /* [slab][gpus] */
     double *rows_sorted;   /* [slab][gpus] when healing */
     double *rows_deliv;    /* [slab][gpus] the measured deliveries, when train_start is read */
-    unsigned char *row_flags; /* [slab] 1: summarised, 2: an epoch starts */
+    unsigned char *row_flags; /* [slab] 1: summarised, 2: an epoch starts, 4: in the quarters */
     double *pool;          /* [SS_GROUP][SS_NMETRICS][SS_BLOCK_ROWS] */
     ss_sweep_timing timing;
     /* reading ahead (no per-iteration output, whose writes would call HDF5 from the main
@@ -229,6 +229,11 @@ static int summarised(const sweep *w, int32_t epoch, int64_t index)
     return (w->cfg->epoch_all || epoch == w->cfg->epoch) && index >= w->cfg->warmup_iterations;
 }
 
+/* 1 when the row counts in the trace's quarters (ss_run_part.part_rows): past its epoch's
+ * warm-up, in any epoch, so that how much the trace varies within itself does not depend on
+ * the epochs that [trace] epoch summarises. */
+static int in_quarters(const sweep *w, int64_t index) { return index >= w->cfg->warmup_iterations; }
+
 /* The quarter of the trace's rows (0-3) that row `global` lies in. */
 static int quarter_of(const sweep *w, long global)
 {
@@ -238,7 +243,7 @@ static int quarter_of(const sweep *w, long global)
 
 /* Replays one row (of epoch `epoch`, in quarter q of the trace) for one lane and records
  * its outcome. */
-static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int32_t epoch, int q)
+static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int part, int32_t epoch, int q)
 {
     const int G = w->gpus;
     double *stall = l->pi_stall ? l->pi_stall + i * G : w->scratch + G; /* per-GPU stalls */
@@ -252,9 +257,11 @@ static void lane_row(sweep *w, lane *l, const ss_row *row, long i, int summ, int
         l->pi[PI_START][i] = out.start_diff;
     }
     ss_run_add(&l->run, out.iter_time, out.stall, (double)epoch);
+    if (part) {
+        l->run.part_rows[q] += 1;
+        l->run.part_time[q] += out.iter_time;
+    }
     if (!summ) return;
-    l->run.part_rows[q] += 1;
-    l->run.part_time[q] += out.iter_time;
     long n = l->nser++;
     double meas = row->iter_max;
     l->series[SS_M_ITER][n] = out.iter_time;
@@ -468,7 +475,8 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
         ss_row_prepare(row, w->want_median, w->scratch);
         if (w->want_heal) ss_row_prepare_heal(row, w->rows_sorted + i * G);
         w->row_flags[i] = (unsigned char)(summarised(w, s->epoch[i], s->index[i]) |
-                                          ((!*have_prev || s->epoch[i] != *prev_epoch) ? 2 : 0));
+                                          ((!*have_prev || s->epoch[i] != *prev_epoch) ? 2 : 0) |
+                                          (in_quarters(w, s->index[i]) ? 4 : 0));
         *prev_epoch = s->epoch[i];
         *have_prev = 1;
     }
@@ -487,7 +495,8 @@ static ss_status run_block_grouped(sweep *w, long b, lane **active, int nactive,
                 if (r0 + i < l->from_row) continue; /* before the epoch this rank starts at */
                 if ((w->row_flags[i] & 2) && l->ops->stateful && l->ops->epoch_start)
                     l->ops->epoch_start(l->state, s->epoch[i] == w->epoch0, (long)s->epoch[i] - w->epoch0);
-                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block, s->epoch[i], q);
+                lane_row(w, l, &w->rows[i], i, (w->row_flags[i] & 1) && b >= l->rec_block,
+                         (w->row_flags[i] & 4) && b >= l->rec_block, s->epoch[i], q);
             }
             progress_tick(w, b, a1 - a0);
         }
@@ -547,9 +556,11 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
             *prev_epoch = s->epoch[i];
             *have_prev = 1;
             const int summ = summarised(w, s->epoch[i], s->index[i]), q = quarter_of(w, s0 + i);
+            const int part = in_quarters(w, s->index[i]);
             for (int a = 0; a < nactive; a++)
                 if (s0 + i >= active[a]->from_row)
-                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block, s->epoch[i], q);
+                    lane_row(w, active[a], &row, i, summ && b >= active[a]->rec_block,
+                             part && b >= active[a]->rec_block, s->epoch[i], q);
             progress_tick(w, b, nactive);
         }
         w->timing.replay_seconds += ss_wtime() - t1;

@@ -168,6 +168,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     memset(set, 0, sizeof *set);
     ssp_params *p = &set->p;
     set->gpus = cal ? cal->gpus : 0;
+    set->own_model = !ss_config_changed(c, "pipeline", NULL);
     p->workers = 1;
     p->prefetch = 2;
     if (s->workers.is_auto && cal && cal->workers_gpu) {

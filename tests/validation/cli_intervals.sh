@@ -93,6 +93,26 @@ for c, ms, mr, ss, sr, lo_s, hi_s, lo_r, hi_r in shown:
         assert abs(float(hi) - 100 * (1 / (1 + z[0] * sc) - 1)) < 0.051, (c, hi)
 print("intervals: %d rows, variability %.4f, %d ranked lines" % (len(rows) - 1, v, len(lines)))
 PY
+# a [pipeline] key away from its default changes the replay of the trace's own loaders: that
+# row is no longer of the class baseline, whose narrow interval is the plain replay's error
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto\n[pipeline]\nstep_gap = 0.005\n' "$trace" > "$work/gap.ini"
+"$stallsim" run -q "$work/gap.ini" --out "$work/gap" > "$work/gap.txt" 2>&1 || fail "run with step_gap: $(tail -3 "$work/gap.txt")"
+$py - "$work/gap/summary.csv" "$work/iv/summary.csv" <<'PY' && ok || fail "a row with a [pipeline] key changed is not of the class baseline"
+import csv, sys
+gap = list(csv.DictReader(open(sys.argv[1])))[1]
+own = next(r for r in csv.DictReader(open(sys.argv[2])) if r["scenario"] == gap["scenario"])
+assert own["error_class"] == "baseline", own
+assert gap["error_class"] not in ("", "baseline"), gap
+assert float(gap["iter_time_mean"]) > float(own["iter_time_mean"]), (gap, own)
+print("step_gap: the own loaders' row is of the class", gap["error_class"])
+PY
+# the trace's halves are its own: summarising one epoch ([trace] epoch) leaves them as they are
+"$stallsim" run --explain "$work/iv.ini" --set trace.epoch=0 --out "$work/ep0" > "$work/ep0.txt" 2>&1 ||
+  fail "run with one epoch: $(tail -3 "$work/ep0.txt")"
+h_all=$(grep -o "^interval width: the trace's halves differ by [0-9.]*%" "$work/iv.txt")
+h_one=$(grep -o "^interval width: the trace's halves differ by [0-9.]*%" "$work/ep0.txt")
+[ -n "$h_all" ] && [ "$h_all" = "$h_one" ] && [ "$h_all" != "interval width: the trace's halves differ by 0.00%" ] &&
+  ok || fail "the halves with one epoch summarised: '$h_one' against '$h_all'"
 # a trace recorded while other processes used its cores: their share widens every interval
 # with the halves' difference, in quadrature (the --explain line says both)
 busy=$root/datasets/pytorch-grid-zm/w2-x1-p2-slow3.h5
@@ -143,7 +163,7 @@ with h5py.File(sys.argv[1], "r+") as f:
 PY
 printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n' "$work/u.h5" > "$work/u.ini"
 "$stallsim" run --explain --verbose "$work/u.ini" --out "$work/u" > "$work/u.txt" 2>&1 &&
-  grep -q "^uneven run (measured): the summarised iterations of rows 200-299 (its third quarter) took +50% against the median quarter" "$work/u.txt" \
+  grep -q "^uneven run (measured): the iterations past the warm-up in rows 200-299 (its third quarter) took +50% against the median quarter" "$work/u.txt" \
   && ok || fail "uneven run: $(grep -i uneven "$work/u.txt")"
 "$stallsim" run --explain --verbose "$work/u.ini" --out "$work/uj" --json 2>/dev/null > "$work/u.json" &&
   $py -c "import json,sys; f=json.load(open(sys.argv[1]))['findings']; assert f['uneven_quarter'] == 2 and abs(f['uneven_change'] - 0.5) < 0.02, f" "$work/u.json" \
