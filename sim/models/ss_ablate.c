@@ -13,6 +13,7 @@ static const char *const names[SSP_NRULES] = {
     "regime", "sync_thread", "step_stretch", "delivery_rows", "ready_flag", "waits",
     "first_window", "storage_sharing", "gap_agree", "ask_spread", "pass_lead", "sync_probe",
     "window_rows", "window_crush", "probe_stretch", "window_delivery", "probe_next", "pass_anchor",
+    "heal_own_work",
 };
 
 static unsigned char off[SSP_NRULES];

@@ -411,6 +411,9 @@ static ss_status alloc_buffers(calib_run *r)
         (c->pass_start_gpu = malloc((size_t)m->passes * ng * sizeof *c->pass_start_gpu)) != NULL) {
         memcpy(c->pass_start_gpu, m->pass_start, (size_t)m->passes * ng * sizeof *c->pass_start_gpu);
         c->passes = m->passes;
+        if (m->pass_stop &&
+            (c->pass_stop_gpu = malloc((size_t)m->passes * ng * sizeof *c->pass_stop_gpu)) != NULL)
+            memcpy(c->pass_stop_gpu, m->pass_stop, (size_t)m->passes * ng * sizeof *c->pass_stop_gpu);
     }
     io->epoch = malloc(n * sizeof *io->epoch);
     io->fs = malloc(cols * sizeof *io->fs);
@@ -442,7 +445,7 @@ static ss_status alloc_buffers(calib_run *r)
         }
     }
     if (!c->workers_gpu || !c->prefetch_gpu || !c->gap_gpu || !c->refill_gpu || !c->delivery_gpu || !c->resid_gpu ||
-        !c->stall_resid_gpu || !c->ready_gpu || !c->start_excess_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) || (m->pass_start && m->passes > 0 && !c->pass_start_gpu) ||
+        !c->stall_resid_gpu || !c->ready_gpu || !c->start_excess_gpu || (m->fetch_cpu && !c->fetch_cpu_gpu) || (m->probe_lead && !c->probe_gpu) || (m->pass_start && m->passes > 0 && (!c->pass_start_gpu || (m->pass_stop && !c->pass_stop_gpu))) ||
         !io->epoch || !io->fs || !io->ft || !io->ts || !io->it || !io->stall || !io->stage || !r->pos || !r->first ||
         !r->work || !r->gaps || !r->fmed)
         return ss_fail(SS_ENOMEM, "out of memory for calibration (%ld rows x %d GPUs)", io->rows, m->gpus);
@@ -702,7 +705,8 @@ void ss_calib_free(ss_calib *c)
     int **ints[] = {&c->workers_gpu, &c->prefetch_gpu};
     double **dbls[] = {&c->gap_gpu,         &c->refill_gpu, &c->delivery_gpu,  &c->resid_gpu,
                        &c->stall_resid_gpu, &c->ready_gpu,  &c->fetch_cpu_gpu, &c->fetch_med_gpu,
-                       &c->probe_gpu,       &c->start_excess_gpu, &c->pass_start_gpu};
+                       &c->probe_gpu,       &c->start_excess_gpu, &c->pass_start_gpu,
+                       &c->pass_stop_gpu};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         free(*ints[i]);
         *ints[i] = NULL;

@@ -61,6 +61,9 @@ typedef struct {
     /* [passes][gpus]: when each GPU's loop called iter(loader) in each epoch, s (the trace's
      * /pass_start_time, one row per epoch in the timeline's order), or NULL */
     double *pass_start_gpu;
+    /* [passes][gpus]: how long each GPU's next() that ended each epoch's pass took, s (the
+     * trace's /pass_stop_time: its workers' shutdown), or NULL */
+    double *pass_stop_gpu;
     long passes;
     /* the share of the calibration rows, past each epoch's first max(W, 1), whose batch was
      * ready when GPU g's loop asked for it (fetch_start + fetch_time <= train_start -

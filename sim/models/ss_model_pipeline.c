@@ -220,6 +220,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         if (i < SSP_PROBE_NEXT_LEAD || cal->probe_next) p->probe_gpu[i] = cal->probe_gpu + (size_t)i * (size_t)cal->gpus;
     if (cal && cal->pass_start_gpu) {
         p->pass_start_gpu = cal->pass_start_gpu;
+        p->pass_stop_gpu = cal->pass_stop_gpu;
         p->passes = cal->passes;
     }
     if (o->delivery.is_auto && o->delivery_per_batch && !ssp_off(SSP_RULE_DELIVERY_BATCH)) p->delivery_measured = ssp_factor_of(o->delivery.value);
@@ -320,6 +321,9 @@ static void pipe_state_free(pipe_state *st)
     free(st->fetch_buf);
     free(st->start_buf);
     free(st->sort_buf);
+    free(st->heal_ask);
+    free(st->heal_tmp);
+    free(st->heal_a0);
     free(st->wg);
     free(st->pg);
     free(st->gg);
@@ -573,6 +577,34 @@ static int epoch_leads(pipe_state *st, int G)
     return 1;
 }
 
+/* The healed GPUs' first asks of the epoch (MODELS-pipeline.md, "Healing a GPU"), into
+ * st->heal_ask, or NULL: where every GPU's pass start of the epoch is known and comes
+ * before its first ask, a healed GPU's first ask is its own pass start, less its shutdown
+ * of the pass before plus the others' median one (with pass stops, epochs after the
+ * first), plus the others' median time from pass start to first ask. Its loop's own work
+ * before the pass (an evaluation, a checkpoint) stays; its loader's part is the others'.
+ * Keeps every GPU's measured first ask in st->heal_a0. */
+static const double *healed_first_asks(pipe_state *st, const ss_row *row, int G)
+{
+    const ssp_params *p = &st->ps.p;
+    if (!row->train_start || !p->pass_start_gpu || st->epoch < 0 || st->epoch >= p->passes || G < 2 ||
+        ssp_off(SSP_RULE_HEAL_OWN_WORK) || ssp_off(SSP_RULE_PASS_ANCHOR))
+        return NULL;
+    const double *ps = p->pass_start_gpu + (size_t)st->epoch * (size_t)G;
+    const double *q = p->pass_stop_gpu && st->epoch >= 1 ? p->pass_stop_gpu + (size_t)(st->epoch - 1) * (size_t)G : NULL;
+    double *lead = st->heal_tmp, *scratch = st->heal_tmp + G;
+    for (int g = 0; g < G; g++) {
+        const double a = st->heal_a0[g] = row->train_start[g] - row->stall_time[g];
+        if (!(isfinite(ps[g]) && isfinite(a) && ps[g] <= a + 1e-9) || (q && !isfinite(q[g]))) return NULL;
+        lead[g] = a - ps[g];
+    }
+    const double l = ss_median_unhealed(lead, G, &st->heals, scratch);
+    const double qm = q ? ss_median_unhealed(q, G, &st->heals, scratch) : 0.0;
+    if (!isfinite(l) || !isfinite(qm)) return NULL;
+    for (int g = 0; g < G; g++) st->heal_ask[g] = st->ps.healed[g] ? ps[g] - (q ? q[g] - qm : 0.0) + l : NAN;
+    return st->heal_ask;
+}
+
 /* The measured starts of an epoch's first batches as the scenario starts its workers
  * (boot_init): each GPU's start-up after its loop's first ask (ask0) times its factor;
  * none after the first epoch where the workers persist; the loop's ask where the GPU
@@ -584,11 +616,11 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         for (int g = 0; g < G; g++)
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
         const double *k = st->ask_scale_now;
-        /* a healed GPU's first ask is the others' median, as in the recurrence */
+        /* a healed GPU's first ask as in the recurrence */
         if (k && st->ps.healed && G > 1) {
             const double med = ss_median_unhealed(st->ask0, G, &st->heals, st->ask1);
             for (int g = 0; g < G; g++)
-                if (st->ps.healed[g]) st->ask0[g] = med;
+                if (st->ps.healed[g]) st->ask0[g] = st->ps.healed_asks ? st->ps.healed_asks[g] : med;
         }
         int e = 0; /* the GPU that asks first */
         for (int g = 1; g < G; g++) e = st->ask0[g] < st->ask0[e] ? g : e;
@@ -628,8 +660,12 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         st->fetch_buf = malloc((size_t)gpus * sizeof *st->fetch_buf);
         st->start_buf = malloc((size_t)gpus * sizeof *st->start_buf);
         st->sort_buf = malloc((size_t)gpus * sizeof *st->sort_buf);
+        st->heal_ask = malloc((size_t)gpus * sizeof *st->heal_ask);
+        st->heal_tmp = malloc(2 * (size_t)gpus * sizeof *st->heal_tmp);
+        st->heal_a0 = malloc((size_t)gpus * sizeof *st->heal_a0);
     }
-    if (!st || (s->heal.n > 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf))) {
+    if (!st || (s->heal.n > 0 && (!st->fetch_buf || !st->start_buf || !st->sort_buf || !st->heal_ask || !st->heal_tmp ||
+                                  !st->heal_a0))) {
         if (st) pipe_state_free(st);
         return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     }
@@ -715,8 +751,16 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     /* the measured starts serve the epoch's first batches, max(W, 1) of them: a healed
      * GPU's loader starts them like the others (the median of their starts), as its own
      * may belong to a loader with fewer workers */
+    if (st->ps.k == 0 && st->ps.healed) st->ps.healed_asks = healed_first_asks(st, row, G);
     if (G > 1 && st->heals.n > 0 && st->ps.k < st->heal_first && !ssp_off(SSP_RULE_HEAL_STARTS)) {
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
+        if (st->ps.healed_asks) { /* the others' median start after the ask, after its own ask */
+            double *d = st->heal_tmp;
+            for (int g = 0; g < G; g++) d[g] = row->fetch_start[g] - st->heal_a0[g];
+            const double u = ss_median_unhealed(d, G, &st->heals, st->heal_tmp + G);
+            for (int g = 0; g < G; g++)
+                if (st->ps.healed[g]) st->start_buf[g] = st->ps.healed_asks[g] + u;
+        }
         healed.fetch_start = st->start_buf;
     }
     if (boot) healed.fetch_start = boot_starts(st, row, healed.fetch_start, G);

@@ -90,6 +90,9 @@ typedef struct {
     /* The trace's pass starts, [passes][gpus] (ss_calib.pass_start_gpu), or NULL: where each
      * epoch's first asks are anchored ("The first asks") */
     const double *pass_start_gpu;
+    /* The trace's pass stops, [passes][gpus] (ss_calib.pass_stop_gpu), or NULL: a healed
+     * GPU's shutdown of the pass before is the others' median ("Healing a GPU") */
+    const double *pass_stop_gpu;
     long passes;
     /* The CPU part of each fetch, which fetch_scale does not scale (the fetching thread's
      * decoding and collating): GPU g's replayed fetch is min(f, c) + fetch_scale * max(0,
@@ -154,6 +157,8 @@ typedef struct {
                              * first row), NaN where the rows do not show it: T[-1] */
     const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is the
                                   * median of the others' (not owned; NULL: none) */
+    const double *healed_asks;   /* [gpus] the epoch's first asks of the healed GPUs where the
+                                  * model sets them ("Healing a GPU"; not owned), NULL: the median */
     const double *first_asks; /* [gpus] the epoch's first asks as the scenario moves them
                                * (MODELS-pipeline.md, "The first asks"; not owned; NULL: as
                                * measured) */

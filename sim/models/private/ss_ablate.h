@@ -37,6 +37,7 @@ typedef enum {
     SSP_RULE_WINDOW_DELIVERY,  /* an epoch's first delivery stretches with the first window's crush */
     SSP_RULE_PROBE_NEXT,       /* later epochs take the probe's second pass */
     SSP_RULE_PASS_ANCHOR,      /* the first asks scale from each GPU's own pass start */
+    SSP_RULE_HEAL_OWN_WORK,    /* a healed GPU's first ask keeps its loop's own work before the pass */
     SSP_NRULES
 } ssp_rule;
 
