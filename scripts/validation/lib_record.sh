@@ -9,12 +9,16 @@ wait_quiet() {
   done
 }
 
-# point_args POINT: the workload's arguments of a point named wN (N workers) or wN-pers (N persistent workers);
-# status 1 for another name.
+# point_args POINT: the workload's arguments of a point named wN (N workers), wN-pers (N persistent workers) or
+# either with -slowR (rank R's storage slower: --slow-rank R); status 1 for another name.
 point_args() {
-  case $1 in
-    w[0-9] | w[0-9][0-9]) echo "--workers ${1#w}" ;;
-    w[0-9]-pers | w[0-9][0-9]-pers) local n=${1#w}; echo "--workers ${n%-pers} --persistent" ;;
+  local p=$1 slow=""
+  case $p in
+    *-slow[0-9]) slow=" --slow-rank ${p##*-slow}"; p=${p%-slow*} ;;
+  esac
+  case $p in
+    w[0-9] | w[0-9][0-9]) echo "--workers ${p#w}$slow" ;;
+    w[0-9]-pers | w[0-9][0-9]-pers) local n=${p#w}; echo "--workers ${n%-pers} --persistent$slow" ;;
     *) return 1 ;;
   esac
 }

@@ -12,7 +12,8 @@ seconds and runs the forward pass alone. Both samplers are DistributedSamplers (
 evaluation one unshuffled); drop_last=False, so the last batch of a pass may be short.
 Rank 0 prints the job's wall time: from before the first epoch's iter(loader) to the end of
 the last evaluation pass. With --eval-rank0, rank 0 alone evaluates, as many scripts do, and
-the other ranks wait for it in the next epoch's first all-reduce.
+the other ranks wait for it in the next epoch's first all-reduce. With --slow-rank R, rank R's
+training shard sits on slower storage (--slow-factor times --latency per sample).
 """
 
 import sys
@@ -39,6 +40,9 @@ def parse():
                compute=(0.020, "seconds of emulated accelerator time per training step"),
                eval_compute=(0.008, "seconds of emulated accelerator time per evaluation step"),
                persistent=(False, "persistent_workers=True on both loaders"),
+               slow_rank=(-1, "this rank's training samples wait --slow-factor times --latency (its shard on slower "
+                              "storage; its evaluation loader reads at --latency)"),
+               slow_factor=(3.0, "the factor of --slow-rank"),
                eval_rank0=(False, "rank 0 alone evaluates (the whole evaluation set, --eval-iterations x ranks "
                                   "batches, no DistributedSampler), recorded with Recorder(PREFIX-eval, world_size=1); "
                                   "the other ranks go on to the next epoch and wait for it in its first all-reduce"))
@@ -56,7 +60,8 @@ def main():
     else:
         rec_eval = wl.recorder(a.out + "-eval" if a.out and not a.eval_rank0 else None)
     # a few samples more than whole batches: the last batch of each pass is short
-    train_ds = SlowStorage(a.iterations * a.batch * world - world * 5, a.latency, a.decode)
+    train_ds = SlowStorage(a.iterations * a.batch * world - world * 5,
+                           a.latency * (a.slow_factor if rank == a.slow_rank else 1.0), a.decode)
     eval_ds = SlowStorage(a.eval_iterations * a.batch * world - world * 3, a.latency, a.decode)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent)
     sampler, loader = wl.sampled_loader(train_ds, rank, world, 1, a.batch, a.workers, kw, drop_last=False, rec=rec)
