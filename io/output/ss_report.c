@@ -391,10 +391,11 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                         ss_rank_over(s, j) == r->top[0].over &&
                         (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) - best <
                             SS_RANK_MIN_PCT;
-        char more[96] = "";
+        char more[160] = "";
         if (near_all > tied)
-            snprintf(more, sizeof more, "; %d scenarios of the sweep in all do (summary.csv's %s)", near_all,
-                     r->by_run ? "run_change_pct" : "change_pct");
+            snprintf(more, sizeof more, "; %d of the sweep's scenarios lie that close to the best, %d of them not "
+                                        "listed here (summary.csv's %s)",
+                     near_all, near_all - tied, r->by_run ? "run_change_pct" : "change_pct");
         if (tied > 1)
             fprintf(out, "  (the first %d differ by less than %.0f point%s%s: as good as equal, as real runs of one "
                          "setting differ by 1-2 %%; take the cheapest)\n",

@@ -13,7 +13,9 @@ fidelity: the goal is within 2 %) and with the default 11 (the measured steady s
 From each base (w1-a, w2-a) it predicts `workers` = each recorded point's count (0, 1,
 2, 3 or 4) x `persistent_workers = auto, true` and compares each prediction that has
 recorded real runs (wW, w2-pers, w4-pers) with
-their mean; from w2-slow1-a it predicts `heal = 1` against w2. Goals: within 5 % (8 %
+their mean; from w2-slow1-a it predicts `heal = 1` against w2. A base of a point with a slow
+rank R (POINT-slowR-a, such as w2-slow0-a) sweeps the workers with `heal = none, R`: a healed
+scenario stands for the point without the slow rank, the others for the points with it. Goals: within 5 % (8 %
 where the base's two runs spread more than 5 % on that measure). The ranked answer
 (`rank_by = run`, the first ranked cut) of each base is checked against the real runs:
 did that change make the real job slower than the base point?
@@ -35,7 +37,7 @@ import tempfile
 
 import numpy as np
 
-POINTS = ("w0", "w1", "w2", "w3", "w4", "w2-pers", "w4-pers", "w2-fork", "w2-long", "w2-slow1")
+POINTS = ("w0", "w1", "w2", "w3", "w4", "w2-pers", "w4-pers", "w2-fork", "w2-long", "w2-slow1", "w1-slow0", "w2-slow0")
 BASES = ("w1-a", "w2-a")
 
 
@@ -71,20 +73,31 @@ def baseline_name(rows):
     return next(n for n in rows if re.search(r"_w-auto_", n) and "_pw-" not in n and "_heal" not in n)
 
 
+def slow_of(point):
+    """(the point without its slow rank, the slow rank) of a point named POINT-slowR, else (point, None)"""
+    m = re.fullmatch(r"(.+)-slow(\d+)", point)
+    return (m.group(1), int(m.group(2))) if m else (point, None)
+
+
 def point_of(name, base_point):
-    """the recorded point a predicted scenario stands for (None: not recorded)"""
+    """the recorded point a predicted scenario stands for (None: not recorded); from a base
+    with a slow rank R (POINT-slowR), a scenario that heals R stands for the point without
+    it, one that does not for the point with it"""
+    plain, slow = slow_of(base_point)
+    m = re.search(r"_heal-(\d+)", name)
+    if m and (slow is None or int(m.group(1)) != slow):
+        return None
+    suffix = "" if m or slow is None else "-slow%d" % slow
     m = re.search(r"_w-(\w+?)_", name)
     w = m.group(1) if m else "auto"
     pers = "_pw-true" in name
-    if "_heal" in name:
-        return "w2" if base_point == "w2-slow1" else None
     if w == "auto" and not pers:
-        return base_point
+        return plain + suffix
     if w == "auto":
-        w = base_point[1:] if base_point in ("w1", "w2") else None
+        w = plain[1:] if plain in ("w1", "w2") else None
     if pers:
-        return "w%s-pers" % w if w in ("2", "4") else None
-    return "w" + w if w in ("0", "1", "2", "3", "4") else None
+        return "w%s-pers%s" % (w, suffix) if w in ("2", "4") else None
+    return "w" + w + suffix if w in ("0", "1", "2", "3", "4") else None
 
 
 def pct(a, b):
@@ -168,8 +181,11 @@ def check(a, out):
     without = []  # with an evaluation loader: (|whole-run error| with it, without it: the base's real job
                   # changed by the training trace's own whole-run change)
     counts = "auto, " + ", ".join(p[1:] for p in POINTS if re.fullmatch(r"w\d", p) and p in real)
-    sweeps = [(b, {"workers": counts, "persistent_workers": "auto, true"}) for b in a.bases.split(",")]
-    sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, 1"}))
+    # a base with a slow rank R sweeps the workers with R healed and not (no persistent workers: none recorded)
+    sweeps = [(b, {"workers": counts, "persistent_workers": "auto, true"} if slow_of(b.rsplit("-", 1)[0])[1] is None
+               else {"workers": counts, "heal": "none, %d" % slow_of(b.rsplit("-", 1)[0])[1]})
+              for b in a.bases.split(",")]
+    sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, %d" % (slow_of(a.slow_base.rsplit("-", 1)[0])[1] or 1)}))
     for base, scen in sweeps:
         bp = base.rsplit("-", 1)[0]
         tr = os.path.join(a.data, base + ".h5")
@@ -186,7 +202,7 @@ def check(a, out):
                 continue
             tp = point_of(name, bp)
             label = r["label"].replace("pipe f=none s=none ", "").replace(" fs=1 cs=1", "")
-            if "_w-auto_" in name and "_heal" not in name and bp != "w2-slow1":
+            if "_w-auto_" in name and "," in scen["workers"]:
                 continue  # the same settings as the base's own worker count, listed under it
             if tp is None or tp not in real:
                 preds.append((base, label, tp or "-", None, None, None, None, float(r["run_change_pct"])))

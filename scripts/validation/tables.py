@@ -35,19 +35,20 @@ HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorc
             "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
             "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zq",
             "pytorch-grid-zr", "pytorch-startup-o", "pytorch-eval", "pytorch-eval-r0",
-            "pytorch-eval-4r")
+            "pytorch-eval-4r", "pytorch-eval-slow")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one, pytorch-eval-4r four; -g, -l and the eval
 # sets fork their workers, the others spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",
                 "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
                 "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-startup-o",
-                "pytorch-eval", "pytorch-eval-r0", "pytorch-eval-4r")
+                "pytorch-eval", "pytorch-eval-r0", "pytorch-eval-4r", "pytorch-eval-slow")
 # a set whose synchronous runs carry the probe of one worker also predicts from its w0-a
 STARTUP_BASES = {name: "w0-a,w1-a,w2-a" for name in ("pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h",
                                                       "pytorch-startup-i", "pytorch-startup-j", "pytorch-startup-k",
                                                       "pytorch-startup-l", "pytorch-startup-m",
                                                       "pytorch-startup-n", "pytorch-startup-o", "pytorch-eval",
                                                       "pytorch-eval-r0")}
+STARTUP_BASES["pytorch-eval-slow"] = "w1-slow0-a,w2-slow0-a"  # rank 0 slow: its heal and the workers
 # held out when recorded, never used to change a model; their errors now set the intervals
 CALIBRATION = tuple(intervals.CAL)
 SPLITS = (("dev", "development"), ("calibration", "calibration"), ("held-out", "held out"))

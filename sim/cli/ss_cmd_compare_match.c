@@ -380,8 +380,7 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                          by_text ? "the results" : "this loader", more == 1 ? "s" : "", t->nscenario > 1 ? "them all" : texts);
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
-                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d with fetch_scale, "
-                         "compute_scale or heal]", others);
+                snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d fs/cs/heal]", others);
             const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN, hi = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
             /* the baseline's interval is of its own trace's replay, not of another run */
             const char *in = own || isnan(lo) || isnan(hi)            ? "-"
@@ -491,7 +490,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
         print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, NULL,
                           out, csv);
     if (nother)
-        fprintf(out, "[+N with ...]: the results folder also predicts that loader with other storage, compute or a GPU "
+        fprintf(out, "[+N fs/cs/heal]: the results folder also predicts that loader with other storage (fs), compute (cs) or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "
                      "prediction, and its error (and the mean below) is not the model's; set such a run beside its "
                      "own scenario by giving it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario "

@@ -325,10 +325,9 @@ lines = {l.split()[0]: l for l in parts[1].splitlines() if l.startswith("m")}
 assert "W=8 P=2" in lines["m8.h5"] and "no such prediction among the inputs" in lines["m8.h5"], lines["m8.h5"]
 assert lines["m2.h5"].split()[6] == "yes", lines["m2.h5"]
 # (each loader also has its fs=0.5 row in the folder, which a real run's trace cannot show: marked)
-assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not in the mean) [+1 with fetch_scale, "
-                               "compute_scale or heal]"), lines["m1.h5"]
-assert lines["m2.h5"].endswith("cs=1 [+1 with fetch_scale, compute_scale or heal]"), lines["m2.h5"]
-assert any(l.startswith("[+N with ...]: the results folder also predicts that loader with other storage") for l in text), text
+assert lines["m1.h5"].endswith("(the base's own loader: the baseline replay, not in the mean) [+1 fs/cs/heal]"), lines["m1.h5"]
+assert lines["m2.h5"].endswith("cs=1 [+1 fs/cs/heal]"), lines["m2.h5"]
+assert any(l.startswith("[+N fs/cs/heal]: the results folder also predicts that loader with other storage (fs)") for l in text), text
 assert any(l.startswith("a real run with its base trace's own loader settings is set beside the baseline replay") for l in text), text
 PY
 # --match with --csv: the match tables as rows of FILE-match.csv, each number the text's

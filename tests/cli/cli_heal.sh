@@ -148,7 +148,7 @@ cuts = [float(m.group(1)) for m in re.finditer(r"^  \d\. .* ([-+][\d.]+)% \(", t
 tied = 1
 while tied < len(cuts) and cuts[tied] - cuts[0] < 1.0:
     tied += 1
-m = re.search(r"\(the first (\d+) differ by less than 1 point(?:; \d+ scenarios of the sweep in all do \([^)]*\))?: as good as equal", text)
+m = re.search(r"\(the first (\d+) differ by less than 1 point(?:; \d+ of the sweep's scenarios lie that close to the best, \d+ of them not listed here \([^)]*\))?: as good as equal", text)
 print("ranked cuts %s: %d within 1 point of the best, printed %s" % (cuts, tied, m.group(1) if m else None))
 assert len(cuts) >= 2 and tied > 1 and m and int(m.group(1)) == tied
 PY
@@ -183,9 +183,10 @@ text = open(sys.argv[1]).read()
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["scenario"] != "measured"]
 best = min(float(r["iter_time_change_pct"]) for r in rows)
 n = sum(float(r["iter_time_change_pct"]) - best < 1.0 for r in rows)
-m = re.search(r"\(the first (\d) differ by less than 1 point; (\d+) scenarios of the sweep in all do \(summary.csv's change_pct\)", text)
+m = re.search(r"\(the first (\d) differ by less than 1 point; (\d+) of the sweep's scenarios lie that close to the best, "
+              r"(\d+) of them not listed here \(summary.csv's change_pct\)", text)
 print("within 1 point of the best in summary.csv: %d; printed %s" % (n, m.group(2) if m else None))
-assert n > 5 and m and int(m.group(2)) == n
+assert n > 5 and m and int(m.group(2)) == n and int(m.group(3)) == n - int(m.group(1))
 PY
 # which-fix.ini on a trace that loads synchronously: workers = auto and auto*2 both give 0,
 # so each GPU's heal is there twice; the list names each GPU once (it named GPU 5 twice and
