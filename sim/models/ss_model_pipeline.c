@@ -168,7 +168,14 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     memset(set, 0, sizeof *set);
     ssp_params *p = &set->p;
     set->gpus = cal ? cal->gpus : 0;
-    set->own_model = !ss_config_changed(c, "pipeline", NULL);
+    /* the [pipeline] keys that change the replay of the trace's own loaders (cpu_sharing,
+     * fetch_cpu and storage_parallel change nothing there: each scales by the scenario's
+     * load over the trace's) */
+    static const char *const replay_keys[] = {"worker_gap", "refill_gap", "delivery", "delivery_per_batch", "step_gap",
+                                              "sync_every"};
+    set->own_model = 1;
+    for (size_t i = 0; i < sizeof replay_keys / sizeof replay_keys[0]; i++)
+        set->own_model &= !ss_config_changed(c, "pipeline", replay_keys[i]);
     p->workers = 1;
     p->prefetch = 2;
     if (s->workers.is_auto && cal && cal->workers_gpu) {

@@ -530,7 +530,7 @@ unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in)
 }
 
 /* The class of a prediction (MODELS-pipeline.md, "Intervals"), first that applies: the
- * baseline replay (every [pipeline] key at its default); from a trace where some GPU loaded synchronously, a scenario that gives
+ * baseline replay (no [pipeline] key changes it); from a trace where some GPU loaded synchronously, a scenario that gives
  * it workers (probed: it takes the costs of the trace's probe of one worker); near saturation (the row keeps more than SSP_BUSY_PCT of its cores busy); a
  * GPU healed; loaders now ahead (SS_HINT_LOADERS_AHEAD); else the loader stays the
  * bottleneck (or nothing it changes sets the pace): on calm cores where the trace and the
@@ -538,7 +538,7 @@ unsigned ssp_hints(const ss_scenario *s, const ss_hint_in *in)
 const ss_error_class *ssp_error_class(const ss_scenario *s, const ss_class_in *in)
 {
     int c = SSP_CLASS_BOUND;
-    /* a [pipeline] key away from its default changes the replay: no baseline's error says how far */
+    /* a [pipeline] key that changes the replay itself: no baseline's error says how far */
     if (s->baseline && ((const ssp_settings *)(const void *)s->settings)->own_model) c = SSP_CLASS_BASELINE;
     else {
         int sync = 0, probed = 0;

@@ -34,8 +34,9 @@ int ssp_cpu_sharing_on(const ssp_options *o);
 typedef struct {
     ssp_params p;
     int gpus;
-    int own_model; /* 1 when every [pipeline] key keeps its default: a row that replays the
-                    * trace's own loaders is then of the class baseline */
+    int own_model; /* 1 when no [pipeline] key that changes the replay of the trace's own
+                    * loaders is given another value than its default: a row that replays
+                    * them is then of the class baseline */
 } ssp_settings;
 _Static_assert(sizeof(ssp_settings) <= SS_MODEL_SETTINGS_MAX, "raise SS_MODEL_SETTINGS_MAX");
 
