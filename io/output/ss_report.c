@@ -854,7 +854,7 @@ static void print_uneven(const ss_summary *s, const ss_drift *lv, FILE *out)
     fprintf(out, "uneven run (measured): the iterations past the warm-up in rows %ld-%ld (its %s quarter) took %+.0f%% against "
                  "the median quarter: the run changed speed (other processes on its cores, a slow phase); predictions "
                  "take it as one run, and their intervals widen with the halves' difference (%.1f%%)\n",
-            q * rows / 4, (q + 1) * rows / 4 - 1, q == 0 ? "first" : q == 1 ? "second" : q == 2 ? "third" : "last",
+            (q * rows + 3) / 4, ((q + 1) * rows + 3) / 4 - 1, q == 0 ? "first" : q == 1 ? "second" : q == 2 ? "third" : "last",
             100.0 * d, 100.0 * ss_summary_variability(s));
 }
 

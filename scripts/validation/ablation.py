@@ -104,16 +104,14 @@ def held_out(stallsim, data, real, tmp):
     have a real point, the base's own setting left out."""
     out = {}
     bases = STARTUP_BASES.get(os.path.basename(os.path.normpath(data)), ",".join(sp.BASES)).split(",")
-    sweeps = [(b, {"workers": "auto, 0, 1, 2, 3", "persistent_workers": "auto, true"}) for b in bases]
-    sweeps.append(("w2-slow1-a", {"workers": "auto", "heal": "none, 1"}))
-    for base, scen in sweeps:
+    for base, scen in sp.sweeps_of(bases, "auto, 0, 1, 2, 3", "w2-slow1-a"):
         bp = base.rsplit("-", 1)[0]
         tr = os.path.join(data, base + ".h5")
         if not os.path.exists(tr) or bp not in real:
             continue
         rows, _ = sp.run_stallsim(stallsim, tr, os.path.join(tmp, "pred-%s-%s" % (os.path.basename(data), base)), scen)
         for name, r in rows.items():
-            if name == "measured" or ("_w-auto_" in name and "_heal" not in name and bp != "w2-slow1"):
+            if name == "measured" or sp.skipped(name, scen):
                 continue
             tp = sp.point_of(name, bp)
             if tp is None or tp not in real or tp == bp:

@@ -100,6 +100,27 @@ def point_of(name, base_point):
     return "w" + w + suffix if w in ("0", "1", "2", "3", "4") else None
 
 
+def sweeps_of(bases, counts, slow_base):
+    """[(base trace, scenario keys)]: each base sweeps the worker counts with persistent
+    workers and without; a base of a point with a slow rank R (POINT-slowR-REP) sweeps them
+    with R healed and not (no persistent workers: none recorded); slow_base heals its slow
+    rank (1 where its name gives none) with its own workers"""
+    out = []
+    for b in bases:
+        slow = slow_of(b.rsplit("-", 1)[0])[1]
+        out.append((b, {"workers": counts, "persistent_workers": "auto, true"} if slow is None
+                    else {"workers": counts, "heal": "none, %d" % slow}))
+    slow = slow_of(slow_base.rsplit("-", 1)[0])[1]
+    out.append((slow_base, {"workers": "auto", "heal": "none, %d" % (1 if slow is None else slow)}))
+    return out
+
+
+def skipped(name, scen):
+    """1 for a row of workers = auto where the sweep also lists the counts: the base's own count
+    gives the same settings"""
+    return "_w-auto_" in name and "," in scen["workers"]
+
+
 def pct(a, b):
     return 100.0 * (a / b - 1.0)
 
@@ -112,7 +133,8 @@ def parse_args(argv=None):
     ap.add_argument("--work", default=None, help="folder for the sweeps (default: a new temporary one)")
     ap.add_argument("--reps", default="a,b", help="the runs of each point that make its real mean (default a,b)")
     ap.add_argument("--bases", default=",".join(BASES), help="the base traces for the worker sweeps (default w1-a,w2-a)")
-    ap.add_argument("--slow-base", default="w2-slow1-a", help="the trace healed (heal = 1) against w2")
+    ap.add_argument("--slow-base", default="w2-slow1-a",
+                    help="the trace POINT-slowR-REP healed (heal = R) against POINT (default w2-slow1-a)")
     ap.add_argument("--warmup", type=int, default=None, help="the steady state's warmup_iterations (default: stallsim's, 11)")
     ap.add_argument("--markdown", default=None, help="also write the tables (Markdown) to this file")
     return ap.parse_args(argv)
@@ -181,12 +203,7 @@ def check(a, out):
     without = []  # with an evaluation loader: (|whole-run error| with it, without it: the base's real job
                   # changed by the training trace's own whole-run change)
     counts = "auto, " + ", ".join(p[1:] for p in POINTS if re.fullmatch(r"w\d", p) and p in real)
-    # a base with a slow rank R sweeps the workers with R healed and not (no persistent workers: none recorded)
-    sweeps = [(b, {"workers": counts, "persistent_workers": "auto, true"} if slow_of(b.rsplit("-", 1)[0])[1] is None
-               else {"workers": counts, "heal": "none, %d" % slow_of(b.rsplit("-", 1)[0])[1]})
-              for b in a.bases.split(",")]
-    sweeps.append((a.slow_base, {"workers": "auto", "heal": "none, %d" % (slow_of(a.slow_base.rsplit("-", 1)[0])[1] or 1)}))
-    for base, scen in sweeps:
+    for base, scen in sweeps_of(a.bases.split(","), counts, a.slow_base):
         bp = base.rsplit("-", 1)[0]
         tr = os.path.join(a.data, base + ".h5")
         if not os.path.exists(tr) or bp not in real:
@@ -202,7 +219,7 @@ def check(a, out):
                 continue
             tp = point_of(name, bp)
             label = r["label"].replace("pipe f=none s=none ", "").replace(" fs=1 cs=1", "")
-            if "_w-auto_" in name and "," in scen["workers"]:
+            if skipped(name, scen):
                 continue  # the same settings as the base's own worker count, listed under it
             if tp is None or tp not in real:
                 preds.append((base, label, tp or "-", None, None, None, None, float(r["run_change_pct"])))

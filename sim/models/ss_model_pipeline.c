@@ -171,9 +171,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the [pipeline] keys that change the replay of the trace's own loaders (cpu_sharing,
      * fetch_cpu and storage_parallel change nothing there: each scales by the scenario's
      * load over the trace's) */
-    static const char *const replay_keys[] = {"worker_gap", "refill_gap", "delivery", "delivery_per_batch", "step_gap",
-                                              "sync_every"};
-    set->own_model = 1;
+    static const char *const replay_keys[] = {"worker_gap", "refill_gap", "delivery", "delivery_per_batch", "step_gap"};
+    set->own_model = o->sync_every <= 1; /* (0 is 1) */
     for (size_t i = 0; i < sizeof replay_keys / sizeof replay_keys[0]; i++)
         set->own_model &= !ss_config_changed(c, "pipeline", replay_keys[i]);
     p->workers = 1;
@@ -390,7 +389,7 @@ static ss_status ask_scale_init(pipe_state *st, const ss_scenario *s, const int 
     double *t = malloc(2 * (size_t)gpus * sizeof *t);
     if (!t) return ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
     for (int g = 0; g < gpus; g++) t[g] = trace_w[g];
-    /* a healed GPU asks as the others do (its first ask is their median): so are its workers */
+    /* a healed GPU's workers are the others' median, as its loader's are */
     if (st->heals.n > 0 && gpus > 1) {
         const double med = median_rounded(t, gpus, &st->heals);
         for (int g = 0; g < gpus; g++)
@@ -623,8 +622,8 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
         for (int g = 0; g < G; g++)
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
         const double *k = st->ask_scale_now;
-        /* a healed GPU's first ask as in the recurrence */
-        if (k && st->ps.healed && G > 1) {
+        /* a healed GPU's first ask as in the recurrence (also where no ask scales) */
+        if (st->ps.healed && G > 1) {
             const double med = ss_median_unhealed(st->ask0, G, &st->heals, st->ask1);
             for (int g = 0; g < G; g++)
                 if (st->ps.healed[g]) st->ask0[g] = st->ps.healed_asks ? st->ps.healed_asks[g] : med;
@@ -708,7 +707,7 @@ static ss_status pipe_init(void **state, const ss_scenario *s, const ss_config *
         }
     rc = first_round_init(st, q->trace_workers_gpu, gpus);
     if (rc == SS_OK) rc = boot_init(st, s, q->trace_workers_gpu, gpus);
-    if (rc == SS_OK && healing) { /* the healed GPUs' first asks of an epoch: the others' median */
+    if (rc == SS_OK && healing) { /* the healed GPUs, whose first asks of an epoch are the others' ("Healing a GPU") */
         st->healed = calloc((size_t)gpus, 1);
         if (!st->healed) rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         for (int g = 0; st->healed && g < gpus; g++) st->healed[g] = (unsigned char)ss_healset_has(&st->heals, g);

@@ -155,8 +155,9 @@ typedef struct {
     double *nxt;            /* [gpus] each GPU's ask for the next batch (sync_every > 1) */
     double first_ask;       /* the epoch's first ask (the last GPU's, train_start - stall of its
                              * first row), NaN where the rows do not show it: T[-1] */
-    const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is the
-                                  * median of the others' (not owned; NULL: none) */
+    const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is
+                                  * healed_asks' or else the median of the others' (not owned;
+                                  * NULL: none) */
     const double *healed_asks;   /* [gpus] the epoch's first asks of the healed GPUs where the
                                   * model sets them ("Healing a GPU"; not owned), NULL: the median */
     const double *first_asks; /* [gpus] the epoch's first asks as the scenario moves them
