@@ -821,9 +821,10 @@ static void print_late_passes(const ss_summary *s, FILE *out)
     if (!(late > 0.0)) return;
     fprintf(out, "late passes (measured): %.3f s, %.0f%% of the whole run, by which the last GPU's loop began each "
                  "epoch's pass after the first's (GPU %d in most epochs): its own work before iter(loader), such as "
-                 "rank 0 evaluating or saving a checkpoint alone; every row keeps it as measured, and the other GPUs "
-                 "wait for it in their first step. An evaluation loader of that rank, recorded with a Recorder of "
-                 "world_size=1 and named in [trace] eval_path, then changes with each row\n",
+                 "rank 0 evaluating or saving a checkpoint alone; every row keeps it as measured, a heal of that GPU "
+                 "too (a heal fixes its loader, not its loop), and the other GPUs wait for it in their first step. An "
+                 "evaluation loader of that rank, recorded with a Recorder of world_size=1 and named in [trace] "
+                 "eval_path, then changes with each row\n",
             s->late_passes, 100.0 * late, s->late_gpu);
 }
 
