@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ss_import_pytorch.h"
 #include "ss_limits.h"
@@ -156,6 +157,22 @@ ss_status pt_header(pt_file *f)
 }
 
 /* Reads a rank file's meta lines and its first epoch line (pushed back). */
+/* 1 when rank R's recording process, by its meta host and pid, still runs here: a Python
+ * process of that pid on a host of that name (the pid alone may have been given again). */
+static int pt_still_running(const pt_rank *R)
+{
+    char host[256] = "", path[64], cmd[256];
+    if (R->pid <= 0 || !R->host[0] || gethostname(host, sizeof host - 1) != 0 || strcmp(host, R->host)) return 0;
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", R->pid);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    const size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    for (size_t i = 0; i < n; i++) cmd[i] = cmd[i] ? cmd[i] : ' ';
+    cmd[n] = '\0';
+    return strstr(cmd, "python") != NULL;
+}
+
 ss_status pt_rank_header(pt_rank *R)
 {
     pt_file *f = &R->main;
@@ -190,6 +207,7 @@ ss_status pt_rank_header(pt_rank *R)
             have_offset = 1;
         } else if (!strcmp(key, "clock_offset_source")) R->no_offset = !strcmp(f->field[2], "none");
         else if (!strcmp(key, "host")) snprintf(R->host, sizeof R->host, "%s", f->field[2]);
+        else if (!strcmp(key, "pid")) st = pt_long(f, 2, "meta pid", 1, LONG_MAX, &R->pid);
         else if (!strcmp(key, "torch")) snprintf(R->torch, sizeof R->torch, "%s", f->field[2]);
         else if (!strcmp(key, "cpus")) st = pt_long(f, 2, "meta cpus", 1, 1L << 20, &R->cpus);
         else if (!strcmp(key, "batches_per_epoch"))
@@ -219,6 +237,10 @@ ss_status pt_rank_header(pt_rank *R)
     if (R->workers < 0)
         return ss_fail(SS_EDATA, "%s: no 'meta,num_workers' line (was the loader wrapped with Recorder.wrap?)",
                        f->path);
+    if (pt_still_running(R))
+        ss_warn("%s: rank %d's process (pid %ld) still runs on this host: the job has not ended, so its record is "
+                "not whole yet (the last batches and the workers' shutdown are written as it ends); import it once "
+                "the job has ended", f->path, R->rank, R->pid);
     /* the first epoch record: its time is the rank's earliest */
     pt_kind k;
     if ((st = pt_read(f, &k)) != SS_OK) return st;

@@ -555,6 +555,20 @@ PY
   cp "$r.rank1.csv" "$b.rank1.csv"
   "$stallsim" import pytorch "$b.rank0.csv" -o "$work/good.h5" 2>"$work/good.err" >/dev/null &&
     ! grep -q "warning" "$work/good.err" && ok || fail "the restored copy imports: $(cat "$work/good.err")"
+  # a record whose rank's process still runs here (a Python process of its meta pid on its
+  # meta host): the import says the job has not ended; a pid that is not Python's does not
+  $py -c "import time; time.sleep(60)" & sleeper=$!
+  for who in py sh; do
+    cp -r "$work/w2" "$work/running-$who"
+    pid=$([ $who = py ] && echo $sleeper || echo $$)
+    sed -i "s/^meta,pid,.*/meta,pid,$pid/" "$work/running-$who/run.rank1.csv"
+    "$stallsim" import pytorch "$work/running-$who/run" -o "$work/running-$who.h5" > /dev/null 2> "$work/running-$who.err" ||
+      fail "import of a record beside a live pid ($who)"
+  done
+  kill $sleeper 2>/dev/null
+  grep -q "run.rank1.csv: rank 1's process (pid [0-9]*) still runs on this host: the job has not ended" "$work/running-py.err" &&
+    ! grep -q "still runs" "$work/running-sh.err" && ! grep -q "still runs" "$work/good.err" && ok ||
+    fail "a job still running: $(cat "$work/running-py.err" "$work/running-sh.err")"
   # rank 1 on another host with no clock offset measured (a Recorder made before
   # init_process_group): the import says its times are off by the clocks' difference
   cp -r "$work/w2" "$work/noclock"

@@ -92,6 +92,7 @@ typedef struct {
     int64_t offset;
     int no_offset; /* meta clock_offset_source none: the offset was not measured */
     char host[256], torch[64];
+    long pid; /* meta pid: the recording process (0: not recorded) */
     int64_t first_epoch_ns;
     /* the fetches' CPU times and the loop's per iteration (PT_CPU_FETCH, PT_CPU_LOOP), and
      * their waits for a core (PT_WAIT_*): histograms for their medians, and the rows
