@@ -583,31 +583,39 @@ static int epoch_leads(pipe_state *st, int G)
     return 1;
 }
 
-/* The healed GPUs' first asks of the epoch (MODELS-pipeline.md, "Healing a GPU"), into
- * st->heal_ask, or NULL: where every GPU's pass start of the epoch is known and comes
- * before its first ask, a healed GPU's first ask is its own pass start, less its shutdown
- * of the pass before plus the others' median one (with pass stops, epochs after the
- * first), plus the others' median time from pass start to first ask. Its loop's own work
- * before the pass (an evaluation, a checkpoint) stays; its loader's part is the others'.
- * Keeps every GPU's measured first ask in st->heal_a0. */
+/* The healed GPUs' first asks of the epoch (MODELS-pipeline.md, "Healing a GPU") into
+ * st->heal_ask, every GPU's measured one into st->heal_a0; NULL where the row has no
+ * train_start. Where every GPU's pass start of the epoch is known and comes before its first
+ * ask, a healed GPU's first ask is its own pass start, less its shutdown of the pass before
+ * plus the others' median one (with pass stops, epochs after the first), plus the others'
+ * median time from pass start to first ask (st->heal_own = 1): its loop's own work before
+ * the pass (an evaluation, a checkpoint) stays, its loader's part is the others'. Otherwise
+ * it is the others' median first ask. */
 static const double *healed_first_asks(pipe_state *st, const ss_row *row, int G)
 {
+    st->heal_own = 0;
+    if (!row->train_start) return NULL;
+    for (int g = 0; g < G; g++) st->heal_a0[g] = row->train_start[g] - row->stall_time[g];
+    const double med = ss_median_unhealed(st->heal_a0, G, &st->heals, st->heal_tmp);
+    for (int g = 0; g < G; g++) st->heal_ask[g] = st->ps.healed[g] ? med : NAN;
     const ssp_params *p = &st->ps.p;
-    if (!row->train_start || !p->pass_start_gpu || st->epoch < 0 || st->epoch >= p->passes || G < 2 ||
-        ssp_off(SSP_RULE_HEAL_OWN_WORK) || ssp_off(SSP_RULE_PASS_ANCHOR))
-        return NULL;
+    if (!p->pass_start_gpu || st->epoch < 0 || st->epoch >= p->passes || ssp_off(SSP_RULE_HEAL_OWN_WORK) ||
+        ssp_off(SSP_RULE_PASS_ANCHOR))
+        return st->heal_ask;
     const double *ps = p->pass_start_gpu + (size_t)st->epoch * (size_t)G;
     const double *q = p->pass_stop_gpu && st->epoch >= 1 ? p->pass_stop_gpu + (size_t)(st->epoch - 1) * (size_t)G : NULL;
     double *lead = st->heal_tmp, *scratch = st->heal_tmp + G;
     for (int g = 0; g < G; g++) {
-        const double a = st->heal_a0[g] = row->train_start[g] - row->stall_time[g];
-        if (!(isfinite(ps[g]) && isfinite(a) && ps[g] <= a + 1e-9) || (q && !isfinite(q[g]))) return NULL;
+        const double a = st->heal_a0[g];
+        if (!(isfinite(ps[g]) && isfinite(a) && ps[g] <= a + 1e-9) || (q && !isfinite(q[g]))) return st->heal_ask;
         lead[g] = a - ps[g];
     }
     const double l = ss_median_unhealed(lead, G, &st->heals, scratch);
     const double qm = q ? ss_median_unhealed(q, G, &st->heals, scratch) : 0.0;
-    if (!isfinite(l) || !isfinite(qm)) return NULL;
-    for (int g = 0; g < G; g++) st->heal_ask[g] = st->ps.healed[g] ? ps[g] - (q ? q[g] - qm : 0.0) + l : NAN;
+    if (!isfinite(l) || !isfinite(qm)) return st->heal_ask;
+    for (int g = 0; g < G; g++)
+        if (st->ps.healed[g]) st->heal_ask[g] = ps[g] - (q ? q[g] - qm : 0.0) + l;
+    st->heal_own = 1;
     return st->heal_ask;
 }
 
@@ -623,11 +631,8 @@ static const double *boot_starts(pipe_state *st, const ss_row *row, const double
             st->ask0[g] = row->train_start ? row->train_start[g] - row->stall_time[g] : NAN;
         const double *k = st->ask_scale_now;
         /* a healed GPU's first ask as in the recurrence (also where no ask scales) */
-        if (st->ps.healed && G > 1) {
-            const double med = ss_median_unhealed(st->ask0, G, &st->heals, st->ask1);
-            for (int g = 0; g < G; g++)
-                if (st->ps.healed[g]) st->ask0[g] = st->ps.healed_asks ? st->ps.healed_asks[g] : med;
-        }
+        for (int g = 0; st->ps.healed_asks && g < G; g++)
+            if (st->ps.healed[g]) st->ask0[g] = st->ps.healed_asks[g];
         int e = 0; /* the GPU that asks first */
         for (int g = 1; g < G; g++) e = st->ask0[g] < st->ask0[e] ? g : e;
         const double lo = st->ask0[e];
@@ -760,7 +765,7 @@ static void pipe_replay(void *state, const ss_row *row, double *stall, ss_step *
     if (st->ps.k == 0 && st->ps.healed) st->ps.healed_asks = healed_first_asks(st, row, G);
     if (G > 1 && st->heals.n > 0 && st->ps.k < st->heal_first && !ssp_off(SSP_RULE_HEAL_STARTS)) {
         ss_copy_healed(st->start_buf, row->fetch_start, G, &st->heals, st->sort_buf);
-        if (st->ps.healed_asks) { /* the others' median start after the ask, after its own ask */
+        if (st->heal_own) { /* the others' median start after the ask, after its own ask */
             double *d = st->heal_tmp;
             for (int g = 0; g < G; g++) d[g] = row->fetch_start[g] - st->heal_a0[g];
             const double u = ss_median_unhealed(d, G, &st->heals, st->heal_tmp + G);

@@ -156,10 +156,10 @@ typedef struct {
     double first_ask;       /* the epoch's first ask (the last GPU's, train_start - stall of its
                              * first row), NaN where the rows do not show it: T[-1] */
     const unsigned char *healed; /* [gpus] 1 for a healed GPU, whose first ask of an epoch is
-                                  * healed_asks' or else the median of the others' (not owned;
-                                  * NULL: none) */
-    const double *healed_asks;   /* [gpus] the epoch's first asks of the healed GPUs where the
-                                  * model sets them ("Healing a GPU"; not owned), NULL: the median */
+                                  * healed_asks' (not owned; NULL: none) */
+    const double *healed_asks;   /* [gpus] the epoch's first asks of the healed GPUs, which the
+                                  * model sets at each epoch's first row ("Healing a GPU"; not
+                                  * owned), NULL: as measured */
     const double *first_asks; /* [gpus] the epoch's first asks as the scenario moves them
                                * (MODELS-pipeline.md, "The first asks"; not owned; NULL: as
                                * measured) */

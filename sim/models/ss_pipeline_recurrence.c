@@ -661,19 +661,8 @@ void ssp_replay_row_from(ssp_state *s, const ss_row *row, const ss_row *measured
     if (s->k == 0 && row->train_start) { /* the epoch's first asks (s->h), T[-1] the last */
         double a0 = -INFINITY;
         for (int g = 0; g < G; g++) s->h[g] = row->train_start[g] - row->stall_time[g];
-        if (s->healed && s->healed_asks) { /* its loop's own work kept, its loader's the others' */
-            for (int g = 0; g < G; g++)
-                if (s->healed[g]) s->h[g] = s->healed_asks[g];
-        } else if (s->healed) { /* a healed GPU asks as the others do: its lateness was its slow loader's */
-            int n = 0;
-            for (int g = 0; g < G; g++)
-                if (!s->healed[g]) s->f[n++] = s->h[g];
-            if (n > 0) {
-                const double med = median_of_copy(s->f, n, s->f + n);
-                for (int g = 0; g < G; g++)
-                    if (s->healed[g]) s->h[g] = med;
-            }
-        }
+        for (int g = 0; s->healed && s->healed_asks && g < G; g++) /* ("Healing a GPU") */
+            if (s->healed[g]) s->h[g] = s->healed_asks[g];
         memcpy(s->h0, s->h, (size_t)G * sizeof *s->h0);
         if (s->first_asks) memcpy(s->h, s->first_asks, (size_t)G * sizeof *s->h);
         for (int g = 0; g < G; g++) a0 = s->h[g] > a0 ? s->h[g] : a0;

@@ -64,8 +64,10 @@ typedef struct {
     double *fetch_buf; /* [gpus] the healed row's fetch times */
     double *start_buf, *sort_buf; /* [gpus] the healed row's measured starts, scratch */
     /* [gpus] the healed GPUs' first asks of the epoch (healed_asks); [2 gpus] scratch; [gpus]
-     * every GPU's first ask of the epoch as measured */
+     * every GPU's first ask of the epoch as measured; heal_own: the healed asks keep their
+     * loops' own work (heal_own_work) */
     double *heal_ask, *heal_tmp, *heal_a0;
+    int heal_own;
     /* a scenario with more workers than the trace's loader: the epoch's first batches
      * beyond the trace's first round (its max(W, 1) batches started by fresh workers)
      * start with that round's last, not as measured (they waited for the trace's
