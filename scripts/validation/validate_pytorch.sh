@@ -72,6 +72,7 @@
 #
 # usage: scripts/validation/validate_pytorch.sh [--regimes | --storage | --workloads | --pairs | --twofaults | --twoslow | --disk] [--record] [--predict] [--dir DIR] [--iterations N] [--warmup N]
 #                                    [--only "POINT..."] [--latency S] [--compute S] [--batch N] [--decode S] [--ranks N]
+#                                    [--bench-args "ARGS"]
 #   no phase named: --predict only (it never touches the traces). --record overwrites
 #   DIR/*.h5; name both phases to record and then predict. DIR defaults to
 #   datasets/pytorch-grid. --iterations N: batches per epoch per rank to record (150;
@@ -85,6 +86,8 @@
 #   --ranks N: with --record, record the grid with N DDP ranks (default 4; 4 to 64, as
 #   rank 3 is the slow rank; the regimes and storage experiments record 2; the prediction
 #   phases read the ranks off the traces).
+#   --bench-args "ARGS": with --record, more options for every point's pytorch_bench.py
+#   (for example "--fixed-work --compute-cpu": a workload whose times follow the machine's speed).
 #   Record on an otherwise idle machine: other jobs change the runs by up to 20 %.
 #   VALIDATION_POINTS=FILE: the phases --regimes, --storage, --workloads, --twofaults,
 #   --twoslow and --disk also append each prediction to FILE as a CSV row (dataset, base,
@@ -111,7 +114,7 @@ scenario_ini() {
     printf '[scenarios]\n%b\n[output]\ndir = %s\n' "$4" "${1%.ini}"
   } > "$1"
 }
-o_latency="" o_compute="" o_batch="" o_decode="" o_ranks=""
+o_latency="" o_compute="" o_batch="" o_decode="" o_ranks="" bench_args=""
 record=0 predict=0 iters="" warmup=10 regimes=0 storage=0 workloads=0 pairs=0 twofaults=0 twoslow=0 disk=0 dir_set=0 only=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -131,6 +134,7 @@ while [ $# -gt 0 ]; do
     --batch) o_batch=$2; shift 2 ;;
     --decode) o_decode=$2; shift 2 ;;
     --ranks) o_ranks=$2; shift 2 ;;
+    --bench-args) bench_args=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 { if (/^#/) print; else exit }' "$0"; exit 0 ;;
@@ -472,7 +476,7 @@ record_point() {
     t0=($(cpu_ticks))
     /usr/bin/time -f "%e %U %S" -o "$raw/time.txt" $py "$here/scripts/workloads/pytorch_bench.py" --nproc $ranks \
       --workers "$w" --prefetch "$p" --latency "$lat" --compute $compute --batch $batch --iterations "$iters" \
-      --epochs $epochs --decode $decode --out "$raw/run" "$@"
+      --epochs $epochs --decode $decode --out "$raw/run" $bench_args "$@"
     t1=($(cpu_ticks))
     other=$(awk -v b="$((t1[0] - t0[0]))" -v t="$((t1[1] - t0[1]))" -v hz="$(getconf CLK_TCK)" \
       '{ o = b / hz - ($2 + $3); print (t > 0 && o > 0) ? int(100 * o * hz / t) : 0 }' "$raw/time.txt")
@@ -530,7 +534,7 @@ recorded by scripts/validation/validate_pytorch.sh --record, $start .. $(date -u
 machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))
 python: $($py -c 'import sys; print(sys.version.split()[0])'), torch $($py -c 'import torch; print(torch.__version__)')
 bench: scripts/workloads/pytorch_bench.py --nproc $ranks --batch $batch --iterations $iters --epochs $epochs
-       --compute $compute --latency $latency*X --decode $decode --workers W --prefetch P$([ $storage -eq 1 ] || echo " [--slow-rank R --slow-factor 3]")
+       --compute $compute --latency $latency*X --decode $decode${bench_args:+ $bench_args} --workers W --prefetch P$([ $storage -eq 1 ] || echo " [--slow-rank R --slow-factor 3]")
        (regimes experiment: $regimes; storage experiment: $storage; two slow ranks: $twoslow, slow13 = --slow-rank 1,3 --slow-factor 3,2)
 stallsim: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU busy just before each point (other processes; must be <= 10 %): $busy_log

@@ -23,14 +23,36 @@ import torch.utils.data as tud
 import workload as wl
 
 FEATURES = 32
+# rounds of work() per second of one core's CPU time on the machine that recorded the grids;
+# --fixed-work spends seconds x WORK_RATE rounds, so a slower machine takes longer
+WORK_RATE = 2.0e6
+
+
+def work(rounds):
+    """A fixed count of rounds of CPU work in this thread."""
+    acc = 0
+    for _ in range(rounds):
+        acc += sum(range(200))
+    return acc
+
+
+def busy(seconds, fixed):
+    """Spends seconds of this thread's CPU time, or with fixed its count of work rounds."""
+    if fixed:
+        work(int(round(seconds * WORK_RATE)))
+        return
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        sum(range(200))
 
 
 class SlowStorage(tud.Dataset):
     """Sample i is a deterministic tensor; reading it takes `latency` seconds of waiting
-    (the storage) and then `decode` seconds of this thread's CPU (decoding, augmenting)."""
+    (the storage) and then `decode` seconds of this thread's CPU (decoding, augmenting), or
+    with `fixed` a fixed count of work rounds that take about that long."""
 
-    def __init__(self, n, latency, decode=0.0):
-        self.n, self.latency, self.decode = n, latency, decode
+    def __init__(self, n, latency, decode=0.0, fixed=False):
+        self.n, self.latency, self.decode, self.fixed = n, latency, decode, fixed
 
     def __len__(self):
         return self.n
@@ -39,9 +61,7 @@ class SlowStorage(tud.Dataset):
         if self.latency > 0:
             time.sleep(self.latency)
         if self.decode > 0:
-            end, acc = time.thread_time() + self.decode, 0
-            while time.thread_time() < end:
-                acc += sum(range(200))
+            busy(self.decode, self.fixed)
         x = torch.arange(FEATURES, dtype=torch.float32) * 0.01 + i * 0.001
         return x, torch.tensor(i % 10)
 
@@ -53,7 +73,10 @@ def parse():
                iterations=(150, wl.PER_RANK), epochs=2, latency=(0.006, "seconds of storage latency per sample"),
                decode=(0.0, "seconds of CPU work per sample after the storage latency (not scaled by --slow-factor)"),
                compute=(0.015, "seconds of emulated accelerator time per step"),
-               compute_cpu=(False, "spend --compute seconds of the training process's CPU per step instead of waiting"))
+               compute_cpu=(False, "spend --compute seconds of the training process's CPU per step instead of waiting"),
+               fixed_work=(False, "decode, and with --compute-cpu compute, by a fixed count of work rounds (about "
+                           "that many seconds on the machine that recorded the grids) instead of a fixed CPU time, "
+                           "so that a slower machine takes longer"))
     ap.add_argument("--slow-rank", default="-1",
                     help="this rank's storage is --slow-factor times slower; several: 1,3 (each its own factor, or one "
                          "for all)")
@@ -85,7 +108,7 @@ def main():
         raise SystemExit("pytorch_bench: --slow-factor gives %d factors for %d slow ranks" % (len(factors), len(slow)))
     factor = dict(zip(slow, factors * len(slow) if len(factors) == 1 else factors))
     latency = a.latency * factor.get(rank, 1.0)
-    ds = SlowStorage(a.iterations * a.batch * world, latency, a.decode)
+    ds = SlowStorage(a.iterations * a.batch * world, latency, a.decode, a.fixed_work)
     kw = dict(prefetch_factor=a.prefetch, persistent_workers=a.persistent)
 
     if a.dump_plain:
@@ -117,9 +140,7 @@ def main():
             if a.dump:
                 seen.append((x.clone(), y.clone()))
             if a.compute_cpu:  # a step that keeps the training process's CPU busy (training on the CPU)
-                end = time.thread_time() + compute
-                while time.thread_time() < end:
-                    pass
+                busy(compute, a.fixed_work)
             else:
                 time.sleep(compute)  # the emulated accelerator
             opt.zero_grad()
