@@ -53,7 +53,7 @@ static const char run_usage[] =
     "                --verbose included; --progress still prints its lines\n"
     "  --explain     the long form: the models' notes before the table, every row, and every\n"
     "                legend, finding and caveat in full after it (sim/cli/ANSWER.md)\n"
-    "  --verbose     print the calibration's lines (as `stallsim info` does)\n"
+    "  --verbose     print the calibration's lines (as `stallsim info --verbose` does)\n"
     "  --timing      print per-rank time (read, replay, calibration), throughput and peak\n"
     "                memory on stderr\n"
     "  --progress    a progress line on stderr even when it is not a terminal (as under\n"

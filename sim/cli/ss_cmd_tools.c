@@ -42,7 +42,7 @@ static int has_help(int argc, char **argv)
 /* ---- info ---- */
 
 static const char info_usage[] =
-    "usage: stallsim info TRACE.h5 [--warmup N]\n"
+    "usage: stallsim info TRACE.h5 [--warmup N] [--verbose]\n"
     "\n"
     "Describes a stalltrace file: GPUs, iterations, epochs, time span, metadata (with the\n"
     "recorded CPU times and pools of cores, when the trace has them), the mean measured\n"
@@ -53,7 +53,9 @@ static const char info_usage[] =
     "measured fetch starts and stalls; sim/models/MODELS-pipeline.md).\n"
     "  --warmup N   leave each epoch's first N iterations out of the means, as run and\n"
     "               compare --warmup N do (default 11, run's trace.warmup_iterations; where\n"
-    "               the default leaves no iteration, the means are over all of them)\n";
+    "               the default leaves no iteration, the means are over all of them)\n"
+    "  --verbose    also each GPU's recorded CPU times and host shares, and every line of\n"
+    "               the calibration (without it, only the calibration's warnings)\n";
 
 typedef struct {
     double *it_sum, *st_sum; /* [gpus]: iteration and stall times past each epoch's first `warmup` */
@@ -216,8 +218,11 @@ static int count_pool(const ss_trace_meta *m, int p)
     return n;
 }
 
-static void print_meta(const char *path, const ss_trace_meta *m, const info_acc *a)
+/* The trace's metadata; the per-GPU seconds datasets with verbose. Returns whether it left
+ * any of them out. */
+static int print_meta(const char *path, const ss_trace_meta *m, const info_acc *a, int verbose)
 {
+    int left_out = 0;
     printf("trace:        %s\n", path);
     printf("gpus:         %d\n", m->gpus);
     printf("iterations:   %ld rows\n", m->iterations);
@@ -250,6 +255,10 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
     for (int i = 0; i < narr; i++) {
         const double *v = *(double *const *)((const char *)m + arr[i].offset);
         if (!arr[i].is_float || !v) continue;
+        if (!verbose) {
+            left_out = 1;
+            continue;
+        }
         printf("%-13s", arr[i].name);
         for (int g = 0; g < m->gpus && g < 16; g++) printf(" %.4f", v[g]);
         printf("%s%s\n", m->gpus > 16 ? " ..." : "", arr[i].note);
@@ -285,6 +294,7 @@ static void print_meta(const char *path, const ss_trace_meta *m, const info_acc 
             else printf("GPUs %s (heal = %s heals them together)\n", set, set);
         }
     }
+    return left_out;
 }
 
 /* Epochs whose time between passes info lists one by one */
@@ -353,6 +363,36 @@ static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *p
                ss_trace_meta_has_workers(m) ? "the old workers' shutdown, " : "", between_fate(m), per_epoch);
 }
 
+/* The calibration's lines: every one with verbose, else its warnings alone. Returns whether
+ * lines were left out, as print_meta leaves out the per-GPU CPU times without verbose. */
+static int print_calibration(const ss_calib *cal, int verbose)
+{
+    if (verbose) {
+        ss_calib_print(cal, stdout);
+        return 0;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) { /* no memory for the buffer: the lines whole rather than none */
+        ss_calib_print(cal, stdout);
+        return 0;
+    }
+    ss_calib_print(cal, mem);
+    fclose(mem);
+    int left_out = 0;
+    for (char *p = text; p && *p;) {
+        const size_t n = strcspn(p, "\n");
+        const char end = p[n];
+        p[n] = '\0';
+        if (strstr(p, "warning:")) printf("%s\n", p);
+        else left_out = 1;
+        p += n + (end == '\n');
+    }
+    free(text);
+    return left_out;
+}
+
 static int info_main(int argc, char **argv)
 {
     if (has_help(argc, argv)) {
@@ -362,9 +402,11 @@ static int info_main(int argc, char **argv)
     ss_config defaults;
     ss_config_defaults(&defaults);
     const char *path = NULL;
-    int warmup_given = 0;
+    int warmup_given = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--warmup") || !strncmp(argv[i], "--warmup=", 9)) {
+        if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
+            verbose = 1;
+        } else if (!strcmp(argv[i], "--warmup") || !strncmp(argv[i], "--warmup=", 9)) {
             warmup_given = 1;
             const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
             ss_status vst = v ? ss_cmd_set_option(&defaults, "info", "--warmup", "trace.warmup_iterations", v)
@@ -374,7 +416,7 @@ static int info_main(int argc, char **argv)
                 return ss_cmd_fail(vst);
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            static const char *const known[] = {"--help", "--warmup"};
+            static const char *const known[] = {"--help", "--warmup", "--verbose"};
             char near[96];
             ss_suggest_option(argv[i], known, (int)(sizeof known / sizeof *known), near, sizeof near);
             ss_config_free(&defaults);
@@ -443,8 +485,8 @@ static int info_main(int argc, char **argv)
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
-        print_meta(path, m, &a);
-        ss_calib_print(&cal, stdout);
+        int hidden = print_meta(path, m, &a, verbose);
+        hidden |= print_calibration(&cal, verbose);
         char past[160];
         say_warmup(&a, a.warmup > 0 ? a.warmup : fell_back, past, sizeof past);
         if (a.warmup > 0)
@@ -480,6 +522,7 @@ static int info_main(int argc, char **argv)
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
         ss_drift_line(&d, line, sizeof line);
         if (st == SS_OK && line[0]) printf("level change: %s\n", line);
+        if (hidden) printf("(stallsim info --verbose adds each GPU's recorded CPU times and the calibration's lines)\n");
         ss_calib_free(&cal);
     }
     free(a.it_sum);

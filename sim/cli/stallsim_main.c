@@ -22,7 +22,7 @@ static const char usage[] =
     "  import FORMAT INPUT... -o TRACE.h5\n"
     "                          convert a trace (dsanalyzer, pytorch, dftracer, profiler, table;\n"
     "                          see import --list) into a stalltrace file\n"
-    "  info TRACE.h5 [--warmup N]\n"
+    "  info TRACE.h5 [--warmup N] [--verbose]\n"
     "                          describe a trace: GPUs, iterations, epochs, means, calibration\n"
     "  gen -o TRACE.h5 [...]   write a synthetic, self-consistent trace\n"
     "  compare A [B ...] [--csv FILE] [--warmup N] [--threshold S] [--epoch E] [--match]\n"

@@ -74,7 +74,7 @@ same_on_ranks() {
 # sweep that uses it gives the same summary on 1 and 3 ranks
 gi=$src/datasets/pytorch-grid-i/w2-x1-p2.h5
 if [ -e "$gi" ]; then
-  "$stallsim" info "$gi" > "$work/gi.txt" || fail "info on grid I's base"
+  "$stallsim" info --verbose "$gi" > "$work/gi.txt" || fail "info on grid I's base"
   $py - "$gi" "$work/gi.txt" <<'PY' && ok || fail "a row's largest delivery: $(grep 'largest delivery' "$work/gi.txt")"
 import re, sys, h5py, numpy as np
 with h5py.File(sys.argv[1]) as f:
@@ -99,7 +99,7 @@ fi
 # trace, which stretches them, gives the same summary on 1 and 3 ranks
 gh=$src/datasets/pytorch-grid-h/w2-x1-p2-slow3.h5
 if [ -e "$gh" ]; then
-  "$stallsim" info "$gh" > "$work/gh.txt" || fail "info on grid H's slow-rank trace"
+  "$stallsim" info --verbose "$gh" > "$work/gh.txt" || fail "info on grid H's slow-rank trace"
   $py - "$gi" "$work/gi.txt" "$gh" "$work/gh.txt" <<'PY' && ok || fail "ready GPUs: $(grep -h 'batch ready' "$work/gi.txt" "$work/gh.txt")"
 import re, sys, h5py, numpy as np
 counts = []
@@ -135,8 +135,8 @@ with h5py.File(sys.argv[1], "r+") as f:
     f["fetch_wait_time"][...] = c * (3 * 1.79 - 1)
     f["loop_wait_time"][...] = l * (3 * 1.79 - 1)
 PY
-  "$stallsim" info "$base" > "$work/clean.txt" 2>&1 && ! grep -q "waited for a core" "$work/clean.txt" &&
-    "$stallsim" info "$work/busy.h5" > "$work/busy.txt" 2>&1 &&
+  "$stallsim" info --verbose "$base" > "$work/clean.txt" 2>&1 && ! grep -q "waited for a core" "$work/clean.txt" &&
+    "$stallsim" info --verbose "$work/busy.h5" > "$work/busy.txt" 2>&1 &&
     grep -q "calibration: warning: GPU 0's pool: its CPU work, with its waits for a core, took 3.0 times as long as the model's stretch for its own threads' load gives" "$work/busy.txt" &&
     ok || fail "a disturbed run: $(grep -i 'stretch\|warning' "$work/busy.txt")"
   # --json carries the warning as findings.disturbed_pool, with the printed figures; the

@@ -43,7 +43,7 @@ exp = dict(epoch=[0, 0], index=[3, 4],
 for k, v in exp.items():
     assert np.allclose(t[k], v, rtol=0, atol=1e-9), (k, t[k], v)
 PY
-"$stallsim" info "$work/tiny.h5" > "$work/info.txt" 2>&1 || fail "info on a profiler trace: $(cat "$work/info.txt")"
+"$stallsim" info --verbose "$work/tiny.h5" > "$work/info.txt" 2>&1 || fail "info on a profiler trace: $(cat "$work/info.txt")"
 # the import says at once that only the waits model can replay it; info shows no made-up loader
 grep -q "^whole run: .*; a profiler trace holds the schedule's active steps only, not the whole job)$" "$work/info.txt" &&
   grep -q "^note: .*tiny.h5 has no fetch times (only when each rank waited): .stallsim info. and .stallsim compare. read it; .stallsim run. replays it with .model = waits." "$work/out.txt" &&

@@ -273,17 +273,27 @@ assert abs(float(rows[0]["cpu_load_pct"]) - 100 / 3) < 1e-9 and abs(float(rows[1
 assert abs(float(rows[2]["cpu_load_pct"]) - 37.5) < 1e-9 and rows[3]["cpu_load_pct"] == "" and rows[3]["cpu_load_pct_diff"] == "", rows
 PY
 # info prints the CPU datasets: the medians per GPU and the pools
-"$stallsim" info "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
+"$stallsim" info --verbose "$work/cpu-own.h5" > "$work/cpu-own.info" || fail "info cpu-own"
 # (a pool of one GPU has no training processes to align: no alignment line)
 grep -q "started their steps together" "$work/cpu-own.info" && fail "info: an alignment line for pools of one GPU"
 grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop_cpu_time 0.2500 0.2500 s" "$work/cpu-own.info" &&
   grep -q "^cpu_pool      2 pools of cores (GPU 0's: 1 core shared by 1 GPU)" "$work/cpu-own.info" && ok ||
   fail "info: CPU lines: $(cat "$work/cpu-own.info")"
+# without --verbose: the per-GPU CPU times and the calibration's lines but its warnings are
+# left out, and the last line says where they are
+"$stallsim" info "$work/cpu-own.h5" > "$work/cpu-brief.info" || fail "info cpu-own, brief"
+! grep -q "^fetch_cpu_time\|^loop_cpu_time" "$work/cpu-brief.info" &&
+  ! grep -v "warning:" "$work/cpu-brief.info" | grep -q "^calibration:" &&
+  grep -q "^cpu_pool      2 pools of cores" "$work/cpu-brief.info" &&
+  tail -1 "$work/cpu-brief.info" | grep -q "^(stallsim info --verbose adds" &&
+  [ "$(grep -c . "$work/cpu-brief.info")" -lt "$(grep -c . "$work/cpu-own.info")" ] && ok ||
+  fail "info without --verbose: $(cat "$work/cpu-brief.info")"
+"$stallsim" info -v "$work/cpu-own.h5" | cmp -s - "$work/cpu-own.info" && ok || fail "info -v is not info --verbose"
 # each pool's GPUs as the heal set that fixes that node (a pool of one GPU: that GPU); a
 # single pool (cpu-shared) lists none (healing every GPU is refused)
 grep -qx "              pool of GPU 0: 1 core, GPU 0 alone (heal = 0 heals it)" "$work/cpu-own.info" &&
   grep -qx "              pool of GPU 1: 2 cores, GPU 1 alone (heal = 1 heals it)" "$work/cpu-own.info" &&
-  "$stallsim" info "$work/cpu-shared.h5" > "$work/cpu-shared.info" && ! grep -q "pool of GPU" "$work/cpu-shared.info" &&
+  "$stallsim" info --verbose "$work/cpu-shared.h5" > "$work/cpu-shared.info" && ! grep -q "pool of GPU" "$work/cpu-shared.info" &&
   ok || fail "info: the pools' heal sets: $(grep -A3 ^cpu_pool "$work/cpu-own.info")"
 # a node of GPUs 0 and 3 and one of GPUs 1-2 (a generated trace of 4 GPUs given pools)
 "$stallsim" gen -o "$work/pools4.h5" --gpus 4 --iterations 20 > /dev/null || fail "gen pools4"
@@ -295,7 +305,7 @@ with h5py.File(sys.argv[1], "r+") as f:
     f["cpu_pool"] = np.array([0, 1, 1, 0], dtype=np.int32)
     f["cpu_pool_cores"] = np.array([2, 1, 1, 2], dtype=np.int32)
 PY
-"$stallsim" info "$work/pools4.h5" > "$work/pools4.info" &&
+"$stallsim" info --verbose "$work/pools4.h5" > "$work/pools4.info" &&
   grep -qx "              pool of GPU 0: 2 cores, GPUs 0+3 (heal = 0+3 heals them together)" "$work/pools4.info" &&
   grep -qx "              pool of GPU 1: 1 core, GPUs 1-2 (heal = 1-2 heals them together)" "$work/pools4.info" &&
   ok || fail "info: two nodes' heal sets: $(grep -A3 ^cpu_pool "$work/pools4.info")"

@@ -249,7 +249,7 @@ PY
   sed -i "s/^meta,prefetch_factor,.*/meta,prefetch_factor,2/" "$work/crush"/run.rank*.csv
   "$stallsim" import pytorch "$work/crush/run" -o "$work/crush-small.h5" >/dev/null 2>"$work/crush-small.err" &&
     ! grep -q "each epoch's first" "$work/crush-small.err" &&
-    "$stallsim" info "$work/crush-small.h5" | grep -q "^fetch_wait_start_time" && ok ||
+    "$stallsim" info --verbose "$work/crush-small.h5" | grep -q "^fetch_wait_start_time" && ok ||
     fail "crush (small window): $(cat "$work/crush-small.err")"
   # without it, no warning (and no slow start-up of the forked workers)
   "$stallsim" import pytorch "$work/w2/run" -o "$work/w2-again.h5" >/dev/null 2>"$work/w2-again.err" &&

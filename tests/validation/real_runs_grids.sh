@@ -79,7 +79,7 @@ grid_table d "$ds/pytorch-grid-d" "w0-,w1-,w2-x1-" 8 all
 # (/loop_cpu_time; workers > 0 here) of each other; the mean of (n - 1) / (G - 1)
 for t in pytorch-grid-d/w2-x1-p2 pytorch-grid-d/w4-x1-p2 pytorch-grid-e/w1-x1-p2 pytorch-vision/slow2; do
   [ -e "$ds/$t.h5" ] || continue
-  "$stallsim" info "$ds/$t.h5" > "$work/align.txt" 2>&1 || fail "info $t"
+  "$stallsim" info --verbose "$ds/$t.h5" > "$work/align.txt" 2>&1 || fail "info $t"
   /usr/bin/python3 - "$ds/$t.h5" "$work/align.txt" <<'PY' && ok || fail "alignment of $t: $(grep 'started their steps together' "$work/align.txt")"
 import re, sys
 import h5py, numpy as np
