@@ -917,8 +917,14 @@ static ss_status ini_rewrite(const char *file, const char *text, char **out, ini
                 while (v < z && isspace((unsigned char)*v)) v++;
                 /* a comment right after "= " leaves the value empty */
                 size_t vlen = (v > sep + 1 && v < z && (*v == ';' || *v == '#')) ? 0 : value_length(v, (size_t)(z - v));
+                const char *kz = sep;
+                while (kz > a && isspace((unsigned char)kz[-1])) kz--;
                 size_t klen = (size_t)(sep - a);
-                if (klen > 100) klen = 100; /* an unknown key anyway */
+                if (kz - a > 100) { /* no key is that long; cut, it could read as a known one */
+                    free(t);
+                    return ss_fail(SS_ECONFIG, "%s:%ld: a key of %ld characters, '%.40s...' (no key is longer than 100)",
+                                   file, line, (long)(kz - a), a);
+                }
                 if (vals->n == vals->cap) {
                     long c = vals->cap ? 2 * vals->cap : 32;
                     char **b = realloc(vals->values, (size_t)c * sizeof *b);

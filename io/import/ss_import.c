@@ -29,6 +29,16 @@ static ss_status check_not_input(const ss_import_info *info, const char *out_pat
                                   "stalltrace file");
 }
 
+/* A trace already at out_path is replaced only by an import of the same input (its
+ * `source` the same): a recording cannot be made again, and a mistyped -o must not lose it. */
+static ss_status check_same_source(const ss_import_info *info, const char *out_path)
+{
+    char had[sizeof info->meta.source];
+    if (ss_trace_source_of(out_path, had, sizeof had) != 0 || !strcmp(had, info->meta.source)) return SS_OK;
+    return ss_fail(SS_EUSAGE, "%s: a trace of another input is there (source: %.200s); this import would replace "
+                   "it: give another -o, or remove that file first", out_path, had[0] ? had : "none");
+}
+
 static int ends_with(const char *s, const char *end)
 {
     size_t a = strlen(s), b = strlen(end);
@@ -154,6 +164,7 @@ ss_status ss_import_run(const ss_importer *imp, int argc, char **argv, const cha
     if (st == SS_OK) st = check_not_input(&info, out_path);
     struct stat before;
     const int replaces = st == SS_OK && stat(out_path, &before) == 0 && before.st_size > 0;
+    if (replaces) st = check_same_source(&info, out_path);
     if (st == SS_OK) st = ss_slab_alloc(&s, ss_import_slab_rows(info.meta.gpus), info.meta.gpus);
     if (st == SS_OK) st = ss_trace_create(out_path, &info.meta, &w);
     while (st == SS_OK) {

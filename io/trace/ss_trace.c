@@ -734,6 +734,18 @@ int ss_trace_is_synthetic(const char *path)
     return yes;
 }
 
+int ss_trace_source_of(const char *path, char *out, size_t n)
+{
+    if (n > 0) out[0] = '\0';
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!regular_file(path) || H5Fis_hdf5(path) <= 0) return -1;
+    hid_t f = open_unlocked(path);
+    if (f < 0) return -1;
+    int rc = H5Aexists(f, "schema") > 0 && ss_h5_attr_read_string(f, "source", out, n) == 0 ? 0 : -1;
+    H5Fclose(f);
+    return rc;
+}
+
 /* Seconds the trace's metadata may take to read (STALLSIM_OPEN_TIMEOUT, 1 to 86400; else
  * 120): a damaged file can make the HDF5 library loop forever. */
 static unsigned open_time_limit(void)

@@ -175,6 +175,9 @@ int ss_trace_is_trace(const char *path);
  * source that begins "stallsim gen"): the one
  * kind of trace gen replaces, so that a recorded or imported trace is never lost to it. */
 int ss_trace_is_synthetic(const char *path);
+/* The `source` attribute of the trace at path into out (n bytes, cut to fit): 0, or -1 when
+ * path is not a trace or has none (out then ""). */
+int ss_trace_source_of(const char *path, char *out, size_t n);
 
 /* Opens and validates a trace (schema, version, shapes, types, attributes). Collective
  * over c when c->mpi (each rank opens the file for its own reads, with the POSIX driver, or

@@ -55,6 +55,15 @@ ss_status ss_gen_check(const ss_gen_params *p)
             p->wgpu_workers[i] > SS_MAX_WORKERS)
             return ss_fail(SS_EUSAGE, "gen: --workers-gpu %d:%d needs a GPU from 0 to %d and 0 to %d workers",
                            p->wgpu_gpu[i], p->wgpu_workers[i], p->gpus - 1, SS_MAX_WORKERS);
+    /* one value per GPU: a GPU named twice would keep its last value without a word */
+    for (int i = 0; i < p->n_slow; i++)
+        for (int j = 0; j < i; j++)
+            if (p->slow_gpu[j] == p->slow_gpu[i])
+                return ss_fail(SS_EUSAGE, "gen: --slow-gpu names GPU %d twice", p->slow_gpu[i]);
+    for (int i = 0; i < p->n_wgpu; i++)
+        for (int j = 0; j < i; j++)
+            if (p->wgpu_gpu[j] == p->wgpu_gpu[i])
+                return ss_fail(SS_EUSAGE, "gen: --workers-gpu names GPU %d twice", p->wgpu_gpu[i]);
     if (p->prefetch < 1 || p->prefetch > SS_MAX_PREFETCH)
         return ss_fail(SS_EUSAGE, "gen: --prefetch must be from 1 to %d", SS_MAX_PREFETCH);
     if (!(p->fetch_mean > 0)) return ss_fail(SS_EUSAGE, "gen: --fetch-mean must be positive");
@@ -166,7 +175,8 @@ static void fill_meta(const ss_gen_params *p, int *workers_gpu, ss_trace_meta *m
     m->iterations = p->iterations * p->epochs;
     snprintf(m->time_origin, sizeof m->time_origin, "2000-01-01T00:00:00.000000");
     snprintf(m->log_type, sizeof m->log_type, "synthetic");
-    m->workers = (long)p->workers * p->gpus; /* logged as the total over GPUs, like DS-Analyzer */
+    m->workers = 0; /* logged as the total over GPUs, like DS-Analyzer */
+    for (int g = 0; g < p->gpus; g++) m->workers += workers_gpu[g];
     m->epochs = p->epochs;
     const double v[8] = {p->fetch_mean, p->fetch_cv, p->compute_mean, p->compute_cv, p->straggler_prob,
                          p->straggler_scale, p->worker_gap, p->refill_gap};

@@ -166,4 +166,16 @@ else
 fi
 "$stallsim" gen -o "$work/x.h5" --slow-gpu 7:2 2>"$work/err.txt"
 [ $? -eq 2 ] && grep -q "slow-gpu 7:2" "$work/err.txt" && ok || fail "bad --slow-gpu: $(cat "$work/err.txt")"
+# a GPU named twice is refused; the workers attribute sums each GPU's own
+"$stallsim" gen -o "$work/x.h5" --workers-gpu 1:2 --workers-gpu 1:3 2>"$work/err.txt"
+[ $? -eq 2 ] && grep -q "workers-gpu names GPU 1 twice" "$work/err.txt" && ! [ -e "$work/x.h5" ] && ok ||
+  fail "--workers-gpu twice: $(cat "$work/err.txt")"
+"$stallsim" gen -o "$work/x.h5" --slow-gpu 2:2 --slow-gpu 2:3 2>"$work/err.txt"
+[ $? -eq 2 ] && grep -q "slow-gpu names GPU 2 twice" "$work/err.txt" && ok || fail "--slow-gpu twice: $(cat "$work/err.txt")"
+$py - "$work/g.h5" <<'PY' && ok || fail "gen's workers attribute is not the sum of loader_workers"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert list(f.attrs["loader_workers"]) == [0, 3, 5, 3], list(f.attrs["loader_workers"])
+assert int(f.attrs["workers"]) == 11, f.attrs["workers"]
+PY
 finish

@@ -81,6 +81,11 @@ long=$(printf 'x%.0s' $(seq 1 300))
 ini_case long_line 1 "long_line.ini:2: [trace] path|/$long: cannot open trace" "[trace]
 path = $long"
 ini_case trace_missing 1 "trace_missing.ini:2: [trace] path (a relative path in a scenario file is taken from the file's folder)|nonexistent.h5|No such file" $'[trace]\npath = nonexistent.h5'
+# a key longer than any is refused, not cut to one that reads as known ("dir", then spaces)
+ini_case long_key 2 "long_key.ini:4: a key of 117 characters" "[trace]
+path = good.h5
+[output]
+dir$(printf '%100s' '')IGNORED_SUFFIX = o-long"
 mkdir -p "$work/afolder.h5"
 ini_case trace_folder 1 "afolder.h5: a folder, not a trace file" $'[trace]\npath = afolder.h5'
 # a section mistyped in --set is named with the known ones, as in a file

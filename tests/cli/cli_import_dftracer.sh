@@ -276,8 +276,8 @@ mkdir -p "$work/named" && for f in "$work"/pfw/*.pfw; do
   sed 's/"name":"loop\.iter"/"name":"real_IO.iter"/; s/"name":"loop\.yield"/"name":"real_IO.yield"/' "$f" > "$work/named/$(basename "$f")"; done
 expect_dft_error "a named loop without --iter" "trace-0-of-8.pfw \(and every other file\): no loop.iter or fetch.iter events; it has real_IO.iter events, .*--iter real_IO" \
   "$work/named"
-"$stallsim" import dftracer "$work/named" --iter real_IO -o "$work/named.h5" > "$work/e.txt" 2>&1 &&
-  h5diff "$work/d.h5" "$work/named.h5" /timeline /timeline > /dev/null && ok || fail "--iter real_IO: $(cat "$work/e.txt")"
+"$stallsim" import dftracer "$work/named" --iter real_IO -o "$work/named-iter.h5" > "$work/e.txt" 2>&1 &&
+  h5diff "$work/d.h5" "$work/named-iter.h5" /timeline /timeline > /dev/null && ok || fail "--iter real_IO: $(cat "$work/e.txt")"
 "$stallsim" import dftracer "$work/named" --iter real_IO.iter -o "$work/x.h5" > "$work/e.txt" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "takes the loop's name without .iter or .yield ('--iter real_IO')" "$work/e.txt" && ok ||
   fail "--iter NAME.iter: rc=$rc $(cat "$work/e.txt")"

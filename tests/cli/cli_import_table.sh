@@ -22,6 +22,12 @@ grep -q "replaced" "$work/o.txt" && fail "a new file called replaced: $(cat "$wo
 # importing again over a trace replaces it, and says so
 "$stallsim" import table "$work/a.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1 &&
   grep -q "a.h5: replaced the trace that was there" "$work/o.txt" && ok || fail "a second import: $(cat "$work/o.txt")"
+# a trace of another input is kept: the import is refused, and the trace left as it was
+cp "$work/a.csv" "$work/a2.csv"
+cp "$work/a.h5" "$work/a-before.h5"
+"$stallsim" import table "$work/a2.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1
+[ $? -eq 2 ] && grep -q "a.h5: a trace of another input is there (source: table:.*a.csv)" "$work/o.txt" &&
+  cmp -s "$work/a.h5" "$work/a-before.h5" && ok || fail "an import over another input's trace: $(cat "$work/o.txt")"
 # the same table with ISO times and durations, gzip-compressed, columns in another order
 cat > "$work/b.csv" <<'CSV'
 gpu,epoch,step,train_start,fetch_start,fetch_time,iteration_time,stall
