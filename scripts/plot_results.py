@@ -12,7 +12,8 @@ RESULTS_DIR/plots/:
   timeline.png  per-iteration stall and delay of the measured run and one scenario
                 (--scenario, default: the fastest scenario other than measured);
   heatmap.png   per-GPU stall of the measured run (GPU x iteration), showing stragglers;
-  ranked.png    each scenario's predicted change of the whole run, largest cut first (heals hatched)
+  ranked.png    each scenario's predicted change of the whole run, largest cut first (heals hatched;
+                the baseline replays grey, as the measured run)
                 (run_change_pct) with its 90 % interval as error bars, sorted, the
                 measured run at 0; more than --top scenarios: the --top largest cuts.
 timeline.png and heatmap.png need the per-iteration series, written only when the run
@@ -200,7 +201,9 @@ def plot_ranked(summary, names, out, written, top):
     l, h = np.array([lo[i] for i in rows]), np.array([hi[i] for i in rows])
     has = np.isfinite(l) & np.isfinite(h)
     fig, ax = plt.subplots(figsize=(11, max(4.5, 0.42 * n + 1.8)))
-    colors = [C_MEASURED if i == 0 else ("#2ca02c" if change[i] < 0 else "#d62728") for i in rows]
+    # the baseline replays change nothing: grey like the measured run, not a fix
+    base = set(baseline_rows(summary))
+    colors = [C_MEASURED if i == 0 or i in base else ("#2ca02c" if change[i] < 0 else "#d62728") for i in rows]
     # heals are hatched: run ranks them apart, under "GPUs to fix first", not among the cuts
     heal = [i != 0 and healed(summary[i], summary.dtype.names) for i in rows]
     ax.barh(y, c, color=colors, edgecolor="black", linewidth=0.5, alpha=0.8,
@@ -219,7 +222,8 @@ def plot_ranked(summary, names, out, written, top):
     width = right - left if right > left else 1.0
     ax.set_xlim(left - 0.05 * width, right + 0.45 * width)
     ax.set_yticks(y)
-    ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] for i in rows], fontsize=9)
+    ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] + (" (baseline replay)" if i in base else "")
+                        for i in rows], fontsize=9)
     ax.invert_yaxis()
     ax.set_xlabel(f"predicted change of the {what} (% of the measured run; bars: 90 % interval)")
     if any(heal):

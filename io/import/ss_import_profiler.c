@@ -47,6 +47,10 @@ typedef struct {
     long next; /* next step to hand out */
     unsigned char *bound; /* per step: 1 where it begins an epoch after the first (find_epochs) */
     long epoch, epoch_at; /* prof_next: the epoch handed out, and the step that began it */
+    long outlast; /* prof_next: waits that outlast their step (past the next ask) */
+    long long outlast_step; /* the first such step (ProfilerStep#N) */
+    int outlast_rank;
+    double outlast_by; /* the first's excess, µs */
 } prof_state;
 
 static int is_gpu_side(const ss_jev *e) { return !strncmp(e->cat, "gpu", 3) || !strcmp(e->cat, "kernel"); }
@@ -570,7 +574,14 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
             double next = i + 1 < N && !isnan(f->ask[i + 1]) ? f->ask[i + 1] : f->steps[i].ts + f->steps[i].dur;
             size_t at = (size_t)r * G + g;
             double it = next - ask;
-            if (it < stall) it = stall; /* a last step whose wait outlasts it */
+            if (it < stall) { /* a wait past the next step's: the events overlap (a last step's may) */
+                if (i + 1 < N && !isnan(f->ask[i + 1]) && d->outlast++ == 0) {
+                    d->outlast_step = f->steps[i].n;
+                    d->outlast_rank = (int)f->rank;
+                    d->outlast_by = stall - it;
+                }
+                it = stall;
+            }
             s->train_start[at] = (ask + stall - d->origin_us) * 1e-6;
             s->stall_time[at] = stall * 1e-6;
             s->iteration_time[at] = it * 1e-6;
@@ -578,6 +589,14 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
             s->fetch_start[at] = (ask - d->origin_us) * 1e-6;
             s->fetch_time[at] = stall * 1e-6;
         }
+    }
+    if (d->next >= N && d->outlast > 0) {
+        ss_warn("import profiler: %ld DataLoader wait%s outlast%s %s step (the first: ProfilerStep#%lld on rank %d, by "
+                "%.0f µs past the next step's wait): each such row's iteration_time is stretched to "
+                "its wait, so the whole run comes out longer than the profiled steps; check the --wait names",
+                d->outlast, d->outlast == 1 ? "" : "s", d->outlast == 1 ? "s" : "", d->outlast == 1 ? "its" : "their",
+                d->outlast_step, d->outlast_rank, d->outlast_by);
+        d->outlast = 0; /* said once */
     }
     (void)info;
     return SS_OK;

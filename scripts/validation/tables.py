@@ -35,7 +35,7 @@ HELD_OUT = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorc
             "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
             "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zq",
             "pytorch-grid-zr", "pytorch-startup-o", "pytorch-eval", "pytorch-eval-r0",
-            "pytorch-eval-4r", "pytorch-eval-slow")
+            "pytorch-eval-4r", "pytorch-eval-slow", "pytorch-grid-zs")
 # the sets that startup_predict.py checks (2 ranks; -d, -e and -g one, pytorch-eval-4r four; -g, -l and the eval
 # sets fork their workers, the others spawn), in this order
 STARTUP_SETS = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-startup-d", "pytorch-startup-e",

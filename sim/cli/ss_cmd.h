@@ -8,6 +8,13 @@
 #include "ss_summary.h"
 #include "ss_trace.h"
 
+/* The share of a trace's cores that other processes used while it was recorded from which
+ * run and compare name it (the trace's /host_cpu_busy less /host_cpu_job) */
+#define SS_CMD_HOST_OTHERS_NAMED 0.05
+/* compare --match marks an interval whose upper end is more than this many times its lower
+ * end: so wide that "inside" says little (a base run recorded on busy cores) */
+#define SS_CMD_WIDE_INTERVAL 2.0
+
 int ss_cmd_run(const ss_comm *c, int argc, char **argv);
 int ss_cmd_info(const ss_comm *c, int argc, char **argv);
 int ss_cmd_import(const ss_comm *c, int argc, char **argv);

@@ -17,8 +17,6 @@
 
 /* 1 when rows a and b hold the same compared numbers (ss_columns.h, SS_COLF_COMPARE), bit
  * for bit */
-/* the share of a real run's cores that other processes may have used before --match names it */
-#define BUSY_OTHERS 0.10
 
 static int same_bits(const ss_results_row *a, const ss_results_row *b)
 {
@@ -269,7 +267,7 @@ static void print_match_means(const cmp_table *t, const cmp_folders *f, int col,
             if (x->kind != CMP_TRACE || !same_loader(x, r)) continue;
             if (k < i) first = 0;
             n++;
-            busy += x->others > BUSY_OTHERS;
+            busy += x->others >= SS_CMD_HOST_OTHERS_NAMED;
             s += x->r.num[col];
             lo = x->r.num[col] < lo ? x->r.num[col] : lo;
             hi = x->r.num[col] > hi ? x->r.num[col] : hi;
@@ -323,7 +321,8 @@ static void match_csv(FILE *csv, const cmp_table *t, int i, int whole, const cha
 }
 
 static void print_match_table(const cmp_table *t, const cmp_folders *f, int col, int whole, const char *what, int wsrc,
-                              int *cnt, double *sum, int *nown, int *nother, int *matched, FILE *out, FILE *csv)
+                              int *cnt, double *sum, int *nown, int *nother, int *matched, int *nwide, FILE *out,
+                              FILE *csv)
 {
     const int nrow = cmp_rows_column();
     /* the prediction's 90 % interval of that column (COLUMNS.md) */
@@ -383,17 +382,25 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d fs/cs/heal]", others);
             const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN, hi = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
             /* the baseline's interval is of its own trace's replay, not of another run */
-            const char *in = own || isnan(lo) || isnan(hi)            ? "-"
-                             : lo <= r->r.num[col] && r->r.num[col] <= hi ? "yes"
-                                                                      : "no";
+            const int inside = lo <= r->r.num[col] && r->r.num[col] <= hi;
+            /* an interval spanning more than a factor SS_CMD_WIDE_INTERVAL says little: marked */
+            const int wide = !(hi <= SS_CMD_WIDE_INTERVAL * lo);
+            const char *in = own || isnan(lo) || isnan(hi) ? "-"
+                             : wide                        ? (inside ? "yes*" : "no*")
+                             : inside                      ? "yes"
+                                                           : "no";
+            *nwide += in[0] != '-' && wide;
             char bounds[64] = ""; /* the interval itself, where it is the one judged */
             if (in[0] != '-') snprintf(bounds, sizeof bounds, " (90%%: %.4f … %.4f)", lo, hi);
             fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], bounds, more_txt);
-            match_csv(csv, t, i, whole, loader, hit, t->v[hit].r.num[col], e, in, in[0] != '-' ? lo : NAN,
-                      in[0] != '-' ? hi : NAN, own,
-                      more_txt[0] == ' ' ? more_txt + 1 : more_txt[0] ? more_txt : NULL);
+            match_csv(csv, t, i, whole, loader, hit, t->v[hit].r.num[col], e, in[0] == '-' ? in : inside ? "yes" : "no",
+                      in[0] != '-' ? lo : NAN, in[0] != '-' ? hi : NAN, own,
+                      in[0] != '-' && wide ? "the interval spans more than a factor of 2: it says little"
+                      : more_txt[0] == ' ' ? more_txt + 1
+                      : more_txt[0]        ? more_txt
+                                           : NULL);
             any = 1;
         }
         if (matched) *matched += any;
@@ -418,14 +425,15 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
     }
 }
 
-/* The real runs, and the results folders' base runs, recorded while other processes took more
- * than a tenth of their cores: their times hold that load, and a prediction holds its base's */
+/* The real runs, and the results folders' base runs, recorded while other processes took
+ * SS_CMD_HOST_OTHERS_NAMED of their cores or more: their times hold that load, and a
+ * prediction holds its base run's */
 static void say_busy_runs(const cmp_table *t, FILE *out)
 {
     int n = 0;
     for (int i = 0; i < t->n; i++) {
         const cmp_row *r = &t->v[i];
-        if ((r->kind != CMP_TRACE && r->kind != CMP_MEASURED) || !(r->others > BUSY_OTHERS)) continue;
+        if ((r->kind != CMP_TRACE && r->kind != CMP_MEASURED) || !(r->others >= SS_CMD_HOST_OTHERS_NAMED)) continue;
         if (n++ == 0)
             fprintf(out, "busy while recorded (other processes' share of the cores; `info` says more):");
         fprintf(out, "%s %s%s %.0f%%", n > 1 ? "," : "", r->kind == CMP_MEASURED ? "the base run of " : "",
@@ -484,11 +492,16 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
     if (csv)
         fputs(CMP_MATCH_CSV_HEAD "loader,real,predicted,error_pct,in_90,lo,hi,prediction_source,prediction,"
               "baseline_replay,note\n", csv);
-    int matched = 0; /* real runs set beside a prediction (the same in both tables) */
-    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, &matched, out, csv);
+    int matched = 0, nwide = 0; /* real runs set beside a prediction (the same in both tables); wide intervals */
+    print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, &matched, &nwide, out, csv);
     if (run >= 0)
         print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, NULL,
-                          out, csv);
+                          &nwide, out, csv);
+    if (nwide)
+        fprintf(out, "*: an interval whose upper end is more than %g times its lower end (%d here): inside or not, it "
+                     "says little; its base run varied within itself or was recorded on busy cores (run --explain "
+                     "says which): record the base again on quiet cores\n",
+                SS_CMD_WIDE_INTERVAL, nwide);
     if (nother)
         fprintf(out, "[+N fs/cs/heal]: the results folder also predicts that loader with other storage (fs), compute (cs) or a GPU "
                      "healed, which a real run's trace does not show: a run recorded so is set here beside the plain "

@@ -31,7 +31,6 @@
 
 /* Below this share of the job's cores used by other processes, run says nothing of them
  * (info always shows it): a busy host's background (daemons, the shell) stays under it. */
-#define HOST_OTHER_NOTE 0.05
 
 /* The most rows for which run looks for a level change itself. */
 #define SS_DRIFT_RUN_ROWS 2000000L
@@ -349,11 +348,14 @@ static void print_host_load(const ss_trace_meta *m, FILE *full, FILE *brief)
 {
     int g;
     double other, job;
-    if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < HOST_OTHER_NOTE) return;
+    if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < SS_CMD_HOST_OTHERS_NAMED) return;
     char line[256];
     ss_trace_meta_host_line(m, line, sizeof line);
     fprintf(full, "note: %s; every scenario keeps that load\n", line);
-    if (brief) fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded\n", 100 * other);
+    if (brief)
+        fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded; every "
+                       "scenario keeps that load: for a quiet machine, record the base again on quiet cores\n",
+                100 * other);
 }
 
 /* Where the measured run changes level (ss_drift.c), for the answer and the JSON: rank 0,

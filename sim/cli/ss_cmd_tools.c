@@ -218,6 +218,16 @@ static int count_pool(const ss_trace_meta *m, int p)
     return n;
 }
 
+/* A text of the trace as written, but a control character (an escape sequence, a line
+ * break) as \xNN: a trace's text must not move the terminal's cursor or fake a line. */
+static void print_clean(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) printf("\\x%02X", *p);
+        else putchar(*p);
+    }
+}
+
 /* The trace's metadata; the per-GPU seconds datasets with verbose. Returns whether it left
  * any of them out. */
 static int print_meta(const char *path, const ss_trace_meta *m, const info_acc *a, int verbose)
@@ -235,7 +245,11 @@ static int print_meta(const char *path, const ss_trace_meta *m, const info_acc *
     const ss_trace_attr *attrs = ss_trace_attrs(&na);
     for (int i = 0; i < na; i++) {
         const char *field = (const char *)m + attrs[i].offset;
-        if (attrs[i].is_string && field[0]) printf("%-13s %s%s\n", attrs[i].name, field, attrs[i].note);
+        if (attrs[i].is_string && field[0]) {
+            printf("%-13s ", attrs[i].name);
+            print_clean(field);
+            printf("%s\n", attrs[i].note);
+        }
         else if (!attrs[i].is_string && *(const long *)field >= 0) {
             printf("%-13s %ld%s", attrs[i].name, *(const long *)field, attrs[i].note);
             /* an attribute as logged may disagree with the rows (a job cut short, a selection) */

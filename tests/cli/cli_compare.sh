@@ -630,4 +630,33 @@ else
   echo "skipped: the startup set K's traces are missing"
 fi
 
+# --match marks an interval too wide to say much: a base recorded while other processes
+# took most of its cores (its host shares set so) widens every interval past a factor of 2
+g=$src/datasets/pytorch-grid-zr
+if [ -e "$g/w2-x1-p2.h5" ] && [ -e "$g/w4-x1-p2.h5" ]; then
+  cp "$g/w2-x1-p2.h5" "$work/busy-base.h5"
+  $py - "$work/busy-base.h5" <<'PY' || fail "setting the host shares"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r+")
+f["host_cpu_busy"][...] = np.full(f["host_cpu_busy"].shape, 0.65)
+f["host_cpu_job"][...] = np.full(f["host_cpu_job"].shape, 0.35)
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nprefetch = auto\n[output]\ndir = %s\n' \
+    "$work/busy-base.h5" "$work/busy-out" > "$work/busy.ini"
+  "$stallsim" run "$work/busy.ini" --quiet || fail "run on the busy base"
+  "$stallsim" compare "$work/busy-out" "$g/w4-x1-p2.h5" --match --csv "$work/busy.csv" > "$work/busy.txt" 2>&1 || fail "compare --match"
+  grep -Eq "w4-x1-p2.h5 +W=4 P=2 .* (yes|no)\* " "$work/busy.txt" &&
+    grep -q "^\*: an interval whose upper end is more than 2 times its lower end (2 here)" "$work/busy.txt" &&
+    grep -q "the interval spans more than a factor of 2" "$work/busy-match.csv" &&
+    grep -q "^busy while recorded .*the base run of busy-out 30%" "$work/busy.txt" && ok ||
+    fail "a wide interval is not marked: $(cat "$work/busy.txt")"
+  # the quiet base's intervals are not marked
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\nprefetch = auto\n[output]\ndir = %s\n' \
+    "$g/w2-x1-p2.h5" "$work/quiet-out" > "$work/quiet.ini"
+  "$stallsim" run "$work/quiet.ini" --quiet && "$stallsim" compare "$work/quiet-out" "$g/w4-x1-p2.h5" --match > "$work/quiet.txt" 2>&1 &&
+    ! grep -q "yes\*\|no\*\|^\*:" "$work/quiet.txt" && ok || fail "a quiet base's intervals marked wide: $(cat "$work/quiet.txt")"
+else
+  echo "skipped: grid ZR's traces are missing"
+fi
+
 finish

@@ -24,6 +24,18 @@ cat > "$work/tiny_rank1.json" <<'JSON'
  ]}
 JSON
 gzip -c "$work/tiny_rank1.json" > "$work/tiny_rank1.json.gz"
+# a wait that lasts past the next step's wait: the events overlap, and the import says so
+cat > "$work/outlast_rank0.json" <<'JSON'
+{"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+  {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1700000000000000, "dur": 20000},
+  {"ph": "X", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 1700000000000000, "dur": 50000},
+  {"ph": "X", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 1700000000020000, "dur": 20000},
+  {"ph": "X", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 1700000000020030, "dur": 30000}
+ ]}
+JSON
+"$stallsim" import profiler "$work/outlast_rank0.json" -o "$work/outlast.h5" > "$work/out.txt" 2>&1 &&
+  grep -q "warning: import profiler: 1 DataLoader wait outlasts its step (the first: ProfilerStep#1 on rank 0, by 29970 µs" \
+    "$work/out.txt" && ok || fail "a wait past the next step's: $(cat "$work/out.txt")"
 "$stallsim" import profiler "$work/tiny_rank1.json.gz" -o "$work/tiny.h5" > "$work/out.txt" 2>&1 || fail "tiny: $(cat "$work/out.txt")"
 $py - "$work/tiny.h5" <<'PY' && ok || fail "tiny trace values"
 import sys, h5py, numpy as np

@@ -289,6 +289,13 @@ grep -q "^fetch_cpu_time 0.2500 0.5000 s" "$work/cpu-own.info" && grep -q "^loop
   [ "$(grep -c . "$work/cpu-brief.info")" -lt "$(grep -c . "$work/cpu-own.info")" ] && ok ||
   fail "info without --verbose: $(cat "$work/cpu-brief.info")"
 "$stallsim" info -v "$work/cpu-own.h5" | cmp -s - "$work/cpu-own.info" && ok || fail "info -v is not info --verbose"
+# a trace's text with control characters prints them escaped: no colour, no fake line
+cp "$work/cpu-own.h5" "$work/ctl.h5"
+$py -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r+"); f.attrs["source"] = "a\x1b[31mred\nfake: line"' "$work/ctl.h5"
+"$stallsim" info "$work/ctl.h5" > "$work/ctl.info" 2>&1
+! grep -q $'\x1b' "$work/ctl.info" && ! grep -q "^fake: line" "$work/ctl.info" &&
+  grep -qF 'source        a\x1B[31mred\x0Afake: line' "$work/ctl.info" && ok ||
+  fail "info prints a trace's control characters raw: $(grep -a -A1 ^source "$work/ctl.info" | cat -A)"
 # each pool's GPUs as the heal set that fixes that node (a pool of one GPU: that GPU); a
 # single pool (cpu-shared) lists none (healing every GPU is refused)
 grep -qx "              pool of GPU 0: 1 core, GPU 0 alone (heal = 0 heals it)" "$work/cpu-own.info" &&

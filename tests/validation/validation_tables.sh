@@ -38,7 +38,7 @@ HELD = ("pytorch-startup", "pytorch-startup-b", "pytorch-startup-c", "pytorch-st
         "pytorch-startup-f", "pytorch-startup-g", "pytorch-startup-h", "pytorch-startup-i", "pytorch-startup-j",
         "pytorch-startup-k", "pytorch-startup-l", "pytorch-startup-m", "pytorch-startup-n", "pytorch-grid-zq",
         "pytorch-grid-zr", "pytorch-startup-o", "pytorch-eval", "pytorch-eval-r0",
-        "pytorch-eval-4r", "pytorch-eval-slow")
+        "pytorch-eval-4r", "pytorch-eval-slow", "pytorch-grid-zs")
 CAL = tuple("pytorch-grid-" + c for c in ("u", "zc", "zl", "z", "za", "zb", "zd", "ze", "zf", "zh", "zi", "zj", "zk",
                                           "zm", "zn", "zo", "zp"))
 bad, n, splits = [], 0, set()
