@@ -1462,6 +1462,11 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
         if (shown++ < HEAL_SHOWN && interval_reaches_none(s, r->heal[i].j, r->by_run)) used |= F_UNSURE;
     }
     say_flag_legend(sc, used);
+    int pays = 0; /* a cut whose whole run and steady state disagree: what its batch count means */
+    for (int k = 0; k < r->ntop; k++) pays |= !isnan(r->top[k].payoff_rows);
+    if (pays)
+        say(sc, 0, r->by_run ? "only below ~N batches/epoch: in shorter epochs its faster starts outweigh its slower batches"
+                             : "pays off beyond ~N batches/epoch: in longer epochs its faster batches outweigh its slower starts");
     if (r->ntop > 0 && unsure == r->ntop)
         say(sc, 0, "none is sure to help: every interval reaches no change (record the base again: compare --spread)");
 }
