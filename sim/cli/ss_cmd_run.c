@@ -18,6 +18,7 @@
 #include "ss_drift.h"
 #include "ss_isa.h"
 #include "ss_limits.h"
+#include "ss_model_pipeline.h"
 #include "ss_number.h"
 #include "ss_parts.h"
 #include "ss_rank.h"
@@ -344,17 +345,28 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
 /* Other processes' load on the job's cores, where the trace measured it and it was not
  * negligible: the replay keeps the measured times, so every scenario inherits that load.
  * The note in full on full, in short on brief (NULL: none). */
-static void print_host_load(const ss_trace_meta *m, FILE *full, FILE *brief)
+static void print_host_load(const ss_trace_meta *m, int quiet, FILE *full, FILE *brief)
 {
     int g;
     double other, job;
     if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < SS_CMD_HOST_OTHERS_NAMED) return;
     char line[256];
     ss_trace_meta_host_line(m, line, sizeof line);
+    if (quiet) {
+        fprintf(full, "note: %s; [pipeline] quiet_host: the pipeline rows take the job as if it ran alone (the "
+                      "model's waits for a core that those processes caused taken out); the baseline replay shows "
+                      "what that alone changes, and every change against the measured run holds it\n", line);
+        if (brief)
+            fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded; quiet_host: "
+                           "the pipeline rows as if the job ran alone; the baseline replay (*) shows what that alone "
+                           "changes, and every change against M holds it\n", 100 * other);
+        return;
+    }
     fprintf(full, "note: %s; every scenario keeps that load\n", line);
     if (brief)
         fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded; every "
-                       "scenario keeps that load: for a quiet machine, record the base again on quiet cores\n",
+                       "scenario keeps that load: for a quiet machine, record the base again on quiet cores, "
+                       "or set [pipeline] quiet_host = true\n",
                 100 * other);
 }
 
@@ -405,7 +417,7 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
         if (m) {
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
-            print_host_load(ss_trace_meta_of(j->t), m, brief);
+            print_host_load(ss_trace_meta_of(j->t), ssp_quiet_host(&j->cfg, cal), m, brief);
             if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
                 const char *n = "note: every summarised epoch is shorter than the default warm-up "
                                 "(warmup_iterations = %ld), so the summary takes every iteration (warmup_iterations "

@@ -241,6 +241,14 @@ static ss_status build_share(ss_calib *c, const ss_trace_meta *m, const double *
     ss_status st = ss_share_build(c->share, c->gpus, m->fetch_cpu, m->loop_cpu, waits ? m->fetch_wait : NULL,
                                   waits ? m->loop_wait : NULL, m->cpu_pool, m->cpu_pool_cores, fmed, c->workers_gpu,
                                   c->gap_gpu, c->delivery_gpu, iter, step, ssp_off(SSP_RULE_ALIGNMENT) ? NULL : align);
+    if (st == SS_OK && m->host_busy && m->host_job) { /* [pipeline] quiet_host's trace stretch */
+        double *others = malloc((size_t)c->gpus * sizeof *others);
+        if (!others) st = ss_fail(SS_ENOMEM, "out of memory for CPU sharing");
+        for (int g = 0; others && g < c->gpus; g++) others[g] = m->host_busy[g] - m->host_job[g];
+        if (others) st = ss_share_set_others(c->share, others);
+        free(others);
+        if (st != SS_OK) ss_share_free(c->share);
+    }
     if (st == SS_OK && m->fetch_wait_start && c->share->fetch_wait && !ssp_off(SSP_RULE_FIRST_WINDOW)) {
         st = ss_share_set_start(c->share, m->fetch_wait_start, c->prefetch_gpu,
                                 ssp_off(SSP_RULE_WINDOW_ROWS) ? NULL : c->start_excess_gpu);

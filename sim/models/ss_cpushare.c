@@ -153,6 +153,7 @@ void ss_share_free(ss_share *sh)
     free(sh->gap);
     free(sh->delivery);
     free(sh->s0);
+    free(sh->s0_others);
     free(sh->align_trace);
     free(sh->align_ahead);
     free(sh->start_wait);
@@ -669,6 +670,74 @@ ss_status ss_share_build(ss_share *sh, int gpus, const double *fetch_cpu, const 
     sh->compute_med = compute_med;
     ss_status st = trace_period(sh, 1);
     if (st != SS_OK) ss_share_free(sh);
+    return st;
+}
+
+ss_status ss_share_set_others(ss_share *sh, const double *others)
+{
+    free(sh->s0_others);
+    sh->s0_others = NULL;
+    if (!others || sh->pools < 1) return SS_OK;
+    double *o = calloc((size_t)sh->pools, sizeof *o);
+    int *cores = malloc((size_t)sh->pools * sizeof *cores);
+    if (!o || !cores) {
+        free(o);
+        free(cores);
+        return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
+    }
+    int any = 0, kmax = 1;
+    for (int g = 0; g < sh->gpus; g++) {
+        const double v = others[g] > 0.0 ? (others[g] < 1.0 ? others[g] : 1.0) : 0.0;
+        o[sh->pool_of[g]] = v > o[sh->pool_of[g]] ? v : o[sh->pool_of[g]];
+    }
+    for (int p = 0; p < sh->pools; p++) {
+        cores[p] = sh->cores[p];
+        any |= o[p] > 0.0 && o[p] < 1.0 && sh->cores[p] <= SHARE_MAX_CORES;
+        if (sh->cores[p] <= SHARE_MAX_CORES && sh->cores[p] > kmax) kmax = sh->cores[p];
+    }
+    ss_status st = SS_OK;
+    if (any) {
+        /* the same trace on fewer cores: a copy whose cores each pool's evaluation sets */
+        ss_share fewer = *sh;
+        fewer.cores = cores;
+        ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
+                                 1.0, 1.0, 0.0, NULL};
+        share_eval e;
+        sh->s0_others = malloc((size_t)sh->pools * sizeof *sh->s0_others);
+        st = sh->s0_others ? eval_alloc(&e, &fewer, &own)
+                           : ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
+        if (sh->s0_others && st == SS_OK) { /* the distribution on up to each pool's own cores */
+            double *prob = realloc(e.prob, (size_t)kmax * sizeof *prob);
+            if (prob) e.prob = prob;
+            else st = ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d cores)", kmax);
+        }
+        for (int p = 0; sh->s0_others && st == SS_OK && p < sh->pools; p++) {
+            sh->s0_others[p] = sh->s0[p];
+            if (!(o[p] > 0.0 && o[p] < 1.0) || sh->cores[p] > SHARE_MAX_CORES || !(sh->iter_mean > 0.0)) continue;
+            /* the job had K (1 - o) of the pool's K cores: the stretch there, linear between
+             * whole cores, and below one core that of one core over the share left */
+            const double gamma = sh->align_trace ? sh->align_trace[p] : 1.0, left = sh->cores[p] * (1.0 - o[p]);
+            const int lo = (int)floor(left);
+            if (lo < 1) {
+                cores[p] = 1;
+                sh->s0_others[p] = stretch_mixed(&e, p, sh->iter_mean, gamma) / left;
+            } else {
+                cores[p] = lo;
+                const double s_lo = stretch_mixed(&e, p, sh->iter_mean, gamma);
+                cores[p] = lo + 1 < sh->cores[p] ? lo + 1 : sh->cores[p];
+                const double s_hi = cores[p] == sh->cores[p] ? sh->s0[p] : stretch_mixed(&e, p, sh->iter_mean, gamma);
+                sh->s0_others[p] = s_lo + (left - lo) * (s_hi - s_lo);
+            }
+            cores[p] = sh->cores[p];
+        }
+        if (sh->s0_others) eval_free(&e);
+        if (st != SS_OK) {
+            free(sh->s0_others);
+            sh->s0_others = NULL;
+        }
+    }
+    free(o);
+    free(cores);
     return st;
 }
 

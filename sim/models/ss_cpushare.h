@@ -35,6 +35,10 @@ typedef struct {
      * largest of the GPUs' median deliveries: the A(s0) of the others */
     double a0, a0_med;
     double *s0;        /* [pools] the stretch of CPU work at the trace's own load */
+    /* [pools] the same on the cores that other processes left the job while the trace was
+     * recorded (ss_share_set_others); NULL where the trace records none. A scenario on a
+     * quiet host takes it for s0. */
+    double *s0_others;
     /* [pools] the share of the trace's iterations in which the pool's training processes
      * started their steps together (all within their step's CPU time of each other), and
      * in which each ask plus its batch's delivery fell together (when they would have had
@@ -134,6 +138,13 @@ int ss_share_start_crowded(const ss_share *sh);
  * steps'), or without measured waits the busiest by the model: its index, and in *miss the
  * larger of |s0 / measured - 1| for its fetches and steps (0 without measured waits). */
 int ss_share_contention_pool(const ss_share *sh, double *miss);
+
+/* Sets sh->s0_others from others[g], the share (0 to 1) of GPU g's pool's cores that other
+ * processes used while the trace was recorded (/host_cpu_busy less /host_cpu_job): per pool,
+ * o the largest over its GPUs, the trace's stretch on the K (1 - o) cores they left (K its
+ * cores): linear between the stretches on whole cores, and below one core that of one core
+ * over K (1 - o). Leaves it NULL where no pool's o is above 0. SS_ENOMEM. */
+ss_status ss_share_set_others(ss_share *sh, const double *others);
 
 /* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with
  * it; on failure (SS_ENOMEM) sh is as before. */

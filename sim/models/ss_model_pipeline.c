@@ -29,6 +29,11 @@ static const ss_option options_rows[] = {
     {"cpu_sharing", SS_OPT_BOOL, O(cpu_sharing), "true", 0, 0,
      "on traces that record CPU times and pools of cores: the CPU part of fetches and steps takes longer "
      "(or less long) as the scenario's threads contend more (or less) for the cores than the trace's did"},
+    {"quiet_host", SS_OPT_BOOL, O(quiet_host), "false", 0, 0,
+     "true: every scenario, the baseline too, as on a host where only the job runs: on traces that record "
+     "other processes' share of the cores (/host_cpu_busy) and with CPU sharing on, the trace's CPU work loses "
+     "the waits for a core that those processes caused (the model's stretch with them, at the trace's load); "
+     "false: every scenario keeps the load they made"},
     {"storage_parallel", SS_OPT_PARALLEL, O(storage_parallel), "0", 1, 1e9,
      "the storage's most throughput with many reads in flight, in reads at a time (its throughput then over "
      "that of one read at a time): with n reads always in flight each takes 1 + (n - 1) / this as long, so a "
@@ -56,6 +61,13 @@ const ssp_options *ssp_options_of(const ss_config *c)
 int ssp_cpu_sharing_on(const ssp_options *o)
 {
     return o->cpu_sharing && o->fetch_cpu.is_auto && o->fetch_cpu.value == 1.0;
+}
+
+int ssp_quiet_host(const ss_config *c, const ss_calib *cal)
+{
+    const ssp_options *o = ssp_options_of(c);
+    return o->quiet_host && ssp_cpu_sharing_on(o) && cal && cal->share && cal->share->s0_others &&
+           !ssp_off(SSP_RULE_CPU_SHARING);
 }
 
 
@@ -171,7 +183,8 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     /* the [pipeline] keys that change the replay of the trace's own loaders (cpu_sharing,
      * fetch_cpu and storage_parallel change nothing there: each scales by the scenario's
      * load over the trace's) */
-    static const char *const replay_keys[] = {"worker_gap", "refill_gap", "delivery", "delivery_per_batch", "step_gap"};
+    static const char *const replay_keys[] = {"worker_gap", "refill_gap", "delivery", "delivery_per_batch", "step_gap",
+                                              "quiet_host"};
     set->own_model = o->sync_every <= 1; /* (0 is 1) */
     for (size_t i = 0; i < sizeof replay_keys / sizeof replay_keys[0]; i++)
         set->own_model &= !ss_config_changed(c, "pipeline", replay_keys[i]);
@@ -238,7 +251,10 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
         p->fetch_cpu_gpu = cal->fetch_cpu_gpu;
         p->fetch_cpu_factor = ssp_factor_of(o->fetch_cpu.value);
     }
-    if (ssp_cpu_sharing_on(o) && cal && cal->share && !ssp_off(SSP_RULE_CPU_SHARING)) p->share = cal->share;
+    if (ssp_cpu_sharing_on(o) && cal && cal->share && !ssp_off(SSP_RULE_CPU_SHARING)) {
+        p->share = cal->share;
+        p->quiet_host = ssp_quiet_host(c, cal);
+    }
     if (cal && cal->share) p->pools = cal->share;
     if (o->storage_parallel > 0.0 && cal && cal->fetch_med_gpu && !ssp_off(SSP_RULE_STORAGE)) {
         p->storage_parallel = o->storage_parallel;

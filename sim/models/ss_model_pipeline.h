@@ -7,6 +7,8 @@
 #define SS_MODEL_PIPELINE_H
 
 #include "ss_align.h"
+#include "ss_calibrate.h"
+#include "ss_config.h"
 #include "ss_cpushare.h"
 #include "ss_row.h"
 #include "ss_status.h"
@@ -106,6 +108,7 @@ typedef struct {
      * trace's contention stretched it (c * s0) and its factor s1 / s0 at the scenario's load
      * ([gpus] each, NULL: no change), and the change of every step time */
     const ss_share *share;
+    int quiet_host; /* [pipeline] quiet_host: share's s0_others stands for its s0 */
     const ss_share *pools; /* the trace's pools of cores and calibrated workers, whether or not
                             * CPU sharing is on (an epoch's start), or NULL */
     const double *cpu_wall_gpu, *cpu_ratio_gpu;
@@ -195,6 +198,11 @@ ssp_loader ssp_loader_of(const ssp_params *p, int g);
  * worker: the trace loaded it synchronously and records the probe, and the scenario gives it
  * workers (MODELS-pipeline.md, "From a synchronous trace"). */
 int ssp_probed(const ssp_params *p, int workers, int g);
+
+/* 1 when the pipeline model's rows take the trace as on a quiet host: [pipeline] quiet_host
+ * is true, CPU sharing is on, and the calibration's trace records other processes' share
+ * of its cores (MODELS-pipeline.md, "A quiet host"). */
+int ssp_quiet_host(const ss_config *c, const ss_calib *cal);
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus);
 void ssp_free(ssp_state *s);

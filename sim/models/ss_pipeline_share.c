@@ -47,7 +47,16 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
 {
     const ss_share *sh = p->share;
     if (sh->gpus != gpus) return SS_OK;
-    if (ssp_same_load(p, s, sh->workers, gpus)) {
+    /* on a quiet host the trace's CPU work was stretched by its own threads and the other
+     * processes' (s0_others), the scenario's by its own alone: the trace's own load changes too */
+    ss_share quiet;
+    if (p->quiet_host && sh->s0_others) {
+        quiet = *sh;
+        quiet.s0 = sh->s0_others;
+        sh = &quiet;
+    }
+    const int same = ssp_same_load(p, s, sh->workers, gpus);
+    if (sh == p->share && same) {
         st->cpu_stretch = gsl_stats_max(sh->s0, 1, (size_t)sh->pools);
         st->delivery_factor = 1.0;
         return SS_OK;
@@ -97,9 +106,12 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
         /* the first window of each epoch: its start-up waits, from the pools' first-window
          * stretches at the trace's load and the scenario's (alone: a fetch without a wait
          * for a core, the trace's and the scenario's, in the window's terms as scratch) */
-        double *rx = q && sh->start_wait ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL;
+        /* (the trace's own loaders on a quiet host keep the first window as measured, as they
+         * do on the trace's host) */
+        const int window = q && sh->start_wait && !same;
+        double *rx = window ? malloc(2 * (size_t)sh->pools * sizeof *rx) : NULL;
         st->window_rows = rx ? malloc(G * sizeof *st->window_rows) : NULL;
-        if (q && sh->start_wait && (!rx || !st->window_rows))
+        if (window && (!rx || !st->window_rows))
             rc = ss_fail(SS_ENOMEM, "out of memory for scenario %s", s->name);
         if (rx && rc == SS_OK) {
             double *alone = win; /* scratch until the window's terms are set */

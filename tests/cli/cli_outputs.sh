@@ -395,4 +395,46 @@ grep -q "^stallsim: warning: \[output\] per_iteration = true writes every scenar
   "$stallsim" run "$work/pi.ini" --set scenarios.workers=1 --set scenarios.fetch_scale=1 --set output.per_iteration=false \
   --set run.slab_iterations=10 --out "$work/sl" --quiet 2> "$work/slq.err" > /dev/null && [ ! -s "$work/slq.err" ] &&
   ok || fail "small slab warning: $(cat "$work/sl.err" "$work/slq.err")"
+# [pipeline] quiet_host: a trace recorded beside other processes (its host shares set so)
+# replays faster as if the job ran alone, its baseline row too; a trace that records no other
+# load (o = 0) replays as without the key, but its baseline row is not of the class baseline
+g=$src/datasets/pytorch-grid-zr
+if [ -e "$g/w2-x1-p2.h5" ]; then
+  cp "$g/w2-x1-p2.h5" "$work/qh-busy.h5"
+  $py - "$work/qh-busy.h5" <<'PY' || fail "setting the host shares"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r+")
+f["host_cpu_busy"][...] = f["host_cpu_job"][()] + 0.3
+PY
+  for t in busy quiet; do
+    src_trace=$work/qh-busy.h5
+    [ $t = quiet ] && src_trace=$g/w2-x1-p2.h5
+    for q in false true; do
+      printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 4\n[pipeline]\nquiet_host = %s\n[output]\ndir = %s\n' \
+        "$src_trace" $q "$work/qh-$t-$q" > "$work/qh-$t-$q.ini"
+      "$stallsim" run "$work/qh-$t-$q.ini" > "$work/qh-$t-$q.txt" 2>&1 || fail "quiet_host = $q on the $t trace: $(cat "$work/qh-$t-$q.txt")"
+    done
+  done
+  $py - "$work" <<'PY' && ok || fail "quiet_host: $(cat "$work/qh-busy-true.txt" | head -5)"
+import csv, sys
+w = sys.argv[1]
+rows = {k: list(csv.DictReader(open("%s/qh-%s/summary.csv" % (w, k)))) for k in ("busy-false", "busy-true", "quiet-false", "quiet-true")}
+keep, alone = rows["busy-false"], rows["busy-true"]
+# the measured row is the trace's; every pipeline row of the busy trace is faster alone
+assert keep[0]["iter_time_mean"] == alone[0]["iter_time_mean"]
+for a, b in zip(keep[1:], alone[1:]):
+    assert float(b["iter_time_mean"]) < float(a["iter_time_mean"]), (a["iter_time_mean"], b["iter_time_mean"])
+assert keep[1]["error_class"] == "baseline" and alone[1]["error_class"] != "baseline", (keep[1]["error_class"], alone[1]["error_class"])
+# no other load recorded: the same figures with and without the key
+q0, q1 = rows["quiet-false"], rows["quiet-true"]
+for a, b in zip(q0, q1):
+    for k in ("iter_time_mean", "run_time", "stall_mean", "cpu_stretch"):
+        assert a[k] == b[k], (k, a[k], b[k])
+PY
+  grep -q "^note: other processes used 30 % of the job's cores while it was recorded; quiet_host: the pipeline rows as if the job ran alone" "$work/qh-busy-true.txt" &&
+    grep -q "or set \[pipeline\] quiet_host = true" "$work/qh-busy-false.txt" && ok || fail "quiet_host's notes: $(head -2 "$work/qh-busy-true.txt")"
+else
+  echo "skipped: grid ZR's traces are missing"
+fi
+
 finish

@@ -110,6 +110,29 @@ static ss_share two_gpus(void)
     return sh;
 }
 
+/* The trace on the cores other processes left (ss_share_set_others): a share o of K cores
+ * leaves K (1 - o); the stretch there is linear between whole cores, and below one core that
+ * of one core over the share left; none recorded (0) leaves s0_others unset. */
+static void test_others(void **state)
+{
+    (void)state;
+    ss_share sh = two_gpus();
+    assert_int_equal(ss_share_set_others(&sh, (double[]){0.0, -0.02}), SS_OK);
+    assert_null(sh.s0_others);
+    const double gu = 0.007 / 0.048, w[2] = {0.012 / 0.048, 0.012 / 0.048};
+    const double one = ss_share_stretch(2, gu, w, 2, 1), two = ss_share_stretch(2, gu, w, 2, 2);
+    assert_float_equal(two, sh.s0[0], 1e-12);
+    /* 30 % of 2 cores: 1.4 cores left */
+    assert_int_equal(ss_share_set_others(&sh, (double[]){0.3, 0.25}), SS_OK);
+    assert_non_null(sh.s0_others);
+    assert_float_equal(sh.s0_others[0], one + 0.4 * (two - one), 1e-12);
+    assert_true(sh.s0_others[0] > sh.s0[0]);
+    /* 80 %: 0.4 of a core left */
+    assert_int_equal(ss_share_set_others(&sh, (double[]){0.8, 0.8}), SS_OK);
+    assert_float_equal(sh.s0_others[0], one / 0.4, 1e-12);
+    ss_share_free(&sh);
+}
+
 static void test_solve(void **state)
 {
     (void)state;
@@ -408,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stretch_closed_forms),
         cmocka_unit_test(test_solve),
+        cmocka_unit_test(test_others),
         cmocka_unit_test(test_delivery_rows),
         cmocka_unit_test(test_delivery_ready),
         cmocka_unit_test(test_large_pool),

@@ -16,6 +16,7 @@ typedef struct {
     ss_autoval fetch_cpu;   /* auto: the trace's recorded CPU part of each GPU's fetch (0 when not recorded) */
     int delivery_per_batch; /* delivery = auto: each batch's measured delivery (else the GPU's median) */
     int cpu_sharing;        /* stretch CPU work by the contention for the cores (traces with CPU times) */
+    int quiet_host;         /* every scenario as on a host where only the job runs (CPU sharing, host shares) */
     double step_gap;
     double storage_parallel; /* reads the storage serves at full throughput (0: no limit) */
     long sync_every;         /* the ranks all-reduce every this many steps (0, 1: every step) */
