@@ -45,8 +45,11 @@ static double ratio_excess(const double *prob, int cores, double en, double var,
  * at all) and the groups w[0..ng) of independent threads (nw threads in all) on `cores`
  * cores (ss_share_stretch); prob is scratch of `cores` doubles. R(s) = E[N max(1, N/K)] /
  * E[N] = (E[N^2] / K + sum over m < K of m (1 - m/K) P(N = m)) / E[N], so only P(N = m)
- * for m < K is needed. */
-static double excess(int gang, double gu, const group *w, int ng, long nw, int cores, double s, double *prob)
+ * for m < K is needed. With bg.n > 0 threads of other processes (each of demand bg.u) the
+ * job's threads J share the cores with them, X: N = J + X, and R(s) = E[J max(1, N/K)] /
+ * E[J], the stretch of the job's threads alone; prob is then scratch of 2 `cores`. */
+static double excess(int gang, double gu, const group *w, int ng, long nw, int cores, double s, double *prob,
+                     group bg)
 {
     double ew = 0.0, vw = 0.0, pg = 0.0;
     if (gang > 0) {
@@ -86,7 +89,25 @@ static double excess(int gang, double gu, const group *w, int ng, long nw, int c
         }
     }
     if (!(en > 0.0)) return 1.0 - s;
-    return ratio_excess(prob, cores, en, var, s);
+    if (bg.n < 1) return ratio_excess(prob, cores, en, var, s);
+    /* P(X = b) for b < K, one thread at a time; E[J N] = E[J^2] + E[J] E[X] (independent);
+     * E[J 1{N = m}] = sum over a <= m of a P(J = a) P(X = m - a) */
+    double *px = prob + cores, pb = bg.u * s;
+    pb = pb < 1.0 ? pb : 1.0;
+    for (int m = 0; m < cores; m++) px[m] = 0.0;
+    px[0] = 1.0;
+    for (long t = 0; t < bg.n; t++) {
+        for (int m = cores - 1; m >= 1; m--) px[m] = px[m] * (1.0 - pb) + px[m - 1] * pb;
+        px[0] *= 1.0 - pb;
+    }
+    const double K = (double)cores;
+    double num = (var + en * en + en * (double)bg.n * pb) / K;
+    for (int m = 1; m < cores; m++) {
+        double joint = 0.0;
+        for (int a = 1; a <= m; a++) joint += a * prob[a] * px[m - a];
+        num += (1.0 - m / K) * joint;
+    }
+    return num / en - s;
 }
 
 /* A pool with more cores than this is taken to have no contention (the distribution
@@ -119,7 +140,7 @@ typedef struct {
 static double given_excess(double s, void *ctx)
 {
     const given_pool *g = ctx;
-    return excess(g->gang, g->gu, g->w, g->ng, g->ng, g->cores, s, g->prob);
+    return excess(g->gang, g->gu, g->w, g->ng, g->ng, g->cores, s, g->prob, (group){0.0, 0});
 }
 
 double ss_share_stretch(int gang, double gang_u, const double *u, int n, int cores)
@@ -281,6 +302,9 @@ typedef struct {
     const double *gap, *delivery, *c, *f, *q;
     const unsigned char *ready; /* the scenario's delivery flags, or NULL: none */
     double fs, cs, dfac;
+    /* [pools] other processes on the pool's cores (ss_share_set_others): threads that the
+     * job's share with but that do not count in its stretch; NULL: none */
+    const group *others;
     /* scratch */
     group *w;     /* [GPUs of the largest pool] */
     double *prob; /* [cores of the largest pool that has more threads than cores] */
@@ -426,7 +450,7 @@ static double together_share(const share_eval *e, int p, const terms *t)
 
 static long threads_of(const share_eval *e, int p)
 {
-    long n = 0;
+    long n = e->others ? e->others[p].n : 0;
     for (int i = e->first[p]; i < e->first[p + 1]; i++) n += 1 + (long)e->W[e->order[i]];
     return n;
 }
@@ -440,13 +464,14 @@ static double mixed_excess(share_eval *e, int p, double T, double gamma, double 
     int gang;
     double gu, x = 0.0;
     long nw;
+    const group bg = e->others ? e->others[p] : (group){0.0, 0};
     if (gamma > 0.0) {
         int ng = demands(e, p, T, 1, &gang, &gu, e->w, &nw);
-        x += gamma * excess(gang, gu, e->w, ng, nw, k, s, e->prob);
+        x += gamma * excess(gang, gu, e->w, ng, nw, k, s, e->prob, bg);
     }
     if (gamma < 1.0) {
         int ng = demands(e, p, T, 0, &gang, &gu, e->w, &nw);
-        x += (1.0 - gamma) * excess(gang, gu, e->w, ng, nw, k, s, e->prob);
+        x += (1.0 - gamma) * excess(gang, gu, e->w, ng, nw, k, s, e->prob, bg);
     }
     return x;
 }
@@ -678,57 +703,45 @@ ss_status ss_share_set_others(ss_share *sh, const double *others)
     free(sh->s0_others);
     sh->s0_others = NULL;
     if (!others || sh->pools < 1) return SS_OK;
+    group *bg = calloc((size_t)sh->pools, sizeof *bg);
     double *o = calloc((size_t)sh->pools, sizeof *o);
-    int *cores = malloc((size_t)sh->pools * sizeof *cores);
-    if (!o || !cores) {
+    if (!bg || !o) {
+        free(bg);
         free(o);
-        free(cores);
         return ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
     }
-    int any = 0, kmax = 1;
     for (int g = 0; g < sh->gpus; g++) {
         const double v = others[g] > 0.0 ? (others[g] < 1.0 ? others[g] : 1.0) : 0.0;
         o[sh->pool_of[g]] = v > o[sh->pool_of[g]] ? v : o[sh->pool_of[g]];
     }
+    int any = 0, kmax = 1;
     for (int p = 0; p < sh->pools; p++) {
-        cores[p] = sh->cores[p];
-        any |= o[p] > 0.0 && o[p] < 1.0 && sh->cores[p] <= SHARE_MAX_CORES;
-        if (sh->cores[p] <= SHARE_MAX_CORES && sh->cores[p] > kmax) kmax = sh->cores[p];
+        const double demand = o[p] * sh->cores[p];
+        if (!(demand > 0.0) || sh->cores[p] > SHARE_MAX_CORES) continue;
+        bg[p].n = (long)ceil(demand - 1e-12);
+        bg[p].u = demand / (double)bg[p].n;
+        kmax = sh->cores[p] > kmax ? sh->cores[p] : kmax;
+        any = 1;
     }
     ss_status st = SS_OK;
     if (any) {
-        /* the same trace on fewer cores: a copy whose cores each pool's evaluation sets */
-        ss_share fewer = *sh;
-        fewer.cores = cores;
         ss_share_scenario own = {sh->workers, sh->gap, sh->delivery, sh->fetch_cpu, sh->fetch_med, sh->fetch_wait,
                                  1.0, 1.0, 0.0, NULL};
         share_eval e;
         sh->s0_others = malloc((size_t)sh->pools * sizeof *sh->s0_others);
-        st = sh->s0_others ? eval_alloc(&e, &fewer, &own)
+        st = sh->s0_others ? eval_alloc(&e, sh, &own)
                            : ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d pools)", sh->pools);
-        if (sh->s0_others && st == SS_OK) { /* the distribution on up to each pool's own cores */
-            double *prob = realloc(e.prob, (size_t)kmax * sizeof *prob);
+        if (sh->s0_others && st == SS_OK) { /* P(J = m) and P(X = m) for m below each pool's cores */
+            double *prob = realloc(e.prob, 2 * (size_t)kmax * sizeof *prob);
             if (prob) e.prob = prob;
             else st = ss_fail(SS_ENOMEM, "out of memory for CPU sharing (%d cores)", kmax);
         }
-        for (int p = 0; sh->s0_others && st == SS_OK && p < sh->pools; p++) {
-            sh->s0_others[p] = sh->s0[p];
-            if (!(o[p] > 0.0 && o[p] < 1.0) || sh->cores[p] > SHARE_MAX_CORES || !(sh->iter_mean > 0.0)) continue;
-            /* the job had K (1 - o) of the pool's K cores: the stretch there, linear between
-             * whole cores, and below one core that of one core over the share left */
-            const double gamma = sh->align_trace ? sh->align_trace[p] : 1.0, left = sh->cores[p] * (1.0 - o[p]);
-            const int lo = (int)floor(left);
-            if (lo < 1) {
-                cores[p] = 1;
-                sh->s0_others[p] = stretch_mixed(&e, p, sh->iter_mean, gamma) / left;
-            } else {
-                cores[p] = lo;
-                const double s_lo = stretch_mixed(&e, p, sh->iter_mean, gamma);
-                cores[p] = lo + 1 < sh->cores[p] ? lo + 1 : sh->cores[p];
-                const double s_hi = cores[p] == sh->cores[p] ? sh->s0[p] : stretch_mixed(&e, p, sh->iter_mean, gamma);
-                sh->s0_others[p] = s_lo + (left - lo) * (s_hi - s_lo);
-            }
-            cores[p] = sh->cores[p];
+        if (sh->s0_others && st == SS_OK) {
+            e.others = bg;
+            for (int p = 0; p < sh->pools; p++)
+                sh->s0_others[p] = bg[p].n > 0 && sh->iter_mean > 0.0
+                                       ? stretch_mixed(&e, p, sh->iter_mean, sh->align_trace ? sh->align_trace[p] : 1.0)
+                                       : sh->s0[p];
         }
         if (sh->s0_others) eval_free(&e);
         if (st != SS_OK) {
@@ -736,8 +749,8 @@ ss_status ss_share_set_others(ss_share *sh, const double *others)
             sh->s0_others = NULL;
         }
     }
+    free(bg);
     free(o);
-    free(cores);
     return st;
 }
 

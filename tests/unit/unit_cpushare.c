@@ -110,26 +110,64 @@ static ss_share two_gpus(void)
     return sh;
 }
 
-/* The trace on the cores other processes left (ss_share_set_others): a share o of K cores
- * leaves K (1 - o); the stretch there is linear between whole cores, and below one core that
- * of one core over the share left; none recorded (0) leaves s0_others unset. */
+/* R(s) - s of the job's threads beside other processes, by enumerating every state: a gang
+ * of 2 training processes of demand gu (runnable together or not), 2 workers of demand u,
+ * and nx threads of other processes of demand ux, on K cores; the stretch averaged over the
+ * job's runnable threads alone: E[J max(1, N/K)] / E[J]. */
+static double enumerated_excess(double gu, double u, int nx, double ux, int K, double s)
+{
+    const double pg = fmin(1.0, gu * s), pw = fmin(1.0, u * s), px = fmin(1.0, ux * s);
+    double num = 0.0, den = 0.0;
+    for (int state = 0; state < (1 << (3 + nx)); state++) {
+        double pr = 1.0;
+        int j = 0, n = 0;
+        for (int b = 0; b < 3 + nx; b++) {
+            const int on = (state >> b) & 1;
+            const double p = b == 0 ? pg : b < 3 ? pw : px;
+            pr *= on ? p : 1.0 - p;
+            const int size = b == 0 ? 2 : 1; /* the gang's two threads */
+            if (on) {
+                n += size;
+                if (b < 3) j += size;
+            }
+        }
+        num += pr * j * fmax(1.0, (double)n / K);
+        den += pr * j;
+    }
+    return num / den - s;
+}
+
+static double enumerated_stretch(double gu, double u, int nx, double ux, int K)
+{
+    double lo = 1.0, hi = (4.0 + nx) / K;
+    for (int i = 0; i < 100; i++) {
+        const double m = 0.5 * (lo + hi);
+        if (enumerated_excess(gu, u, nx, ux, K, m) >= 0.0) lo = m;
+        else hi = m;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The trace's stretch beside other processes (ss_share_set_others): a share o of K cores is
+ * ceil(o K) threads of o K / ceil(o K) each, which the job's threads share the cores with but
+ * which do not count in their stretch; none recorded (0) leaves s0_others unset. */
 static void test_others(void **state)
 {
     (void)state;
     ss_share sh = two_gpus();
     assert_int_equal(ss_share_set_others(&sh, (double[]){0.0, -0.02}), SS_OK);
     assert_null(sh.s0_others);
-    const double gu = 0.007 / 0.048, w[2] = {0.012 / 0.048, 0.012 / 0.048};
-    const double one = ss_share_stretch(2, gu, w, 2, 1), two = ss_share_stretch(2, gu, w, 2, 2);
-    assert_float_equal(two, sh.s0[0], 1e-12);
-    /* 30 % of 2 cores: 1.4 cores left */
+    const double gu = 0.007 / 0.048, u = 0.012 / 0.048;
+    /* the enumeration without others gives the trace's own stretch */
+    assert_float_equal(enumerated_stretch(gu, u, 0, 0.0, 2), sh.s0[0], 1e-9);
+    /* 30 % of 2 cores: one thread of 0.6 */
     assert_int_equal(ss_share_set_others(&sh, (double[]){0.3, 0.25}), SS_OK);
     assert_non_null(sh.s0_others);
-    assert_float_equal(sh.s0_others[0], one + 0.4 * (two - one), 1e-12);
+    assert_float_equal(sh.s0_others[0], enumerated_stretch(gu, u, 1, 0.6, 2), 1e-9);
     assert_true(sh.s0_others[0] > sh.s0[0]);
-    /* 80 %: 0.4 of a core left */
+    /* 80 %: two threads of 0.8 */
     assert_int_equal(ss_share_set_others(&sh, (double[]){0.8, 0.8}), SS_OK);
-    assert_float_equal(sh.s0_others[0], one / 0.4, 1e-12);
+    assert_float_equal(sh.s0_others[0], enumerated_stretch(gu, u, 2, 0.8, 2), 1e-9);
     ss_share_free(&sh);
 }
 
