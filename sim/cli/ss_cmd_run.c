@@ -18,7 +18,6 @@
 #include "ss_drift.h"
 #include "ss_isa.h"
 #include "ss_limits.h"
-#include "ss_model_pipeline.h"
 #include "ss_number.h"
 #include "ss_parts.h"
 #include "ss_rank.h"
@@ -417,7 +416,7 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
         if (m) {
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
-            print_host_load(ss_trace_meta_of(j->t), ssp_quiet_host(&j->cfg, cal), m, brief);
+            print_host_load(ss_trace_meta_of(j->t), ss_models_quiet_host(&j->cfg, cal), m, brief);
             if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
                 const char *n = "note: every summarised epoch is shorter than the default warm-up "
                                 "(warmup_iterations = %ld), so the summary takes every iteration (warmup_iterations "

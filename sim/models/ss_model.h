@@ -206,6 +206,9 @@ typedef struct ss_model_ops {
     /* Notes on the sweep before it runs (called for every model of the table, in table
      * order, whether or not it has scenarios in the sweep); an error stops the run. */
     ss_status (*notes)(const ss_notes_in *in, FILE *out);
+    /* 1 when the model's rows take the trace as if the job ran alone on its cores, other
+     * processes' recorded load taken out (NULL: never). */
+    int (*quiet_host)(const ss_config *c, const ss_calib *cal);
 } ss_model_ops;
 
 /* The model with id m. */
@@ -214,6 +217,10 @@ const ss_model_ops *ss_model_get(ss_model m);
 /* The name of the first model that replays from the waits alone (ss_model_ops.waits_only),
  * the measured run aside: what a trace without fetch times can be swept with; NULL: none. */
 const char *ss_model_waits_only_name(void);
+
+/* 1 when some model of the table takes the trace as if the job ran alone on its cores
+ * (ss_model_ops.quiet_host). */
+int ss_models_quiet_host(const ss_config *c, const ss_calib *cal);
 
 /* The model of the sweep's measured row (the first of the table). */
 ss_model ss_model_measured_id(void);

@@ -890,4 +890,5 @@ const ss_model_ops ss_model_pipeline = {
     .error_class = ssp_error_class,
     .calib_notes = ssp_calib_notes,
     .notes = ssp_notes,
+    .quiet_host = ssp_quiet_host,
 };

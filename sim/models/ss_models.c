@@ -14,6 +14,13 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
+int ss_models_quiet_host(const ss_config *c, const ss_calib *cal)
+{
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (table[m]->quiet_host && table[m]->quiet_host(c, cal)) return 1;
+    return 0;
+}
+
 ss_model ss_model_measured_id(void)
 {
     for (int m = 0; m < SS_NMODELS; m++)

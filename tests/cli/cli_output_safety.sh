@@ -115,7 +115,9 @@ cat > "${P}_simp_fetchstartdifftime.csv" <<CSV
 CSV
 refuse import_over_input "$P.csv" "would replace the input" "$stallsim" import dsanalyzer "$P" -o "$P.csv"
 refuse import_over_other "$work/notes.csv" "is not a stalltrace file" "$stallsim" import dsanalyzer "$P" -o "$work/notes.csv"
-"$stallsim" import dsanalyzer "$P" -o "$work/before.h5" >/dev/null && ok || fail "import over a trace"
+refuse import_over_other_trace "$work/before.h5" "a trace of another input is there" "$stallsim" import dsanalyzer "$P" -o "$work/before.h5"
+"$stallsim" import dsanalyzer "$P" -o "$work/ds.h5" >/dev/null && "$stallsim" import dsanalyzer "$P" -o "$work/ds.h5" >/dev/null &&
+  ok || fail "import over its own earlier import"
 # a run that fails (its trace is missing) leaves no output folder it made
 printf '[trace]\npath = %s/none.h5\n[scenarios]\nmodel = independent\n' "$work" > "$work/none.ini"
 "$stallsim" run "$work/none.ini" --out "$work/made/here" >/dev/null 2>&1; rc=$?

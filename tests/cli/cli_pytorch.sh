@@ -531,7 +531,7 @@ fi
 # record imports as a job of one rank
 if timeout -k 5 120 $py "$src/tests/recorder/alone_ddp.py" "$work/alone" $((20000 + ($$ + 7) % 20000)) \
   > "$work/alone.txt" 2>"$work/alone.err" && grep -qx "ok alone_ddp" "$work/alone.txt"; then
-  "$stallsim" import pytorch "$work/alone/val" -o "$work/alone.h5" > "$work/alone-imp.txt" 2>&1 &&
+  "$stallsim" import pytorch "$work/alone/val" -o "$work/alone-val.h5" > "$work/alone-imp.txt" 2>&1 &&
     grep -q "1 GPU, 3 iterations" "$work/alone-imp.txt" && ok || fail "rank 0 alone: import: $(cat "$work/alone-imp.txt")"
 else
   fail "rank 0 alone under DDP (hung or failed): $(tail -5 "$work/alone.err")"

@@ -191,7 +191,7 @@ PY
   { grep -q "cpu-neg.h5: dataset /fetch_cpu_time\[1\] = -1" en && ok || fail "negative fetch_cpu_time: $(cat en)"; }
 "$stallsim" info cpu-short.h5 >/dev/null 2>es && fail "a short fetch_cpu_time was accepted" ||
   { grep -q "cpu-short.h5: dataset /fetch_cpu_time is not 3 floating-point values" es && ok || fail "short fetch_cpu_time: $(cat es)"; }
-"$stallsim" info cpu.h5 | grep -q "^fetch_cpu_time 0.0100 0.0200 0.0000 s" && ok || fail "info does not print fetch_cpu_time"
+"$stallsim" info --verbose cpu.h5 | grep -q "^fetch_cpu_time 0.0100 0.0200 0.0000 s" && ok || fail "info does not print fetch_cpu_time"
 for t in e cpu; do
   printf '[trace]\npath = %s.h5\n[scenarios]\nmodel = pipeline\nfetch_scale = 1, 0.5\n[pipeline]\nfetch_cpu = %s\n' "$t" \
     "$([ $t = cpu ] && echo 0 || echo auto)" > "$t-fs.ini"
