@@ -35,8 +35,13 @@ static ss_status check_same_source(const ss_import_info *info, const char *out_p
 {
     char had[sizeof info->meta.source];
     if (ss_trace_source_of(out_path, had, sizeof had) != 0 || !strcmp(had, info->meta.source)) return SS_OK;
-    return ss_fail(SS_EUSAGE, "%s: a trace of another input is there (source: %.200s); this import would replace "
-                   "it: give another -o, or remove that file first", out_path, had[0] ? had : "none");
+    char now[sizeof info->meta.source];
+    snprintf(now, sizeof now, "%s", info->meta.source);
+    for (char *p = had; *p; p++) *p = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p; /* a trace's text, shown */
+    for (char *p = now; *p; p++) *p = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    return ss_fail(SS_EUSAGE, "%s: a trace of another source is there (%.200s; this import's: %.200s), and an import "
+                   "replaces only a trace of the same source: give another -o, or remove that file first",
+                   out_path, had, now);
 }
 
 static int ends_with(const char *s, const char *end)

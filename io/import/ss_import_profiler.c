@@ -591,10 +591,10 @@ static ss_status prof_next(void *state, ss_slab *s, ss_import_info *info)
         }
     }
     if (d->next >= N && d->outlast > 0) {
-        ss_warn("import profiler: %ld DataLoader wait%s outlast%s %s step (the first: ProfilerStep#%lld on rank %d, by "
-                "%.0f µs past the next step's wait): each such row's iteration_time is stretched to "
+        ss_warn("import profiler: %ld DataLoader wait%s outlast%s %s (the first: ProfilerStep#%lld on rank %d, by "
+                "%.0f µs past the next step's first wait): each such row's iteration_time is stretched to "
                 "its wait, so the whole run comes out longer than the profiled steps; check the --wait names",
-                d->outlast, d->outlast == 1 ? "" : "s", d->outlast == 1 ? "s" : "", d->outlast == 1 ? "its" : "their",
+                d->outlast, d->outlast == 1 ? "" : "s", d->outlast == 1 ? "s" : "", d->outlast == 1 ? "its step" : "their steps",
                 d->outlast_step, d->outlast_rank, d->outlast_by);
         d->outlast = 0; /* said once */
     }

@@ -29,9 +29,6 @@
 #include "ss_sweep.h"
 #include "ss_trace.h"
 
-/* Below this share of the job's cores used by other processes, run says nothing of them
- * (info always shows it): a busy host's background (daemons, the shell) stays under it. */
-
 /* The most rows for which run looks for a level change itself. */
 #define SS_DRIFT_RUN_ROWS 2000000L
 
@@ -348,6 +345,14 @@ static void print_host_load(const ss_trace_meta *m, int quiet, FILE *full, FILE 
 {
     int g;
     double other, job;
+    if (quiet < 0) { /* asked for, but nothing to take out */
+        const char *n = "note: quiet_host takes nothing out here: it needs CPU sharing on, the trace's pools of "
+                        "cores, and other processes' load in its host shares (/host_cpu_busy above /host_cpu_job); "
+                        "every scenario keeps the recorded load\n";
+        fputs(n, full);
+        if (brief) fputs(n, brief);
+        return;
+    }
     if (!ss_trace_meta_host_others(m, &g, &other, &job) || other < SS_CMD_HOST_OTHERS_NAMED) return;
     char line[256];
     ss_trace_meta_host_line(m, line, sizeof line);

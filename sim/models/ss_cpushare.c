@@ -114,6 +114,10 @@ static double excess(int gang, double gu, const group *w, int ng, long nw, int c
  * would need a state per core). */
 #define SHARE_MAX_CORES 65536
 
+/* A pool with more cores than this keeps s0 on a quiet host: the exact law of the job's
+ * threads beside the others' costs cores^2 per step of the root's bisection. */
+#define SHARE_QUIET_MAX_CORES 1024
+
 /* The root of f(s) = R(s) - s in [1, all / cores] by bisection, all the pool's real
  * threads (1 when they are no more than the cores: no contention) */
 static double root_of(long all, int cores, double (*f)(double s, void *ctx), void *ctx)
@@ -307,7 +311,7 @@ typedef struct {
     const group *others;
     /* scratch */
     group *w;     /* [GPUs of the largest pool] */
-    double *prob; /* [cores of the largest pool that has more threads than cores] */
+    double *prob; /* [cores of the largest pool that has more threads than cores; twice that with others] */
     int *order, *first; /* GPUs by pool: order[first[p] .. first[p + 1]) */
 } share_eval;
 
@@ -717,7 +721,7 @@ ss_status ss_share_set_others(ss_share *sh, const double *others)
     int any = 0, kmax = 1;
     for (int p = 0; p < sh->pools; p++) {
         const double demand = o[p] * sh->cores[p];
-        if (!(demand > 0.0) || sh->cores[p] > SHARE_MAX_CORES) continue;
+        if (!(demand > 0.0) || sh->cores[p] > SHARE_QUIET_MAX_CORES) continue;
         bg[p].n = (long)ceil(demand - 1e-12);
         bg[p].u = demand / (double)bg[p].n;
         kmax = sh->cores[p] > kmax ? sh->cores[p] : kmax;

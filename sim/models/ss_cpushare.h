@@ -141,9 +141,10 @@ int ss_share_contention_pool(const ss_share *sh, double *miss);
 
 /* Sets sh->s0_others from others[g], the share (0 to 1) of GPU g's pool's cores that other
  * processes used while the trace was recorded (/host_cpu_busy less /host_cpu_job): per pool,
- * o the largest over its GPUs, the trace's stretch on the K (1 - o) cores they left (K its
- * cores): linear between the stretches on whole cores, and below one core that of one core
- * over K (1 - o). Leaves it NULL where no pool's o is above 0. SS_ENOMEM. */
+ * o the largest over its GPUs, m = ceil(o K) threads of demand o K / m each (K its cores)
+ * share the cores with the trace's threads, and the stretch counts the trace's threads
+ * alone, E[J max(1, N/K)] / E[J]. A pool with o = 0, or of more than 1024 cores, keeps s0.
+ * Leaves it NULL where no pool has others. SS_ENOMEM. */
 ss_status ss_share_set_others(ss_share *sh, const double *others);
 
 /* Sets sh->delivery_rows (seconds, >= 0) and the trace's period a0 and regime bound0 with

@@ -207,7 +207,8 @@ typedef struct ss_model_ops {
      * order, whether or not it has scenarios in the sweep); an error stops the run. */
     ss_status (*notes)(const ss_notes_in *in, FILE *out);
     /* 1 when the model's rows take the trace as if the job ran alone on its cores, other
-     * processes' recorded load taken out (NULL: never). */
+     * processes' recorded load taken out; -1 when asked to but nothing can be taken out; 0
+     * when not asked (NULL: never). */
     int (*quiet_host)(const ss_config *c, const ss_calib *cal);
 } ss_model_ops;
 
@@ -219,7 +220,7 @@ const ss_model_ops *ss_model_get(ss_model m);
 const char *ss_model_waits_only_name(void);
 
 /* 1 when some model of the table takes the trace as if the job ran alone on its cores
- * (ss_model_ops.quiet_host). */
+ * (ss_model_ops.quiet_host); else -1 when one was asked to but can take nothing out; else 0. */
 int ss_models_quiet_host(const ss_config *c, const ss_calib *cal);
 
 /* The model of the sweep's measured row (the first of the table). */

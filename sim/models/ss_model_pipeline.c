@@ -66,8 +66,10 @@ int ssp_cpu_sharing_on(const ssp_options *o)
 int ssp_quiet_host(const ss_config *c, const ss_calib *cal)
 {
     const ssp_options *o = ssp_options_of(c);
-    return o->quiet_host && ssp_cpu_sharing_on(o) && cal && cal->share && cal->share->s0_others &&
-           !ssp_off(SSP_RULE_CPU_SHARING);
+    if (!o->quiet_host) return 0;
+    return ssp_cpu_sharing_on(o) && cal && cal->share && cal->share->s0_others && !ssp_off(SSP_RULE_CPU_SHARING)
+               ? 1
+               : -1;
 }
 
 
@@ -253,7 +255,7 @@ static ss_status pipe_resolve(ss_scenario *s, const ss_config *c, const ss_calib
     }
     if (ssp_cpu_sharing_on(o) && cal && cal->share && !ssp_off(SSP_RULE_CPU_SHARING)) {
         p->share = cal->share;
-        p->quiet_host = ssp_quiet_host(c, cal);
+        p->quiet_host = ssp_quiet_host(c, cal) > 0;
     }
     if (cal && cal->share) p->pools = cal->share;
     if (o->storage_parallel > 0.0 && cal && cal->fetch_med_gpu && !ssp_off(SSP_RULE_STORAGE)) {

@@ -201,7 +201,8 @@ int ssp_probed(const ssp_params *p, int workers, int g);
 
 /* 1 when the pipeline model's rows take the trace as on a quiet host: [pipeline] quiet_host
  * is true, CPU sharing is on, and the calibration's trace records other processes' share
- * of its cores (MODELS-pipeline.md, "A quiet host"). */
+ * of its cores (MODELS-pipeline.md, "A quiet host"); -1 when quiet_host is true but takes
+ * nothing out; 0 when it is false. */
 int ssp_quiet_host(const ss_config *c, const ss_calib *cal);
 
 ss_status ssp_init(ssp_state *s, const ssp_params *p, int gpus);

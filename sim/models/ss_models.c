@@ -16,9 +16,13 @@ const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
 int ss_models_quiet_host(const ss_config *c, const ss_calib *cal)
 {
-    for (int m = 0; m < SS_NMODELS; m++)
-        if (table[m]->quiet_host && table[m]->quiet_host(c, cal)) return 1;
-    return 0;
+    int asked = 0;
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const int q = table[m]->quiet_host ? table[m]->quiet_host(c, cal) : 0;
+        if (q > 0) return 1;
+        asked |= q < 0;
+    }
+    return asked ? -1 : 0;
 }
 
 ss_model ss_model_measured_id(void)

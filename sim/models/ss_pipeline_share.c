@@ -173,6 +173,12 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
 double ssp_trace_cpu_part(const ssp_params *q, int g)
 {
     const ss_share *sh = q->share;
+    ss_share quiet; /* on a quiet host the trace's stretch is s0_others (ssp_share_init) */
+    if (sh && q->quiet_host && sh->s0_others) {
+        quiet = *sh;
+        quiet.s0 = sh->s0_others;
+        sh = &quiet;
+    }
     if (sh) return ss_share_cpu_wall(sh, g, sh->fetch_cpu[g], sh->fetch_wait ? sh->fetch_wait[g] : 0.0);
     return q->fetch_cpu_gpu ? q->fetch_cpu_gpu[g] * ssp_factor_of(q->fetch_cpu_factor) : q->fetch_cpu;
 }

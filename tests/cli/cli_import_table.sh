@@ -26,7 +26,7 @@ grep -q "replaced" "$work/o.txt" && fail "a new file called replaced: $(cat "$wo
 cp "$work/a.csv" "$work/a2.csv"
 cp "$work/a.h5" "$work/a-before.h5"
 "$stallsim" import table "$work/a2.csv" -o "$work/a.h5" > "$work/o.txt" 2>&1
-[ $? -eq 2 ] && grep -q "a.h5: a trace of another input is there (source: table:.*a.csv)" "$work/o.txt" &&
+[ $? -eq 2 ] && grep -q "a.h5: a trace of another source is there (table:.*/a.csv; this import.s: table:.*a2.csv)" "$work/o.txt" &&
   cmp -s "$work/a.h5" "$work/a-before.h5" && ok || fail "an import over another input's trace: $(cat "$work/o.txt")"
 # the same table with ISO times and durations, gzip-compressed, columns in another order
 cat > "$work/b.csv" <<'CSV'

@@ -115,7 +115,7 @@ cat > "${P}_simp_fetchstartdifftime.csv" <<CSV
 CSV
 refuse import_over_input "$P.csv" "would replace the input" "$stallsim" import dsanalyzer "$P" -o "$P.csv"
 refuse import_over_other "$work/notes.csv" "is not a stalltrace file" "$stallsim" import dsanalyzer "$P" -o "$work/notes.csv"
-refuse import_over_other_trace "$work/before.h5" "a trace of another input is there" "$stallsim" import dsanalyzer "$P" -o "$work/before.h5"
+refuse import_over_other_trace "$work/before.h5" "a trace of another source is there" "$stallsim" import dsanalyzer "$P" -o "$work/before.h5"
 "$stallsim" import dsanalyzer "$P" -o "$work/ds.h5" >/dev/null && "$stallsim" import dsanalyzer "$P" -o "$work/ds.h5" >/dev/null &&
   ok || fail "import over its own earlier import"
 # a run that fails (its trace is missing) leaves no output folder it made

@@ -432,7 +432,9 @@ for a, b in zip(q0, q1):
         assert a[k] == b[k], (k, a[k], b[k])
 PY
   grep -q "^note: other processes used 30 % of the job's cores while it was recorded; quiet_host: the pipeline rows as if the job ran alone" "$work/qh-busy-true.txt" &&
-    grep -q "or set \[pipeline\] quiet_host = true" "$work/qh-busy-false.txt" && ok || fail "quiet_host's notes: $(head -2 "$work/qh-busy-true.txt")"
+    grep -q "or set \[pipeline\] quiet_host = true" "$work/qh-busy-false.txt" &&
+    grep -q "^note: quiet_host takes nothing out here" "$work/qh-quiet-true.txt" &&
+    ! grep -q "quiet_host takes nothing out" "$work/qh-busy-true.txt" && ok || fail "quiet_host's notes: $(head -2 "$work/qh-busy-true.txt" "$work/qh-quiet-true.txt")"
 else
   echo "skipped: grid ZR's traces are missing"
 fi
