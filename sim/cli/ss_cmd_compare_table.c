@@ -278,7 +278,10 @@ void cmp_print_table(const cmp_table *t, FILE *out)
                 last->source, cmp_shown_source(t, own_base));
     else if (own_base < 0 && t->n >= 3 && last->kind == CMP_TRACE && !mid_trace && !t->match && it >= 0 && npred > 0 &&
              last->r.num[it] > 0) {
-        fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time:\n", last->source);
+        /* the whole run beside it, where a row has as many iterations as the real run */
+        const int run = cmp_run_column(), nrow = cmp_rows_column();
+        fprintf(out, "each prediction against the last row (%s, the real run), mean iteration time%s:\n", last->source,
+                run >= 0 ? ", whole run" : "");
         /* one line each, the names aligned (at most COMPARE_PRED_LINES rows: a sweep of a few
          * dozen scenarios shows whole, its heal rows too) */
         int shown = 0, width = 0;
@@ -293,7 +296,14 @@ void cmp_print_table(const cmp_table *t, FILE *out)
                 shown++;
                 shown_name(t, i, gid, g, nm, sizeof nm);
                 if (!pass && (int)strlen(nm) > width) width = (int)strlen(nm);
-                if (pass) fprintf(out, "  %-*s %+7.1f %%\n", width, nm, cmp_pct(t->v[i].r.num[it], last->r.num[it]));
+                if (!pass) continue;
+                fprintf(out, "  %-*s %+7.1f %%", width, nm, cmp_pct(t->v[i].r.num[it], last->r.num[it]));
+                const double er = run >= 0 && (nrow < 0 || t->v[i].r.num[nrow] == last->r.num[nrow])
+                                      ? cmp_pct(t->v[i].r.num[run], last->r.num[run])
+                                      : NAN;
+                if (run >= 0 && !isnan(er)) fprintf(out, " %+7.1f %%", er);
+                else if (run >= 0) fprintf(out, " %9s", "-");
+                fputc('\n', out);
             }
         }
     }

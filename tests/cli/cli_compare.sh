@@ -225,17 +225,24 @@ import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 text = open(sys.argv[2]).read().splitlines()
 at = [i for i, l in enumerate(text) if l.startswith("each prediction against the last row")]
-assert len(at) == 1 and text[at[0]].endswith("mean iteration time:"), at
+assert len(at) == 1 and text[at[0]].endswith("mean iteration time, whole run:"), at
 lines = []
 for l in text[at[0] + 1:]:  # one line a prediction, two spaces in
     if not l.startswith("  "):
         break
     lines.append(l)
-real = float(rows[-1]["iter_time_mean"])
+real, real_run = float(rows[-1]["iter_time_mean"]), float(rows[-1]["run_time"])
 preds = [r for r in rows[1:-1] if r["scenario"] != "measured"]
-got = [float(re.fullmatch(r"  \S.*\S +([-+][0-9.]+) %", l).group(1)) for l in lines]
+m = [re.fullmatch(r"  \S.*\S +([-+][0-9.]+) % +([-+][0-9.]+ %|-)", l) for l in lines]
+got = [float(x.group(1)) for x in m]
 exp = [100 * (float(r["iter_time_mean"]) / real - 1) for r in preds]
 assert len(got) == len(exp) and all(abs(a - b) < 0.051 for a, b in zip(got, exp)), (got, exp)
+# the whole run's, where the row has the real run's iterations; else "-"
+for x, r in zip(m, preds):
+    if r["iterations"] == rows[-1]["iterations"]:
+        assert abs(float(x.group(2)[:-2]) - 100 * (float(r["run_time"]) / real_run - 1)) < 0.051, (x.group(0), r["run_time"])
+    else:
+        assert x.group(2) == "-", x.group(0)
 PY
 "$stallsim" compare "$work/w.h5" "$work/w40" --warmup 40 --epoch 1 2>/dev/null | grep -q "each prediction against" &&
   fail "a prediction line without a real run last" || ok
