@@ -29,6 +29,13 @@ static ss_status check_not_input(const ss_import_info *info, const char *out_pat
                                   "stalltrace file");
 }
 
+/* s with each control character as '?': a trace's text, shown in a message */
+static void shown(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
 /* A trace already at out_path is replaced only by an import of the same input (its
  * `source` the same): a recording cannot be made again, and a mistyped -o must not lose it. */
 static ss_status check_same_source(const ss_import_info *info, const char *out_path)
@@ -37,8 +44,8 @@ static ss_status check_same_source(const ss_import_info *info, const char *out_p
     if (ss_trace_source_of(out_path, had, sizeof had) != 0 || !strcmp(had, info->meta.source)) return SS_OK;
     char now[sizeof info->meta.source];
     snprintf(now, sizeof now, "%s", info->meta.source);
-    for (char *p = had; *p; p++) *p = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p; /* a trace's text, shown */
-    for (char *p = now; *p; p++) *p = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    shown(had);
+    shown(now);
     return ss_fail(SS_EUSAGE, "%s: a trace of another source is there (%.200s; this import's: %.200s), and an import "
                    "replaces only a trace of the same source: give another -o, or remove that file first",
                    out_path, had, now);

@@ -25,6 +25,10 @@ int ss_cmd_doc(const ss_comm *c, int argc, char **argv);
 /* Prints "stallsim: <msg>" for st (rank 0 of a size-1 view) and returns the exit code. */
 int ss_cmd_fail(ss_status st);
 
+/* The lines of text t that contain word (all of them where word is NULL) on out; returns
+ * how many were left out. */
+int ss_cmd_print_lines(const char *t, const char *word, FILE *out);
+
 /* A command-line option that stands for a scenario-file key (compare --warmup ->
  * trace.warmup_iterations): sets key = value in cfg, checked as the file's key is; an
  * invalid value is SS_EUSAGE naming the command and the option as typed ("info: --warmup

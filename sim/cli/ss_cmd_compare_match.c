@@ -17,7 +17,6 @@
 
 /* 1 when rows a and b hold the same compared numbers (ss_columns.h, SS_COLF_COMPARE), bit
  * for bit */
-
 static int same_bits(const ss_results_row *a, const ss_results_row *b)
 {
     int nc;

@@ -385,18 +385,6 @@ static ss_status find_level_change(run_job *j)
     return st;
 }
 
-/* The lines of t that contain word (all of them where word is NULL) on out. */
-static void print_lines(const char *t, const char *word, FILE *out)
-{
-    for (const char *p = t; p && *p;) {
-        const size_t len = strcspn(p, "\n");
-        char line[8192];
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        if (!word || strstr(line, word)) fprintf(out, "%s\n", line);
-        p += len + (p[len] == '\n');
-    }
-}
-
 /* The calibration where a scenario needs it, the scenarios resolved, and the models'
  * notes. The calibration's lines print with --verbose (its warnings always), the notes
  * with --explain; both are kept for the answer and the JSON. Collective. */
@@ -410,7 +398,7 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
         if (m) {
             print_calibration(j->sc, j->nsc, &j->cal, &j->cfg, m);
             fclose(m);
-            if (!j->a.quiet) print_lines(j->calib.text, j->a.verbose ? NULL : "warning:", notes);
+            if (!j->a.quiet) ss_cmd_print_lines(j->calib.text, j->a.verbose ? NULL : "warning:", notes);
         }
     }
     st = ss_comm_any_failed(c, st);
@@ -430,7 +418,7 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
                 if (brief) fprintf(brief, n, j->short_epochs);
             }
             fclose(m);
-            if (!j->a.quiet) print_lines(j->notes.text, j->a.explain ? NULL : "warning:", notes);
+            if (!j->a.quiet) ss_cmd_print_lines(j->notes.text, j->a.explain ? NULL : "warning:", notes);
         }
     }
     if (st == SS_OK && c->rank == 0) st = find_level_change(j);

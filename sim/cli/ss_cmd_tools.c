@@ -381,28 +381,16 @@ static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *p
  * lines were left out, as print_meta leaves out the per-GPU CPU times without verbose. */
 static int print_calibration(const ss_calib *cal, int verbose)
 {
-    if (verbose) {
-        ss_calib_print(cal, stdout);
-        return 0;
-    }
     char *text = NULL;
     size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem) { /* no memory for the buffer: the lines whole rather than none */
+    FILE *mem = verbose ? NULL : open_memstream(&text, &len);
+    if (!mem) { /* verbose, or no memory for the buffer: the lines whole rather than none */
         ss_calib_print(cal, stdout);
         return 0;
     }
     ss_calib_print(cal, mem);
     fclose(mem);
-    int left_out = 0;
-    for (char *p = text; p && *p;) {
-        const size_t n = strcspn(p, "\n");
-        const char end = p[n];
-        p[n] = '\0';
-        if (strstr(p, "warning:")) printf("%s\n", p);
-        else left_out = 1;
-        p += n + (end == '\n');
-    }
+    const int left_out = ss_cmd_print_lines(text, "warning:", stdout) > 0;
     free(text);
     return left_out;
 }

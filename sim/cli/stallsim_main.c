@@ -101,6 +101,20 @@ int ss_cmd_fail(ss_status st)
     return ss_exit_code(st);
 }
 
+int ss_cmd_print_lines(const char *t, const char *word, FILE *out)
+{
+    int left_out = 0;
+    for (const char *p = t; p && *p;) {
+        const size_t len = strcspn(p, "\n");
+        char line[8192];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        if (!word || strstr(line, word)) fprintf(out, "%s\n", line);
+        else left_out++;
+        p += len + (p[len] == '\n');
+    }
+    return left_out;
+}
+
 /* rc, or 1 with a message where the standard output could not be written (a full disk
  * under `run --json > pred.json`, a closed pipe): what was asked for did not arrive. */
 static int stdout_checked(int rc)

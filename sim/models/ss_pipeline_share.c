@@ -40,21 +40,26 @@ static void scenario_ready(const ss_share *sh, const ssp_params *p, const ss_hea
         if (ssp_probed(p, ssp_loader_of(p, g).workers, g)) ready[g] = SS_SHARE_READY_IDLE;
 }
 
+/* The trace's CPU sharing as p's host sees it: p->share, or on a quiet host a copy in buf
+ * whose trace stretch s0 is s0_others (MODELS-pipeline.md, "A quiet host"). */
+static const ss_share *host_share(const ssp_params *p, ss_share *buf)
+{
+    if (!p->share || !p->quiet_host || !p->share->s0_others) return p->share;
+    *buf = *p->share;
+    buf->s0 = p->share->s0_others;
+    return buf;
+}
+
 /* CPU sharing for the scenario (MODELS-pipeline.md): solves its stretch per pool and sets
  * p's CPU parts, their factors and the change of the step. After heal_loaders and the
  * healed CPU parts (pipe_init). */
 ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, int gpus)
 {
-    const ss_share *sh = p->share;
-    if (sh->gpus != gpus) return SS_OK;
     /* on a quiet host the trace's CPU work was stretched by its own threads and the other
      * processes' (s0_others), the scenario's by its own alone: the trace's own load changes too */
     ss_share quiet;
-    if (p->quiet_host && sh->s0_others) {
-        quiet = *sh;
-        quiet.s0 = sh->s0_others;
-        sh = &quiet;
-    }
+    const ss_share *sh = host_share(p, &quiet);
+    if (sh->gpus != gpus) return SS_OK;
     const int same = ssp_same_load(p, s, sh->workers, gpus);
     if (sh == p->share && same) {
         st->cpu_stretch = gsl_stats_max(sh->s0, 1, (size_t)sh->pools);
@@ -172,13 +177,8 @@ ss_status ssp_share_init(pipe_state *st, ssp_params *p, const ss_scenario *s, in
 
 double ssp_trace_cpu_part(const ssp_params *q, int g)
 {
-    const ss_share *sh = q->share;
-    ss_share quiet; /* on a quiet host the trace's stretch is s0_others (ssp_share_init) */
-    if (sh && q->quiet_host && sh->s0_others) {
-        quiet = *sh;
-        quiet.s0 = sh->s0_others;
-        sh = &quiet;
-    }
+    ss_share quiet;
+    const ss_share *sh = host_share(q, &quiet);
     if (sh) return ss_share_cpu_wall(sh, g, sh->fetch_cpu[g], sh->fetch_wait ? sh->fetch_wait[g] : 0.0);
     return q->fetch_cpu_gpu ? q->fetch_cpu_gpu[g] * ssp_factor_of(q->fetch_cpu_factor) : q->fetch_cpu;
 }
