@@ -267,15 +267,14 @@ static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labe
 {
     for (int k = 0; k < n && k < SS_RANK_TOP; k++) {
         char buf[LABEL_LEN];
-        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf),
-                r->by_run ? ss_summary_run_change_pct(s, j[k]) : ss_summary_change_pct(s, j[k]));
+        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf), ss_summary_ref_change_pct(s, j[k], r->by_run));
     }
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
 
 int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi)
 {
-    const int m = ss_summary_measured(s);
+    const int m = ss_summary_ref(s, j);
     const double base = by_run ? ss_summary_run_time(s, m) : (s->p[m].n > 0 ? s->p[m].mean[SS_M_ITER] : NAN);
     const double a = by_run ? (s->run_lo ? s->run_lo[j] : NAN) : (s->iter_lo ? s->iter_lo[j] : NAN);
     const double b = by_run ? (s->run_hi ? s->run_hi[j] : NAN) : (s->iter_hi ? s->iter_hi[j] : NAN);
@@ -285,7 +284,7 @@ int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo
     return 1;
 }
 
-/* " (lo … hi%)": row j's interval as changes against the measured run (ss_report_change_interval),
+/* " (lo … hi%)": row j's interval as changes against its reference (ss_report_change_interval),
  * or "" where it has none */
 static const char *interval_text(const ss_summary *s, int j, int by_run, char *iv, size_t n)
 {
@@ -299,6 +298,15 @@ static const char *interval_text(const ss_summary *s, int j, int by_run, char *i
  * it (real runs of one setting differ by about that much), and on the same side of the
  * cores' limit (ss_rank_over); the cheapest of them comes first (ss_ranking.ntied) */
 static int tied_count(const ss_ranking *r) { return r->ntied > 1 ? r->ntied : 1; }
+
+/* What the ranked cuts are changes against: the measured run, or on a quiet host the
+ * baseline replay of the first cut's model (ss_summary_ref: the job alone) */
+static const char *ref_name(const ss_summary *s, const ss_ranking *r)
+{
+    return r->ntop > 0 && ss_summary_ref(s, r->top[0].j) != ss_summary_measured(s)
+               ? "the job alone on its cores: the baseline replay *, quiet_host"
+               : "the measured run";
+}
 
 /* The measure the ranking cuts: the whole run's time or the mean iteration time. */
 static const char *ranked_measure(const ss_ranking *r)
@@ -338,6 +346,8 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
         }
         char base[64];
         if (isnan(err)) snprintf(base, sizeof base, "no baseline scenario in the sweep to measure the model's error");
+        else if (ss_summary_ref(s, r->top[k].j) != ss_summary_measured(s))
+            snprintf(base, sizeof base, "model baseline error not measured: quiet_host");
         else snprintf(base, sizeof base, "model baseline error %.2f%%", err);
         char iv[48];
         interval_text(s, r->top[k].j, r->by_run, iv, sizeof iv);
@@ -360,8 +370,8 @@ static int interval_reaches_none(const ss_summary *s, int j, int by_run);
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
-        fprintf(out, "largest predicted cuts of the %s (against the measured run):\n",
-                r->by_run ? "whole run's time, every epoch's start included" : "mean iteration time");
+        fprintf(out, "largest predicted cuts of the %s (against %s):\n",
+                r->by_run ? "whole run's time, every epoch's start included" : "mean iteration time", ref_name(s, r));
         const ss_model_ops *ahead = NULL; /* the model of the cuts flagged loaders ahead */
         int ahead_heal = 0;
         print_top_cuts(s, r, L, &ahead, &ahead_heal, out);
@@ -389,7 +399,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         for (int j = 0; j < s->nsc; j++)
             near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
                         ss_rank_over(s, j) == r->top[0].over &&
-                        (r->by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j)) - best <
+                        ss_summary_ref_change_pct(s, j, r->by_run) - best <
                             SS_RANK_MIN_PCT;
         char more[160] = "";
         if (near_all > tied)
@@ -421,7 +431,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
         const int j = r->payoff_j[k];
         if (!isnan(r->payoff_rows[k])) snprintf(pay, sizeof pay, ": pays off beyond ~%.0f batches/epoch", r->payoff_rows[k]);
         fprintf(out, "not ranked: %s cuts the steady state %+.2f%% but costs the whole run %+.2f%% (every epoch's "
-                     "start)%s\n", label_of(L, s, j, buf), ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j),
+                     "start)%s\n", label_of(L, s, j, buf), ss_summary_ref_change_pct(s, j, 0), ss_summary_ref_change_pct(s, j, 1),
                 pay);
     }
     if (r->n_payoff > 2) fprintf(out, "not ranked: %d more such cuts (rank_by = steady ranks them)\n", r->n_payoff - 2);
@@ -672,6 +682,13 @@ static void print_fidelity(const ss_summary *s, FILE *out)
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
+        if (ss_summary_ref(s, j) == j) {
+            fprintf(out, "fidelity of the baseline replay (the * row, %s): not measured: with [pipeline] quiet_host "
+                         "it replays the job alone on its cores, %+.2f%% from the measured run, which shared them; "
+                         "the ranked cuts are changes against it\n",
+                    s->sc[j].name, e);
+            continue;
+        }
         fprintf(out, "fidelity of the baseline replay (the * row, %s): mean iteration time %+.2f%% vs measured, "
                      "mean |error| per iteration (MAPE) %.2f%%\n",
                 s->sc[j].name, e, ss_summary_fidelity_mape_pct(s, j));
@@ -1210,6 +1227,11 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     for (int j = 0; j < s->nsc; j++) {
         if (!first_baseline(s, j)) continue;
         const double e = ss_summary_fidelity_err_pct(s, j);
+        if (ss_summary_ref(s, j) == j) { /* a quiet host's baseline: the job alone, on purpose */
+            say(sc, 1, "fidelity%s%s%s: not measured (quiet_host: * is the job alone, %+.2f%% from M)",
+                nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e);
+            continue;
+        }
         say(sc, 1, "fidelity%s%s%s: the baseline replay is %+.2f%% off the measured run (mean |error| per iteration %.2f%%)",
             nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e,
             ss_summary_fidelity_mape_pct(s, j));
@@ -1420,6 +1442,11 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     say(sc, 0, "largest predicted cuts of the %s%s; %s:", r->by_run ? "whole run's time" : "mean iteration time",
         any_iv ? " (90% interval)" : "",
         r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
+    const unsigned m0 = (unsigned)s->sc[r->top[0].j].model;
+    if (ss_summary_ref(s, r->top[0].j) != ss_summary_measured(s))
+        say(sc, 0, "(quiet_host: each against the baseline replay *, the job alone on its cores, not against M)");
+    else if (m0 < 32 && (s->quiet_models >> m0 & 1u))
+        say(sc, 0, "(quiet_host without a baseline replay: each holds the quiet host's own change; add workers = auto)");
     const int tied = tied_count(r);
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0, unsure = 0;
@@ -1482,7 +1509,7 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
         if (!isnan(r->payoff_rows[0])) snprintf(pay, sizeof pay, ": pays off beyond ~%.0f batches/epoch", r->payoff_rows[0]);
         char line[LINE_BYTES];
         snprintf(line, sizeof line, "not ranked: %s steady %+.1f%% but whole run %+.1f%%", label_of(L, s, j, buf),
-                 ss_summary_change_pct(s, j), ss_summary_run_change_pct(s, j));
+                 ss_summary_ref_change_pct(s, j, 0), ss_summary_ref_change_pct(s, j, 1));
         if (ss_report_cols(line, strlen(line)) + (int)strlen(pay) <= SS_ANSWER_WIDTH) {
             say(sc, 2, "%s%s", line, pay);
         } else { /* a long label: the pay-off on a line of its own rather than cut off */
@@ -1637,12 +1664,14 @@ static void json_lines(FILE *f, const char *key, const char *text, const char *p
 static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, const ss_rank_top *t, int k)
 {
     double cpu = ss_summary_cpu_load_pct(s, t->j, NULL);
-    fprintf(f, "%s{\"scenario\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[t->j].name);
+    const int ref = ss_summary_ref(s, t->j); /* "measured", or a quiet host's baseline replay */
+    fprintf(f, "%s{\"scenario\": \"%s\", \"against\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[t->j].name,
+            ref == ss_summary_measured(s) ? "measured" : s->sc[ref].name);
     json_num(f, t->change_pct);
     fputs(", \"change_s\": ", f);
     json_num(f, t->change_s);
     fputs(", \"run_change_s\": ", f);
-    json_num(f, ss_summary_run_time(s, t->j) - ss_summary_run_time(s, ss_summary_measured(s)));
+    json_num(f, ss_summary_run_time(s, t->j) - ss_summary_run_time(s, ss_summary_ref(s, t->j)));
     fputs(", \"steady_change_pct\": ", f);
     json_num(f, t->steady_pct);
     fputs(", \"run_change_pct\": ", f);
@@ -1703,7 +1732,7 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         for (int m = 0; m < SS_NMODELS; m++) {
             if (isnan(r->error_pct[m])) continue;
             fprintf(f, "%s\"%s\": ", first ? "" : ", ", ss_model_name((ss_model)m));
-            json_num(f, r->error_pct[m]);
+            json_num(f, m < 32 && (s->quiet_models >> m & 1u) ? NAN : r->error_pct[m]); /* (not measured) */
             first = 0;
         }
         fprintf(f, "}, \"rank_by\": \"%s\",\n  \"top\": [", r->by_run ? "run" : "steady");

@@ -359,11 +359,12 @@ static void print_host_load(const ss_trace_meta *m, int quiet, FILE *full, FILE 
     if (quiet) {
         fprintf(full, "note: %s; [pipeline] quiet_host: the pipeline rows take the job as if it ran alone (the "
                       "model's waits for a core that those processes caused taken out); the baseline replay shows "
-                      "what that alone changes, and every change against the measured run holds it\n", line);
+                      "what that alone changes; the table's changes against the measured run hold it, the ranked "
+                      "cuts are against the baseline replay\n", line);
         if (brief)
             fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded; quiet_host: "
                            "the pipeline rows as if the job ran alone; the baseline replay (*) shows what that alone "
-                           "changes, and every change against M holds it\n", 100 * other);
+                           "changes; the table's steady%% and run%% hold it, the ranked cuts are against *\n", 100 * other);
         return;
     }
     fprintf(full, "note: %s; every scenario keeps that load\n", line);
@@ -451,6 +452,8 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
         free(warn);
     }
     if (st == SS_OK && c->rank == 0) {
+        /* the models whose changes the answer takes against their baseline replay */
+        j->sum.quiet_models = ss_models_quiet_mask(&j->cfg, j->have_cal ? &j->cal : NULL);
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));
             j->have_cal = 0;

@@ -11,14 +11,15 @@
 static double mean_iter(const ss_summary *s, int j) { return s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN; }
 
 /* What a ranking compares: the whole run's time (by_run) or the mean iteration time, and
- * its change against the measured run in %. */
+ * its change against the row's reference (the measured run, or on a quiet host its model's
+ * baseline replay: ss_summary_ref) in %. */
 static double rank_value(const ss_summary *s, int j, int by_run)
 {
     return by_run ? ss_summary_run_time(s, j) : mean_iter(s, j);
 }
 static double rank_change(const ss_summary *s, int j, int by_run)
 {
-    return by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j);
+    return ss_summary_ref_change_pct(s, j, by_run);
 }
 
 /* Where the steady change and the whole run's disagree in sign: the batches per epoch n*
@@ -30,9 +31,8 @@ static double rank_change(const ss_summary *s, int j, int by_run)
  * steady state but for rounding), or where n* is not positive. */
 static double payoff_rows(const ss_summary *s, int j)
 {
-    const int m = ss_summary_measured(s);
-    const double E = ss_run_epochs(&s->p[m].run), steady = ss_summary_change_pct(s, j),
-                 run = ss_summary_run_change_pct(s, j);
+    const int m = ss_summary_ref(s, j);
+    const double E = ss_run_epochs(&s->p[m].run), steady = rank_change(s, j, 0), run = rank_change(s, j, 1);
     if (!(E >= 1) || !(steady * run < 0.0) || !(fabs(steady) >= SS_RANK_MIN_PCT)) return NAN;
     const double n0 = s->p[m].run.rows / E, d = ss_summary_wall(s, mean_iter(s, j) - mean_iter(s, m));
     const double D = (ss_summary_run_time(s, j) - ss_summary_run_time(s, m)) / E - n0 * d;
@@ -333,10 +333,10 @@ static void note_payoffs(const ss_summary *s, int alone, ss_ranking *out)
 {
     for (int j = 0; j < s->nsc; j++) {
         if (j == ss_summary_measured(s) || (alone && !ss_model_get(s->sc[j].model)->ranks_alone)) continue;
-        const double steady = ss_summary_change_pct(s, j), run = ss_summary_run_change_pct(s, j);
+        const double steady = rank_change(s, j, 0), run = rank_change(s, j, 1);
         if (!(steady < -SS_RANK_MIN_PCT) || !(run > 0.0)) continue;
         int at = out->n_payoff < SS_RANK_TOP ? out->n_payoff : SS_RANK_TOP;
-        while (at > 0 && ss_summary_change_pct(s, out->payoff_j[at - 1]) > steady) {
+        while (at > 0 && rank_change(s, out->payoff_j[at - 1], 0) > steady) {
             if (at < SS_RANK_TOP) {
                 out->payoff_j[at] = out->payoff_j[at - 1];
                 out->payoff_rows[at] = out->payoff_rows[at - 1];
@@ -363,10 +363,12 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         const int b = base_row[m] = baseline_of(s, (ss_model)m);
         double e = b >= 0 ? ss_summary_fidelity_err_pct(s, b) : NAN;
         if (b >= 0 && by_run && ss_model_get((ss_model)m)->reports_fidelity) e = ss_summary_run_change_pct(s, b);
-        /* a model without a fidelity figure gives the measured run back as its baseline */
+        /* a model without a fidelity figure gives the measured run back as its baseline; one
+         * on a quiet host has none (its baseline replay is the job alone, the reference of
+         * its changes: ss_summary_ref), and its cuts pass at SS_RANK_MIN_PCT */
+        if (b >= 0 && ss_summary_ref(s, b) == b) e = NAN;
         out->error_pct[m] = b < 0 ? NAN : isnan(e) ? 0.0 : fabs(e);
     }
-    const double meas = mean_iter(s, ss_summary_measured(s));
     ss_rank_top *cand = malloc((size_t)s->nsc * sizeof *cand);
     unhealed_sc *unhealed = malloc((size_t)s->nsc * sizeof *unhealed);
     if (!cand || !unhealed) {
@@ -400,8 +402,8 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
                 continue;
             }
         }
-        cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - meas, ss_summary_change_pct(s, j),
-                                   ss_summary_run_change_pct(s, j), payoff_rows(s, j), 0, ss_rank_over(s, j)};
+        cand[nc++] = (ss_rank_top){j, ch, mean_iter(s, j) - mean_iter(s, ss_summary_ref(s, j)), rank_change(s, j, 0),
+                                   rank_change(s, j, 1), payoff_rows(s, j), 0, ss_rank_over(s, j)};
     }
     free(unhealed);
     qsort(cand, (size_t)nc, sizeof *cand, cmp_top);

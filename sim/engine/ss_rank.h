@@ -1,5 +1,5 @@
 /* ss_rank.h - the ranked answer after a sweep: which scenarios cut the mean iteration time
- * most against the measured run, and, when GPUs were healed one at a time, which GPU to
+ * most against the measured run (on a quiet host, their model's baseline replay), and, when GPUs were healed one at a time, which GPU to
  * fix first; differences within a model's own baseline error are not ranked. */
 #ifndef SS_RANK_H
 #define SS_RANK_H
@@ -20,8 +20,9 @@
 
 typedef struct {
     int j;             /* scenario index */
-    double change_pct; /* the ranked change: 100 x (run_time or mean iteration time / measured - 1) */
-    double change_s;   /* mean iteration time - measured, seconds per iteration */
+    double change_pct; /* the ranked change: 100 x (run_time or mean iteration time / reference - 1),
+                        * the reference the measured run or its model's quiet baseline (ss_summary_ref) */
+    double change_s;   /* mean iteration time - the reference's, seconds per iteration */
     double steady_pct, run_pct; /* the change of the mean iteration time and of the whole run's time */
     /* where the two disagree in sign: the batches per epoch from which on the steady
      * change outweighs the change of every epoch's start (the whole run gains beyond them
@@ -66,7 +67,8 @@ typedef struct ss_ranking {
     /* per model: 1 where every GPU was healed alone and their gains lie within
      * SS_RANK_MIN_PCT of each other: no GPU stands out (the iterations' spread, not one GPU) */
     unsigned char heal_alike[SS_NMODELS];
-    double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none */
+    double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none; 0 where it
+                                   * is not measured (a quiet host's baseline: ss_summary_ref) */
     double iterations_per_epoch;
     int by_run;                 /* ranked by the whole run's time (rank_by = run), else the steady state */
     int n_payoff;               /* cuts of the steady state left out as the whole run loses by them */

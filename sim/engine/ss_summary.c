@@ -171,6 +171,25 @@ int ss_summary_measured(const ss_summary *s)
     return 0;
 }
 
+int ss_summary_ref(const ss_summary *s, int j)
+{
+    const ss_model m = s->sc[j].model;
+    if (m >= 32 || !(s->quiet_models >> m & 1u)) return ss_summary_measured(s);
+    for (int b = 0; b < s->nsc; b++)
+        if (b != ss_summary_measured(s) && s->sc[b].model == m && s->sc[b].baseline) return b;
+    return ss_summary_measured(s);
+}
+
+double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run)
+{
+    const int r = ss_summary_ref(s, j);
+    if (r == ss_summary_measured(s)) return by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j);
+    const double b = by_run ? ss_summary_run_time(s, r) : s->p[r].n > 0 ? s->p[r].mean[SS_M_ITER] : NAN;
+    const double v = by_run ? ss_summary_run_time(s, j) : s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN;
+    if (j == r || !(b > 0) || isnan(v)) return NAN;
+    return 100.0 * (v / b - 1.0);
+}
+
 double ss_summary_change_pct(const ss_summary *s, int j)
 {
     const ss_partial *m = &s->p[ss_summary_measured(s)];

@@ -33,6 +33,9 @@ typedef struct {
                            * stops), SS_KEPT_OWN (nothing else) */
     double host_others;   /* other processes' largest share of a pool's cores while the trace was
                            * recorded (ss_trace_meta_host_others; NaN where not recorded) */
+    unsigned quiet_models; /* bit m set: model m's rows take the job as if alone on its cores
+                            * (ss_model_ops.quiet_host), so the answer measures their changes
+                            * against that model's baseline replay (ss_summary_ref); set by the caller */
     double wall_ratio;    /* the measured passes' wall time over the measured rows' iteration
                            * times summed (ss_passes.h's span; 1 where unknown), which every
                            * row's summed iteration times take in its whole run */
@@ -163,5 +166,12 @@ ss_status ss_summary_adopt_calib(ss_summary *s, ss_calib *cal, const ss_trace_me
 
 /* Index of the measured row (always 0). */
 int ss_summary_measured(const ss_summary *s);
+/* The row the answer measures row j's change against: the measured run, or where j's model
+ * takes a quiet host (quiet_models) its baseline replay, which is then the job alone
+ * (MODELS-pipeline.md, "A quiet host"). */
+int ss_summary_ref(const ss_summary *s, int j);
+/* Row j's change of the mean iteration time (by_run 0) or of the whole run's time (1)
+ * against its reference row (ss_summary_ref), in %; NaN for the reference itself. */
+double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run);
 
 #endif

@@ -222,6 +222,8 @@ const char *ss_model_waits_only_name(void);
 /* 1 when some model of the table takes the trace as if the job ran alone on its cores
  * (ss_model_ops.quiet_host); else -1 when one was asked to but can take nothing out; else 0. */
 int ss_models_quiet_host(const ss_config *c, const ss_calib *cal);
+/* The models that take it so: bit m for model m (ss_summary.quiet_models). */
+unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal);
 
 /* The model of the sweep's measured row (the first of the table). */
 ss_model ss_model_measured_id(void);

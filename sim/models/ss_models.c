@@ -25,6 +25,14 @@ int ss_models_quiet_host(const ss_config *c, const ss_calib *cal)
     return asked ? -1 : 0;
 }
 
+unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal)
+{
+    unsigned mask = 0;
+    for (int m = 0; m < SS_NMODELS && m < 32; m++)
+        if (table[m]->quiet_host && table[m]->quiet_host(c, cal) > 0) mask |= 1u << m;
+    return mask;
+}
+
 ss_model ss_model_measured_id(void)
 {
     for (int m = 0; m < SS_NMODELS; m++)

@@ -22,4 +22,46 @@ assert alone[0] < keep[0] and alone[1] < keep[1], (keep, alone)
 assert alone[3] + alone[4] >= keep[3] + keep[4], (keep, alone)
 PY
 done
+
+# the answer on a quiet host: each ranked cut is a change against the baseline replay (the
+# job alone), recomputed here from summary.csv's run_time; its fidelity is not measured, so
+# no warning; without quiet_host the same cuts are against the measured run
+base=$ds/pytorch-quiet-host-b/hog-w1-a.h5
+if [ -e "$base" ]; then
+  for quiet in true false; do
+    printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 3\npersistent_workers = auto, true\n[pipeline]\nquiet_host = %s\n' \
+      "$base" "$quiet" > "$work/answer-$quiet.ini"
+    "$stallsim" run "$work/answer-$quiet.ini" --out "$work/answer-$quiet" > "$work/answer-$quiet.txt" 2>&1 ||
+      fail "answer, quiet_host = $quiet: run: $(tail -2 "$work/answer-$quiet.txt")"
+    "$stallsim" run "$work/answer-$quiet.ini" --out "$work/answer-$quiet" --json > "$work/answer-$quiet.json" 2>/dev/null ||
+      fail "answer, quiet_host = $quiet: run --json"
+    /usr/bin/python3 - "$work/answer-$quiet" "$quiet" <<'PY' && ok || fail "answer, quiet_host = $quiet: the cuts' reference"
+import csv, json, sys
+out, quiet = sys.argv[1], sys.argv[2] == "true"
+rows = {r["scenario"]: r for r in csv.DictReader(open(out + "/summary.csv"))}
+base = "pipeline_fetch-none_start-none_w-auto_p2_fs1_cs1"
+ref = base if quiet else "measured"
+d = json.load(open(out + ".json"))
+text = open(out + ".txt").read()
+top = d["ranking"]["top"]
+assert top, "no cut ranked"
+for cut in top:
+    assert cut["against"] == ref, (cut["scenario"], cut["against"])
+    want = 100 * (float(rows[cut["scenario"]]["run_time"]) / float(rows[ref]["run_time"]) - 1)
+    assert abs(cut["change_pct"] - want) < 1e-6, (cut["scenario"], cut["change_pct"], want)
+    assert cut["change_pct"] <= -1.0, cut
+# persistent workers alone change the quiet job by under 1 %: not a cut against the job alone
+pw = [c for c in top if c["scenario"] == base + "_pw-true"]
+if quiet:
+    assert not pw and d["ranking"]["baseline_error_pct"]["pipeline"] is None, (pw, d["ranking"]["baseline_error_pct"])
+    assert "fidelity: not measured (quiet_host" in text and "the model does not describe" not in text, text
+    assert "each against the baseline replay *" in text, text
+else:
+    assert "each against the baseline replay" not in text, text
+print("quiet_host = %s: %d cuts against %s" % (quiet, len(top), ref))
+PY
+  done
+else
+  echo "skipped: the answer on a quiet host ($base is missing)"
+fi
 finish
