@@ -1664,9 +1664,9 @@ static void json_lines(FILE *f, const char *key, const char *text, const char *p
 static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, const ss_rank_top *t, int k)
 {
     double cpu = ss_summary_cpu_load_pct(s, t->j, NULL);
-    const int ref = ss_summary_ref(s, t->j); /* "measured", or a quiet host's baseline replay */
+    const int ref = ss_summary_ref(s, t->j); /* the measured row, or a quiet host's baseline replay */
     fprintf(f, "%s{\"scenario\": \"%s\", \"against\": \"%s\", \"change_pct\": ", k ? ", " : "", s->sc[t->j].name,
-            ref == ss_summary_measured(s) ? "measured" : s->sc[ref].name);
+            s->sc[ref].name);
     json_num(f, t->change_pct);
     fputs(", \"change_s\": ", f);
     json_num(f, t->change_s);
