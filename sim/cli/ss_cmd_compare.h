@@ -33,6 +33,8 @@ typedef struct {
      * -1 where it records none (or its GPUs differ), -2 for workers that differ by GPU */
     int workers, prefetch;
     int persistent; /* a trace's recorded persistent_workers (1 or 0), -1 unknown */
+    long batch;     /* a trace's recorded batch size; a results folder's rows: their base trace's
+                     * (-1 unknown) */
     double others;  /* a trace's share of its busiest pool's cores that other processes than the
                      * job's used while it was recorded (0 to 1), NaN unknown; a results folder's
                      * rows: its base trace's */

@@ -80,7 +80,7 @@ static ss_status eval_trace_of(const char *path, char *out, size_t n)
 
 static ss_status summarise_trace(const char *path, const ss_config *opts, int with_eval, ss_results_row *row,
                                  int *gpus, int *workers, int *prefetch, int *persistent, double *others,
-                                 char *waits, size_t nwaits)
+                                 long *batch, char *waits, size_t nwaits)
 {
     ss_comm self;
     ss_comm_self(&self);
@@ -118,6 +118,7 @@ static ss_status summarise_trace(const char *path, const ss_config *opts, int wi
     }
     if (m && m->prefetch_factor >= 1 && m->prefetch_factor <= SS_MAX_PREFETCH) *prefetch = (int)m->prefetch_factor;
     *persistent = m ? (int)m->persistent_workers : -1; /* (the reader keeps -1, 0 or 1) */
+    *batch = m && m->batch_size > 0 ? m->batch_size : -1;
     int busiest;
     double job;
     if (!m || !ss_trace_meta_host_others(m, &busiest, others, &job)) *others = NAN;
@@ -291,16 +292,19 @@ static void row_settings(cmp_row *row)
 }
 
 /* A base trace's recorded persistent_workers (1 or 0, -1 where it cannot be read or has
- * none) and the share of its cores other processes used while it was recorded (NaN unknown) */
-static void base_facts(const char *path, int *pw, double *others)
+ * none), the share of its cores other processes used while it was recorded (NaN unknown)
+ * and its batch size (-1 unknown) */
+static void base_facts(const char *path, int *pw, double *others, long *batch)
 {
     ss_comm self;
     ss_comm_self(&self);
     ss_trace_file *t = NULL;
     *pw = -1;
     *others = NAN;
+    *batch = -1;
     if (ss_trace_open(path, &self, &t) == SS_OK) {
         const ss_trace_meta *m = ss_trace_meta_of(t);
+        *batch = m->batch_size > 0 ? m->batch_size : -1;
         int busiest;
         double job;
         *pw = (int)m->persistent_workers; /* (-1, 0 or 1) */
@@ -352,8 +356,9 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         ss_results_row row;
         int w, p, pw;
         double others;
+        long batch;
         char waits[sizeof t->v[0].waits];
-        if ((st = summarise_trace(path, opts, t->with_eval, &row, &gpus, &w, &p, &pw, &others, waits,
+        if ((st = summarise_trace(path, opts, t->with_eval, &row, &gpus, &w, &p, &pw, &others, &batch, waits,
                                   sizeof waits)) != SS_OK)
             return st;
         if ((st = push(t, arg, &row)) != SS_OK) return st;
@@ -363,6 +368,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         t->v[t->n - 1].prefetch = p;
         t->v[t->n - 1].persistent = pw;
         t->v[t->n - 1].others = others;
+        t->v[t->n - 1].batch = batch;
         struct stat ts;
         if (stat(path, &ts) == 0) {
             t->v[t->n - 1].dev = ts.st_dev;
@@ -379,7 +385,8 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         /* (results of an older stallsim: the trace itself, where its path still resolves) */
         int base_pw = -1;
         double base_others = NAN;
-        if (base_known) base_facts(rs.trace, &base_pw, &base_others);
+        long base_batch = -1;
+        if (base_known) base_facts(rs.trace, &base_pw, &base_others, &base_batch);
         if (rs.base_pw >= 0) base_pw = rs.base_pw;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
@@ -391,6 +398,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
                 row->base.p = rs.base_p;
                 row->base.pw = base_pw;
                 row->others = base_others;
+                row->batch = base_batch;
                 if (base_known) {
                     row->dev = bs.st_dev;
                     row->ino = bs.st_ino;

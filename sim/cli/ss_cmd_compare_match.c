@@ -443,13 +443,37 @@ static void say_busy_runs(const cmp_table *t, FILE *out)
                      "holds its base run's): record them again on quiet cores\n");
 }
 
+/* The real runs recorded with another batch size than the base run of a results folder
+ * whose predictions they are set beside: most likely another job, whose error says nothing
+ * of these predictions */
+static void say_other_batch(const cmp_table *t, const cmp_folders *f, FILE *out)
+{
+    for (int a = 0; a < f->n; a++) {
+        const long base = t->v[f->src[a]].batch;
+        int n = 0;
+        for (int i = 0; base > 0 && i < t->n; i++) {
+            const cmp_row *r = &t->v[i];
+            if (r->kind != CMP_TRACE || !(r->batch > 0) || r->batch == base) continue;
+            if (n++ == 0)
+                fprintf(out, "warning: other batch size than the base run of %s (%ld):", cmp_shown_source(t, f->src[a]),
+                        base);
+            fprintf(out, "%s %s %ld", n > 1 ? "," : "", cmp_shown_source(t, i), r->batch);
+        }
+        if (n) fprintf(out, "; a run of another job (or batch) is not what the base predicts: its error above is not the model's\n");
+    }
+}
+
 ss_status cmp_check_match(const cmp_table *t)
 {
-    int ntr = 0, held = 0;
+    int ntr = 0, held = 0, nres = 0;
     for (int i = 0; i < t->n; i++) {
         ntr += t->v[i].kind == CMP_TRACE;
+        nres += t->v[i].kind != CMP_TRACE;
         held |= t->v[i].kind == CMP_REPLAY && row_holds_all(t, &t->v[i]);
     }
+    if (nres == 0)
+        return ss_fail(SS_EUSAGE, "compare: --match needs a results folder among the inputs: the predictions to set "
+                                  "each real run beside (compare RESULTS run.h5 --match)");
     if (ntr == 0)
         return ss_fail(SS_EUSAGE, "compare: --match needs a trace among the inputs: a real run to set beside its "
                                   "prediction (compare RESULTS run.h5 --match)");
@@ -525,6 +549,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
                 scenario_texts(t, 0, texts, sizeof texts), matched == ntr ? "each of the " : "", matched,
                 t->nscenario > 1 ? "them all" : "it");
     say_busy_runs(t, out);
+    say_other_batch(t, f, out);
     free(cnt);
     free(sum);
 }

@@ -384,6 +384,26 @@ printf '[trace]\npath = p1.h5\n[scenarios]\nmodel = pipeline\nworkers = 2\n' > "
 "$stallsim" compare "$work/pres2" "$work/p2.h5" --match > "$work/pmatch2.txt" 2>&1 &&
   grep -q "^p2.h5 *W=2 P=2 pw .*pres2: pipe f=none s=none W=2 P=2 fs=1 cs=1 pw=true\( (90%: [0-9.]* … [0-9.]*)\)\{0,1\}$" "$work/pmatch2.txt" && ok ||
   fail "compare --match, persistent workers: $(cat "$work/pmatch2.txt")"
+# a real run of another batch size than the base run is named in a warning; one of the
+# base's own batch size is not
+$py - "$work" <<'PY' || fail "python edits (batch_size)"
+import shutil, sys, h5py
+w = sys.argv[1]
+for src, dst, b in (("m1.h5", "b1.h5", 8), ("m2.h5", "b2.h5", 16), ("m2.h5", "b2same.h5", 8)):
+    shutil.copy("%s/%s" % (w, src), "%s/%s" % (w, dst))
+    with h5py.File("%s/%s" % (w, dst), "r+") as f:
+        f.attrs["batch_size"] = b
+PY
+printf '[trace]\npath = b1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2\n' > "$work/b.ini"
+"$stallsim" run "$work/b.ini" --out "$work/bres" --quiet || fail "run b"
+"$stallsim" compare "$work/bres" "$work/b2.h5" "$work/b2same.h5" --match > "$work/bmatch.txt" 2>&1 &&
+  grep -q "^warning: other batch size than the base run of .*bres (8): .*b2.h5 16;" "$work/bmatch.txt" &&
+  ! grep -q "b2same.h5 8" "$work/bmatch.txt" && ok || fail "compare --match, another batch size: $(cat "$work/bmatch.txt")"
+# --match needs a results folder: traces alone are a usage error
+"$stallsim" compare "$work/m2.h5" "$work/m1.h5" --match > "$work/nores.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "needs a results folder among the inputs" "$work/nores.txt" && ok ||
+  fail "compare --match without results: rc=$rc $(cat "$work/nores.txt")"
 # the same from another folder, where the base trace's recorded path no longer resolves:
 # results.h5 keeps its persistent_workers
 mkdir -p "$work/elsewhere"
