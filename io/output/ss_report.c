@@ -1494,7 +1494,10 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     if (pays)
         say(sc, 0, r->by_run ? "only below ~N batches/epoch: in shorter epochs its faster starts outweigh its slower batches"
                              : "pays off beyond ~N batches/epoch: in longer epochs its faster batches outweigh its slower starts");
-    if (r->ntop > 0 && unsure == r->ntop)
+    if (r->ntop > 0 && unsure == r->ntop && s->host_others >= SS_TRACE_HOST_OTHERS_NAMED)
+        say(sc, 0, "none is sure to help: its base shared its cores (%.0f%% others): record it again on quiet cores",
+            100.0 * s->host_others);
+    else if (r->ntop > 0 && unsure == r->ntop)
         say(sc, 0, "none is sure to help: every interval reaches no change (record the base again: compare --spread)");
 }
 

@@ -129,6 +129,9 @@ int ss_trace_meta_has_cpu(const ss_trace_meta *m);
  * /host_cpu_job), and the job's own share there (*job). 0 when the trace does not record
  * them. */
 int ss_trace_meta_host_others(const ss_trace_meta *m, int *gpu, double *other, double *job);
+/* The share of the cores that other processes used from which a trace counts as recorded
+ * beside them: run, compare and the answer name it */
+#define SS_TRACE_HOST_OTHERS_NAMED 0.05
 
 /* One line (no newline) that says it: "other processes used 35 % of the 2 cores of GPU 0
  * while the job was recorded (the job 40 %)". "" when not recorded. */

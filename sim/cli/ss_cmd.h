@@ -10,7 +10,7 @@
 
 /* The share of a trace's cores that other processes used while it was recorded from which
  * run and compare name it (the trace's /host_cpu_busy less /host_cpu_job) */
-#define SS_CMD_HOST_OTHERS_NAMED 0.05
+#define SS_CMD_HOST_OTHERS_NAMED SS_TRACE_HOST_OTHERS_NAMED
 /* compare --match marks an interval whose upper end is more than this many times its lower
  * end: so wide that "inside" says little (a base run recorded on busy cores) */
 #define SS_CMD_WIDE_INTERVAL 2.0
