@@ -262,12 +262,14 @@ static void print_same_settings(const ss_summary *s, const labels *L, FILE *out)
 }
 
 /* The rows a ranking left out, as its parenthesis ends: the first SS_RANK_TOP of n (j[])
- * with their change, "; ..." for the rest, and the closing parenthesis */
+ * with their change ("vs *" where it is against a quiet host's baseline replay, not the
+ * measured run), "; ..." for the rest, and the closing parenthesis */
 static void print_rows_left(const ss_summary *s, const ss_ranking *r, const labels *L, const int *j, int n, FILE *out)
 {
     for (int k = 0; k < n && k < SS_RANK_TOP; k++) {
         char buf[LABEL_LEN];
-        fprintf(out, "%s %s %+.2f%%", k ? ";" : "", label_of(L, s, j[k], buf), ss_summary_ref_change_pct(s, j[k], r->by_run));
+        fprintf(out, "%s %s %+.2f%%%s", k ? ";" : "", label_of(L, s, j[k], buf), ss_summary_ref_change_pct(s, j[k], r->by_run),
+                ss_summary_ref(s, j[k]) != ss_summary_measured(s) ? " vs *" : "");
     }
     fprintf(out, "%s)\n", n > SS_RANK_TOP ? "; ..." : "");
 }
@@ -367,6 +369,35 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
 
 static int interval_reaches_none(const ss_summary *s, int j, int by_run);
 
+/* Where the first ranked cuts tie: how many, and how many of the sweep's scenarios lie as
+ * close to the best without being listed */
+static void print_tie_note(const ss_summary *s, const ss_ranking *r, int tied, FILE *out)
+{
+    /* the whole sweep's count: the list shows at most r->ntop; the best of the tied cuts,
+     * which need not come first (the cheapest does) */
+    double best = r->top[0].change_pct;
+    for (int k = 1; k < tied; k++) best = fmin(best, r->top[k].change_pct);
+    int near_all = 0;
+    for (int j = 0; j < s->nsc; j++)
+        near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
+                    ss_rank_over(s, j) == r->top[0].over &&
+                    ss_summary_ref_change_pct(s, j, r->by_run) - best <
+                        SS_RANK_MIN_PCT;
+    char more[160] = "";
+    if (near_all > tied && ss_summary_ref(s, r->top[0].j) != ss_summary_measured(s))
+        snprintf(more, sizeof more, "; %d of the sweep's scenarios lie that close to the best, %d of them not "
+                                    "listed here (against the baseline replay *)",
+                 near_all, near_all - tied);
+    else if (near_all > tied)
+        snprintf(more, sizeof more, "; %d of the sweep's scenarios lie that close to the best, %d of them not "
+                                    "listed here (summary.csv's %s)",
+                 near_all, near_all - tied, r->by_run ? "run_change_pct" : "change_pct");
+    if (tied > 1)
+        fprintf(out, "  (the first %d differ by less than %.0f point%s%s: as good as equal, as real runs of one "
+                     "setting differ by 1-2 %%; take the cheapest)\n",
+                tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s", more);
+}
+
 static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels *L, FILE *out)
 {
     if (r->ntop > 0) {
@@ -391,25 +422,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                          "setting, which there changes nothing: not ranked)\n",
                     r->n_one, r->n_one == 1 ? " predicts" : "s predict", r->n_one == 1 ? "it differs" : "each differs");
         const int tied = tied_count(r);
-        /* the whole sweep's count: the list shows at most r->ntop; the best of the tied cuts,
-         * which need not come first (the cheapest does) */
-        double best = r->top[0].change_pct;
-        for (int k = 1; k < tied; k++) best = fmin(best, r->top[k].change_pct);
-        int near_all = 0;
-        for (int j = 0; j < s->nsc; j++)
-            near_all += j != ss_summary_measured(s) && ranked_model(r, s->sc[j].model) &&
-                        ss_rank_over(s, j) == r->top[0].over &&
-                        ss_summary_ref_change_pct(s, j, r->by_run) - best <
-                            SS_RANK_MIN_PCT;
-        char more[160] = "";
-        if (near_all > tied)
-            snprintf(more, sizeof more, "; %d of the sweep's scenarios lie that close to the best, %d of them not "
-                                        "listed here (summary.csv's %s)",
-                     near_all, near_all - tied, r->by_run ? "run_change_pct" : "change_pct");
-        if (tied > 1)
-            fprintf(out, "  (the first %d differ by less than %.0f point%s%s: as good as equal, as real runs of one "
-                         "setting differ by 1-2 %%; take the cheapest)\n",
-                    tied, SS_RANK_MIN_PCT, SS_RANK_MIN_PCT == 1.0 ? "" : "s", more);
+        print_tie_note(s, r, tied, out);
         /* cuts the same to 1e-9: the model's floor, where every loader keeps ahead */
         int same = 1;
         const double tie = 1e-9 * fabs(s->p[ss_summary_measured(s)].mean[SS_M_ITER]);
@@ -483,9 +496,12 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             others = 1;
             continue;
         }
-        fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %.2f%% "
+        char err[64]; /* (a quiet host's baseline error is not measured: its gains pass at the floor) */
+        if ((unsigned)m < 32 && (s->quiet_models >> m & 1u)) snprintf(err, sizeof err, "not measured: quiet_host");
+        else snprintf(err, sizeof err, "%.2f%%", r->error_pct[m]);
+        fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %s "
                      "or %.0f%% not ranked):\n ",
-                ss_model_name(m), r->error_pct[m], SS_RANK_MIN_PCT);
+                ss_model_name(m), err, SS_RANK_MIN_PCT);
         for (; i < r->nheal && r->heal[i].model == m; i++) {
             if (!r->heal[i].ranked) {
                 within++;
@@ -682,7 +698,7 @@ static void print_fidelity(const ss_summary *s, FILE *out)
     for (int j = 0; j < s->nsc; j++) {
         double e = ss_summary_fidelity_err_pct(s, j);
         if (isnan(e)) continue;
-        if (ss_summary_ref(s, j) == j) {
+        if (ss_summary_ref(s, j) != ss_summary_measured(s)) { /* (every baseline row of the model) */
             fprintf(out, "fidelity of the baseline replay (the * row, %s): not measured: with [pipeline] quiet_host "
                          "it replays the job alone on its cores, %+.2f%% from the measured run, which shared them; "
                          "the ranked cuts are changes against it\n",
@@ -1227,7 +1243,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     for (int j = 0; j < s->nsc; j++) {
         if (!first_baseline(s, j)) continue;
         const double e = ss_summary_fidelity_err_pct(s, j);
-        if (ss_summary_ref(s, j) == j) { /* a quiet host's baseline: the job alone, on purpose */
+        if (ss_summary_ref(s, j) != ss_summary_measured(s)) { /* a quiet host's baseline: the job alone, on purpose */
             say(sc, 1, "fidelity%s%s%s: not measured (quiet_host: * is the job alone, %+.2f%% from M)",
                 nb > 1 ? " (" : "", nb > 1 ? ss_model_get(s->sc[j].model)->label : "", nb > 1 ? ")" : "", e);
             continue;
@@ -1331,8 +1347,8 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
 enum { F_TIE = 1, F_AHEAD = 2, F_HEAL = 4, F_SYNC = 8, F_OVER = 16, F_BUSY = 32, F_UNSURE = 64, F_SKEWED = 128,
        F_NFLAGS = 8 };
 
-/* 1 when cut j's 90 % interval of the ranked measure reaches the measured run (its upper
- * end a change of 0 or more, or no upper end): the real job may not gain. */
+/* 1 when cut j's 90 % interval of the ranked measure reaches its reference (ss_summary_ref;
+ * its upper end a change of 0 or more, or no upper end): the real job may not gain. */
 static int interval_reaches_none(const ss_summary *s, int j, int by_run)
 {
     const double *lo = by_run ? s->run_lo : s->iter_lo, *hi = by_run ? s->run_hi : s->iter_hi;
@@ -1446,7 +1462,7 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     if (ss_summary_ref(s, r->top[0].j) != ss_summary_measured(s))
         say(sc, 0, "(quiet_host: each against the baseline replay *, the job alone on its cores, not against M)");
     else if (m0 < 32 && (s->quiet_models >> m0 & 1u))
-        say(sc, 0, "(quiet_host without a baseline replay: each holds the quiet host's own change; add workers = auto)");
+        say(sc, 0, "(quiet_host without a baseline replay: each holds the quiet host's own change; add one, as above)");
     const int tied = tied_count(r);
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
     int wlab = 0, wrest = 0, unsure = 0;

@@ -29,7 +29,8 @@ typedef struct {
 /* Characters (UTF-8 code points) in the first n bytes of t, up to its end (SIZE_MAX: all
  * of it): the columns the text takes on a terminal. */
 int ss_report_cols(const char *t, size_t n);
-/* Row j's 90 % interval as a change against the measured run, in % (the whole run's with
+/* Row j's 90 % interval as a change against its reference (ss_summary_ref: the measured run,
+ * or on a quiet host its model's baseline replay), in % (the whole run's with
  * by_run, else the mean iteration time's) into lo and hi; 0 where it has none. */
 int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi);
 /* Writes text as one CSV field: quoted, its quotes doubled, where it holds a comma, a quote

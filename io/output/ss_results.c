@@ -239,6 +239,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     const ss_ranking *r = s->rank;
     typedef struct {
         char scenario[SS_NAME_MAX];
+        char against[SS_NAME_MAX]; /* the row its changes are against (ss_summary_ref) */
         double change_pct, change_s;
         double change_lo_pct, change_hi_pct; /* its 90 % interval as changes (NaN: none) */
         double cpu_load_pct; /* NaN: the trace records no CPU times */
@@ -257,6 +258,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     H5Tset_size(s16, 16);
     hid_t tt = H5Tcreate(H5T_COMPOUND, sizeof(top_row));
     H5Tinsert(tt, "scenario", HOFFSET(top_row, scenario), s160);
+    H5Tinsert(tt, "against", HOFFSET(top_row, against), s160);
     H5Tinsert(tt, "change_pct", HOFFSET(top_row, change_pct), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "change_s", HOFFSET(top_row, change_s), H5T_NATIVE_DOUBLE);
     H5Tinsert(tt, "change_lo_pct", HOFFSET(top_row, change_lo_pct), H5T_NATIVE_DOUBLE);
@@ -277,6 +279,7 @@ static int write_ranking(hid_t f, const ss_summary *s)
     for (int k = 0; !rc && k < ncut; k++) {
         const ss_rank_top *c = k < r->ntop ? &r->top[k] : &r->single[k - r->ntop];
         snprintf(top[k].scenario, sizeof top[k].scenario, "%s", s->sc[c->j].name);
+        snprintf(top[k].against, sizeof top[k].against, "%s", s->sc[ss_summary_ref(s, c->j)].name);
         top[k].change_pct = c->change_pct;
         top[k].change_s = c->change_s;
         top[k].change_lo_pct = top[k].change_hi_pct = NAN;
@@ -345,6 +348,7 @@ static ss_status write_summary(ss_results *r, const ss_summary *s, const char *c
     rc |= ss_h5_attr_write_string(f, "trace", trace_path ? trace_path : "");
     rc |= ss_h5_attr_write_string(f, "eval_trace", s->eval_trace ? s->eval_trace : "");
     rc |= ss_h5_attr_write_num(f, "trace_persistent_workers", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->trace_persistent, 0);
+    rc |= ss_h5_attr_write_num(f, "trace_batch_size", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->trace_batch, 0);
     rc |= ss_h5_attr_write_num(f, "effective_delay_threshold", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &s->effective_delay_threshold, 0);
     rc |= ss_h5_attr_write_num(f, "warmup_iterations", H5T_STD_I64LE, H5T_NATIVE_LONG, &s->warmup_iterations, 0);
@@ -458,6 +462,7 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
 {
     memset(out, 0, sizeof *out);
     out->base_workers = out->base_w = out->base_p = out->base_pw = -1; /* unknown, also where the file cannot be read */
+    out->base_batch = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return ss_fail(SS_EIO, "%s: cannot open as HDF5 (truncated or damaged file?)", path);
@@ -490,6 +495,8 @@ ss_status ss_results_read_settings(const char *path, ss_results_settings *out)
     if (ss_h5_attr_read_string(f, "eval_trace", out->eval_trace, sizeof out->eval_trace) != 0) out->eval_trace[0] = '\0';
     long pw = -1;
     if (ss_h5_attr_read_long(f, "trace_persistent_workers", &pw) == 0 && (pw == 0 || pw == 1)) out->base_pw = (int)pw;
+    long batch = -1;
+    if (ss_h5_attr_read_long(f, "trace_batch_size", &batch) == 0 && batch > 0) out->base_batch = batch;
     out->base_w = same_calibrated(f, "calibration/workers");
     out->base_p = same_calibrated(f, "calibration/prefetch");
     H5Fclose(f);

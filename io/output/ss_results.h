@@ -63,6 +63,7 @@ typedef struct {
     long base_workers;      /* the calibration's largest W of the trace's loaders, -1 unknown */
     int base_w, base_p;     /* the calibrated loader (W, P) where every GPU has the same, -1 otherwise */
     int base_pw;            /* the trace's recorded persistent_workers (1, 0), -1 unknown */
+    long base_batch;        /* the trace's recorded batch size, -1 unknown */
     char trace[SS_PATH_MAX]; /* the trace the sweep replayed, as its run named it ("": unknown) */
     char eval_trace[SS_PATH_MAX]; /* its evaluation loader's trace ([trace] eval_path; "": none) */
 } ss_results_settings;

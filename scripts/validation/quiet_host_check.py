@@ -30,7 +30,9 @@ def main():
     ap.add_argument("--data", default=os.path.join(HERE, "datasets", "pytorch-quiet-host"))
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="quiet-host-")
-    a.data, a.stallsim = os.path.abspath(a.data), os.path.abspath(a.stallsim)  # (the scenario files lie elsewhere)
+    a.data = os.path.abspath(a.data)  # (the scenario files lie elsewhere)
+    if os.sep in a.stallsim:
+        a.stallsim = os.path.abspath(a.stallsim)
     traces = sorted(glob.glob(os.path.join(a.data, "*.h5")))
     if not traces:
         sys.exit("quiet_host_check.py: no traces in %s" % a.data)

@@ -39,6 +39,7 @@ static ss_status push(cmp_table *t, const char *source, const ss_results_row *r)
     t->v[t->n].workers = t->v[t->n].prefetch = -1;
     t->v[t->n].base.workers = t->v[t->n].base.w = t->v[t->n].base.p = t->v[t->n].base.pw = -1;
     t->v[t->n].persistent = -1;
+    t->v[t->n].batch = -1;
     t->v[t->n].dev = 0;
     t->v[t->n].ino = 0;
     t->v[t->n].waits[0] = '\0';
@@ -388,6 +389,7 @@ ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts)
         long base_batch = -1;
         if (base_known) base_facts(rs.trace, &base_pw, &base_others, &base_batch);
         if (rs.base_pw >= 0) base_pw = rs.base_pw;
+        if (rs.base_batch > 0) base_batch = rs.base_batch;
         for (int i = 0; st == SS_OK && i < n; i++) {
             st = push(t, arg, &rows[i]);
             if (st == SS_OK) {

@@ -443,9 +443,9 @@ static void say_busy_runs(const cmp_table *t, FILE *out)
                      "holds its base run's): record them again on quiet cores\n");
 }
 
-/* The real runs recorded with another batch size than the base run of a results folder
- * whose predictions they are set beside: most likely another job, whose error says nothing
- * of these predictions */
+/* The real runs recorded with another batch size than the base run of each results folder
+ * (both known): most likely another job, whose error, in the tables and their means, says
+ * nothing of these predictions */
 static void say_other_batch(const cmp_table *t, const cmp_folders *f, FILE *out)
 {
     for (int a = 0; a < f->n; a++) {
@@ -459,7 +459,7 @@ static void say_other_batch(const cmp_table *t, const cmp_folders *f, FILE *out)
                         base);
             fprintf(out, "%s %s %ld", n > 1 ? "," : "", cmp_shown_source(t, i), r->batch);
         }
-        if (n) fprintf(out, "; a run of another job (or batch) is not what the base predicts: its error above is not the model's\n");
+        if (n) fprintf(out, "; a run of another job (or batch) is not what the base predicts: its error above, and the means that hold it, are not the model's\n");
     }
 }
 

@@ -341,7 +341,7 @@ static ss_status open_trace(const ss_comm *c, run_job *j, ss_status st)
 /* Other processes' load on the job's cores, where the trace measured it and it was not
  * negligible: the replay keeps the measured times, so every scenario inherits that load.
  * The note in full on full, in short on brief (NULL: none). */
-static void print_host_load(const ss_trace_meta *m, int quiet, FILE *full, FILE *brief)
+static void print_host_load(const ss_trace_meta *m, int quiet, int quiet_base, FILE *full, FILE *brief)
 {
     int g;
     double other, job;
@@ -359,12 +359,13 @@ static void print_host_load(const ss_trace_meta *m, int quiet, FILE *full, FILE 
     if (quiet) {
         fprintf(full, "note: %s; [pipeline] quiet_host: the pipeline rows take the job as if it ran alone (the "
                       "model's waits for a core that those processes caused taken out); the baseline replay shows "
-                      "what that alone changes; the table's changes against the measured run hold it, the ranked "
-                      "cuts are against the baseline replay\n", line);
+                      "what that alone changes; the table's changes against the measured run hold it%s\n", line,
+                quiet_base ? ", the ranked cuts are against the baseline replay" : ", and so do the ranked cuts");
         if (brief)
             fprintf(brief, "note: other processes used %.0f %% of the job's cores while it was recorded; quiet_host: "
                            "the pipeline rows as if the job ran alone; the baseline replay (*) shows what that alone "
-                           "changes; the table's steady%% and run%% hold it, the ranked cuts are against *\n", 100 * other);
+                           "changes; the table's steady%% and run%% hold it%s\n", 100 * other,
+                    quiet_base ? ", the ranked cuts are against *" : "");
         return;
     }
     fprintf(full, "note: %s; every scenario keeps that load\n", line);
@@ -410,7 +411,10 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
         if (m) {
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
-            print_host_load(ss_trace_meta_of(j->t), ss_models_quiet_host(&j->cfg, cal), m, brief);
+            const unsigned qm = ss_models_quiet_mask(&j->cfg, cal);
+            int quiet_base = 0; /* a baseline replay of a model on a quiet host: the cuts' reference */
+            for (int i = 0; i < j->nsc; i++) quiet_base |= j->sc[i].baseline && (qm >> j->sc[i].model & 1u);
+            print_host_load(ss_trace_meta_of(j->t), ss_models_quiet_host(&j->cfg, cal), quiet_base, m, brief);
             if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
                 const char *n = "note: every summarised epoch is shorter than the default warm-up "
                                 "(warmup_iterations = %ld), so the summary takes every iteration (warmup_iterations "
@@ -452,8 +456,11 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
         free(warn);
     }
     if (st == SS_OK && c->rank == 0) {
-        /* the models whose changes the answer takes against their baseline replay */
-        j->sum.quiet_models = ss_models_quiet_mask(&j->cfg, j->have_cal ? &j->cal : NULL);
+        /* the models whose changes the answer takes against their baseline replay: where
+         * others used enough of the cores for run to name them (below that, the baseline
+         * replay stays a replay of the measured run, and its fidelity is measured) */
+        if (j->sum.host_others >= SS_CMD_HOST_OTHERS_NAMED)
+            ss_summary_set_quiet(&j->sum, ss_models_quiet_mask(&j->cfg, j->have_cal ? &j->cal : NULL));
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));
             j->have_cal = 0;

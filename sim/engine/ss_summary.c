@@ -171,13 +171,23 @@ int ss_summary_measured(const ss_summary *s)
     return 0;
 }
 
+void ss_summary_set_quiet(ss_summary *s, unsigned mask)
+{
+    s->quiet_models = mask;
+    for (int m = 0; m < 32; m++) {
+        s->quiet_ref[m] = ss_summary_measured(s);
+        for (int b = 0; (mask >> m & 1u) && b < s->nsc; b++)
+            if (b != ss_summary_measured(s) && (int)s->sc[b].model == m && s->sc[b].baseline) {
+                s->quiet_ref[m] = b;
+                break;
+            }
+    }
+}
+
 int ss_summary_ref(const ss_summary *s, int j)
 {
-    const ss_model m = s->sc[j].model;
-    if (m >= 32 || !(s->quiet_models >> m & 1u)) return ss_summary_measured(s);
-    for (int b = 0; b < s->nsc; b++)
-        if (b != ss_summary_measured(s) && s->sc[b].model == m && s->sc[b].baseline) return b;
-    return ss_summary_measured(s);
+    const unsigned m = (unsigned)s->sc[j].model;
+    return m < 32 && (s->quiet_models >> m & 1u) ? s->quiet_ref[m] : ss_summary_measured(s);
 }
 
 double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run)

@@ -34,8 +34,10 @@ typedef struct {
     double host_others;   /* other processes' largest share of a pool's cores while the trace was
                            * recorded (ss_trace_meta_host_others; NaN where not recorded) */
     unsigned quiet_models; /* bit m set: model m's rows take the job as if alone on its cores
-                            * (ss_model_ops.quiet_host), so the answer measures their changes
-                            * against that model's baseline replay (ss_summary_ref); set by the caller */
+                            * (ss_model_ops.quiet_host), beside others' recorded load, so the answer
+                            * measures their changes against that model's baseline replay
+                            * (ss_summary_ref); ss_summary_set_quiet sets it */
+    int quiet_ref[32];     /* per model with its bit set: its first baseline row, or the measured one */
     double wall_ratio;    /* the measured passes' wall time over the measured rows' iteration
                            * times summed (ss_passes.h's span; 1 where unknown), which every
                            * row's summed iteration times take in its whole run */
@@ -69,6 +71,7 @@ typedef struct {
     const struct ss_ranking *rank; /* the ranked answer (ss_rank.h), set by the caller; may be NULL */
     long warmup_iterations; /* the selection the rows were summarised over */
     long trace_persistent;  /* the trace's recorded persistent_workers (1, 0; -1 unknown) */
+    long trace_batch;       /* the trace's recorded batch size (-1 unknown) */
     long trace_epochs;      /* the trace's epochs */
     long epoch;             /* SS_EPOCH_ALL: every epoch */
 } ss_summary;
@@ -170,6 +173,8 @@ int ss_summary_measured(const ss_summary *s);
  * takes a quiet host (quiet_models) its baseline replay, which is then the job alone
  * (MODELS-pipeline.md, "A quiet host"). */
 int ss_summary_ref(const ss_summary *s, int j);
+/* Sets quiet_models to mask and finds each such model's reference row once. */
+void ss_summary_set_quiet(ss_summary *s, unsigned mask);
 /* Row j's change of the mean iteration time (by_run 0) or of the whole run's time (1)
  * against its reference row (ss_summary_ref), in %; NaN for the reference itself. */
 double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run);

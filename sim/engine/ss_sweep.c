@@ -926,6 +926,7 @@ ss_status ss_sweep_run(const ss_comm *comm, const ss_config *cfg, ss_trace_file 
     out->effective_delay_threshold = cfg->effective_delay_threshold;
     out->warmup_iterations = cfg->warmup_iterations;
     out->trace_persistent = m->persistent_workers; /* (the reader keeps -1, 0 or 1) */
+    out->trace_batch = m->batch_size > 0 ? m->batch_size : -1;
     int host_gpu;
     double others, host_job;
     /* (-1 where every GPU's share is NaN: none counts) */

@@ -399,6 +399,12 @@ printf '[trace]\npath = b1.h5\n[scenarios]\nmodel = pipeline\nworkers = 1, 2\n' 
 "$stallsim" compare "$work/bres" "$work/b2.h5" "$work/b2same.h5" --match > "$work/bmatch.txt" 2>&1 &&
   grep -q "^warning: other batch size than the base run of .*bres (8): .*b2.h5 16;" "$work/bmatch.txt" &&
   ! grep -q "b2same.h5 8" "$work/bmatch.txt" && ok || fail "compare --match, another batch size: $(cat "$work/bmatch.txt")"
+# the same from another folder, where the base trace's relative path no longer resolves:
+# results.h5 keeps the base's batch size
+mkdir -p "$work/elsewhere"
+(cd "$work/elsewhere" && "$stallsim" compare ../bres ../b2.h5 --match) > "$work/bmatch2.txt" 2>&1 &&
+  grep -q "^warning: other batch size than the base run of .*bres (8): .*b2.h5 16;" "$work/bmatch2.txt" && ok ||
+  fail "compare --match from another folder, another batch size: $(cat "$work/bmatch2.txt")"
 # --match needs a results folder: traces alone are a usage error
 "$stallsim" compare "$work/m2.h5" "$work/m1.h5" --match > "$work/nores.txt" 2>&1
 rc=$?

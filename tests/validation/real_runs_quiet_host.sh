@@ -64,6 +64,28 @@ if "none is sure to help" in text:
 print("quiet_host = %s: %d cuts against %s" % (quiet, len(top), ref))
 PY
   done
+  # every baseline row of the model is the job alone (workers = auto, 1: both replay the
+  # trace's loader): none is said to miss the measured run
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 1, 2\n[pipeline]\nquiet_host = true\n' \
+    "$base" > "$work/answer-two.ini"
+  "$stallsim" run "$work/answer-two.ini" --out "$work/answer-two" --explain > "$work/answer-two.txt" 2>&1 &&
+    [ "$(grep -c "not measured: with \[pipeline\] quiet_host" "$work/answer-two.txt")" -eq 2 ] &&
+    ! grep -q "does not describe" "$work/answer-two.txt" && ok || fail "answer, two baseline rows: $(cat "$work/answer-two.txt")"
+  # others under 5 % of the cores: the baseline replay stays a replay of the measured run
+  /usr/bin/python3 - "$ds/pytorch-quiet-host-b/quiet-w1-a.h5" "$work/calm.h5" <<'PY' || fail "python edits (calm)"
+import shutil, sys, h5py
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["host_cpu_busy"][...] = f["host_cpu_job"][()] + 0.02
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 3\n[pipeline]\nquiet_host = true\n' \
+    "$work/calm.h5" > "$work/answer-calm.ini"
+  "$stallsim" run "$work/answer-calm.ini" --out "$work/answer-calm" --json > "$work/answer-calm.json" 2>/dev/null &&
+    /usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['ranking']
+assert r['baseline_error_pct']['pipeline'] is not None and all(c['against'] == 'measured' for c in r['top']), r
+" "$work/answer-calm.json" && ok || fail "answer, others under 5 %: $(head -c 600 "$work/answer-calm.json")"
 else
   echo "skipped: the answer on a quiet host ($base is missing)"
 fi
