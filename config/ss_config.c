@@ -174,6 +174,13 @@ const void *ss_config_options(const ss_config *c, const char *section)
     return NULL;
 }
 
+void *ss_config_options_mut(ss_config *c, const char *section)
+{
+    for (int s = 0; s < nsections; s++)
+        if (!strcmp(sections[s]->name, section)) return c->section_opts[s];
+    return NULL;
+}
+
 /* The sections of the table, as the messages name them ("trace, scenarios, ..."). */
 static const char *known_sections(void)
 {

@@ -123,6 +123,9 @@ ss_status ss_config_add_options(const ss_option_section *sec);
 /* The settings of registered section `section` in c (the model's own struct), or NULL
  * when no such section is registered. */
 const void *ss_config_options(const ss_config *c, const char *section);
+/* The same, to change: for a copy of c that replays another trace of the job (the
+ * evaluation loader's: ss_model_ops.for_eval_loader). */
+void *ss_config_options_mut(ss_config *c, const char *section);
 
 /* Where the value of [section] key came from, to begin a message with: "--set section.key"
  * when a --set gave it, else the scenario file; with key NULL, the file, followed by "

@@ -281,6 +281,7 @@ ss_status ss_run_eval_loader(const ss_comm *c, const ss_config *cfg, const char 
     e.cfg.warmup_iterations = 0; /* only its whole run counts: no selection to meet */
     e.cfg.epoch_all = 1;
     e.cfg.per_iteration = 0;
+    ss_models_for_eval_loader(&e.cfg); /* (the training loop's own settings stay its own) */
     st = ss_trace_open(e.cfg.trace_path, c, &e.t);
     if (st != SS_OK) ss_errprefix("%s", where);
     st = ss_comm_any_failed(c, st);

@@ -210,6 +210,9 @@ typedef struct ss_model_ops {
      * processes' recorded load taken out; -1 when asked to but nothing can be taken out; 0
      * when not asked (NULL: never). */
     int (*quiet_host)(const ss_config *c, const ss_calib *cal);
+    /* Changes c, a copy of the sweep's settings, for the replay of the job's evaluation
+     * loader ([trace] eval_path): the settings of the training loop alone (NULL: none). */
+    void (*for_eval_loader)(ss_config *c);
 } ss_model_ops;
 
 /* The model with id m. */
@@ -224,6 +227,8 @@ const char *ss_model_waits_only_name(void);
 int ss_models_quiet_host(const ss_config *c, const ss_calib *cal);
 /* The models that take it so: bit m for model m (ss_summary.quiet_models). */
 unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal);
+/* Every model's for_eval_loader on c, in table order. */
+void ss_models_for_eval_loader(ss_config *c);
 
 /* The model of the sweep's measured row (the first of the table). */
 ss_model ss_model_measured_id(void);

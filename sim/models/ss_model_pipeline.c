@@ -41,7 +41,8 @@ static const ss_option options_rows[] = {
     {"step_gap", SS_OPT_SECONDS, O(step_gap), "0", 0, 1e9, "time between taking a batch and starting the step, seconds"},
     {"sync_every", SS_OPT_COUNT, O(sync_every), "1", 0, 1e18,
      "the ranks all-reduce every this many steps (gradient accumulation under DDP's no_sync); between two, "
-     "each GPU steps on its own time; 1 (or 0): every step. Needs a trace whose asks the replay keeps"},
+     "each GPU steps on its own time; 1 (or 0): every step. Needs a trace whose asks the replay keeps. "
+     "The training loop's alone: [trace] eval_path's loader replays with 1"},
 };
 #undef O
 static const ss_option_section options = {"pipeline", options_rows, (int)(sizeof options_rows / sizeof options_rows[0]),
@@ -56,6 +57,15 @@ const ssp_options *ssp_options_of(const ss_config *c)
         abort();
     }
     return o;
+}
+
+/* The evaluation loop steps no optimizer: it all-reduces no gradients, so its GPUs step on
+ * their own times, as the recorded asks show (sync_every 1 replays them; MODELS-pipeline.md,
+ * "The job's evaluation loader") */
+static void for_eval_loader(ss_config *c)
+{
+    ssp_options *o = ss_config_options_mut(c, options.name);
+    if (o) o->sync_every = 1;
 }
 
 int ssp_cpu_sharing_on(const ssp_options *o)
@@ -893,4 +903,5 @@ const ss_model_ops ss_model_pipeline = {
     .calib_notes = ssp_calib_notes,
     .notes = ssp_notes,
     .quiet_host = ssp_quiet_host,
+    .for_eval_loader = for_eval_loader,
 };

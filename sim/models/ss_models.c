@@ -25,6 +25,12 @@ int ss_models_quiet_host(const ss_config *c, const ss_calib *cal)
     return asked ? -1 : 0;
 }
 
+void ss_models_for_eval_loader(ss_config *c)
+{
+    for (int m = 0; m < SS_NMODELS; m++)
+        if (table[m]->for_eval_loader) table[m]->for_eval_loader(c);
+}
+
 unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal)
 {
     unsigned mask = 0;

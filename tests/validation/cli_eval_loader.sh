@@ -83,6 +83,28 @@ m = re.search(r"in ([\d.]+) s", next(l for l in open(log) if " w1-a " in l))
 assert abs(J / float(m.group(1)) - 1) < 0.01, (J, m.group(1))
 PY
 
+# [pipeline] sync_every is the training loop's: the evaluation loader's replay takes 1 (it
+# all-reduces no gradients), so each row adds what the evaluation trace alone adds at 1
+for w in both train; do
+  "$stallsim" run "$work/$w.ini" --set pipeline.sync_every=2 --out "$work/$w-se2" > "$work/$w-se2.txt" 2>&1 && ok ||
+    fail "run $w, sync_every 2: $(cat "$work/$w-se2.txt")"
+done
+$py - "$work" <<'PY' && ok || fail "sync_every reaches the evaluation loader's replay"
+import csv, sys
+work = sys.argv[1]
+rows = {w: {r["scenario"]: float(r["run_time"]) for r in csv.DictReader(open("%s/%s/summary.csv" % (work, w)))}
+        for w in ("both", "both-se2", "train-se2", "eval")}
+J, T, E = rows["both"]["measured"], rows["train-se2"]["measured"], rows["eval"]["measured"]
+n = 0
+for name, v in rows["both-se2"].items():
+    if name == "measured":
+        continue
+    want = J + rows["train-se2"][name] - T + rows["eval"][name] - E
+    assert abs(v - want) <= 1e-6 * want, (name, v, want)
+    n += 1
+assert n == 12, n
+PY
+
 # compare --with-eval: a real run of another setting summarised over both loaders, as run's
 # measured row is; without it, a warning that the results count an evaluation loader
 "$stallsim" compare "$work/both" "$data/w2-a.h5" --match --with-eval --csv "$work/cmp.csv" > "$work/cmp.txt" 2>&1 && ok \
