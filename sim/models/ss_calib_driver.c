@@ -35,6 +35,25 @@ static void asks_summary(const double *amin, const double *amax, const int32_t *
     *every = together > 0 ? (double)rows / (double)together : 0.0;
 }
 
+/* ss_calib.ask_phase_ratio from each row's least and largest ask over the GPUs and its
+ * epoch; scratch holds rows doubles */
+static void ask_phases(const double *amin, const double *amax, const int32_t *epoch, long rows, double *scratch,
+                       double *ratio)
+{
+    for (int N = 2; N <= SS_CALIB_PHASES; N++) {
+        double m[2];
+        for (int at = 0; at < 2; at++) { /* the rows at a multiple of N in their epoch, then the others */
+            size_t n = 0;
+            for (long k = 0, pos = 0; k < rows; k++, pos++) {
+                if (k > 0 && epoch[k] != epoch[k - 1]) pos = 0;
+                if ((pos % N == 0) == (at == 0) && isfinite(amax[k] - amin[k])) scratch[n++] = amax[k] - amin[k];
+            }
+            m[at] = n >= 4 ? median_of(scratch, n) : NAN;
+        }
+        ratio[N] = m[0] > 0.0 && isfinite(m[1]) ? m[1] / m[0] : 0.0;
+    }
+}
+
 ss_status ss_calib_asks(ss_trace_file *t, long max_rows, double *spread, double *period, double *every)
 {
     *spread = *period = *every = 0.0;
@@ -629,6 +648,7 @@ static void summarise(calib_run *r)
     const long rows = r->io.rows;
     const int32_t *epoch = r->io.epoch;
     asks_summary(r->amin, r->amax, epoch, rows, r->spread, &c->ask_spread, &c->ask_period, &c->ask_together_every);
+    ask_phases(r->amin, r->amax, epoch, rows, r->spread, c->ask_phase_ratio);
     c->asks_consistent = r->pairs > 0 && (double)r->consistent >= 0.99 * (double)r->pairs;
     c->ask_lags = c->asks_consistent && G > 1 && c->ask_spread > 1e-9;
     c->agree = 1;

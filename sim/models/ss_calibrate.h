@@ -26,6 +26,9 @@
  * `ratio` times the model's for its own threads' load, above what clean runs show, and
  * its excess wait is a sizeable share of an iteration: other processes most likely used
  * its cores, and every prediction from the trace carries that contention. */
+/* The largest accumulation period whose asks' phase the calibration measures */
+#define SS_CALIB_PHASES 8
+
 typedef struct {
     int found;            /* 1 when there is such a pool (the fields below are then set) */
     int pool;             /* the pool (numbered in the order of its first GPU, as ss_share.pool_of) */
@@ -90,6 +93,11 @@ typedef struct {
      * together (gradient accumulation under no_sync, separate jobs): run warns. */
     double ask_period;
     double ask_together_every; /* rows / rows whose asks lie within a quarter period (0: none) */
+    /* [N] for N = 2 .. SS_CALIB_PHASES: the median spread of the asks of the rows whose place
+     * in their epoch is not a multiple of N, over that of the rows whose place is (0: not
+     * known). A loop that all-reduces every N steps asks together on the rows after each
+     * all-reduce and drifts in between: well above 1 at its N, about 1 at every step. */
+    double ask_phase_ratio[SS_CALIB_PHASES + 1];
     /* the loader's start-up: the mean over the epochs that begin in the calibration rows of
      * the largest stall of the epoch's first row (its workers starting), and how many */
     double startup;

@@ -142,6 +142,12 @@ static void note_storage(const ss_scenario *sc, int nsc, const ss_config *cfg, c
  * apart in between by more than a step, and a replay that ends every step together
  * mispredicts them (sim/models/DECISIONS.md). */
 #define NOT_LOCKSTEP_SPREAD 0.5
+/* With sync_every = N > 1 the asks spread more on the rows between two all-reduces than on
+ * those after one; below this ratio the trace shows no such phase */
+#define NOT_SYNC_EVERY_RATIO 3.0
+/* A ratio from which the trace shows its own period: the asks spread this many times as much
+ * between two all-reduces as after one */
+#define SYNC_EVERY_SEEN 10.0
 /* 1 when a scenario of another model than the pipeline (which alone has sync_every) is swept */
 static int other_models(const ss_scenario *sc, int nsc)
 {
@@ -149,6 +155,40 @@ static int other_models(const ss_scenario *sc, int nsc)
         if (!is_pipe(&sc[i]) && sc[i].model != ss_model_measured_id()) return 1;
     return 0;
 }
+/* sync_every = N > 1 on a loop whose asks spread as much on the rows after each N-th step
+ * as on the others (ss_calib.ask_phase_ratio at N, from 1 while recorded): it all-reduces
+ * every step, or at another period */
+/* "nd" of 2nd, "rd" of 3rd, "th" of 4th to 20th (the periods named here are 2 to 8) */
+static const char *ordinal(long n) { return n == 2 ? "nd" : n == 3 ? "rd" : "th"; }
+
+static void note_sync_every_phase(const ss_calib *cal, long sync_every, FILE *out)
+{
+    /* the trace's own period: the least N whose ratio is at least half the largest, where
+     * that is clearly one (SYNC_EVERY_SEEN) */
+    int seen = 0;
+    double top = 0.0;
+    for (int N = 2; N <= SS_CALIB_PHASES; N++) top = cal->ask_phase_ratio[N] > top ? cal->ask_phase_ratio[N] : top;
+    for (int N = 2; N <= SS_CALIB_PHASES && !seen && top >= SYNC_EVERY_SEEN; N++)
+        if (cal->ask_phase_ratio[N] >= 0.5 * top) seen = N;
+    if (sync_every < 2) {
+        if (seen)
+            fprintf(out, "note: the GPUs' loops ask together after every %d%s step and drift in between (their asks "
+                         "spread %.0fx as much on the other steps): gradient accumulation under DDP's no_sync? "
+                         "[pipeline] sync_every = %d replays it\n",
+                    seen, ordinal(seen), cal->ask_phase_ratio[seen], seen);
+        return;
+    }
+    if (sync_every > SS_CALIB_PHASES) return;
+    const double r = cal->ask_phase_ratio[sync_every];
+    if (!(r > 0.0) || !(r < NOT_SYNC_EVERY_RATIO)) return;
+    char other[96] = "this one looks synchronised every step";
+    if (seen) snprintf(other, sizeof other, "this one's asks come together after every %d%s step", seen, ordinal(seen));
+    fprintf(out, "warning: [pipeline] sync_every = %ld, but the GPUs' loops ask as far apart after every %ld%s step "
+                 "as after the others (%.2fx): a loop that all-reduces every %ld steps asks together after each "
+                 "all-reduce and drifts in between; %s, and the replay is off by what the baseline replay shows\n",
+            sync_every, sync_every, ordinal(sync_every), r, sync_every, other);
+}
+
 static void note_not_lockstep(double spread, double period, double together_every, long sync_every, int other_models,
                               FILE *out)
 {
@@ -475,6 +515,7 @@ ss_status ssp_notes(const ss_notes_in *in, FILE *out)
         if (st == SS_OK) note_not_lockstep(spread, period, every, sync_every, other_models(sc, nsc), out);
         return st;
     }
+    if (in->meta->gpus >= 2) note_sync_every_phase(cal, sync_every, out);
     note_not_lockstep(cal->ask_spread, cal->ask_period, cal->ask_together_every, sync_every, other_models(sc, nsc),
                       out);
     note_sync_delivery(sc, nsc, cfg, cal, out);

@@ -67,6 +67,22 @@ for t in pytorch-accum/slow:1:pipeline pytorch-accum/w4:1:pipeline pytorch-accum
   [ "$n" = "$want" ] && [ "$w" = "$want" ] && ok || fail "not-lockstep note on $f ($model): $n and $w warnings, want $want"
 done
 
+# the accumulation's period, read off the asks (ss_calib.ask_phase_ratio): a note names it
+# where sync_every is not given (the balanced trace too, whose ranks hardly drift); a warning
+# where sync_every is given at another period (naming the trace's) or on a loop that
+# all-reduces every step (grid F's base); none where it is right
+phase() { # phase TRACE SYNC_EVERY PATTERN WANT
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\n[pipeline]\nsync_every = %s\n' "$1" "$2" > "$work/ph.ini"
+  "$stallsim" run --explain "$work/ph.ini" --out "$work/ph" > "$work/ph.txt" 2>&1 || { fail "run $1 (sync_every $2)"; return; }
+  [ "$(grep -c "$3" "$work/ph.txt")" = "$4" ] && ok || fail "sync_every $2 on $1: '$3' $4 times wanted: $(grep sync_every "$work/ph.txt")"
+}
+phase "$ds/pytorch-accum/healthy.h5" 1 "^note: the GPUs' loops ask together after every 4th step .* sync_every = 4 replays it" 1
+phase "$ds/pytorch-accum/healthy.h5" 4 "sync_every = 4, but" 0
+phase "$ds/pytorch-accum/slow.h5" 4 "sync_every = 4, but" 0
+phase "$ds/pytorch-accum/slow.h5" 3 "^warning: \[pipeline\] sync_every = 3, but .* come together after every 4th step" 1
+phase "$ds/pytorch-grid-f/w2-x1-p2.h5" 1 "ask together after every" 0
+phase "$ds/pytorch-grid-f/w2-x1-p2.h5" 2 "^warning: \[pipeline\] sync_every = 2, but .* looks synchronised every step" 1
+
 # with [pipeline] sync_every = 4 the pipeline model replays that job: from the slow trace,
 # rank 1 healed, 4 workers and both within 5 % (+3.7, -1.1, -0.1 %; +215, +65, +298 % with
 # every step synchronised), the baseline within 1 %
