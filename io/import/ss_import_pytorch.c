@@ -341,6 +341,9 @@ static ss_status pt_open(void **state, int argc, char **argv, ss_import_info *in
     snprintf(m->log_type, sizeof m->log_type, "pytorch");
     snprintf(m->source, sizeof m->source, "stallsim_record.py %.300s (torch %.60s, host %.100s)", S->prefix,
              S->r[0]->torch, S->r[0]->host);
+    int running = 0;
+    for (int g = 0; g < S->G; g++) running |= S->r[g]->running;
+    if (running) snprintf(m->import_note, sizeof m->import_note, "imported while the job still ran");
     m->batch_size = batch;
     m->workers = total_workers;
     m->prefetch_factor = prefetch > 0 ? prefetch : -1;
@@ -461,6 +464,9 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
                                    "after %ld rows: the ranks do not have the same iteration counts", a->main.path,
                                    aline, a->rank, b->rank, b->main.path, S->rows);
                 /* the rows every rank has */
+                if (b->cut || b->running || a->running) /* (the trace says so: run and info warn of it) */
+                    snprintf(S->cut_note, sizeof S->cut_note, "%s after %ld rows",
+                             b->running || a->running ? "imported while the job still ran, cut" : "cut off", S->rows);
                 if (b->cut) /* a crash: each rank lost its own last few buffered lines */
                     ss_warn("%s: cut off after %ld rows (the run crashed or was killed), where rank %d's file goes on: "
                             "the trace keeps the %ld iterations every rank has", b->main.path, S->rows, a->rank, S->rows);
@@ -534,6 +540,8 @@ static ss_status pt_next(void *state, ss_slab *s, ss_import_info *info)
             for (int g = 0; g < G; g++) known &= S->r[g]->main.version >= 5;
             pt_pass_stops(S, S->epochs - 1);
             info->meta.pass_stop = known ? S->pass_stop : NULL;
+            if (S->cut_note[0]) /* (known once the rows are read) */
+                snprintf(info->meta.import_note, sizeof info->meta.import_note, "%s", S->cut_note);
             break;
         }
         if (nleft > 0) { /* a rank left the pass after this batch: its step has no end, the row goes (a rank

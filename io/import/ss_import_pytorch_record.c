@@ -237,7 +237,8 @@ ss_status pt_rank_header(pt_rank *R)
     if (R->workers < 0)
         return ss_fail(SS_EDATA, "%s: no 'meta,num_workers' line (was the loader wrapped with Recorder.wrap?)",
                        f->path);
-    if (pt_still_running(R))
+    R->running = pt_still_running(R);
+    if (R->running)
         ss_warn("%s: rank %d's process (pid %ld) still runs on this host: the job has not ended, so its record is "
                 "not whole yet (the last batches and the workers' shutdown are written as it ends); import it once "
                 "the job has ended", f->path, R->rank, R->pid);

@@ -101,6 +101,7 @@ static const ss_trace_attr attrs[] = {
     STR_ATTR(start_method, " (how the loader's workers were started)"),
     LONG_ATTR(persistent_workers, " (1: kept across epochs, 0: started at every epoch)", 0, 1),
     STR_ATTR(probe_start_method, " (how the recorder's probe started its one worker)"),
+    STR_ATTR(import_note, " (the record was not whole when imported: its last rows may be missing)"),
 };
 #undef STR_ATTR
 #undef LONG_ATTR
@@ -1195,6 +1196,10 @@ void ss_trace_report_warnings(ss_trace_file *t, const ss_comm *c)
                 "iteration %.6g s): clocks or logs may be off; the replay is still defined",
                 t->path, overflow ? "at least " : "", total, total == 1 ? " has" : "s have", all[first].row,
                 all[first].first_gpu, all[first].stall, all[first].iter);
+    if (t->meta.import_note[0])
+        ss_warn("%s: %s: the record was not whole when imported, so its last rows, and the workers' last shutdown, may "
+                "be missing%s", t->path, t->meta.import_note,
+                strstr(t->meta.import_note, "still ran") ? " (import it again once the job has ended)" : "");
     if (late > 0 && first_late >= 0)
         ss_warn("%s: in %s%ld GPU-iteration%s the fetch ends after the training step began (first: row %ld, GPU %d, "
                 "by %.6g s): a step cannot train on a batch that is not there yet, so the loader's and the loop's "

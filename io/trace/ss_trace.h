@@ -79,6 +79,8 @@ typedef struct {
      * loader_workers is */
     double *probe_next_lead, *probe_next_startup;
     char probe_start_method[16]; /* how the probe's worker started ("" without a probe) */
+    char import_note[160]; /* what the import found cut short: the job still ran, or it crashed
+                            * ("" for a whole record); run and info warn of it */
 } ss_trace_meta;
 
 void ss_trace_meta_init(ss_trace_meta *m);

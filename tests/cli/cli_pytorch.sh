@@ -569,6 +569,15 @@ PY
   grep -q "run.rank1.csv: rank 1's process (pid [0-9]*) still runs on this host: the job has not ended" "$work/running-py.err" &&
     ! grep -q "still runs" "$work/running-sh.err" && ! grep -q "still runs" "$work/good.err" && ok ||
     fail "a job still running: $(cat "$work/running-py.err" "$work/running-sh.err")"
+  # the trace says so (import_note), and info warns of it; the others carry no note
+  $py -c "
+import h5py, sys
+n = h5py.File(sys.argv[1], 'r').attrs['import_note']
+assert (n.decode() if isinstance(n, bytes) else n) == 'imported while the job still ran', n
+for p in sys.argv[2:]:
+    assert 'import_note' not in h5py.File(p, 'r').attrs, p" "$work/running-py.h5" "$work/running-sh.h5" "$work/good.h5" &&
+    "$stallsim" info "$work/running-py.h5" 2>&1 | grep -q "imported while the job still ran: the record was not whole when imported, .* (import it again once the job has ended)" &&
+    ok || fail "a job still running: its trace's import_note"
   # rank 1 on another host with no clock offset measured (a Recorder made before
   # init_process_group): the import says its times are off by the clocks' difference
   cp -r "$work/w2" "$work/noclock"
@@ -648,8 +657,13 @@ assert a.attrs['iterations'] == b.attrs['iterations'], (a.attrs['iterations'], b
     $py -c "
 import h5py
 a, b = h5py.File('$work/killed.h5', 'r'), h5py.File('$work/killed3.h5', 'r')
-assert a.attrs['iterations'] == b.attrs['iterations'] == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])" &&
-    "$stallsim" info "$work/killed3.h5" >/dev/null && ok || fail "a killed run, rank 1 cut shorter: rc $rc: $out"
+assert a.attrs['iterations'] == b.attrs['iterations'] == b['timeline/iteration_time'].shape[0], (a.attrs['iterations'], b.attrs['iterations'])
+n = b.attrs['import_note']
+assert (n.decode() if isinstance(n, bytes) else n) == 'cut off after %d rows' % b.attrs['iterations'], n" &&
+    "$stallsim" info "$work/killed3.h5" > "$work/killed3.txt" 2>&1 &&
+    grep -q "^import_note *cut off after [0-9]* rows" "$work/killed3.txt" &&
+    grep -q "warning: .*killed3.h5: cut off after [0-9]* rows: the record was not whole when imported" "$work/killed3.txt" &&
+    ok || fail "a killed run, rank 1 cut shorter: rc $rc: $out $(cat "$work/killed3.txt")"
   # a loader error on rank 0 in the last pass: its loop ends at batch 5 ('end' at its ask),
   # while rank 1, whose loop had taken batch 8 when the job ended, leaves there ('left'):
   # the trace keeps the rows both have, one more than the killed run's (rank 0's batch 4

@@ -109,6 +109,7 @@ typedef struct {
     long last_p; /* the pass of the last row pt_next read of this rank */
     int have_cur;
     int cut; /* its file ended within a batch (no next ask: the run crashed or was killed) */
+    int running; /* its recording process still ran on this host when the import read it */
     pt_batch cur;
     int *warned_open; /* the import's: such a pass was warned about (once for all ranks) */
     pt_state_skips *skips; /* the passes --skip-pass leaves out (every rank's) */
@@ -156,6 +157,7 @@ typedef struct {
     long startup_n, startup_rank;
     int64_t startup_max;
     pt_state_skips skips; /* --skip-pass R:P */
+    char cut_note[160]; /* the trace's import_note where a rank's file was cut off ("": none) */
 } pt_state;
 
 /* ns: a fetch's ready time may lie this much after the loop got its batch (the worker and
