@@ -172,7 +172,7 @@ static int compare_main(int argc, char **argv)
     if (csv && t.match) cmp_match_csv_path(csv, mcsv, sizeof mcsv);
     ss_status st = csv ? cmp_check_csv_output(csv, inputs, ninputs) : SS_OK;
     if (st == SS_OK && mcsv[0]) st = cmp_check_csv_output(mcsv, inputs, ninputs);
-    if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_, t.with_eval);
+    if (st == SS_OK) st = cmp_align_settings(inputs, ninputs, &opts, explicit_, t.with_eval, &t.runs_apart);
     for (int i = 0; st == SS_OK && i < ninputs; i++) st = cmp_add_input(&t, inputs[i], &opts);
     if (st == SS_OK && t.match) st = cmp_check_match(&t);
     if (st == SS_OK && (t.match || spread)) st = cmp_folders_of(&t, &folders);

@@ -62,6 +62,8 @@ typedef struct {
     int gpus;  /* of the first input */
     int match; /* --match: each real run gets its own prediction (print_matches) */
     int with_eval; /* --with-eval: each trace A.h5 is summarised with its evaluation loader's A-eval.h5 */
+    int runs_apart; /* the results' whole runs count an evaluation loader and the traces' do not, or the
+                     * reverse (cmp_align_settings warns): --match sets no whole run beside another */
     /* --scenario TEXT, given up to CMP_SCENARIO_MAX times: --match sets each real run beside
      * the prediction of its loader whose scenario name or label holds every TEXT (with any
      * scale or heal), not the plain one; nscenario 0: none */
@@ -84,7 +86,8 @@ typedef struct {
 /* Results inputs carry the selection they were summarised with: traces are summarised the
  * same way unless an option says otherwise (then with a warning), and results that
  * disagree with each other are refused. explicit_[3]: --warmup, --threshold, --epoch given. */
-ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3], int with_eval);
+ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3], int with_eval,
+                             int *runs_apart);
 /* Adds the rows of one input: a results folder (or its results.h5), or a trace. */
 ss_status cmp_add_input(cmp_table *t, const char *arg, const ss_config *opts);
 

@@ -178,8 +178,10 @@ static void epoch_text(long e, char *buf, size_t n)
 /* Results inputs carry the selection they were summarised with: traces are summarised the
  * same way unless an option says otherwise (then with a warning), and results that
  * disagree with each other are refused. explicit[3]: --warmup, --threshold, --epoch given. */
-ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3], int with_eval)
+ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int explicit_[3], int with_eval,
+                             int *runs_apart)
 {
+    *runs_apart = 0;
     ss_results_settings first = {0}, cur;
     const char *first_arg = NULL;
     int traces = 0, with = 0, without = 0; /* traces given; results run with and without an evaluation loader */
@@ -221,6 +223,7 @@ ss_status cmp_align_settings(char **inputs, int n, ss_config *opts, const int ex
     }
     /* a whole run of the job's two loaders beside one of its training loader alone differs by
      * the evaluation passes */
+    *runs_apart = traces && ((with && !with_eval) || (without && with_eval));
     if (traces && with && !with_eval)
         ss_warn("%s counts an evaluation loader ([trace] eval_path) in its whole runs, but the traces are summarised "
                 "alone: give --with-eval to take each trace A.h5 with its A-eval.h5", with_arg);

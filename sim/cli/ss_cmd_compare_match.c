@@ -517,7 +517,10 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
               "baseline_replay,note\n", csv);
     int matched = 0, nwide = 0; /* real runs set beside a prediction (the same in both tables); wide intervals */
     print_match_table(t, f, it, 0, "mean iteration time", wsrc, cnt, sum, &nown, &nother, &matched, &nwide, out, csv);
-    if (run >= 0)
+    if (run >= 0 && t->runs_apart)
+        fprintf(out, "the whole run's time (run_time): not set beside the predictions: the results and the traces do "
+                     "not count the same loaders (see the warning above)\n");
+    else if (run >= 0)
         print_match_table(t, f, run, 1, "the whole run's time (run_time)", wsrc, cnt, sum, &nown_run, &nother_run, NULL,
                           &nwide, out, csv);
     if (nwide)

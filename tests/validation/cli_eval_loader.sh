@@ -121,6 +121,9 @@ PY
 "$stallsim" compare "$work/both" "$data/w2-a.h5" --match > "$work/cmp0.txt" 2>&1
 grep -q "warning: .*both counts an evaluation loader .* give --with-eval" "$work/cmp0.txt" && ok \
   || fail "compare without --with-eval does not warn: $(cat "$work/cmp0.txt")"
+# and sets no whole run beside a prediction of another span
+grep -q "^the whole run's time (run_time): not set beside the predictions" "$work/cmp0.txt" &&
+  [ "$(grep -c "run_time" "$work/cmp0.txt")" -eq 1 ] && ok || fail "compare without --with-eval matched whole runs: $(cat "$work/cmp0.txt")"
 
 # an evaluation loader of rank 0 alone (a Recorder of world_size 1: one GPU) takes each
 # scenario less its heal: a heal row adds what its unhealed twin adds
