@@ -199,6 +199,9 @@ def plot_ranked(summary, names, out, written, top):
     y = np.arange(n)
     c = np.array([change[i] for i in rows])
     l, h = np.array([lo[i] for i in rows]), np.array([hi[i] for i in rows])
+    # a lower end alone: the interval is open above (a noisy base); its bar runs to the
+    # plot's right edge, its label says so
+    open_ = np.isfinite(l) & ~np.isfinite(h)
     has = np.isfinite(l) & np.isfinite(h)
     fig, ax = plt.subplots(figsize=(11, max(4.5, 0.42 * n + 1.8)))
     # the baseline replays change nothing: grey like the measured run, not a fix
@@ -214,13 +217,17 @@ def plot_ranked(summary, names, out, written, top):
     span = float(np.nanmax(np.abs(np.concatenate([c, l[has], h[has]])))) if n else 1.0
     span = span if span > 0 else 1.0
     for k, i in enumerate(rows):
-        txt = "measured" if i == 0 else f"{c[k]:+.1f}%" + (f" [{l[k]:+.1f}, {h[k]:+.1f}]" if has[k] else "")
+        txt = "measured" if i == 0 else f"{c[k]:+.1f}%" + (f" [{l[k]:+.1f}, {h[k]:+.1f}]" if has[k] else
+                                                           f" [{l[k]:+.1f}, no bound]" if open_[k] else "")
         ax.text(max(c[k], h[k] if has[k] else c[k], 0) + 0.02 * span, k, txt, va="center", fontsize=8)
     # every bar and whisker inside, with room right of the rightmost for its label
-    vals = np.concatenate([c, l[has], h[has], [0.0]])
+    vals = np.concatenate([c, l[has], h[has], l[open_], [0.0]])
     left, right = float(np.nanmin(vals)), float(np.nanmax(vals))
     width = right - left if right > left else 1.0
     ax.set_xlim(left - 0.05 * width, right + 0.45 * width)
+    if open_.any():  # the lower whisker alone; the label says the interval has no upper bound
+        ax.errorbar(c[open_], y[open_], xerr=[np.clip(c[open_] - l[open_], 0, None), np.zeros(int(open_.sum()))],
+                    fmt="none", ecolor="black", capsize=3, linewidth=1)
     ax.set_yticks(y)
     ax.set_yticklabels(["measured (trace)" if i == 0 else names[i] + (" (baseline replay)" if i in base else "")
                         for i in rows], fontsize=9)

@@ -280,9 +280,11 @@ int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo
     const double base = by_run ? ss_summary_run_time(s, m) : (s->p[m].n > 0 ? s->p[m].mean[SS_M_ITER] : NAN);
     const double a = by_run ? (s->run_lo ? s->run_lo[j] : NAN) : (s->iter_lo ? s->iter_lo[j] : NAN);
     const double b = by_run ? (s->run_hi ? s->run_hi[j] : NAN) : (s->iter_hi ? s->iter_hi[j] : NAN);
-    if (!(base > 0.0) || isnan(a) || isnan(b)) return 0;
+    if (!(base > 0.0) || isnan(a)) return 0;
     *lo = 100.0 * (a / base - 1.0);
-    *hi = 100.0 * (b / base - 1.0);
+    /* a lower end without an upper one: the upper bound's denominator was not positive (a
+     * noisy base: MODELS-pipeline.md, "Intervals"), so the interval is open above */
+    *hi = isnan(b) ? INFINITY : 100.0 * (b / base - 1.0);
     return 1;
 }
 
@@ -292,7 +294,8 @@ static const char *interval_text(const ss_summary *s, int j, int by_run, char *i
 {
     double lo, hi;
     iv[0] = '\0';
-    if (ss_report_change_interval(s, j, by_run, &lo, &hi)) snprintf(iv, n, " (%+.1f … %+.1f%%)", lo, hi);
+    if (ss_report_change_interval(s, j, by_run, &lo, &hi) && isinf(hi)) snprintf(iv, n, " (%+.1f%% … no bound)", lo);
+    else if (ss_report_change_interval(s, j, by_run, &lo, &hi)) snprintf(iv, n, " (%+.1f … %+.1f%%)", lo, hi);
     return iv;
 }
 
@@ -1431,7 +1434,7 @@ static int say_singles(screen *sc, const ss_summary *s, const ss_ranking *r, con
     snprintf(line, sizeof line, "%s", head);
     int k = 0;
     for (; k < r->nsingle; k++) {
-        char buf[LABEL_LEN], part[LABEL_LEN + 64], iv[64];
+        char buf[LABEL_LEN], part[LABEL_LEN + 112], iv[64];
         const int j = r->single[k].j;
         interval_text(s, j, r->by_run, iv, sizeof iv);
         snprintf(part, sizeof part, "%s %s %+.1f%%%s%s", k ? ";" : "", label_of(L, s, j, buf), r->single[k].change_pct, iv,

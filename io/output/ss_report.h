@@ -33,6 +33,7 @@ int ss_report_cols(const char *t, size_t n);
  * or on a quiet host its model's baseline replay), in % (the whole run's with
  * by_run, else the mean iteration time's) into lo and hi; 0 where it has none. */
 int ss_report_change_interval(const ss_summary *s, int j, int by_run, double *lo, double *hi);
+/* (hi is +INFINITY where the row's interval has a lower end alone: open above) */
 /* Writes text as one CSV field: quoted, its quotes doubled, where it holds a comma, a quote
  * or a line end (RFC 4180); as it is otherwise. */
 void ss_report_csv_text(FILE *f, const char *t);

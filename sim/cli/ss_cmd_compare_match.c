@@ -379,7 +379,10 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
             else if (more) snprintf(more_txt, sizeof more_txt, " (+%d more alike)", more);
             if (others)
                 snprintf(more_txt + strlen(more_txt), sizeof more_txt - strlen(more_txt), " [+%d fs/cs/heal]", others);
-            const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN, hi = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
+            const double lo = lo_col >= 0 ? t->v[hit].r.num[lo_col] : NAN,
+                         hi0 = hi_col >= 0 ? t->v[hit].r.num[hi_col] : NAN;
+            /* a lower end alone: the interval is open above (a noisy base), and so wide */
+            const double hi = isnan(hi0) && !isnan(lo) ? INFINITY : hi0;
             /* the baseline's interval is of its own trace's replay, not of another run */
             const int inside = lo <= r->r.num[col] && r->r.num[col] <= hi;
             /* an interval spanning more than a factor SS_CMD_WIDE_INTERVAL says little: marked */
@@ -390,12 +393,13 @@ static void print_match_table(const cmp_table *t, const cmp_folders *f, int col,
                                                            : "no";
             *nwide += in[0] != '-' && wide;
             char bounds[64] = ""; /* the interval itself, where it is the one judged */
-            if (in[0] != '-') snprintf(bounds, sizeof bounds, " (90%%: %.4f … %.4f)", lo, hi);
+            if (in[0] != '-' && isinf(hi)) snprintf(bounds, sizeof bounds, " (90%%: %.4f … no bound)", lo);
+            else if (in[0] != '-') snprintf(bounds, sizeof bounds, " (90%%: %.4f … %.4f)", lo, hi);
             fprintf(out, "%-*s %-12s %10.4f %10.4f %+7.1f%% %6s  %s: %s%s%s\n", wsrc, any ? "" : cmp_shown_source(t, i),
                     any ? "" : loader, r->r.num[col], t->v[hit].r.num[col], e, in, cmp_shown_source(t, hit),
                     t->v[hit].r.text[2], bounds, more_txt);
             match_csv(csv, t, i, whole, loader, hit, t->v[hit].r.num[col], e, in[0] == '-' ? in : inside ? "yes" : "no",
-                      in[0] != '-' ? lo : NAN, in[0] != '-' ? hi : NAN, own,
+                      in[0] != '-' ? lo : NAN, in[0] != '-' ? hi0 : NAN, own,
                       in[0] != '-' && wide ? "the interval spans more than a factor of 2: it says little"
                       : more_txt[0] == ' ' ? more_txt + 1
                       : more_txt[0]        ? more_txt

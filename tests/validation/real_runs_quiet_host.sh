@@ -86,6 +86,31 @@ import json, sys
 r = json.load(open(sys.argv[1]))['ranking']
 assert r['baseline_error_pct']['pipeline'] is not None and all(c['against'] == 'measured' for c in r['top']), r
 " "$work/answer-calm.json" && ok || fail "answer, others under 5 %: $(head -c 600 "$work/answer-calm.json")"
+  # a base whose others took most of the cores: its intervals have no upper bound (the bound's
+  # denominator is not positive); the answer, compare --match and the JSON say so
+  /usr/bin/python3 - "$base" "$work/crowded.h5" <<'PY' || fail "python edits (crowded)"
+import shutil, sys, h5py
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["host_cpu_busy"][...] = 1.0
+    f["host_cpu_job"][...] = 0.2
+PY
+  printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2\n' "$work/crowded.h5" > "$work/crowded.ini"
+  "$stallsim" run "$work/crowded.ini" --out "$work/crowded" > "$work/crowded.txt" 2>&1 &&
+    "$stallsim" run "$work/crowded.ini" --out "$work/crowded" --json > "$work/crowded.json" 2>/dev/null &&
+    "$stallsim" compare "$work/crowded" "$ds/pytorch-quiet-host-b/quiet-w2-a.h5" --match > "$work/crowded-cmp.txt" 2>&1 &&
+    /usr/bin/python3 - "$work/crowded" <<'PY' && ok || fail "an interval open above: $(cat "$work/crowded.txt" "$work/crowded-cmp.txt")"
+import csv, json, re, sys
+out = sys.argv[1]
+row = [r for r in csv.DictReader(open(out + "/summary.csv")) if r["scenario"].endswith("_w-2_p2_fs1_cs1")][0]
+assert row["run_time_lo"] and not row["run_time_hi"], row
+text = open(out + ".txt").read()
+assert re.search(r"pipe W=2 +[-+][\d.]+% \([-+][\d.]+% … no bound\)", text), text
+cut = json.load(open(out + ".json"))["ranking"]["top"][0]
+assert cut["change_lo_pct"] is not None and cut["change_hi_pct"] is None and cut["interval_reaches_no_change"], cut
+cmp = open(out + "-cmp.txt").read()
+assert re.search(r"quiet-w2-a.h5 .* yes\*  .*\(90%: [\d.]+ … no bound\)", cmp), cmp
+PY
 else
   echo "skipped: the answer on a quiet host ($base is missing)"
 fi
