@@ -809,8 +809,9 @@ static double kept_between_share(const ss_summary *s)
 
 /* What that time holds besides the loop's own work, by ss_summary.kept_with: short (the
  * answer) and in full (--explain). */
+/* (a trace without pass starts is not the recorder's, whose evaluation loader eval_path replays) */
 static const char *const kept_short[] = {"evaluation (see eval_path), checkpoints",
-                                         "workers' starts, evaluation (see eval_path)",
+                                         "workers' starts, evaluation, checkpoints",
                                          "workers' stops, evaluation (see eval_path)"};
 static const char *const kept_full[] = {"", " and, as the trace records no pass starts, the workers' starts and stops",
                                         " and, as the trace records no pass stops, the workers' stops"};
