@@ -210,7 +210,7 @@ kept = sum(ask[ep == b].min() - end[ep == a].max() for a, b in zip(es, es[1:]))
 whole = float(next(csv.DictReader(open(sys.argv[3])))["run_time"])
 line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("between epochs:")]
 assert len(line) == 1 and kept > 0.1 * whole, (line, kept, whole)
-m = re.match(r"between epochs: ([\d.]+) s \((\d+)%\) kept as measured: workers' starts, evaluation \(see eval_path\)$", line[0])
+m = re.match(r"between epochs: ([\d.]+) s \((\d+)%\) kept as measured: workers' starts, evaluation, checkpoints$", line[0])
 assert m and abs(float(m.group(1)) - kept) < 0.01 and int(m.group(2)) == round(100 * kept / whole), (line, kept, whole)
 PY
 # with pass starts but no pass stops: the leads are taken out, the workers' stops stay in
