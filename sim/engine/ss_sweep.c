@@ -585,6 +585,13 @@ static ss_status run_block(sweep *w, long b, lane **active, int nactive, int wit
  * tenth (2: a line each, stderr not a terminal: a pipe to mpirun, a log file) of this
  * rank's replay. Counting rows times scenarios, not blocks, a sweep of one block (a trace
  * of up to SS_BLOCK_ROWS rows) with many scenarios shows its progress too. */
+/* A progress line's time: "12 ms" below a second, "2.5 s" below ten, "42 s" */
+static void progress_time(double t, char *out, size_t n)
+{
+    if (t < 1.0) snprintf(out, n, "%.0f ms", 1e3 * (t > 0.0 ? t : 0.0));
+    else snprintf(out, n, "%.*f s", t < 10.0, t);
+}
+
 static void progress_tick(sweep *w, long b, long long n)
 {
     if (!w->prog_show || w->prog_total <= 0) return;
@@ -596,10 +603,14 @@ static void progress_tick(sweep *w, long b, long long n)
     /* the percent is of rank 0's share; the block, where in the trace it is (with several
      * ranks the two differ: the blocks are shared out); the time left assumes the pace so far */
     const double took = ss_wtime() - w->prog_t0;
-    char when[64];
+    char when[96];
     const double left = done > 0 ? took * (double)(w->prog_total - done) / (double)done : 0.0;
-    if (at >= 100 || done <= 0) snprintf(when, sizeof when, "; %.*f s", took < 10.0, took);
-    else snprintf(when, sizeof when, "; %.*f s so far, about %.*f s left", took < 10.0, took, left < 10.0, left);
+    /* (milliseconds below a second: a short replay's times are not all 0.0 s) */
+    char a[24], l[24];
+    progress_time(took, a, sizeof a);
+    progress_time(left, l, sizeof l);
+    if (at >= 100 || done <= 0) snprintf(when, sizeof when, "; %s", a);
+    else snprintf(when, sizeof when, "; %s so far, about %s left", a, l);
     if (w->prog_show == 2)
         fprintf(stderr, "stallsim: %d%% of rank 0's share of the replay (at the trace's block %ld of %ld)%s\n", at,
                 b + 1, w->nblocks, when);

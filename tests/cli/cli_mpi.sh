@@ -203,7 +203,7 @@ fi
 # rising, the last at 100 %; none without it (its sweep: 3 blocks of 2048 rows)
 prog_ok() { # FILE: 1 to 10 progress lines, rising tenths, the last at 100 %
   local pcts
-  pcts=$(sed -n "s/^stallsim: \([0-9]*\)% of rank 0's share of the replay (at the trace's block [0-9]* of [0-9]*); [0-9.]* s\( so far, about [0-9.]* s left\)\{0,1\}$/\1/p" "$1" | tr '\n' ' ')
+  pcts=$(sed -n "s/^stallsim: \([0-9]*\)% of rank 0's share of the replay (at the trace's block [0-9]* of [0-9]*); [0-9.]* m\{0,1\}s\( so far, about [0-9.]* m\{0,1\}s left\)\{0,1\}$/\1/p" "$1" | tr '\n' ' ')
   [ -n "$pcts" ] && [ "$(echo $pcts | wc -w)" -le 10 ] && [ "$(echo $pcts | tr ' ' '\n' | tail -1)" = 100 ] &&
     [ "$(echo $pcts | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$(echo $pcts | tr ' ' '\n' | tr '\n' ' ')" ] &&
     ! echo $pcts | tr ' ' '\n' | grep -qv '0$'
