@@ -473,6 +473,9 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
                     r->n_within == 1 ? "" : "s", SS_RANK_MIN_PCT);
         print_rows_left(s, r, L, r->within_j, r->n_within, out);
     }
+    if (r->n_alike_heal > 0)
+        fprintf(out, "  (%d heal%s not ranked: no GPU stands out, see \"GPUs to fix first\")\n", r->n_alike_heal,
+                r->n_alike_heal == 1 ? "" : "s");
     if (r->n_other > 0) {
         fprintf(out, "  (%d cut%s of the independent model not ranked beside the pipeline model's: it keeps each GPU's "
                      "measured steps and loaders, so it misses the load a fix adds to the cores and a stall hidden under "
@@ -1544,7 +1547,10 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
     for (int j = 0; j < s->nsc; j++)
         known |= j != ss_summary_measured(s) && !isnan(r->error_pct[s->sc[j].model]) && ranked_model(r, s->sc[j].model);
     if (r->ntop == 0 && s->nsc > 1) {
-        if (known)
+        if (r->n_alike_heal > 0) /* (the heals gained, but alike: the line below says so) */
+            say(sc, 0, "no %sscenario cuts %s but heals of GPUs alike, which fix no one GPU (below)",
+                alone_prefix(s, r), ranked_measure(r));
+        else if (known)
             say(sc, 0, "no %sscenario cuts %s by more than its model's baseline error or %.0f%%",
                 alone_prefix(s, r), ranked_measure(r), SS_RANK_MIN_PCT);
         else
@@ -1600,7 +1606,7 @@ static void print_answer(const ss_summary *s, const labels *L, table_cols t, int
     char nn[48] = "";
     if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");
     const ss_ranking *r = s->rank;
-    const int unranked = r && r->n_within + r->n_twin + r->n_same + r->n_one + r->n_other + r->n_payoff > 0;
+    const int unranked = r && r->n_within + r->n_twin + r->n_same + r->n_one + r->n_other + r->n_payoff + r->n_alike_heal > 0;
     int intervals = 0; /* a row with an interval: its model has a table of errors */
     for (int j = 0; s->cls && j < s->nsc && !intervals; j++) intervals = s->cls[j] != NULL;
     say(sc, 0, "more: --explain (%severy caveat%s), --json (every figure%s)", nn, unranked ? ", what was not ranked" : "",
@@ -1763,8 +1769,9 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         fputs("],\n  \"one_setting_alone\": [", f);
         for (int k = 0; k < r->nsingle; k++) json_cut(f, s, r, &r->single[k], k);
         fprintf(f, "],\n  \"not_ranked\": %d, \"healed_left_out\": %d, \"same_left_out\": %d, "
-                   "\"one_setting_left_out\": %d, \"independent_left_out\": %d, \"iterations_per_epoch\": ",
-                r->n_within, r->n_twin, r->n_same, r->n_one, r->n_other);
+                   "\"one_setting_left_out\": %d, \"independent_left_out\": %d, \"alike_heals_left_out\": %d, "
+                   "\"iterations_per_epoch\": ",
+                r->n_within, r->n_twin, r->n_same, r->n_one, r->n_other, r->n_alike_heal);
         json_num(f, r->iterations_per_epoch);
         fputs(",\n  \"heal\": [", f);
         for (int k = 0; k < r->nheal; k++) {

@@ -353,6 +353,66 @@ static void note_payoffs(const ss_summary *s, int alone, ss_ranking *out)
 
 int ss_rank_over(const ss_summary *s, int j) { return ss_summary_cpu_load_pct(s, j, NULL) > SS_RANK_OVER_PCT; }
 
+/* Twice the standard error of the difference of two heals' mean iteration times (rows a and
+ * b), taken as independent, in % of the measured mean: a spread of gains within it is the
+ * rows' noise, not a GPU that stands out (two GPUs alike whose waits differ by chance). NaN
+ * where either row has fewer than two iterations. */
+static double heal_noise_pct(const ss_summary *s, int a, int b)
+{
+    const double meas = mean_iter(s, ss_summary_measured(s)), sa = ss_partial_std(&s->p[a], SS_M_ITER),
+                 sb = ss_partial_std(&s->p[b], SS_M_ITER);
+    if (!(meas > 0.0) || isnan(sa) || isnan(sb)) return NAN;
+    return 200.0 * sqrt(sa * sa / s->p[a].n + sb * sb / s->p[b].n) / meas;
+}
+
+/* The per-GPU heal ranking (ss_ranking.heal, heal_alike): each GPU healed alone against its
+ * model's baseline row (base_row). */
+static ss_status rank_heals(const ss_summary *s, double iterations_per_epoch, int by_run, const int *base_row,
+                            ss_ranking *out)
+{
+    int nh = 0;
+    for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */
+    if (nh == 0) return SS_OK;
+    out->heal = calloc((size_t)nh, sizeof *out->heal);
+    /* the GPUs whose heal each model has an entry for */
+    unsigned char *seen = calloc((size_t)SS_NMODELS * (size_t)s->gpus, 1);
+    if (!out->heal || !seen) {
+        free(seen);
+        return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
+    }
+    const double epochs = ss_run_epochs(&s->p[ss_summary_measured(s)].run);
+    for (int j = 0; j < s->nsc; j++) {
+        if (!s->sc[j].baseline_but_heal) continue;
+        int b = base_row[s->sc[j].model];
+        if (b < 0) continue;
+        /* one entry per model and GPU: settings that resolve alike (workers = auto, auto*2
+         * on a trace that loads synchronously: both 0) give the same heal twice */
+        unsigned char *seen_at = &seen[(size_t)s->sc[j].model * (size_t)s->gpus + (size_t)s->sc[j].heal_gpu];
+        if (*seen_at) continue;
+        *seen_at = 1;
+        double base = rank_value(s, b, by_run), v = rank_value(s, j, by_run);
+        ss_rank_heal *h = &out->heal[out->nheal++];
+        h->gpu = s->sc[j].heal_gpu;
+        h->j = j;
+        h->model = s->sc[j].model;
+        h->gain_pct = base > 0 ? 100.0 * (base - v) / base : 0.0;
+        h->gain_s_epoch = by_run ? (epochs >= 1 ? (base - v) / epochs : 0.0) : (base - v) * iterations_per_epoch;
+        h->ranked = h->gain_pct > floor_of(out->error_pct[h->model]);
+    }
+    free(seen);
+    qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
+    for (int i = 0; i < out->nheal;) {
+        const ss_model m = out->heal[i].model;
+        int n = 0, first = i, last = i;
+        double hi = out->heal[i].gain_pct, lo = hi;
+        for (; i < out->nheal && out->heal[i].model == m; i++, n++)
+            if (out->heal[i].gain_pct < lo) lo = out->heal[i].gain_pct, last = i;
+        out->heal_alike[m] = n == s->gpus && n >= 2 &&
+                             (hi - lo < SS_RANK_MIN_PCT || hi - lo < heal_noise_pct(s, out->heal[first].j, out->heal[last].j));
+    }
+    return SS_OK;
+}
+
 ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, ss_ranking *out)
 {
     memset(out, 0, sizeof *out);
@@ -369,6 +429,9 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         if (b >= 0 && ss_summary_ref(s, b) == b) e = NAN;
         out->error_pct[m] = b < 0 ? NAN : isnan(e) ? 0.0 : fabs(e);
     }
+    /* the heals first: a model whose heals gain alike (no GPU stands out) ranks none of them among the cuts */
+    ss_status hst = rank_heals(s, iterations_per_epoch, by_run, base_row, out);
+    if (hst != SS_OK) return hst;
     ss_rank_top *cand = malloc((size_t)s->nsc * sizeof *cand);
     unhealed_sc *unhealed = malloc((size_t)s->nsc * sizeof *unhealed);
     if (!cand || !unhealed) {
@@ -383,6 +446,10 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         double ch = rank_change(s, j, by_run);
         if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT || (by_run && ss_summary_run_unpriced(s, j))) continue;
         double err = out->error_pct[s->sc[j].model];
+        if (s->sc[j].heal.n > 0 && out->heal_alike[s->sc[j].model]) { /* the iterations' spread, not a GPU's fault */
+            out->n_alike_heal++;
+            continue;
+        }
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
             if (!s->sc[j].baseline) { /* a baseline's own error is not a cut */
                 if (out->n_within < SS_RANK_TOP) out->within_j[out->n_within] = j;
@@ -442,45 +509,6 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
     mark_ahead(s, out->top, out->ntop);
     mark_ahead(s, out->single, out->nsingle);
     free(cand);
-    int nh = 0;
-    for (int j = 0; j < s->nsc; j++) nh += s->sc[j].baseline_but_heal; /* a heal whose other settings are the baseline's */
-    if (nh == 0) return SS_OK;
-    out->heal = calloc((size_t)nh, sizeof *out->heal);
-    /* the GPUs whose heal each model has an entry for */
-    unsigned char *seen = calloc((size_t)SS_NMODELS * (size_t)s->gpus, 1);
-    if (!out->heal || !seen) {
-        free(seen);
-        return ss_fail(SS_ENOMEM, "out of memory ranking %d heal scenarios", nh);
-    }
-    const double epochs = ss_run_epochs(&s->p[ss_summary_measured(s)].run);
-    for (int j = 0; j < s->nsc; j++) {
-        if (!s->sc[j].baseline_but_heal) continue;
-        int b = base_row[s->sc[j].model];
-        if (b < 0) continue;
-        /* one entry per model and GPU: settings that resolve alike (workers = auto, auto*2
-         * on a trace that loads synchronously: both 0) give the same heal twice */
-        unsigned char *seen_at = &seen[(size_t)s->sc[j].model * (size_t)s->gpus + (size_t)s->sc[j].heal_gpu];
-        if (*seen_at) continue;
-        *seen_at = 1;
-        double base = rank_value(s, b, by_run), v = rank_value(s, j, by_run);
-        ss_rank_heal *h = &out->heal[out->nheal++];
-        h->gpu = s->sc[j].heal_gpu;
-        h->j = j;
-        h->model = s->sc[j].model;
-        h->gain_pct = base > 0 ? 100.0 * (base - v) / base : 0.0;
-        h->gain_s_epoch = by_run ? (epochs >= 1 ? (base - v) / epochs : 0.0) : (base - v) * iterations_per_epoch;
-        h->ranked = h->gain_pct > floor_of(out->error_pct[h->model]);
-    }
-    free(seen);
-    qsort(out->heal, (size_t)out->nheal, sizeof *out->heal, cmp_heal);
-    for (int i = 0; i < out->nheal;) {
-        const ss_model m = out->heal[i].model;
-        int n = 0;
-        double hi = out->heal[i].gain_pct, lo = hi;
-        for (; i < out->nheal && out->heal[i].model == m; i++, n++)
-            lo = out->heal[i].gain_pct < lo ? out->heal[i].gain_pct : lo;
-        out->heal_alike[m] = n == s->gpus && n >= 2 && hi - lo < SS_RANK_MIN_PCT;
-    }
     return SS_OK;
 }
 

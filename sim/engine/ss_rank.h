@@ -50,6 +50,8 @@ typedef struct ss_ranking {
      * model's baseline row come first (the cheapest), then the larger change */
     int ntied;
     int n_within;               /* scenarios whose change is within their model's error */
+    int n_alike_heal;           /* heals left out of the cuts: their model's heals gain alike
+                                 * (heal_alike: the iterations' spread, no GPU stands out) */
     int within_j[SS_RANK_TOP];  /* the first min(n_within, SS_RANK_TOP) of them, in table order */
     int n_twin;                 /* healed scenarios left out: the heal adds no more than the error
                                  * to the same scenario without it (its twin), which is ranked */
@@ -65,7 +67,9 @@ typedef struct ss_ranking {
     int nheal;
     ss_rank_heal *heal;         /* sorted by gain, largest first, per model in table order */
     /* per model: 1 where every GPU was healed alone and their gains lie within
-     * SS_RANK_MIN_PCT of each other: no GPU stands out (the iterations' spread, not one GPU) */
+     * SS_RANK_MIN_PCT of each other, or within twice the standard error of the difference of
+     * the largest and least heal's mean iteration times (taken as independent): no GPU stands
+     * out (the iterations' spread, not one GPU); the model's heals are then no cuts */
     unsigned char heal_alike[SS_NMODELS];
     double error_pct[SS_NMODELS]; /* |fidelity error| of each model's baseline row, NAN when none; 0 where it
                                    * is not measured (a quiet host's baseline: ss_summary_ref) */

@@ -316,6 +316,30 @@ line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("GPUs t
 want = "GPUs to fix first (waits): none stands out (each heal %+.1f to %+.1f%%: the iterations' spread)" % (-g[1], -g[0])
 assert line == [want], (line, want)
 PY
+# two GPUs alike over few, noisy iterations: their heals' gains lie more than 1 point apart,
+# but within twice the standard error of the difference of the two rows' means (from the
+# JSON's figures here): none stands out, and neither heal is ranked among the cuts
+"$stallsim" gen -o "$work/noisy.h5" --gpus 2 --iterations 60 --seed 1 --workers 0 --fetch-cv 0.8 --fetch-mean 0.3 \
+  >/dev/null || fail "gen noisy"
+printf '[trace]\npath = %s\n[scenarios]\nmodel = waits\nheal = none, each\n' "$work/noisy.h5" > "$work/noisy.ini"
+"$stallsim" run "$work/noisy.ini" --out "$work/noisy" > "$work/noisy.txt" 2>&1 &&
+  "$stallsim" run "$work/noisy.ini" --out "$work/noisy" --json 2>/dev/null > "$work/noisy.json" &&
+  /usr/bin/python3 - "$work/noisy.json" "$work/noisy.txt" "$work/noisy/summary.csv" <<'PY' && ok || fail "GPUs alike, noisy: $(tail -4 "$work/noisy.txt")"
+import csv, json, math, sys
+d = json.load(open(sys.argv[1]))
+r = d["ranking"]
+rows = {x["scenario"]: x for x in csv.DictReader(open(sys.argv[3]))}
+heals = [h for h in r["heal"] if h["model"] == "waits"]
+g = sorted(h["gain_pct"] for h in heals)
+assert len(g) == 2 and g[1] - g[0] > 1, g
+a, b = (rows[h["scenario"]] for h in heals)
+n = float(a["iterations"])
+se = 200 * math.sqrt((float(a["iter_time_std"]) ** 2 + float(b["iter_time_std"]) ** 2) / n) / float(rows["measured"]["iter_time_mean"])
+assert g[1] - g[0] < se, (g, se)
+assert r["no_gpu_stands_out"] == ["waits"] and r["top"] == [] and r["alike_heals_left_out"] == 2, r
+text = open(sys.argv[2]).read()
+assert "none stands out" in text and "but heals of GPUs alike" in text, text
+PY
 # nor is one named the slowest loader then (4 GPUs alike, the pipeline model)
 "$stallsim" gen -o "$work/alike4.h5" --gpus 4 --iterations 400 --workers 1 --fetch-mean 0.4 --fetch-cv 0.5 \
   --compute-mean 0.3 --seed 3 >/dev/null || fail "gen alike4"
