@@ -72,6 +72,7 @@ typedef struct {
     int64_t low, epoch_low;
     int low_same;
     long *waited_most, *waited_all; /* [gpus] rows (summarised; all) in which the GPU alone had the largest stall */
+    double first_stall; /* each epoch's first row's largest stall, summed over the epochs: its first batch */
     /* [iterations] every row's largest iteration time, epoch and index (the level change) */
     double *row_it;
     int32_t *row_epoch;
@@ -122,6 +123,7 @@ static ss_status info_scan(ss_trace_file *t, info_acc *a)
         for (long i = 0; st == SS_OK && i < n; i++) {
             if (r0 + i == 0 || s.epoch[i] != a->last_epoch) {
                 if (r0 + i > 0) fold_low(a);
+                a->first_stall += s.extremes[i * SS_SLAB_NEX + SS_EX_STALL_MAX];
                 a->epoch_low = s.index[i];
                 size_t len = strlen(a->epochs);
                 if (a->nepochs < 12) snprintf(a->epochs + len, sizeof a->epochs - len, "%s%d", a->nepochs ? ", " : "", s.epoch[i]);
@@ -318,8 +320,15 @@ static int print_meta(const char *path, const ss_trace_meta *m, const info_acc *
  * epochs (*n), the first INFO_PASSES_LISTED epochs' times as text (per, of size np), the
  * time after the last pass's last row (*tail: its workers' shutdown; 0 without pass stops),
  * and the passes' wall ratio to rows, the rows' longest iterations summed (*ratio). */
+/* An epoch's start, split (between_of): the mean over the epochs of the earliest asking
+ * GPU's iter(loader) (lead) and of its next() that ended the pass before (stop: its workers'
+ * shutdown); NaN where the trace has none */
+typedef struct {
+    double lead, stop;
+} start_parts;
+
 static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, size_t np, double *tail,
-                            double rows, double *ratio)
+                            double rows, double *ratio, start_parts *parts)
 {
     ss_passes p;
     ss_status st = ss_passes_read(t, &p);
@@ -339,6 +348,14 @@ static ss_status between_of(ss_trace_file *t, double *sum, long *n, char *per, s
     if (p.last_end && u < np) snprintf(per + u, np - u, "; after the last: %.3f", *tail);
     *n = p.n;
     *ratio = ss_passes_wall_ratio(&p, rows);
+    double ls = 0.0, ss = 0.0;
+    long ln = 0, sn = 0;
+    for (long e = 0; e < p.n; e++) {
+        if (p.lead && isfinite(p.lead[e])) ls += p.lead[e], ln++;
+        if (p.stop && isfinite(p.stop[e])) ss += p.stop[e], sn++;
+    }
+    parts->lead = ln ? ls / (double)ln : NAN;
+    parts->stop = sn ? ss / (double)sn : NAN;
     ss_passes_free(&p);
     return SS_OK;
 }
@@ -356,7 +373,7 @@ static const char *between_fate(const ss_trace_meta *m)
  * after the last), the stall that the means leave out (counted in wall time alike, as run
  * says it), a trace's waits, and the time between epochs (per_epoch: each epoch's, as text). */
 static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *past, double ratio, double between,
-                        double tail, long epochs, const char *per_epoch)
+                        double tail, long epochs, const char *per_epoch, const start_parts *parts)
 {
     const double whole = ratio * a->max_it_all + between + tail, waited = ratio * a->max_st_all;
     if (whole > 0.0)
@@ -375,6 +392,14 @@ static void print_whole(const ss_trace_meta *m, const info_acc *a, const char *p
         printf("between epochs: %.3f s over the %ld epochs, %.1f%% of the whole run: %sthe loop's own work and "
                "iter(loader) (%s)\n  per epoch (s): %s\n", between, epochs, 100.0 * between / whole,
                ss_trace_meta_has_workers(m) ? "the old workers' shutdown, " : "", between_fate(m), per_epoch);
+    /* an epoch's start in its parts, where the recorder timed them (pass starts and stops) */
+    if (between >= 5e-4 && whole > 0.0 && !isnan(parts->lead) && a->nepochs > 0 && ss_trace_meta_has_workers(m) == 1) {
+        char stop[64] = "";
+        if (!isnan(parts->stop)) snprintf(stop, sizeof stop, "%.3f s for the old workers' shutdown, ", parts->stop);
+        printf("  an epoch's start, mean over the epochs: %s%.3f s in iter(loader) (starting the workers), then %.3f s "
+               "to the first batch (their start-up, worker_init_fn, first fetch)\n",
+               stop, parts->lead, a->first_stall / (double)a->nepochs);
+    }
 }
 
 /* The calibration's lines: every one with verbose, else its warnings alone. Returns whether
@@ -483,7 +508,9 @@ static int info_main(int argc, char **argv)
     double between = 0.0, tail = 0.0, ratio = 1.0; /* between the epochs' passes, after the last (a bad one fails) */
     long epochs = 0;
     char per_epoch[INFO_PASSES_LISTED * 32 + 64];
-    if (st == SS_OK) st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch, &tail, a.max_it_all, &ratio);
+    start_parts parts = {NAN, NAN};
+    if (st == SS_OK)
+        st = between_of(t, &between, &epochs, per_epoch, sizeof per_epoch, &tail, a.max_it_all, &ratio, &parts);
     ss_calib cal;
     if (st == SS_OK) st = ss_calibrate(t, SS_CALIB_ROWS, &cal);
     if (st == SS_OK) {
@@ -518,7 +545,7 @@ static int info_main(int argc, char **argv)
             printf("      (no fetch times in the trace: its loader is not known; W, P, gaps: -)\n");
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
-        print_whole(m, &a, past, ratio, between, tail, epochs, per_epoch);
+        print_whole(m, &a, past, ratio, between, tail, epochs, per_epoch, &parts);
         ss_drift d;
         char line[320];
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);

@@ -446,4 +446,30 @@ PY
     "$stallsim" run "$work/pf.ini" --set scenarios.persistent_workers=auto,true --out "$work/pt" > "$work/pt.txt" 2>&1 &&
     ! grep -q "workers persisted" "$work/pt.txt" && ok || fail "persistent_workers = false on a persistent trace: $(grep -i persist "$work/pf.txt")"
 fi
+
+# info splits an epoch's start: the earliest asking GPU's time in iter(loader) (its first ask
+# less its pass start) and in the next() that ended the pass before (its pass stop), and
+# each epoch's first row's largest stall, each a mean over the epochs, from the datasets here
+split=$(cd "$src" && pwd)/datasets/pytorch-eval/w1-a.h5
+"$stallsim" info "$split" > "$work/info.txt" 2>&1 && $py - "$split" "$work/info.txt" <<'PY' && ok || fail "info's epoch start: $(grep -A1 "per epoch" "$work/info.txt")"
+import re, sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+t = f["timeline"]
+ep, ts, st = t["epoch"][()], t["train_start"][()], t["stall_time"][()]
+ps, pst = f["pass_start_time"][()], f["pass_stop_time"][()]
+lead, stop, first = [], [], []
+for e, k in enumerate(np.flatnonzero(np.r_[True, ep[1:] != ep[:-1]])):
+    ask = ts[k] - st[k]
+    g = int(np.argmin(ask))
+    lead.append(ask[g] - ps[e][g])
+    if e > 0:
+        stop.append(pst[e - 1][g])
+    first.append(st[k].max())
+line = [l for l in open(sys.argv[2]) if l.startswith("  an epoch's start")]
+m = re.match(r"  an epoch's start, mean over the epochs: ([\d.]+) s for the old workers' shutdown, ([\d.]+) s in iter\(loader\) "
+             r"\(starting the workers\), then ([\d.]+) s to the first batch", line[0])
+got = [float(x) for x in m.groups()]
+want = [np.mean(stop), np.mean(lead), np.mean(first)]
+assert all(abs(a - b) < 6e-4 for a, b in zip(got, want)), (got, want)
+PY
 finish
