@@ -294,8 +294,9 @@ static const char *interval_text(const ss_summary *s, int j, int by_run, char *i
 {
     double lo, hi;
     iv[0] = '\0';
-    if (ss_report_change_interval(s, j, by_run, &lo, &hi) && isinf(hi)) snprintf(iv, n, " (%+.1f%% … no bound)", lo);
-    else if (ss_report_change_interval(s, j, by_run, &lo, &hi)) snprintf(iv, n, " (%+.1f … %+.1f%%)", lo, hi);
+    if (!ss_report_change_interval(s, j, by_run, &lo, &hi)) return iv;
+    if (isinf(hi)) snprintf(iv, n, " (%+.1f%% … no bound)", lo);
+    else snprintf(iv, n, " (%+.1f … %+.1f%%)", lo, hi);
     return iv;
 }
 
@@ -503,7 +504,7 @@ static void print_ranking(const ss_summary *s, const ss_ranking *r, const labels
             continue;
         }
         char err[64]; /* (a quiet host's baseline error is not measured: its gains pass at the floor) */
-        if ((unsigned)m < 32 && (s->quiet_models >> m & 1u)) snprintf(err, sizeof err, "not measured: quiet_host");
+        if (ss_summary_quiet(s, m)) snprintf(err, sizeof err, "not measured: quiet_host");
         else snprintf(err, sizeof err, "%.2f%%", r->error_pct[m]);
         fprintf(out, "GPUs to fix first, %s model (healed one at a time; gains under its baseline error %s "
                      "or %.0f%% not ranked):\n ",
@@ -1465,10 +1466,9 @@ static void say_cuts(screen *sc, const ss_summary *s, const ss_ranking *r, const
     say(sc, 0, "largest predicted cuts of the %s%s; %s:", r->by_run ? "whole run's time" : "mean iteration time",
         any_iv ? " (90% interval)" : "",
         r->by_run ? "steady = of the mean iteration time" : "run = of the whole run's time");
-    const unsigned m0 = (unsigned)s->sc[r->top[0].j].model;
     if (ss_summary_ref(s, r->top[0].j) != ss_summary_measured(s))
         say(sc, 0, "(quiet_host: each against the baseline replay *, the job alone on its cores, not against M)");
-    else if (m0 < 32 && (s->quiet_models >> m0 & 1u))
+    else if (ss_summary_quiet(s, s->sc[r->top[0].j].model))
         say(sc, 0, "(quiet_host without a baseline replay: each holds the quiet host's own change; add one, as above)");
     const int tied = tied_count(r);
     char num[SS_RANK_TOP][96], flags[SS_RANK_TOP][96], lab[SS_RANK_TOP][LABEL_LEN];
@@ -1761,7 +1761,7 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         for (int m = 0; m < SS_NMODELS; m++) {
             if (isnan(r->error_pct[m])) continue;
             fprintf(f, "%s\"%s\": ", first ? "" : ", ", ss_model_name((ss_model)m));
-            json_num(f, m < 32 && (s->quiet_models >> m & 1u) ? NAN : r->error_pct[m]); /* (not measured) */
+            json_num(f, ss_summary_quiet(s, (ss_model)m) ? NAN : r->error_pct[m]); /* (not measured) */
             first = 0;
         }
         fprintf(f, "}, \"rank_by\": \"%s\",\n  \"top\": [", r->by_run ? "run" : "steady");

@@ -225,6 +225,8 @@ typedef struct {
     int have_level;            /* level was looked for */
     long short_epochs;         /* the default warm-up that left no row to summarise, so every row is
                                 * summarised (0: not so) */
+    unsigned quiet_mask;       /* the models that take a quiet host (ss_models_quiet_mask), once resolved */
+    int quiet_asked;           /* a model was asked to, but can take nothing out */
     ss_sweep_timing timing;
 } run_job;
 
@@ -407,14 +409,14 @@ static ss_status prepare(const ss_comm *c, run_job *j, ss_status st)
     if (st == SS_OK) {
         const ss_calib *cal = j->have_cal ? &j->cal : NULL;
         st = ss_scenarios_resolve(j->sc, j->nsc, &j->cfg, cal, ss_trace_meta_of(j->t)->loader_workers);
+        j->quiet_mask = ss_models_quiet_mask(&j->cfg, cal, &j->quiet_asked);
         FILE *m = st == SS_OK && c->rank == 0 ? open_memstream(&j->notes.text, &j->notes.len) : NULL;
         if (m) {
             FILE *brief = j->a.quiet || j->a.explain ? NULL : notes;
             st = print_notes(j->sc, j->nsc, &j->cfg, cal, j->t, m);
-            const unsigned qm = ss_models_quiet_mask(&j->cfg, cal);
             int quiet_base = 0; /* a baseline replay of a model on a quiet host: the cuts' reference */
-            for (int i = 0; i < j->nsc; i++) quiet_base |= j->sc[i].baseline && (qm >> j->sc[i].model & 1u);
-            print_host_load(ss_trace_meta_of(j->t), ss_models_quiet_host(&j->cfg, cal), quiet_base, m, brief);
+            for (int i = 0; i < j->nsc; i++) quiet_base |= j->sc[i].baseline && (j->quiet_mask >> j->sc[i].model & 1u);
+            print_host_load(ss_trace_meta_of(j->t), j->quiet_mask ? 1 : j->quiet_asked ? -1 : 0, quiet_base, m, brief);
             if (j->short_epochs > 0) { /* the default warm-up would leave nothing to summarise */
                 const char *n = "note: every summarised epoch is shorter than the default warm-up "
                                 "(warmup_iterations = %ld), so the summary takes every iteration (warmup_iterations "
@@ -460,7 +462,7 @@ static ss_status sweep(const ss_comm *c, run_job *j, ss_status st)
          * others used enough of the cores for run to name them (below that, the baseline
          * replay stays a replay of the measured run, and its fidelity is measured) */
         if (j->sum.host_others >= SS_CMD_HOST_OTHERS_NAMED)
-            ss_summary_set_quiet(&j->sum, ss_models_quiet_mask(&j->cfg, j->have_cal ? &j->cal : NULL));
+            ss_summary_set_quiet(&j->sum, j->quiet_mask);
         if (j->have_cal) { /* before the ranking, which reads the calibrated delivery costs (sum owns cal now) */
             st = ss_summary_adopt_calib(&j->sum, &j->cal, ss_trace_meta_of(j->t));
             j->have_cal = 0;

@@ -1,6 +1,7 @@
 /* ss_rank.h - the ranked answer after a sweep: which scenarios cut the mean iteration time
- * most against the measured run (on a quiet host, their model's baseline replay), and, when GPUs were healed one at a time, which GPU to
- * fix first; differences within a model's own baseline error are not ranked. */
+ * most against the measured run (on a quiet host, their model's baseline replay), and,
+ * when GPUs were healed one at a time, which GPU to fix first; differences within a
+ * model's own baseline error are not ranked. */
 #ifndef SS_RANK_H
 #define SS_RANK_H
 

@@ -184,29 +184,33 @@ void ss_summary_set_quiet(ss_summary *s, unsigned mask)
     }
 }
 
-int ss_summary_ref(const ss_summary *s, int j)
+int ss_summary_quiet(const ss_summary *s, ss_model m)
 {
-    const unsigned m = (unsigned)s->sc[j].model;
-    return m < 32 && (s->quiet_models >> m & 1u) ? s->quiet_ref[m] : ss_summary_measured(s);
+    return (unsigned)m < 32 && (s->quiet_models >> (unsigned)m & 1u);
 }
 
-double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run)
+int ss_summary_ref(const ss_summary *s, int j)
 {
-    const int r = ss_summary_ref(s, j);
-    if (r == ss_summary_measured(s)) return by_run ? ss_summary_run_change_pct(s, j) : ss_summary_change_pct(s, j);
+    return ss_summary_quiet(s, s->sc[j].model) ? s->quiet_ref[s->sc[j].model] : ss_summary_measured(s);
+}
+
+/* Row j's change against row r in % (by_run: of the whole run's time, else of the mean
+ * iteration time); NaN for r itself, or where either value is missing or r's is not
+ * positive (a trace of zero durations leaves the change undefined) */
+static double change_against(const ss_summary *s, int j, int r, int by_run)
+{
     const double b = by_run ? ss_summary_run_time(s, r) : s->p[r].n > 0 ? s->p[r].mean[SS_M_ITER] : NAN;
     const double v = by_run ? ss_summary_run_time(s, j) : s->p[j].n > 0 ? s->p[j].mean[SS_M_ITER] : NAN;
     if (j == r || !(b > 0) || isnan(v)) return NAN;
     return 100.0 * (v / b - 1.0);
 }
 
-double ss_summary_change_pct(const ss_summary *s, int j)
+double ss_summary_ref_change_pct(const ss_summary *s, int j, int by_run)
 {
-    const ss_partial *m = &s->p[ss_summary_measured(s)];
-    /* (a measured mean of 0, a trace of zero durations, leaves the change undefined) */
-    if (j == ss_summary_measured(s) || m->n == 0 || s->p[j].n == 0 || !(m->mean[SS_M_ITER] > 0)) return NAN;
-    return 100.0 * (s->p[j].mean[SS_M_ITER] / m->mean[SS_M_ITER] - 1.0);
+    return change_against(s, j, ss_summary_ref(s, j), by_run);
 }
+
+double ss_summary_change_pct(const ss_summary *s, int j) { return change_against(s, j, ss_summary_measured(s), 0); }
 
 double ss_summary_wall(const ss_summary *s, double x) { return (s->wall_ratio > 0.0 ? s->wall_ratio : 1.0) * x; }
 
@@ -217,12 +221,7 @@ double ss_summary_run_time(const ss_summary *s, int j)
            (s->other_loader ? s->other_loader[j] : 0.0);
 }
 
-double ss_summary_run_change_pct(const ss_summary *s, int j)
-{
-    const double m = ss_summary_run_time(s, ss_summary_measured(s)), v = ss_summary_run_time(s, j);
-    if (j == ss_summary_measured(s) || !(m > 0) || isnan(v)) return NAN;
-    return 100.0 * (v / m - 1.0);
-}
+double ss_summary_run_change_pct(const ss_summary *s, int j) { return change_against(s, j, ss_summary_measured(s), 1); }
 
 double ss_summary_epoch_start(const ss_summary *s, int j)
 {

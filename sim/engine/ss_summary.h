@@ -173,6 +173,8 @@ int ss_summary_measured(const ss_summary *s);
  * takes a quiet host (quiet_models) its baseline replay, which is then the job alone
  * (MODELS-pipeline.md, "A quiet host"). */
 int ss_summary_ref(const ss_summary *s, int j);
+/* 1 where model m's rows take a quiet host in the answer (its bit of quiet_models). */
+int ss_summary_quiet(const ss_summary *s, ss_model m);
 /* Sets quiet_models to mask and finds each such model's reference row once. */
 void ss_summary_set_quiet(ss_summary *s, unsigned mask);
 /* Row j's change of the mean iteration time (by_run 0) or of the whole run's time (1)

@@ -222,11 +222,10 @@ const ss_model_ops *ss_model_get(ss_model m);
  * the measured run aside: what a trace without fetch times can be swept with; NULL: none. */
 const char *ss_model_waits_only_name(void);
 
-/* 1 when some model of the table takes the trace as if the job ran alone on its cores
- * (ss_model_ops.quiet_host); else -1 when one was asked to but can take nothing out; else 0. */
-int ss_models_quiet_host(const ss_config *c, const ss_calib *cal);
-/* The models that take it so: bit m for model m (ss_summary.quiet_models). */
-unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal);
+/* The models of the table that take the trace as if the job ran alone on its cores
+ * (ss_model_ops.quiet_host): bit m for model m (ss_summary.quiet_models); *asked (may be
+ * NULL) 1 where a model was asked to but can take nothing out. */
+unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal, int *asked);
 /* Every model's for_eval_loader on c, in table order. */
 void ss_models_for_eval_loader(ss_config *c);
 

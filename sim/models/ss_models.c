@@ -14,28 +14,22 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
-int ss_models_quiet_host(const ss_config *c, const ss_calib *cal)
-{
-    int asked = 0;
-    for (int m = 0; m < SS_NMODELS; m++) {
-        const int q = table[m]->quiet_host ? table[m]->quiet_host(c, cal) : 0;
-        if (q > 0) return 1;
-        asked |= q < 0;
-    }
-    return asked ? -1 : 0;
-}
-
 void ss_models_for_eval_loader(ss_config *c)
 {
     for (int m = 0; m < SS_NMODELS; m++)
         if (table[m]->for_eval_loader) table[m]->for_eval_loader(c);
 }
 
-unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal)
+unsigned ss_models_quiet_mask(const ss_config *c, const ss_calib *cal, int *asked)
 {
     unsigned mask = 0;
-    for (int m = 0; m < SS_NMODELS && m < 32; m++)
-        if (table[m]->quiet_host && table[m]->quiet_host(c, cal) > 0) mask |= 1u << m;
+    int any = 0;
+    for (int m = 0; m < SS_NMODELS && m < 32; m++) {
+        const int q = table[m]->quiet_host ? table[m]->quiet_host(c, cal) : 0;
+        if (q > 0) mask |= 1u << m;
+        any |= q < 0;
+    }
+    if (asked) *asked = any;
     return mask;
 }
 

@@ -155,12 +155,13 @@ static int other_models(const ss_scenario *sc, int nsc)
         if (!is_pipe(&sc[i]) && sc[i].model != ss_model_measured_id()) return 1;
     return 0;
 }
-/* sync_every = N > 1 on a loop whose asks spread as much on the rows after each N-th step
- * as on the others (ss_calib.ask_phase_ratio at N, from 1 while recorded): it all-reduces
- * every step, or at another period */
 /* "nd" of 2nd, "rd" of 3rd, "th" of 4th to 20th (the periods named here are 2 to 8) */
 static const char *ordinal(long n) { return n == 2 ? "nd" : n == 3 ? "rd" : "th"; }
 
+/* The trace's own all-reduce period, from its asks (ss_calib.ask_phase_ratio): a note where
+ * sync_every is not given and the trace shows one; a warning where sync_every = N > 1 and
+ * the asks spread as much on the rows after each N-th step as on the others (a loop that
+ * all-reduces every step, or at another period) */
 static void note_sync_every_phase(const ss_calib *cal, long sync_every, FILE *out)
 {
     /* the trace's own period: the least N whose ratio is at least half the largest, where
