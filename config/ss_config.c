@@ -1028,8 +1028,12 @@ ss_status ss_config_set(ss_config *c, const char *assignment)
     int known, k = find_key(section, key, &known);
     const int twice = k >= 0 && c->from_set[k];
     parse_ctx p = {.cfg = c, .base_dir = "", .check_dupes = 0};
-    if (!apply(&p, section, key, value)) /* (the message holds the value: a long one is not repeated) */
+    if (!apply(&p, section, key, value)) {
+        char head[192]; /* a message that names the key and its value is not prefixed with them again */
+        snprintf(head, sizeof head, "%s.%s = '", section, key);
+        if (!strncmp(p.msg, head, strlen(head))) return ss_fail(SS_ECONFIG, "--set: %s", p.msg);
         return ss_fail(SS_ECONFIG, "--set %.80s%s: %s", assignment, strlen(assignment) > 80 ? "..." : "", p.msg);
+    }
     if (twice) /* (as a key given twice in a file; the run stops, so the value taken does not matter) */
         return ss_fail(SS_ECONFIG, "--set %s.%s is given twice: give it once (a list takes commas)", section, key);
     if (k >= 0) c->from_set[k] = 1; /* (given by apply) */
