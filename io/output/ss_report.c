@@ -641,12 +641,10 @@ static void print_rows(const ss_summary *s, const labels *Lp, table_cols t, int 
  * count returned. */
 static int heal_legends(const ss_summary *s, const char **said)
 {
-    static const char loader[] = "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median";
     int n = 0;
     for (int j = 0; j < s->nsc; j++) {
         if (s->sc[j].heal_gpu < 0) continue;
-        const char *h = ss_model_get(s->sc[j].model)->heal_legend;
-        if (!h) h = loader;
+        const char *h = ss_model_heal_legend(ss_model_get(s->sc[j].model));
         int seen = 0;
         for (int i = 0; i < n; i++) seen |= said[i] == h;
         if (!seen && n < SS_NMODELS) said[n++] = h;

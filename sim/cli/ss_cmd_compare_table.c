@@ -10,6 +10,7 @@
 #include "ss_atomic.h"
 #include "ss_columns.h"
 #include "ss_cmd.h"
+#include "ss_model.h"
 #include "ss_parts.h"
 #include "ss_report.h"
 #include "ss_results.h"
@@ -114,6 +115,27 @@ static const char *row_name(const cmp_table *t, int i, char *sep)
     const ss_results_row *r = &t->v[i].r;
     *sep = r->text[2][0] ? ' ' : '_';
     return r->text[2][0] ? r->text[2] : r->text[0];
+}
+
+/* What the labels' abbreviations mean: once for each model with a row in the table (its
+ * label first, as run's table names them), and what heal=G means where a row heals one */
+static void print_label_legends(const cmp_table *t, FILE *out)
+{
+    for (int m = 0; m < SS_NMODELS; m++) {
+        const ss_model_ops *o = ss_model_get((ss_model)m);
+        const size_t n = strlen(o->label);
+        int seen = 0, heal = 0;
+        for (int i = 0; i < t->n; i++) {
+            char sep;
+            const char *name = row_name(t, i, &sep);
+            if (sep != ' ' || strncmp(name, o->label, n) != 0 || name[n] != ' ') continue;
+            seen = 1;
+            const char *h = strstr(name, " heal=");
+            heal |= h && strcspn(h + 6, "+- ") == strcspn(h + 6, " ");
+        }
+        if (seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
+        if (seen && heal) fprintf(out, "%s\n", ss_model_heal_legend(o));
+    }
 }
 
 /* 1 when rows i and j are replay rows of the same source and model (the first part of their
@@ -238,6 +260,7 @@ void cmp_print_table(const cmp_table *t, FILE *out)
         }
         fputc('\n', out);
     }
+    print_label_legends(t, out);
     /* the name parts left out, per source and model */
     for (int k = 0; k < ng; k++)
         if (g[k].members >= 2 && g[k].shared[0]) {

@@ -218,6 +218,9 @@ typedef struct ss_model_ops {
 /* The model with id m. */
 const ss_model_ops *ss_model_get(ss_model m);
 
+/* What heal=G means in model o's rows: its heal_legend, or the loader models' sentence. */
+const char *ss_model_heal_legend(const ss_model_ops *o);
+
 /* The name of the first model that replays from the waits alone (ss_model_ops.waits_only),
  * the measured run aside: what a trace without fetch times can be swept with; NULL: none. */
 const char *ss_model_waits_only_name(void);

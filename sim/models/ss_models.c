@@ -14,6 +14,12 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
+const char *ss_model_heal_legend(const ss_model_ops *o)
+{
+    return o->heal_legend ? o->heal_legend
+                          : "heal=G: GPU G's fetch times (and loader settings) become the other GPUs' median";
+}
+
 void ss_models_for_eval_loader(ss_config *c)
 {
     for (int m = 0; m < SS_NMODELS; m++)

@@ -41,6 +41,12 @@ for f, n in zip(full, shown):
     parts = f.split()
     assert parts[0] == "pipe" and n.split() == [parts[0]] + [p for p in parts[1:] if p not in common], (f, n, common)
     assert sorted(parts[1:]) == sorted(n.split()[1:] + common), (f, common)
+# each abbreviation of the labels is defined once, under the table, by the model's legend
+legends = re.findall(r"^pipe: (.+)$", text, re.M)
+assert len(legends) == 1, legends
+for part in [p for f in full for p in f.split()[1:]]:
+    key = part.split("=")[0]
+    assert re.search(r"(^|[ ;,]) ?%s= \w" % re.escape(key), legends[0]), (key, legends[0])
 PY
 # values that differ only past 6 digits are labelled apart, as they are named apart
 "$stallsim" run "$work/long.ini" --set scenarios.workers=auto --set scenarios.fetch_scale=0.1,0.1000000001 --out "$work/close" --quiet &&
@@ -56,7 +62,7 @@ f = h5py.File('$work/old/results.h5', 'r+'); d = rf.drop_fields(f['summary'][()]
 del f['summary']; f.create_dataset('summary', data=d)" || fail "python edits"
 "$stallsim" compare "$work/ff.h5" "$work/old" > "$work/old.txt" &&
   grep -q "^every pipeline scenario of old also has .* in its name (summary.csv: the full names)" "$work/old.txt" &&
-  grep -q "^old *pipeline_w-" "$work/old.txt" && ok || fail "compare, no labels: $(cat "$work/old.txt")"
+  grep -q "^old *pipeline_w-" "$work/old.txt" && ! grep -q "^pipe: " "$work/old.txt" && ok || fail "compare, no labels: $(cat "$work/old.txt")"
 
 # every published mean (4 decimals) appears in the compare CSV, with its difference
 # against the measured trace; the columns are looked up by name
