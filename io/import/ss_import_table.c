@@ -171,17 +171,25 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         t->have_origin = 1; /* times from 0: the origin is 1970 */
     } else if (!t->have_origin) {
         /* the origin: the whole second at or before the first row's fetch start (else its
-         * train_start) */
+         * train_start less its stall: when it began to wait) */
         const char *s = t->f[t->col[t->origin_col]];
         int64_t ns;
         char *end;
+        double wait = 0; /* (a bad stall is refused below, with its line) */
+        if (t->no_fetch) {
+            errno = 0;
+            const char *w = t->f[t->col[C_STALL]];
+            double v = ss_csv_strtod(w, &end);
+            if (end != w && !*end && errno != ERANGE && isfinite(v) && v > 0 && v < 1e9) wait = v;
+        }
         errno = 0;
         double v = ss_csv_strtod(s, &end);
         if (end != s && !*end && errno != ERANGE && isfinite(v)) {
-            t->iso = 0;
-            t->origin_s = floor(v);
+            t->iso = 0; /* a plausible Unix time counts from its whole second, other seconds from 0 */
+            t->origin_s = floor(v - wait) >= 0 && floor(v - wait) < 9.0e9 ? floor(v - wait) : 0;
         } else if (ss_time_parse_zone(s, &ns, &t->zoned) == 0) {
             t->iso = 1;
+            ns -= (int64_t)llround(wait * 1e9);
             t->origin_ns = ns - ((ns % 1000000000LL) + 1000000000LL) % 1000000000LL;
         } else {
             return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', neither seconds nor a timestamp", t->path, ln,
@@ -396,14 +404,13 @@ static ss_status tab_open(void **state, int argc, char **argv, ss_import_info *i
     if (t->iso) {
         ss_time_format_iso(t->origin_ns, info->meta.time_origin, sizeof info->meta.time_origin);
     } else {
-        /* seconds: the origin is 1970 plus the first whole second when that is a plausible
-         * Unix time, else the seconds are taken as they are */
-        if (t->origin_s >= 0 && t->origin_s < 9.0e9)
+        /* seconds: the origin (read_row) is 1970 plus the first whole second when that is a
+         * plausible Unix time, else 1970: the seconds are taken as they are */
+        if (t->origin_s > 0)
             ss_time_format_iso((int64_t)t->origin_s * 1000000000LL, info->meta.time_origin,
                                sizeof info->meta.time_origin);
         else
-            t->origin_s = 0;
-        if (t->origin_s == 0) snprintf(info->meta.time_origin, sizeof info->meta.time_origin, "1970-01-01T00:00:00.000000");
+            snprintf(info->meta.time_origin, sizeof info->meta.time_origin, "1970-01-01T00:00:00.000000");
     }
     if (t->no_times) {
         if (!(t->clock = calloc((size_t)t->G, sizeof *t->clock))) return ss_fail(SS_ENOMEM, "out of memory");

@@ -69,14 +69,27 @@ cut -d, -f1-3,6-8 "$work/a.csv" > "$work/nofetch.csv"
   $py - "$work/a.h5" "$work/nofetch.h5" <<'PY' && ok || fail "a table without fetch columns: $(cat "$work/o.txt")"
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-# the origin: the first row's train_start (1700000011.0 s), not its fetch_start (1700000010.25)
-assert b.attrs["fetch_times"] in (b"absent", "absent") and b.attrs["time_origin"] in (b"2023-11-14T22:13:31.000000", "2023-11-14T22:13:31.000000")
+# the origin: the whole second of when the first row began to wait, its train_start less its
+# stall (1700000011.0 - 0.125 s): not the train_start's own second, which would set that wait before 0
+assert b.attrs["fetch_times"] in (b"absent", "absent") and b.attrs["time_origin"] in (b"2023-11-14T22:13:30.000000", "2023-11-14T22:13:30.000000")
 t = {k: b["timeline/" + k][()] for k in b["timeline"]}
 for k in ("epoch", "index", "iteration_time", "stall_time"):
     assert np.array_equal(a["timeline/" + k][()], t[k]), k
-assert np.allclose(a["timeline/train_start"][()] - 1, t["train_start"], rtol=0, atol=1e-9)
+assert np.allclose(a["timeline/train_start"][()], t["train_start"], rtol=0, atol=1e-9)
+assert t["fetch_start"].min() >= 0, t["fetch_start"].min()
 assert np.allclose(t["fetch_start"], t["train_start"] - t["stall_time"], rtol=0, atol=1e-9)
 assert np.array_equal(t["fetch_time"], t["stall_time"])
+PY
+# seconds that are no Unix time (below 0) are kept as they are, every step alike
+printf '%s\n' rank,epoch,step,fetch_start,fetch_time,train_start,iteration_time,stall_time \
+  0,0,0,-3.5,0.5,-3.0,1.5,0.5 0,0,1,-2.0,0.5,-1.5,1.5,0.5 0,0,2,-0.5,0.5,0,1.5,0.5 > "$work/neg.csv"
+"$stallsim" import table "$work/neg.csv" -o "$work/neg.h5" > "$work/o.txt" 2>&1 &&
+  $py - "$work/neg.h5" <<'PY' && ok || fail "a table of negative seconds: $(cat "$work/o.txt")"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f:
+    assert f.attrs["time_origin"] in (b"1970-01-01T00:00:00.000000", "1970-01-01T00:00:00.000000")
+    assert np.allclose(f["timeline/fetch_start"][()].ravel(), [-3.5, -2.0, -0.5], rtol=0, atol=1e-9), f["timeline/fetch_start"][()]
+    assert np.allclose(f["timeline/train_start"][()].ravel(), [-3.0, -1.5, 0.0], rtol=0, atol=1e-9)
 PY
 # only the wait and the step time (mmengine's data_time and time): each rank's steps end to end from 0
 printf '%s\n' rank,epoch,step,iteration_time,stall_time 0,1,1,2,0.5 1,1,1,3,1 0,1,2,4,0 1,1,2,1,0.25 > "$work/log.csv"
