@@ -2,6 +2,7 @@
 #include "ss_h5util.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -122,15 +123,47 @@ int ss_h5_attr_read_ints(hid_t obj, const char *name, int *out, long n)
     return rc;
 }
 
+/* The most chunks one H5Dread or H5Dwrite touches: libhdf5 keeps a record of every chunk
+ * an I/O call touches, so a file of tiny chunks (one row each, as an append-by-row writer
+ * may leave) would otherwise take memory in proportion to the rows of one call. */
+#define ROWS_IO_MAX_CHUNKS 1024L
+
+/* The rows per chunk of dataset d (0: not chunked). */
+static long chunk_rows_of(hid_t d)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    hsize_t cd[2] = {0, 0};
+    long r = 0;
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cd) >= 1) r = (long)cd[0];
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return r;
+}
+
 static int rows_io(hid_t d, hid_t mem_type, long row0, long n, int col0, int cols, void *buf, int write)
 {
+    const long chunk = chunk_rows_of(d);
+    const long piece = chunk > 0 && chunk <= LONG_MAX / ROWS_IO_MAX_CHUNKS ? chunk * ROWS_IO_MAX_CHUNKS : n;
+    const size_t row_bytes = H5Tget_size(mem_type) * (size_t)(cols > 0 ? cols : 1);
     hid_t fs = H5Dget_space(d);
-    if (fs < 0) return -1;
-    hsize_t start[2] = {(hsize_t)row0, (hsize_t)col0}, count[2] = {(hsize_t)n, (hsize_t)cols};
-    herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
-    if (rc >= 0) rc = write ? H5Dwrite(d, mem_type, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
+    if (fs < 0 || row_bytes == 0) {
+        if (fs >= 0) H5Sclose(fs);
+        return -1;
+    }
+    herr_t rc = 0;
+    for (long done = 0; rc >= 0 && done < n;) {
+        /* each piece ends on a chunk's boundary, so that no chunk is read twice */
+        long m = piece - (chunk > 0 ? (row0 + done) % chunk : 0);
+        if (m > n - done) m = n - done;
+        hsize_t start[2] = {(hsize_t)(row0 + done), (hsize_t)col0}, count[2] = {(hsize_t)m, (hsize_t)cols};
+        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+        hid_t ms = H5Screate_simple(cols > 0 ? 2 : 1, count, NULL);
+        char *at = (char *)buf + (size_t)done * row_bytes;
+        if (rc >= 0 && ms >= 0)
+            rc = write ? H5Dwrite(d, mem_type, ms, fs, H5P_DEFAULT, at) : H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, at);
+        else rc = -1;
+        if (ms >= 0) H5Sclose(ms);
+        done += m;
+    }
     H5Sclose(fs);
     return rc < 0 ? -1 : 0;
 }

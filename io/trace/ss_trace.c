@@ -386,7 +386,21 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
                            t->path, full, (int)id, fname[0] ? fname : id == 32000 ? "lzf" : "unknown");
         }
     }
+    /* a compressed chunk is inflated whole for every read of a part of it: chunks past
+     * SS_TRACE_MAX_FILTERED_CHUNK bytes would take that memory and time for each slab */
+    hsize_t cdims[2] = {0, 0};
+    const int crank = nf > 0 && H5Pget_layout(fp) == H5D_CHUNKED ? H5Pget_chunk(fp, 2, cdims) : 0;
+    double cbytes = crank >= 1 ? (double)cdims[0] * (crank == 2 ? (double)cdims[1] : 1.0) * (double)sz : 0;
     if (fp >= 0) H5Pclose(fp);
+    char cfix[48];
+    snprintf(cfix, sizeof cfix, crank == 2 ? "65536x%d" : "65536", t->meta.gpus);
+    if (cbytes > SS_TRACE_MAX_FILTERED_CHUNK)
+        return ss_fail(SS_EDATA,
+                       "%s: dataset %s is compressed in chunks of %.0f MiB (%llu rows); stallsim takes compressed "
+                       "chunks of up to %d MiB, as each read of a part of one inflates it whole. Re-chunk it, for "
+                       "example `h5repack -l %s:CHUNK=%s in.h5 out.h5`",
+                       t->path, full, cbytes / 1048576.0, (unsigned long long)cdims[0],
+                       (int)(SS_TRACE_MAX_FILTERED_CHUNK / 1048576), full, cfix);
     if (want_rank == 2) {
         hid_t dcpl = H5Dget_create_plist(d);
         hsize_t cd[2];

@@ -134,6 +134,9 @@ int ss_trace_meta_host_others(const ss_trace_meta *m, int *gpu, double *other, d
 /* The share of the cores that other processes used from which a trace counts as recorded
  * beside them: run, compare and the answer name it */
 #define SS_TRACE_HOST_OTHERS_NAMED 0.05
+/* The largest compressed chunk a trace's dataset may have, bytes: each read of a part of
+ * one inflates it whole */
+#define SS_TRACE_MAX_FILTERED_CHUNK (64.0 * 1048576.0)
 
 /* One line (no newline) that says it: "other processes used 35 % of the 2 cores of GPU 0
  * while the job was recorded (the job 40 %)". "" when not recorded. */
