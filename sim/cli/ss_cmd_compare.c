@@ -133,7 +133,8 @@ static int compare_main(int argc, char **argv)
             }
             const char *v = argv[++i];
             ss_status st = SS_OK;
-            if (!strcmp(a, "--csv")) csv = v;
+            if (!strcmp(a, "--csv") && csv) st = ss_fail(SS_EUSAGE, "compare: --csv is given twice: give it once");
+            else if (!strcmp(a, "--csv")) csv = v;
             else {
                 explicit_[!strcmp(a, "--warmup") ? 0 : !strcmp(a, "--threshold") ? 1 : 2] = 1;
                 st = ss_cmd_set_option(&opts, "compare", a, !strcmp(a, "--warmup") ? "trace.warmup_iterations"

@@ -83,9 +83,13 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
         else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
             if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
             if (!strcmp(s, "--set")) a->sets[a->nsets++] = argv[++i];
+            else if (a->out) return ss_fail(SS_EUSAGE, "run: --out is given twice: give it once");
             else a->out = argv[++i];
         } else if (!strncmp(s, "--set=", 6)) a->sets[a->nsets++] = (char *)s + 6;
-        else if (!strncmp(s, "--out=", 6)) a->out = s + 6;
+        else if (!strncmp(s, "--out=", 6)) {
+            if (a->out) return ss_fail(SS_EUSAGE, "run: --out is given twice: give it once");
+            a->out = s + 6;
+        }
         else if (s[0] == '-' && s[1]) {
             static const char *const known[] = {"--help", "--json", "--timing", "--progress", "--explain",
                                                 "--verbose", "--quiet", "--set", "--out"};

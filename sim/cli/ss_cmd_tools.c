@@ -624,6 +624,11 @@ static int import_main(int argc, char **argv)
                 fprintf(stderr, "stallsim: import: -o needs a file name\n");
                 return 2;
             }
+            if (out) {
+                free(rest);
+                fprintf(stderr, "stallsim: import: -o is given twice: give it once\n");
+                return 2;
+            }
             out = argv[++i];
         } else {
             rest[nrest++] = argv[i];
@@ -710,9 +715,14 @@ static int gen_main(int argc, char **argv)
                       {"--worker-gap", 'd', &p.worker_gap}, {"--refill-gap", 'd', &p.refill_gap},
                       {"--delivery", 'd', &p.delivery},
                       {"--seed", 'u', &p.seed}, {"--chunk-rows", 'l', &p.chunk_rows}};
+    unsigned char given[sizeof opts / sizeof opts[0]] = {0}; /* each option once at most */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc) break;
+            if (out) {
+                fprintf(stderr, "stallsim: gen: -o is given twice: give it once\n");
+                return 2;
+            }
             out = argv[++i];
             continue;
         }
@@ -743,10 +753,15 @@ static int gen_main(int argc, char **argv)
             continue;
         }
         gen_opt *o = NULL;
+        size_t at = 0;
         for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
-            if (!strcmp(argv[i], opts[k].name)) o = &opts[k];
+            if (!strcmp(argv[i], opts[k].name)) o = &opts[k], at = k;
         if (!o) {
             fprintf(stderr, "stallsim: gen: unknown option '%s' (see stallsim gen --help)\n", argv[i]);
+            return 2;
+        }
+        if (given[at]++) {
+            fprintf(stderr, "stallsim: gen: %s is given twice: give it once\n", o->name);
             return 2;
         }
         if (i + 1 >= argc) {

@@ -86,6 +86,10 @@ ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, co
     char set[512];
     snprintf(set, sizeof set, "%s=%s", key, value);
     if (ss_config_set(cfg, set) == SS_OK) return SS_OK;
+    if (strstr(ss_errmsg(), " is given twice")) {
+        ss_clear();
+        return ss_fail(SS_EUSAGE, "%s: %s is given twice: give it once", cmd, opt);
+    }
     /* say it with the option the user typed, not the key behind it */
     const char *m = strstr(ss_errmsg(), "' ");
     char why[512];

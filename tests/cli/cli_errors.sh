@@ -132,6 +132,15 @@ good_ini ok.ini
 expect 2 "--set|nosuch" "$stallsim" run "$work/ok.ini" --set trace.nosuch=1
 expect 2 "--set|SECTION.KEY=VALUE" "$stallsim" run "$work/ok.ini" --set nodot
 expect 2 "unknown option '--frobnicate' (see" "$stallsim" run "$work/ok.ini" --frobnicate
+# an option of one value given twice is refused by name (neither value is taken, nothing written)
+expect 2 "info: --warmup is given twice: give it once" "$stallsim" info "$work/good.h5" --warmup 1 --warmup 2
+expect 2 "compare: --threshold is given twice: give it once" "$stallsim" compare "$work/good.h5" --threshold 0.1 --threshold 0.2
+expect 2 "compare: --csv is given twice: give it once" "$stallsim" compare "$work/good.h5" --csv "$work/c1.csv" --csv "$work/c2.csv"
+expect 2 "run: --out is given twice: give it once" "$stallsim" run "$work/ok.ini" --out "$work/o1" --out="$work/o2"
+expect 2 "gen: -o is given twice: give it once" "$stallsim" gen -o "$work/g1.h5" -o "$work/g2.h5"
+expect 2 "gen: --gpus is given twice: give it once" "$stallsim" gen --gpus 2 --gpus 3 -o "$work/g1.h5"
+expect 2 "import: -o is given twice: give it once" "$stallsim" import table "$work/nosuch.csv" -o "$work/i1.h5" -o "$work/i2.h5"
+for f in c1.csv c2.csv o1 o2 g1.h5 g2.h5 i1.h5 i2.h5; do [ ! -e "$work/$f" ] || fail "a refused command wrote $f"; done
 # a mistyped option is named with the nearest one (no guess for one far from every option)
 expect 2 "run: unknown option '--porgress' (did you mean '--progress'?)" "$stallsim" run "$work/ok.ini" --porgress
 expect 2 "compare: unknown option '--macth' (did you mean '--match'?)" "$stallsim" compare "$work/good.h5" --macth
