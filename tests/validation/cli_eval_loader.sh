@@ -301,6 +301,22 @@ sed "s|^eval_path = .*|eval_path = $train|" "$work/both.ini" > "$work/same.ini"
 rc=$?
 [ $rc -eq 2 ] && grep -q "same.ini:3: \[trace\] eval_path: .* holds the training trace's own run" "$work/s.txt" && ok \
   || fail "the training trace as its own evaluation trace: status $rc, $(cat "$work/s.txt")"
+# ... and so is one GPU of it (a 1-GPU evaluation trace is rank 0's evaluation loop)
+$py - "$train" "$work/slice.h5" <<'PY' || fail "python: a 1-GPU slice"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "w") as b:
+    G = int(a.attrs["gpus"])
+    for k, v in a.attrs.items():  # (per-GPU attributes: GPU 0's)
+        b.attrs[k] = v[:1] if getattr(v, "shape", ()) == (G,) else v
+    b.attrs["gpus"] = 1
+    g = b.create_group("timeline")
+    for k, d in a["timeline"].items(): g.create_dataset(k, data=d[()] if d.ndim == 1 else d[:, :1])
+PY
+sed "s|^eval_path = .*|eval_path = $work/slice.h5|" "$work/both.ini" > "$work/slice.ini"
+"$stallsim" run "$work/slice.ini" --out "$work/sl" > "$work/sl.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "slice.ini:3: \[trace\] eval_path: .*slice.h5 holds rows of the training trace ([0-9]* of its waits begin at a training ask" "$work/sl.txt" &&
+  [ ! -e "$work/sl/summary.csv" ] && ok || fail "one GPU of the training trace as the evaluation trace: status $rc, $(cat "$work/sl.txt")"
 other=$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5
 if [ -e "$other" ]; then
   sed "s|^eval_path = .*|eval_path = $other|" "$work/both.ini" > "$work/other.ini"
