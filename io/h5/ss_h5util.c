@@ -128,21 +128,28 @@ int ss_h5_attr_read_ints(hid_t obj, const char *name, int *out, long n)
  * may leave) would otherwise take memory in proportion to the rows of one call. */
 #define ROWS_IO_MAX_CHUNKS 1024L
 
-/* The rows per chunk of dataset d (0: not chunked). */
-static long chunk_rows_of(hid_t d)
+/* The rows per chunk of dataset d (0: not chunked), and into *across the chunks a row of
+ * cols columns from col0 spans (1 for a dataset of one column per row). */
+static long chunk_rows_of(hid_t d, int col0, int cols, long *across)
 {
     hid_t dcpl = H5Dget_create_plist(d);
     hsize_t cd[2] = {0, 0};
     long r = 0;
-    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cd) >= 1) r = (long)cd[0];
+    const int rank = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, 2, cd) : 0;
+    if (rank >= 1) r = (long)cd[0];
+    *across = 1;
+    if (rank == 2 && cols > 0 && cd[1] > 0)
+        *across = (long)((hsize_t)(col0 + cols - 1) / cd[1] - (hsize_t)col0 / cd[1] + 1);
     if (dcpl >= 0) H5Pclose(dcpl);
     return r;
 }
 
 static int rows_io(hid_t d, hid_t mem_type, long row0, long n, int col0, int cols, void *buf, int write)
 {
-    const long chunk = chunk_rows_of(d);
-    const long piece = chunk > 0 && chunk <= LONG_MAX / ROWS_IO_MAX_CHUNKS ? chunk * ROWS_IO_MAX_CHUNKS : n;
+    long across;
+    const long chunk = chunk_rows_of(d, col0, cols, &across);
+    const long per = ROWS_IO_MAX_CHUNKS / across > 0 ? ROWS_IO_MAX_CHUNKS / across : 1; /* chunk rows per piece */
+    const long piece = chunk > 0 && chunk <= LONG_MAX / per ? chunk * per : n;
     const size_t row_bytes = H5Tget_size(mem_type) * (size_t)(cols > 0 ? cols : 1);
     hid_t fs = H5Dget_space(d);
     if (fs < 0 || row_bytes == 0) {

@@ -186,10 +186,14 @@ static ss_status read_row(tab_state *t, trow *r, long long *epoch, long long *st
         double v = ss_csv_strtod(s, &end);
         if (end != s && !*end && errno != ERANGE && isfinite(v)) {
             t->iso = 0; /* a plausible Unix time counts from its whole second, other seconds from 0 */
-            t->origin_s = floor(v - wait) >= 0 && floor(v - wait) < 9.0e9 ? floor(v - wait) : 0;
+            double o = floor(v - wait);
+            if ((v - o) - wait < 0) o -= 1.0; /* (v - wait rounded up to a whole second) */
+            t->origin_s = o >= 0 && o < 9.0e9 ? o : 0;
         } else if (ss_time_parse_zone(s, &ns, &t->zoned) == 0) {
             t->iso = 1;
-            ns -= (int64_t)llround(wait * 1e9);
+            if (__builtin_sub_overflow(ns, (int64_t)llround(wait * 1e9), &ns))
+                return ss_fail(SS_EDATA, "%s:%ld: its train_start less its stall_time lies beyond the timestamps' range",
+                               t->path, ln);
             t->origin_ns = ns - ((ns % 1000000000LL) + 1000000000LL) % 1000000000LL;
         } else {
             return ss_fail(SS_EDATA, "%s:%ld: column '%s' holds '%s', neither seconds nor a timestamp", t->path, ln,

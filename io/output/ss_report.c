@@ -676,7 +676,7 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
     const char *hl[SS_NMODELS];
     for (int i = 0, n = heal ? heal_legends(s, hl) : 0; i < n; i++) fprintf(out, "%s\n", hl[i]);
     if (heal_set)
-        fprintf(out, "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed\n");
+        fprintf(out, "%s\n", ss_model_heal_set_legend);
     print_same_settings(s, Lp, out);
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",

@@ -392,11 +392,17 @@ static ss_status open_checked(ss_trace_file *t, const char *name, int want_rank,
     const int crank = nf > 0 && H5Pget_layout(fp) == H5D_CHUNKED ? H5Pget_chunk(fp, 2, cdims) : 0;
     double cbytes = crank >= 1 ? (double)cdims[0] * (crank == 2 ? (double)cdims[1] : 1.0) * (double)sz : 0;
     if (fp >= 0) H5Pclose(fp);
+    /* the suggested chunk: up to 65536 rows, within the limit and the dataset's rows */
+    double fix_rows = floor(SS_TRACE_MAX_FILTERED_CHUNK / ((crank == 2 ? (double)t->meta.gpus : 1.0) * (double)sz));
+    if (fix_rows > 65536.0) fix_rows = 65536.0;
+    if (dims[0] > 0 && fix_rows > (double)dims[0]) fix_rows = (double)dims[0];
+    if (fix_rows < 1.0) fix_rows = 1.0;
     char cfix[48];
-    snprintf(cfix, sizeof cfix, crank == 2 ? "65536x%d" : "65536", t->meta.gpus);
+    if (crank == 2) snprintf(cfix, sizeof cfix, "%.0fx%d", fix_rows, t->meta.gpus);
+    else snprintf(cfix, sizeof cfix, "%.0f", fix_rows);
     if (cbytes > SS_TRACE_MAX_FILTERED_CHUNK)
         return ss_fail(SS_EDATA,
-                       "%s: dataset %s is compressed in chunks of %.0f MiB (%llu rows); stallsim takes compressed "
+                       "%s: dataset %s is compressed in chunks of %.1f MiB (%llu rows); stallsim takes compressed "
                        "chunks of up to %d MiB, as each read of a part of one inflates it whole. Re-chunk it, for "
                        "example `h5repack -l %s:CHUNK=%s in.h5 out.h5`",
                        t->path, full, cbytes / 1048576.0, (unsigned long long)cdims[0],

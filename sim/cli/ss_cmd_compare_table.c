@@ -121,21 +121,26 @@ static const char *row_name(const cmp_table *t, int i, char *sep)
  * label first, as run's table names them), and what heal=G means where a row heals one */
 static void print_label_legends(const cmp_table *t, FILE *out)
 {
+    int any_set = 0; /* (what a set of GPUs healed means is said once, after every model's legend) */
     for (int m = 0; m < SS_NMODELS; m++) {
         const ss_model_ops *o = ss_model_get((ss_model)m);
         const size_t n = strlen(o->label);
-        int seen = 0, heal = 0;
+        int seen = 0, heal = 0, heal_set = 0;
         for (int i = 0; i < t->n; i++) {
             char sep;
             const char *name = row_name(t, i, &sep);
-            if (sep != ' ' || strncmp(name, o->label, n) != 0 || name[n] != ' ') continue;
+            if (sep != ' ' || strncmp(name, o->label, n) != 0 || (name[n] != ' ' && name[n] != '\0')) continue;
             seen = 1;
             const char *h = strstr(name, " heal=");
-            heal |= h && strcspn(h + 6, "+- ") == strcspn(h + 6, " ");
+            const int one = h && strcspn(h + 6, "+- ") == strcspn(h + 6, " ");
+            heal |= one;
+            heal_set |= h && !one;
         }
         if (seen && o->legend) fprintf(out, "%s: %s\n", o->label, o->legend);
         if (seen && heal) fprintf(out, "%s\n", ss_model_heal_legend(o));
+        any_set |= seen && heal_set;
     }
+    if (any_set) fprintf(out, "%s\n", ss_model_heal_set_legend);
 }
 
 /* 1 when rows i and j are replay rows of the same source and model (the first part of their

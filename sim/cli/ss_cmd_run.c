@@ -83,7 +83,7 @@ static ss_status parse_args(int argc, char **argv, run_args *a)
         else if (!strcmp(s, "--set") || !strcmp(s, "--out") || !strcmp(s, "-o")) {
             if (i + 1 >= argc) return ss_fail(SS_EUSAGE, "%s needs a value (see stallsim run --help)", s);
             if (!strcmp(s, "--set")) a->sets[a->nsets++] = argv[++i];
-            else if (a->out) return ss_fail(SS_EUSAGE, "run: --out is given twice: give it once");
+            else if (a->out) return ss_fail(SS_EUSAGE, "run: %s is given twice: give it once", s);
             else a->out = argv[++i];
         } else if (!strncmp(s, "--set=", 6)) a->sets[a->nsets++] = (char *)s + 6;
         else if (!strncmp(s, "--out=", 6)) {

@@ -103,15 +103,15 @@ enum { TURN_GPUS = 8, TURN_ROWS = 20000, TURN_SLAB = 4096 };
  * next() at a time, so a job's two traces have none. *inside receives their count, *at
  * the first one's time in the training trace and *gpu its GPU; *within the evaluation
  * waits that lie between two training asks of one epoch (an evaluation every few steps);
- * *same the training asks whose own wait the evaluation trace holds (its rows are the
- * training loop's). Independent reads. */
+ * *same the training asks whose own wait the evaluation trace holds, of *waits compared
+ * (most: its rows are the training loop's). Independent reads. */
 static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long *inside, double *at, int *gpu,
-                             long *within, long *same)
+                             long *within, long *same, long *waits)
 {
     const ss_trace_meta *tm = ss_trace_meta_of(t), *em = ss_trace_meta_of(et);
     const int ng = em->gpus < TURN_GPUS ? em->gpus : TURN_GPUS;
     const long ne = em->iterations < TURN_ROWS ? em->iterations : TURN_ROWS;
-    *inside = *within = *same = 0;
+    *inside = *within = *same = *waits = 0;
     *at = NAN;
     *gpu = -1;
     if (ng < 1 || ne < 1 || tm->iterations < 1) return SS_OK;
@@ -142,7 +142,7 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
      * evaluation waits are passed */
     const int tg = ng < tm->gpus ? ng : tm->gpus;
     int left = 0;
-    for (int g = 0; g < tg; g++) left += nw[g] > 0;
+    for (int g = 0; g < tg; g++) left += nw[g] > 0, *waits += nw[g];
     for (long r0 = 0; st == SS_OK && left > 0 && r0 < tm->iterations; r0 += slab) {
         const long n = tm->iterations - r0 < slab ? tm->iterations - r0 : slab;
         st = ss_trace_read_loop_columns(t, r0, n, 0, tg, ts, it, sl);
@@ -155,9 +155,12 @@ static ss_status asks_inside(ss_trace_file *t, ss_trace_file *et, double d, long
                     *within += pe[g] == ep[r] && lo[g * ne + p[g]] > prev[g]; /* (after this epoch's ask before) */
                 prev[g] = ask;
                 pe[g] = ep[r];
-                /* a wait that begins at a training ask to the nanosecond is that ask's own
-                 * wait: the evaluation trace holds the training loop's rows */
-                if (p[g] < nw[g] && fabs(lo[g * ne + p[g]] - ask) < 1e-9) (*same)++;
+                /* a wait that begins at a training ask and ends at its batch, both to the
+                 * nanosecond, is that ask's own wait: the evaluation trace holds the
+                 * training loop's rows (where most of its waits are such) */
+                if (p[g] < nw[g] && fabs(lo[g * ne + p[g]] - ask) < 1e-9 &&
+                    fabs(hi[g * ne + p[g]] - ts[r * tg + g]) < 1e-9)
+                    (*same)++;
                 else if (p[g] < nw[g] && lo[g * ne + p[g]] + TURN_TOL < ask) {
                     if (!(*inside)++ || ask < *at) {
                         *at = ask;
@@ -232,16 +235,16 @@ static ss_status combine(const ss_config *cfg, const char *where, ss_trace_file 
                               "none between its epochs; were they recorded in the same job?\n",
                         cfg->eval_path, eval_epochs, gap, se0 > st0 ? "after" : "before");
     }
-    long inside = 0, within = 0, same = 0;
+    long inside = 0, within = 0, same = 0, waits = 0;
     double at = NAN;
     int gpu = -1;
-    st = asks_inside(t, e->t, d, &inside, &at, &gpu, &within, &same);
+    st = asks_inside(t, e->t, d, &inside, &at, &gpu, &within, &same, &waits);
     if (st != SS_OK) return st;
-    if (same > 0)
-        return ss_fail(SS_ECONFIG, "%s: %s holds rows of the training trace (%ld of its waits begin at a training ask "
-                                   "to the nanosecond); name the evaluation loader's trace, recorded with a Recorder "
+    if (same > 0 && 2 * same > waits)
+        return ss_fail(SS_ECONFIG, "%s: %s holds rows of the training trace (%ld of its %ld waits are a training ask's "
+                                   "own, to the nanosecond); name the evaluation loader's trace, recorded with a Recorder "
                                    "of its own prefix",
-                       where, cfg->eval_path, same);
+                       where, cfg->eval_path, same, waits);
     if (inside == 0 && within > 0) /* an evaluation every few steps, inside the epochs */
         set_warning(warn, "warning: %s: the evaluation loader ran inside training epochs (an evaluation every few "
                           "steps): the training iterations that hold it keep it as measured compute, so the "

@@ -626,7 +626,7 @@ static int import_main(int argc, char **argv)
             }
             if (out) {
                 free(rest);
-                fprintf(stderr, "stallsim: import: -o is given twice: give it once\n");
+                fprintf(stderr, "stallsim: import: %s is given twice: give it once\n", argv[i]);
                 return 2;
             }
             out = argv[++i];
@@ -720,7 +720,7 @@ static int gen_main(int argc, char **argv)
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc) break;
             if (out) {
-                fprintf(stderr, "stallsim: gen: -o is given twice: give it once\n");
+                fprintf(stderr, "stallsim: gen: %s is given twice: give it once\n", argv[i]);
                 return 2;
             }
             out = argv[++i];

@@ -220,6 +220,8 @@ const ss_model_ops *ss_model_get(ss_model m);
 
 /* What heal=G means in model o's rows: its heal_legend, or the loader models' sentence. */
 const char *ss_model_heal_legend(const ss_model_ops *o);
+/* What heal=G+H and heal=G-H mean, in any model's rows. */
+extern const char ss_model_heal_set_legend[];
 
 /* The name of the first model that replays from the waits alone (ss_model_ops.waits_only),
  * the measured run aside: what a trace without fetch times can be swept with; NULL: none. */

@@ -14,6 +14,9 @@ static const ss_model_ops *const table[SS_NMODELS] = {SS_MODEL_LIST(SS_MODEL_ENT
 
 const ss_model_ops *ss_model_get(ss_model m) { return table[m]; }
 
+const char ss_model_heal_set_legend[] =
+    "heal=G+H, heal=G-H: those GPUs healed together, each taking the median of the GPUs not healed";
+
 const char *ss_model_heal_legend(const ss_model_ops *o)
 {
     return o->heal_legend ? o->heal_legend

@@ -330,25 +330,30 @@ with h5py.File('e.h5', 'r') as a, h5py.File('lzf.h5', 'w') as b:
     for k, d in a['timeline'].items(): g.create_dataset(k, data=d[()], compression='lzf', chunks=True)" || fail "python edits"
 "$stallsim" info lzf.h5 >/dev/null 2>ep && fail "an LZF trace was read" ||
   { grep -q "lzf.h5: dataset /timeline/.* is compressed with filter 32000 (lzf), which this HDF5 library does not have" ep && ok || fail "LZF: $(cat ep)"; }
-# a trace in chunks of one row (an append-by-row writer's) reads as the same trace, under MPI
-# too (reads span many chunks); gzip chunks larger than a read inflates are refused by name
+# a trace in chunks of one row (an append-by-row writer's), of 3 rows, or of one value each,
+# reads as the same trace, under MPI too: reads span more than the 1024 chunks of one HDF5
+# call, from rows off a chunk's boundary; gzip chunks larger than a read inflates are refused
+"$stallsim" gen -o long2.h5 --gpus 3 --iterations 1100 --epochs 2 --seed 4 >/dev/null || fail "gen long2"
 $py -c "
 import h5py
-for name, rows, gz in (('row1.h5', 1, None), ('bigz.h5', 3_000_000, 'gzip')):
-    with h5py.File('e.h5', 'r') as a, h5py.File(name, 'w') as b:
+for name, src, rows, cols, gz in (('row1.h5', 'long2.h5', 1, 3, None), ('row3.h5', 'long2.h5', 3, 3, None),
+                                  ('cell1.h5', 'long2.h5', 1, 1, None), ('bigz.h5', 'e.h5', 3_000_000, 3, 'gzip')):
+    with h5py.File(src, 'r') as a, h5py.File(name, 'w') as b:
         for k, v in a.attrs.items(): b.attrs[k] = v
         g = b.create_group('timeline')
         for k, d in a['timeline'].items():
             v = d[()]
-            g.create_dataset(k, data=v, chunks=(rows,) + v.shape[1:], maxshape=(None,) + v.shape[1:], compression=gz)" ||
+            g.create_dataset(k, data=v, chunks=(rows,) + (cols,) * (v.ndim - 1), maxshape=(None,) + v.shape[1:], compression=gz)" ||
   fail "python edits"
-printf '[trace]\npath = e.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > row1.ini
-"$stallsim" run row1.ini --out r-e --quiet && mpirun_t 2 "$stallsim" run row1.ini --set trace.path=row1.h5 \
-  --set run.slab_iterations=7 --out r-row1 --quiet && same_file r-e/summary.csv r-row1/summary.csv "one-row chunks" ||
-  fail "a trace in one-row chunks"
-"$stallsim" info bigz.h5 >/dev/null 2>ep && fail "a trace in 69 MiB gzip chunks was read" ||
-  { grep -q "bigz.h5: dataset /timeline/fetch_start is compressed in chunks of 69 MiB (3000000 rows); stallsim takes compressed chunks of up to 64 MiB" ep &&
-    grep -q "h5repack -l /timeline/fetch_start:CHUNK=65536x3 in.h5 out.h5" ep && ok || fail "big gzip chunks: $(cat ep)"; }
+printf '[trace]\npath = long2.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > row1.ini
+"$stallsim" run row1.ini --out r-long2 --quiet || fail "run long2"
+for v in row1:1500 row3:3500 cell1:1300; do
+  mpirun_t 2 "$stallsim" run row1.ini --set trace.path=${v%%:*}.h5 --set run.slab_iterations=${v##*:} --out r-${v%%:*} --quiet &&
+    same_file r-long2/summary.csv r-${v%%:*}/summary.csv "chunks of ${v%%:*}" || fail "a trace in chunks of ${v%%:*}"
+done
+"$stallsim" info bigz.h5 >/dev/null 2>ep && fail "a trace in 68.7 MiB gzip chunks was read" ||
+  { grep -q "bigz.h5: dataset /timeline/fetch_start is compressed in chunks of 68.7 MiB (3000000 rows); stallsim takes compressed chunks of up to 64 MiB" ep &&
+    grep -q "h5repack -l /timeline/fetch_start:CHUNK=80x3 in.h5 out.h5" ep && ok || fail "big gzip chunks: $(cat ep)"; }
 # a trace another process holds open for writing (HDF5's file lock) is said to be so
 $py -c "
 import h5py, time

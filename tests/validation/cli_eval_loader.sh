@@ -315,7 +315,7 @@ PY
 sed "s|^eval_path = .*|eval_path = $work/slice.h5|" "$work/both.ini" > "$work/slice.ini"
 "$stallsim" run "$work/slice.ini" --out "$work/sl" > "$work/sl.txt" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "slice.ini:3: \[trace\] eval_path: .*slice.h5 holds rows of the training trace ([0-9]* of its waits begin at a training ask" "$work/sl.txt" &&
+[ $rc -eq 2 ] && grep -q "slice.ini:3: \[trace\] eval_path: .*slice.h5 holds rows of the training trace ([0-9]* of its [0-9]* waits are a training ask.s own" "$work/sl.txt" &&
   [ ! -e "$work/sl/summary.csv" ] && ok || fail "one GPU of the training trace as the evaluation trace: status $rc, $(cat "$work/sl.txt")"
 other=$(cd "$src" && pwd)/datasets/pytorch-grid-zq/w1-x1-p2.h5
 if [ -e "$other" ]; then
