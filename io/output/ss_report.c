@@ -89,6 +89,9 @@ static void pm(char *buf, size_t n, const ss_partial *p, int m)
  * out slower than predicted (the "near saturation" class; sim/models/DECISIONS.md). Said
  * once, and marked in the ranking. */
 #define CPU_NEAR_PCT 85.0
+/* The class of the rows above CPU_NEAR_PCT where no earlier class applies (the synchronous
+ * classes come first, with intervals of their own) */
+#define NEAR_CLASS "near saturation"
 /* A pipeline baseline replay further than this (%) from the measured run gets a note: the
  * model then does not describe the run (datasets/VALIDATION.md gives the baselines). */
 #define FIDELITY_NOTE_PCT 5.0
@@ -330,6 +333,33 @@ static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
     return buf;
 }
 
+/* 1 when row j keeps more than CPU_NEAR_PCT of its cores busy (but not more than all) and
+ * is of the class NEAR_CLASS (or has no class): likely optimistic, as that class's real
+ * runs were. A row of an earlier class takes that class's interval, skewed or not. */
+static int near_row(const ss_summary *s, int j)
+{
+    const double x = ss_summary_cpu_load_pct(s, j, NULL);
+    if (!(x > CPU_NEAR_PCT) || x > CPU_BUSY_PCT) return 0;
+    return !s->cls || !s->cls[j] || !strcmp(s->cls[j]->name, NEAR_CLASS);
+}
+
+/* The count of scenario rows with near_row (the measured row and baseline replays aside),
+ * and into *other those above CPU_NEAR_PCT (not above all the cores) of another class, the
+ * first such class into *other_class. */
+static int near_rows(const ss_summary *s, int *other, const char **other_class)
+{
+    int n = 0;
+    *other = 0;
+    *other_class = NULL;
+    for (int j = 0; j < s->nsc; j++) {
+        const double x = ss_summary_cpu_load_pct(s, j, NULL);
+        if (!(x > CPU_NEAR_PCT) || x > CPU_BUSY_PCT || j == ss_summary_measured(s) || s->sc[j].baseline) continue;
+        if (near_row(s, j)) n++;
+        else if ((*other)++ == 0) *other_class = s->cls[j]->name;
+    }
+    return n;
+}
+
 /* The ranked answer for people: at most three short paragraphs. */
 /* The ranked cuts, one line each; *ahead receives the model of the cuts flagged loaders
  * ahead (NULL: none), *ahead_heal how many of those heal a GPU. */
@@ -344,7 +374,8 @@ static void print_top_cuts(const ss_summary *s, const ss_ranking *r, const label
         double cpu = ss_summary_cpu_load_pct(s, r->top[k].j, NULL);
         char busy[64] = "";
         if (cpu > CPU_BUSY_PCT) snprintf(busy, sizeof busy, "; needs %.0f%% of the cores: optimistic", cpu);
-        else if (cpu > CPU_NEAR_PCT) snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
+        else if (near_row(s, r->top[k].j))
+            snprintf(busy, sizeof busy, "; %.0f%% of the cores: likely optimistic", cpu);
         else if (r->top[k].loaders_ahead) {
             snprintf(busy, sizeof busy, "; loaders now ahead: less certain");
             *ahead = ss_model_get(sc->model);
@@ -681,10 +712,16 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
-    if (t.cpu)
+    int other;
+    const char *other_class;
+    const int near = t.cpu ? near_rows(s, &other, &other_class) : 0;
+    if (t.cpu && near)
         fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above %.0f %% predictions "
-                     "that change the CPU load are likely optimistic)\n",
-                s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
+                     "of the class '%s' are likely optimistic)\n",
+                s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT, NEAR_CLASS);
+    else if (t.cpu)
+        fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct)\n",
+                s->cpu_pools > 1 ? "busiest pool's cores" : "cores");
     if (t.stretch)
         fprintf(out, "stretch = how many times longer CPU work takes than with a core to itself at the row's load "
                      "(cpu_stretch, CPU sharing%s; a row replays the trace's CPU parts x its stretch / the stretch "
@@ -727,14 +764,12 @@ static void print_fidelity(const ss_summary *s, FILE *out)
 /* The CPU the measured run and the scenarios keep busy (traces with CPU times). */
 static void print_cpu(const ss_summary *s, FILE *out)
 {
-    int pool = 0, busy = 0, near = 0;
+    int pool = 0, busy = 0, other = 0;
+    const char *other_class;
     double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
-        for (int j = 0; j < s->nsc; j++) {
-            double x = ss_summary_cpu_load_pct(s, j, NULL);
-            busy += x > CPU_BUSY_PCT;
-            near += x > CPU_NEAR_PCT && !(x > CPU_BUSY_PCT);
-        }
+        for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
+        const int near = near_rows(s, &other, &other_class);
         if (s->cpu_pools > 1)
             fprintf(out, "CPU (recorded): the measured steady state kept %.0f%% of its busiest pool's %d %s busy (the pool of "
                          "GPU %d); ",
@@ -749,8 +784,12 @@ static void print_cpu(const ss_summary *s, FILE *out)
                     busy, busy == 1 ? "" : "s");
         if (near > 0)
             fprintf(out, "; %d scenario%s would keep more than %.0f%% of them busy: their predictions are of the "
-                         "'near saturation' class, likely optimistic",
-                    near, near == 1 ? "" : "s", CPU_NEAR_PCT);
+                         "'%s' class, likely optimistic",
+                    near, near == 1 ? "" : "s", CPU_NEAR_PCT, NEAR_CLASS);
+        if (other > 0)
+            fprintf(out, "; %d%s scenario%s would keep more than %.0f%% of them busy, of the class '%s', which comes "
+                         "first: their intervals are that class's",
+                    other, near > 0 ? " more" : "", other == 1 ? "" : "s", CPU_NEAR_PCT, other_class);
         fputc('\n', out);
     }
 }
@@ -1175,8 +1214,12 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
             groups == 1 ? "" : "s");
     say(sc, 3, "values: mean±std over the summarised iterations; eff.dly%% = share with a delay above %g s",
         s->effective_delay_threshold);
-    if (t.cpu) say(sc, 3, "cpu%% = share of the %s the row keeps busy; above %.0f%% likely optimistic",
-                   s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
+    int other;
+    const char *other_class;
+    if (t.cpu && near_rows(s, &other, &other_class))
+        say(sc, 3, "cpu%% = share of the %s the row keeps busy; above %.0f%% likely optimistic",
+            s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
+    else if (t.cpu) say(sc, 3, "cpu%% = share of the %s the row keeps busy", s->cpu_pools > 1 ? "busiest pool's cores" : "cores");
     if (t.stretch) say(sc, 3, "stretch = how many times longer CPU work takes than on a core of its own");
     if (t.reads) say(sc, 3, "reads = how many times longer each read takes at the row's reads in flight");
 }
@@ -1268,14 +1311,12 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         missing_trace_values(s, keys, sizeof keys);
         say(sc, 1, "fidelity: no baseline replay; add %s", keys[0] ? keys : "each swept key's trace value (auto, 1, none)");
     }
-    int pool = 0, busy = 0, near = 0;
+    int pool = 0, busy = 0, other;
+    const char *other_class;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
-        for (int j = 0; j < s->nsc; j++) {
-            const double x = ss_summary_cpu_load_pct(s, j, NULL);
-            busy += x > CPU_BUSY_PCT;
-            near += x > CPU_NEAR_PCT && !(x > CPU_BUSY_PCT);
-        }
+        for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
+        const int near = near_rows(s, &other, &other_class);
         char tail[96];
         if (busy) snprintf(tail, sizeof tail, "%d scenario%s would need more: optimistic", busy, busy == 1 ? "" : "s");
         else snprintf(tail, sizeof tail, "none needs more");
@@ -1377,7 +1418,7 @@ static unsigned cut_flags(const ss_summary *s, const ss_ranking *r, int k, int t
     const double cpu = ss_summary_cpu_load_pct(s, j, NULL);
     unsigned f = 0;
     f |= tied > 1 && k < tied ? F_TIE : 0;
-    f |= cpu > CPU_BUSY_PCT ? F_OVER : cpu > CPU_NEAR_PCT ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
+    f |= cpu > CPU_BUSY_PCT ? F_OVER : near_row(s, j) ? F_BUSY : r->top[k].loaders_ahead ? F_AHEAD : 0;
     f |= s->sc[j].heal.n > 0 && !ss_model_get(s->sc[j].model)->waits_only ? F_HEAL : 0;
     /* (a synchronous trace with the recorder's probe of one worker has a class, and an interval, of its own) */
     f |= s->cls && s->cls[j] && !strcmp(s->cls[j]->name, "from a synchronous trace") ? F_SYNC : 0;
@@ -1715,7 +1756,7 @@ static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, const ss
         fputs(", \"cpu_load_pct\": ", f);
         json_num(f, cpu);
         fprintf(f, ", \"optimistic\": %s, \"likely_optimistic\": %s", cpu > CPU_BUSY_PCT ? "true" : "false",
-                cpu > CPU_NEAR_PCT ? "true" : "false");
+                near_row(s, t->j) ? "true" : "false");
     }
     const int j = t->j, by = r->by_run;
     fprintf(f, ", \"loaders_ahead\": %s, \"interval_reaches_no_change\": %s, \"change_outside_interval\": %s",

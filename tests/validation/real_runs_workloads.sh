@@ -145,6 +145,14 @@ printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 4\
 grep -q "2 scenarios would keep more than 85% of them busy: their predictions are of the 'near saturation' class" "$work/tl.out" &&
   grep -q "pipe W=4 .*of the cores: likely optimistic" "$work/tl.out" &&
   ok || fail "tail: the warnings of a near-saturated sweep: $(grep -i "optimistic" "$work/tl.out")"
+# rows above 85 % of the cores whose class comes first (from a probed synchronous trace:
+# datasets/pytorch-grid-zq's synchronous run) are not marked likely optimistic; the line
+# under the table names their class instead
+zq=$ds/pytorch-grid-zq/w0-x1-p2.h5
+printf '[trace]\npath = %s\n[scenarios]\nmodel = pipeline\nworkers = auto, 2, 8\ncompute_scale = 1, 0.3, 0.1\n' "$zq" > "$work/zq.ini"
+"$stallsim" run --explain "$work/zq.ini" --out "$work/zq" > "$work/zq.out" 2>&1 &&
+  grep -q "scenarios would keep more than 85% of them busy, of the class 'from a probed synchronous trace', which comes first: their intervals are that class's" "$work/zq.out" &&
+  ! grep -q "likely optimistic" "$work/zq.out" && ok || fail "zq: busy rows of a probed synchronous trace: $(grep -i "85\|optimistic" "$work/zq.out")"
 # the worker gap of a window-bound trace: from the 4-worker trace, 1 worker within 15 % (a
 # 4.2 ms gap fitted to the window's noise made it +25.2 %)
 one_prediction tl4 "$tl/w4.h5" 1 "$tl/base.h5"
