@@ -66,7 +66,7 @@ static const key_def base_keys[] = {
      "keeps them"},
     {"scenarios", "workers", K_WORKERS, F(workers), F(n_workers), "auto", 0, SS_MAX_WORKERS,
      "pipeline: loader workers per GPU. 0 loads in the training process. auto is the calibrated count; auto*F "
-     "scales it"},
+     "scales it (a trace without workers stays at 0: give numbers, 0, 1, 2, 4)"},
     {"scenarios", "prefetch", K_PREFETCH, F(prefetch), F(n_prefetch), "2", 1, SS_MAX_PREFETCH,
      "pipeline: prefetch factor, batches in flight per worker. auto is each GPU's calibrated or recorded one"},
     {"scenarios", "persistent_workers", K_PERSIST, F(persistent), F(n_persistent), "auto", NOB,

@@ -1102,6 +1102,20 @@ static int same_groups(const ss_summary *s, const labels *L)
     return groups;
 }
 
+/* 1 when a row asks workers = auto*F with F other than 1 of a trace that loads
+ * synchronously: it has W = 0, as the trace. */
+static int auto_zero_rows(const ss_summary *s)
+{
+    for (int j = 0; j < s->nsc; j++) {
+        const ss_scenario *sc = &s->sc[j];
+        const ss_model_ops *ops = ss_model_get(sc->model);
+        if (j != ss_summary_measured(s) && sc->workers.is_auto && sc->workers.value != 1.0 && ops->hints &&
+            (ops->hints(sc, NULL) & SS_HINT_NO_WORKERS_AUTO))
+            return 1;
+    }
+    return 0;
+}
+
 /* The settings every row shares ("f=none cs=1") with the legend's names for their
  * abbreviations ("fetch_align=none compute_scale=1"), into out. */
 static void spell_common(const char *legend, const char *common, char *out, size_t n)
@@ -1212,6 +1226,8 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
     if (groups)
         say(sc, 3, "same settings: %d group%s of rows resolve alike, each one result (--explain names them)", groups,
             groups == 1 ? "" : "s");
+    if (auto_zero_rows(s)) /* (a sweep that asks nothing of a synchronous trace: said before all else) */
+        say(sc, 0, "workers = auto*F is 0 here: the trace loads synchronously (W = 0); give numbers: 0, 1, 2, 4");
     say(sc, 3, "values: mean±std over the summarised iterations; eff.dly%% = share with a delay above %g s",
         s->effective_delay_threshold);
     int other;

@@ -290,6 +290,12 @@ printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2
   grep -q "^  (2 more cuts the same scenario as one ranked, their settings resolving alike: not ranked again)" "$work/dups.txt" &&
   grep -q '"same_left_out": 2,' "$work/dups.json" &&
   ! grep -q "predict the same" "$work/dups.txt" && ok || fail "one scenario listed once: $(sed -n '/largest predicted/,$p' "$work/dups.txt")"
+# the short answer says why auto*F asks nothing of a synchronous trace (not only --explain);
+# with worker counts given as numbers it does not
+"$stallsim" run "$work/dups.ini" --out "$work/dups-s" > "$work/dups-s.txt" 2>&1 &&
+  grep -q "^workers = auto\*F is 0 here: the trace loads synchronously (W = 0); give numbers: 0, 1, 2, 4$" "$work/dups-s.txt" &&
+  "$stallsim" run "$work/dups.ini" --set scenarios.workers=0,2 --out "$work/dups-n" > "$work/dups-n.txt" 2>&1 &&
+  ! grep -q "auto\*F is 0" "$work/dups-n.txt" && ok || fail "auto*F of a synchronous trace: $(cat "$work/dups-s.txt")"
 # a heal is judged against the same scenario without it, persistent_workers included: on the
 # demo trace (GPU 3 slow) with persistent workers swept, no healthy GPU's heal is ranked (a
 # pw=true heal=0 row took the persistent workers' gain as its heal's against pw=auto)
