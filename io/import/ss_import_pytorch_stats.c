@@ -121,13 +121,15 @@ static ss_status pt_start_waits(pt_state *S, ss_trace_meta *m)
         const pt_rank *R = S->r[worst];
         const char *advice = R->persistent != 1 ? "persistent_workers=True, or with fewer workers"
                                                 : "fewer workers or a smaller prefetch_factor (its workers persist already)";
+        const char *why = R->persistent != 1 ? "the workers' start crowds the cores"
+                                             : "the first window, sent out at once as each pass starts, crowds the cores";
         ss_warn("%s: each epoch's first %ld fetches (workers x prefetch_factor) waited %.0f ms for a core on average, "
-                "the later ones %.1f ms (rank %d, %ld worker%s): the workers' start crowds the cores. Predictions "
+                "the later ones %.1f ms (rank %d, %ld worker%s): %s. Predictions "
                 "scale this wait to each scenario's workers (MODELS-pipeline.md, \"The first window of an epoch\"). "
                 "If this run is to be the base of what-ifs, a base without it predicts more steadily: record the "
                 "base run with %s, where the job can use them; a run recorded to check a prediction needs nothing",
                 R->main.path, pt_window(R), 1e3 * S->fetch_wait_start[worst], 1e3 * S->fetch_wait[worst], R->rank,
-                R->workers, R->workers == 1 ? "" : "s", advice);
+                R->workers, R->workers == 1 ? "" : "s", why, advice);
     }
     return SS_OK;
 }
