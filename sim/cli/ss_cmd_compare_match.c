@@ -682,6 +682,18 @@ void cmp_print_spread(const cmp_table *t, const cmp_folders *f, FILE *out)
             break;
         }
     }
+    /* base runs of other batch sizes: other jobs, not repeats of one */
+    for (int a = 0, first = -1; a < f->n; a++) {
+        const cmp_row *r = &t->v[f->src[a]];
+        if (f->rep[a] >= 0 || !(r->batch > 0)) continue;
+        if (first < 0) first = f->src[a];
+        else if (r->batch != t->v[first].batch) {
+            fprintf(out, "\n--spread: the base runs' batch sizes differ (%s: %ld, %s: %ld): runs of other jobs, whose "
+                         "spread is not a repeat's\n",
+                    t->v[first].source, t->v[first].batch, r->source, r->batch);
+            break;
+        }
+    }
     spread_table(t, f, out, it, "mean iteration time", nuse, spreads);
     if (run >= 0) spread_table(t, f, out, run, "whole run's time", nuse, spreads);
     free(spreads);

@@ -602,6 +602,20 @@ assert len(parts) == 2 and parts[1].startswith(" (each from its own base run), m
 assert "left out, base runs of other lengths (3 scenarios): their whole runs differ by the iterations" in parts[1], parts[1]
 assert "no prediction of the whole run's time is in two" not in parts[1], parts[1]
 PY
+# base runs of other batch sizes (as their traces record them): said to be other jobs; none
+# of that where the sizes agree
+cp "$work/s1.h5" "$work/s1b.h5" && cp "$work/s2.h5" "$work/s2b.h5" && cp "$work/s3.h5" "$work/s3b.h5" &&
+  $py -c "
+import h5py
+for n, b in (('s1b', 16), ('s2b', 32), ('s3b', 16)):
+    with h5py.File('$work/%s.h5' % n, 'r+') as f: f.attrs['batch_size'] = b" || fail "python edits (batch sizes)"
+for k in 1b 2b 3b; do
+  "$stallsim" run "$work/s1.ini" --set trace.path="$work/s$k.h5" --out "$work/sres$k" --quiet || fail "run s$k"
+done
+(cd "$work" && "$stallsim" compare sres1b sres2b --spread) > "$work/spb.txt" &&
+  grep -q "^--spread: the base runs' batch sizes differ (sres1b: 16, sres2b: 32): runs of other jobs" "$work/spb.txt" &&
+  (cd "$work" && "$stallsim" compare sres1b sres3b --spread) > "$work/spb2.txt" && ! grep -q "batch sizes differ" "$work/spb2.txt" &&
+  ok || fail "compare --spread, other batch sizes: $(cat "$work/spb.txt")"
 # base runs of different loaders (a 4-worker base beside a 2-worker one): said so, as a
 # spread across settings; none of that among the 2-worker bases above
 "$stallsim" gen -o "$work/s5.h5" --gpus 2 --iterations 200 --workers 4 --seed 15 >/dev/null || fail "gen s5"
