@@ -1356,12 +1356,17 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     }
     double top = 0.0, next = 0.0;
     int g;
-    if (slowest_loader(s, &g, &top, &next) == 1) {
-        const ss_partial *m = &s->p[ss_summary_measured(s)];
-        say(sc, 1, "slowest loader: GPU %d (largest stall in %.1f%% of iterations); stalls take %.0f%% of the iteration time",
-            g, 100.0 * top, m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0);
-    }
     const ss_partial *m = &s->p[ss_summary_measured(s)];
+    const double stall_pct = m->mean[SS_M_ITER] > 0 ? 100.0 * m->mean[SS_M_STALL] / m->mean[SS_M_ITER] : 0.0;
+    const int named = slowest_loader(s, &g, &top, &next);
+    if (named == 1)
+        say(sc, 1, "slowest loader: GPU %d (largest stall in %.1f%% of iterations); stalls take %.0f%% of the iteration time",
+            g, 100.0 * top, stall_pct);
+    else /* (where the time goes, even with no loader to blame) */
+        say(sc, 1, "stalls take %.0f%% of the iteration time%s", stall_pct,
+            stall_pct < STALL_MINOR_PCT ? ": data loading hardly limits this run"
+            : s->gpus > 1               ? "; no GPU's loader stands out"
+                                        : "");
     const double all = m->run.stall, in = m->n * m->mean[SS_M_STALL];
     if (all > 0.0 && m->run.time > 0.0 && (all - in) / all > SS_STALL_OUTSIDE_SHARE)
         say(sc, 3, "stall outside the summary: %.0f%% of the run's stall is in rows left out (--explain)",

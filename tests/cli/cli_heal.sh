@@ -296,6 +296,13 @@ printf '[trace]\npath = sync.h5\n[scenarios]\nmodel = pipeline\nworkers = auto/2
   grep -q "^workers = auto\*F is 0 here: the trace loads synchronously (W = 0); give numbers: 0, 1, 2, 4$" "$work/dups-s.txt" &&
   "$stallsim" run "$work/dups.ini" --set scenarios.workers=0,2 --out "$work/dups-n" > "$work/dups-n.txt" 2>&1 &&
   ! grep -q "auto\*F is 0" "$work/dups-n.txt" && ok || fail "auto*F of a synchronous trace: $(cat "$work/dups-s.txt")"
+# where no loader stands out the short answer still says where the time goes: a trace whose
+# loaders keep well ahead (stalls near 0)
+"$stallsim" gen -o "$work/fast.h5" --gpus 2 --iterations 100 --fetch-mean 0.001 --seed 2 > /dev/null &&
+  printf '[trace]\npath = fast.h5\n[scenarios]\nmodel = pipeline\nworkers = auto, auto*2\n' > "$work/fast.ini" &&
+  "$stallsim" run "$work/fast.ini" --out "$work/fast" > "$work/fast.txt" 2>&1 &&
+  grep -q "^stalls take 0% of the iteration time: data loading hardly limits this run$" "$work/fast.txt" && ok ||
+  fail "where the time goes, no loader standing out: $(cat "$work/fast.txt")"
 # a heal is judged against the same scenario without it, persistent_workers included: on the
 # demo trace (GPU 3 slow) with persistent workers swept, no healthy GPU's heal is ranked (a
 # pw=true heal=0 row took the persistent workers' gain as its heal's against pw=auto)
