@@ -1656,12 +1656,18 @@ static void say_ranking(screen *sc, const ss_summary *s, const ss_ranking *r, co
 
 /* The answer on one screen: legends, findings, the ranked answer and where the rest is. */
 static void print_answer(const ss_summary *s, const labels *L, table_cols t, int notes, const ss_drift *lv,
-                         FILE *out)
+                         const ss_ownwork *own, FILE *out)
 {
     screen *sc = calloc(1, sizeof *sc);
     if (!sc) return;
     say_legends(sc, s, L, t);
     say_findings(sc, s, lv);
+    if (own && own->found) { /* (the screen's short form; --explain: the line in full) */
+        char every[40] = "";
+        if (own->every > 0) snprintf(every, sizeof every, ", every ~%ld steps", own->every);
+        say(sc, 1, "own work: GPU %d's loop paused %ld times%s, %.2f s each: no loader change helps", own->gpu,
+            own->pauses, every, own->mean_extra);
+    }
     if (s->rank) say_ranking(sc, s, s->rank, L);
     char nn[48] = "";
     if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");
@@ -1683,7 +1689,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     labels_make(s, &L);
     print_rows(s, &L, t, o && o->explain ? 0 : TABLE_ROWS_SHOWN, out);
     if (!o || !o->explain) {
-        print_answer(s, &L, t, o ? o->notes : 0, o ? o->level : NULL, out);
+        print_answer(s, &L, t, o ? o->notes : 0, o ? o->level : NULL, o ? o->own : NULL, out);
         free(L.row);
         return;
     }
@@ -1696,6 +1702,9 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_late_passes(s, out);
     print_kept_between(s, out);
     print_uneven(s, o->level, out);
+    char own[400];
+    if (o->own) ss_ownwork_line(o->own, own, sizeof own);
+    if (o->own && own[0]) fprintf(out, "%s\n", own);
     print_interval_scales(s, out);
     print_loaders(s, out);
     if (s->rank) print_ranking(s, s->rank, &L, out);
@@ -1901,6 +1910,15 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, lv->level);
         fputs(", \"rest\": ", f);
         json_num(f, lv->rest);
+        fputc('}', f);
+    }
+    const ss_ownwork *ow = o ? o->own : NULL; /* one GPU's pauses between steps */
+    if (ow && ow->found) {
+        fprintf(f, ", \"own_work\": {\"gpu\": %d, \"pauses\": %ld, \"every_steps\": %ld, \"mean_s\": ", ow->gpu,
+                ow->pauses, ow->every);
+        json_num(f, ow->mean_extra);
+        fputs(", \"share\": ", f);
+        json_num(f, ow->share);
         fputc('}', f);
     }
     double ch = 0.0; /* a measured run that changed speed, only where there is one */

@@ -7,6 +7,7 @@
 
 #include "ss_status.h"
 #include "ss_drift.h"
+#include "ss_ownwork.h"
 #include "ss_summary.h"
 #include "ss_trace.h"
 
@@ -24,6 +25,8 @@ typedef struct {
     const ss_drift *level;  /* the measured run's level change (ss_drift_find), or NULL when
                              * not looked for */
     const ss_trace_meta *meta; /* the trace's metadata (JSON: findings.host_cpu), or NULL */
+    const ss_ownwork *own;  /* one GPU's pauses between steps (ss_ownwork_find), or NULL when
+                             * not looked for */
 } ss_report_opts;
 
 /* Characters (UTF-8 code points) in the first n bytes of t, up to its end (SIZE_MAX: all

@@ -16,6 +16,7 @@
 #include "ss_cmd_run_eval.h"
 #include "ss_config.h"
 #include "ss_drift.h"
+#include "ss_ownwork.h"
 #include "ss_isa.h"
 #include "ss_limits.h"
 #include "ss_number.h"
@@ -226,6 +227,7 @@ typedef struct {
     long sel_rows, sel_epochs; /* the rows and epochs the summaries take (rank 0) */
     kept_text calib, notes;    /* the calibration's lines and the models' notes (rank 0) */
     ss_drift level;            /* where the measured run changes level (rank 0) */
+    ss_ownwork own;            /* one GPU's pauses between steps (rank 0) */
     int have_level;            /* level was looked for */
     long short_epochs;         /* the default warm-up that left no row to summarise, so every row is
                                 * summarised (0: not so) */
@@ -382,13 +384,15 @@ static void print_host_load(const ss_trace_meta *m, int quiet, int quiet_base, F
                 100 * other);
 }
 
-/* Where the measured run changes level (ss_drift.c), for the answer and the JSON: rank 0,
- * for traces of at most SS_DRIFT_RUN_ROWS rows (larger ones are left to info, so that run
- * does not read a large trace twice). */
+/* Where the measured run changes level (ss_drift.c) and where one GPU's loop pauses between
+ * steps (ss_ownwork.c), for the answer and the JSON: rank 0, for traces of at most
+ * SS_DRIFT_RUN_ROWS rows (larger ones are left to info, so that run does not read a large
+ * trace again). */
 static ss_status find_level_change(run_job *j)
 {
     if (ss_trace_meta_of(j->t)->iterations > SS_DRIFT_RUN_ROWS) return SS_OK;
     ss_status st = ss_drift_find(j->t, j->cfg.warmup_iterations, &j->level);
+    if (st == SS_OK) st = ss_ownwork_find(j->t, &j->own);
     j->have_level = st == SS_OK;
     return st;
 }
@@ -499,7 +503,8 @@ static ss_status write_outputs(const ss_comm *c, run_job *j, ss_status st)
         int n = 0; /* the notes the answer points to */
         for (const char *p = j->notes.text; p && (p = strstr(p, "note: ")); p++) n += p == j->notes.text || p[-1] == '\n';
         const ss_report_opts o = {j->a.explain, j->a.explain ? 0 : n, j->notes.text, j->calib.text,
-                                  j->have_level ? &j->level : NULL, ss_trace_meta_of(j->t)};
+                                  j->have_level ? &j->level : NULL, ss_trace_meta_of(j->t),
+                                  j->have_level ? &j->own : NULL};
         if (j->a.json) ss_report_print_json(&j->sum, &o, stdout);
         else if (!j->a.quiet) {
             ss_report_print_table(&j->sum, &o, stdout);

@@ -12,6 +12,7 @@
 #include "ss_cmd.h"
 #include "ss_config.h"
 #include "ss_drift.h"
+#include "ss_ownwork.h"
 #include "ss_gen.h"
 #include "ss_healset.h"
 #include "ss_import.h"
@@ -551,6 +552,11 @@ static int info_main(int argc, char **argv)
         st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
         ss_drift_line(&d, line, sizeof line);
         if (st == SS_OK && line[0]) printf("level change: %s\n", line);
+        ss_ownwork own;
+        char oline[400];
+        if (st == SS_OK) st = ss_ownwork_find(t, &own);
+        if (st == SS_OK) ss_ownwork_line(&own, oline, sizeof oline);
+        if (st == SS_OK && oline[0]) printf("%s\n", oline);
         if (hidden) printf("(stallsim info --verbose adds each GPU's recorded CPU times and the calibration's lines)\n");
         ss_calib_free(&cal);
     }
