@@ -1795,6 +1795,32 @@ static void json_cut(FILE *f, const ss_summary *s, const ss_ranking *r, const ss
     fputc('}', f);
 }
 
+/* The trace-level findings of the JSON's "findings": where the measured run changed level,
+ * and one GPU's own work between steps (each where found). */
+static void json_trace_findings(const ss_report_opts *o, FILE *f)
+{
+    const ss_drift *lv = o ? o->level : NULL; /* where the measured run changed level */
+    if (lv && lv->found) {
+        fprintf(f, ", \"level_change\": {\"epoch_from\": %d, \"step_from\": %lld, \"epoch_to\": %d, \"step_to\": %lld, "
+                   "\"rows\": %ld, \"of_rows\": %ld, \"level\": ",
+                (int)lv->epoch0, (long long)lv->index0, (int)lv->epoch1, (long long)lv->index1, lv->row1 - lv->row0,
+                lv->rows);
+        json_num(f, lv->level);
+        fputs(", \"rest\": ", f);
+        json_num(f, lv->rest);
+        fputc('}', f);
+    }
+    const ss_ownwork *ow = o ? o->own : NULL; /* one GPU's pauses between steps */
+    if (ow && ow->found) {
+        fprintf(f, ", \"own_work\": {\"gpu\": %d, \"pauses\": %ld, \"every_steps\": %ld, \"mean_s\": ", ow->gpu,
+                ow->pauses, ow->every);
+        json_num(f, ow->mean_extra);
+        fputs(", \"share\": ", f);
+        json_num(f, ow->share);
+        fputc('}', f);
+    }
+}
+
 void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
 {
     int nc;
@@ -1901,26 +1927,7 @@ void ss_report_print_json(const ss_summary *s, const ss_report_opts *o, FILE *f)
         json_num(f, job);
         fputc('}', f);
     }
-    const ss_drift *lv = o ? o->level : NULL; /* where the measured run changed level */
-    if (lv && lv->found) {
-        fprintf(f, ", \"level_change\": {\"epoch_from\": %d, \"step_from\": %lld, \"epoch_to\": %d, \"step_to\": %lld, "
-                   "\"rows\": %ld, \"of_rows\": %ld, \"level\": ",
-                (int)lv->epoch0, (long long)lv->index0, (int)lv->epoch1, (long long)lv->index1, lv->row1 - lv->row0,
-                lv->rows);
-        json_num(f, lv->level);
-        fputs(", \"rest\": ", f);
-        json_num(f, lv->rest);
-        fputc('}', f);
-    }
-    const ss_ownwork *ow = o ? o->own : NULL; /* one GPU's pauses between steps */
-    if (ow && ow->found) {
-        fprintf(f, ", \"own_work\": {\"gpu\": %d, \"pauses\": %ld, \"every_steps\": %ld, \"mean_s\": ", ow->gpu,
-                ow->pauses, ow->every);
-        json_num(f, ow->mean_extra);
-        fputs(", \"share\": ", f);
-        json_num(f, ow->share);
-        fputc('}', f);
-    }
+    json_trace_findings(o, f);
     double ch = 0.0; /* a measured run that changed speed, only where there is one */
     const int q = ss_summary_uneven(s, &ch);
     if (q >= 0) {

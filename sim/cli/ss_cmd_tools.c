@@ -421,6 +421,22 @@ static int print_calibration(const ss_calib *cal, int verbose)
     return left_out;
 }
 
+/* Where the run changed level (from the rows info read) and one GPU's own work between
+ * steps (read again), each a line where found. */
+static ss_status print_run_findings(ss_trace_file *t, const info_acc *a)
+{
+    ss_drift d;
+    char line[400];
+    ss_status st = ss_drift_of(a->row_it, a->row_epoch, a->row_index, ss_trace_meta_of(t)->iterations, a->warmup, &d);
+    ss_drift_line(&d, line, sizeof line);
+    if (st == SS_OK && line[0]) printf("level change: %s\n", line);
+    ss_ownwork own;
+    if (st == SS_OK) st = ss_ownwork_find(t, &own);
+    if (st == SS_OK) ss_ownwork_line(&own, line, sizeof line);
+    if (st == SS_OK && line[0]) printf("%s\n", line);
+    return st;
+}
+
 static int info_main(int argc, char **argv)
 {
     if (has_help(argc, argv)) {
@@ -547,16 +563,7 @@ static int info_main(int argc, char **argv)
         printf("%5s %14.6f %14.6f   (the largest over GPUs per iteration: run's and compare's measured row)\n",
                "max", a.max_it_sum / (double)a.rows, a.max_st_sum / (double)a.rows);
         print_whole(m, &a, past, ratio, between, tail, epochs, per_epoch, &parts);
-        ss_drift d;
-        char line[320];
-        st = ss_drift_of(a.row_it, a.row_epoch, a.row_index, m->iterations, a.warmup, &d);
-        ss_drift_line(&d, line, sizeof line);
-        if (st == SS_OK && line[0]) printf("level change: %s\n", line);
-        ss_ownwork own;
-        char oline[400];
-        if (st == SS_OK) st = ss_ownwork_find(t, &own);
-        if (st == SS_OK) ss_ownwork_line(&own, oline, sizeof oline);
-        if (st == SS_OK && oline[0]) printf("%s\n", oline);
+        st = print_run_findings(t, &a);
         if (hidden) printf("(stallsim info --verbose adds each GPU's recorded CPU times and the calibration's lines)\n");
         ss_calib_free(&cal);
     }
