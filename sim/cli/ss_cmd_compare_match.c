@@ -542,7 +542,7 @@ void cmp_print_matches(const cmp_table *t, const cmp_folders *f, FILE *out, FILE
         fprintf(out, "a real run with its base trace's own loader settings is set beside the baseline replay, with "
                      "no 'in 90%%': the baseline's interval is of its own trace, and another run of the setting differs "
                      "from it as repeats do (--spread); if the run differs from the base in what the loader settings "
-                     "do not show (a rank fixed, other storage), set it beside the scenario that says so by giving "
+                     "do not show (a rank's loader fixed, other storage), set it beside the scenario that says so by giving "
                      "it alone with --scenario: `compare RESULTS fixed.h5 --match --scenario heal-1`\n");
     char texts[CMP_SCENARIO_MAX * (SS_NAME_MAX + 8)];
     int unknown = 0; /* real runs whose trace records no loader settings */
