@@ -1702,7 +1702,7 @@ void ss_report_print_table(const ss_summary *s, const ss_report_opts *o, FILE *o
     print_late_passes(s, out);
     print_kept_between(s, out);
     print_uneven(s, o->level, out);
-    char own[400];
+    char own[512];
     if (o->own) ss_ownwork_line(o->own, own, sizeof own);
     if (o->own && own[0]) fprintf(out, "%s\n", own);
     print_interval_scales(s, out);

@@ -426,7 +426,7 @@ static int print_calibration(const ss_calib *cal, int verbose)
 static ss_status print_run_findings(ss_trace_file *t, const info_acc *a)
 {
     ss_drift d;
-    char line[400];
+    char line[512];
     ss_status st = ss_drift_of(a->row_it, a->row_epoch, a->row_index, ss_trace_meta_of(t)->iterations, a->warmup, &d);
     ss_drift_line(&d, line, sizeof line);
     if (st == SS_OK && line[0]) printf("level change: %s\n", line);

@@ -207,6 +207,7 @@ void ss_ownwork_line(const ss_ownwork *w, char *buf, size_t size)
     snprintf(buf, size,
              "own work (measured): GPU %d's loop paused between steps %ld times (%s%.2f s each, %.0f%% of its time), "
              "and the others waited for it at the next all-reduce: a checkpoint, log or metric on one rank? No loader "
-             "setting changes it",
+             "setting changes it. The steady state (each row's largest iteration) counts each pause in two rows; the "
+             "whole run, in wall time, once",
              w->gpu, w->pauses, every, w->mean_extra, 100.0 * w->share);
 }
