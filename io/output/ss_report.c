@@ -334,18 +334,19 @@ static const char *alone_prefix(const ss_summary *s, const ss_ranking *r)
 }
 
 /* 1 when row j keeps more than CPU_NEAR_PCT of its cores busy (but not more than all) and
- * is of the class NEAR_CLASS (or has no class): likely optimistic, as that class's real
- * runs were. A row of an earlier class takes that class's interval, skewed or not. */
+ * is of the class NEAR_CLASS: likely optimistic, as that class's real runs were. A row of
+ * an earlier class takes that class's interval, skewed or not; a row without a class (a
+ * model without intervals) is not judged. */
 static int near_row(const ss_summary *s, int j)
 {
     const double x = ss_summary_cpu_load_pct(s, j, NULL);
     if (!(x > CPU_NEAR_PCT) || x > CPU_BUSY_PCT) return 0;
-    return !s->cls || !s->cls[j] || !strcmp(s->cls[j]->name, NEAR_CLASS);
+    return s->cls && s->cls[j] && !strcmp(s->cls[j]->name, NEAR_CLASS);
 }
 
 /* The count of scenario rows with near_row (the measured row and baseline replays aside),
- * and into *other those above CPU_NEAR_PCT (not above all the cores) of another class, the
- * first such class into *other_class. */
+ * and into *other those above CPU_NEAR_PCT (not above all the cores) of another class, that
+ * class into *other_class (NULL where they are of several). */
 static int near_rows(const ss_summary *s, int *other, const char **other_class)
 {
     int n = 0;
@@ -355,7 +356,9 @@ static int near_rows(const ss_summary *s, int *other, const char **other_class)
         const double x = ss_summary_cpu_load_pct(s, j, NULL);
         if (!(x > CPU_NEAR_PCT) || x > CPU_BUSY_PCT || j == ss_summary_measured(s) || s->sc[j].baseline) continue;
         if (near_row(s, j)) n++;
+        else if (!s->cls || !s->cls[j]) continue; /* (a model without classes) */
         else if ((*other)++ == 0) *other_class = s->cls[j]->name;
+        else if (strcmp(*other_class, s->cls[j]->name)) *other_class = NULL; /* (several classes) */
     }
     return n;
 }
@@ -787,9 +790,11 @@ static void print_cpu(const ss_summary *s, FILE *out)
                          "'%s' class, likely optimistic",
                     near, near == 1 ? "" : "s", CPU_NEAR_PCT, NEAR_CLASS);
         if (other > 0)
-            fprintf(out, "; %d%s scenario%s would keep more than %.0f%% of them busy, of the class '%s', which comes "
-                         "first: their intervals are that class's",
-                    other, near > 0 ? " more" : "", other == 1 ? "" : "s", CPU_NEAR_PCT, other_class);
+            fprintf(out, "; %d%s scenario%s would keep more than %.0f%% of them busy, of %s%s%s, which come%s first: "
+                         "their intervals are %s",
+                    other, near > 0 ? " more" : "", other == 1 ? "" : "s", CPU_NEAR_PCT,
+                    other_class ? "the class '" : "classes", other_class ? other_class : "", other_class ? "'" : "",
+                    other_class ? "s" : "", other_class ? "that class's" : "their classes'");
         fputc('\n', out);
     }
 }
@@ -1362,7 +1367,7 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
     if (named == 1)
         say(sc, 1, "slowest loader: GPU %d (largest stall in %.1f%% of iterations); stalls take %.0f%% of the iteration time",
             g, 100.0 * top, stall_pct);
-    else /* (where the time goes, even with no loader to blame) */
+    else if (m->n > 0 && m->mean[SS_M_ITER] > 0) /* (where the time goes, even with no loader to blame) */
         say(sc, 1, "stalls take %.0f%% of the iteration time%s", stall_pct,
             stall_pct < STALL_MINOR_PCT ? ": data loading hardly limits this run"
             : s->gpus > 1               ? "; no GPU's loader stands out"

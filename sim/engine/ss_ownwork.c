@@ -8,9 +8,10 @@
  * The method, step by step:
  *  1. y[k][g] = iteration_time - stall_time: GPU g's time in row k apart from its wait for
  *     the batch.
- *  2. Per GPU, from a sample of at most SAMPLE_VALUES / G rows spread over the trace: the
+ *  2. Per GPU, from a sample of max(SAMPLE_VALUES / G, 16) rows spread over the trace: the
  *     median m_g of y and the robust deviation d_g = 1.4826 * the median of |y - m_g|.
- *  3. Row k is long on GPU g when y[k][g] > m_g + max(LONG_SHARE * m_g, LONG_SIGMAS * d_g).
+ *  3. Row k is long on GPU g when y[k][g] > m_g + max(LONG_SHARE * m_g, LONG_SIGMAS * d_g,
+ *     LONG_FLOOR_S).
  *  4. A pause of GPU g at row k: row k is long on g alone, and row k + 1, of the same epoch,
  *     is long on at least half of the other GPUs.
  *  5. The finding is the GPU with the most pauses (every: the median of the rows between
@@ -31,6 +32,7 @@
 #define SLAB_VALUES (1L << 20)   /* values read per slab and column, over all GPUs */
 #define LONG_SHARE 0.5
 #define LONG_SIGMAS 6.0
+#define LONG_FLOOR_S 0.001 /* s: at least this past m (a GPU whose y is 0 or less in most rows) */
 #define OWNER_SHARE 0.75
 
 typedef struct {
@@ -121,7 +123,8 @@ ss_status ss_ownwork_find(ss_trace_file *t, ss_ownwork *out)
                        ? SS_OK
                        : ss_fail(SS_ENOMEM, "out of memory");
     if (st == SS_OK) st = typical(&r, m, d);
-    for (size_t g = 0; st == SS_OK && g < G; g++) thr[g] = m[g] + fmax(LONG_SHARE * m[g], LONG_SIGMAS * d[g]);
+    for (size_t g = 0; st == SS_OK && g < G; g++)
+        thr[g] = m[g] + fmax(fmax(LONG_SHARE * m[g], LONG_SIGMAS * d[g]), LONG_FLOOR_S);
     /* steps 3 and 4, row by row: the row before's long GPUs (prev, n_prev of them) */
     int n_prev = 0, have_prev = 0;
     int32_t prev_ep = 0;

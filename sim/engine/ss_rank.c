@@ -446,8 +446,8 @@ ss_status ss_rank(const ss_summary *s, double iterations_per_epoch, int by_run, 
         double ch = rank_change(s, j, by_run);
         if (isnan(ch) || ch > -SS_RANK_NO_CHANGE_PCT || (by_run && ss_summary_run_unpriced(s, j))) continue;
         const double err = out->error_pct[s->sc[j].model];
-        if (s->sc[j].heal.n > 0 && out->heal_alike[s->sc[j].model]) { /* the iterations' spread, not a GPU's fault */
-            out->n_alike_heal += fabs(ch) > floor_of(isnan(err) ? 0.0 : err); /* (a gain the floor would rank) */
+        if (s->sc[j].heal.n > 0 && out->heal_alike[s->sc[j].model] && fabs(ch) > floor_of(isnan(err) ? 0.0 : err)) {
+            out->n_alike_heal++; /* the iterations' spread, not a GPU's fault (a smaller cut is within, below) */
             continue;
         }
         if (!(fabs(ch) > floor_of(isnan(err) ? 0.0 : err))) {
