@@ -344,23 +344,28 @@ static int near_row(const ss_summary *s, int j)
     return s->cls && s->cls[j] && !strcmp(s->cls[j]->name, NEAR_CLASS);
 }
 
-/* The count of scenario rows with near_row (the measured row and baseline replays aside),
- * and into *other those above CPU_NEAR_PCT (not above all the cores) of another class, that
- * class into *other_class (NULL where they are of several). */
-static int near_rows(const ss_summary *s, int *other, const char **other_class)
+/* The rows by the share of the cores they keep busy: over all of them (busy, every row);
+ * and, of the scenario rows (the measured row and baseline replays aside), those with
+ * near_row (near) and those above CPU_NEAR_PCT of another class (other, that class in
+ * other_class: NULL where they are of several) */
+typedef struct {
+    int busy, near, other;
+    const char *other_class;
+} cpu_rows;
+
+static cpu_rows cpu_rows_of(const ss_summary *s)
 {
-    int n = 0;
-    *other = 0;
-    *other_class = NULL;
+    cpu_rows c = {0, 0, 0, NULL};
     for (int j = 0; j < s->nsc; j++) {
         const double x = ss_summary_cpu_load_pct(s, j, NULL);
+        c.busy += x > CPU_BUSY_PCT;
         if (!(x > CPU_NEAR_PCT) || x > CPU_BUSY_PCT || j == ss_summary_measured(s) || s->sc[j].baseline) continue;
-        if (near_row(s, j)) n++;
+        if (near_row(s, j)) c.near++;
         else if (!s->cls || !s->cls[j]) continue; /* (a model without classes) */
-        else if ((*other)++ == 0) *other_class = s->cls[j]->name;
-        else if (strcmp(*other_class, s->cls[j]->name)) *other_class = NULL; /* (several classes) */
+        else if (c.other++ == 0) c.other_class = s->cls[j]->name;
+        else if (strcmp(c.other_class, s->cls[j]->name)) c.other_class = NULL; /* (several classes) */
     }
-    return n;
+    return c;
 }
 
 /* The ranked answer for people: at most three short paragraphs. */
@@ -715,10 +720,7 @@ static void print_legends(const ss_summary *s, const labels *Lp, table_cols t, F
     fprintf(out, "values are mean±std over the summarised iterations; eff.dly%% = the share of them whose delay "
                  "(largest minus smallest stall) exceeds %g s\n",
             s->effective_delay_threshold);
-    int other;
-    const char *other_class;
-    const int near = t.cpu ? near_rows(s, &other, &other_class) : 0;
-    if (t.cpu && near)
+    if (t.cpu && cpu_rows_of(s).near)
         fprintf(out, "cpu%% = the share of the %s the row's run keeps busy (cpu_load_pct; above %.0f %% predictions "
                      "of the class '%s' are likely optimistic)\n",
                 s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT, NEAR_CLASS);
@@ -767,12 +769,12 @@ static void print_fidelity(const ss_summary *s, FILE *out)
 /* The CPU the measured run and the scenarios keep busy (traces with CPU times). */
 static void print_cpu(const ss_summary *s, FILE *out)
 {
-    int pool = 0, busy = 0, other = 0;
-    const char *other_class;
+    int pool = 0;
     double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
-        for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
-        const int near = near_rows(s, &other, &other_class);
+        const cpu_rows c = cpu_rows_of(s);
+        const int busy = c.busy, near = c.near, other = c.other;
+        const char *other_class = c.other_class;
         if (s->cpu_pools > 1)
             fprintf(out, "CPU (recorded): the measured steady state kept %.0f%% of its busiest pool's %d %s busy (the pool of "
                          "GPU %d); ",
@@ -1226,7 +1228,7 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
     }
     const char *hl[SS_NMODELS];
     for (int i = 0, n = heal ? heal_legends(s, hl) : 0; i < n; i++) say(sc, 2, "%s", hl[i]);
-    if (heal_set) say(sc, 2, "heal=G+H, heal=G-H: those GPUs healed together, each given the median of the others");
+    if (heal_set) say(sc, 2, "%s", ss_model_heal_set_legend);
     const int groups = same_groups(s, L);
     if (groups)
         say(sc, 3, "same settings: %d group%s of rows resolve alike, each one result (--explain names them)", groups,
@@ -1235,9 +1237,7 @@ static void say_legends(screen *sc, const ss_summary *s, const labels *L, table_
         say(sc, 0, "workers = auto*F is 0 here: the trace loads synchronously (W = 0); give numbers: 0, 1, 2, 4");
     say(sc, 3, "values: mean±std over the summarised iterations; eff.dly%% = share with a delay above %g s",
         s->effective_delay_threshold);
-    int other;
-    const char *other_class;
-    if (t.cpu && near_rows(s, &other, &other_class))
+    if (t.cpu && cpu_rows_of(s).near)
         say(sc, 3, "cpu%% = share of the %s the row keeps busy; above %.0f%% likely optimistic",
             s->cpu_pools > 1 ? "busiest pool's cores" : "cores", CPU_NEAR_PCT);
     else if (t.cpu) say(sc, 3, "cpu%% = share of the %s the row keeps busy", s->cpu_pools > 1 ? "busiest pool's cores" : "cores");
@@ -1306,7 +1306,7 @@ static void missing_trace_values(const ss_summary *s, char *out, size_t size)
     }
 }
 
-static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
+static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv, const ss_ownwork *ow)
 {
     int nb = 0;
     for (int j = 0; j < s->nsc; j++) nb += first_baseline(s, j);
@@ -1332,12 +1332,11 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         missing_trace_values(s, keys, sizeof keys);
         say(sc, 1, "fidelity: no baseline replay; add %s", keys[0] ? keys : "each swept key's trace value (auto, 1, none)");
     }
-    int pool = 0, busy = 0, other;
-    const char *other_class;
+    int pool = 0;
     const double cpu = ss_summary_cpu_load_pct(s, ss_summary_measured(s), &pool);
     if (!isnan(cpu)) {
-        for (int j = 0; j < s->nsc; j++) busy += ss_summary_cpu_load_pct(s, j, NULL) > CPU_BUSY_PCT;
-        const int near = near_rows(s, &other, &other_class);
+        const cpu_rows c = cpu_rows_of(s);
+        const int busy = c.busy, near = c.near;
         char tail[96];
         if (busy) snprintf(tail, sizeof tail, "%d scenario%s would need more: optimistic", busy, busy == 1 ? "" : "s");
         else snprintf(tail, sizeof tail, "none needs more");
@@ -1410,6 +1409,12 @@ static void say_findings(screen *sc, const ss_summary *s, const ss_drift *lv)
         ss_healset_format(&slow, text, sizeof text);
         say(sc, 2, "slow loaders: GPUs %s each take 1.5x the usual fetch time or more; heal = %s fixes them together",
             text, text);
+    }
+    if (ow && ow->found) { /* (the short form of ss_ownwork_line, which --explain prints) */
+        char every[40] = "";
+        if (ow->every > 0) snprintf(every, sizeof every, ", every ~%ld steps", ow->every);
+        say(sc, 1, "own work: GPU %d's loop paused %ld times%s, %.2f s each: no loader change helps", ow->gpu,
+            ow->pauses, every, ow->mean_extra);
     }
 }
 
@@ -1666,13 +1671,7 @@ static void print_answer(const ss_summary *s, const labels *L, table_cols t, int
     screen *sc = calloc(1, sizeof *sc);
     if (!sc) return;
     say_legends(sc, s, L, t);
-    say_findings(sc, s, lv);
-    if (own && own->found) { /* (the screen's short form; --explain: the line in full) */
-        char every[40] = "";
-        if (own->every > 0) snprintf(every, sizeof every, ", every ~%ld steps", own->every);
-        say(sc, 1, "own work: GPU %d's loop paused %ld times%s, %.2f s each: no loader change helps", own->gpu,
-            own->pauses, every, own->mean_extra);
-    }
+    say_findings(sc, s, lv, own);
     if (s->rank) say_ranking(sc, s, s->rank, L);
     char nn[48] = "";
     if (notes > 0) snprintf(nn, sizeof nn, "%d note%s, ", notes, notes == 1 ? "" : "s");

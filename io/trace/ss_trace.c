@@ -1346,7 +1346,7 @@ ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0
                                      double *iteration_time, double *stall_time)
 {
     if (!column_request_ok(t, row0, n, g0, ng)) return ss_fail(SS_EINTERNAL, "%s: bad column request", t->path);
-    ss_status st = read_block(t, DS_TRAIN_START, row0, n, g0, ng, train_start);
+    ss_status st = train_start ? read_block(t, DS_TRAIN_START, row0, n, g0, ng, train_start) : SS_OK;
     if (st == SS_OK) st = read_block(t, DS_ITER_TIME, row0, n, g0, ng, iteration_time);
     if (st == SS_OK) st = read_block(t, DS_STALL_TIME, row0, n, g0, ng, stall_time);
     return st;

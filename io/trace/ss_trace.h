@@ -206,8 +206,8 @@ ss_status ss_trace_read_cols(ss_trace_file *t, long row0, long n, int train_star
  * row-major [n][ng] buffers, and the rows' epochs (may be NULL), with the same checks. */
 ss_status ss_trace_read_fetch_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *fetch_start,
                                       double *fetch_time, int32_t *epoch);
-/* Likewise for train_start, iteration_time and stall_time (the loop's side, for the
- * calibration). */
+/* Likewise for train_start (NULL: not read), iteration_time and stall_time (the loop's
+ * side, for the calibration). */
 ss_status ss_trace_read_loop_columns(ss_trace_file *t, long row0, long n, int g0, int ng, double *train_start,
                                      double *iteration_time, double *stall_time);
 /* Reads the epochs of rows [row0, row0+n) (checked to fit 32 bits; their order is

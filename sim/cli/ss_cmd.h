@@ -32,7 +32,7 @@ int ss_cmd_print_lines(const char *t, const char *word, FILE *out);
 /* A command-line option that stands for a scenario-file key (compare --warmup ->
  * trace.warmup_iterations): sets key = value in cfg, checked as the file's key is; an
  * invalid value is SS_EUSAGE naming the command and the option as typed ("info: --warmup
- * '-1' must be ..."). */
+ * '-1' must be ..."), as is a key that cfg already has ("--warmup is given twice"). */
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value);
 
 /* SS_OK when the selection summarises some iteration of trace t (selected: how many;

@@ -83,13 +83,13 @@ ss_status ss_cmd_check_selection(long selected, const ss_config *cfg, const char
 
 ss_status ss_cmd_set_option(ss_config *cfg, const char *cmd, const char *opt, const char *key, const char *value)
 {
-    char set[512];
+    char set[512], section[64];
+    const size_t dot = strcspn(key, ".");
+    snprintf(section, sizeof section, "%.*s", (int)dot, key);
+    if (key[dot] && ss_config_given(cfg, section, key + dot + 1))
+        return ss_fail(SS_EUSAGE, "%s: %s is given twice: give it once", cmd, opt);
     snprintf(set, sizeof set, "%s=%s", key, value);
     if (ss_config_set(cfg, set) == SS_OK) return SS_OK;
-    if (strstr(ss_errmsg(), " is given twice")) {
-        ss_clear();
-        return ss_fail(SS_EUSAGE, "%s: %s is given twice: give it once", cmd, opt);
-    }
     /* say it with the option the user typed, not the key behind it */
     const char *m = strstr(ss_errmsg(), "' ");
     char why[512];

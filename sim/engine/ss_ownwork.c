@@ -39,13 +39,19 @@ typedef struct {
     ss_trace_file *t;
     int G;
     long N, slab;
-    double *ts, *it, *sl;
+    double *it, *sl;
     int32_t *ep;
 } reader;
 
+/* A pause: its row (the GPU's long one) and its GPU. */
+typedef struct {
+    long row;
+    int gpu;
+} own_pause;
+
 static ss_status read_slab(reader *r, long r0, long n)
 {
-    ss_status st = ss_trace_read_loop_columns(r->t, r0, n, 0, r->G, r->ts, r->it, r->sl);
+    ss_status st = ss_trace_read_loop_columns(r->t, r0, n, 0, r->G, NULL, r->it, r->sl);
     return st == SS_OK ? ss_trace_read_epochs(r->t, r0, n, r->ep) : st;
 }
 
@@ -80,16 +86,15 @@ static ss_status typical(reader *r, double *m, double *d)
     return st;
 }
 
-/* The median of the rows between GPU g's consecutive pauses (at[], of GPUs who[]); 0 for one
- * pause. */
-static long every(const long *at, const int *who, long n, int g)
+/* The median of the rows between GPU g's consecutive pauses (of the n in p); 0 for one. */
+static long every(const own_pause *p, long n, int g)
 {
     double *gap = malloc((size_t)(n > 0 ? n : 1) * sizeof *gap);
     long k = 0, last = -1;
     for (long i = 0; gap && i < n; i++) {
-        if (who[i] != g) continue;
-        if (last >= 0) gap[k++] = (double)(at[i] - last);
-        last = at[i];
+        if (p[i].gpu != g) continue;
+        if (last >= 0) gap[k++] = (double)(p[i].row - last);
+        last = p[i].row;
     }
     long e = 0;
     if (gap && k > 0) {
@@ -110,16 +115,15 @@ ss_status ss_ownwork_find(ss_trace_file *t, ss_ownwork *out)
     r.slab = SLAB_VALUES / r.G > 1 ? SLAB_VALUES / r.G : 1;
     if (r.slab > r.N) r.slab = r.N;
     const size_t G = (size_t)r.G, S = (size_t)r.slab;
-    r.ts = malloc(S * G * sizeof *r.ts);
     r.it = malloc(S * G * sizeof *r.it);
     r.sl = malloc(S * G * sizeof *r.sl);
     r.ep = malloc(S * sizeof *r.ep);
     double *m = malloc(G * sizeof *m), *d = malloc(G * sizeof *d), *thr = malloc(G * sizeof *thr),
            *extra = calloc(G, sizeof *extra), *sum = calloc(G, sizeof *sum), *prev_y = malloc(G * sizeof *prev_y);
-    long *pauses = calloc(G, sizeof *pauses), *at = NULL, nat = 0, cap = 0; /* at: every pause's row, and its GPU */
-    int *who = NULL;
+    long *pauses = calloc(G, sizeof *pauses), nat = 0, cap = 0;
+    own_pause *at = NULL; /* every pause, in row order */
     unsigned char *prev = calloc(G, 1);
-    ss_status st = r.ts && r.it && r.sl && r.ep && m && d && thr && extra && sum && prev_y && pauses && prev
+    ss_status st = r.it && r.sl && r.ep && m && d && thr && extra && sum && prev_y && pauses && prev
                        ? SS_OK
                        : ss_fail(SS_ENOMEM, "out of memory");
     if (st == SS_OK) st = typical(&r, m, d);
@@ -142,18 +146,14 @@ ss_status ss_ownwork_find(ss_trace_file *t, ss_ownwork *out)
                 for (int g = 0; g < r.G && owner < 0; g++) owner = prev[g] ? g : -1;
                 const int others = n_long - (it[owner] - sl[owner] > thr[owner]);
                 if (2 * others >= r.G - 1 && nat == cap) {
-                    cap = cap ? 2 * cap : 64;
-                    long *a2 = realloc(at, (size_t)cap * sizeof *at);
-                    int *w2 = a2 ? realloc(who, (size_t)cap * sizeof *who) : NULL;
-                    if (a2) at = a2;
-                    if (w2) who = w2;
-                    if (!a2 || !w2) st = ss_fail(SS_ENOMEM, "out of memory");
+                    own_pause *grown = realloc(at, (size_t)(cap ? 2 * cap : 64) * sizeof *at);
+                    if (!grown) st = ss_fail(SS_ENOMEM, "out of memory");
+                    else at = grown, cap = cap ? 2 * cap : 64;
                 }
                 if (st == SS_OK && 2 * others >= r.G - 1) {
                     pauses[owner]++;
                     extra[owner] += prev_y[owner] - m[owner];
-                    at[nat] = r0 + i - 1;
-                    who[nat++] = owner;
+                    at[nat++] = (own_pause){r0 + i - 1, owner};
                 }
             }
             n_prev = 0;
@@ -178,11 +178,10 @@ ss_status ss_ownwork_find(ss_trace_file *t, ss_ownwork *out)
         out->found = 1;
         out->gpu = top;
         out->pauses = pauses[top];
-        out->every = every(at, who, nat, top);
+        out->every = every(at, nat, top);
         out->mean_extra = extra[top] / (double)pauses[top];
         out->share = extra[top] / sum[top];
     }
-    free(r.ts);
     free(r.it);
     free(r.sl);
     free(r.ep);
@@ -194,7 +193,6 @@ ss_status ss_ownwork_find(ss_trace_file *t, ss_ownwork *out)
     free(prev_y);
     free(pauses);
     free(at);
-    free(who);
     free(prev);
     return st;
 }
